@@ -1,0 +1,147 @@
+/*
+ * The backend contract (nvtop's extract_gpuinfo_common.h is the model): a
+ * backend is a const struct of function pointers, one exported symbol per
+ * file, listed in an explicit table in backend.c. Each has a probe() that
+ * says whether it can run here and, if not, why; that answer is reported
+ * as a "skipped" record, never a silent gap.
+ *
+ * Devices are numbered per backend (CPU: only 0; CUDA: 0..count-1). All
+ * pointers named *_dev are device memory of that backend; *_host are
+ * ordinary host memory. Every function that can fail returns enum bf_err
+ * and writes a one-line "what: why" into detail (detail_len bytes).
+ */
+#ifndef BF_BACKEND_H
+#define BF_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bf_error.h"
+#include "dtype.h"
+
+struct cJSON;
+
+enum device_kind { DEVICE_CPU = 0, DEVICE_CUDA = 1 };
+
+/* A device: which backend family and which index within it. */
+struct device {
+	enum device_kind kind;
+	int index;
+};
+
+/* One GEMM measurement request: C = A * B, all n x n, row-major.
+ * a_host and b_host hold n*n elements in the storage format of `dtype`
+ * (fp32 for fp32 and tf32, 16-bit patterns for fp16 and bf16). */
+struct gemm_job {
+	enum bf_dtype dtype;
+	int n;
+	int warmup; /* untimed iterations before the timed ones */
+	int iters;  /* timed iterations; samples_ms has this many slots */
+	const void *a_host;
+	const void *b_host;
+};
+
+/* What a GEMM run gives back. The backend fills c_host (n*n elements of
+ * c_dtype, allocated by the backend with malloc: caller frees). */
+struct gemm_result {
+	double *samples_ms;        /* caller-allocated, job->iters entries */
+	int64_t peak_bytes;        /* peak memory during the run; -1 unknown */
+	enum bf_dtype c_dtype;     /* dtype of the output C */
+	void *c_host;              /* caller frees */
+	char math_mode[64];        /* "CUBLAS_COMPUTE_32F", "cblas_sgemm", ... */
+};
+
+/* Host <-> device copy bandwidth (bytes per second), one direction each. */
+struct transfer_result {
+	double h2d_pageable_bps, d2h_pageable_bps;
+	double h2d_pinned_bps, d2h_pinned_bps;
+	int roundtrip_equal; /* 1 when D2H(H2D(x)) == x byte for byte */
+};
+
+struct backend {
+	const char *name;       /* "openblas", "cublas" */
+	enum device_kind kind;
+	const char *label;      /* "cpu", "cuda" (device label prefix) */
+
+	/* Can this backend run here? Sets *ndevices (0 when not). Returns
+	 * BF_OK, or BF_ERR_UNSUPPORTED with the reason in detail. Cheap and
+	 * idempotent. */
+	enum bf_err (*probe)(int *ndevices, char *detail, size_t detail_len);
+
+	/* Adds this backend's provenance (library versions, per-device
+	 * properties) to the host record object. Never fails: unreadable
+	 * values become JSON null. */
+	void (*describe)(struct cJSON *host);
+
+	/* Free and total memory of device dev in bytes (host RAM for CPU). */
+	enum bf_err (*mem_info)(int dev, uint64_t *free_bytes,
+				uint64_t *total_bytes);
+
+	/* --- tensor storage and element-wise ops (fp32) ------------------ */
+	enum bf_err (*alloc)(int dev, size_t bytes, void **out_dev,
+			     char *detail, size_t detail_len);
+	void (*release)(int dev, void *p_dev); /* NULL-safe */
+	enum bf_err (*fill_zero)(int dev, void *p_dev, size_t bytes,
+				 char *detail, size_t detail_len);
+	enum bf_err (*to_host)(int dev, void *dst_host, const void *src_dev,
+			       size_t bytes, char *detail, size_t detail_len);
+	enum bf_err (*from_host)(int dev, void *dst_dev, const void *src_host,
+				 size_t bytes, char *detail, size_t detail_len);
+	/* out[i] = a[i . a_strides] + b[i . b_strides] over the index space
+	 * `shape` (rank dims); strides in elements, 0 for a broadcast dim;
+	 * out is contiguous. */
+	enum bf_err (*add_f32)(int dev, int rank, const int64_t *shape,
+			       const float *a_dev, const int64_t *a_strides,
+			       const float *b_dev, const int64_t *b_strides,
+			       float *out_dev, char *detail, size_t detail_len);
+	enum bf_err (*relu_f32)(int dev, float *p_dev, size_t count,
+				char *detail, size_t detail_len);
+	/* Row-major C(m,n) = A(m,k) B(k,n) in fp32, for small layer checks. */
+	enum bf_err (*matmul_f32)(int dev, int m, int k, int n,
+				  const float *a_dev, const float *b_dev,
+				  float *c_dev, char *detail, size_t detail_len);
+	/* Rounds count fp32 values to dtype (fp16 or bf16) on the device,
+	 * with the device's own conversion, writing 16-bit patterns to
+	 * out_host. Used to check the device's rounding. */
+	enum bf_err (*round_16)(int dev, enum bf_dtype dtype,
+				const float *in_host, uint16_t *out_host,
+				size_t count, char *detail, size_t detail_len);
+
+	/* Measures H2D/D2H bandwidth over `bytes`; NULL when the device is
+	 * the host itself (no transfer exists to measure). */
+	enum bf_err (*transfer)(int dev, size_t bytes, int reps,
+				struct transfer_result *out, char *detail,
+				size_t detail_len);
+
+	/* --- GEMM ------------------------------------------------------- */
+	/* BF_OK when dtype can run here, else BF_ERR_UNSUPPORTED + reason. */
+	enum bf_err (*gemm_supports)(int dev, enum bf_dtype dtype,
+				     char *detail, size_t detail_len);
+	/* Library and version that runs the GEMM, e.g. "cuBLAS 13.0.0";
+	 * static string. */
+	const char *(*gemm_library)(void);
+	/* Warm-up, then `iters` timed iterations (synchronised each), output
+	 * poisoned with NaN before the first call. Allocates and frees its
+	 * own device buffers; BF_ERR_TOO_BIG / BF_ERR_NOMEM when they cannot
+	 * be had. */
+	enum bf_err (*gemm_run)(int dev, const struct gemm_job *job,
+				struct gemm_result *res, char *detail,
+				size_t detail_len);
+};
+
+extern const struct backend backend_openblas;
+#ifdef BF_WITH_CUDA
+extern const struct backend backend_cublas;
+#endif
+
+/* Every backend compiled in, in report order (CPU first); NULL-terminated.
+ * Static. */
+extern const struct backend *const backend_table[];
+
+/* The backend for a device kind, or NULL when not compiled in. */
+const struct backend *backend_for(enum device_kind kind);
+
+/* "cpu" or "cuda:0" into buf (>= 16 bytes); returns buf. */
+char *device_label(const struct device *d, char *buf, size_t len);
+
+#endif

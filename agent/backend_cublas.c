@@ -1,0 +1,562 @@
+/*
+ * GPU backend: tensors in device memory (cudaMalloc), element-wise work in
+ * kernels_cuda.cu, GEMM in cuBLAS (cublasGemmEx), timed with CUDA events
+ * after warm-up and synchronised in every timed iteration. The protocol
+ * follows cuda-samples' matrixMulCUBLAS: warm up, time on the device,
+ * verify outside the timed region.
+ *
+ * CUDA and cuBLAS status codes are translated to enum bf_err here and
+ * never leave this file; their names and strings go into detail.
+ */
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "backend.h"
+#include "kernels_cuda.h"
+#include "schema.h"
+#include "stats.h"
+
+/* Records the failing call, file and line with CUDA's error name and
+ * string, and jumps to the function's cleanup label. Never exits. */
+#define CUDA_TRY(call)                                                       \
+	do {                                                                 \
+		cudaError_t e_ = (call);                                     \
+		if (e_ != cudaSuccess) {                                     \
+			err = bf_fail(detail, detail_len, BF_ERR_DEVICE,     \
+				      "%s: %s: %s (%s:%d)", #call,           \
+				      cudaGetErrorName(e_),                  \
+				      cudaGetErrorString(e_), __FILE__,      \
+				      __LINE__);                             \
+			goto out;                                            \
+		}                                                            \
+	} while (0)
+
+#define CUBLAS_TRY(call)                                                     \
+	do {                                                                 \
+		cublasStatus_t s_ = (call);                                  \
+		if (s_ != CUBLAS_STATUS_SUCCESS) {                           \
+			err = bf_fail(detail, detail_len, BF_ERR_BLAS,       \
+				      "%s: %s: %s (%s:%d)", #call,           \
+				      cublasGetStatusName(s_),               \
+				      cublasGetStatusString(s_), __FILE__,   \
+				      __LINE__);                             \
+			goto out;                                            \
+		}                                                            \
+	} while (0)
+
+static enum bf_err cuda_probe(int *ndevices, char *detail, size_t detail_len)
+{
+	int n = 0;
+	cudaError_t e = cudaGetDeviceCount(&n);
+
+	*ndevices = 0;
+	if (e != cudaSuccess)
+		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
+			       "no usable CUDA device: %s: %s",
+			       cudaGetErrorName(e), cudaGetErrorString(e));
+	if (n == 0)
+		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
+			       "no CUDA device found");
+	*ndevices = n;
+	return BF_OK;
+}
+
+/* "13.0" from CUDA's 1000*major + 10*minor encoding. */
+static void add_cuda_version(cJSON *obj, const char *key, cudaError_t e, int v)
+{
+	char buf[16];
+
+	if (e != cudaSuccess || v <= 0) {
+		cJSON_AddNullToObject(obj, key);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%d.%d", v / 1000, (v % 1000) / 10);
+	cJSON_AddStringToObject(obj, key, buf);
+}
+
+/* The NVIDIA driver version ("580.95.05") through NVML, dlopened so that
+ * the agent still runs where the driver is absent. NULL when unavailable;
+ * static buffer. */
+static const char *nvml_driver_version(void)
+{
+	static char version[96];
+	typedef int (*init_fn)(void);
+	typedef int (*version_fn)(char *, unsigned int);
+	void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+	const char *result = NULL;
+	init_fn init, shutdown;
+	version_fn get;
+
+	if (!lib)
+		return NULL;
+	init = (init_fn)(uintptr_t)dlsym(lib, "nvmlInit_v2");
+	shutdown = (init_fn)(uintptr_t)dlsym(lib, "nvmlShutdown");
+	get = (version_fn)(uintptr_t)dlsym(lib, "nvmlSystemGetDriverVersion");
+	if (init && shutdown && get && init() == 0) {
+		if (get(version, sizeof(version)) == 0)
+			result = version;
+		shutdown();
+	}
+	dlclose(lib);
+	return result;
+}
+
+static const char *cublas_library(void)
+{
+	static char lib[48];
+	int major = -1, minor = -1, patch = -1;
+
+	cublasGetProperty(MAJOR_VERSION, &major);
+	cublasGetProperty(MINOR_VERSION, &minor);
+	cublasGetProperty(PATCH_LEVEL, &patch);
+	snprintf(lib, sizeof(lib), "cuBLAS %d.%d.%d", major, minor, patch);
+	return lib;
+}
+
+static int device_attr(int dev, enum cudaDeviceAttr attr)
+{
+	int v = -1;
+
+	if (cudaDeviceGetAttribute(&v, attr, dev) != cudaSuccess)
+		return -1;
+	return v;
+}
+
+static void cuda_describe(cJSON *host)
+{
+	cJSON *cu = cJSON_AddObjectToObject(host, BF_KEY_CUDA);
+	cJSON *gpus = cJSON_AddArrayToObject(host, BF_KEY_GPUS);
+	const char *drv = nvml_driver_version();
+	const char *tf32_env = getenv("NVIDIA_TF32_OVERRIDE");
+	char detail[256];
+	int v = 0, n = 0;
+	cudaError_t e;
+
+	if (drv)
+		cJSON_AddStringToObject(cu, BF_KEY_DRIVER_VERSION, drv);
+	else
+		cJSON_AddNullToObject(cu, BF_KEY_DRIVER_VERSION);
+	e = cudaDriverGetVersion(&v);
+	add_cuda_version(cu, BF_KEY_DRIVER_CUDA_VERSION, e, v);
+	e = cudaRuntimeGetVersion(&v);
+	add_cuda_version(cu, BF_KEY_RUNTIME_VERSION, e, v);
+	cJSON_AddStringToObject(cu, BF_KEY_CUBLAS_VERSION,
+				cublas_library() + strlen("cuBLAS "));
+	/* NVIDIA_TF32_OVERRIDE=0 disables TF32 globally; record it since it
+	 * changes what "fp32" measures. */
+	if (tf32_env)
+		cJSON_AddStringToObject(cu, "NVIDIA_TF32_OVERRIDE", tf32_env);
+	else
+		cJSON_AddNullToObject(cu, "NVIDIA_TF32_OVERRIDE");
+	if (cuda_probe(&n, detail, sizeof(detail)) != BF_OK) {
+		cJSON_AddStringToObject(cu, BF_KEY_STATUS, BF_STATUS_SKIPPED_STR);
+		cJSON_AddStringToObject(cu, BF_KEY_REASON, detail);
+		return;
+	}
+	cJSON_AddStringToObject(cu, BF_KEY_STATUS, BF_STATUS_PASS_STR);
+	cJSON_AddNullToObject(cu, BF_KEY_REASON);
+	for (int i = 0; i < n; i++) {
+		struct cudaDeviceProp prop;
+		cJSON *g = cJSON_CreateObject();
+		char cc[16];
+		int integrated = device_attr(i, cudaDevAttrIntegrated);
+
+		cJSON_AddItemToArray(gpus, g);
+		cJSON_AddNumberToObject(g, BF_KEY_INDEX, i);
+		if (cudaGetDeviceProperties(&prop, i) == cudaSuccess) {
+			cJSON_AddStringToObject(g, BF_KEY_NAME, prop.name);
+			cJSON_AddNumberToObject(g, BF_KEY_MEMORY_BYTES,
+						(double)prop.totalGlobalMem);
+		} else {
+			cJSON_AddNullToObject(g, BF_KEY_NAME);
+			cJSON_AddNullToObject(g, BF_KEY_MEMORY_BYTES);
+		}
+		snprintf(cc, sizeof(cc), "%d.%d",
+			 device_attr(i, cudaDevAttrComputeCapabilityMajor),
+			 device_attr(i, cudaDevAttrComputeCapabilityMinor));
+		cJSON_AddStringToObject(g, BF_KEY_COMPUTE_CAPABILITY, cc);
+		cJSON_AddNumberToObject(g, BF_KEY_SM_COUNT,
+					device_attr(i, cudaDevAttrMultiProcessorCount));
+		/* An integrated GPU (DGX Spark's GB10, Jetson) shares the
+		 * host's DRAM: "VRAM" figures are system memory. */
+		if (integrated < 0)
+			cJSON_AddNullToObject(g, BF_KEY_UNIFIED_MEMORY);
+		else
+			cJSON_AddBoolToObject(g, BF_KEY_UNIFIED_MEMORY,
+					      integrated == 1);
+	}
+}
+
+static enum bf_err cuda_mem_info(int dev, uint64_t *free_bytes,
+				 uint64_t *total_bytes)
+{
+	size_t f = 0, t = 0;
+
+	if (cudaSetDevice(dev) != cudaSuccess ||
+	    cudaMemGetInfo(&f, &t) != cudaSuccess)
+		return BF_ERR_DEVICE;
+	*free_bytes = f;
+	*total_bytes = t;
+	return BF_OK;
+}
+
+static enum bf_err cuda_alloc(int dev, size_t bytes, void **out, char *detail,
+			      size_t detail_len)
+{
+	enum bf_err err = BF_OK;
+
+	*out = NULL;
+	CUDA_TRY(cudaSetDevice(dev));
+	CUDA_TRY(cudaMalloc(out, bytes ? bytes : 1));
+out:
+	return err;
+}
+
+static void cuda_release(int dev, void *p)
+{
+	if (p) {
+		cudaSetDevice(dev);
+		cudaFree(p);
+	}
+}
+
+static enum bf_err cuda_fill_zero(int dev, void *p, size_t bytes, char *detail,
+				  size_t detail_len)
+{
+	enum bf_err err = BF_OK;
+
+	CUDA_TRY(cudaSetDevice(dev));
+	CUDA_TRY(cudaMemset(p, 0, bytes));
+	CUDA_TRY(cudaDeviceSynchronize());
+out:
+	return err;
+}
+
+static enum bf_err cuda_to_host(int dev, void *dst, const void *src,
+				size_t bytes, char *detail, size_t detail_len)
+{
+	enum bf_err err = BF_OK;
+
+	CUDA_TRY(cudaSetDevice(dev));
+	CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+out:
+	return err;
+}
+
+static enum bf_err cuda_from_host(int dev, void *dst, const void *src,
+				  size_t bytes, char *detail,
+				  size_t detail_len)
+{
+	enum bf_err err = BF_OK;
+
+	CUDA_TRY(cudaSetDevice(dev));
+	CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+out:
+	return err;
+}
+
+static enum bf_err cuda_add_f32(int dev, int rank, const int64_t *shape,
+				const float *a, const int64_t *as,
+				const float *b, const int64_t *bs, float *o,
+				char *detail, size_t detail_len)
+{
+	enum bf_err err = BF_OK;
+
+	CUDA_TRY(cudaSetDevice(dev));
+	CUDA_TRY((cudaError_t)bf_cuda_add_f32(rank, shape, a, as, b, bs, o));
+out:
+	return err;
+}
+
+static enum bf_err cuda_relu_f32(int dev, float *p, size_t count, char *detail,
+				 size_t detail_len)
+{
+	enum bf_err err = BF_OK;
+
+	CUDA_TRY(cudaSetDevice(dev));
+	CUDA_TRY((cudaError_t)bf_cuda_relu_f32(p, count));
+out:
+	return err;
+}
+
+static enum bf_err cuda_matmul_f32(int dev, int m, int k, int n,
+				   const float *a, const float *b, float *c,
+				   char *detail, size_t detail_len)
+{
+	cublasHandle_t h = NULL;
+	const float one = 1.0f, zero = 0.0f;
+	enum bf_err err = BF_OK;
+
+	CUDA_TRY(cudaSetDevice(dev));
+	CUBLAS_TRY(cublasCreate(&h));
+	/* cuBLAS is column-major; a row-major X is a column-major X^T, so
+	 * row-major C = A B is computed as column-major C^T = B^T A^T. */
+	CUBLAS_TRY(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n,
+			       a, k, &zero, c, n));
+	CUDA_TRY(cudaDeviceSynchronize());
+out:
+	if (h)
+		cublasDestroy(h);
+	return err;
+}
+
+static enum bf_err cuda_round_16(int dev, enum bf_dtype dtype,
+				 const float *in_host, uint16_t *out_host,
+				 size_t count, char *detail, size_t detail_len)
+{
+	float *in = NULL;
+	uint16_t *o = NULL;
+	enum bf_err err = BF_OK;
+
+	CUDA_TRY(cudaSetDevice(dev));
+	CUDA_TRY(cudaMalloc((void **)&in, count * sizeof(*in)));
+	CUDA_TRY(cudaMalloc((void **)&o, count * sizeof(*o)));
+	CUDA_TRY(cudaMemcpy(in, in_host, count * sizeof(*in),
+			    cudaMemcpyHostToDevice));
+	CUDA_TRY((cudaError_t)bf_cuda_round16(dtype == BF_DTYPE_BF16, in, o,
+					       count));
+	CUDA_TRY(cudaMemcpy(out_host, o, count * sizeof(*o),
+			    cudaMemcpyDeviceToHost));
+out:
+	cudaFree(in);
+	cudaFree(o);
+	return err;
+}
+
+/* Median bandwidth in bytes/s of `reps` copies of `bytes`, timed with
+ * events. */
+static enum bf_err time_copies(void *dst, const void *src, size_t bytes,
+			       enum cudaMemcpyKind kind, int reps,
+			       double *bps, char *detail, size_t detail_len)
+{
+	cudaEvent_t start = NULL, stop = NULL;
+	double *ms = calloc((size_t)reps, sizeof(*ms));
+	enum bf_err err = BF_OK;
+	float t;
+
+	if (!ms)
+		return bf_fail(detail, detail_len, BF_ERR_NOMEM, "no memory");
+	CUDA_TRY(cudaEventCreate(&start));
+	CUDA_TRY(cudaEventCreate(&stop));
+	/* One untimed copy first: the first touch of pageable memory pays
+	 * for page faults that later copies do not. */
+	CUDA_TRY(cudaMemcpy(dst, src, bytes, kind));
+	for (int i = 0; i < reps; i++) {
+		CUDA_TRY(cudaEventRecord(start, 0));
+		CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, kind, 0));
+		CUDA_TRY(cudaEventRecord(stop, 0));
+		CUDA_TRY(cudaEventSynchronize(stop));
+		CUDA_TRY(cudaEventElapsedTime(&t, start, stop));
+		ms[i] = t;
+	}
+	*bps = (double)bytes / (stats_median(ms, (size_t)reps) / 1e3);
+out:
+	if (start)
+		cudaEventDestroy(start);
+	if (stop)
+		cudaEventDestroy(stop);
+	free(ms);
+	return err;
+}
+
+static enum bf_err cuda_transfer(int dev, size_t bytes, int reps,
+				 struct transfer_result *res, char *detail,
+				 size_t detail_len)
+{
+	unsigned char *pageable = NULL, *back = NULL, *pinned = NULL;
+	void *d = NULL;
+	enum bf_err err = BF_OK;
+
+	memset(res, 0, sizeof(*res));
+	pageable = malloc(bytes);
+	back = malloc(bytes);
+	if (!pageable || !back) {
+		err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
+			      "host allocation of %zu bytes failed", bytes);
+		goto out;
+	}
+	for (size_t i = 0; i < bytes; i++)
+		pageable[i] = (unsigned char)(i * 131u + 7u);
+	memset(back, 0, bytes);
+	CUDA_TRY(cudaSetDevice(dev));
+	CUDA_TRY(cudaMalloc(&d, bytes));
+	CUDA_TRY(cudaMallocHost((void **)&pinned, bytes));
+	memcpy(pinned, pageable, bytes);
+	err = time_copies(d, pageable, bytes, cudaMemcpyHostToDevice, reps,
+			  &res->h2d_pageable_bps, detail, detail_len);
+	if (err == BF_OK)
+		err = time_copies(back, d, bytes, cudaMemcpyDeviceToHost, reps,
+				  &res->d2h_pageable_bps, detail, detail_len);
+	if (err != BF_OK)
+		goto out;
+	res->roundtrip_equal = memcmp(pageable, back, bytes) == 0;
+	err = time_copies(d, pinned, bytes, cudaMemcpyHostToDevice, reps,
+			  &res->h2d_pinned_bps, detail, detail_len);
+	if (err == BF_OK)
+		err = time_copies(pinned, d, bytes, cudaMemcpyDeviceToHost,
+				  reps, &res->d2h_pinned_bps, detail,
+				  detail_len);
+	if (err == BF_OK && memcmp(pinned, pageable, bytes) != 0)
+		res->roundtrip_equal = 0;
+out:
+	if (pinned)
+		cudaFreeHost(pinned);
+	if (d)
+		cudaFree(d);
+	free(pageable);
+	free(back);
+	return err;
+}
+
+static enum bf_err cuda_gemm_supports(int dev, enum bf_dtype dtype,
+				      char *detail, size_t detail_len)
+{
+	int major = device_attr(dev, cudaDevAttrComputeCapabilityMajor);
+
+	switch (dtype) {
+	case BF_DTYPE_FP32:
+	case BF_DTYPE_FP16:
+		return BF_OK;
+	case BF_DTYPE_BF16:
+	case BF_DTYPE_TF32:
+		/* bf16 and tf32 tensor-core GEMMs arrived with Ampere. */
+		if (major >= 8)
+			return BF_OK;
+		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
+			       "%s: needs compute capability 8.0, GPU has %d.x",
+			       dtype_name(dtype), major);
+	default:
+		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
+			       "%s: no cuBLAS GEMM for this dtype",
+			       dtype_name(dtype));
+	}
+}
+
+static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
+				 struct gemm_result *res, char *detail,
+				 size_t detail_len)
+{
+	size_t nn = (size_t)job->n * (size_t)job->n;
+	size_t elem = dtype_element_bytes(job->dtype);
+	cudaDataType_t dt = CUDA_R_32F;
+	cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+	const char *compute_name = "CUBLAS_COMPUTE_32F";
+	cudaEvent_t start = NULL, stop = NULL;
+	cublasHandle_t h = NULL;
+	void *a = NULL, *b = NULL, *c = NULL;
+	const float one = 1.0f, zero = 0.0f;
+	size_t free0 = 0, free_now = 0, free_min, total = 0;
+	enum bf_err err = BF_OK;
+	int n = job->n;
+	float t;
+
+	res->c_host = NULL;
+	res->peak_bytes = -1;
+	switch (job->dtype) {
+	case BF_DTYPE_FP32:
+		break;
+	case BF_DTYPE_TF32:
+		compute = CUBLAS_COMPUTE_32F_FAST_TF32;
+		compute_name = "CUBLAS_COMPUTE_32F_FAST_TF32";
+		break;
+	case BF_DTYPE_FP16:
+		dt = CUDA_R_16F; /* fp16 in and out, fp32 accumulate */
+		break;
+	case BF_DTYPE_BF16:
+		dt = CUDA_R_16BF;
+		break;
+	default:
+		return cuda_gemm_supports(dev, job->dtype, detail, detail_len);
+	}
+	snprintf(res->math_mode, sizeof(res->math_mode), "%s", compute_name);
+	res->c_dtype = job->dtype;
+
+	CUDA_TRY(cudaSetDevice(dev));
+	CUDA_TRY(cudaDeviceSynchronize());
+	CUDA_TRY(cudaMemGetInfo(&free0, &total));
+	free_min = free0;
+	/* The handle is created inside the measured window so that its
+	 * workspace counts towards peak memory, as PyTorch's peak does. */
+	CUBLAS_TRY(cublasCreate(&h));
+	CUBLAS_TRY(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+	CUDA_TRY(cudaMalloc(&a, nn * elem));
+	CUDA_TRY(cudaMalloc(&b, nn * elem));
+	CUDA_TRY(cudaMalloc(&c, nn * elem));
+	CUDA_TRY(cudaMemcpy(a, job->a_host, nn * elem, cudaMemcpyHostToDevice));
+	CUDA_TRY(cudaMemcpy(b, job->b_host, nn * elem, cudaMemcpyHostToDevice));
+	/* Poison: all-ones bytes are NaN in fp32, fp16 and bf16. */
+	CUDA_TRY(cudaMemset(c, 0xff, nn * elem));
+	CUDA_TRY(cudaEventCreate(&start));
+	CUDA_TRY(cudaEventCreate(&stop));
+	for (int it = 0; it < job->warmup + job->iters; it++) {
+		CUDA_TRY(cudaEventRecord(start, 0));
+		/* Row-major C = A B as column-major C^T = B^T A^T (see
+		 * cuda_matmul_f32): B goes first. */
+		CUBLAS_TRY(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n,
+					&one, b, dt, n, a, dt, n, &zero, c, dt,
+					n, compute, CUBLAS_GEMM_DEFAULT));
+		CUDA_TRY(cudaEventRecord(stop, 0));
+		/* Synchronise every iteration: without it the loop would
+		 * time kernel launches, not the GEMMs. */
+		CUDA_TRY(cudaEventSynchronize(stop));
+		CUDA_TRY(cudaEventElapsedTime(&t, start, stop));
+		if (it >= job->warmup)
+			res->samples_ms[it - job->warmup] = t;
+		if (it == 0 || it + 1 == job->warmup + job->iters) {
+			CUDA_TRY(cudaMemGetInfo(&free_now, &total));
+			if (free_now < free_min)
+				free_min = free_now;
+		}
+	}
+	res->peak_bytes = (int64_t)(free0 - free_min);
+	res->c_host = malloc(nn * elem);
+	if (!res->c_host) {
+		err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
+			      "host allocation of %zu bytes failed", nn * elem);
+		goto out;
+	}
+	CUDA_TRY(cudaMemcpy(res->c_host, c, nn * elem, cudaMemcpyDeviceToHost));
+out:
+	if (err != BF_OK) {
+		free(res->c_host);
+		res->c_host = NULL;
+	}
+	if (start)
+		cudaEventDestroy(start);
+	if (stop)
+		cudaEventDestroy(stop);
+	cudaFree(a);
+	cudaFree(b);
+	cudaFree(c);
+	if (h)
+		cublasDestroy(h);
+	return err;
+}
+
+const struct backend backend_cublas = {
+	.name = "cublas",
+	.kind = DEVICE_CUDA,
+	.label = "cuda",
+	.probe = cuda_probe,
+	.describe = cuda_describe,
+	.mem_info = cuda_mem_info,
+	.alloc = cuda_alloc,
+	.release = cuda_release,
+	.fill_zero = cuda_fill_zero,
+	.to_host = cuda_to_host,
+	.from_host = cuda_from_host,
+	.add_f32 = cuda_add_f32,
+	.relu_f32 = cuda_relu_f32,
+	.matmul_f32 = cuda_matmul_f32,
+	.round_16 = cuda_round_16,
+	.transfer = cuda_transfer,
+	.gemm_supports = cuda_gemm_supports,
+	.gemm_library = cublas_library,
+	.gemm_run = cuda_gemm_run,
+};

@@ -1,0 +1,312 @@
+/*
+ * CPU backend: tensors in host memory, GEMM with OpenBLAS. fp32 runs
+ * cblas_sgemm; bf16 and fp16 run cblas_sbgemm / cblas_shgemm only when the
+ * installed OpenBLAS exports them (probed with dlsym, since the header may
+ * declare a symbol the library was built without, as Debian 12's does).
+ * Those take 16-bit inputs and accumulate into an fp32 C.
+ */
+#include <cblas.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "backend.h"
+#include "bf_clock.h"
+#include "hostinfo.h"
+#include "schema.h"
+
+/* cblas_sbgemm / cblas_shgemm share this shape (16-bit A and B, fp32 C). */
+typedef void (*gemm16_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE,
+			  enum CBLAS_TRANSPOSE, blasint, blasint, blasint,
+			  float, const uint16_t *, blasint, const uint16_t *,
+			  blasint, float, float *, blasint);
+
+static gemm16_fn lookup_gemm16(enum bf_dtype dtype)
+{
+	const char *sym = dtype == BF_DTYPE_BF16 ? "cblas_sbgemm" :
+			  dtype == BF_DTYPE_FP16 ? "cblas_shgemm" : NULL;
+	void *p;
+
+	if (!sym)
+		return NULL;
+	p = dlsym(RTLD_DEFAULT, sym);
+	return (gemm16_fn)(uintptr_t)p;
+}
+
+/* "0.3.21" from openblas_get_config()'s "OpenBLAS 0.3.21 ..." (the
+ * library actually loaded, not the header compiled against); static. */
+static const char *openblas_version(void)
+{
+	static char version[32];
+	const char *cfg = openblas_get_config();
+	const char *p = cfg ? strstr(cfg, "OpenBLAS ") : NULL;
+
+	if (!p)
+		return NULL;
+	if (sscanf(p + 9, "%31s", version) != 1)
+		return NULL;
+	return version;
+}
+
+static const char *openblas_library(void)
+{
+	static char lib[48];
+	const char *v = openblas_version();
+
+	snprintf(lib, sizeof(lib), "OpenBLAS %s", v ? v : "(unknown version)");
+	return lib;
+}
+
+static enum bf_err cpu_probe(int *ndevices, char *detail, size_t detail_len)
+{
+	*ndevices = 1;
+	return BF_OK;
+}
+
+static void add_env(cJSON *obj, const char *name)
+{
+	const char *v = getenv(name);
+
+	if (v)
+		cJSON_AddStringToObject(obj, name, v);
+	else
+		cJSON_AddNullToObject(obj, name);
+}
+
+static void cpu_describe(cJSON *host)
+{
+	cJSON *ob = cJSON_AddObjectToObject(host, BF_KEY_OPENBLAS);
+	cJSON *env;
+	const char *v = openblas_version();
+	const char *core = openblas_get_corename();
+	const char *cfg = openblas_get_config();
+
+	if (v)
+		cJSON_AddStringToObject(ob, BF_KEY_VERSION, v);
+	else
+		cJSON_AddNullToObject(ob, BF_KEY_VERSION);
+	/* The core OpenBLAS actually dispatches to: with OPENBLAS_CORETYPE
+	 * set, this is the forced one, not what the CPU could run. */
+	if (core)
+		cJSON_AddStringToObject(ob, BF_KEY_CORE, core);
+	else
+		cJSON_AddNullToObject(ob, BF_KEY_CORE);
+	cJSON_AddNumberToObject(ob, BF_KEY_THREADS, openblas_get_num_threads());
+	if (cfg)
+		cJSON_AddStringToObject(ob, BF_KEY_CONFIG, cfg);
+	else
+		cJSON_AddNullToObject(ob, BF_KEY_CONFIG);
+	cJSON_AddBoolToObject(ob, "sbgemm", lookup_gemm16(BF_DTYPE_BF16) != NULL);
+	cJSON_AddBoolToObject(ob, "shgemm", lookup_gemm16(BF_DTYPE_FP16) != NULL);
+	env = cJSON_AddObjectToObject(ob, BF_KEY_ENV);
+	add_env(env, "OPENBLAS_CORETYPE");
+	add_env(env, "OPENBLAS_L2_SIZE");
+	add_env(env, "OPENBLAS_NUM_THREADS");
+	add_env(env, "OMP_NUM_THREADS");
+}
+
+static enum bf_err cpu_mem_info(int dev, uint64_t *free_bytes,
+				uint64_t *total_bytes)
+{
+	return hostinfo_memory(free_bytes, total_bytes);
+}
+
+static enum bf_err cpu_alloc(int dev, size_t bytes, void **out, char *detail,
+			     size_t detail_len)
+{
+	/* 64-byte alignment: a cache line, and what AVX-512 loads prefer. */
+	size_t rounded = (bytes + 63) & ~(size_t)63;
+
+	*out = aligned_alloc(64, rounded ? rounded : 64);
+	if (!*out)
+		return bf_fail(detail, detail_len, BF_ERR_NOMEM,
+			       "host allocation of %zu bytes failed", bytes);
+	return BF_OK;
+}
+
+static void cpu_release(int dev, void *p)
+{
+	free(p);
+}
+
+static enum bf_err cpu_fill_zero(int dev, void *p, size_t bytes, char *detail,
+				 size_t detail_len)
+{
+	memset(p, 0, bytes);
+	return BF_OK;
+}
+
+static enum bf_err cpu_copy(int dev, void *dst, const void *src, size_t bytes,
+			    char *detail, size_t detail_len)
+{
+	memcpy(dst, src, bytes);
+	return BF_OK;
+}
+
+static enum bf_err cpu_add_f32(int dev, int rank, const int64_t *shape,
+			       const float *a, const int64_t *as,
+			       const float *b, const int64_t *bs, float *out,
+			       char *detail, size_t detail_len)
+{
+	int64_t idx[16] = { 0 };
+	int64_t total = 1, i;
+	int d;
+
+	for (d = 0; d < rank; d++)
+		total *= shape[d];
+	for (i = 0; i < total; i++) {
+		int64_t ao = 0, bo = 0;
+
+		for (d = 0; d < rank; d++) {
+			ao += idx[d] * as[d];
+			bo += idx[d] * bs[d];
+		}
+		out[i] = a[ao] + b[bo];
+		for (d = rank - 1; d >= 0; d--) { /* row-major odometer */
+			if (++idx[d] < shape[d])
+				break;
+			idx[d] = 0;
+		}
+	}
+	return BF_OK;
+}
+
+static enum bf_err cpu_relu_f32(int dev, float *p, size_t count, char *detail,
+				size_t detail_len)
+{
+	for (size_t i = 0; i < count; i++)
+		if (!(p[i] > 0.0f))
+			p[i] = 0.0f;
+	return BF_OK;
+}
+
+static enum bf_err cpu_matmul_f32(int dev, int m, int k, int n, const float *a,
+				  const float *b, float *c, char *detail,
+				  size_t detail_len)
+{
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a,
+		    k, b, n, 0.0f, c, n);
+	return BF_OK;
+}
+
+static enum bf_err cpu_round_16(int dev, enum bf_dtype dtype, const float *in,
+				uint16_t *out, size_t count, char *detail,
+				size_t detail_len)
+{
+	for (size_t i = 0; i < count; i++)
+		out[i] = dtype == BF_DTYPE_FP16 ? fp32_to_fp16(in[i]) :
+						  fp32_to_bf16(in[i]);
+	return BF_OK;
+}
+
+static enum bf_err cpu_gemm_supports(int dev, enum bf_dtype dtype,
+				     char *detail, size_t detail_len)
+{
+	switch (dtype) {
+	case BF_DTYPE_FP32:
+		return BF_OK;
+	case BF_DTYPE_BF16:
+	case BF_DTYPE_FP16:
+		if (lookup_gemm16(dtype))
+			return BF_OK;
+		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
+			       "%s: this OpenBLAS (%s) has no %s",
+			       dtype_name(dtype), openblas_library(),
+			       dtype == BF_DTYPE_BF16 ? "cblas_sbgemm" :
+							"cblas_shgemm");
+	case BF_DTYPE_TF32:
+		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
+			       "tf32: a tensor-core math mode, CPUs have none");
+	default:
+		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
+			       "%s: no CPU GEMM for this dtype",
+			       dtype_name(dtype));
+	}
+}
+
+static enum bf_err cpu_gemm_run(int dev, const struct gemm_job *job,
+				struct gemm_result *res, char *detail,
+				size_t detail_len)
+{
+	size_t nn = (size_t)job->n * (size_t)job->n;
+	int64_t rss_before, peak;
+	gemm16_fn gemm16 = NULL;
+	float *c;
+	int n = job->n;
+
+	if (job->dtype != BF_DTYPE_FP32) {
+		gemm16 = lookup_gemm16(job->dtype);
+		if (!gemm16)
+			return cpu_gemm_supports(dev, job->dtype, detail,
+						 detail_len);
+	}
+	/* A and B are used in place: the job's host buffers already are
+	 * this device's memory. Peak RSS counts C and OpenBLAS's buffers. */
+	hostinfo_reset_peak_rss();
+	rss_before = hostinfo_rss_bytes();
+	c = aligned_alloc(64, (nn * sizeof(float) + 63) & ~(size_t)63);
+	if (!c)
+		return bf_fail(detail, detail_len, BF_ERR_NOMEM,
+			       "host allocation of %zu bytes failed",
+			       nn * sizeof(float));
+	/* Poison: all-ones bytes are NaN in every float format, so an output
+	 * the GEMM never wrote cannot pass verification. */
+	memset(c, 0xff, nn * sizeof(float));
+	snprintf(res->math_mode, sizeof(res->math_mode), "%s",
+		 gemm16 ? (job->dtype == BF_DTYPE_BF16 ?
+				   "cblas_sbgemm (fp32 accumulate)" :
+				   "cblas_shgemm (fp32 accumulate)") :
+			  "cblas_sgemm");
+	for (int it = 0; it < job->warmup + job->iters; it++) {
+		uint64_t t0 = bf_now_ns();
+
+		/* Row-major throughout: OpenBLAS's CBLAS layer maps it onto
+		 * its column-major kernels without copying. */
+		if (gemm16)
+			gemm16(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n,
+			       n, 1.0f, job->a_host, n, job->b_host, n, 0.0f,
+			       c, n);
+		else
+			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans,
+				    n, n, n, 1.0f, job->a_host, n, job->b_host,
+				    n, 0.0f, c, n);
+		if (it >= job->warmup)
+			res->samples_ms[it - job->warmup] =
+				(double)(bf_now_ns() - t0) / 1e6;
+	}
+	peak = hostinfo_peak_rss_bytes();
+	res->peak_bytes = (peak >= 0 && rss_before >= 0 && peak >= rss_before) ?
+				  peak - rss_before + (int64_t)(2 * nn *
+					dtype_element_bytes(job->dtype)) :
+				  -1;
+	res->c_dtype = BF_DTYPE_FP32;
+	res->c_host = c;
+	return BF_OK;
+}
+
+const struct backend backend_openblas = {
+	.name = "openblas",
+	.kind = DEVICE_CPU,
+	.label = "cpu",
+	.probe = cpu_probe,
+	.describe = cpu_describe,
+	.mem_info = cpu_mem_info,
+	.alloc = cpu_alloc,
+	.release = cpu_release,
+	.fill_zero = cpu_fill_zero,
+	.to_host = cpu_copy,
+	.from_host = cpu_copy,
+	.add_f32 = cpu_add_f32,
+	.relu_f32 = cpu_relu_f32,
+	.matmul_f32 = cpu_matmul_f32,
+	.round_16 = cpu_round_16,
+	.transfer = NULL,
+	.gemm_supports = cpu_gemm_supports,
+	.gemm_library = openblas_library,
+	.gemm_run = cpu_gemm_run,
+};

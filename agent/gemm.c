@@ -1,0 +1,414 @@
+/*
+ * The GEMM sweep. Per size, inputs are seeded uniform values in [-1, 1)
+ * (never zeros), shared by every device and rounded to each dtype; the
+ * backend warms up, times `iters` synchronised iterations and returns C;
+ * verification then runs outside the timed region.
+ *
+ * Verification: every element of C is scanned for NaN/Inf (C was poisoned
+ * with NaN, so an unwritten element fails), and a sample of rows x columns
+ * is compared with a float64 reference computed from the very inputs the
+ * device saw (after rounding to the dtype). The error of each element is
+ * |c - ref| / sum_k |a_ik b_kj|, the componentwise measure of Higham,
+ * "Accuracy and Stability of Numerical Algorithms" (2nd ed., 2002), 3.5:
+ * |C - C^| <= gamma_k |A||B|, so the tolerance depends on the dtype's unit
+ * roundoff, not on the magnitude of the result.
+ */
+#include "gemm.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "hostinfo.h"
+#include "stats.h"
+#include "xmalloc.h"
+
+#define MIB (1024.0 * 1024.0)
+/* Headroom for cuBLAS's workspace and the CUDA context's own allocations
+ * when deciding whether operands fit (cuBLAS documents workspaces of up
+ * to 32 MiB on Hopper; twice that is kept free). */
+#define GPU_HEADROOM_BYTES (64ull << 20)
+#define VERIFY_FULL_MAX_N 64
+#define VERIFY_SAMPLE 16
+
+double gemm_tolerance(enum bf_dtype dtype)
+{
+	switch (dtype) {
+	case BF_DTYPE_FP32:
+		return 1e-5; /* u = 2^-24; fp32 accumulation */
+	case BF_DTYPE_TF32:
+		return 5e-3; /* inputs rounded to 10 mantissa bits: 2^-11 each */
+	case BF_DTYPE_FP16:
+		return 2e-3; /* fp16 output rounding: 2^-11 of |c| <= sum|ab| */
+	case BF_DTYPE_BF16:
+		return 1e-2; /* bf16 output rounding: 2^-8 */
+	default:
+		return 0;
+	}
+}
+
+int gemm_count(int ndevices, const struct agent_opts *o)
+{
+	return ndevices * o->nsizes * o->ndtypes;
+}
+
+/* Seeded uniform values in [-1, 1) with POSIX erand48, whose 48-bit LCG
+ * is specified by POSIX, so the inputs are the same on every host. */
+static void fill_uniform(float *x, size_t count, uint64_t seed, int which)
+{
+	unsigned short state[3] = { (unsigned short)(seed & 0xffff),
+				    (unsigned short)((seed >> 16) & 0xffff),
+				    (unsigned short)(0x330e + which) };
+
+	for (size_t i = 0; i < count; i++)
+		x[i] = (float)(2.0 * erand48(state) - 1.0);
+}
+
+/* Input in the dtype's storage format; caller frees. NULL on OOM. */
+static void *convert_input(const float *src, size_t count, enum bf_dtype dt)
+{
+	size_t eb = dtype_element_bytes(dt);
+	void *out = malloc(count * eb);
+
+	if (!out)
+		return NULL;
+	if (dt == BF_DTYPE_FP32 || dt == BF_DTYPE_TF32) {
+		memcpy(out, src, count * eb);
+	} else {
+		uint16_t *o16 = out;
+
+		for (size_t i = 0; i < count; i++)
+			o16[i] = dt == BF_DTYPE_FP16 ? fp32_to_fp16(src[i]) :
+						       fp32_to_bf16(src[i]);
+	}
+	return out;
+}
+
+struct verify_result {
+	double max_rel_error;
+	int64_t checked;
+	int64_t nonfinite;
+};
+
+static void pick_indices(int n, int *idx, int count, unsigned short *state)
+{
+	idx[0] = 0;
+	idx[1] = n - 1;
+	for (int i = 2; i < count; i++)
+		idx[i] = (int)(erand48(state) * n);
+}
+
+static struct verify_result verify(const struct gemm_job *job,
+				   const struct gemm_result *res,
+				   uint64_t seed)
+{
+	struct verify_result v = { 0, 0, 0 };
+	int n = job->n, rows[VERIFY_SAMPLE], cols[VERIFY_SAMPLE], nr, nc;
+	size_t nn = (size_t)n * (size_t)n;
+	unsigned short state[3] = { (unsigned short)seed, 0x1234, 0xabcd };
+
+	for (size_t i = 0; i < nn; i++)
+		if (!isfinite(dtype_load(res->c_dtype, res->c_host, i)))
+			v.nonfinite++;
+	if (n <= VERIFY_FULL_MAX_N) {
+		nr = nc = n; /* every element */
+	} else {
+		nr = nc = VERIFY_SAMPLE;
+		pick_indices(n, rows, nr, state);
+		pick_indices(n, cols, nc, state);
+	}
+	for (int ri = 0; ri < nr; ri++) {
+		int i = n <= VERIFY_FULL_MAX_N ? ri : rows[ri];
+
+		for (int ci = 0; ci < nc; ci++) {
+			int j = n <= VERIFY_FULL_MAX_N ? ci : cols[ci];
+			double ref = 0, mag = 0, c, e;
+
+			for (int k = 0; k < n; k++) {
+				double p = dtype_load(job->dtype, job->a_host,
+						      (size_t)i * n + k) *
+					   dtype_load(job->dtype, job->b_host,
+						      (size_t)k * n + j);
+				ref += p;
+				mag += fabs(p);
+			}
+			c = dtype_load(res->c_dtype, res->c_host,
+				       (size_t)i * n + j);
+			e = fabs(c - ref) / (mag > 0 ? mag : 1.0);
+			if (isnan(e))
+				e = INFINITY;
+			if (e > v.max_rel_error)
+				v.max_rel_error = e;
+			v.checked++;
+		}
+	}
+	return v;
+}
+
+static void add_number_or_null(cJSON *o, const char *k, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(o, k, v);
+	else
+		cJSON_AddNullToObject(o, k);
+}
+
+/* Emits a skipped gemm record and remembers the outcome. */
+static void emit_skipped(struct report *r, struct gemm_sweep *s,
+			 const struct device *dev, enum bf_dtype dt, int n,
+			 const char *reason, double needed, double free_b)
+{
+	char label[16];
+	cJSON *rec = report_record(r, BF_REC_GEMM);
+	struct gemm_outcome *oc = &s->items[s->count++];
+
+	cJSON_AddStringToObject(rec, BF_KEY_DEVICE,
+				device_label(dev, label, sizeof(label)));
+	cJSON_AddStringToObject(rec, BF_KEY_DTYPE, dtype_name(dt));
+	cJSON_AddNumberToObject(rec, BF_KEY_N, n);
+	cJSON_AddStringToObject(rec, BF_KEY_STATUS, BF_STATUS_SKIPPED_STR);
+	cJSON_AddStringToObject(rec, BF_KEY_REASON, reason);
+	cJSON_AddNullToObject(rec, BF_KEY_MEDIAN_MS);
+	cJSON_AddNullToObject(rec, BF_KEY_GFLOPS);
+	if (needed > 0) {
+		cJSON_AddNumberToObject(rec, BF_KEY_NEEDED_BYTES, needed);
+		cJSON_AddNumberToObject(rec, BF_KEY_FREE_BYTES, free_b);
+	}
+	report_emit(r, rec);
+	*oc = (struct gemm_outcome){ *dev, dt, n, BF_STATUS_SKIPPED, NAN };
+}
+
+/* Runs and reports one (device, dtype, n) GEMM. a32/b32: fp32 inputs. */
+static void run_one(struct report *r, struct gemm_sweep *s,
+		    const struct sweep_device *sd, enum bf_dtype dt, int n,
+		    const float *a32, const float *b32,
+		    const struct agent_opts *o)
+{
+	const struct backend *be = backend_for(sd->dev.kind);
+	size_t nn = (size_t)n * (size_t)n, eb = dtype_element_bytes(dt);
+	int iters = sd->dev.kind == DEVICE_CPU ? o->cpu_iters : o->iters;
+	struct gemm_job job = { dt, n, o->warmup, iters, NULL, NULL };
+	struct gemm_result res = { 0 };
+	struct stats_summary st;
+	struct verify_result v;
+	char detail[512] = "", label[16];
+	uint64_t free_b = 0, total_b = 0;
+	double needed, gflops, tol = gemm_tolerance(dt);
+	enum bf_status status;
+	cJSON *rec, *samples;
+	enum bf_err err;
+
+	if (!be || !sd->usable) {
+		emit_skipped(r, s, &sd->dev, dt, n, sd->reason, 0, 0);
+		return;
+	}
+	if (be->gemm_supports(sd->dev.index, dt, detail, sizeof(detail)) != BF_OK) {
+		emit_skipped(r, s, &sd->dev, dt, n, detail, 0, 0);
+		return;
+	}
+	/* Fit check before allocating: A, B, C on the device (plus cuBLAS
+	 * headroom on a GPU; the host copies are already counted for CPU). */
+	needed = (double)(3 * nn * eb) +
+		 (sd->dev.kind == DEVICE_CPU ? 0 : (double)GPU_HEADROOM_BYTES);
+	if (be->mem_info(sd->dev.index, &free_b, &total_b) == BF_OK &&
+	    needed > (double)free_b) {
+		snprintf(detail, sizeof(detail),
+			 "operands need %.0f MiB, %s has %.0f MiB free",
+			 needed / MIB, device_label(&sd->dev, label, sizeof(label)),
+			 (double)free_b / MIB);
+		emit_skipped(r, s, &sd->dev, dt, n, detail, needed, (double)free_b);
+		return;
+	}
+	job.a_host = convert_input(a32, nn, dt);
+	job.b_host = convert_input(b32, nn, dt);
+	res.samples_ms = xcalloc((size_t)iters, sizeof(double));
+	if (!job.a_host || !job.b_host) {
+		err = bf_fail(detail, sizeof(detail), BF_ERR_NOMEM,
+			      "host allocation for %s inputs failed",
+			      dtype_name(dt));
+	} else {
+		err = be->gemm_run(sd->dev.index, &job, &res, detail,
+				   sizeof(detail));
+	}
+	if (err != BF_OK) {
+		/* Could not run (out of memory, a CUDA error): a failed
+		 * result with the reason, and the sweep goes on. */
+		rec = report_record(r, BF_REC_GEMM);
+		cJSON_AddStringToObject(rec, BF_KEY_DEVICE,
+					device_label(&sd->dev, label, sizeof(label)));
+		cJSON_AddStringToObject(rec, BF_KEY_DTYPE, dtype_name(dt));
+		cJSON_AddNumberToObject(rec, BF_KEY_N, n);
+		cJSON_AddStringToObject(rec, BF_KEY_STATUS,
+					err == BF_ERR_TOO_BIG ? BF_STATUS_SKIPPED_STR :
+								BF_STATUS_FAIL_STR);
+		cJSON_AddStringToObject(rec, BF_KEY_REASON, detail);
+		cJSON_AddNullToObject(rec, BF_KEY_MEDIAN_MS);
+		cJSON_AddNullToObject(rec, BF_KEY_GFLOPS);
+		report_emit(r, rec);
+		s->items[s->count++] = (struct gemm_outcome){
+			sd->dev, dt, n,
+			err == BF_ERR_TOO_BIG ? BF_STATUS_SKIPPED : BF_STATUS_FAIL,
+			NAN };
+		goto out;
+	}
+	v = verify(&job, &res, o->seed);
+	st = stats_summarize(res.samples_ms, (size_t)iters);
+	/* FLOPs of an n x n x n GEMM: n^3 multiply-adds = 2 n^3. */
+	gflops = 2.0 * (double)n * n * n / (st.median / 1e3) / 1e9;
+	status = (v.nonfinite == 0 && v.max_rel_error <= tol) ? BF_STATUS_PASS :
+								 BF_STATUS_FAIL;
+
+	rec = report_record(r, BF_REC_GEMM);
+	cJSON_AddStringToObject(rec, BF_KEY_DEVICE,
+				device_label(&sd->dev, label, sizeof(label)));
+	cJSON_AddStringToObject(rec, BF_KEY_DTYPE, dtype_name(dt));
+	cJSON_AddNumberToObject(rec, BF_KEY_N, n);
+	cJSON_AddStringToObject(rec, BF_KEY_STATUS, schema_status_name(status));
+	if (status == BF_STATUS_PASS) {
+		cJSON_AddNullToObject(rec, BF_KEY_REASON);
+	} else {
+		if (v.nonfinite)
+			snprintf(detail, sizeof(detail),
+				 "%lld non-finite elements in C",
+				 (long long)v.nonfinite);
+		else
+			snprintf(detail, sizeof(detail),
+				 "max relative error %.3g above tolerance %.3g",
+				 v.max_rel_error, tol);
+		cJSON_AddStringToObject(rec, BF_KEY_REASON, detail);
+	}
+	cJSON_AddStringToObject(rec, BF_KEY_LIBRARY, be->gemm_library());
+	cJSON_AddStringToObject(rec, BF_KEY_MATH_MODE, res.math_mode);
+	cJSON_AddStringToObject(rec, "c_dtype", dtype_name(res.c_dtype));
+	cJSON_AddNumberToObject(rec, BF_KEY_WARMUP, job.warmup);
+	cJSON_AddNumberToObject(rec, BF_KEY_ITERS, iters);
+	samples = cJSON_AddArrayToObject(rec, BF_KEY_SAMPLES_MS);
+	for (int i = 0; i < iters; i++)
+		cJSON_AddItemToArray(samples, cJSON_CreateNumber(res.samples_ms[i]));
+	add_number_or_null(rec, BF_KEY_MEDIAN_MS, st.median);
+	add_number_or_null(rec, BF_KEY_MIN_MS, st.min);
+	add_number_or_null(rec, BF_KEY_MAX_MS, st.max);
+	add_number_or_null(rec, BF_KEY_GFLOPS, gflops);
+	if (res.peak_bytes >= 0)
+		cJSON_AddNumberToObject(rec, BF_KEY_PEAK_MIB,
+					(double)res.peak_bytes / MIB);
+	else
+		cJSON_AddNullToObject(rec, BF_KEY_PEAK_MIB);
+	cJSON_AddNumberToObject(rec, BF_KEY_OPERAND_BYTES,
+				(double)(2 * nn * eb +
+					 nn * dtype_element_bytes(res.c_dtype)));
+	add_number_or_null(rec, BF_KEY_MAX_REL_ERROR, v.max_rel_error);
+	cJSON_AddNumberToObject(rec, BF_KEY_TOLERANCE, tol);
+	cJSON_AddNumberToObject(rec, BF_KEY_VERIFIED_ELEMENTS, (double)v.checked);
+	cJSON_AddNumberToObject(rec, "nonfinite_elements", (double)v.nonfinite);
+	report_emit(r, rec);
+	s->items[s->count++] =
+		(struct gemm_outcome){ sd->dev, dt, n, status, gflops };
+out:
+	free(res.c_host);
+	free(res.samples_ms);
+	free((void *)job.a_host);
+	free((void *)job.b_host);
+}
+
+void gemm_sweep_run(struct report *r, const struct sweep_device *devs,
+		    int ndevices, const struct agent_opts *o,
+		    struct gemm_sweep *out)
+{
+	out->items = xcalloc((size_t)gemm_count(ndevices, o) + 1,
+			     sizeof(*out->items));
+	out->count = 0;
+	for (int si = 0; si < o->nsizes; si++) {
+		int n = o->sizes[si];
+		size_t nn = (size_t)n * (size_t)n;
+		float *a32 = malloc(nn * sizeof(float));
+		float *b32 = malloc(nn * sizeof(float));
+
+		if (!a32 || !b32) {
+			char reason[128];
+
+			snprintf(reason, sizeof(reason),
+				 "host allocation of 2 x %.0f MiB for inputs failed",
+				 (double)nn * 4 / MIB);
+			for (int d = 0; d < ndevices; d++)
+				for (int t = 0; t < o->ndtypes; t++)
+					emit_skipped(r, out, &devs[d].dev,
+						     o->dtypes[t], n, reason,
+						     0, 0);
+		} else {
+			fill_uniform(a32, nn, o->seed, 0);
+			fill_uniform(b32, nn, o->seed, 1);
+			for (int d = 0; d < ndevices; d++)
+				for (int t = 0; t < o->ndtypes; t++)
+					run_one(r, out, &devs[d], o->dtypes[t],
+						n, a32, b32, o);
+		}
+		free(a32);
+		free(b32);
+	}
+}
+
+static const struct gemm_outcome *find(const struct gemm_sweep *s,
+				       enum device_kind kind, int index,
+				       enum bf_dtype dt, int n)
+{
+	for (int i = 0; i < s->count; i++) {
+		const struct gemm_outcome *g = &s->items[i];
+
+		if (g->dev.kind == kind && g->dev.index == index &&
+		    g->dtype == dt && g->n == n && g->status == BF_STATUS_PASS)
+			return g;
+	}
+	return NULL;
+}
+
+static void add_ratio(cJSON *arr, const char *kind, const struct device *dev,
+		      enum bf_dtype dt, int n, double value)
+{
+	cJSON *o = cJSON_CreateObject();
+	char label[16];
+
+	cJSON_AddItemToArray(arr, o);
+	cJSON_AddStringToObject(o, BF_KEY_KIND, kind);
+	cJSON_AddStringToObject(o, BF_KEY_DEVICE,
+				device_label(dev, label, sizeof(label)));
+	cJSON_AddStringToObject(o, BF_KEY_DTYPE, dtype_name(dt));
+	cJSON_AddNumberToObject(o, BF_KEY_N, n);
+	cJSON_AddNumberToObject(o, BF_KEY_VALUE, value);
+}
+
+cJSON *gemm_ratios(const struct gemm_sweep *s)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (int i = 0; i < s->count; i++) {
+		const struct gemm_outcome *g = &s->items[i], *base;
+
+		if (g->status != BF_STATUS_PASS)
+			continue;
+		if (g->dtype == BF_DTYPE_FP32 && g->dev.kind == DEVICE_CUDA) {
+			base = find(s, DEVICE_CPU, 0, BF_DTYPE_FP32, g->n);
+			if (base)
+				add_ratio(arr, BF_RATIO_GPU_VS_CPU, &g->dev,
+					  g->dtype, g->n, g->gflops / base->gflops);
+		}
+		if (g->dtype != BF_DTYPE_FP32) {
+			base = find(s, g->dev.kind, g->dev.index, BF_DTYPE_FP32,
+				    g->n);
+			if (base)
+				add_ratio(arr, BF_RATIO_VS_FP32, &g->dev,
+					  g->dtype, g->n, g->gflops / base->gflops);
+		}
+	}
+	return arr;
+}
+
+void gemm_sweep_free(struct gemm_sweep *s)
+{
+	free(s->items);
+	s->items = NULL;
+	s->count = 0;
+}

@@ -1,0 +1,56 @@
+/*
+ * The dtype GEMM sweep: for every size, device and dtype, one "gemm"
+ * record with every timed sample, the median, GFLOP/s, peak memory and a
+ * numerical check of the result against a float64 reference.
+ */
+#ifndef BF_GEMM_H
+#define BF_GEMM_H
+
+#include "backend.h"
+#include "options.h"
+#include "report.h"
+
+struct cJSON;
+
+/* A device to benchmark: usable (probe passed) or with the reason not. */
+struct sweep_device {
+	struct device dev;
+	int usable;
+	char reason[256];
+};
+
+/* One (device, dtype, n) outcome, kept for the summary's ratios. */
+struct gemm_outcome {
+	struct device dev;
+	enum bf_dtype dtype;
+	int n;
+	enum bf_status status;
+	double gflops; /* from the median; NaN unless status == PASS/FAIL */
+};
+
+struct gemm_sweep {
+	struct gemm_outcome *items; /* caller frees with gemm_sweep_free */
+	int count;
+};
+
+/* Records the sweep will emit: devices x sizes x dtypes. */
+int gemm_count(int ndevices, const struct agent_opts *o);
+
+/* Runs the sweep over devs (unusable ones give skipped records) and
+ * fills *out. */
+void gemm_sweep_run(struct report *r, const struct sweep_device *devs,
+		    int ndevices, const struct agent_opts *o,
+		    struct gemm_sweep *out);
+
+/* The summary's ratios array: for each n, GPU fp32 GFLOP/s over CPU fp32
+ * ("gpu_vs_cpu"), and per device each dtype's GFLOP/s over fp32 on the
+ * same device ("vs_fp32"). Only verified (pass) results are compared.
+ * Returns a new cJSON array; caller owns it. */
+struct cJSON *gemm_ratios(const struct gemm_sweep *s);
+
+/* Relative error tolerance for a dtype's GEMM (see gemm.c). */
+double gemm_tolerance(enum bf_dtype dtype);
+
+void gemm_sweep_free(struct gemm_sweep *s);
+
+#endif

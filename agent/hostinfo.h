@@ -1,0 +1,36 @@
+/*
+ * What the agent reads about the host it runs on, from /proc, uname and
+ * /etc/os-release. Every reader returns a "missing" value (NULL or -1) when
+ * the source cannot be read, so the record says null rather than a made-up
+ * 0 or "".
+ */
+#ifndef BF_HOSTINFO_H
+#define BF_HOSTINFO_H
+
+#include <stdint.h>
+
+#include "bf_error.h"
+
+struct cJSON;
+
+/* Adds hostname, os, kernel, arch, cpu_model, cpu_cores and memory_bytes
+ * to the host record object (null where unreadable). */
+void hostinfo_describe(struct cJSON *host);
+
+/* MemAvailable and MemTotal from /proc/meminfo, in bytes. BF_ERR_IO when
+ * the file cannot be read or lacks them. */
+enum bf_err hostinfo_memory(uint64_t *available_bytes, uint64_t *total_bytes);
+
+/* Resident set size of this process (VmRSS), bytes; -1 if unreadable. */
+int64_t hostinfo_rss_bytes(void);
+
+/* Resets this process's peak RSS to its current RSS by writing "5" to
+ * /proc/self/clear_refs (Linux >= 4.0, Documentation/filesystems/proc.rst).
+ * Silently does nothing where that is not allowed. */
+void hostinfo_reset_peak_rss(void);
+
+/* Peak resident set size since the last reset (VmHWM), bytes; -1 if
+ * unreadable. */
+int64_t hostinfo_peak_rss_bytes(void);
+
+#endif

@@ -1,0 +1,195 @@
+/*
+ * --human: renders the same records the NDJSON stream carries as a
+ * readable report (the layout of the seed's tables). Missing values print
+ * as "n/a", never 0.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "report.h"
+
+static const cJSON *get(const cJSON *o, const char *k)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+
+static const char *str(const cJSON *o, const char *k)
+{
+	const cJSON *v = get(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : "n/a";
+}
+
+/* A number with `decimals` digits after the point, or "n/a". */
+static void num(char *buf, size_t len, const cJSON *o, const char *k,
+		int decimals)
+{
+	const cJSON *v = get(o, k);
+
+	if (cJSON_IsNumber(v))
+		snprintf(buf, len, "%.*f", decimals, v->valuedouble);
+	else
+		snprintf(buf, len, "n/a");
+}
+
+static void print_host(FILE *out, const cJSON *rec)
+{
+	const cJSON *ob = get(rec, BF_KEY_OPENBLAS), *cu = get(rec, BF_KEY_CUDA);
+	const cJSON *g;
+	char mem[32], cores[16], thr[16];
+
+	num(mem, sizeof(mem), rec, BF_KEY_MEMORY_BYTES, 0);
+	if (strcmp(mem, "n/a") != 0)
+		snprintf(mem, sizeof(mem), "%.1f GiB",
+			 get(rec, BF_KEY_MEMORY_BYTES)->valuedouble / 1073741824.0);
+	num(cores, sizeof(cores), rec, BF_KEY_CPU_CORES, 0);
+	num(thr, sizeof(thr), ob, BF_KEY_THREADS, 0);
+	fprintf(out, "=== host ===\n%s  %s  %s  kernel %s\ncpu: %s, %s cores, %s\n",
+		str(rec, BF_KEY_HOSTNAME), str(rec, BF_KEY_OS),
+		str(rec, BF_KEY_ARCH), str(rec, BF_KEY_KERNEL),
+		str(rec, BF_KEY_CPU_MODEL), cores, mem);
+	fprintf(out, "openblas %s, core %s, %s threads\n",
+		str(ob, BF_KEY_VERSION), str(ob, BF_KEY_CORE), thr);
+	if (strcmp(str(cu, BF_KEY_STATUS), BF_STATUS_SKIPPED_STR) == 0)
+		fprintf(out, "cuda: skipped: %s\n", str(cu, BF_KEY_REASON));
+	else
+		fprintf(out, "cuda: driver %s (CUDA %s), runtime %s, cuBLAS %s\n",
+			str(cu, BF_KEY_DRIVER_VERSION),
+			str(cu, BF_KEY_DRIVER_CUDA_VERSION),
+			str(cu, BF_KEY_RUNTIME_VERSION),
+			str(cu, BF_KEY_CUBLAS_VERSION));
+	cJSON_ArrayForEach(g, get(rec, BF_KEY_GPUS)) {
+		const cJSON *um = get(g, BF_KEY_UNIFIED_MEMORY);
+		char gmem[32];
+
+		num(gmem, sizeof(gmem), g, BF_KEY_MEMORY_BYTES, 0);
+		if (strcmp(gmem, "n/a") != 0)
+			snprintf(gmem, sizeof(gmem), "%.1f GiB",
+				 get(g, BF_KEY_MEMORY_BYTES)->valuedouble /
+					 1073741824.0);
+		fprintf(out, "cuda:%d: %s, compute %s, %s%s\n",
+			(int)get(g, BF_KEY_INDEX)->valuedouble,
+			str(g, BF_KEY_NAME), str(g, BF_KEY_COMPUTE_CAPABILITY),
+			gmem, cJSON_IsTrue(um) ? " (unified with host)" : "");
+	}
+}
+
+static void print_shape(FILE *out, const cJSON *arr)
+{
+	const cJSON *v;
+	int n = 0;
+
+	fputc('(', out);
+	cJSON_ArrayForEach(v, arr)
+		fprintf(out, "%s%.0f", n++ ? ", " : "", v->valuedouble);
+	fputs(n == 1 ? ",)" : ")", out);
+}
+
+static void print_check(FILE *out, const cJSON *rec)
+{
+	static int header;
+	const char *status = str(rec, BF_KEY_STATUS);
+	const cJSON *got = get(rec, BF_KEY_GOT), *m = get(rec, BF_KEY_METRICS);
+
+	if (!header++)
+		fprintf(out, "\n=== checks ===\n");
+	fprintf(out, "%-4s %-7s %-26s", strcmp(status, "pass") == 0 ? "ok" :
+		strcmp(status, "fail") == 0 ? "FAIL" : "skip",
+		str(rec, BF_KEY_DEVICE), str(rec, BF_KEY_NAME));
+	if (strncmp(str(rec, BF_KEY_NAME), "props.", 6) == 0 &&
+	    cJSON_IsObject(got)) {
+		fprintf(out, " rank=%.0f shape=", get(got, "rank")->valuedouble);
+		print_shape(out, get(got, "shape"));
+		fprintf(out, " dtype=%s elem=%.0fB total=%.0fB",
+			str(got, BF_KEY_DTYPE),
+			get(got, "element_bytes")->valuedouble,
+			get(got, "total_bytes")->valuedouble);
+	}
+	if (cJSON_IsObject(m))
+		fprintf(out, " H2D %.1f/%.1f GB/s, D2H %.1f/%.1f GB/s (pageable/pinned)",
+			get(m, "h2d_pageable_gbps")->valuedouble,
+			get(m, "h2d_pinned_gbps")->valuedouble,
+			get(m, "d2h_pageable_gbps")->valuedouble,
+			get(m, "d2h_pinned_gbps")->valuedouble);
+	if (cJSON_IsString(get(rec, BF_KEY_REASON)))
+		fprintf(out, " (%s)", str(rec, BF_KEY_REASON));
+	fputc('\n', out);
+}
+
+static void print_limits(FILE *out, const cJSON *rec)
+{
+	static int header;
+
+	if (!header++)
+		fprintf(out, "\n=== float limits ===\n");
+	fprintf(out, "%-5s max=%.3e eps=%.3e smallest_normal=%.3e bits=%.0f\n",
+		str(rec, BF_KEY_DTYPE), get(rec, BF_KEY_MAX)->valuedouble,
+		get(rec, BF_KEY_EPS)->valuedouble,
+		get(rec, BF_KEY_SMALLEST_NORMAL)->valuedouble,
+		get(rec, BF_KEY_BITS)->valuedouble);
+}
+
+static void print_gemm(FILE *out, const cJSON *rec)
+{
+	static int header;
+	char med[32], gf[32], peak[32];
+
+	if (!header++)
+		fprintf(out, "\n=== GEMM (median of timed iterations) ===\n"
+			     "%-7s %-5s %6s %11s %11s %9s  %s\n", "device",
+			"dtype", "n", "median_ms", "GFLOP/s", "peak_MiB", "check");
+	num(med, sizeof(med), rec, BF_KEY_MEDIAN_MS, 3);
+	num(gf, sizeof(gf), rec, BF_KEY_GFLOPS, 1);
+	num(peak, sizeof(peak), rec, BF_KEY_PEAK_MIB, 0);
+	fprintf(out, "%-7s %-5s %6.0f %11s %11s %9s  %s", str(rec, BF_KEY_DEVICE),
+		str(rec, BF_KEY_DTYPE), get(rec, BF_KEY_N)->valuedouble, med, gf,
+		peak, str(rec, BF_KEY_STATUS));
+	if (cJSON_IsString(get(rec, BF_KEY_REASON)))
+		fprintf(out, " (%s)", str(rec, BF_KEY_REASON));
+	fputc('\n', out);
+}
+
+static void print_summary(FILE *out, const cJSON *rec)
+{
+	const cJSON *r;
+
+	fprintf(out, "\n=== summary ===\n");
+	cJSON_ArrayForEach(r, get(rec, BF_KEY_RATIOS)) {
+		if (strcmp(str(r, BF_KEY_KIND), BF_RATIO_GPU_VS_CPU) == 0)
+			fprintf(out, "%s vs cpu at fp32, n=%.0f: %.1fx\n",
+				str(r, BF_KEY_DEVICE), get(r, BF_KEY_N)->valuedouble,
+				get(r, BF_KEY_VALUE)->valuedouble);
+		else
+			fprintf(out, "%s %s vs fp32, n=%.0f: %.2fx\n",
+				str(r, BF_KEY_DEVICE), str(r, BF_KEY_DTYPE),
+				get(r, BF_KEY_N)->valuedouble,
+				get(r, BF_KEY_VALUE)->valuedouble);
+	}
+	fprintf(out, "checks: %.0f passed, %.0f failed, %.0f skipped; "
+		     "GEMM: %.0f passed, %.0f failed, %.0f skipped\n",
+		get(rec, BF_KEY_CHECKS_PASSED)->valuedouble,
+		get(rec, BF_KEY_CHECKS_FAILED)->valuedouble,
+		get(rec, BF_KEY_CHECKS_SKIPPED)->valuedouble,
+		get(rec, BF_KEY_GEMM_PASSED)->valuedouble,
+		get(rec, BF_KEY_GEMM_FAILED)->valuedouble,
+		get(rec, BF_KEY_GEMM_SKIPPED)->valuedouble);
+}
+
+void human_print(FILE *out, const cJSON *rec)
+{
+	const char *type = str(rec, BF_KEY_TYPE);
+
+	if (strcmp(type, BF_TYPE_HOST) == 0)
+		print_host(out, rec);
+	else if (strcmp(type, BF_TYPE_CHECK) == 0)
+		print_check(out, rec);
+	else if (strcmp(type, BF_TYPE_FLOAT_LIMITS) == 0)
+		print_limits(out, rec);
+	else if (strcmp(type, BF_TYPE_GEMM) == 0)
+		print_gemm(out, rec);
+	else if (strcmp(type, BF_TYPE_SUMMARY) == 0)
+		print_summary(out, rec);
+}

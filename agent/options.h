@@ -1,0 +1,45 @@
+/* The agent's command line, parsed into a plain struct (pure; unit-tested). */
+#ifndef BF_AGENT_OPTIONS_H
+#define BF_AGENT_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bf_error.h"
+#include "dtype.h"
+
+#define AGENT_MAX_SIZES 16
+#define AGENT_MAX_DTYPES 4
+#define AGENT_MAX_N 65536 /* n*n elements must fit a 32-bit BLAS int */
+
+enum agent_devices { AGENT_DEV_CPU = 1, AGENT_DEV_CUDA = 2, AGENT_DEV_ALL = 3 };
+
+struct agent_opts {
+	int sizes[AGENT_MAX_SIZES];   /* GEMM n values, in order given */
+	int nsizes;
+	enum bf_dtype dtypes[AGENT_MAX_DTYPES];
+	int ndtypes;
+	int iters;        /* timed GPU iterations (default 20) */
+	int warmup;       /* untimed iterations before timing (default 5) */
+	int cpu_iters;    /* timed CPU iterations; default max(3, iters/4) */
+	int devices;      /* AGENT_DEV_* mask; default all present */
+	uint64_t seed;    /* input data seed (default 1) */
+	int transfer_mib; /* H2D/D2H check buffer, MiB (default 64) */
+	int human;        /* readable table instead of NDJSON */
+	int checks;       /* run tensor checks (default 1) */
+	int gemm;         /* run the GEMM sweep (default 1) */
+	int watch_stdin;  /* exit when stdin reaches EOF (ctl's lifeline) */
+	int help;         /* --help given: print usage, exit 0 */
+	int version;      /* --version given */
+};
+
+/* Parses argv into *o (defaults first). On a bad argument returns
+ * BF_ERR_USAGE with a one-line message naming the argument and why in
+ * detail. Does not print or exit. Uses getopt_long, so resets optind. */
+enum bf_err agent_opts_parse(int argc, char **argv, struct agent_opts *o,
+			     char *detail, size_t detail_len);
+
+/* The usage text (static). */
+const char *agent_usage(void);
+
+#endif

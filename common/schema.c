@@ -1,0 +1,203 @@
+/*
+ * Record names and the reader-side validation of agent output. The rules
+ * are a table per record type (key, JSON type, required), so the validator
+ * and docs/schema.md can be compared line by line.
+ */
+#include "schema.h"
+
+#include <cjson/cJSON.h>
+#include <string.h>
+
+static const char *const type_names[BF_REC__COUNT] = {
+	[BF_REC_HOST] = BF_TYPE_HOST,
+	[BF_REC_PLAN] = BF_TYPE_PLAN,
+	[BF_REC_CHECK] = BF_TYPE_CHECK,
+	[BF_REC_FLOAT_LIMITS] = BF_TYPE_FLOAT_LIMITS,
+	[BF_REC_GEMM] = BF_TYPE_GEMM,
+	[BF_REC_SUMMARY] = BF_TYPE_SUMMARY,
+};
+
+static const char *const status_names[] = {
+	[BF_STATUS_PASS] = BF_STATUS_PASS_STR,
+	[BF_STATUS_FAIL] = BF_STATUS_FAIL_STR,
+	[BF_STATUS_SKIPPED] = BF_STATUS_SKIPPED_STR,
+};
+
+const char *schema_type_name(enum bf_record_type t)
+{
+	if ((int)t < 0 || t >= BF_REC__COUNT)
+		return "unknown";
+	return type_names[t];
+}
+
+int schema_type_parse(const char *name, enum bf_record_type *out)
+{
+	for (int i = 0; i < BF_REC__COUNT; i++) {
+		if (strcmp(name, type_names[i]) == 0) {
+			*out = (enum bf_record_type)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *schema_status_name(enum bf_status s)
+{
+	if ((int)s < 0 || s > BF_STATUS_SKIPPED)
+		return "unknown";
+	return status_names[s];
+}
+
+int schema_status_parse(const char *name, enum bf_status *out)
+{
+	for (int i = 0; i <= BF_STATUS_SKIPPED; i++) {
+		if (strcmp(name, status_names[i]) == 0) {
+			*out = (enum bf_status)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* JSON types a field may have; NULLABLE adds null to the allowed set. */
+enum field_kind { F_STRING = 1, F_NUMBER = 2, F_OBJECT = 4, F_ARRAY = 8,
+		  F_BOOL = 16, F_ANY = 32, F_NULLABLE = 64 };
+
+struct field_rule {
+	const char *key;
+	int kinds;
+};
+
+static const struct field_rule host_rules[] = {
+	{ BF_KEY_HOSTNAME, F_STRING | F_NULLABLE },
+	{ BF_KEY_ARCH, F_STRING | F_NULLABLE },
+	{ BF_KEY_AGENT, F_OBJECT },
+	{ BF_KEY_OPENBLAS, F_OBJECT },
+	{ BF_KEY_CUDA, F_OBJECT },
+	{ BF_KEY_GPUS, F_ARRAY },
+	{ NULL, 0 },
+};
+static const struct field_rule plan_rules[] = {
+	{ BF_KEY_DEVICES, F_ARRAY },
+	{ BF_KEY_CHECKS_TOTAL, F_NUMBER },
+	{ BF_KEY_GEMM_TOTAL, F_NUMBER },
+	{ NULL, 0 },
+};
+static const struct field_rule check_rules[] = {
+	{ BF_KEY_NAME, F_STRING },
+	{ BF_KEY_DEVICE, F_STRING },
+	{ BF_KEY_STATUS, F_STRING },
+	{ BF_KEY_EXPECTED, F_ANY },
+	{ BF_KEY_GOT, F_ANY },
+	{ NULL, 0 },
+};
+static const struct field_rule limits_rules[] = {
+	{ BF_KEY_DTYPE, F_STRING },
+	{ BF_KEY_BITS, F_NUMBER },
+	{ BF_KEY_MAX, F_NUMBER },
+	{ BF_KEY_EPS, F_NUMBER },
+	{ BF_KEY_SMALLEST_NORMAL, F_NUMBER },
+	{ NULL, 0 },
+};
+static const struct field_rule gemm_rules[] = {
+	{ BF_KEY_DEVICE, F_STRING },
+	{ BF_KEY_DTYPE, F_STRING },
+	{ BF_KEY_N, F_NUMBER },
+	{ BF_KEY_STATUS, F_STRING },
+	{ BF_KEY_MEDIAN_MS, F_NUMBER | F_NULLABLE },
+	{ BF_KEY_GFLOPS, F_NUMBER | F_NULLABLE },
+	{ NULL, 0 },
+};
+static const struct field_rule summary_rules[] = {
+	{ BF_KEY_CHECKS_PASSED, F_NUMBER },
+	{ BF_KEY_CHECKS_FAILED, F_NUMBER },
+	{ BF_KEY_GEMM_PASSED, F_NUMBER },
+	{ BF_KEY_GEMM_FAILED, F_NUMBER },
+	{ BF_KEY_EXIT_STATUS, F_NUMBER },
+	{ BF_KEY_RATIOS, F_ARRAY },
+	{ NULL, 0 },
+};
+
+static const struct field_rule *const rules_by_type[BF_REC__COUNT] = {
+	[BF_REC_HOST] = host_rules,
+	[BF_REC_PLAN] = plan_rules,
+	[BF_REC_CHECK] = check_rules,
+	[BF_REC_FLOAT_LIMITS] = limits_rules,
+	[BF_REC_GEMM] = gemm_rules,
+	[BF_REC_SUMMARY] = summary_rules,
+};
+
+static int kind_matches(const cJSON *v, int kinds)
+{
+	if (kinds & F_ANY)
+		return 1;
+	if ((kinds & F_NULLABLE) && cJSON_IsNull(v))
+		return 1;
+	return ((kinds & F_STRING) && cJSON_IsString(v)) ||
+	       ((kinds & F_NUMBER) && cJSON_IsNumber(v)) ||
+	       ((kinds & F_OBJECT) && cJSON_IsObject(v)) ||
+	       ((kinds & F_ARRAY) && cJSON_IsArray(v)) ||
+	       ((kinds & F_BOOL) && cJSON_IsBool(v));
+}
+
+enum bf_err schema_parse_record(const char *line, size_t len, cJSON **out,
+				enum bf_record_type *type, char *detail,
+				size_t detail_len)
+{
+	const cJSON *v;
+	const struct field_rule *r;
+	enum bf_status st;
+	cJSON *rec;
+
+	*out = NULL;
+	if (len > BF_RECORD_MAX_BYTES)
+		return bf_fail(detail, detail_len, BF_ERR_SCHEMA,
+			       "record too long: %zu bytes, limit %u", len,
+			       BF_RECORD_MAX_BYTES);
+	/* require_null_terminated: "127.0.0.1 x" must not parse as 127.0. */
+	if (line[len] != '\0')
+		return bf_fail(detail, detail_len, BF_ERR_PARSE,
+			       "record line is not NUL-terminated");
+	/* The length includes the NUL, which cJSON requires to see. */
+	rec = cJSON_ParseWithLengthOpts(line, len + 1, NULL, 1);
+	if (!rec)
+		return bf_fail(detail, detail_len, BF_ERR_PARSE,
+			       "not a JSON value");
+	if (!cJSON_IsObject(rec)) {
+		cJSON_Delete(rec);
+		return bf_fail(detail, detail_len, BF_ERR_SCHEMA,
+			       "record is not a JSON object");
+	}
+	v = cJSON_GetObjectItemCaseSensitive(rec, BF_KEY_SCHEMA);
+	if (!cJSON_IsNumber(v) || v->valuedouble != BF_SCHEMA_VERSION) {
+		cJSON_Delete(rec);
+		return bf_fail(detail, detail_len, BF_ERR_SCHEMA,
+			       "schema version missing or not %d",
+			       BF_SCHEMA_VERSION);
+	}
+	v = cJSON_GetObjectItemCaseSensitive(rec, BF_KEY_TYPE);
+	if (!cJSON_IsString(v) || schema_type_parse(v->valuestring, type) < 0) {
+		cJSON_Delete(rec);
+		return bf_fail(detail, detail_len, BF_ERR_SCHEMA,
+			       "record type missing or unknown");
+	}
+	for (r = rules_by_type[*type]; r->key; r++) {
+		v = cJSON_GetObjectItemCaseSensitive(rec, r->key);
+		if (!v || !kind_matches(v, r->kinds)) {
+			cJSON_Delete(rec);
+			return bf_fail(detail, detail_len, BF_ERR_SCHEMA,
+				       "%s record: field \"%s\" %s",
+				       type_names[*type], r->key,
+				       v ? "has the wrong type" : "is missing");
+		}
+	}
+	v = cJSON_GetObjectItemCaseSensitive(rec, BF_KEY_STATUS);
+	if (v && (!cJSON_IsString(v) ||
+		  schema_status_parse(v->valuestring, &st) < 0)) {
+		cJSON_Delete(rec);
+		return bf_fail(detail, detail_len, BF_ERR_SCHEMA,
+			       "%s record: unknown status", type_names[*type]);
+	}
+	*out = rec;
+	return BF_OK;
+}

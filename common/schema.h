@@ -1,0 +1,169 @@
+/*
+ * The agent's output format: newline-delimited JSON, one record per line.
+ * Every JSON key and enum string is named here once, shared by the writer
+ * (agent) and the readers (ctl, tests). docs/schema.md documents each field
+ * with its unit. Bump BF_SCHEMA_VERSION on any incompatible change.
+ */
+#ifndef BF_SCHEMA_H
+#define BF_SCHEMA_H
+
+#include <stddef.h>
+
+#include "bf_error.h"
+
+#define BF_SCHEMA_VERSION 1
+
+/* Longest record line a reader accepts, in bytes (a gemm record with
+ * thousands of samples stays far below this). */
+#define BF_RECORD_MAX_BYTES (1u << 20)
+
+/* --- exit statuses shared by agent and ctl (documented in README) ------ */
+#define BF_EXIT_OK 0            /* everything ran and every check passed */
+#define BF_EXIT_CHECKS_FAILED 1 /* some check or GEMM verification failed */
+#define BF_EXIT_USAGE 2         /* bad command line; nothing was run */
+#define BF_EXIT_HOSTS_FAILED 3  /* ctl: some hosts did not complete */
+#define BF_EXIT_INTERNAL 4      /* agent: could not run at all */
+#define BF_EXIT_INTERRUPTED 130 /* stopped by Ctrl-C / q (128 + SIGINT) */
+
+/* --- record types ---------------------------------------------------- */
+enum bf_record_type {
+	BF_REC_HOST = 0,
+	BF_REC_PLAN,
+	BF_REC_CHECK,
+	BF_REC_FLOAT_LIMITS,
+	BF_REC_GEMM,
+	BF_REC_SUMMARY,
+	BF_REC__COUNT
+};
+
+#define BF_TYPE_HOST "host"
+#define BF_TYPE_PLAN "plan"
+#define BF_TYPE_CHECK "check"
+#define BF_TYPE_FLOAT_LIMITS "float_limits"
+#define BF_TYPE_GEMM "gemm"
+#define BF_TYPE_SUMMARY "summary"
+
+/* --- statuses -------------------------------------------------------- */
+enum bf_status { BF_STATUS_PASS = 0, BF_STATUS_FAIL, BF_STATUS_SKIPPED };
+#define BF_STATUS_PASS_STR "pass"
+#define BF_STATUS_FAIL_STR "fail"
+#define BF_STATUS_SKIPPED_STR "skipped"
+
+/* --- keys present in every record ------------------------------------ */
+#define BF_KEY_SCHEMA "schema"
+#define BF_KEY_TYPE "type"
+#define BF_KEY_SEQ "seq" /* 0-based record counter within one agent run */
+
+/* --- shared keys ----------------------------------------------------- */
+#define BF_KEY_STATUS "status"
+#define BF_KEY_REASON "reason"
+#define BF_KEY_DEVICE "device"
+#define BF_KEY_DTYPE "dtype"
+#define BF_KEY_NAME "name"
+
+/* --- host ------------------------------------------------------------ */
+#define BF_KEY_HOSTNAME "hostname"
+#define BF_KEY_OS "os"
+#define BF_KEY_KERNEL "kernel"
+#define BF_KEY_ARCH "arch"
+#define BF_KEY_CPU_MODEL "cpu_model"
+#define BF_KEY_CPU_CORES "cpu_cores"
+#define BF_KEY_MEMORY_BYTES "memory_bytes"
+#define BF_KEY_AGENT "agent"
+#define BF_KEY_VERSION "version"
+#define BF_KEY_SOURCE_HASH "source_hash"
+#define BF_KEY_OPENBLAS "openblas"
+#define BF_KEY_CORE "core"
+#define BF_KEY_THREADS "threads"
+#define BF_KEY_CONFIG "config"
+#define BF_KEY_ENV "env"
+#define BF_KEY_CUDA "cuda"
+#define BF_KEY_DRIVER_VERSION "driver_version"   /* NVIDIA driver, "580.95.05" */
+#define BF_KEY_DRIVER_CUDA_VERSION "driver_cuda_version" /* "13.0" */
+#define BF_KEY_RUNTIME_VERSION "runtime_version" /* cudart, "13.0" */
+#define BF_KEY_CUBLAS_VERSION "cublas_version"   /* "13.0.0" */
+#define BF_KEY_GPUS "gpus"
+#define BF_KEY_INDEX "index"
+#define BF_KEY_COMPUTE_CAPABILITY "compute_capability"
+#define BF_KEY_SM_COUNT "sm_count"
+#define BF_KEY_UNIFIED_MEMORY "unified_memory"
+#define BF_KEY_OPTIONS "options"
+
+/* --- plan ------------------------------------------------------------ */
+#define BF_KEY_DEVICES "devices"
+#define BF_KEY_CHECKS_TOTAL "checks_total"
+#define BF_KEY_GEMM_TOTAL "gemm_total"
+
+/* --- check ----------------------------------------------------------- */
+#define BF_KEY_EXPECTED "expected"
+#define BF_KEY_GOT "got"
+#define BF_KEY_METRICS "metrics"
+
+/* --- float_limits ---------------------------------------------------- */
+#define BF_KEY_BITS "bits"
+#define BF_KEY_EXPONENT_BITS "exponent_bits"
+#define BF_KEY_MANTISSA_BITS "mantissa_bits"
+#define BF_KEY_MAX "max"
+#define BF_KEY_EPS "eps"
+#define BF_KEY_SMALLEST_NORMAL "smallest_normal"
+#define BF_KEY_SMALLEST_SUBNORMAL "smallest_subnormal"
+
+/* --- gemm ------------------------------------------------------------ */
+#define BF_KEY_N "n"
+#define BF_KEY_LIBRARY "library"
+#define BF_KEY_MATH_MODE "math_mode"
+#define BF_KEY_WARMUP "warmup"
+#define BF_KEY_ITERS "iters"
+#define BF_KEY_SAMPLES_MS "samples_ms"
+#define BF_KEY_MEDIAN_MS "median_ms"
+#define BF_KEY_MIN_MS "min_ms"
+#define BF_KEY_MAX_MS "max_ms"
+#define BF_KEY_GFLOPS "gflops"
+#define BF_KEY_PEAK_MIB "peak_mib"
+#define BF_KEY_OPERAND_BYTES "operand_bytes"
+#define BF_KEY_MAX_REL_ERROR "max_rel_error"
+#define BF_KEY_TOLERANCE "tolerance"
+#define BF_KEY_VERIFIED_ELEMENTS "verified_elements"
+#define BF_KEY_NEEDED_BYTES "needed_bytes"
+#define BF_KEY_FREE_BYTES "free_bytes"
+
+/* --- summary --------------------------------------------------------- */
+#define BF_KEY_RATIOS "ratios"
+#define BF_KEY_KIND "kind"
+#define BF_KEY_VALUE "value"
+#define BF_KEY_CHECKS_PASSED "checks_passed"
+#define BF_KEY_CHECKS_FAILED "checks_failed"
+#define BF_KEY_CHECKS_SKIPPED "checks_skipped"
+#define BF_KEY_GEMM_PASSED "gemm_passed"
+#define BF_KEY_GEMM_FAILED "gemm_failed"
+#define BF_KEY_GEMM_SKIPPED "gemm_skipped"
+#define BF_KEY_EXIT_STATUS "exit_status"
+#define BF_KEY_WALL_MS "wall_ms"
+#define BF_RATIO_GPU_VS_CPU "gpu_vs_cpu"
+#define BF_RATIO_VS_FP32 "vs_fp32"
+
+/* Name of a record type ("gemm"); static. */
+const char *schema_type_name(enum bf_record_type t);
+/* Type from its name; returns -1 when unknown. */
+int schema_type_parse(const char *name, enum bf_record_type *out);
+/* "pass" / "fail" / "skipped"; static. */
+const char *schema_status_name(enum bf_status s);
+/* Status from its name; returns -1 when unknown. */
+int schema_status_parse(const char *name, enum bf_status *out);
+
+struct cJSON;
+
+/* Parses one line of agent output into a record object and validates it:
+ * a JSON object (nothing after it), schema == BF_SCHEMA_VERSION, a known
+ * type, and the keys that type requires with the right JSON types. On
+ * success returns BF_OK, stores the record in *out (caller frees with
+ * cJSON_Delete) and its type in *type. On failure returns BF_ERR_PARSE
+ * (not JSON), BF_ERR_SCHEMA (wrong version, type or fields) with a one-line
+ * reason in detail, and leaves *out NULL. line[len] must be '\0' (the
+ * reader keeps lines NUL-terminated); lines longer than BF_RECORD_MAX_BYTES
+ * fail. */
+enum bf_err schema_parse_record(const char *line, size_t len,
+				struct cJSON **out, enum bf_record_type *type,
+				char *detail, size_t detail_len);
+
+#endif

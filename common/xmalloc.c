@@ -1,0 +1,70 @@
+/* Abort-on-OOM allocation for bookkeeping; see xmalloc.h. */
+#include "xmalloc.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void (*xmalloc_fatal_hook)(void);
+
+static void oom(size_t size)
+{
+	if (xmalloc_fatal_hook)
+		xmalloc_fatal_hook();
+	fprintf(stderr, "out of memory: allocating %zu bytes failed\n", size);
+	abort();
+}
+
+void *xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (!p)
+		oom(size);
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+
+	if (!p)
+		oom(nmemb * size);
+	return p;
+}
+
+void *xrealloc(void *ptr, size_t size)
+{
+	void *p = realloc(ptr, size ? size : 1);
+
+	if (!p)
+		oom(size);
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p;
+
+	if (!s)
+		return NULL;
+	p = strdup(s);
+	if (!p)
+		oom(strlen(s) + 1);
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p = NULL;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&p, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		oom(strlen(fmt));
+	return p;
+}

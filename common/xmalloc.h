@@ -1,0 +1,23 @@
+/*
+ * Allocation wrappers for small bookkeeping allocations: they abort with a
+ * message on out-of-memory instead of returning NULL (tmux's xmalloc.c is
+ * the model). Never use them for benchmark buffers, whose failure must be
+ * reported as a result instead.
+ */
+#ifndef BF_XMALLOC_H
+#define BF_XMALLOC_H
+
+#include <stddef.h>
+
+/* Called before aborting on out-of-memory (the controller restores the
+ * terminal here). NULL by default. */
+extern void (*xmalloc_fatal_hook)(void);
+
+void *xmalloc(size_t size);                 /* caller frees */
+void *xcalloc(size_t nmemb, size_t size);   /* caller frees; zeroed */
+void *xrealloc(void *ptr, size_t size);     /* caller frees */
+char *xstrdup(const char *s);               /* caller frees; NULL -> NULL */
+/* printf into a new string; caller frees. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
