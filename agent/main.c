@@ -4,6 +4,7 @@
  * docs/schema.md): host, plan, float limits and checks, one gemm record per
  * (device, dtype, size), then a summary. Diagnostics go to stderr.
  */
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,17 +31,22 @@
 
 #define MAX_DEVICES 17 /* the CPU and up to 16 GPUs */
 
-/* ctl keeps the agent's stdin open for as long as it wants the agent to
- * run; when ctl or its SSH connection dies, sshd closes the pipe and the
- * agent stops instead of lingering on the host. */
-static void *watch_stdin(void *arg)
+/* --exit-on-hangup: ctl's lifeline. When ctl or its SSH connection dies,
+ * the pipe (or socket) behind stdout loses its reader; poll() reports that
+ * as POLLERR/POLLHUP on the write end even while the agent is busy in a
+ * long GEMM and writes nothing, so the agent stops instead of lingering
+ * on the host until its next record. */
+static void *watch_hangup(void *arg)
 {
-	char buf[256];
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = 0 };
 
-	while (read(STDIN_FILENO, buf, sizeof(buf)) > 0)
-		;
-	fprintf(stderr, "agent: stdin closed, stopping\n");
-	_exit(BF_EXIT_INTERRUPTED);
+	for (;;) {
+		if (poll(&p, 1, 500) > 0 &&
+		    (p.revents & (POLLERR | POLLHUP | POLLNVAL))) {
+			fprintf(stderr, "agent: stdout reader went away, stopping\n");
+			_exit(BF_EXIT_INTERRUPTED);
+		}
+	}
 	return arg;
 }
 
@@ -164,8 +170,8 @@ int main(int argc, char **argv)
 		       BF_AGENT_HASH, BF_SCHEMA_VERSION);
 		return BF_EXIT_OK;
 	}
-	if (o.watch_stdin &&
-	    pthread_create(&watcher, NULL, watch_stdin, NULL) == 0)
+	if (o.exit_on_hangup &&
+	    pthread_create(&watcher, NULL, watch_hangup, NULL) == 0)
 		pthread_detach(watcher);
 	rep.human = o.human;
 

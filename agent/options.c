@@ -13,7 +13,7 @@ const char *agent_usage(void)
 	return "usage: agent [--size N | --sizes N,N,...] [--dtypes fp32,fp16,bf16,tf32]\n"
 	       "             [--iters N] [--warmup N] [--cpu-iters N] [--device cpu|cuda|all]\n"
 	       "             [--seed N] [--transfer-mib N] [--no-checks] [--no-gemm]\n"
-	       "             [--human] [--watch-stdin] [--help] [--version]\n"
+	       "             [--human] [--exit-on-hangup] [--help] [--version]\n"
 	       "\n"
 	       "Runs tensor checks and a GEMM sweep on every device present and writes\n"
 	       "one JSON record per line to stdout (see docs/schema.md); --human prints\n"
@@ -111,7 +111,7 @@ enum bf_err agent_opts_parse(int argc, char **argv, struct agent_opts *o,
 {
 	enum { O_SIZE = 256, O_SIZES, O_DTYPES, O_ITERS, O_WARMUP, O_CPU_ITERS,
 	       O_DEVICE, O_SEED, O_TRANSFER, O_HUMAN, O_NO_CHECKS, O_NO_GEMM,
-	       O_WATCH, O_HELP, O_VERSION };
+	       O_HANGUP, O_HELP, O_VERSION };
 	static const struct option longopts[] = {
 		{ "size", required_argument, NULL, O_SIZE },
 		{ "sizes", required_argument, NULL, O_SIZES },
@@ -125,7 +125,7 @@ enum bf_err agent_opts_parse(int argc, char **argv, struct agent_opts *o,
 		{ "human", no_argument, NULL, O_HUMAN },
 		{ "no-checks", no_argument, NULL, O_NO_CHECKS },
 		{ "no-gemm", no_argument, NULL, O_NO_GEMM },
-		{ "watch-stdin", no_argument, NULL, O_WATCH },
+		{ "exit-on-hangup", no_argument, NULL, O_HANGUP },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -216,8 +216,8 @@ enum bf_err agent_opts_parse(int argc, char **argv, struct agent_opts *o,
 		case O_NO_GEMM:
 			o->gemm = 0;
 			break;
-		case O_WATCH:
-			o->watch_stdin = 1;
+		case O_HANGUP:
+			o->exit_on_hangup = 1;
 			break;
 		case O_HELP:
 			o->help = 1;

@@ -28,7 +28,7 @@ struct agent_opts {
 	int human;        /* readable table instead of NDJSON */
 	int checks;       /* run tensor checks (default 1) */
 	int gemm;         /* run the GEMM sweep (default 1) */
-	int watch_stdin;  /* exit when stdin reaches EOF (ctl's lifeline) */
+	int exit_on_hangup; /* exit when the reader of stdout goes away */
 	int help;         /* --help given: print usage, exit 0 */
 	int version;      /* --version given */
 };
