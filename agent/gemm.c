@@ -87,12 +87,6 @@ static void *convert_input(const float *src, size_t count, enum bf_dtype dt)
 	return out;
 }
 
-struct verify_result {
-	double max_rel_error;
-	int64_t checked;
-	int64_t nonfinite;
-};
-
 static void pick_indices(int n, int *idx, int count, unsigned short *state)
 {
 	idx[0] = 0;
@@ -101,18 +95,18 @@ static void pick_indices(int n, int *idx, int count, unsigned short *state)
 		idx[i] = (int)(erand48(state) * n);
 }
 
-static struct verify_result verify(const struct gemm_job *job,
-				   const struct gemm_result *res,
-				   uint64_t seed)
+void gemm_verify(const struct gemm_job *job, const struct gemm_result *res,
+		 uint64_t seed, struct gemm_verify_result *out)
 {
-	struct verify_result v = { 0, 0, 0 };
+	struct gemm_verify_result v = { 0, gemm_tolerance(job->dtype), 0, 0,
+					BF_STATUS_FAIL };
 	int n = job->n, rows[VERIFY_SAMPLE], cols[VERIFY_SAMPLE], nr, nc;
 	size_t nn = (size_t)n * (size_t)n;
 	unsigned short state[3] = { (unsigned short)seed, 0x1234, 0xabcd };
 
 	for (size_t i = 0; i < nn; i++)
 		if (!isfinite(dtype_load(res->c_dtype, res->c_host, i)))
-			v.nonfinite++;
+			v.nonfinite_elements++;
 	if (n <= VERIFY_FULL_MAX_N) {
 		nr = nc = n; /* every element */
 	} else {
@@ -142,10 +136,12 @@ static struct verify_result verify(const struct gemm_job *job,
 				e = INFINITY;
 			if (e > v.max_rel_error)
 				v.max_rel_error = e;
-			v.checked++;
+			v.verified_elements++;
 		}
 	}
-	return v;
+	if (v.nonfinite_elements == 0 && v.max_rel_error <= v.tolerance)
+		v.status = BF_STATUS_PASS;
+	*out = v;
 }
 
 static void add_number_or_null(cJSON *o, const char *k, double v)
@@ -193,7 +189,7 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 	struct gemm_job job = { dt, n, o->warmup, iters, NULL, NULL };
 	struct gemm_result res = { 0 };
 	struct stats_summary st;
-	struct verify_result v;
+	struct gemm_verify_result v;
 	char detail[512] = "", label[16];
 	uint64_t free_b = 0, total_b = 0;
 	double needed, gflops, tol = gemm_tolerance(dt);
@@ -254,12 +250,11 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 			NAN };
 		goto out;
 	}
-	v = verify(&job, &res, o->seed);
+	gemm_verify(&job, &res, o->seed, &v);
 	st = stats_summarize(res.samples_ms, (size_t)iters);
 	/* FLOPs of an n x n x n GEMM: n^3 multiply-adds = 2 n^3. */
 	gflops = 2.0 * (double)n * n * n / (st.median / 1e3) / 1e9;
-	status = (v.nonfinite == 0 && v.max_rel_error <= tol) ? BF_STATUS_PASS :
-								 BF_STATUS_FAIL;
+	status = v.status;
 
 	rec = report_record(r, BF_REC_GEMM);
 	cJSON_AddStringToObject(rec, BF_KEY_DEVICE,
@@ -270,10 +265,10 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 	if (status == BF_STATUS_PASS) {
 		cJSON_AddNullToObject(rec, BF_KEY_REASON);
 	} else {
-		if (v.nonfinite)
+		if (v.nonfinite_elements)
 			snprintf(detail, sizeof(detail),
 				 "%lld non-finite elements in C",
-				 (long long)v.nonfinite);
+				 (long long)v.nonfinite_elements);
 		else
 			snprintf(detail, sizeof(detail),
 				 "max relative error %.3g above tolerance %.3g",
@@ -302,8 +297,10 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 					 nn * dtype_element_bytes(res.c_dtype)));
 	add_number_or_null(rec, BF_KEY_MAX_REL_ERROR, v.max_rel_error);
 	cJSON_AddNumberToObject(rec, BF_KEY_TOLERANCE, tol);
-	cJSON_AddNumberToObject(rec, BF_KEY_VERIFIED_ELEMENTS, (double)v.checked);
-	cJSON_AddNumberToObject(rec, "nonfinite_elements", (double)v.nonfinite);
+	cJSON_AddNumberToObject(rec, BF_KEY_VERIFIED_ELEMENTS,
+				(double)v.verified_elements);
+	cJSON_AddNumberToObject(rec, "nonfinite_elements",
+				(double)v.nonfinite_elements);
 	report_emit(r, rec);
 	s->items[s->count++] =
 		(struct gemm_outcome){ sd->dev, dt, n, status, gflops };

@@ -51,6 +51,27 @@ struct cJSON *gemm_ratios(const struct gemm_sweep *s);
 /* Relative error tolerance for a dtype's GEMM (see gemm.c). */
 double gemm_tolerance(enum bf_dtype dtype);
 
+/* The numerical check of one GEMM's output. */
+struct gemm_verify_result {
+	double max_rel_error;       /* componentwise (see gemm.c); INFINITY
+				     * when a compared element is NaN */
+	double tolerance;           /* gemm_tolerance(job->dtype) */
+	int64_t verified_elements;  /* elements compared with the reference */
+	int64_t nonfinite_elements; /* NaN or Inf elements anywhere in C */
+	enum bf_status status;      /* PASS: no non-finite element and
+				     * max_rel_error <= tolerance; else FAIL */
+};
+
+/* Checks res->c_host (n x n elements of res->c_dtype, row-major) against
+ * a float64 reference computed from job->a_host and job->b_host (n x n of
+ * job->dtype's storage format). Every element of C is scanned for NaN and
+ * Inf; every element is compared with the reference when n <= 64, else a
+ * 16 x 16 sample of rows x columns (always including rows and columns 0
+ * and n-1, the rest drawn from seed). Runs on the host, outside any timed
+ * region; pure, does not allocate. */
+void gemm_verify(const struct gemm_job *job, const struct gemm_result *res,
+		 uint64_t seed, struct gemm_verify_result *out);
+
 void gemm_sweep_free(struct gemm_sweep *s);
 
 #endif
