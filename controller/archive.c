@@ -1,0 +1,120 @@
+/* Writing the results archive; see archive.h. */
+#include "archive.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "xmalloc.h"
+
+enum bf_err archive_create(const char *results_dir, struct archive *a,
+			   char *detail, size_t detail_len)
+{
+	char stamp[32];
+	struct tm tm;
+	time_t now = time(NULL);
+
+	memset(a, 0, sizeof(*a));
+	if (mkdir(results_dir, 0755) < 0 && errno != EEXIST)
+		return bf_fail(detail, detail_len, BF_ERR_IO,
+			       "cannot create %s: %s", results_dir,
+			       strerror(errno));
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	for (int attempt = 0; attempt < 16; attempt++) {
+		unsigned short rnd = 0;
+
+		if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+			rnd = (unsigned short)(getpid() + attempt);
+		snprintf(a->run_id, sizeof(a->run_id), "%s-%04x", stamp, rnd);
+		free(a->dir);
+		a->dir = xasprintf("%s/%s", results_dir, a->run_id);
+		if (mkdir(a->dir, 0755) == 0)
+			return BF_OK;
+		if (errno != EEXIST)
+			break;
+	}
+	return bf_fail(detail, detail_len, BF_ERR_IO, "cannot create %s: %s",
+		       a->dir, strerror(errno));
+}
+
+void archive_host_basename(const char *host, int index, char *out, size_t len)
+{
+	size_t i = 0;
+	int n;
+
+	/* The index keeps two hosts that sanitise alike apart. */
+	n = snprintf(out, len, "%02d-", index);
+	for (const char *p = host; *p && (size_t)n + i + 1 < len; p++, i++) {
+		char c = *p;
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			 (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+			 c == '-';
+
+		out[n + i] = ok ? c : '_';
+	}
+	out[n + i] = '\0';
+	if (out[n] == '.') /* no hidden files, no ".." */
+		out[n] = '_';
+}
+
+FILE *archive_open_new(const struct archive *a, const char *name,
+		       char *detail, size_t detail_len)
+{
+	char *path = xasprintf("%s/%s", a->dir, name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	FILE *f = NULL;
+
+	if (fd < 0)
+		bf_fail(detail, detail_len, BF_ERR_IO, "cannot create %s: %s",
+			path, strerror(errno));
+	else if (!(f = fdopen(fd, "w")))
+		close(fd);
+	free(path);
+	return f;
+}
+
+enum bf_err archive_write_json(const struct archive *a, const char *name,
+			       const cJSON *doc, char *detail,
+			       size_t detail_len)
+{
+	char *path = xasprintf("%s/%s", a->dir, name);
+	char *tmp = xasprintf("%s/.%s.tmp", a->dir, name);
+	char *text = cJSON_Print(doc);
+	enum bf_err err = BF_OK;
+	FILE *f;
+
+	if (!text)
+		xmalloc((size_t)-1);
+	f = fopen(tmp, "w");
+	if (!f || fputs(text, f) < 0 || fputc('\n', f) < 0 || fflush(f) != 0 ||
+	    fsync(fileno(f)) != 0) {
+		err = bf_fail(detail, detail_len, BF_ERR_IO, "cannot write %s: %s",
+			      tmp, strerror(errno));
+	}
+	if (f && fclose(f) != 0 && err == BF_OK)
+		err = bf_fail(detail, detail_len, BF_ERR_IO, "cannot write %s: %s",
+			      tmp, strerror(errno));
+	if (err == BF_OK && rename(tmp, path) != 0)
+		err = bf_fail(detail, detail_len, BF_ERR_IO, "cannot rename %s: %s",
+			      tmp, strerror(errno));
+	if (err != BF_OK)
+		unlink(tmp);
+	free(text);
+	free(tmp);
+	free(path);
+	return err;
+}
+
+void archive_close(struct archive *a)
+{
+	free(a->dir);
+	a->dir = NULL;
+}

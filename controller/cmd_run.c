@@ -1,0 +1,582 @@
+/*
+ * ctl run HOST...: deploy and run the agent on every host at once (up to
+ * --jobs), stream each host's records into the model and the archive as
+ * they arrive, then print the table. A failing or slow host never stops
+ * another: each host has its own thread, its own SSH session and its own
+ * archive file, and its failure is a state with a reason.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "archive.h"
+#include "bf_clock.h"
+#include "ctl.h"
+#include "run.h"
+#include "table.h"
+#include "xmalloc.h"
+
+#define MAX_HOSTS 1024
+
+static const char run_usage[] =
+	"usage: ctl run HOST... [--size N | --sizes LIST] [--dtypes LIST] [--iters N]\n"
+	"               [--warmup N] [--device cpu|cuda|all] [--jobs N] [--timeout SECONDS]\n"
+	"               [--no-tui] [--results DIR] [--tag TEXT] [--accept-new-host-keys]\n"
+	"               [-F SSH_CONFIG] [--hosts-dir DIR]\n"
+	"\n"
+	"HOST is `local` (the agent beside ctl, no SSH), an alias from ~/.ssh/config,\n"
+	"[user@]host[:port], or a host or group from hosts/*.json.\n"
+	"Results go to DIR/<run-id>/ (default results/). Exit status: 0 all passed,\n"
+	"1 some checks failed, 2 usage error, 3 some hosts failed, 130 interrupted.\n";
+
+void last_line(const char *text, char *out, size_t len)
+{
+	const char *end, *start;
+
+	out[0] = '\0';
+	if (!text)
+		return;
+	end = text + strlen(text);
+	while (end > text && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	start = end;
+	while (start > text && start[-1] != '\n')
+		start--;
+	snprintf(out, len, "%.*s", (int)(end - start), start);
+}
+
+void free_argv(char **argv)
+{
+	if (!argv)
+		return;
+	for (int i = 0; argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+char **agent_args(const struct host_ctx *h)
+{
+	const struct run_opts *o = h->opts;
+	const struct inv_defaults *d = h->inv ? &h->inv->defaults : NULL;
+	const char *sizes = o->sizes ? o->sizes : d ? d->sizes : NULL;
+	const char *dtypes = o->dtypes ? o->dtypes : d ? d->dtypes : NULL;
+	const char *device = o->device ? o->device : d ? d->device : NULL;
+	int iters = o->iters ? o->iters : d ? d->iters : 0;
+	int warmup = o->warmup >= 0 ? o->warmup : d && d->warmup ? d->warmup : -1;
+	char **argv = xcalloc(16, sizeof(*argv));
+	int n = 0;
+
+	argv[n++] = xstrdup("--exit-on-hangup");
+	if (sizes) {
+		argv[n++] = xstrdup("--sizes");
+		argv[n++] = xstrdup(sizes);
+	}
+	if (dtypes) {
+		argv[n++] = xstrdup("--dtypes");
+		argv[n++] = xstrdup(dtypes);
+	}
+	if (device) {
+		argv[n++] = xstrdup("--device");
+		argv[n++] = xstrdup(device);
+	}
+	if (iters) {
+		argv[n++] = xstrdup("--iters");
+		argv[n++] = xasprintf("%d", iters);
+	}
+	if (warmup >= 0) {
+		argv[n++] = xstrdup("--warmup");
+		argv[n++] = xasprintf("%d", warmup);
+	}
+	return argv;
+}
+
+void host_progress(struct host_ctx *h, enum host_state st, const char *reason)
+{
+	if (!model_set_state(h->model, h->index, st, reason) || h->quiet)
+		return;
+	pthread_mutex_lock(h->print_lock);
+	printf("[%s] %s%s%s\n", h->name, host_state_name(st),
+	       reason ? ": " : "", reason ? reason : "");
+	fflush(stdout);
+	pthread_mutex_unlock(h->print_lock);
+}
+
+enum bf_err host_feed_line(void *arg, const char *line, size_t len,
+			   int truncated)
+{
+	struct host_ctx *h = arg;
+	enum bf_record_type type;
+	char detail[256];
+	cJSON *rec = NULL;
+	enum bf_err err;
+
+	h->lineno++;
+	err = truncated ? bf_fail(detail, sizeof(detail), BF_ERR_SCHEMA,
+				  "line longer than %u bytes",
+				  BF_RECORD_MAX_BYTES) :
+			  schema_parse_record(line, len, &rec, &type, detail,
+					      sizeof(detail));
+	if (err != BF_OK) {
+		/* Reported and counted; the run goes on. */
+		model_add_malformed(h->model, h->index);
+		fprintf(h->log, "malformed line %ld: %s: %.200s\n", h->lineno,
+			detail, line);
+		fflush(h->log);
+		if (!h->quiet) {
+			pthread_mutex_lock(h->print_lock);
+			printf("[%s] malformed line %ld: %s\n", h->name,
+			       h->lineno, detail);
+			fflush(stdout);
+			pthread_mutex_unlock(h->print_lock);
+		}
+		return BF_OK;
+	}
+	/* As received, flushed per line: a crash of ctl keeps it. */
+	fwrite(line, 1, len, h->ndjson);
+	fputc('\n', h->ndjson);
+	fflush(h->ndjson);
+	if (type == BF_REC_SUMMARY)
+		h->saw_summary = 1;
+	if (model_add_record(h->model, h->index, type, rec) && !h->quiet &&
+	    type == BF_REC_GEMM) {
+		const struct model_host *mh = &h->model->hosts[h->index];
+
+		pthread_mutex_lock(h->print_lock);
+		printf("[%s] running %d/%d\n", h->name, mh->gemm_done,
+		       mh->gemm_total);
+		fflush(stdout);
+		pthread_mutex_unlock(h->print_lock);
+	}
+	cJSON_Delete(rec);
+	return BF_OK;
+}
+
+volatile sig_atomic_t ctl_interrupted;
+
+static void on_signal(int sig)
+{
+	ctl_interrupted = 1;
+}
+
+struct run_state {
+	struct host_ctx *hosts;
+	int nhosts;
+	int next;              /* next host index to start */
+	pthread_mutex_t lock;
+	struct model model;
+	struct archive archive;
+	struct run_opts opts;
+	int argc;
+	char **argv;
+	char started_at[32];
+};
+
+static cJSON *run_json(struct run_state *rs, const char *status,
+		       const char *reason)
+{
+	cJSON *doc = cJSON_CreateObject(), *arr, *o;
+	char now[32];
+
+	cJSON_AddNumberToObject(doc, "archive_version", 1);
+	cJSON_AddStringToObject(doc, "run_id", rs->archive.run_id);
+	cJSON_AddStringToObject(doc, "ctl_version", BF_CTL_VERSION);
+	arr = cJSON_AddArrayToObject(doc, "command_line");
+	for (int i = 0; i < rs->argc; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(rs->argv[i]));
+	if (rs->opts.tag)
+		cJSON_AddStringToObject(doc, "tag", rs->opts.tag);
+	else
+		cJSON_AddNullToObject(doc, "tag");
+	cJSON_AddStringToObject(doc, "started_at", rs->started_at);
+	if (strcmp(status, "running") == 0)
+		cJSON_AddNullToObject(doc, "ended_at");
+	else
+		cJSON_AddStringToObject(doc, "ended_at", bf_utc_iso8601(now, NULL));
+	cJSON_AddStringToObject(doc, "status", status);
+	if (reason)
+		cJSON_AddStringToObject(doc, "reason", reason);
+	else
+		cJSON_AddNullToObject(doc, "reason");
+	arr = cJSON_AddArrayToObject(doc, "hosts");
+	model_lock(&rs->model);
+	for (int i = 0; i < rs->nhosts; i++) {
+		const struct model_host *mh = &rs->model.hosts[i];
+		const struct host_ctx *h = &rs->hosts[i];
+
+		o = cJSON_CreateObject();
+		cJSON_AddItemToArray(arr, o);
+		cJSON_AddStringToObject(o, "name", h->name);
+		cJSON_AddStringToObject(o, "target", h->is_local ? "local" : h->target);
+		cJSON_AddStringToObject(o, "status", host_state_name(mh->state));
+		if (mh->reason[0])
+			cJSON_AddStringToObject(o, "reason", mh->reason);
+		else
+			cJSON_AddNullToObject(o, "reason");
+		if (mh->fingerprint[0])
+			cJSON_AddStringToObject(o, "host_key_fingerprint", mh->fingerprint);
+		else
+			cJSON_AddNullToObject(o, "host_key_fingerprint");
+		if (mh->agent_hash[0])
+			cJSON_AddStringToObject(o, "agent_hash", mh->agent_hash);
+		else
+			cJSON_AddNullToObject(o, "agent_hash");
+		if (mh->hostname[0])
+			cJSON_AddStringToObject(o, "hostname", mh->hostname);
+		else
+			cJSON_AddNullToObject(o, "hostname");
+		if (mh->agent_exit >= 0)
+			cJSON_AddNumberToObject(o, "agent_exit_status", mh->agent_exit);
+		else
+			cJSON_AddNullToObject(o, "agent_exit_status");
+		cJSON_AddNumberToObject(o, "records", mh->records);
+		cJSON_AddNumberToObject(o, "malformed_lines", mh->malformed);
+		cJSON_AddNumberToObject(o, "gemm_done", mh->gemm_done);
+		cJSON_AddNumberToObject(o, "gemm_total", mh->gemm_total);
+		cJSON_AddStringToObject(o, "complete_records",
+					h->saw_summary ? "yes" : "no");
+		{
+			char name[128];
+
+			snprintf(name, sizeof(name), "%s.ndjson", h->basename);
+			cJSON_AddStringToObject(o, "records_file", name);
+			snprintf(name, sizeof(name), "%s.log", h->basename);
+			cJSON_AddStringToObject(o, "log_file", name);
+		}
+	}
+	model_unlock(&rs->model);
+	return doc;
+}
+
+static void save_run_json(struct run_state *rs, const char *status,
+			  const char *reason)
+{
+	cJSON *doc = run_json(rs, status, reason);
+	char detail[256];
+
+	pthread_mutex_lock(&rs->lock);
+	if (archive_write_json(&rs->archive, "run.json", doc, detail,
+			       sizeof(detail)) != BF_OK)
+		ctl_error("%s", detail);
+	pthread_mutex_unlock(&rs->lock);
+	cJSON_Delete(doc);
+}
+
+static void run_host(struct run_state *rs, struct host_ctx *h)
+{
+	char detail[1024] = "";
+	enum bf_err err;
+
+	err = h->is_local ? runner_local(h, detail, sizeof(detail)) :
+			    runner_ssh(h, detail, sizeof(detail));
+	if (err == BF_OK && !h->saw_summary)
+		err = bf_fail(detail, sizeof(detail), BF_ERR_REMOTE,
+			      "agent ended before its summary record");
+	if (err == BF_ERR_INTERRUPTED || (err != BF_OK && ctl_interrupted))
+		host_progress(h, HOST_INTERRUPTED, "interrupted");
+	else if (err != BF_OK)
+		host_progress(h, HOST_FAILED, detail);
+	else
+		host_progress(h, HOST_DONE, NULL);
+	fflush(h->log);
+	save_run_json(rs, "running", NULL);
+}
+
+static void *worker(void *arg)
+{
+	struct run_state *rs = arg;
+
+	for (;;) {
+		int i;
+
+		pthread_mutex_lock(&rs->lock);
+		i = rs->next < rs->nhosts && !ctl_interrupted ? rs->next++ : -1;
+		pthread_mutex_unlock(&rs->lock);
+		if (i < 0)
+			break;
+		run_host(rs, &rs->hosts[i]);
+	}
+	return NULL;
+}
+
+static int parse_positive(const char *name, const char *s, int min, int max,
+			  int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max) {
+		ctl_error("%s '%s': expected an integer from %d to %d", name, s,
+			  min, max);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+/* Expands groups, checks names, fills the host list. */
+static int resolve_hosts(int argc, char **argv, int first,
+			 const struct inventory *inv, const char **names,
+			 int *count)
+{
+	int n = 0;
+
+	for (int i = first; i < argc; i++) {
+		const struct inv_group *g = inventory_group(inv, argv[i]);
+		int nmem = g ? g->nmembers : 1;
+
+		for (int k = 0; k < nmem; k++) {
+			const char *name = g ? g->members[k] : argv[i];
+
+			if (!*name || name[0] == '-') {
+				ctl_error("host '%s': not a host name", name);
+				return -1;
+			}
+			for (int j = 0; j < n; j++)
+				if (strcmp(names[j], name) == 0)
+					goto dup; /* a host once per run */
+			if (n == MAX_HOSTS) {
+				ctl_error("too many hosts: at most %d", MAX_HOSTS);
+				return -1;
+			}
+			names[n++] = name;
+dup:;
+		}
+	}
+	*count = n;
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	enum { O_SIZE = 256, O_SIZES, O_DTYPES, O_ITERS, O_WARMUP, O_DEVICE,
+	       O_JOBS, O_TIMEOUT, O_NO_TUI, O_RESULTS, O_TAG, O_ACCEPT,
+	       O_HOSTS_DIR, O_HELP };
+	static const struct option longopts[] = {
+		{ "size", required_argument, NULL, O_SIZE },
+		{ "sizes", required_argument, NULL, O_SIZES },
+		{ "dtypes", required_argument, NULL, O_DTYPES },
+		{ "iters", required_argument, NULL, O_ITERS },
+		{ "warmup", required_argument, NULL, O_WARMUP },
+		{ "device", required_argument, NULL, O_DEVICE },
+		{ "jobs", required_argument, NULL, O_JOBS },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "no-tui", no_argument, NULL, O_NO_TUI },
+		{ "results", required_argument, NULL, O_RESULTS },
+		{ "tag", required_argument, NULL, O_TAG },
+		{ "accept-new-host-keys", no_argument, NULL, O_ACCEPT },
+		{ "hosts-dir", required_argument, NULL, O_HOSTS_DIR },
+		{ "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct run_state rs;
+	struct inventory inv;
+	struct sigaction sa;
+	pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
+	pthread_t threads[64];
+	const char **names = NULL;
+	char detail[512];
+	int c, nthreads, status = BF_EXIT_OK, any_failed = 0, any_check_failed = 0;
+	const char *final_status;
+
+	memset(&rs, 0, sizeof(rs));
+	memset(&inv, 0, sizeof(inv));
+	rs.opts.jobs = 16;
+	rs.opts.timeout_s = 30;
+	rs.opts.warmup = -1;
+	rs.opts.results_dir = "results";
+	rs.opts.hosts_dir = getenv("BENCHFLEET_HOSTS_DIR") ? getenv("BENCHFLEET_HOSTS_DIR") : "hosts";
+	rs.argc = argc;
+	rs.argv = argv;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":F:", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_SIZE:
+		case O_SIZES:
+			if (rs.opts.sizes) {
+				ctl_error("--size/--sizes: give only one");
+				return BF_EXIT_USAGE;
+			}
+			rs.opts.sizes = optarg;
+			break;
+		case O_DTYPES:
+			rs.opts.dtypes = optarg;
+			break;
+		case O_ITERS:
+			if (parse_positive("--iters", optarg, 1, 100000, &rs.opts.iters))
+				return BF_EXIT_USAGE;
+			break;
+		case O_WARMUP:
+			if (parse_positive("--warmup", optarg, 0, 100000, &rs.opts.warmup))
+				return BF_EXIT_USAGE;
+			break;
+		case O_DEVICE:
+			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda") &&
+			    strcmp(optarg, "all")) {
+				ctl_error("--device '%s': expected cpu, cuda or all", optarg);
+				return BF_EXIT_USAGE;
+			}
+			rs.opts.device = optarg;
+			break;
+		case O_JOBS:
+			if (parse_positive("--jobs", optarg, 1, 64, &rs.opts.jobs))
+				return BF_EXIT_USAGE;
+			break;
+		case O_TIMEOUT:
+			if (parse_positive("--timeout", optarg, 1, 86400, &rs.opts.timeout_s))
+				return BF_EXIT_USAGE;
+			break;
+		case O_NO_TUI:
+			rs.opts.no_tui = 1;
+			break;
+		case O_RESULTS:
+			rs.opts.results_dir = optarg;
+			break;
+		case O_TAG:
+			rs.opts.tag = optarg;
+			break;
+		case O_ACCEPT:
+			rs.opts.accept_new_host_keys = 1;
+			break;
+		case O_HOSTS_DIR:
+			rs.opts.hosts_dir = optarg;
+			break;
+		case 'F':
+			if (access(optarg, R_OK) != 0) {
+				ctl_error("-F %s: %s", optarg, strerror(errno));
+				return BF_EXIT_USAGE;
+			}
+			rs.opts.ssh_config = optarg;
+			break;
+		case O_HELP:
+			fputs(run_usage, stdout);
+			return BF_EXIT_OK;
+		case ':':
+			ctl_error("%s: needs a value", argv[optind - 1]);
+			return BF_EXIT_USAGE;
+		default:
+			ctl_error("%s: unknown option (see ctl run --help)",
+				  argv[optind - 1]);
+			return BF_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		ctl_error("run: no host given (try: ctl run local)");
+		return BF_EXIT_USAGE;
+	}
+	if (inventory_load(rs.opts.hosts_dir, &inv, detail, sizeof(detail)) != BF_OK) {
+		ctl_error("%s", detail);
+		inventory_free(&inv);
+		return BF_EXIT_USAGE;
+	}
+	names = xcalloc(MAX_HOSTS, sizeof(*names));
+	if (resolve_hosts(argc, argv, optind, &inv, names, &rs.nhosts) < 0) {
+		free(names);
+		inventory_free(&inv);
+		return BF_EXIT_USAGE;
+	}
+	if (archive_create(rs.opts.results_dir, &rs.archive, detail, sizeof(detail)) != BF_OK) {
+		ctl_error("%s", detail);
+		free(names);
+		inventory_free(&inv);
+		return BF_EXIT_USAGE;
+	}
+	bf_utc_iso8601(rs.started_at, NULL);
+	pthread_mutex_init(&rs.lock, NULL);
+	model_init(&rs.model, rs.nhosts, names);
+	rs.hosts = xcalloc((size_t)rs.nhosts, sizeof(*rs.hosts));
+	for (int i = 0; i < rs.nhosts; i++) {
+		struct host_ctx *h = &rs.hosts[i];
+		char fname[128];
+
+		h->index = i;
+		h->name = names[i];
+		h->is_local = strcmp(names[i], "local") == 0;
+		h->inv = inventory_host(&inv, names[i]);
+		h->target = h->inv ? h->inv->ssh : names[i];
+		h->opts = &rs.opts;
+		h->model = &rs.model;
+		h->cancel = &ctl_interrupted;
+		h->print_lock = &print_lock;
+		archive_host_basename(names[i], i, h->basename, sizeof(h->basename));
+		snprintf(fname, sizeof(fname), "%s.ndjson", h->basename);
+		h->ndjson = archive_open_new(&rs.archive, fname, detail, sizeof(detail));
+		snprintf(fname, sizeof(fname), "%s.log", h->basename);
+		h->log = h->ndjson ? archive_open_new(&rs.archive, fname, detail,
+						      sizeof(detail)) : NULL;
+		if (!h->ndjson || !h->log) {
+			ctl_error("%s", detail);
+			return BF_EXIT_HOSTS_FAILED;
+		}
+	}
+	save_run_json(&rs, "running", NULL);
+	printf("run %s: %d host%s, results in %s\n", rs.archive.run_id,
+	       rs.nhosts, rs.nhosts == 1 ? "" : "s", rs.archive.dir);
+	fflush(stdout);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+
+	nthreads = rs.nhosts < rs.opts.jobs ? rs.nhosts : rs.opts.jobs;
+	for (int i = 0; i < nthreads; i++)
+		if (pthread_create(&threads[i], NULL, worker, &rs) != 0)
+			nthreads = i;
+	if (nthreads == 0)
+		worker(&rs);
+	for (int i = 0; i < nthreads; i++)
+		pthread_join(threads[i], NULL);
+
+	for (int i = 0; i < rs.nhosts; i++) {
+		const struct model_host *mh = &rs.model.hosts[i];
+
+		if (mh->state == HOST_PENDING)
+			host_progress(&rs.hosts[i], HOST_INTERRUPTED,
+				      "interrupted before it started");
+		if (mh->state != HOST_DONE)
+			any_failed = 1;
+		if (mh->agent_exit == BF_EXIT_CHECKS_FAILED)
+			any_check_failed = 1;
+	}
+	final_status = any_failed ? "incomplete" : "complete";
+	save_run_json(&rs, final_status,
+		      ctl_interrupted ? "interrupted by the user" :
+		      any_failed ? "some hosts did not complete" : NULL);
+	printf("\n");
+	table_print_plain(stdout, &rs.model);
+	printf("\nrun %s %s: %s\n", rs.archive.run_id, final_status, rs.archive.dir);
+
+	if (ctl_interrupted)
+		status = BF_EXIT_INTERRUPTED;
+	else if (any_failed)
+		status = BF_EXIT_HOSTS_FAILED;
+	else if (any_check_failed)
+		status = BF_EXIT_CHECKS_FAILED;
+
+	for (int i = 0; i < rs.nhosts; i++) {
+		fclose(rs.hosts[i].ndjson);
+		fclose(rs.hosts[i].log);
+	}
+	free(rs.hosts);
+	model_free(&rs.model);
+	archive_close(&rs.archive);
+	pthread_mutex_destroy(&rs.lock);
+	free(names);
+	inventory_free(&inv);
+	return status;
+}

@@ -1,0 +1,56 @@
+/*
+ * ctl: benchfleet's controller. Dispatches to one command per file through
+ * the table below.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl.h"
+#include "schema.h"
+
+static const struct ctl_command commands[] = {
+	{ "run", "deploy and run the agent on hosts, stream and archive results", cmd_run },
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+void ctl_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: ctl COMMAND [ARGS]\n\ncommands:\n");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n`ctl COMMAND --help` describes a command. `ctl --version` prints the version.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return BF_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return BF_EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("ctl %s (schema %d)\n", BF_CTL_VERSION, BF_SCHEMA_VERSION);
+		return BF_EXIT_OK;
+	}
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	ctl_error("'%s': unknown command (see ctl --help)", argv[1]);
+	return BF_EXIT_USAGE;
+}

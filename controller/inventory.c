@@ -1,0 +1,323 @@
+/* Inventory of hosts and groups from the JSON files in hosts/; see inventory.h. */
+#include "inventory.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "xmalloc.h"
+
+const struct inv_host *inventory_host(const struct inventory *inv,
+				      const char *name)
+{
+	for (int i = 0; i < inv->nhosts; i++)
+		if (strcmp(inv->hosts[i].name, name) == 0)
+			return &inv->hosts[i];
+	return NULL;
+}
+
+const struct inv_group *inventory_group(const struct inventory *inv,
+					const char *name)
+{
+	for (int i = 0; i < inv->ngroups; i++)
+		if (strcmp(inv->groups[i].name, name) == 0)
+			return &inv->groups[i];
+	return NULL;
+}
+
+static enum bf_err bad(char *detail, size_t len, const char *origin,
+		       const char *what, const char *name)
+{
+	return bf_fail(detail, len, BF_ERR_PARSE, "%s: %s%s%s", origin, what,
+		       name ? ": " : "", name ? name : "");
+}
+
+/* Copies a string member; absent is fine (NULL), wrong type is an error. */
+static int get_string(const cJSON *obj, const char *key, char **out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	*out = NULL;
+	if (!v)
+		return 0;
+	if (!cJSON_IsString(v))
+		return -1;
+	*out = xstrdup(v->valuestring);
+	return 0;
+}
+
+static int get_int(const cJSON *obj, const char *key, int *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	*out = 0;
+	if (!v)
+		return 0;
+	if (!cJSON_IsNumber(v) || v->valuedouble < 0 ||
+	    v->valuedouble != (int)v->valuedouble)
+		return -1;
+	*out = (int)v->valuedouble;
+	return 0;
+}
+
+static int known_key(const char *k, const char *const *keys)
+{
+	for (; *keys; keys++)
+		if (strcmp(k, *keys) == 0)
+			return 1;
+	return 0;
+}
+
+static enum bf_err parse_host(const cJSON *h, const char *origin,
+			      struct inv_host *out, char *detail,
+			      size_t detail_len)
+{
+	static const char *const host_keys[] = { "ssh", "workdir",
+		"description", "path_prepend", "env", "defaults", NULL };
+	static const char *const default_keys[] = { "sizes", "dtypes",
+		"device", "iters", "warmup", NULL };
+	const cJSON *v, *e;
+
+	if (!cJSON_IsObject(h))
+		return bad(detail, detail_len, origin, "host is not an object",
+			   h->string);
+	cJSON_ArrayForEach(v, h)
+		if (!known_key(v->string, host_keys))
+			return bad(detail, detail_len, origin, "unknown key",
+				   v->string);
+	if (get_string(h, "ssh", &out->ssh) < 0 ||
+	    get_string(h, "workdir", &out->workdir) < 0 ||
+	    get_string(h, "description", &out->description) < 0)
+		return bad(detail, detail_len, origin,
+			   "ssh, workdir and description must be strings",
+			   h->string);
+	if (!out->ssh)
+		out->ssh = xstrdup(out->name);
+	v = cJSON_GetObjectItemCaseSensitive(h, "path_prepend");
+	if (v) {
+		if (!cJSON_IsArray(v))
+			return bad(detail, detail_len, origin,
+				   "path_prepend must be an array", h->string);
+		cJSON_ArrayForEach(e, v) {
+			if (!cJSON_IsString(e) || out->npath == INV_MAX_PATH)
+				return bad(detail, detail_len, origin,
+					   "path_prepend: strings, at most 8",
+					   h->string);
+			out->path_prepend[out->npath++] = xstrdup(e->valuestring);
+		}
+	}
+	v = cJSON_GetObjectItemCaseSensitive(h, "env");
+	if (v) {
+		if (!cJSON_IsObject(v))
+			return bad(detail, detail_len, origin,
+				   "env must be an object", h->string);
+		cJSON_ArrayForEach(e, v) {
+			if (!cJSON_IsString(e) || out->nenv == INV_MAX_ENV)
+				return bad(detail, detail_len, origin,
+					   "env: string values, at most 32",
+					   h->string);
+			out->env_name[out->nenv] = xstrdup(e->string);
+			out->env_value[out->nenv++] = xstrdup(e->valuestring);
+		}
+	}
+	v = cJSON_GetObjectItemCaseSensitive(h, "defaults");
+	if (v) {
+		if (!cJSON_IsObject(v))
+			return bad(detail, detail_len, origin,
+				   "defaults must be an object", h->string);
+		cJSON_ArrayForEach(e, v)
+			if (!known_key(e->string, default_keys))
+				return bad(detail, detail_len, origin,
+					   "unknown key in defaults", e->string);
+		if (get_string(v, "sizes", &out->defaults.sizes) < 0 ||
+		    get_string(v, "dtypes", &out->defaults.dtypes) < 0 ||
+		    get_string(v, "device", &out->defaults.device) < 0 ||
+		    get_int(v, "iters", &out->defaults.iters) < 0 ||
+		    get_int(v, "warmup", &out->defaults.warmup) < 0)
+			return bad(detail, detail_len, origin,
+				   "defaults: sizes/dtypes/device are strings, iters/warmup non-negative integers",
+				   h->string);
+	}
+	return BF_OK;
+}
+
+enum bf_err inventory_parse(const char *json, const char *origin,
+			    struct inventory *inv, char *detail,
+			    size_t detail_len)
+{
+	cJSON *doc = cJSON_ParseWithOpts(json, NULL, 1);
+	const cJSON *hosts, *groups, *h, *g, *m;
+	enum bf_err err = BF_OK;
+
+	if (!cJSON_IsObject(doc)) {
+		cJSON_Delete(doc);
+		return bad(detail, detail_len, origin, "not a JSON object", NULL);
+	}
+	cJSON_ArrayForEach(h, doc)
+		if (strcmp(h->string, "hosts") != 0 &&
+		    strcmp(h->string, "groups") != 0 &&
+		    strcmp(h->string, "comment") != 0) {
+			err = bad(detail, detail_len, origin, "unknown key", h->string);
+			goto out;
+		}
+	hosts = cJSON_GetObjectItemCaseSensitive(doc, "hosts");
+	groups = cJSON_GetObjectItemCaseSensitive(doc, "groups");
+	if ((hosts && !cJSON_IsObject(hosts)) || (groups && !cJSON_IsObject(groups))) {
+		err = bad(detail, detail_len, origin,
+			  "hosts and groups must be objects", NULL);
+		goto out;
+	}
+	cJSON_ArrayForEach(h, hosts) {
+		struct inv_host *ih;
+
+		if (inventory_host(inv, h->string) || inventory_group(inv, h->string) ||
+		    strcmp(h->string, "local") == 0) {
+			err = bf_fail(detail, detail_len, BF_ERR_USAGE,
+				      "%s: host defined twice: %s", origin, h->string);
+			goto out;
+		}
+		inv->hosts = xrealloc(inv->hosts, (size_t)(inv->nhosts + 1) *
+							  sizeof(*inv->hosts));
+		ih = &inv->hosts[inv->nhosts++];
+		memset(ih, 0, sizeof(*ih));
+		ih->name = xstrdup(h->string);
+		err = parse_host(h, origin, ih, detail, detail_len);
+		if (err != BF_OK)
+			goto out;
+	}
+	cJSON_ArrayForEach(g, groups) {
+		struct inv_group *ig;
+
+		if (!cJSON_IsArray(g) || inventory_group(inv, g->string) ||
+		    inventory_host(inv, g->string)) {
+			err = bad(detail, detail_len, origin,
+				  "group is not an array of host names, or is defined twice",
+				  g->string);
+			goto out;
+		}
+		inv->groups = xrealloc(inv->groups, (size_t)(inv->ngroups + 1) *
+							    sizeof(*inv->groups));
+		ig = &inv->groups[inv->ngroups++];
+		memset(ig, 0, sizeof(*ig));
+		ig->name = xstrdup(g->string);
+		ig->members = xcalloc((size_t)cJSON_GetArraySize(g) + 1,
+				      sizeof(char *));
+		cJSON_ArrayForEach(m, g) {
+			if (!cJSON_IsString(m)) {
+				err = bad(detail, detail_len, origin,
+					  "group members must be strings", g->string);
+				goto out;
+			}
+			ig->members[ig->nmembers++] = xstrdup(m->valuestring);
+		}
+	}
+out:
+	cJSON_Delete(doc);
+	return err;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *read_file(const char *path, size_t max)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	size_t n;
+
+	if (!f)
+		return NULL;
+	buf = xmalloc(max + 1);
+	n = fread(buf, 1, max, f);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+enum bf_err inventory_load(const char *dir, struct inventory *inv,
+			   char *detail, size_t detail_len)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0;
+	enum bf_err err = BF_OK;
+
+	memset(inv, 0, sizeof(*inv));
+	if (!d)
+		return errno == ENOENT ? BF_OK :
+		       bf_fail(detail, detail_len, BF_ERR_IO, "%s: %s", dir,
+			       strerror(errno));
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+
+		if (l > 5 && strcmp(de->d_name + l - 5, ".json") == 0) {
+			names = xrealloc(names, (n + 1) * sizeof(*names));
+			names[n++] = xasprintf("%s/%s", dir, de->d_name);
+		}
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n && err == BF_OK; i++) {
+		/* An inventory is a few KiB; 1 MiB bounds a wrong file. */
+		char *text = read_file(names[i], 1 << 20);
+
+		if (!text)
+			err = bf_fail(detail, detail_len, BF_ERR_IO, "%s: %s",
+				      names[i], strerror(errno));
+		else
+			err = inventory_parse(text, names[i], inv, detail,
+					      detail_len);
+		free(text);
+	}
+	for (int g = 0; err == BF_OK && g < inv->ngroups; g++)
+		for (int k = 0; k < inv->groups[g].nmembers; k++)
+			if (!inventory_host(inv, inv->groups[g].members[k]) &&
+			    strcmp(inv->groups[g].members[k], "local") != 0) {
+				err = bf_fail(detail, detail_len, BF_ERR_USAGE,
+					      "group %s names unknown host %s",
+					      inv->groups[g].name,
+					      inv->groups[g].members[k]);
+				break;
+			}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return err;
+}
+
+void inventory_free(struct inventory *inv)
+{
+	for (int i = 0; i < inv->nhosts; i++) {
+		struct inv_host *h = &inv->hosts[i];
+
+		free(h->name);
+		free(h->ssh);
+		free(h->workdir);
+		free(h->description);
+		for (int k = 0; k < h->npath; k++)
+			free(h->path_prepend[k]);
+		for (int k = 0; k < h->nenv; k++) {
+			free(h->env_name[k]);
+			free(h->env_value[k]);
+		}
+		free(h->defaults.sizes);
+		free(h->defaults.dtypes);
+		free(h->defaults.device);
+	}
+	for (int i = 0; i < inv->ngroups; i++) {
+		for (int k = 0; k < inv->groups[i].nmembers; k++)
+			free(inv->groups[i].members[k]);
+		free(inv->groups[i].members);
+		free(inv->groups[i].name);
+	}
+	free(inv->hosts);
+	free(inv->groups);
+	memset(inv, 0, sizeof(*inv));
+}

@@ -1,0 +1,73 @@
+/*
+ * hosts/: the project's inventory of hosts and groups, as JSON files read
+ * with cJSON (format in hosts/README.md). Every *.json file in the
+ * directory is read, in name order; a later definition of the same host or
+ * group is an error, so two files cannot silently disagree.
+ */
+#ifndef BF_INVENTORY_H
+#define BF_INVENTORY_H
+
+#include <stddef.h>
+
+#include "bf_error.h"
+
+#define INV_MAX_ENV 32
+#define INV_MAX_PATH 8
+
+/* Per-host agent defaults; NULL / 0 when not set (the command line and
+ * then the agent's own defaults apply). */
+struct inv_defaults {
+	char *sizes;   /* "1024,4096" */
+	char *dtypes;  /* "fp32,fp16,bf16" */
+	char *device;  /* "cpu" | "cuda" | "all" */
+	int iters;
+	int warmup;
+};
+
+struct inv_host {
+	char *name;        /* the name used on the command line */
+	char *ssh;         /* SSH target: alias or [user@]host[:port] */
+	char *workdir;     /* remote cache dir; NULL = ~/.cache/benchfleet */
+	char *description;
+	char *path_prepend[INV_MAX_PATH]; /* added in front of PATH */
+	int npath;
+	char *env_name[INV_MAX_ENV];      /* literal environment values */
+	char *env_value[INV_MAX_ENV];
+	int nenv;
+	struct inv_defaults defaults;
+};
+
+struct inv_group {
+	char *name;
+	char **members;
+	int nmembers;
+};
+
+struct inventory {
+	struct inv_host *hosts;
+	int nhosts;
+	struct inv_group *groups;
+	int ngroups;
+};
+
+/* Reads every *.json in dir into *inv. A missing directory is an empty
+ * inventory (BF_OK). Errors: BF_ERR_PARSE (not JSON, wrong types, unknown
+ * key) and BF_ERR_USAGE (duplicate name, group naming an unknown host),
+ * with "file: what" in detail; BF_ERR_IO. Caller frees with
+ * inventory_free, also on error. */
+enum bf_err inventory_load(const char *dir, struct inventory *inv,
+			   char *detail, size_t detail_len);
+
+/* Parses one JSON document (from file `origin`, for messages) into inv. */
+enum bf_err inventory_parse(const char *json, const char *origin,
+			    struct inventory *inv, char *detail,
+			    size_t detail_len);
+
+const struct inv_host *inventory_host(const struct inventory *inv,
+				      const char *name);
+const struct inv_group *inventory_group(const struct inventory *inv,
+					const char *name);
+
+void inventory_free(struct inventory *inv);
+
+#endif

@@ -1,0 +1,215 @@
+/*
+ * `ctl run local`: the agent built beside ctl, run as a child process with
+ * no SSH. stdout is read line by line as it arrives; stderr goes to the
+ * host's log. The child gets its own process group, so a Ctrl-C reaches
+ * ctl alone and ctl stops the agent (SIGTERM) and archives what arrived;
+ * if ctl dies instead, --exit-on-hangup makes the agent stop.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "run.h"
+#include "schema.h"
+#include "xmalloc.h"
+
+extern char **environ;
+
+/* The agent binary: $BENCHFLEET_AGENT, else "agent" beside ctl. Caller
+ * frees. */
+static char *agent_path(void)
+{
+	const char *env = getenv("BENCHFLEET_AGENT");
+	char self[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (env && *env)
+		return xstrdup(env);
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return xstrdup("agent");
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (slash)
+		slash[1] = '\0';
+	return xasprintf("%sagent", self);
+}
+
+/* Splits buffered stdout into lines for host_feed_line. */
+struct line_buf {
+	char *data;
+	size_t len, cap;
+	int overlong; /* current line exceeded the cap and was delivered */
+};
+
+static void feed_bytes(struct host_ctx *h, struct line_buf *lb, const char *p,
+		       size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] == '\n') {
+			if (!lb->overlong) {
+				lb->data[lb->len] = '\0';
+				host_feed_line(h, lb->data, lb->len, 0);
+			}
+			lb->len = 0;
+			lb->overlong = 0;
+			continue;
+		}
+		if (lb->overlong)
+			continue;
+		if (lb->len + 1 >= lb->cap) {
+			if (lb->cap >= BF_RECORD_MAX_BYTES) {
+				lb->data[lb->len] = '\0';
+				host_feed_line(h, lb->data, lb->len, 1);
+				lb->overlong = 1;
+				lb->len = 0;
+				continue;
+			}
+			lb->cap = lb->cap ? 2 * lb->cap : 4096;
+			lb->data = xrealloc(lb->data, lb->cap + 1);
+		}
+		lb->data[lb->len++] = p[i];
+	}
+}
+
+enum bf_err runner_local(struct host_ctx *h, char *detail, size_t detail_len)
+{
+	char *path = agent_path(), **args = agent_args(h), **argv;
+	int out_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 }, argc = 0;
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	struct line_buf lb = { NULL, 0, 0, 0 };
+	char errtail[512] = "";
+	enum bf_err err = BF_OK;
+	int status = 0, open_fds = 2, term_sent = 0;
+	pid_t pid = -1;
+
+	while (args[argc])
+		argc++;
+	argv = xcalloc((size_t)argc + 2, sizeof(*argv));
+	argv[0] = path;
+	memcpy(argv + 1, args, (size_t)argc * sizeof(*argv));
+
+	host_progress(h, HOST_RUNNING, NULL);
+	if (access(path, X_OK) != 0) {
+		err = bf_fail(detail, detail_len, BF_ERR_NOT_FOUND,
+			      "agent not found at %s: build it first (cmake --build build)",
+			      path);
+		goto out;
+	}
+	if (pipe2(out_pipe, O_CLOEXEC) < 0 || pipe2(err_pipe, O_CLOEXEC) < 0) {
+		err = bf_fail(detail, detail_len, BF_ERR_IO, "pipe: %s",
+			      strerror(errno));
+		goto out;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, out_pipe[1], STDOUT_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, err_pipe[1], STDERR_FILENO);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+	posix_spawnattr_setpgroup(&attr, 0);
+	errno = posix_spawn(&pid, path, &fa, &attr, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	close(out_pipe[1]);
+	close(err_pipe[1]);
+	out_pipe[1] = err_pipe[1] = -1;
+	if (errno != 0) {
+		pid = -1;
+		err = bf_fail(detail, detail_len, BF_ERR_IO, "cannot start %s: %s",
+			      path, strerror(errno));
+		goto out;
+	}
+
+	while (open_fds > 0) {
+		struct pollfd p[2] = { { out_pipe[0], POLLIN, 0 },
+				       { err_pipe[0], POLLIN, 0 } };
+		char buf[65536];
+
+		if (*h->cancel && !term_sent) {
+			kill(-pid, SIGTERM);
+			term_sent = 1;
+		}
+		if (poll(p, 2, 200) < 0 && errno != EINTR)
+			break;
+		for (int i = 0; i < 2; i++) {
+			ssize_t n;
+
+			if (p[i].fd < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			n = read(p[i].fd, buf, sizeof(buf));
+			if (n <= 0) {
+				close(p[i].fd);
+				if (i == 0)
+					out_pipe[0] = -1;
+				else
+					err_pipe[0] = -1;
+				open_fds--;
+				continue;
+			}
+			if (i == 0) {
+				feed_bytes(h, &lb, buf, (size_t)n);
+			} else {
+				size_t keep = (size_t)n < sizeof(errtail) - 1 ?
+						      (size_t)n : sizeof(errtail) - 1;
+
+				fwrite(buf, 1, (size_t)n, h->log);
+				fflush(h->log);
+				memcpy(errtail, buf + n - keep, keep);
+				errtail[keep] = '\0';
+			}
+		}
+	}
+	if (lb.len > 0 && !lb.overlong) { /* a last line without '\n' */
+		lb.data[lb.len] = '\0';
+		host_feed_line(h, lb.data, lb.len, 0);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	pid = -1;
+	if (*h->cancel) {
+		err = bf_fail(detail, detail_len, BF_ERR_INTERRUPTED,
+			      "interrupted: agent stopped");
+	} else if (WIFSIGNALED(status)) {
+		err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
+			      "agent killed by signal %d (%s)", WTERMSIG(status),
+			      strsignal(WTERMSIG(status)));
+	} else {
+		int code = WEXITSTATUS(status);
+
+		model_set_agent_exit(h->model, h->index, code);
+		if (code != BF_EXIT_OK && code != BF_EXIT_CHECKS_FAILED) {
+			char last[256];
+
+			last_line(errtail, last, sizeof(last));
+			err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
+				      "agent exited with status %d%s%s", code,
+				      *last ? ": " : "", last);
+		}
+	}
+out:
+	if (pid > 0) {
+		kill(-pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		if (out_pipe[i] >= 0)
+			close(out_pipe[i]);
+		if (err_pipe[i] >= 0)
+			close(err_pipe[i]);
+	}
+	free(lb.data);
+	free(argv);
+	free_argv(args);
+	free(path);
+	return err;
+}

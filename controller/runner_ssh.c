@@ -1,0 +1,376 @@
+/*
+ * A remote host over SSH: connect (remote_ssh.c), then deploy the agent
+ * and run it.
+ *
+ * Deploy: the agent's sources are embedded in ctl; on the host they live
+ * in <workdir>/<source hash>/ (workdir defaults to ~/.cache/benchfleet,
+ * created 0700). When that directory has a built agent, it is reused.
+ * Otherwise a preflight says what the host lacks (with the command that
+ * installs it on that distribution), the sources are uploaded over SFTP
+ * into a staging directory, built there with the host's own compiler and
+ * CMake (CUDA when nvcc and cuBLAS are there, /usr/local/cuda/bin
+ * included), and only a successful build is renamed into place, so a
+ * half-written or half-built agent never runs.
+ *
+ * Every word that reaches the remote shell is quoted (remote_quote).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "embedded.h"
+#include "remote_ssh.h"
+#include "run.h"
+#include "xmalloc.h"
+
+#define DEFAULT_WORKDIR "~/.cache/benchfleet"
+
+/* Collects "key=value" lines printed by the preflight script. */
+struct probe {
+	char home[1024];
+	char os[64];
+	char missing[256];
+	int cached;
+	int cuda;
+	int got_home;
+};
+
+static enum bf_err probe_line(void *arg, const char *line, size_t len,
+			      int truncated)
+{
+	struct probe *p = arg;
+
+	if (strncmp(line, "home=", 5) == 0) {
+		snprintf(p->home, sizeof(p->home), "%s", line + 5);
+		p->got_home = 1;
+	} else if (strncmp(line, "os=", 3) == 0) {
+		snprintf(p->os, sizeof(p->os), "%s", line + 3);
+	} else if (strncmp(line, "missing=", 8) == 0) {
+		snprintf(p->missing, sizeof(p->missing), "%s", line + 8);
+	} else if (strcmp(line, "cached=1") == 0) {
+		p->cached = 1;
+	} else if (strcmp(line, "cuda=1") == 0) {
+		p->cuda = 1;
+	}
+	return BF_OK;
+}
+
+/* The workdir as a shell word: a leading "~/" becomes "$HOME"/, the rest
+ * is quoted. Caller frees. */
+static char *shell_dir(const char *workdir, const char *sub)
+{
+	char *rest, *q, *out;
+
+	if (strcmp(workdir, "~") == 0 || strncmp(workdir, "~/", 2) == 0) {
+		rest = xasprintf("%s/%s", workdir[1] ? workdir + 2 : "", sub);
+		q = remote_quote(rest);
+		out = xasprintf("\"$HOME\"/%s", q);
+	} else {
+		rest = xasprintf("%s/%s", workdir, sub);
+		q = remote_quote(rest);
+		out = xstrdup(q);
+	}
+	free(rest);
+	free(q);
+	return out;
+}
+
+/* The workdir as an absolute SFTP path (SFTP does not expand "~"). */
+static char *sftp_dir(const char *workdir, const char *home, const char *sub)
+{
+	if (strcmp(workdir, "~") == 0 || strncmp(workdir, "~/", 2) == 0)
+		return xasprintf("%s/%s%s%s", home, workdir[1] ? workdir + 2 : "",
+				 workdir[1] ? "/" : "", sub);
+	return xasprintf("%s/%s", workdir, sub);
+}
+
+/* The command that installs what the preflight found missing. */
+static void install_hint(const struct probe *p, char *out, size_t len)
+{
+	static const struct {
+		const char *item, *deb, *rpm, *arch;
+	} pkgs[] = {
+		{ "compiler", "build-essential", "gcc", "gcc" },
+		{ "cmake", "cmake", "cmake", "cmake" },
+		{ "pkg-config", "pkg-config", "pkgconf", "pkgconf" },
+		{ "cjson", "libcjson-dev", "cjson-devel", "cjson" },
+		{ "openblas", "libopenblas-dev", "openblas-devel", "openblas" },
+	};
+	int deb = strstr("debian ubuntu linuxmint pop raspbian", p->os) != NULL && *p->os;
+	int rpm = strstr("fedora rhel centos rocky almalinux amzn ol", p->os) != NULL && *p->os;
+	int arch = strcmp(p->os, "arch") == 0;
+	size_t off;
+
+	off = (size_t)snprintf(out, len, "%s",
+			       deb ? "sudo apt-get install -y" :
+			       rpm ? "sudo dnf install -y" :
+			       arch ? "sudo pacman -S --needed" :
+				      "install:");
+	for (size_t i = 0; i < sizeof(pkgs) / sizeof(pkgs[0]) && off < len; i++)
+		if (strstr(p->missing, pkgs[i].item))
+			off += (size_t)snprintf(out + off, len - off, " %s",
+						deb ? pkgs[i].deb :
+						rpm ? pkgs[i].rpm :
+						arch ? pkgs[i].arch : pkgs[i].item);
+}
+
+/* Keeps the last lines of a failed build's log (printed by the script). */
+struct tail_buf {
+	struct host_ctx *h;
+	char text[2048];
+};
+
+static enum bf_err tail_line(void *arg, const char *line, size_t len,
+			     int truncated)
+{
+	struct tail_buf *t = arg;
+	size_t have = strlen(t->text), need = len + 1;
+
+	fprintf(t->h->log, "build: %s\n", line);
+	if (need >= sizeof(t->text))
+		return BF_OK;
+	if (have + need >= sizeof(t->text)) { /* drop the oldest lines */
+		memmove(t->text, t->text + (have + need - sizeof(t->text) + 1),
+			sizeof(t->text) - need);
+		have = strlen(t->text);
+	}
+	snprintf(t->text + have, sizeof(t->text) - have, "%s%s", have ? "\n" : "",
+		 line);
+	return BF_OK;
+}
+
+static enum bf_err upload_sources(struct host_ctx *h, struct remote *r,
+				  const char *staging, char *detail,
+				  size_t detail_len)
+{
+	enum bf_err err = BF_OK;
+
+	for (size_t i = 0; i < embedded_agent_file_count && err == BF_OK; i++) {
+		const struct embedded_file *f = &embedded_agent_files[i];
+		char *path = xasprintf("%s/%s", staging, f->path);
+		char *slash = strrchr(path, '/');
+
+		*slash = '\0';
+		err = remote_mkdir_p(r, path, 0700, detail, detail_len);
+		*slash = '/';
+		if (err == BF_OK)
+			err = remote_upload(r, path, f->data, f->size, 0644,
+					    detail, detail_len);
+		free(path);
+	}
+	return err;
+}
+
+static enum bf_err deploy(struct host_ctx *h, struct remote *r,
+			  const char *workdir, char **agent_dir,
+			  char *detail, size_t detail_len)
+{
+	struct probe p = { .cached = 0 };
+	struct remote_exec_cb cb = { probe_line, &p, 0 };
+	struct remote_exec_result res;
+	struct tail_buf tail = { h, "" };
+	char *final_sh = shell_dir(workdir, embedded_agent_hash);
+	char *base_sh = shell_dir(workdir, "");
+	char *cmd = NULL, *staging_sh = NULL, *staging_sftp = NULL, *base_sftp = NULL;
+	char sub[96], hint[512];
+	unsigned int rnd = 0;
+	enum bf_err err;
+
+	host_progress(h, HOST_DEPLOYING, NULL);
+	/* Preflight: home directory (for SFTP paths), cache hit, and what a
+	 * build would need. nvcc is looked for in /usr/local/cuda/bin too,
+	 * where a DGX Spark keeps it off PATH. */
+	cmd = xasprintf(
+		"d=%s; echo \"home=$HOME\"; "
+		"if [ -x \"$d/build/bin/agent\" ]; then echo cached=1; exit 0; fi; "
+		"PATH=\"$PATH:/usr/local/cuda/bin\"; m=; "
+		"command -v cc >/dev/null 2>&1 || m=\"$m compiler\"; "
+		"command -v cmake >/dev/null 2>&1 || m=\"$m cmake\"; "
+		"if command -v pkg-config >/dev/null 2>&1; then "
+		"pkg-config --exists libcjson || m=\"$m cjson\"; "
+		"pkg-config --exists openblas || m=\"$m openblas\"; "
+		"else m=\"$m pkg-config cjson openblas\"; fi; "
+		"command -v nvcc >/dev/null 2>&1 && echo cuda=1; "
+		"[ -r /etc/os-release ] && . /etc/os-release; echo \"os=$ID\"; "
+		"echo \"missing=$m\"",
+		final_sh);
+	err = remote_exec(r, cmd, &cb, &res, detail, detail_len);
+	if (err != BF_OK)
+		goto out;
+	if (res.exit_status != 0 || !p.got_home) {
+		err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
+			      "preflight failed (exit %d): %.200s",
+			      res.exit_status, res.stderr_tail);
+		goto out;
+	}
+	*agent_dir = xstrdup(final_sh);
+	if (p.cached)
+		goto out;
+	if (p.missing[0]) {
+		install_hint(&p, hint, sizeof(hint));
+		err = bf_fail(detail, detail_len, BF_ERR_BUILD,
+			      "host lacks%s to build the agent; install with: %s",
+			      p.missing, hint);
+		goto out;
+	}
+	if (!p.cuda)
+		fprintf(h->log, "preflight: no nvcc on PATH or in /usr/local/cuda/bin: building without CUDA\n");
+
+	/* Upload into a staging directory unique to this deploy. */
+	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+		rnd = (unsigned int)h->index;
+	snprintf(sub, sizeof(sub), "%s.tmp-%08x", embedded_agent_hash, rnd);
+	base_sftp = sftp_dir(workdir, p.home, "");
+	staging_sftp = sftp_dir(workdir, p.home, sub);
+	staging_sh = shell_dir(workdir, sub);
+	err = remote_mkdir_p(r, base_sftp, 0700, detail, detail_len);
+	if (err == BF_OK)
+		err = upload_sources(h, r, staging_sftp, detail, detail_len);
+	if (err != BF_OK)
+		goto out;
+
+	host_progress(h, HOST_BUILDING, NULL);
+	free(cmd);
+	cmd = xasprintf(
+		"cd %s || exit 1; PATH=\"$PATH:/usr/local/cuda/bin\"; export PATH; "
+		"{ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "
+		"-DBF_BUILD_CONTROLLER=OFF -DBF_BUILD_TESTS=OFF "
+		"-DBF_AGENT_SOURCE_HASH=%s && "
+		"cmake --build build -j\"$(nproc 2>/dev/null || echo 2)\"; } "
+		">build.log 2>&1; rc=$?; "
+		"if [ $rc -ne 0 ] || [ ! -x build/bin/agent ]; then tail -n 25 build.log; "
+		"cd .. && rm -rf %s; exit 1; fi; cd .. || exit 1; "
+		/* Another ctl may have finished the same hash first: keep its. */
+		"mv -T %s %s 2>/dev/null || rm -rf %s; [ -x %s/build/bin/agent ]",
+		staging_sh, embedded_agent_hash, staging_sh, staging_sh, final_sh,
+		staging_sh, final_sh);
+	cb.on_line = tail_line;
+	cb.arg = &tail;
+	err = remote_exec(r, cmd, &cb, &res, detail, detail_len);
+	fflush(h->log);
+	if (err == BF_OK && res.exit_status != 0)
+		err = bf_fail(detail, detail_len, BF_ERR_BUILD,
+			      "agent build failed on the host; last lines of build.log:\n%s",
+			      tail.text);
+out:
+	free(cmd);
+	free(final_sh);
+	free(base_sh);
+	free(staging_sh);
+	free(staging_sftp);
+	free(base_sftp);
+	return err;
+}
+
+/* The command that runs the agent: environment from the inventory, then
+ * exec, so that the agent is the channel's process. */
+static char *run_command(const struct host_ctx *h, const char *agent_dir)
+{
+	char **args = agent_args(h);
+	size_t cap = 1024, len = 0;
+	char *cmd = xmalloc(cap);
+
+#define APPEND(...)                                                          \
+	do {                                                                 \
+		int n_ = snprintf(cmd + len, cap - len, __VA_ARGS__);        \
+		while ((size_t)n_ >= cap - len) {                            \
+			cap *= 2;                                            \
+			cmd = xrealloc(cmd, cap);                            \
+			n_ = snprintf(cmd + len, cap - len, __VA_ARGS__);    \
+		}                                                            \
+		len += (size_t)n_;                                           \
+	} while (0)
+
+	APPEND("cd %s || exit 127; PATH=\"$PATH:/usr/local/cuda/bin\"", agent_dir);
+	if (h->inv) {
+		for (int i = h->inv->npath - 1; i >= 0; i--) {
+			char *q = remote_quote(h->inv->path_prepend[i]);
+
+			APPEND("; PATH=%s:\"$PATH\"", q);
+			free(q);
+		}
+		for (int i = 0; i < h->inv->nenv; i++) {
+			char *q = remote_quote(h->inv->env_value[i]);
+
+			/* The value is quoted; a name that is not a shell
+			 * name is skipped (inventory.c rejects none today). */
+			if (strspn(h->inv->env_name[i],
+				   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") ==
+			    strlen(h->inv->env_name[i]))
+				APPEND("; %s=%s; export %s", h->inv->env_name[i], q,
+				       h->inv->env_name[i]);
+			free(q);
+		}
+	}
+	APPEND("; export PATH; exec ./build/bin/agent");
+	for (int i = 0; args[i]; i++) {
+		char *q = remote_quote(args[i]);
+
+		APPEND(" %s", q);
+		free(q);
+	}
+#undef APPEND
+	free_argv(args);
+	return cmd;
+}
+
+enum bf_err runner_ssh(struct host_ctx *h, char *detail, size_t detail_len)
+{
+	struct remote_opts ro = {
+		.host = h->target,
+		.ssh_config = h->opts->ssh_config,
+		.known_hosts = NULL,
+		.timeout_s = h->opts->timeout_s,
+		.accept_new_host_keys = h->opts->accept_new_host_keys,
+		.cancel = h->cancel,
+	};
+	struct remote_exec_cb cb = { host_feed_line, h, BF_RECORD_MAX_BYTES };
+	struct remote_exec_result res;
+	const char *workdir = h->inv && h->inv->workdir ? h->inv->workdir :
+							  DEFAULT_WORKDIR;
+	struct remote *r = NULL;
+	char *agent_dir = NULL, *cmd = NULL;
+	enum bf_err err;
+
+	host_progress(h, HOST_CONNECTING, NULL);
+	err = remote_connect(&r, &ro, detail, detail_len);
+	if (err != BF_OK)
+		goto out;
+	model_set_fingerprint(h->model, h->index, remote_fingerprint(r));
+	if (remote_host_key_added(r))
+		fprintf(h->log, "host key %s added to known_hosts\n",
+			remote_fingerprint(r));
+	err = deploy(h, r, workdir, &agent_dir, detail, detail_len);
+	if (err != BF_OK)
+		goto out;
+	host_progress(h, HOST_RUNNING, NULL);
+	cmd = run_command(h, agent_dir);
+	err = remote_exec(r, cmd, &cb, &res, detail, detail_len);
+	if (res.stderr_tail && res.stderr_tail_bytes) {
+		fputs(res.stderr_tail, h->log);
+		fflush(h->log);
+	}
+	if (err != BF_OK)
+		goto out;
+	if (res.exit_status < 0) {
+		err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
+			      "agent killed by signal %s", res.exit_signal);
+	} else {
+		model_set_agent_exit(h->model, h->index, res.exit_status);
+		if (res.exit_status != BF_EXIT_OK &&
+		    res.exit_status != BF_EXIT_CHECKS_FAILED) {
+			char last[256];
+
+			last_line(res.stderr_tail, last, sizeof(last));
+			err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
+				      "agent exited with status %d%s%s",
+				      res.exit_status, *last ? ": " : "", last);
+		}
+	}
+out:
+	free(cmd);
+	free(agent_dir);
+	remote_free(r);
+	return err;
+}
