@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ctl.h"
+#include "embedded.h"
 #include "schema.h"
 
 static const struct ctl_command commands[] = {
@@ -45,7 +46,8 @@ int main(int argc, char **argv)
 		return BF_EXIT_OK;
 	}
 	if (strcmp(argv[1], "--version") == 0) {
-		printf("ctl %s (schema %d)\n", BF_CTL_VERSION, BF_SCHEMA_VERSION);
+		printf("ctl %s (agent sources %s, schema %d)\n", BF_CTL_VERSION,
+		       embedded_agent_hash, BF_SCHEMA_VERSION);
 		return BF_EXIT_OK;
 	}
 	for (size_t i = 0; i < NCOMMANDS; i++)

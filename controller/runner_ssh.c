@@ -14,6 +14,7 @@
  *
  * Every word that reaches the remote shell is quoted (remote_quote).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,8 @@
 #include "xmalloc.h"
 
 #define DEFAULT_WORKDIR "~/.cache/benchfleet"
+
+static char *env_prefix(const struct host_ctx *h);
 
 /* Collects "key=value" lines printed by the preflight script. */
 struct probe {
@@ -171,7 +174,7 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 	struct remote_exec_result res;
 	struct tail_buf tail = { h, "" };
 	char *final_sh = shell_dir(workdir, embedded_agent_hash);
-	char *base_sh = shell_dir(workdir, "");
+	char *env = env_prefix(h);
 	char *cmd = NULL, *staging_sh = NULL, *staging_sftp = NULL, *base_sftp = NULL;
 	char sub[96], hint[512];
 	unsigned int rnd = 0;
@@ -184,7 +187,7 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 	cmd = xasprintf(
 		"d=%s; echo \"home=$HOME\"; "
 		"if [ -x \"$d/build/bin/agent\" ]; then echo cached=1; exit 0; fi; "
-		"PATH=\"$PATH:/usr/local/cuda/bin\"; m=; "
+		"%sm=; "
 		"command -v cc >/dev/null 2>&1 || m=\"$m compiler\"; "
 		"command -v cmake >/dev/null 2>&1 || m=\"$m cmake\"; "
 		"if command -v pkg-config >/dev/null 2>&1; then "
@@ -194,7 +197,7 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 		"command -v nvcc >/dev/null 2>&1 && echo cuda=1; "
 		"[ -r /etc/os-release ] && . /etc/os-release; echo \"os=$ID\"; "
 		"echo \"missing=$m\"",
-		final_sh);
+		final_sh, env);
 	err = remote_exec(r, cmd, &cb, &res, detail, detail_len);
 	if (err != BF_OK)
 		goto out;
@@ -233,7 +236,7 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 	host_progress(h, HOST_BUILDING, NULL);
 	free(cmd);
 	cmd = xasprintf(
-		"cd %s || exit 1; PATH=\"$PATH:/usr/local/cuda/bin\"; export PATH; "
+		"cd %s || exit 1; %s"
 		"{ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "
 		"-DBF_BUILD_CONTROLLER=OFF -DBF_BUILD_TESTS=OFF "
 		"-DBF_AGENT_SOURCE_HASH=%s && "
@@ -243,7 +246,7 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 		"cd .. && rm -rf %s; exit 1; fi; cd .. || exit 1; "
 		/* Another ctl may have finished the same hash first: keep its. */
 		"mv -T %s %s 2>/dev/null || rm -rf %s; [ -x %s/build/bin/agent ]",
-		staging_sh, embedded_agent_hash, staging_sh, staging_sh, final_sh,
+		staging_sh, env, embedded_agent_hash, staging_sh, staging_sh, final_sh,
 		staging_sh, final_sh);
 	cb.on_line = tail_line;
 	cb.arg = &tail;
@@ -255,64 +258,94 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 			      tail.text);
 out:
 	free(cmd);
+	free(env);
 	free(final_sh);
-	free(base_sh);
 	free(staging_sh);
 	free(staging_sftp);
 	free(base_sftp);
 	return err;
 }
 
-/* The command that runs the agent: environment from the inventory, then
- * exec, so that the agent is the channel's process. */
+/* A growing command string. */
+struct cmd_buf {
+	char *s;
+	size_t len, cap;
+};
+
+static void cmd_append(struct cmd_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void cmd_append(struct cmd_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+		if ((size_t)n < b->cap - b->len)
+			break;
+		b->cap = b->cap * 2 + (size_t)n;
+		b->s = xrealloc(b->s, b->cap);
+	}
+	b->len += (size_t)n;
+}
+
+/* Shell assignments for the host's environment: /usr/local/cuda/bin at
+ * the end of PATH (nvcc lives there on a DGX Spark), the inventory's
+ * path_prepend in front, its env values quoted. Used for the preflight,
+ * the build and the run alike, so all three see the same toolchain.
+ * Caller frees. */
+static char *env_prefix(const struct host_ctx *h)
+{
+	static const char name_chars[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_";
+	struct cmd_buf b = { xmalloc(256), 0, 256 };
+
+	b.s[0] = '\0';
+	cmd_append(&b, "PATH=\"$PATH:/usr/local/cuda/bin\"; ");
+	for (int i = h->inv ? h->inv->npath - 1 : -1; i >= 0; i--) {
+		char *q = remote_quote(h->inv->path_prepend[i]);
+
+		cmd_append(&b, "PATH=%s:\"$PATH\"; ", q);
+		free(q);
+	}
+	cmd_append(&b, "export PATH; ");
+	for (int i = 0; h->inv && i < h->inv->nenv; i++) {
+		const char *name = h->inv->env_name[i];
+		char *q;
+
+		/* Values are quoted; a name that is not a shell name is
+		 * refused by inventory.c, and skipped here as well. */
+		if (!*name || strspn(name, name_chars) != strlen(name))
+			continue;
+		q = remote_quote(h->inv->env_value[i]);
+		cmd_append(&b, "%s=%s; export %s; ", name, q, name);
+		free(q);
+	}
+	return b.s;
+}
+
+/* The command that runs the agent: cd, environment, then exec, so that
+ * the agent is the channel's own process. */
 static char *run_command(const struct host_ctx *h, const char *agent_dir)
 {
 	char **args = agent_args(h);
-	size_t cap = 1024, len = 0;
-	char *cmd = xmalloc(cap);
+	char *env = env_prefix(h);
+	struct cmd_buf b = { xmalloc(1024), 0, 1024 };
 
-#define APPEND(...)                                                          \
-	do {                                                                 \
-		int n_ = snprintf(cmd + len, cap - len, __VA_ARGS__);        \
-		while ((size_t)n_ >= cap - len) {                            \
-			cap *= 2;                                            \
-			cmd = xrealloc(cmd, cap);                            \
-			n_ = snprintf(cmd + len, cap - len, __VA_ARGS__);    \
-		}                                                            \
-		len += (size_t)n_;                                           \
-	} while (0)
-
-	APPEND("cd %s || exit 127; PATH=\"$PATH:/usr/local/cuda/bin\"", agent_dir);
-	if (h->inv) {
-		for (int i = h->inv->npath - 1; i >= 0; i--) {
-			char *q = remote_quote(h->inv->path_prepend[i]);
-
-			APPEND("; PATH=%s:\"$PATH\"", q);
-			free(q);
-		}
-		for (int i = 0; i < h->inv->nenv; i++) {
-			char *q = remote_quote(h->inv->env_value[i]);
-
-			/* The value is quoted; a name that is not a shell
-			 * name is skipped (inventory.c rejects none today). */
-			if (strspn(h->inv->env_name[i],
-				   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") ==
-			    strlen(h->inv->env_name[i]))
-				APPEND("; %s=%s; export %s", h->inv->env_name[i], q,
-				       h->inv->env_name[i]);
-			free(q);
-		}
-	}
-	APPEND("; export PATH; exec ./build/bin/agent");
+	cmd_append(&b, "cd %s || exit 127; %sexec ./build/bin/agent", agent_dir,
+		   env);
 	for (int i = 0; args[i]; i++) {
 		char *q = remote_quote(args[i]);
 
-		APPEND(" %s", q);
+		cmd_append(&b, " %s", q);
 		free(q);
 	}
-#undef APPEND
 	free_argv(args);
-	return cmd;
+	free(env);
+	return b.s;
 }
 
 enum bf_err runner_ssh(struct host_ctx *h, char *detail, size_t detail_len)
