@@ -230,8 +230,22 @@ enum bf_err agent_opts_parse(int argc, char **argv, struct agent_opts *o,
 				      "%s: needs a value", argv[optind - 1]);
 			break;
 		default:
-			err = bf_fail(detail, detail_len, BF_ERR_USAGE,
-				      "%s: unknown option", argv[optind - 1]);
+			/* getopt_long leaves optopt at the character of an
+			 * unknown short option (optind may still point at
+			 * "-xy", so argv[optind - 1] is not it), at the
+			 * option's value for a long option given a value it
+			 * does not take, and at 0 for an unknown long one. */
+			if (optopt >= O_SIZE)
+				err = bf_fail(detail, detail_len, BF_ERR_USAGE,
+					      "%s: takes no value",
+					      argv[optind - 1]);
+			else if (optopt > 0)
+				err = bf_fail(detail, detail_len, BF_ERR_USAGE,
+					      "-%c: unknown option", optopt);
+			else
+				err = bf_fail(detail, detail_len, BF_ERR_USAGE,
+					      "%s: unknown option",
+					      argv[optind - 1]);
 			break;
 		}
 	}
