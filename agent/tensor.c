@@ -82,7 +82,8 @@ static enum bf_err tensor_alloc(const struct device *dev, enum bf_dtype dtype,
 	t->dtype = dtype;
 	t->rank = rank;
 	t->device = *dev;
-	memcpy(t->shape, shape, (size_t)rank * sizeof(*shape));
+	if (rank > 0) /* a scalar's shape may be NULL: memcpy needs non-NULL */
+		memcpy(t->shape, shape, (size_t)rank * sizeof(*shape));
 	tensor_contiguous_strides(rank, shape, t->strides);
 	err = be->alloc(dev->index, (size_t)tensor_nbytes(t), &t->data, detail,
 			detail_len);
