@@ -1,0 +1,498 @@
+"""Black-box tests of the agent on the CPU: run the binary, parse every
+line of its output, and check the records against the schema
+(docs/schema.md), against each other (plan totals, summary counts,
+statistics of the samples) and against exact values kept here (the seed
+facts, IEEE 754 conversions done by Python).
+
+Run by CTest, one test class per CTest test:
+    BF_AGENT=build/bin/agent python3 tests/agent/test_agent.py RecordsTest
+"""
+
+import ctypes
+import ctypes.util
+import math
+import os
+import re
+import select
+import signal
+import statistics
+import subprocess
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import agentlib  # noqa: E402
+from agentlib import (SCHEMA_VERSION, SEED_LIMITS, SEED_TENSORS, is_int,  # noqa: E402
+                      is_number, parse_records, run_agent)
+
+TYPES = {"host", "plan", "check", "float_limits", "gemm", "summary"}
+STATUSES = {"pass", "fail", "skipped"}
+
+# Every check the agent runs on the CPU (the tensor checks, minus the two
+# that need a second device) and the device-independent limit checks.
+CPU_CHECKS = set(SEED_TENSORS) | {
+    "add.elementwise", "broadcast.row", "broadcast.bias",
+    "layer.matmul_relu", "error.shape_mismatch", "transfer.to_device",
+    "round.fp16", "round.bf16",
+}
+LIMIT_CHECKS = {"float_limits.fp32", "float_limits.fp16", "float_limits.bf16"}
+
+
+def openblas_has(symbol):
+    """Whether the OpenBLAS the system loads exports symbol (asked of the
+    library directly, not of the agent)."""
+    name = ctypes.util.find_library("openblas") or "libopenblas.so.0"
+    lib = ctypes.CDLL(name)
+    return hasattr(lib, symbol)
+
+
+def row_major_strides(shape):
+    strides, s = [], 1
+    for d in reversed(shape):
+        strides.insert(0, s)
+        s *= d
+    return strides
+
+
+class RunChecks:
+    """Assertions shared by every test that runs a full agent job."""
+
+    def assertUlpEqual(self, got, want, ulps=1):
+        self.assertLessEqual(abs(got - want), ulps * math.ulp(want),
+                             f"{got!r} != {want!r} within {ulps} ulp")
+
+    def check_run(self, proc, sizes, dtypes, iters, warmup, checks=True):
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(proc.stderr, "")
+        recs = parse_records(proc.stdout)
+        self.check_envelope(recs)
+        host, plan, summary = recs[0], recs[1], recs[-1]
+        self.check_host(host, sizes, dtypes, iters, warmup)
+        body = recs[2:-1]
+        check_recs = [r for r in body if r["type"] == "check"]
+        gemm_recs = [r for r in body if r["type"] == "gemm"]
+        limit_recs = [r for r in body if r["type"] == "float_limits"]
+        self.assertEqual(len(check_recs) + len(gemm_recs) + len(limit_recs),
+                         len(body))
+        # The plan announces exactly what follows.
+        self.assertEqual([d["device"] for d in plan["devices"]], ["cpu"])
+        self.assertEqual(plan["devices"][0]["status"], "pass")
+        self.assertIsNone(plan["devices"][0]["reason"])
+        self.assertEqual(plan["checks_total"], len(check_recs))
+        self.assertEqual(plan["gemm_total"], len(gemm_recs))
+        self.assertEqual(plan["gemm_total"], len(sizes) * len(dtypes))
+        if checks:
+            self.check_limits(limit_recs)
+            self.check_checks(check_recs)
+        else:
+            self.assertEqual(check_recs, [])
+            self.assertEqual(limit_recs, [])
+        # Records come sizes outer, dtypes inner, in the order asked.
+        self.assertEqual([(g["n"], g["dtype"]) for g in gemm_recs],
+                         [(n, dt) for n in sizes for dt in dtypes])
+        cpu_iters = host["options"]["cpu_iters"]
+        for g in gemm_recs:
+            self.check_gemm(g, host, cpu_iters, warmup)
+        self.check_summary(summary, check_recs, gemm_recs, proc.returncode)
+        return recs
+
+    def check_envelope(self, recs):
+        self.assertGreaterEqual(len(recs), 3)
+        for i, r in enumerate(recs):
+            self.assertIs(type(r["schema"]), int, r)
+            self.assertEqual(r["schema"], SCHEMA_VERSION)
+            self.assertIn(r["type"], TYPES)
+            self.assertEqual(r["seq"], i, "seq must count from 0 by 1")
+        self.assertEqual(recs[0]["type"], "host")
+        self.assertEqual(recs[1]["type"], "plan")
+        self.assertEqual(recs[-1]["type"], "summary")
+        types = [r["type"] for r in recs]
+        for t in ("host", "plan", "summary"):
+            self.assertEqual(types.count(t), 1, t)
+
+    def check_host(self, h, sizes, dtypes, iters, warmup):
+        self.assertIsInstance(h["agent"]["version"], str)
+        self.assertRegex(h["agent"]["source_hash"], r"^[0-9a-f]{16}$|^unknown$")
+        for k in ("hostname", "os", "kernel", "arch", "cpu_model"):
+            self.assertTrue(h[k] is None or (isinstance(h[k], str) and h[k]),
+                            k)
+        self.assertEqual(h["arch"], os.uname().machine)
+        self.assertEqual(h["kernel"], os.uname().release)
+        self.assertEqual(h["cpu_cores"], os.cpu_count())
+        self.assertTrue(is_int(h["memory_bytes"]) and h["memory_bytes"] > 0)
+        ob = h["openblas"]
+        self.assertRegex(ob["version"], r"^\d+\.\d+\.\d+")
+        self.assertTrue(is_int(ob["threads"]) and ob["threads"] >= 1)
+        self.assertIsInstance(ob["core"], str)
+        self.assertIn(ob["version"], ob["config"])
+        self.assertEqual(ob["sbgemm"], openblas_has("cblas_sbgemm"))
+        self.assertEqual(ob["shgemm"], openblas_has("cblas_shgemm"))
+        for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
+                    "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+            self.assertEqual(ob["env"][var], os.environ.get(var))
+        self.assertIn(h["cuda"]["status"], ("pass", "skipped"))
+        self.assertIsInstance(h["gpus"], list)
+        opts = h["options"]
+        self.assertEqual(opts["sizes"], sizes)
+        self.assertEqual(opts["dtypes"], dtypes)
+        self.assertEqual(opts["iters"], iters)
+        self.assertEqual(opts["warmup"], warmup)
+
+    def check_limits(self, limit_recs):
+        by_dtype = {r["dtype"]: r for r in limit_recs}
+        self.assertEqual(set(by_dtype), {"fp32", "fp16", "bf16", "tf32"})
+        formats = {"fp32": (32, 8, 23), "fp16": (16, 5, 10),
+                   "bf16": (16, 8, 7), "tf32": (19, 8, 10)}
+        for dt, (bits, e, m) in formats.items():
+            r = by_dtype[dt]
+            self.assertEqual((r["bits"], r["exponent_bits"],
+                              r["mantissa_bits"]), (bits, e, m))
+            bias = 2 ** (e - 1) - 1
+            # cJSON prints 15 significant digits when they read back
+            # within DBL_EPSILON, so a value not among the seed's exact
+            # constants may come back one unit in the last place off.
+            self.assertUlpEqual(r["smallest_subnormal"],
+                                2.0 ** (1 - bias - m))
+            if dt in SEED_LIMITS:
+                for k, v in SEED_LIMITS[dt].items():
+                    self.assertEqual(r[k], v, f"{dt} {k}")
+            else:
+                self.assertEqual(r["max"], (2 - 2.0 ** -10) * 2.0 ** 127)
+                self.assertEqual(r["eps"], 2.0 ** -10)
+                self.assertEqual(r["smallest_normal"], 2.0 ** -126)
+
+    def check_checks(self, check_recs):
+        names = [c["name"] for c in check_recs]
+        self.assertEqual(len(names), len(set(names)), "a check ran twice")
+        self.assertEqual(set(names), CPU_CHECKS | LIMIT_CHECKS)
+        for c in check_recs:
+            self.assertEqual(c["device"], "cpu")
+            self.assertEqual(c["status"], "pass", c)
+            self.assertIsNone(c["reason"])
+            self.assertEqual(c["got"], c["expected"], c["name"])
+            name = c["name"]
+            if name in SEED_TENSORS:
+                dtype, rank, shape, elem, total = SEED_TENSORS[name]
+                exp = c["expected"]
+                self.assertEqual(exp["dtype"], dtype)
+                self.assertEqual(exp["rank"], rank)
+                self.assertEqual(len(exp["shape"]), rank)
+                if shape is not None:
+                    self.assertEqual(exp["shape"], shape)
+                self.assertEqual(exp["strides"], row_major_strides(exp["shape"]))
+                self.assertEqual(exp["element_bytes"], elem)
+                numel = 1
+                for d in exp["shape"]:
+                    numel *= d
+                self.assertEqual(exp["total_bytes"], numel * elem)
+                if total is not None:
+                    self.assertEqual(exp["total_bytes"], total)
+                self.assertEqual(exp["device"], "cpu")
+                self.assertIs(exp["values_ok"], True)
+            elif name in ("round.fp16", "round.bf16"):
+                conv = (agentlib.to_fp16_bits if name == "round.fp16"
+                        else agentlib.to_bf16_bits)
+                self.assertEqual(c["expected"],
+                                 [conv(x) for x in agentlib.ROUND_INPUTS])
+            elif name.startswith("float_limits."):
+                dt = name.split(".")[1]
+                for k, v in SEED_LIMITS[dt].items():
+                    self.assertEqual(c["expected"][k], v)
+            elif name == "add.elementwise":
+                self.assertEqual(c["expected"]["values"], [11, 22, 33])
+            elif name == "broadcast.row":
+                self.assertEqual(c["expected"]["values"], [2, 3, 4, 2, 3, 4])
+                self.assertEqual(c["expected"]["row_view_strides"], [0, 1])
+                self.assertIs(c["expected"]["row_copied"], False)
+            elif name in ("broadcast.bias", "layer.matmul_relu"):
+                self.assertEqual(c["expected"]["shape"], [64, 16])
+                self.assertEqual(c["expected"]["max_abs_error"], 0)
+
+    def check_gemm(self, g, host, cpu_iters, warmup):
+        n, dt = g["n"], g["dtype"]
+        self.assertEqual(g["device"], "cpu")
+        if dt == "fp32" or (dt == "bf16" and host["openblas"]["sbgemm"]) or \
+                (dt == "fp16" and host["openblas"]["shgemm"]):
+            self.check_gemm_pass(g, cpu_iters, warmup)
+            return
+        self.assertEqual(g["status"], "skipped", g)
+        self.assertIsNone(g["median_ms"])
+        self.assertIsNone(g["gflops"])
+        symbol = {"fp16": "cblas_shgemm", "bf16": "cblas_sbgemm"}.get(dt)
+        if symbol:
+            self.assertFalse(openblas_has(symbol))
+            self.assertIn(symbol, g["reason"])
+            self.assertIn(host["openblas"]["version"], g["reason"])
+        else:
+            self.assertEqual(dt, "tf32")
+            self.assertIn("tf32", g["reason"])
+
+    def check_gemm_pass(self, g, iters, warmup):
+        n, dt = g["n"], g["dtype"]
+        self.assertEqual(g["status"], "pass", g)
+        self.assertIsNone(g["reason"])
+        self.assertTrue(g["library"].startswith("OpenBLAS "), g["library"])
+        self.assertIsInstance(g["math_mode"], str)
+        self.assertEqual(g["iters"], iters)
+        self.assertEqual(g["warmup"], warmup)
+        s = g["samples_ms"]
+        self.assertEqual(len(s), iters)
+        self.assertTrue(all(is_number(x) and x > 0 for x in s), s)
+        # An odd count's median is a sample, printed identically; an even
+        # count's is the mean of two, computed by the agent from the
+        # unprinted doubles.
+        self.assertUlpEqual(g["median_ms"], statistics.median(s))
+        self.assertEqual(g["min_ms"], min(s))
+        self.assertEqual(g["max_ms"], max(s))
+        want = 2 * n ** 3 / g["median_ms"] / 1e6  # GFLOP/s from ms
+        self.assertLessEqual(abs(g["gflops"] - want), 1e-9 * want)
+        self.assertEqual(g["nonfinite_elements"], 0)
+        self.assertTrue(0 <= g["max_rel_error"] <= g["tolerance"], g)
+        self.assertEqual(g["verified_elements"], n * n if n <= 64 else 256)
+        ebytes = {"fp32": 4, "fp16": 2, "bf16": 2}[dt]
+        self.assertEqual(g["c_dtype"], "fp32")  # OpenBLAS writes fp32 C
+        self.assertEqual(g["operand_bytes"], 2 * n * n * ebytes + 4 * n * n)
+        self.assertTrue(g["peak_mib"] is None or g["peak_mib"] >= 0)
+
+    def check_summary(self, s, check_recs, gemm_recs, rc):
+        for kind, recs in (("checks", check_recs), ("gemm", gemm_recs)):
+            for st, key in (("pass", "passed"), ("fail", "failed"),
+                            ("skipped", "skipped")):
+                self.assertEqual(s[f"{kind}_{key}"],
+                                 sum(r["status"] == st for r in recs),
+                                 f"{kind}_{key}")
+        self.assertEqual(s["exit_status"], rc)
+        self.assertEqual(s["ratios"], [])  # no GPU, no fp16/bf16 on CPU
+        self.assertTrue(is_number(s["wall_ms"]) and s["wall_ms"] > 0)
+
+
+class RecordsTest(unittest.TestCase, RunChecks):
+    """One small CPU run, every record checked."""
+
+    def test_cpu_run(self):
+        p = run_agent("--size", "64", "--device", "cpu", "--iters", "3",
+                      "--warmup", "1")
+        recs = self.check_run(p, [64], ["fp32", "fp16", "bf16"], 3, 1)
+        # cpu_iters default: max(3, iters / 4) but at most iters.
+        self.assertEqual(recs[0]["options"]["cpu_iters"], 3)
+
+    def test_validated_by_the_reader(self):
+        """What the agent writes, ctl's reader (schema_parse_record)
+        accepts, line by line."""
+        validator = os.environ.get("BF_VALIDATE_RECORDS")
+        if not validator:
+            self.skipTest("BF_VALIDATE_RECORDS is not set")
+        p = run_agent("--size", "32", "--device", "all", "--iters", "2",
+                      "--warmup", "0", "--dtypes", "fp32,fp16,bf16,tf32")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        v = subprocess.run([validator], input=p.stdout, capture_output=True,
+                           text=True, timeout=60)
+        self.assertEqual(v.returncode, 0, v.stdout + v.stderr)
+        self.assertEqual(v.stdout.splitlines()[-1],
+                         f"{len(p.stdout.splitlines())} records, 0 rejected")
+
+    def test_reader_rejects_broken_output(self):
+        """The validator is not a rubber stamp: a damaged line fails."""
+        validator = os.environ.get("BF_VALIDATE_RECORDS")
+        if not validator:
+            self.skipTest("BF_VALIDATE_RECORDS is not set")
+        p = run_agent("--size", "16", "--device", "cpu", "--iters", "1",
+                      "--warmup", "0", "--no-checks")
+        lines = p.stdout.splitlines()
+        lines[1] = lines[1].replace('"schema":1', '"schema":2')
+        v = subprocess.run([validator], input="\n".join(lines) + "\n",
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(v.returncode, 1)
+        self.assertIn("line 2:", v.stdout)
+
+
+class SweepTest(unittest.TestCase, RunChecks):
+    """A --sizes sweep with every dtype, an even number of samples (the
+    median is then the mean of the middle two) and sizes on both sides of
+    the full-verification limit (64)."""
+
+    def test_sweep(self):
+        sizes, dtypes = [32, 64, 96], ["fp32", "fp16", "bf16", "tf32"]
+        p = run_agent("--sizes", "32,64,96", "--dtypes", ",".join(dtypes),
+                      "--device", "cpu", "--iters", "4", "--cpu-iters", "4",
+                      "--warmup", "0", "--no-checks")
+        recs = self.check_run(p, sizes, dtypes, 4, 0, checks=False)
+        self.assertEqual(recs[1]["checks_total"], 0)
+        for g in recs:
+            if g["type"] == "gemm" and g["status"] == "pass":
+                s = sorted(g["samples_ms"])
+                self.assertUlpEqual(g["median_ms"], (s[1] + s[2]) / 2)
+                self.assertNotIn(g["median_ms"], g["samples_ms"])
+
+    def test_seed_changes_inputs_not_results(self):
+        """Another --seed gives other inputs (another error figure) and
+        still passes verification."""
+        errs = []
+        for seed in ("1", "2"):
+            p = run_agent("--size", "48", "--dtypes", "fp32", "--device",
+                          "cpu", "--iters", "1", "--warmup", "0",
+                          "--no-checks", "--seed", seed)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            g = [r for r in parse_records(p.stdout) if r["type"] == "gemm"]
+            self.assertEqual(g[0]["status"], "pass")
+            errs.append(g[0]["max_rel_error"])
+        self.assertNotEqual(errs[0], errs[1])
+
+    def test_no_gemm(self):
+        p = run_agent("--size", "64", "--device", "cpu", "--no-gemm")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        recs = parse_records(p.stdout)
+        self.assertEqual(recs[1]["gemm_total"], 0)
+        self.assertFalse([r for r in recs if r["type"] == "gemm"])
+        self.assertEqual(recs[1]["checks_total"],
+                         sum(r["type"] == "check" for r in recs))
+        self.assertEqual(recs[-1]["checks_passed"], recs[1]["checks_total"])
+
+
+class UsageTest(unittest.TestCase):
+    """Bad arguments: exit status 2, nothing on stdout, and exactly two
+    lines on stderr: "agent: <what>: <why>" naming the argument, then the
+    hint "try 'agent --help'"."""
+
+    # (arguments, the argument the message must name, the whole message)
+    CASES = [
+        (["--size", "0"], "--size",
+         "--size '0': expected an integer from 1 to 65536"),
+        (["--size", "-5"], "--size",
+         "--size '-5': expected an integer from 1 to 65536"),
+        (["--size", "abc"], "--size",
+         "--size 'abc': expected an integer from 1 to 65536"),
+        (["--size", "1.5"], "--size",
+         "--size '1.5': expected an integer from 1 to 65536"),
+        (["--sizes", "64,0"], "--sizes",
+         "--sizes '0': expected an integer from 1 to 65536"),
+        (["--dtypes", "fp8"], "--dtypes",
+         "--dtypes 'fp8': unknown dtype 'fp8' (use fp32, fp16, bf16, tf32)"),
+        (["--device", "tpu"], "--device",
+         "--device 'tpu': expected cpu, cuda or all"),
+        (["--iters", "0"], "--iters",
+         "--iters '0': expected an integer from 1 to 100000"),
+        (["--warmup", "x"], "--warmup",
+         "--warmup 'x': expected an integer from 0 to 100000"),
+        (["--size"], "--size", "--size: needs a value"),
+        (["--bogus"], "--bogus", "--bogus: unknown option"),
+        (["-q"], "-q", "-q: unknown option"),
+        (["-qv"], "-q", "-q: unknown option"),
+        (["--human=yes"], "--human", "--human=yes: takes no value"),
+        (["--size", "64", "extra"], "extra", "'extra': unexpected argument"),
+    ]
+
+    def test_bad_arguments(self):
+        for args, named, msg in self.CASES:
+            with self.subTest(args=args):
+                p = run_agent(*args, timeout=60)
+                self.assertEqual(p.returncode, 2)
+                self.assertEqual(p.stdout, "")
+                self.assertEqual(p.stderr,
+                                 f"agent: {msg}\ntry 'agent --help'\n")
+                self.assertIn(named, p.stderr.splitlines()[0])
+
+    def test_help_and_version(self):
+        p = run_agent("--help", timeout=60)
+        self.assertEqual(p.returncode, 0)
+        self.assertTrue(p.stdout.startswith("usage: agent "))
+        self.assertIn("--sizes", p.stdout)
+        self.assertEqual(p.stderr, "")
+        p = run_agent("--version", timeout=60)
+        self.assertEqual(p.returncode, 0)
+        self.assertRegex(p.stdout,
+                         r"^agent \d+\.\d+\.\d+ \(source \S+, schema 1\)\n$")
+
+
+class HumanTest(unittest.TestCase):
+    """--human prints the same run as a readable report."""
+
+    def test_human(self):
+        p = run_agent("--size", "64", "--device", "cpu", "--iters", "2",
+                      "--warmup", "0", "--human")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        out = p.stdout
+        self.assertNotIn("{", out)
+        for heading in ("=== host ===", "=== float limits ===",
+                        "=== checks ===", "=== GEMM", "=== summary ==="):
+            self.assertEqual(out.count(heading), 1, heading)
+        # The limits as the seed printed them.
+        self.assertIn("fp32  max=3.403e+38 eps=1.192e-07", out)
+        self.assertIn("fp16  max=6.550e+04 eps=9.766e-04", out)
+        self.assertIn("bf16  max=3.390e+38 eps=7.812e-03", out)
+        self.assertRegex(out, r"ok +cpu +props\.image_batch_fp32 +rank=4 "
+                              r"shape=\(32, 3, 224, 224\) dtype=fp32 "
+                              r"elem=4B total=19267584B")
+        self.assertRegex(out, r"props\.vector +rank=1 shape=\(3,\) ")
+        self.assertRegex(out, r"props\.scalar +rank=0 shape=\(\) ")
+        self.assertRegex(out, r"(?m)^device +dtype +n +median_ms +GFLOP/s "
+                              r"+peak_MiB +check$")
+        m = re.search(r"(?m)^cpu +fp32 +64 +(\d+\.\d{3}) +(\d+\.\d) +\S+ +pass$",
+                      out)
+        self.assertIsNotNone(m, out)
+        self.assertGreater(float(m.group(2)), 0)
+        # Missing values print as n/a, never 0.
+        self.assertRegex(out, r"(?m)^cpu +bf16 +64 +n/a +n/a +n/a +skipped "
+                              r"\(bf16: .*cblas_sbgemm\)$")
+        self.assertRegex(out, r"(?m)^checks: 22 passed, 0 failed, 0 skipped; "
+                              r"GEMM: 1 passed, 0 failed, 2 skipped$")
+        self.assertNotRegex(out, r"FAIL")
+
+
+class StreamTest(unittest.TestCase):
+    """Records are written and flushed one by one, not when the agent
+    exits: through a pipe (where stdio would buffer), the host, plan,
+    limit and check records can be read while a long GEMM is still
+    running."""
+
+    def test_records_arrive_before_exit(self):
+        if not agentlib.AGENT:
+            self.skipTest("BF_AGENT is not set")
+        # Many warm-up iterations of a large GEMM: minutes of work that
+        # the test never waits for.
+        p = subprocess.Popen([agentlib.AGENT, "--size", "2048", "--device",
+                              "cpu", "--dtypes", "fp32", "--warmup", "1000",
+                              "--iters", "1"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             stdin=subprocess.DEVNULL)
+        try:
+            lines = []
+            deadline = time.monotonic() + 120
+            want = 2 + 4 + len(CPU_CHECKS | LIMIT_CHECKS)  # all but gemm
+            while len(lines) < want:
+                left = deadline - time.monotonic()
+                self.assertGreater(left, 0, f"only {len(lines)} lines")
+                ready, _, _ = select.select([p.stdout], [], [], left)
+                if ready:
+                    line = p.stdout.readline()
+                    self.assertTrue(line, "stdout closed early")
+                    lines.append(line)
+            # Everything before the GEMM has arrived; the agent is still
+            # working on the GEMM.
+            self.assertIsNone(p.poll(), "the agent had already exited")
+            recs = parse_records(b"".join(lines).decode())
+            self.assertEqual(recs[0]["type"], "host")
+            self.assertEqual(recs[1]["type"], "plan")
+            self.assertEqual(recs[-1]["type"], "check")
+            self.assertEqual(recs[1]["gemm_total"], 1)
+        finally:
+            p.send_signal(signal.SIGTERM)
+            p.wait(timeout=60)
+            p.stdout.close()
+            p.stderr.close()
+
+
+class DefaultRunTest(unittest.TestCase, RunChecks):
+    """The agent with its defaults on the CPU (n = 4096, fp32/fp16/bf16,
+    20 iterations: 5 on the CPU, 5 warm-up): the job README's first
+    command runs. Label "slow"."""
+
+    def test_defaults(self):
+        p = run_agent("--device", "cpu")
+        recs = self.check_run(p, [4096], ["fp32", "fp16", "bf16"], 20, 5)
+        self.assertEqual(recs[0]["options"]["cpu_iters"], 5)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

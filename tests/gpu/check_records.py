@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""Checks an agent run made on a machine with NVIDIA GPUs.
+
+    check_records.py RECORDS.ndjson [--rc N] [--iters N]
+
+RECORDS is the agent's stdout from
+    agent --device all --sizes 1024,4096 --dtypes fp32,fp16,bf16,tf32
+and --rc its exit status. Every problem found is printed on its own line
+("gpu check: ..."); the exit status is 0 when there is none, 1 otherwise.
+
+What must hold: every line is a schema-1 record, host first, summary last,
+seq counting from 0; the host record names each GPU (name, compute
+capability, memory, SM count) and the driver, runtime and cuBLAS
+versions; every device in the plan is usable; every check passes on every
+device, including transfer.h2d_d2h (with positive bandwidths) and
+round.fp16 / round.bf16 (the GPU's own conversions against IEEE 754);
+every cuda gemm record passes verification with consistent statistics;
+GFLOP/s is plausible: above the CPU's at fp32, fp16/bf16/tf32 above the
+GPU's fp32 at n >= 4096, and below 5 PFLOP/s (a run that forgot to
+synchronise would time launches and report absurd figures); the summary's
+counts and ratios match the records.
+"""
+
+import argparse
+import math
+import os
+import re
+import statistics
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "agent"))
+import agentlib  # noqa: E402
+
+MAX_PLAUSIBLE_GFLOPS = 5e6
+CPU_CHECKS = set(agentlib.SEED_TENSORS) | {
+    "add.elementwise", "broadcast.row", "broadcast.bias",
+    "layer.matmul_relu", "error.shape_mismatch", "transfer.to_device",
+    "round.fp16", "round.bf16",
+}
+GPU_CHECKS = CPU_CHECKS | {"error.device_mismatch", "transfer.h2d_d2h"}
+
+
+class Checker:
+    def __init__(self):
+        self.problems = []
+
+    def expect(self, cond, msg):
+        if not cond:
+            self.problems.append(msg)
+        return cond
+
+    def run(self, text, rc, iters):
+        try:
+            recs = agentlib.parse_records(text)
+        except (ValueError, AssertionError) as e:
+            self.expect(False, f"output is not NDJSON records: {e}")
+            return
+        if not self.expect(len(recs) >= 3, "fewer than 3 records"):
+            return
+        self.expect(rc == 0, f"agent exit status {rc}, want 0")
+        for i, r in enumerate(recs):
+            self.expect(r.get("schema") == agentlib.SCHEMA_VERSION,
+                        f"record {i}: schema {r.get('schema')!r}")
+            self.expect(r.get("seq") == i, f"record {i}: seq {r.get('seq')!r}")
+        self.expect(recs[0].get("type") == "host", "first record is not host")
+        self.expect(recs[1].get("type") == "plan", "second record is not plan")
+        self.expect(recs[-1].get("type") == "summary",
+                    "last record is not summary (the run did not finish)")
+        host, plan, summary = recs[0], recs[1], recs[-1]
+        gpus = self.check_host(host)
+        checks = [r for r in recs if r.get("type") == "check"]
+        gemms = [r for r in recs if r.get("type") == "gemm"]
+        self.check_plan(plan, gpus, checks, gemms)
+        self.check_checks(checks, gpus)
+        self.check_gemms(gemms, host, iters)
+        self.check_summary(summary, checks, gemms, rc)
+
+    def check_host(self, h):
+        cuda = h.get("cuda") or {}
+        self.expect(cuda.get("status") == "pass",
+                    f"host: cuda status {cuda.get('status')!r}: "
+                    f"{cuda.get('reason')}")
+        for k in ("driver_version", "runtime_version", "cublas_version"):
+            self.expect(isinstance(cuda.get(k), str) and cuda.get(k),
+                        f"host: cuda {k} is {cuda.get(k)!r}")
+        gpus = h.get("gpus") or []
+        self.expect(gpus, "host: no GPU in the host record")
+        for g in gpus:
+            i = g.get("index")
+            self.expect(isinstance(g.get("name"), str) and g["name"].strip(),
+                        f"host: gpu {i} has no name")
+            self.expect(re.match(r"^\d+\.\d+$",
+                                 str(g.get("compute_capability"))),
+                        f"host: gpu {i} compute capability "
+                        f"{g.get('compute_capability')!r}")
+            self.expect(agentlib.is_number(g.get("memory_bytes"))
+                        and g["memory_bytes"] > 0,
+                        f"host: gpu {i} memory {g.get('memory_bytes')!r}")
+            self.expect(agentlib.is_int(g.get("sm_count"))
+                        and g["sm_count"] > 0,
+                        f"host: gpu {i} sm_count {g.get('sm_count')!r}")
+        return [f"cuda:{g.get('index')}" for g in gpus]
+
+    def check_plan(self, plan, gpus, checks, gemms):
+        devices = [d.get("device") for d in plan.get("devices", [])]
+        self.expect(devices == ["cpu"] + gpus,
+                    f"plan: devices {devices}, want cpu and {gpus}")
+        for d in plan.get("devices", []):
+            self.expect(d.get("status") == "pass",
+                        f"plan: {d.get('device')} {d.get('status')}: "
+                        f"{d.get('reason')}")
+        self.expect(plan.get("checks_total") == len(checks),
+                    f"plan: checks_total {plan.get('checks_total')}, "
+                    f"{len(checks)} check records")
+        self.expect(plan.get("gemm_total") == len(gemms),
+                    f"plan: gemm_total {plan.get('gemm_total')}, "
+                    f"{len(gemms)} gemm records")
+
+    def check_checks(self, checks, gpus):
+        for c in checks:
+            self.expect(c.get("status") == "pass",
+                        f"check {c.get('device')} {c.get('name')}: "
+                        f"{c.get('status')} ({c.get('reason')})")
+        for dev in gpus:
+            names = {c.get("name") for c in checks if c.get("device") == dev}
+            missing = GPU_CHECKS - names
+            self.expect(not missing, f"{dev}: checks missing: "
+                                     f"{sorted(missing)}")
+            for c in checks:
+                if c.get("device") != dev:
+                    continue
+                if c.get("name") == "transfer.h2d_d2h":
+                    m = c.get("metrics") or {}
+                    for k in ("h2d_pageable_gbps", "d2h_pageable_gbps",
+                              "h2d_pinned_gbps", "d2h_pinned_gbps"):
+                        self.expect(agentlib.is_number(m.get(k))
+                                    and m[k] > 0.1,
+                                    f"{dev} transfer: {k} = {m.get(k)!r}")
+                elif c.get("name") in ("round.fp16", "round.bf16"):
+                    conv = (agentlib.to_fp16_bits
+                            if c["name"] == "round.fp16"
+                            else agentlib.to_bf16_bits)
+                    want = [conv(x) for x in agentlib.ROUND_INPUTS]
+                    self.expect(c.get("got") == want,
+                                f"{dev} {c['name']}: got {c.get('got')}, "
+                                f"IEEE 754 gives {want}")
+
+    def check_gemms(self, gemms, host, iters):
+        gflops = {}
+        for g in gemms:
+            dev, dt, n = g.get("device"), g.get("dtype"), g.get("n")
+            tag = f"gemm {dev} {dt} n={n}"
+            if dev == "cpu":
+                if g.get("status") == "skipped":
+                    self.expect(dt != "fp32", f"{tag}: skipped: "
+                                              f"{g.get('reason')}")
+                    continue
+            if not self.expect(g.get("status") == "pass",
+                               f"{tag}: {g.get('status')}: "
+                               f"{g.get('reason')}"):
+                continue
+            s = g.get("samples_ms") or []
+            want_iters = host["options"]["cpu_iters"] if dev == "cpu" \
+                else (iters or host["options"]["iters"])
+            self.expect(len(s) == want_iters,
+                        f"{tag}: {len(s)} samples, want {want_iters}")
+            self.expect(all(agentlib.is_number(x) and x > 0 for x in s),
+                        f"{tag}: non-positive samples {s}")
+            if not s:
+                continue
+            med = statistics.median(s)
+            self.expect(abs(g["median_ms"] - med) <= 2 * math.ulp(med),
+                        f"{tag}: median {g['median_ms']} vs samples {med}")
+            self.expect(g.get("min_ms") == min(s) and g.get("max_ms") == max(s),
+                        f"{tag}: min/max do not match the samples")
+            want = 2 * n ** 3 / g["median_ms"] / 1e6
+            self.expect(abs(g["gflops"] - want) <= 1e-9 * want,
+                        f"{tag}: gflops {g['gflops']} vs 2n^3/median {want}")
+            self.expect(g["gflops"] < MAX_PLAUSIBLE_GFLOPS,
+                        f"{tag}: {g['gflops']:.0f} GFLOP/s is not plausible "
+                        f"(timing without synchronisation?)")
+            self.expect(g.get("nonfinite_elements") == 0,
+                        f"{tag}: {g.get('nonfinite_elements')} NaN/Inf in C")
+            self.expect(0 <= g.get("max_rel_error", math.inf)
+                        <= g.get("tolerance", -1),
+                        f"{tag}: error {g.get('max_rel_error')} above "
+                        f"tolerance {g.get('tolerance')}")
+            if dev != "cpu":
+                self.expect(str(g.get("library", "")).startswith("cuBLAS "),
+                            f"{tag}: library {g.get('library')!r}")
+                self.expect(g.get("c_dtype") == dt,
+                            f"{tag}: C is {g.get('c_dtype')}")
+            gflops[(dev, dt, n)] = g["gflops"]
+        for (dev, dt, n), v in gflops.items():
+            if dev == "cpu" or dt != "fp32" or n < 1024:
+                continue
+            cpu = gflops.get(("cpu", "fp32", n))
+            if self.expect(cpu is not None, f"no cpu fp32 result at n={n}"):
+                self.expect(v > cpu, f"{dev} fp32 n={n}: {v:.0f} GFLOP/s "
+                                     f"not above the CPU's {cpu:.0f}")
+            if n >= 4096:
+                for low in ("fp16", "bf16", "tf32"):
+                    lv = gflops.get((dev, low, n))
+                    if lv is not None:
+                        self.expect(lv > v, f"{dev} {low} n={n}: {lv:.0f} "
+                                            f"GFLOP/s not above fp32's "
+                                            f"{v:.0f}")
+        self.gflops = gflops
+
+    def check_summary(self, s, checks, gemms, rc):
+        for kind, recs in (("checks", checks), ("gemm", gemms)):
+            for st, key in (("pass", "passed"), ("fail", "failed"),
+                            ("skipped", "skipped")):
+                n = sum(r.get("status") == st for r in recs)
+                self.expect(s.get(f"{kind}_{key}") == n,
+                            f"summary: {kind}_{key} {s.get(f'{kind}_{key}')}"
+                            f", records say {n}")
+        self.expect(s.get("exit_status") == rc,
+                    f"summary: exit_status {s.get('exit_status')}, rc {rc}")
+        for r in s.get("ratios", []):
+            dev, dt, n = r.get("device"), r.get("dtype"), r.get("n")
+            num = self.gflops.get((dev, dt, n))
+            den = self.gflops.get(("cpu", "fp32", n)
+                                  if r.get("kind") == "gpu_vs_cpu"
+                                  else (dev, "fp32", n))
+            if self.expect(num and den, f"summary: ratio {r} has no base"):
+                self.expect(abs(r["value"] - num / den)
+                            <= 1e-9 * (num / den),
+                            f"summary: ratio {r} vs {num / den}")
+        gpu_fp32 = [k for k in self.gflops if k[0] != "cpu" and k[1] == "fp32"]
+        kinds = [(r.get("kind"), r.get("device"), r.get("n"))
+                 for r in s.get("ratios", [])]
+        for dev, _, n in gpu_fp32:
+            if ("cpu", "fp32", n) in self.gflops:
+                self.expect(("gpu_vs_cpu", dev, n) in kinds,
+                            f"summary: no gpu_vs_cpu ratio for {dev} n={n}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("records")
+    ap.add_argument("--rc", type=int, default=0,
+                    help="the agent's exit status")
+    ap.add_argument("--iters", type=int, default=0,
+                    help="timed GPU iterations asked for (default: the "
+                         "host record's)")
+    a = ap.parse_args()
+    with open(a.records, encoding="utf-8") as f:
+        text = f.read()
+    c = Checker()
+    c.gflops = {}
+    c.run(text, a.rc, a.iters)
+    for p in c.problems:
+        print(f"gpu check: {p}")
+    for (dev, dt, n), v in sorted(c.gflops.items()):
+        print(f"gpu check: {dev:7} {dt:5} n={n:<6} {v:12.1f} GFLOP/s")
+    if c.problems:
+        print(f"gpu check: FAILED: {len(c.problems)} problem(s)")
+        return 1
+    print("gpu check: passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
