@@ -136,6 +136,23 @@ def probe(args, env=None, timeout=60):
         raise
 
 
+def probe_then(args, event, act, timeout=30):
+    """Runs the probe and calls act() at its first `event`. Returns (exit
+    status, events, the first error event, seconds from the probe's start
+    to act's return)."""
+    p = Probe(args)
+    try:
+        p.next(event)
+        act()
+        acted_at = time.monotonic() - p.start
+        err = p.next("error", timeout=timeout)
+        rc, ev = p.finish(timeout=10)
+    finally:
+        if p.proc.poll() is None:
+            p.kill()
+    return rc, ev, err, acted_at
+
+
 def of(events, kind):
     return [e for e in events if e["event"] == kind]
 
@@ -517,17 +534,9 @@ class HungHostTest(unittest.TestCase):
         self.assertLess(error(ev)["ms"], 300 + 200)
 
     def test_host_hanging_during_exec_times_out(self):
-        p = Probe(["-t", str(self.TIMEOUT_S), "bfhost2", "exec",
-                   "echo started; sleep 60"])
-        try:
-            p.next("line")
-            HOSTS.hang(2)
-            hung_at = time.monotonic() - p.start
-            err = p.next("error", timeout=self.TIMEOUT_S + 10)
-            rc, ev = p.finish(timeout=10)
-        finally:
-            if p.proc.poll() is None:
-                p.kill()
+        rc, ev, err, hung_at = probe_then(
+            ["-t", str(self.TIMEOUT_S), "bfhost2", "exec",
+             "echo started; sleep 60"], "line", lambda: HOSTS.hang(2))
         self.assertEqual(rc, BF_ERR_TIMEOUT, ev)
         self.assertEqual(err["code"], BF_ERR_TIMEOUT)
         self.assertLess(err["t"] - hung_at, self.TIMEOUT_S + SLACK_S)
@@ -538,17 +547,10 @@ class HungHostTest(unittest.TestCase):
               file=sys.stderr)
 
     def test_host_dying_during_exec_is_a_connection_error(self):
-        p = Probe(["-t", "30", "bfhost2", "exec", "echo started; sleep 60",
-                   "exec", "echo never"])
-        try:
-            p.next("line")
-            HOSTS.restart(2)        # kills sshd and the session
-            died_at = time.monotonic() - p.start
-            err = p.next("error", timeout=10)
-            rc, ev = p.finish(timeout=10)
-        finally:
-            if p.proc.poll() is None:
-                p.kill()
+        # restart() kills sshd and the session, then starts sshd again.
+        rc, ev, err, died_at = probe_then(
+            ["-t", "30", "bfhost2", "exec", "echo started; sleep 60",
+             "exec", "echo never"], "line", lambda: HOSTS.restart(2))
         self.assertEqual(rc, BF_ERR_CONNECT, ev)
         self.assertIn("connection lost", err["detail"])
         self.assertLess(err["t"] - died_at, 1.0)
@@ -560,18 +562,15 @@ class HungHostTest(unittest.TestCase):
     def test_host_hanging_during_upload_times_out(self):
         d = os.path.join(HOSTS.remote_home(2), "hang")
         size = 300 * 1024 * 1024   # several seconds of SFTP writes
-        p = Probe(["-t", str(self.TIMEOUT_S), "--size", str(size), "bfhost2",
-                   "mkdir", d, "upload", os.path.join(d, "big"), "600"])
-        try:
-            p.next("mkdir")
+
+        def hang_mid_upload():
             time.sleep(0.3)
             HOSTS.hang(2)
-            hung_at = time.monotonic() - p.start
-            err = p.next("error", timeout=self.TIMEOUT_S + 10)
-            rc, ev = p.finish(timeout=10)
-        finally:
-            if p.proc.poll() is None:
-                p.kill()
+
+        rc, ev, err, hung_at = probe_then(
+            ["-t", str(self.TIMEOUT_S), "--size", str(size), "bfhost2",
+             "mkdir", d, "upload", os.path.join(d, "big"), "600"],
+            "mkdir", hang_mid_upload)
         self.assertEqual(rc, BF_ERR_TIMEOUT, ev)
         self.assertLess(err["t"] - hung_at, self.TIMEOUT_S + SLACK_S)
         self.assertFalse(os.path.exists(os.path.join(d, "big")))
