@@ -1090,8 +1090,8 @@ enum bf_err remote_exec(struct remote *r, const char *command,
 out:
 	if (ch) {
 		/* Stop the command if it may still run: SIGTERM to its
-		 * process group (OpenSSH >= 7.9 honours it), then close,
-		 * without waiting for the server to confirm. */
+		 * process group (sshd honours it for non-root logins), then
+		 * close, without waiting for the server to confirm. */
 		if (err != BF_OK && r->broken == BF_OK &&
 		    ssh_channel_is_open(ch)) {
 			ssh_channel_request_send_signal(ch, "TERM");

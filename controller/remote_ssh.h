@@ -156,9 +156,13 @@ struct remote_exec_result {
  * status or a signal is not an error of this layer (look at res). Errors:
  *   BF_ERR_TIMEOUT      the server was silent for timeout_s (liveness probes
  *                       unanswered); the handle is unusable afterwards
- *   BF_ERR_INTERRUPTED  the cancel flag was set: the command was sent
- *                       SIGTERM (to its process group) and its channel
- *                       closed; the handle can be used again
+ *   BF_ERR_INTERRUPTED  the cancel flag was set: the command's channel
+ *                       is closed (its next write to stdout or stderr
+ *                       gets SIGPIPE) and SIGTERM is requested for its
+ *                       process group, which OpenSSH's sshd delivers for
+ *                       non-root logins only ("session signalling requires
+ *                       privilege separation"); the handle can be used
+ *                       again
  *   BF_ERR_CONNECT      the connection was lost, or the server refused a
  *                       channel or the command
  *   BF_ERR_REMOTE       the channel closed without an exit status
@@ -173,17 +177,20 @@ enum bf_err remote_exec(struct remote *r, const char *command,
 /*
  * Writes len_bytes bytes from data to remote_path over SFTP, so that no
  * reader ever sees a partial file: the bytes go to a temporary name in the
- * same directory, which is given `mode` (e.g. 0755) and then renamed over
- * remote_path (atomically where the server supports posix-rename, else the
- * old file is removed first). The directory must exist (remote_mkdir_p).
+ * same directory, which is given `mode` (e.g. 0755) and then renamed onto
+ * remote_path. libssh 0.10's sftp_rename is the plain SFTP rename, which
+ * refuses an existing target, so an existing file is removed first: a
+ * reader sees the old file, for an instant no file, then the new one. The
+ * directory must exist (remote_mkdir_p).
  * SFTP does not expand "~"; a relative path is relative to the SFTP login
  * directory (the account's home in the passwd database, which can differ
  * from $HOME), so pass absolute paths. Blocks; each SFTP request is bounded
  * by timeout_s. Errors: BF_ERR_NOT_FOUND (directory missing), BF_ERR_IO
  * (refused by the server, e.g. permissions), BF_ERR_TIMEOUT,
  * BF_ERR_INTERRUPTED (after either the handle is unusable),
- * BF_ERR_CONNECT, BF_ERR_NOMEM. The temporary file is removed on failure
- * when the connection still allows it.
+ * BF_ERR_CONNECT, BF_ERR_NOMEM. The temporary file (".NAME.bf-tmp-*") is
+ * removed on failure when the connection still allows it; after a timeout
+ * or an interruption it stays behind.
  */
 enum bf_err remote_upload(struct remote *r, const char *remote_path,
 			  const void *data, size_t len_bytes, int mode,
