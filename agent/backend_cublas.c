@@ -151,9 +151,9 @@ static void cuda_describe(cJSON *host)
 	/* NVIDIA_TF32_OVERRIDE=0 disables TF32 globally; record it since it
 	 * changes what "fp32" measures. */
 	if (tf32_env)
-		cJSON_AddStringToObject(cu, "NVIDIA_TF32_OVERRIDE", tf32_env);
+		cJSON_AddStringToObject(cu, BF_KEY_TF32_OVERRIDE, tf32_env);
 	else
-		cJSON_AddNullToObject(cu, "NVIDIA_TF32_OVERRIDE");
+		cJSON_AddNullToObject(cu, BF_KEY_TF32_OVERRIDE);
 	if (cuda_probe(&n, detail, sizeof(detail)) != BF_OK) {
 		cJSON_AddStringToObject(cu, BF_KEY_STATUS, BF_STATUS_SKIPPED_STR);
 		cJSON_AddStringToObject(cu, BF_KEY_REASON, detail);

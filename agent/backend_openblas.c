@@ -101,8 +101,8 @@ static void cpu_describe(cJSON *host)
 		cJSON_AddStringToObject(ob, BF_KEY_CONFIG, cfg);
 	else
 		cJSON_AddNullToObject(ob, BF_KEY_CONFIG);
-	cJSON_AddBoolToObject(ob, "sbgemm", lookup_gemm16(BF_DTYPE_BF16) != NULL);
-	cJSON_AddBoolToObject(ob, "shgemm", lookup_gemm16(BF_DTYPE_FP16) != NULL);
+	cJSON_AddBoolToObject(ob, BF_KEY_SBGEMM, lookup_gemm16(BF_DTYPE_BF16) != NULL);
+	cJSON_AddBoolToObject(ob, BF_KEY_SHGEMM, lookup_gemm16(BF_DTYPE_FP16) != NULL);
 	env = cJSON_AddObjectToObject(ob, BF_KEY_ENV);
 	add_env(env, "OPENBLAS_CORETYPE");
 	add_env(env, "OPENBLAS_L2_SIZE");

@@ -504,11 +504,11 @@ static void check_h2d(const struct check_ctx *c)
 		cJSON_AddBoolToObject(got, "roundtrip_equal", tr.roundtrip_equal);
 		/* GB/s = 1e9 bytes per second, as nvbandwidth reports. */
 		m = cJSON_CreateObject();
-		cJSON_AddNumberToObject(m, "bytes", (double)bytes);
-		cJSON_AddNumberToObject(m, "h2d_pageable_gbps", tr.h2d_pageable_bps / 1e9);
-		cJSON_AddNumberToObject(m, "d2h_pageable_gbps", tr.d2h_pageable_bps / 1e9);
-		cJSON_AddNumberToObject(m, "h2d_pinned_gbps", tr.h2d_pinned_bps / 1e9);
-		cJSON_AddNumberToObject(m, "d2h_pinned_gbps", tr.d2h_pinned_bps / 1e9);
+		cJSON_AddNumberToObject(m, BF_KEY_BYTES, (double)bytes);
+		cJSON_AddNumberToObject(m, BF_KEY_H2D_PAGEABLE_GBPS, tr.h2d_pageable_bps / 1e9);
+		cJSON_AddNumberToObject(m, BF_KEY_D2H_PAGEABLE_GBPS, tr.d2h_pageable_bps / 1e9);
+		cJSON_AddNumberToObject(m, BF_KEY_H2D_PINNED_GBPS, tr.h2d_pinned_bps / 1e9);
+		cJSON_AddNumberToObject(m, BF_KEY_D2H_PINNED_GBPS, tr.d2h_pinned_bps / 1e9);
 	}
 	finish(c, "transfer.h2d_d2h", expected, got, detail, m);
 }

@@ -277,7 +277,7 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 	}
 	cJSON_AddStringToObject(rec, BF_KEY_LIBRARY, be->gemm_library());
 	cJSON_AddStringToObject(rec, BF_KEY_MATH_MODE, res.math_mode);
-	cJSON_AddStringToObject(rec, "c_dtype", dtype_name(res.c_dtype));
+	cJSON_AddStringToObject(rec, BF_KEY_C_DTYPE, dtype_name(res.c_dtype));
 	cJSON_AddNumberToObject(rec, BF_KEY_WARMUP, job.warmup);
 	cJSON_AddNumberToObject(rec, BF_KEY_ITERS, iters);
 	samples = cJSON_AddArrayToObject(rec, BF_KEY_SAMPLES_MS);
@@ -299,7 +299,7 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 	cJSON_AddNumberToObject(rec, BF_KEY_TOLERANCE, tol);
 	cJSON_AddNumberToObject(rec, BF_KEY_VERIFIED_ELEMENTS,
 				(double)v.verified_elements);
-	cJSON_AddNumberToObject(rec, "nonfinite_elements",
+	cJSON_AddNumberToObject(rec, BF_KEY_NONFINITE_ELEMENTS,
 				(double)v.nonfinite_elements);
 	report_emit(r, rec);
 	s->items[s->count++] =

@@ -110,10 +110,10 @@ static void print_check(FILE *out, const cJSON *rec)
 	}
 	if (cJSON_IsObject(m))
 		fprintf(out, " H2D %.1f/%.1f GB/s, D2H %.1f/%.1f GB/s (pageable/pinned)",
-			get(m, "h2d_pageable_gbps")->valuedouble,
-			get(m, "h2d_pinned_gbps")->valuedouble,
-			get(m, "d2h_pageable_gbps")->valuedouble,
-			get(m, "d2h_pinned_gbps")->valuedouble);
+			get(m, BF_KEY_H2D_PAGEABLE_GBPS)->valuedouble,
+			get(m, BF_KEY_H2D_PINNED_GBPS)->valuedouble,
+			get(m, BF_KEY_D2H_PAGEABLE_GBPS)->valuedouble,
+			get(m, BF_KEY_D2H_PINNED_GBPS)->valuedouble);
 	if (cJSON_IsString(get(rec, BF_KEY_REASON)))
 		fprintf(out, " (%s)", str(rec, BF_KEY_REASON));
 	fputc('\n', out);

@@ -101,16 +101,16 @@ static void emit_host(struct report *r, const struct agent_opts *o)
 		cJSON_AddArrayToObject(rec, BF_KEY_GPUS);
 	}
 	opts = cJSON_AddObjectToObject(rec, BF_KEY_OPTIONS);
-	arr = cJSON_AddArrayToObject(opts, "sizes");
+	arr = cJSON_AddArrayToObject(opts, BF_KEY_SIZES);
 	for (int i = 0; i < o->nsizes; i++)
 		cJSON_AddItemToArray(arr, cJSON_CreateNumber(o->sizes[i]));
-	arr = cJSON_AddArrayToObject(opts, "dtypes");
+	arr = cJSON_AddArrayToObject(opts, BF_KEY_DTYPES);
 	for (int i = 0; i < o->ndtypes; i++)
 		cJSON_AddItemToArray(arr, cJSON_CreateString(dtype_name(o->dtypes[i])));
 	cJSON_AddNumberToObject(opts, BF_KEY_ITERS, o->iters);
-	cJSON_AddNumberToObject(opts, "cpu_iters", o->cpu_iters);
+	cJSON_AddNumberToObject(opts, BF_KEY_CPU_ITERS, o->cpu_iters);
 	cJSON_AddNumberToObject(opts, BF_KEY_WARMUP, o->warmup);
-	cJSON_AddNumberToObject(opts, "seed", (double)o->seed);
+	cJSON_AddNumberToObject(opts, BF_KEY_SEED, (double)o->seed);
 	report_emit(r, rec);
 }
 

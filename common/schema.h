@@ -87,7 +87,14 @@ enum bf_status { BF_STATUS_PASS = 0, BF_STATUS_FAIL, BF_STATUS_SKIPPED };
 #define BF_KEY_COMPUTE_CAPABILITY "compute_capability"
 #define BF_KEY_SM_COUNT "sm_count"
 #define BF_KEY_UNIFIED_MEMORY "unified_memory"
+#define BF_KEY_SBGEMM "sbgemm" /* OpenBLAS exports cblas_sbgemm (bf16) */
+#define BF_KEY_SHGEMM "shgemm" /* OpenBLAS exports cblas_shgemm (fp16) */
+#define BF_KEY_TF32_OVERRIDE "NVIDIA_TF32_OVERRIDE" /* the variable's value */
 #define BF_KEY_OPTIONS "options"
+#define BF_KEY_SIZES "sizes"
+#define BF_KEY_DTYPES "dtypes"
+#define BF_KEY_CPU_ITERS "cpu_iters"
+#define BF_KEY_SEED "seed"
 
 /* --- plan ------------------------------------------------------------ */
 #define BF_KEY_DEVICES "devices"
@@ -98,6 +105,13 @@ enum bf_status { BF_STATUS_PASS = 0, BF_STATUS_FAIL, BF_STATUS_SKIPPED };
 #define BF_KEY_EXPECTED "expected"
 #define BF_KEY_GOT "got"
 #define BF_KEY_METRICS "metrics"
+/* metrics of transfer.h2d_d2h: buffer size and median bandwidths, GB/s
+ * (1e9 bytes per second) */
+#define BF_KEY_BYTES "bytes"
+#define BF_KEY_H2D_PAGEABLE_GBPS "h2d_pageable_gbps"
+#define BF_KEY_D2H_PAGEABLE_GBPS "d2h_pageable_gbps"
+#define BF_KEY_H2D_PINNED_GBPS "h2d_pinned_gbps"
+#define BF_KEY_D2H_PINNED_GBPS "d2h_pinned_gbps"
 
 /* --- float_limits ---------------------------------------------------- */
 #define BF_KEY_BITS "bits"
@@ -112,6 +126,7 @@ enum bf_status { BF_STATUS_PASS = 0, BF_STATUS_FAIL, BF_STATUS_SKIPPED };
 #define BF_KEY_N "n"
 #define BF_KEY_LIBRARY "library"
 #define BF_KEY_MATH_MODE "math_mode"
+#define BF_KEY_C_DTYPE "c_dtype" /* dtype of the output C */
 #define BF_KEY_WARMUP "warmup"
 #define BF_KEY_ITERS "iters"
 #define BF_KEY_SAMPLES_MS "samples_ms"
@@ -124,6 +139,7 @@ enum bf_status { BF_STATUS_PASS = 0, BF_STATUS_FAIL, BF_STATUS_SKIPPED };
 #define BF_KEY_MAX_REL_ERROR "max_rel_error"
 #define BF_KEY_TOLERANCE "tolerance"
 #define BF_KEY_VERIFIED_ELEMENTS "verified_elements"
+#define BF_KEY_NONFINITE_ELEMENTS "nonfinite_elements"
 #define BF_KEY_NEEDED_BYTES "needed_bytes"
 #define BF_KEY_FREE_BYTES "free_bytes"
 
