@@ -446,40 +446,71 @@ class StreamTest(unittest.TestCase):
     limit and check records can be read while a long GEMM is still
     running."""
 
-    def test_records_arrive_before_exit(self):
+    BEFORE_GEMM = 2 + 4 + len(CPU_CHECKS | LIMIT_CHECKS)  # all but gemm
+
+    def start(self, *extra):
         if not agentlib.AGENT:
             self.skipTest("BF_AGENT is not set")
         # Many warm-up iterations of a large GEMM: minutes of work that
         # the test never waits for.
-        p = subprocess.Popen([agentlib.AGENT, "--size", "2048", "--device",
-                              "cpu", "--dtypes", "fp32", "--warmup", "1000",
-                              "--iters", "1"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             stdin=subprocess.DEVNULL)
+        return subprocess.Popen([agentlib.AGENT, "--size", "2048", "--device",
+                                 "cpu", "--dtypes", "fp32", "--warmup", "1000",
+                                 "--iters", "1", *extra],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, bufsize=0)
+
+    def read_lines(self, p, count, timeout=120):
+        """Reads from the pipe's file descriptor (no buffering on this
+        side) until count complete lines have arrived."""
+        data = b""
+        deadline = time.monotonic() + timeout
+        fd = p.stdout.fileno()
+        while data.count(b"\n") < count:
+            left = deadline - time.monotonic()
+            self.assertGreater(left, 0, "only %d lines" % data.count(b"\n"))
+            ready, _, _ = select.select([fd], [], [], left)
+            if ready:
+                chunk = os.read(fd, 1 << 16)
+                self.assertTrue(chunk, "stdout closed early")
+                data += chunk
+        return data.decode()
+
+    def test_records_arrive_before_exit(self):
+        p = self.start()
         try:
-            lines = []
-            deadline = time.monotonic() + 120
-            want = 2 + 4 + len(CPU_CHECKS | LIMIT_CHECKS)  # all but gemm
-            while len(lines) < want:
-                left = deadline - time.monotonic()
-                self.assertGreater(left, 0, f"only {len(lines)} lines")
-                ready, _, _ = select.select([p.stdout], [], [], left)
-                if ready:
-                    line = p.stdout.readline()
-                    self.assertTrue(line, "stdout closed early")
-                    lines.append(line)
+            text = self.read_lines(p, self.BEFORE_GEMM)
             # Everything before the GEMM has arrived; the agent is still
             # working on the GEMM.
             self.assertIsNone(p.poll(), "the agent had already exited")
-            recs = parse_records(b"".join(lines).decode())
+            recs = parse_records(text)
+            self.assertEqual(len(recs), self.BEFORE_GEMM)
             self.assertEqual(recs[0]["type"], "host")
             self.assertEqual(recs[1]["type"], "plan")
             self.assertEqual(recs[-1]["type"], "check")
             self.assertEqual(recs[1]["gemm_total"], 1)
         finally:
-            p.send_signal(signal.SIGTERM)
+            p.kill()
             p.wait(timeout=60)
             p.stdout.close()
+            p.stderr.close()
+
+    def test_exit_on_hangup(self):
+        """With --exit-on-hangup the agent stops, exit status 130, soon
+        after the reader of its stdout goes away, even in the middle of a
+        GEMM that writes nothing."""
+        p = self.start("--exit-on-hangup")
+        try:
+            self.read_lines(p, self.BEFORE_GEMM)
+            self.assertIsNone(p.poll())
+            p.stdout.close()
+            rc = p.wait(timeout=30)
+            self.assertEqual(rc, 130)
+            self.assertEqual(p.stderr.read().decode(),
+                             "agent: stdout reader went away, stopping\n")
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait(timeout=60)
             p.stderr.close()
 
 
