@@ -133,14 +133,39 @@ static enum bf_err tail_line(void *arg, const char *line, size_t len,
 	fprintf(t->h->log, "build: %s\n", line);
 	if (need >= sizeof(t->text))
 		return BF_OK;
-	if (have + need >= sizeof(t->text)) { /* drop the oldest lines */
-		memmove(t->text, t->text + (have + need - sizeof(t->text) + 1),
-			sizeof(t->text) - need);
+	if (have + need >= sizeof(t->text)) {
+		/* Drop the oldest whole lines: a line cut at its front would
+		 * read as a different line. */
+		size_t drop = have + need + 1 - sizeof(t->text);
+		const char *keep = t->text + drop;
+
+		if (t->text[drop - 1] != '\n') {
+			keep = strchr(keep, '\n');
+			keep = keep ? keep + 1 : t->text + have;
+		}
+		memmove(t->text, keep, strlen(keep) + 1);
 		have = strlen(t->text);
 	}
 	snprintf(t->text + have, sizeof(t->text) - have, "%s%s", have ? "\n" : "",
 		 line);
 	return BF_OK;
+}
+
+/* The newest whole lines of text that fit in room bytes (NUL included),
+ * as a pointer into text; when even the last line does not fit, its end.
+ * The end of a build log is where the error is. */
+static const char *tail_that_fits(const char *text, size_t room)
+{
+	size_t len = strlen(text);
+	const char *p, *nl;
+
+	if (room == 0 || len < room)
+		return text;
+	p = text + len - (room - 1);
+	if (p[-1] == '\n')
+		return p;
+	nl = strchr(p, '\n');
+	return nl ? nl + 1 : p;
 }
 
 static enum bf_err upload_sources(struct host_ctx *h, struct remote *r,
@@ -252,10 +277,21 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 	cb.arg = &tail;
 	err = remote_exec(r, cmd, &cb, &res, detail, detail_len);
 	fflush(h->log);
-	if (err == BF_OK && res.exit_status != 0)
-		err = bf_fail(detail, detail_len, BF_ERR_BUILD,
-			      "agent build failed on the host; last lines of build.log:\n%s",
-			      tail.text);
+	if (err == BF_OK && res.exit_status != 0) {
+		/* The message becomes the host's reason, which the model keeps
+		 * in a fixed buffer (and the archive with it): keep its last
+		 * lines, not its first, when it is cut. The whole output is in
+		 * the host's log. */
+		static const char head[] =
+			"agent build failed on the host; last lines of build.log:\n";
+		size_t cap = sizeof(((struct model_host *)0)->reason);
+
+		if (detail_len < cap)
+			cap = detail_len;
+		err = bf_fail(detail, detail_len, BF_ERR_BUILD, "%s%s", head,
+			      tail_that_fits(tail.text, cap > sizeof(head) ?
+							cap - (sizeof(head) - 1) : 0));
+	}
 out:
 	free(cmd);
 	free(env);
