@@ -26,6 +26,11 @@
 #include "xmalloc.h"
 
 #define DEFAULT_WORKDIR "~/.cache/benchfleet"
+/* How much of a failed build's log comes back into the host's archived
+ * log before the staging directory (and build.log with it) is removed:
+ * enough for a compiler error that scrolled past under make -j, bounded
+ * for a build that printed megabytes. */
+#define BUILD_LOG_LINES 1000
 
 static char *env_prefix(const struct host_ctx *h);
 
@@ -267,12 +272,12 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 		"-DBF_AGENT_SOURCE_HASH=%s && "
 		"cmake --build build -j\"$(nproc 2>/dev/null || echo 2)\"; } "
 		">build.log 2>&1; rc=$?; "
-		"if [ $rc -ne 0 ] || [ ! -x build/bin/agent ]; then tail -n 25 build.log; "
+		"if [ $rc -ne 0 ] || [ ! -x build/bin/agent ]; then tail -n %d build.log; "
 		"cd .. && rm -rf %s; exit 1; fi; cd .. || exit 1; "
 		/* Another ctl may have finished the same hash first: keep its. */
 		"mv -T %s %s 2>/dev/null || rm -rf %s; [ -x %s/build/bin/agent ]",
-		staging_sh, env, embedded_agent_hash, staging_sh, staging_sh, final_sh,
-		staging_sh, final_sh);
+		staging_sh, env, embedded_agent_hash, BUILD_LOG_LINES, staging_sh,
+		staging_sh, final_sh, staging_sh, final_sh);
 	cb.on_line = tail_line;
 	cb.arg = &tail;
 	err = remote_exec(r, cmd, &cb, &res, detail, detail_len);
@@ -280,8 +285,8 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 	if (err == BF_OK && res.exit_status != 0) {
 		/* The message becomes the host's reason, which the model keeps
 		 * in a fixed buffer (and the archive with it): keep its last
-		 * lines, not its first, when it is cut. The whole output is in
-		 * the host's log. */
+		 * lines, not its first, when it is cut. The host's log has
+		 * more (BUILD_LOG_LINES). */
 		static const char head[] =
 			"agent build failed on the host; last lines of build.log:\n";
 		size_t cap = sizeof(((struct model_host *)0)->reason);
