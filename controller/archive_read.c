@@ -1,0 +1,676 @@
+/* Reading the results archive back; see archive_read.h. */
+#include "archive_read.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "xmalloc.h"
+
+/* run.json is a few kilobytes per host; this bounds a corrupt one. */
+#define RUN_JSON_MAX_BYTES (16u << 20)
+
+static const char *json_str(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static const char *str_or(const cJSON *obj, const char *key,
+			  const char *dflt)
+{
+	const char *s = json_str(obj, key);
+
+	return s ? s : dflt;
+}
+
+static char *strdup_or(const char *s, const char *dflt)
+{
+	return xstrdup(s ? s : dflt);
+}
+
+/* Reads a whole JSON file into *out (caller frees with cJSON_Delete). */
+static enum bf_err read_json_file(const char *path, cJSON **out, char *detail,
+				  size_t detail_len)
+{
+	enum bf_err err = BF_OK;
+	char *text = NULL;
+	size_t len = 0, cap = 0, got;
+	FILE *f;
+
+	*out = NULL;
+	f = fopen(path, "r");
+	if (!f) {
+		int e = errno;
+
+		return bf_fail(detail, detail_len,
+			       e == ENOENT ? BF_ERR_NOT_FOUND : BF_ERR_IO,
+			       "%s: %s", path, strerror(e));
+	}
+	do {
+		if (cap - len < 4096) {
+			cap = cap ? 2 * cap : 8192;
+			text = xrealloc(text, cap + 1);
+		}
+		got = fread(text + len, 1, cap - len, f);
+		len += got;
+	} while (got > 0 && len <= RUN_JSON_MAX_BYTES);
+	if (ferror(f))
+		err = bf_fail(detail, detail_len, BF_ERR_IO, "%s: %s", path,
+			      strerror(errno));
+	else if (len > RUN_JSON_MAX_BYTES)
+		err = bf_fail(detail, detail_len, BF_ERR_PARSE,
+			      "%s: larger than %u bytes", path,
+			      RUN_JSON_MAX_BYTES);
+	if (err == BF_OK) {
+		text[len] = '\0';
+		*out = cJSON_ParseWithLength(text, len);
+		if (!*out || !cJSON_IsObject(*out)) {
+			cJSON_Delete(*out);
+			*out = NULL;
+			err = bf_fail(detail, detail_len, BF_ERR_PARSE,
+				      "%s: not a JSON object", path);
+		}
+	}
+	free(text);
+	fclose(f);
+	return err;
+}
+
+/* Reads a host's NDJSON into h: every line that validates, in order.
+ * Sets read_error and returns the errno when the file cannot be read (0
+ * otherwise): the caller decides, since one lost file must not hide the
+ * other hosts of a run. */
+static int read_records(const char *path, struct archive_host *h)
+{
+	char *line = NULL, detail[256];
+	size_t cap = 0;
+	ssize_t got;
+	FILE *f;
+	int e;
+
+	h->records = cJSON_CreateArray();
+	h->records_path = xstrdup(path);
+	f = fopen(path, "r");
+	if (!f) {
+		e = errno;
+		h->read_error = xasprintf("%s: %s", path, strerror(e));
+		return e;
+	}
+	while ((got = getline(&line, &cap, f)) > 0) {
+		size_t len = (size_t)got;
+		int has_newline = line[len - 1] == '\n';
+		enum bf_record_type type;
+		cJSON *rec;
+
+		if (has_newline)
+			line[--len] = '\0';
+		if (len == 0)
+			continue;
+		if (schema_parse_record(line, len, &rec, &type, detail,
+					sizeof(detail)) != BF_OK) {
+			/* A last line without its newline is where a
+			 * killed ctl stopped writing: expected, not bad. */
+			if (has_newline)
+				h->bad_lines++;
+			else
+				h->cut_last_line = 1;
+			continue;
+		}
+		cJSON_AddItemToArray(h->records, rec);
+		if (type == BF_REC_HOST && !h->host_record)
+			h->host_record = rec;
+		else if (type == BF_REC_SUMMARY)
+			h->complete = 1;
+	}
+	e = ferror(f) ? (errno ? errno : EIO) : 0;
+	if (e)
+		h->read_error = xasprintf("%s: %s", path, strerror(e));
+	free(line);
+	fclose(f);
+	return e;
+}
+
+/* A records_file from run.json is a plain name inside the run directory;
+ * anything else (a path, "..") is refused rather than followed. */
+static int plain_file_name(const char *name)
+{
+	return name && *name && !strchr(name, '/') && strcmp(name, ".") != 0 &&
+	       strcmp(name, "..") != 0;
+}
+
+static void load_host(const char *dir, const cJSON *ho,
+		      struct archive_host *h, int with_records)
+{
+	const char *file = json_str(ho, BF_RUN_HOST_RECORDS_FILE);
+	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(ho, BF_RUN_HOST_AGENT_EXIT);
+
+	h->name = strdup_or(json_str(ho, BF_RUN_HOST_NAME), "n/a");
+	h->status = strdup_or(json_str(ho, BF_RUN_HOST_STATUS), "n/a");
+	h->reason = xstrdup(json_str(ho, BF_RUN_HOST_REASON));
+	h->fingerprint = xstrdup(json_str(ho, BF_RUN_HOST_FINGERPRINT));
+	h->agent_exit = cJSON_IsNumber(ex) ? ex->valueint : -1;
+	if (!with_records) {
+		h->records = cJSON_CreateArray();
+	} else if (plain_file_name(file)) {
+		char *path = xasprintf("%s/%s", dir, file);
+
+		read_records(path, h);
+		free(path);
+	} else {
+		h->records = cJSON_CreateArray();
+		h->read_error = xasprintf("%s: run.json names no valid records_file for host %s",
+					  dir, h->name);
+	}
+}
+
+static const char *base_name(const char *path)
+{
+	const char *end = path + strlen(path), *slash;
+
+	while (end > path + 1 && end[-1] == '/')
+		end--;
+	for (slash = end; slash > path && slash[-1] != '/'; slash--)
+		;
+	return slash;
+}
+
+static enum bf_err load_run(const char *dir, int with_records,
+			    struct archive_run **out, char *detail,
+			    size_t detail_len)
+{
+	struct archive_run *run;
+	const cJSON *hosts, *ho;
+	const char *status, *id;
+	enum bf_err err;
+	char *path;
+	cJSON *doc;
+	int i = 0;
+
+	*out = NULL;
+	path = xasprintf("%s/run.json", dir);
+	err = read_json_file(path, &doc, detail, detail_len);
+	free(path);
+	if (err != BF_OK)
+		return err;
+	hosts = cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_HOSTS);
+	status = json_str(doc, BF_RUN_STATUS);
+	id = json_str(doc, BF_RUN_RUN_ID);
+	if (!cJSON_IsArray(hosts) || !status || !id) {
+		cJSON_Delete(doc);
+		return bf_fail(detail, detail_len, BF_ERR_SCHEMA,
+			       "%s/run.json: \"%s\", \"%s\" or \"%s\" missing",
+			       dir, BF_RUN_RUN_ID, BF_RUN_STATUS, BF_RUN_HOSTS);
+	}
+	run = xcalloc(1, sizeof(*run));
+	run->run_json = doc;
+	run->dir = xstrdup(dir);
+	run->run_id = xstrdup(id);
+	run->started_at = strdup_or(json_str(doc, BF_RUN_STARTED_AT), "n/a");
+	run->tag = xstrdup(json_str(doc, BF_RUN_TAG));
+	if (strcmp(status, BF_RUN_COMPLETE) == 0) {
+		run->status = xstrdup(BF_RUN_COMPLETE);
+	} else {
+		run->incomplete = 1;
+		run->status = xstrdup(BF_RUN_INCOMPLETE);
+		if (strcmp(status, BF_RUN_RUNNING) == 0)
+			run->reason = xstrdup("run.json still says running: ctl was stopped, or the run is in progress");
+		else
+			run->reason = strdup_or(json_str(doc, BF_RUN_REASON),
+						"n/a");
+	}
+	run->nhosts = cJSON_GetArraySize(hosts);
+	run->hosts = xcalloc((size_t)(run->nhosts ? run->nhosts : 1),
+			     sizeof(*run->hosts));
+	cJSON_ArrayForEach(ho, hosts)
+		load_host(dir, ho, &run->hosts[i++], with_records);
+	*out = run;
+	return BF_OK;
+}
+
+enum bf_err archive_load_run(const char *dir, struct archive_run **out,
+			     char *detail, size_t detail_len)
+{
+	return load_run(dir, 1, out, detail, detail_len);
+}
+
+enum bf_err archive_load_run_info(const char *dir, struct archive_run **out,
+				  char *detail, size_t detail_len)
+{
+	return load_run(dir, 0, out, detail, detail_len);
+}
+
+enum bf_err archive_load_file(const char *path, struct archive_run **out,
+			      char *detail, size_t detail_len)
+{
+	struct archive_run *run;
+	struct archive_host *h;
+	const char *base = base_name(path), *hostname;
+	size_t stem_len = strlen(base);
+	int e;
+
+	*out = NULL;
+	run = xcalloc(1, sizeof(*run));
+	run->nhosts = 1;
+	run->hosts = xcalloc(1, sizeof(*run->hosts));
+	h = &run->hosts[0];
+	e = read_records(path, h);
+	if (h->read_error) {
+		enum bf_err err = bf_fail(detail, detail_len,
+					  e == ENOENT ? BF_ERR_NOT_FOUND :
+							BF_ERR_IO,
+					  "%s", h->read_error);
+
+		archive_run_free(run);
+		return err;
+	}
+	if (cJSON_GetArraySize(h->records) == 0) {
+		archive_run_free(run);
+		return bf_fail(detail, detail_len, BF_ERR_SCHEMA,
+			       "%s: no valid benchfleet record", path);
+	}
+	/* "00-spark.ndjson" as ctl run names it: the host is "spark". */
+	if (stem_len > 7 && strcmp(base + stem_len - 7, ".ndjson") == 0)
+		stem_len -= 7;
+	if (stem_len > 3 && base[0] >= '0' && base[0] <= '9' &&
+	    base[1] >= '0' && base[1] <= '9' && base[2] == '-') {
+		base += 3;
+		stem_len -= 3;
+	}
+	hostname = json_str(h->host_record, BF_KEY_HOSTNAME);
+	h->name = stem_len ? xasprintf("%.*s", (int)stem_len, base) :
+			     strdup_or(hostname, "n/a");
+	h->status = xstrdup("n/a");
+	h->agent_exit = -1;
+	run->dir = xstrdup(path);
+	run->run_id = xstrdup(base_name(path));
+	run->started_at = xstrdup("n/a");
+	run->status = xstrdup("file");
+	run->incomplete = !h->complete;
+	if (!h->complete)
+		run->reason = xstrdup("no summary record: the agent ended early");
+	*out = run;
+	return BF_OK;
+}
+
+void archive_run_free(struct archive_run *run)
+{
+	if (!run)
+		return;
+	for (int i = 0; i < run->nhosts; i++) {
+		struct archive_host *h = &run->hosts[i];
+
+		cJSON_Delete(h->records);
+		free(h->read_error);
+		free(h->records_path);
+		free(h->fingerprint);
+		free(h->reason);
+		free(h->status);
+		free(h->name);
+	}
+	free(run->hosts);
+	cJSON_Delete(run->run_json);
+	free(run->tag);
+	free(run->reason);
+	free(run->status);
+	free(run->started_at);
+	free(run->run_id);
+	free(run->dir);
+	free(run);
+}
+
+const struct archive_host *archive_run_host(const struct archive_run *run,
+					    const char *name)
+{
+	for (int i = 0; i < run->nhosts; i++)
+		if (strcmp(run->hosts[i].name, name) == 0)
+			return &run->hosts[i];
+	return NULL;
+}
+
+struct id_entry {
+	char *id;
+	char *started_at; /* from run.json; "" when unreadable */
+};
+
+/* Creation order: the id's UTC second (its first 16 characters,
+ * "20261130T145506Z"), then run.json's started_at in milliseconds, since
+ * runs started within one second differ only in their random suffix. */
+static int cmp_id_entry(const void *a, const void *b)
+{
+	const struct id_entry *x = a, *y = b;
+	int c = strncmp(x->id, y->id, 16);
+
+	if (c == 0)
+		c = strcmp(x->started_at, y->started_at);
+	return c ? c : strcmp(x->id, y->id);
+}
+
+enum bf_err archive_list_ids(const char *results_dir, char ***ids,
+			     int *count, char *detail, size_t detail_len)
+{
+	struct id_entry *v = NULL;
+	struct dirent *e;
+	char **out;
+	int n = 0, cap = 0;
+	DIR *d;
+
+	*ids = NULL;
+	*count = 0;
+	d = opendir(results_dir);
+	if (!d) {
+		int err = errno;
+
+		return bf_fail(detail, detail_len,
+			       err == ENOENT ? BF_ERR_NOT_FOUND : BF_ERR_IO,
+			       "%s: %s", results_dir, strerror(err));
+	}
+	while ((e = readdir(d)) != NULL) {
+		struct stat st;
+		char *path, ignored[256];
+		cJSON *doc = NULL;
+
+		if (e->d_name[0] == '.')
+			continue;
+		path = xasprintf("%s/%s/run.json", results_dir, e->d_name);
+		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+			free(path);
+			continue;
+		}
+		if (n == cap) {
+			cap = cap ? 2 * cap : 32;
+			v = xrealloc(v, (size_t)cap * sizeof(*v));
+		}
+		read_json_file(path, &doc, ignored, sizeof(ignored));
+		v[n].id = xstrdup(e->d_name);
+		v[n].started_at = strdup_or(json_str(doc, BF_RUN_STARTED_AT), "");
+		n++;
+		cJSON_Delete(doc);
+		free(path);
+	}
+	closedir(d);
+	if (n > 0)
+		qsort(v, (size_t)n, sizeof(*v), cmp_id_entry);
+	out = xcalloc((size_t)n + 1, sizeof(*out));
+	for (int i = 0; i < n; i++) {
+		out[i] = v[i].id;
+		free(v[i].started_at);
+	}
+	free(v);
+	*ids = out;
+	*count = n;
+	return BF_OK;
+}
+
+void archive_ids_free(char **ids)
+{
+	if (!ids)
+		return;
+	for (int i = 0; ids[i]; i++)
+		free(ids[i]);
+	free(ids);
+}
+
+int archive_match_id(char *const *ids, int count, const char *id)
+{
+	size_t len = strlen(id);
+	int found = -1;
+
+	if (len == 0)
+		return -1;
+	for (int i = 0; i < count; i++)
+		if (strcmp(ids[i], id) == 0)
+			return i;
+	for (int i = 0; i < count; i++) {
+		if (strncmp(ids[i], id, len) != 0)
+			continue;
+		if (found >= 0)
+			return -2;
+		found = i;
+	}
+	return found;
+}
+
+/* The host object named host in run.json's hosts, or NULL. */
+static const cJSON *run_json_host(const cJSON *doc, const char *host)
+{
+	const cJSON *hosts = cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_HOSTS);
+	const cJSON *ho;
+
+	cJSON_ArrayForEach(ho, hosts) {
+		const char *name = json_str(ho, BF_RUN_HOST_NAME);
+
+		if (name && strcmp(name, host) == 0)
+			return ho;
+	}
+	return NULL;
+}
+
+enum bf_err archive_runs_with_host(const char *results_dir, const char *host,
+				   int max, char ***ids, int *count,
+				   char *detail, size_t detail_len)
+{
+	char **all, **v;
+	int nall, n = 0;
+	enum bf_err err;
+
+	*ids = NULL;
+	*count = 0;
+	err = archive_list_ids(results_dir, &all, &nall, detail, detail_len);
+	if (err != BF_OK)
+		return err;
+	v = xcalloc((size_t)nall + 1, sizeof(*v));
+	for (int i = nall - 1; i >= 0 && n < max; i--) {
+		char *path = xasprintf("%s/%s/run.json", results_dir, all[i]);
+		char ignored[256];
+		cJSON *doc;
+
+		if (read_json_file(path, &doc, ignored, sizeof(ignored)) == BF_OK &&
+		    run_json_host(doc, host))
+			v[n++] = xstrdup(all[i]);
+		cJSON_Delete(doc);
+		free(path);
+	}
+	archive_ids_free(all);
+	*ids = v;
+	*count = n;
+	return BF_OK;
+}
+
+enum bf_err archive_resolve(const char *results_dir, const char *arg,
+			    enum archive_target *kind, char **path,
+			    char *detail, size_t detail_len)
+{
+	struct stat st;
+	enum bf_err err;
+	char **ids, *p;
+	int n, i;
+
+	*path = NULL;
+	if (stat(arg, &st) == 0 && S_ISREG(st.st_mode)) {
+		*kind = ARCHIVE_TARGET_FILE;
+		*path = xstrdup(arg);
+		return BF_OK;
+	}
+	p = xasprintf("%s/run.json", arg);
+	i = stat(arg, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    stat(p, &st) == 0 && S_ISREG(st.st_mode);
+	free(p);
+	if (i) {
+		*kind = ARCHIVE_TARGET_RUN;
+		*path = xstrdup(arg);
+		return BF_OK;
+	}
+	err = archive_list_ids(results_dir, &ids, &n, detail, detail_len);
+	if (err != BF_OK)
+		return err;
+	i = archive_match_id(ids, n, arg);
+	if (i == -2) {
+		int matches = 0;
+
+		for (int k = 0; k < n; k++)
+			matches += strncmp(ids[k], arg, strlen(arg)) == 0;
+		archive_ids_free(ids);
+		return bf_fail(detail, detail_len, BF_ERR_USAGE,
+			       "'%s': ambiguous run id prefix: %d runs in %s match",
+			       arg, matches, results_dir);
+	}
+	if (i >= 0) {
+		*kind = ARCHIVE_TARGET_RUN;
+		*path = xasprintf("%s/%s", results_dir, ids[i]);
+		archive_ids_free(ids);
+		return BF_OK;
+	}
+	archive_ids_free(ids);
+	err = archive_runs_with_host(results_dir, arg, 1, &ids, &n, detail,
+				     detail_len);
+	archive_ids_free(ids);
+	if (err != BF_OK)
+		return err;
+	if (n > 0) {
+		*kind = ARCHIVE_TARGET_HOST;
+		return BF_OK;
+	}
+	return bf_fail(detail, detail_len, BF_ERR_NOT_FOUND,
+		       "'%s': no run, host or file of that name in %s", arg,
+		       results_dir);
+}
+
+/* --- the previous run ------------------------------------------------ */
+
+static double num_or_nan(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* The passing GEMM rows of h. */
+static struct archive_baseline *baseline_from(const struct archive_host *h,
+					      const char *run_id,
+					      const char *started_at)
+{
+	struct archive_baseline *b = xcalloc(1, sizeof(*b));
+	const cJSON *rec;
+	int cap = 0;
+
+	snprintf(b->run_id, sizeof(b->run_id), "%s", run_id);
+	snprintf(b->started_at, sizeof(b->started_at), "%s", started_at);
+	cJSON_ArrayForEach(rec, h->records) {
+		const char *type = json_str(rec, BF_KEY_TYPE);
+		const char *status = json_str(rec, BF_KEY_STATUS);
+		struct archive_baseline_row *r;
+
+		if (!type || strcmp(type, BF_TYPE_GEMM) != 0 || !status ||
+		    strcmp(status, BF_STATUS_PASS_STR) != 0)
+			continue;
+		if (b->nrows == cap) {
+			cap = cap ? 2 * cap : 16;
+			b->rows = xrealloc(b->rows, (size_t)cap * sizeof(*b->rows));
+		}
+		r = &b->rows[b->nrows++];
+		snprintf(r->device, sizeof(r->device), "%s",
+			 str_or(rec, BF_KEY_DEVICE, "?"));
+		snprintf(r->dtype, sizeof(r->dtype), "%s",
+			 str_or(rec, BF_KEY_DTYPE, "?"));
+		r->n = (int)num_or_nan(rec, BF_KEY_N);
+		r->median_gflops = num_or_nan(rec, BF_KEY_GFLOPS);
+		r->median_ms = num_or_nan(rec, BF_KEY_MEDIAN_MS);
+	}
+	return b;
+}
+
+enum bf_err archive_find_baseline(const char *results_dir, const char *host,
+				  const struct cJSON *options,
+				  const char *before_run_id,
+				  struct archive_baseline **out, char *detail,
+				  size_t detail_len)
+{
+	enum bf_err err;
+	char **ids;
+	int n, end;
+
+	*out = NULL;
+	err = archive_list_ids(results_dir, &ids, &n, detail, detail_len);
+	if (err != BF_OK)
+		return err;
+	end = n;
+	/* Earlier: before the current run in creation order when it is in
+	 * the list (it normally is: its run.json is written first), else by
+	 * id. */
+	for (int i = 0; before_run_id && i < n; i++)
+		if (strcmp(ids[i], before_run_id) == 0)
+			end = i;
+	for (int i = end - 1; i >= 0 && !*out; i--) {
+		struct archive_host h;
+		const cJSON *ho, *opts;
+		const char *status, *file;
+		char *path, ignored[256];
+		cJSON *doc;
+
+		if (before_run_id && strcmp(ids[i], before_run_id) >= 0 &&
+		    end == n)
+			continue;
+		path = xasprintf("%s/%s/run.json", results_dir, ids[i]);
+		err = read_json_file(path, &doc, ignored, sizeof(ignored));
+		free(path);
+		if (err != BF_OK)
+			continue;
+		ho = run_json_host(doc, host);
+		status = json_str(ho, BF_RUN_HOST_STATUS);
+		file = json_str(ho, BF_RUN_HOST_RECORDS_FILE);
+		if (!status || strcmp(status, BF_RUN_HOST_DONE) != 0 ||
+		    !plain_file_name(file)) {
+			cJSON_Delete(doc);
+			continue;
+		}
+		memset(&h, 0, sizeof(h));
+		path = xasprintf("%s/%s/%s", results_dir, ids[i], file);
+		read_records(path, &h);
+		free(path);
+		opts = cJSON_GetObjectItemCaseSensitive(h.host_record,
+							BF_KEY_OPTIONS);
+		if (h.complete && !h.read_error && opts && options &&
+		    cJSON_Compare(opts, options, 1))
+			*out = baseline_from(&h, ids[i],
+					     json_str(doc, BF_RUN_STARTED_AT) ?
+						     json_str(doc, BF_RUN_STARTED_AT) :
+						     "n/a");
+		cJSON_Delete(h.records);
+		free(h.records_path);
+		free(h.read_error);
+		cJSON_Delete(doc);
+	}
+	archive_ids_free(ids);
+	if (!*out)
+		return bf_fail(detail, detail_len, BF_ERR_NOT_FOUND,
+			       "%s: no earlier complete run of %s with the same settings",
+			       results_dir, host);
+	return BF_OK;
+}
+
+const struct archive_baseline_row *
+archive_baseline_row(const struct archive_baseline *b, const char *device,
+		     const char *dtype, int n)
+{
+	for (int i = 0; b && i < b->nrows; i++)
+		if (b->rows[i].n == n && strcmp(b->rows[i].device, device) == 0 &&
+		    strcmp(b->rows[i].dtype, dtype) == 0)
+			return &b->rows[i];
+	return NULL;
+}
+
+void archive_baseline_free(struct archive_baseline *b)
+{
+	if (!b)
+		return;
+	free(b->rows);
+	free(b);
+}

@@ -1,0 +1,212 @@
+/*
+ * Reading the results archive back (format: docs/archive.md): one run
+ * directory (run.json and every host's NDJSON), the list of runs in a
+ * results directory, the resolution of what a user names on the command
+ * line (a run id or its unique prefix, a host, an .ndjson file), and the
+ * previous-run lookup the live table uses for its "vs last run" column.
+ *
+ * The archive may be cut short: a run.json still saying "running" belongs
+ * to a ctl that died (or one still running) and is read as incomplete, and
+ * a host file whose last line has no newline was cut mid-write: that line
+ * is dropped and counted. Every record is validated with
+ * schema_parse_record, as ctl run did when it wrote it.
+ *
+ * Nothing here keeps global state: the functions are reentrant and may be
+ * called from any thread. They block on file I/O.
+ */
+#ifndef BF_ARCHIVE_READ_H
+#define BF_ARCHIVE_READ_H
+
+#include <stddef.h>
+
+#include "bf_error.h"
+#include "schema.h"
+
+struct cJSON;
+
+/* run.json keys (docs/archive.md). cmd_run.c writes the same names. */
+#define BF_RUN_ARCHIVE_VERSION "archive_version"
+#define BF_RUN_RUN_ID "run_id"
+#define BF_RUN_COMMAND_LINE "command_line"
+#define BF_RUN_TAG "tag"
+#define BF_RUN_STARTED_AT "started_at"
+#define BF_RUN_ENDED_AT "ended_at"
+#define BF_RUN_STATUS "status"
+#define BF_RUN_REASON "reason"
+#define BF_RUN_HOSTS "hosts"
+#define BF_RUN_HOST_NAME "name"
+#define BF_RUN_HOST_STATUS "status"
+#define BF_RUN_HOST_REASON "reason"
+#define BF_RUN_HOST_FINGERPRINT "host_key_fingerprint"
+#define BF_RUN_HOST_AGENT_EXIT "agent_exit_status"
+#define BF_RUN_HOST_RECORDS_FILE "records_file"
+/* run.json status values */
+#define BF_RUN_RUNNING "running"
+#define BF_RUN_COMPLETE "complete"
+#define BF_RUN_INCOMPLETE "incomplete"
+/* host status that means the host finished (model.c's host_state_name) */
+#define BF_RUN_HOST_DONE "done"
+
+/* One host of a run, as archived. Strings are owned by the run and never
+ * NULL unless said so. */
+struct archive_host {
+	char *name;          /* as given to ctl run; for a FILE, the host
+			      * record's hostname or else the file's stem */
+	char *status;        /* run.json's host status ("done", "failed",
+			      * ...); "n/a" for a FILE */
+	char *reason;        /* why it failed; NULL when none */
+	char *fingerprint;   /* host_key_fingerprint; NULL when none */
+	int agent_exit;      /* agent's exit status; -1 when unknown */
+	char *records_path;  /* the .ndjson read (NULL: run.json names none) */
+	struct cJSON *records; /* array of every valid record, in file order */
+	const struct cJSON *host_record; /* the agent's host record, in
+					  * records; NULL if it never came */
+	int complete;        /* the summary record arrived */
+	int bad_lines;       /* lines that failed validation (not counting a
+			      * cut-off last line) */
+	int cut_last_line;   /* the file ends in a partial line */
+	char *read_error;    /* why records_path could not be read; NULL */
+};
+
+struct archive_run {
+	char *dir;           /* the run directory; for a FILE, the file */
+	char *run_id;        /* directory name; for a FILE, the file name */
+	char *started_at;    /* ISO 8601 UTC; "n/a" when unknown */
+	char *status;        /* "complete" or "incomplete" (a run.json
+			      * still "running" reads as incomplete); "file"
+			      * for a lone .ndjson */
+	char *reason;        /* why incomplete; NULL when complete */
+	char *tag;           /* NULL when none */
+	struct cJSON *run_json; /* the parsed run.json; NULL for a FILE */
+	struct archive_host *hosts;
+	int nhosts;
+	int incomplete;      /* status is not "complete" */
+};
+
+/* Loads the run directory dir: run.json, then each host's records file.
+ * A host whose file is missing or unreadable keeps read_error and no
+ * records; a bad line is skipped and counted. Errors: BF_ERR_NOT_FOUND
+ * (no run.json in dir), BF_ERR_IO, BF_ERR_PARSE (run.json is not JSON),
+ * BF_ERR_SCHEMA (run.json lacks run_id, status or hosts), with "what: why"
+ * in detail. On success *out is set; caller frees with archive_run_free. */
+enum bf_err archive_load_run(const char *dir, struct archive_run **out,
+			     char *detail, size_t detail_len);
+
+/* As archive_load_run, but reads run.json only: every host has an empty
+ * records array and no host record (for listing many runs quickly). */
+enum bf_err archive_load_run_info(const char *dir, struct archive_run **out,
+				  char *detail, size_t detail_len);
+
+/* Loads a lone .ndjson file (a host file copied out of the archive, or
+ * saved agent output) as a run with one host and status "file". Errors as
+ * archive_load_run; BF_ERR_SCHEMA when no line is a valid record. Caller
+ * frees *out with archive_run_free. */
+enum bf_err archive_load_file(const char *path, struct archive_run **out,
+			      char *detail, size_t detail_len);
+
+/* Frees a run and everything in it. NULL does nothing. */
+void archive_run_free(struct archive_run *run);
+
+/* The host named name in run, or NULL. */
+const struct archive_host *archive_run_host(const struct archive_run *run,
+					    const char *name);
+
+/* Lists the run ids in results_dir (subdirectories holding a run.json),
+ * oldest first: by the UTC second an id begins with, then by run.json's
+ * started_at (milliseconds), since two runs started within one second
+ * differ only in their random suffix. Reads every run.json. *ids is a
+ * NULL-terminated array, caller frees with
+ * archive_ids_free; *count gets its length. An empty directory is BF_OK
+ * with count 0. Errors: BF_ERR_NOT_FOUND (results_dir does not exist),
+ * BF_ERR_IO. */
+enum bf_err archive_list_ids(const char *results_dir, char ***ids,
+			     int *count, char *detail, size_t detail_len);
+void archive_ids_free(char **ids);
+
+/* Resolves a run id given in full or by a unique prefix ("20261130T14")
+ * among ids (count entries). Returns the index, -1 when none matches and
+ * -2 when the prefix matches more than one (an exact match always
+ * wins). */
+int archive_match_id(char *const *ids, int count, const char *id);
+
+/* The most recent runs of results_dir in which host (the name as given to
+ * ctl run) took part, newest first, at most max: their ids into *ids
+ * (NULL-terminated, caller frees with archive_ids_free), the number in
+ * *count (0 when the host is in no run). Only run.json files are read.
+ * Errors as archive_list_ids. */
+enum bf_err archive_runs_with_host(const char *results_dir, const char *host,
+				   int max, char ***ids, int *count,
+				   char *detail, size_t detail_len);
+
+/* What a command-line argument names. */
+enum archive_target {
+	ARCHIVE_TARGET_RUN = 0, /* a run directory */
+	ARCHIVE_TARGET_HOST,    /* a host name that occurs in some run */
+	ARCHIVE_TARGET_FILE,    /* a lone .ndjson file */
+};
+
+/* Resolves arg, in this order: an existing regular file (FILE), an
+ * existing directory holding run.json (RUN), a run id of results_dir in
+ * full or by a unique prefix (RUN), the name of a host in some run of
+ * results_dir (HOST). On BF_OK sets *kind and *path: the file, the run
+ * directory, or for a HOST NULL (then use archive_runs_with_host). Caller
+ * frees *path. Errors, with "what: why" in detail: BF_ERR_NOT_FOUND
+ * (nothing of that name, or results_dir missing), BF_ERR_USAGE (a prefix
+ * of more than one run id), BF_ERR_IO. */
+enum bf_err archive_resolve(const char *results_dir, const char *arg,
+			    enum archive_target *kind, char **path,
+			    char *detail, size_t detail_len);
+
+/* --- the previous run, for the live table ---------------------------- */
+
+/* One GEMM result of the previous run, as its gemm record says. */
+struct archive_baseline_row {
+	char device[16];      /* "cpu", "cuda:0" */
+	char dtype[8];        /* "fp32", "fp16", "bf16" */
+	int n;                /* matrix size */
+	double median_gflops; /* the record's "gflops" (from its median) */
+	double median_ms;     /* the record's "median_ms" */
+};
+
+struct archive_baseline {
+	char run_id[64];      /* the run the numbers come from */
+	char started_at[40];  /* its start, ISO 8601 UTC */
+	struct archive_baseline_row *rows; /* passing GEMM results only */
+	int nrows;
+};
+
+/* Finds the previous result for host: the newest run in results_dir that
+ * started before before_run_id (the current run's id, so that the run
+ * being written is never its own baseline; in archive_list_ids order when
+ * that run is in results_dir, else by comparing ids; NULL: no bound) in
+ * which
+ *  - the host named host (as given to ctl run) finished: its run.json
+ *    status is "done" and its records end with the summary record, even
+ *    if another host of that run failed, and
+ *  - the agent ran with the same settings: the "options" object of its
+ *    host record equals options (compared as JSON: sizes, dtypes, iters,
+ *    cpu_iters, warmup, seed), which is the "options" object of the host
+ *    record the current run received (BF_KEY_OPTIONS). The device
+ *    selection (--device) is not compared: rows are keyed by device, so
+ *    a device the other run did not measure is simply absent.
+ * On BF_OK *out holds that run's passing GEMM rows; caller frees with
+ * archive_baseline_free. BF_ERR_NOT_FOUND (with *out NULL) when no such
+ * run exists or results_dir does not; BF_ERR_IO when it cannot be read.
+ * Reads every run.json, newest first, and each candidate host's records
+ * file until the first match; blocks on file I/O, so call it off the UI
+ * thread or once before the live table starts. */
+enum bf_err archive_find_baseline(const char *results_dir, const char *host,
+				  const struct cJSON *options,
+				  const char *before_run_id,
+				  struct archive_baseline **out, char *detail,
+				  size_t detail_len);
+
+/* The row (device, dtype, n) of b, or NULL. */
+const struct archive_baseline_row *
+archive_baseline_row(const struct archive_baseline *b, const char *device,
+		     const char *dtype, int n);
+
+/* Frees b. NULL does nothing. */
+void archive_baseline_free(struct archive_baseline *b);
+
+#endif

@@ -1,0 +1,175 @@
+/*
+ * ctl show [RUN-ID | FILE]: one archived run as ctl run printed it at the
+ * end, replayed from the archive into the run model: a header line (run
+ * id, start, status, tag), the plain table, and a line per host that did
+ * not finish. An incomplete run is shown as far as it got, marked so.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "archive_read.h"
+#include "ctl.h"
+#include "model.h"
+#include "table.h"
+#include "xmalloc.h"
+
+static const char show_usage[] =
+	"usage: ctl show [RUN-ID | FILE] [--results DIR]\n"
+	"\n"
+	"Prints an archived run (default: the most recent) as ctl run printed it:\n"
+	"rows host x device x dtype x n with median ms, GFLOP/s, peak MiB and ratios.\n"
+	"RUN-ID may be a unique prefix; FILE is a host's .ndjson file.\n"
+	"Exit status: 0 printed, 2 bad arguments or no such run.\n";
+
+/* host_state from run.json's host status; "n/a" (a lone file) from
+ * whether the records end with the summary. */
+static enum host_state state_of(const struct archive_host *h)
+{
+	for (int s = HOST_PENDING; s <= HOST_INTERRUPTED; s++)
+		if (strcmp(h->status, host_state_name((enum host_state)s)) == 0)
+			return (enum host_state)s;
+	return h->complete ? HOST_DONE : HOST_FAILED;
+}
+
+static void replay(struct model *m, const struct archive_run *run)
+{
+	for (int i = 0; i < run->nhosts; i++) {
+		const struct archive_host *h = &run->hosts[i];
+		enum host_state st = state_of(h);
+		const cJSON *rec;
+
+		cJSON_ArrayForEach(rec, h->records) {
+			const cJSON *type = cJSON_GetObjectItemCaseSensitive(rec, BF_KEY_TYPE);
+			enum bf_record_type t;
+
+			/* Validated on reading: the type is known. */
+			if (cJSON_IsString(type) &&
+			    schema_type_parse(type->valuestring, &t) == 0)
+				model_add_record(m, i, t, rec);
+		}
+		model_set_fingerprint(m, i, h->fingerprint);
+		if (h->agent_exit >= 0)
+			model_set_agent_exit(m, i, h->agent_exit);
+		model_set_state(m, i, st,
+				h->reason ? h->reason :
+				st == HOST_FAILED && !h->complete ?
+					  "no summary record: the agent ended early" :
+					  NULL);
+	}
+}
+
+static void print_header(const struct archive_run *run)
+{
+	printf("run %s  started %s  %s", run->run_id, run->started_at,
+	       run->incomplete ? "INCOMPLETE" : run->status);
+	if (run->reason)
+		printf(": %s", run->reason);
+	if (run->tag)
+		printf("  tag: %s", run->tag);
+	putchar('\n');
+}
+
+/* What the archive itself lost: unreadable files and lines. */
+static void print_archive_notes(const struct archive_run *run)
+{
+	for (int i = 0; i < run->nhosts; i++) {
+		const struct archive_host *h = &run->hosts[i];
+
+		if (h->read_error)
+			printf("%s: records not read: %s\n", h->name, h->read_error);
+		if (h->bad_lines)
+			printf("%s: %d unreadable line%s skipped\n", h->name,
+			       h->bad_lines, h->bad_lines == 1 ? "" : "s");
+		if (h->cut_last_line)
+			printf("%s: the records file ends in a partial line (ctl stopped while writing it)\n",
+			       h->name);
+	}
+}
+
+int cmd_show(int argc, char **argv)
+{
+	enum { O_RESULTS = 256, O_HELP };
+	static const struct option longopts[] = {
+		{ "results", required_argument, NULL, O_RESULTS },
+		{ "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *results = "results";
+	struct archive_run *run = NULL;
+	enum archive_target kind = ARCHIVE_TARGET_RUN;
+	char detail[512], *path = NULL;
+	const char **names;
+	struct model m;
+	enum bf_err err;
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_RESULTS:
+			results = optarg;
+			break;
+		case O_HELP:
+			fputs(show_usage, stdout);
+			return BF_EXIT_OK;
+		case ':':
+			ctl_error("%s: needs a value", argv[optind - 1]);
+			return BF_EXIT_USAGE;
+		default:
+			ctl_error("%s: unknown option (see ctl show --help)",
+				  argv[optind - 1]);
+			return BF_EXIT_USAGE;
+		}
+	}
+	if (argc - optind > 1) {
+		ctl_error("show: one run at a time (see ctl show --help)");
+		return BF_EXIT_USAGE;
+	}
+	if (optind < argc) {
+		err = archive_resolve(results, argv[optind], &kind, &path,
+				      detail, sizeof(detail));
+		if (err == BF_OK && kind == ARCHIVE_TARGET_HOST) {
+			ctl_error("show: '%s' is a host; give a run id (see ctl list)",
+				  argv[optind]);
+			return BF_EXIT_USAGE;
+		}
+	} else {
+		char **ids;
+		int n;
+
+		err = archive_list_ids(results, &ids, &n, detail, sizeof(detail));
+		if (err == BF_OK && n == 0)
+			err = bf_fail(detail, sizeof(detail), BF_ERR_NOT_FOUND,
+				      "%s: no runs", results);
+		if (err == BF_OK)
+			path = xasprintf("%s/%s", results, ids[n - 1]);
+		archive_ids_free(ids);
+	}
+	if (err == BF_OK)
+		err = kind == ARCHIVE_TARGET_FILE ?
+			      archive_load_file(path, &run, detail, sizeof(detail)) :
+			      archive_load_run(path, &run, detail, sizeof(detail));
+	free(path);
+	if (err != BF_OK) {
+		ctl_error("show: %s", detail);
+		return BF_EXIT_USAGE;
+	}
+	names = xcalloc((size_t)(run->nhosts ? run->nhosts : 1), sizeof(*names));
+	for (int i = 0; i < run->nhosts; i++)
+		names[i] = run->hosts[i].name;
+	model_init(&m, run->nhosts, names);
+	replay(&m, run);
+	print_header(run);
+	putchar('\n');
+	table_print_plain(stdout, &m);
+	print_archive_notes(run);
+	model_free(&m);
+	free(names);
+	archive_run_free(run);
+	return fflush(stdout) == 0 ? BF_EXIT_OK : BF_EXIT_INTERNAL;
+}

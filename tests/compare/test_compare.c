@@ -1,0 +1,596 @@
+/*
+ * Unit tests for controller/archive_read.c and controller/compare.c on
+ * archives written here, record by record, in the format ctl run writes
+ * (docs/archive.md): loading (a cut-off last line, a run.json still
+ * "running", a damaged line), run ids and prefixes, the previous-run
+ * lookup of the live table, and the comparison table: cells, ratios,
+ * significance, row order, provenance, and the plain/CSV/JSON printers.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <cmocka.h>
+
+#include "archive_read.h"
+#include "compare.h"
+#include "stats.h"
+#include "xmalloc.h"
+
+static char tmpdir[64];
+
+/* --- writing a fake archive ------------------------------------------ */
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A host record as the agent writes it (the keys schema_parse_record
+ * requires, plus what provenance reads). */
+static char *host_rec(const char *hostname, int threads, int iters)
+{
+	return xasprintf(
+		"{\"schema\":1,\"type\":\"host\",\"seq\":0,"
+		"\"agent\":{\"version\":\"0.1.0\",\"source_hash\":\"abc123\"},"
+		"\"hostname\":\"%s\",\"arch\":\"x86_64\",\"cpu_model\":\"Xeon\","
+		"\"openblas\":{\"version\":\"0.3.21\",\"core\":\"Haswell\",\"threads\":%d},"
+		"\"cuda\":{\"driver_version\":null,\"runtime_version\":\"13.0\","
+		"\"cublas_version\":\"13.1.0\"},\"gpus\":[],"
+		"\"options\":{\"sizes\":[256],\"dtypes\":[\"fp32\"],\"iters\":%d,"
+		"\"cpu_iters\":%d,\"warmup\":1,\"seed\":1}}\n",
+		hostname, threads, iters, iters);
+}
+
+/* A passing gemm record with these per-iteration times. */
+static char *gemm_rec(const char *device, const char *dtype, int n,
+		      const double *ms, int count)
+{
+	char samples[1024] = "";
+	size_t used = 0;
+	double sorted_mid = stats_median(ms, (size_t)count);
+
+	for (int i = 0; i < count; i++)
+		used += (size_t)snprintf(samples + used, sizeof(samples) - used,
+					 "%s%.17g", i ? "," : "", ms[i]);
+	return xasprintf(
+		"{\"schema\":1,\"type\":\"gemm\",\"seq\":1,\"device\":\"%s\","
+		"\"dtype\":\"%s\",\"n\":%d,\"status\":\"pass\",\"reason\":null,"
+		"\"samples_ms\":[%s],\"median_ms\":%.17g,\"gflops\":%.17g}\n",
+		device, dtype, n, samples, sorted_mid,
+		2.0 * n * n * n / sorted_mid / 1e6);
+}
+
+static char *skipped_rec(const char *device, const char *dtype, int n)
+{
+	return xasprintf(
+		"{\"schema\":1,\"type\":\"gemm\",\"seq\":2,\"device\":\"%s\","
+		"\"dtype\":\"%s\",\"n\":%d,\"status\":\"skipped\","
+		"\"reason\":\"no usable CUDA device\",\"median_ms\":null,"
+		"\"gflops\":null}\n",
+		device, dtype, n);
+}
+
+static const char summary_rec[] =
+	"{\"schema\":1,\"type\":\"summary\",\"seq\":9,\"ratios\":[],"
+	"\"checks_passed\":0,\"checks_failed\":0,\"gemm_passed\":1,"
+	"\"gemm_failed\":0,\"exit_status\":0}\n";
+
+/* Writes results/<id>/ with run.json and one host file per host. */
+static void write_run(const char *id, const char *status, int nhosts,
+		      const char *const *names, const char *const *host_status,
+		      const char *const *records)
+{
+	char *dir = xasprintf("%s/%s", tmpdir, id), *path;
+	cJSON *doc = cJSON_CreateObject(), *hosts;
+	char *text;
+
+	assert_int_equal(mkdir(dir, 0755), 0);
+	cJSON_AddNumberToObject(doc, BF_RUN_ARCHIVE_VERSION, 1);
+	cJSON_AddStringToObject(doc, BF_RUN_RUN_ID, id);
+	cJSON_AddNullToObject(doc, BF_RUN_TAG);
+	cJSON_AddStringToObject(doc, BF_RUN_STARTED_AT, "2026-11-30T14:00:00.000Z");
+	cJSON_AddStringToObject(doc, BF_RUN_STATUS, status);
+	cJSON_AddNullToObject(doc, BF_RUN_REASON);
+	hosts = cJSON_AddArrayToObject(doc, BF_RUN_HOSTS);
+	for (int i = 0; i < nhosts; i++) {
+		cJSON *h = cJSON_CreateObject();
+		char file[64];
+
+		cJSON_AddItemToArray(hosts, h);
+		snprintf(file, sizeof(file), "%02d-%s.ndjson", i, names[i]);
+		cJSON_AddStringToObject(h, BF_RUN_HOST_NAME, names[i]);
+		cJSON_AddStringToObject(h, BF_RUN_HOST_STATUS, host_status[i]);
+		cJSON_AddNullToObject(h, BF_RUN_HOST_REASON);
+		cJSON_AddNullToObject(h, BF_RUN_HOST_FINGERPRINT);
+		cJSON_AddStringToObject(h, BF_RUN_HOST_RECORDS_FILE, file);
+		path = xasprintf("%s/%s", dir, file);
+		write_file(path, records[i]);
+		free(path);
+	}
+	text = cJSON_Print(doc);
+	path = xasprintf("%s/run.json", dir);
+	write_file(path, text);
+	free(path);
+	cJSON_free(text);
+	cJSON_Delete(doc);
+	free(dir);
+}
+
+/* One host "local" with one cpu fp32 256 row of these samples. */
+static void write_simple_run(const char *id, const char *status,
+			     const char *host_status, int threads,
+			     const double *ms, int count, int with_summary)
+{
+	char *h = host_rec("vm", threads, count);
+	char *g = gemm_rec("cpu", "fp32", 256, ms, count);
+	char *s = skipped_rec("cuda:0", "fp32", 256);
+	char *all = xasprintf("%s%s%s%s", h, g, s, with_summary ? summary_rec : "");
+	const char *names[] = { "local" }, *st[] = { host_status };
+	const char *recs[] = { all };
+
+	write_run(id, status, 1, names, st, recs);
+	free(all);
+	free(s);
+	free(g);
+	free(h);
+}
+
+static int setup(void **state)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/bf-test-compare-XXXXXX");
+	assert_non_null(mkdtemp(tmpdir));
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
+	int rc = system(cmd);
+
+	free(cmd);
+	return rc == 0 ? 0 : -1;
+}
+
+static const double base_ms[] = { 1.00, 1.02, 0.99, 1.01, 1.03 };
+static const double half_ms[] = { 0.50, 0.51, 0.495, 0.505, 0.515 };
+
+static struct archive_run *load(const char *id)
+{
+	char *dir = xasprintf("%s/%s", tmpdir, id), detail[256];
+	struct archive_run *run = NULL;
+
+	if (archive_load_run(dir, &run, detail, sizeof(detail)) != BF_OK)
+		fail_msg("%s", detail);
+	free(dir);
+	return run;
+}
+
+/* --- formatting ------------------------------------------------------ */
+
+static void test_fmt(void **state)
+{
+	struct compare_cell c = { .present = 1, .status = BF_STATUS_PASS,
+				  .median_gflops = 18473.2, .spread_pct = 2.3 };
+	struct compare_delta d = { .valid = 1, .ratio = 1.234, .p = 0.008,
+				   .n1 = 5, .n2 = 5, .significant = 1 };
+	char buf[96];
+
+	compare_fmt_gflops(buf, sizeof(buf), 18473.2);
+	assert_string_equal(buf, "18473");
+	compare_fmt_gflops(buf, sizeof(buf), 28.54);
+	assert_string_equal(buf, "28.5");
+	compare_fmt_gflops(buf, sizeof(buf), 5.257);
+	assert_string_equal(buf, "5.26");
+	compare_fmt_gflops(buf, sizeof(buf), 0.5249);
+	assert_string_equal(buf, "0.525");
+	compare_fmt_gflops(buf, sizeof(buf), NAN);
+	assert_string_equal(buf, "n/a");
+
+	compare_fmt_cell(buf, sizeof(buf), &c);
+	assert_string_equal(buf, "18473 ±2%");
+	c.spread_pct = 0.42;
+	compare_fmt_cell(buf, sizeof(buf), &c);
+	assert_string_equal(buf, "18473 ±0.4%");
+	c.spread_pct = NAN; /* a record without samples */
+	compare_fmt_cell(buf, sizeof(buf), &c);
+	assert_string_equal(buf, "18473");
+	c.status = BF_STATUS_SKIPPED;
+	compare_fmt_cell(buf, sizeof(buf), &c);
+	assert_string_equal(buf, "skipped");
+	c.status = BF_STATUS_FAIL;
+	compare_fmt_cell(buf, sizeof(buf), &c);
+	assert_string_equal(buf, "FAIL");
+	c.present = 0;
+	compare_fmt_cell(buf, sizeof(buf), &c);
+	assert_string_equal(buf, "n/a");
+
+	compare_fmt_delta(buf, sizeof(buf), &d);
+	assert_string_equal(buf, "+23.4% (p=0.008 n=5+5)");
+	d.ratio = 0.95;
+	compare_fmt_verdict(buf, sizeof(buf), &d);
+	assert_string_equal(buf, "-5.0%");
+	d.ratio = 2.1;
+	compare_fmt_verdict(buf, sizeof(buf), &d);
+	assert_string_equal(buf, "2.10x");
+	d.ratio = 0.25;
+	compare_fmt_verdict(buf, sizeof(buf), &d);
+	assert_string_equal(buf, "0.25x");
+	d.significant = 0;
+	d.p = 0.421;
+	compare_fmt_delta(buf, sizeof(buf), &d);
+	assert_string_equal(buf, "~ (p=0.421 n=5+5)");
+	d.too_few = 1;
+	d.n1 = d.n2 = 3;
+	compare_fmt_delta(buf, sizeof(buf), &d);
+	assert_string_equal(buf, "~ (n=3+3: too few samples)");
+	d.valid = 0;
+	compare_fmt_delta(buf, sizeof(buf), &d);
+	assert_string_equal(buf, "n/a");
+}
+
+/* --- reading --------------------------------------------------------- */
+
+static void test_load_and_ids(void **state)
+{
+	char **ids, detail[256];
+	struct archive_run *run;
+	int n;
+
+	write_simple_run("20261130T100000Z-aaaa", "complete", "done", 2,
+			 base_ms, 5, 1);
+	write_simple_run("20261130T110000Z-bbbb", "complete", "done", 2,
+			 base_ms, 5, 1);
+	write_simple_run("20261129T090000Z-cccc", "complete", "done", 2,
+			 base_ms, 5, 1);
+	assert_int_equal(archive_list_ids(tmpdir, &ids, &n, detail,
+					  sizeof(detail)), BF_OK);
+	assert_int_equal(n, 3);
+	/* Sorted by id, which is by start time. */
+	assert_string_equal(ids[0], "20261129T090000Z-cccc");
+	assert_string_equal(ids[2], "20261130T110000Z-bbbb");
+	assert_null(ids[3]);
+	assert_int_equal(archive_match_id(ids, n, "20261130T110000Z-bbbb"), 2);
+	assert_int_equal(archive_match_id(ids, n, "20261130T10"), 1);
+	assert_int_equal(archive_match_id(ids, n, "20261130"), -2);
+	assert_int_equal(archive_match_id(ids, n, "2027"), -1);
+	assert_int_equal(archive_match_id(ids, n, ""), -1);
+	archive_ids_free(ids);
+
+	run = load("20261130T100000Z-aaaa");
+	assert_int_equal(run->nhosts, 1);
+	assert_string_equal(run->status, "complete");
+	assert_false(run->incomplete);
+	assert_null(run->reason);
+	assert_null(run->tag);
+	assert_string_equal(run->hosts[0].name, "local");
+	assert_int_equal(cJSON_GetArraySize(run->hosts[0].records), 4);
+	assert_non_null(run->hosts[0].host_record);
+	assert_true(run->hosts[0].complete);
+	assert_int_equal(run->hosts[0].bad_lines, 0);
+	assert_false(run->hosts[0].cut_last_line);
+	archive_run_free(run);
+
+	assert_int_equal(archive_list_ids("/nonexistent/bf", &ids, &n, detail,
+					  sizeof(detail)), BF_ERR_NOT_FOUND);
+	archive_run_free(NULL);
+}
+
+/* ctl died mid-run: run.json still says running, the host file ends in
+ * half a line. Both are read as far as they go. A damaged line in the
+ * middle is skipped and counted. */
+static void test_incomplete_run(void **state)
+{
+	char *h = host_rec("vm", 2, 5), *g = gemm_rec("cpu", "fp32", 256, base_ms, 5);
+	char *recs = xasprintf("%s{\"schema\":1,\"type\":\"gemm\" broken\n%s"
+			       "{\"schema\":1,\"type\":\"gemm\",\"seq\":3,\"dev",
+			       h, g);
+	const char *names[] = { "local" }, *st[] = { "running" };
+	const char *r[] = { recs };
+	struct archive_run *run;
+
+	write_run("20261130T120000Z-dddd", "running", 1, names, st, r);
+	run = load("20261130T120000Z-dddd");
+	assert_true(run->incomplete);
+	assert_string_equal(run->status, "incomplete");
+	assert_non_null(run->reason);
+	assert_int_equal(cJSON_GetArraySize(run->hosts[0].records), 2);
+	assert_int_equal(run->hosts[0].bad_lines, 1);
+	assert_true(run->hosts[0].cut_last_line);
+	assert_false(run->hosts[0].complete);
+	assert_string_equal(run->hosts[0].status, "running");
+	archive_run_free(run);
+	free(recs);
+	free(g);
+	free(h);
+}
+
+static void test_load_file(void **state)
+{
+	char *h = host_rec("spark-1", 2, 5), *g = gemm_rec("cpu", "fp32", 256, base_ms, 5);
+	char *path = xasprintf("%s/03-spark.ndjson", tmpdir);
+	char *text = xasprintf("%s%s%s", h, g, summary_rec), detail[256];
+	struct archive_run *run;
+
+	write_file(path, text);
+	assert_int_equal(archive_load_file(path, &run, detail, sizeof(detail)), BF_OK);
+	assert_string_equal(run->hosts[0].name, "spark");
+	assert_string_equal(run->status, "file");
+	assert_false(run->incomplete);
+	archive_run_free(run);
+	write_file(path, "not json\n");
+	assert_int_equal(archive_load_file(path, &run, detail, sizeof(detail)),
+			 BF_ERR_SCHEMA);
+	assert_null(run);
+	free(path);
+	path = xasprintf("%s/missing.ndjson", tmpdir);
+	assert_int_equal(archive_load_file(path, &run, detail, sizeof(detail)),
+			 BF_ERR_NOT_FOUND);
+	free(path);
+	free(text);
+	free(g);
+	free(h);
+}
+
+/* The live table's baseline: the newest earlier run where the host
+ * finished with the same options. */
+static void test_find_baseline(void **state)
+{
+	char *h = host_rec("vm", 2, 5);
+	cJSON *rec = cJSON_Parse(h);
+	const cJSON *options = cJSON_GetObjectItemCaseSensitive(rec, BF_KEY_OPTIONS);
+	struct archive_baseline *b;
+	const struct archive_baseline_row *row;
+	char detail[256];
+
+	/* Oldest to newest: a match, a match, a failed host, different
+	 * options (iters 7), no summary, then the current run. */
+	write_simple_run("20261201T080000Z-0001", "complete", "done", 2, half_ms, 5, 1);
+	write_simple_run("20261201T090000Z-0002", "complete", "done", 2, base_ms, 5, 1);
+	write_simple_run("20261201T100000Z-0003", "incomplete", "failed", 2, half_ms, 5, 1);
+	write_simple_run("20261201T110000Z-0004", "complete", "done", 2,
+			 (const double[]){ 1, 1, 1, 1, 1, 1, 1 }, 7, 1);
+	write_simple_run("20261201T120000Z-0005", "incomplete", "done", 2, half_ms, 5, 0);
+	write_simple_run("20261201T130000Z-0006", "running", "running", 2, half_ms, 5, 0);
+
+	assert_int_equal(archive_find_baseline(tmpdir, "local", options,
+					       "20261201T130000Z-0006", &b,
+					       detail, sizeof(detail)), BF_OK);
+	assert_string_equal(b->run_id, "20261201T090000Z-0002");
+	assert_int_equal(b->nrows, 1); /* the skipped cuda row is left out */
+	row = archive_baseline_row(b, "cpu", "fp32", 256);
+	assert_non_null(row);
+	assert_true(row->median_ms == 1.01);
+	assert_true(fabs(row->median_gflops - 2.0 * 256 * 256 * 256 / 1.01 / 1e6) < 1e-9);
+	assert_null(archive_baseline_row(b, "cuda:0", "fp32", 256));
+	archive_baseline_free(b);
+
+	/* Bounded by the current run id. */
+	assert_int_equal(archive_find_baseline(tmpdir, "local", options,
+					       "20261201T090000Z-0002", &b,
+					       detail, sizeof(detail)), BF_OK);
+	assert_string_equal(b->run_id, "20261201T080000Z-0001");
+	archive_baseline_free(b);
+	assert_int_equal(archive_find_baseline(tmpdir, "local", options,
+					       "20261201T080000Z-0001", &b,
+					       detail, sizeof(detail)),
+			 BF_ERR_NOT_FOUND);
+	assert_null(b);
+	assert_int_equal(archive_find_baseline(tmpdir, "spark", options, NULL,
+					       &b, detail, sizeof(detail)),
+			 BF_ERR_NOT_FOUND);
+	assert_int_equal(archive_find_baseline("/nonexistent/bf", "local",
+					       options, NULL, &b, detail,
+					       sizeof(detail)),
+			 BF_ERR_NOT_FOUND);
+	archive_baseline_free(NULL);
+	cJSON_Delete(rec);
+	free(h);
+}
+
+/* --- the comparison -------------------------------------------------- */
+
+static char *print_plain(const struct compare_table *t)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	compare_print_plain(f, t);
+	fclose(f);
+	return text;
+}
+
+/* Twice as fast with 5 samples a side: the exact U test gives
+ * p = 2 / C(10, 5) = 0.0079, a real difference, shown as 2.00x. */
+static void test_real_difference(void **state)
+{
+	struct archive_run *a, *b;
+	struct compare_column cols[2] = { { 0 } };
+	struct compare_table *t;
+	const struct compare_row *r;
+	char *text;
+
+	write_simple_run("20261202T080000Z-a001", "complete", "done", 2, base_ms, 5, 1);
+	write_simple_run("20261202T090000Z-a002", "complete", "done", 1, half_ms, 5, 1);
+	a = load("20261202T080000Z-a001");
+	b = load("20261202T090000Z-a002");
+	cols[0].run = a;
+	cols[1].run = b;
+	t = compare_build(cols, 2, COMPARE_ALPHA);
+	assert_false(t->by_host);
+	assert_int_equal(t->nrows, 2);
+	r = &t->rows[0];
+	assert_string_equal(r->device, "cpu");
+	assert_int_equal(r->cells[0].nsamples, 5);
+	assert_true(fabs(r->cells[0].median_ms - 1.01) < 1e-12);
+	assert_true(fabs(r->cells[0].median_gflops -
+			 2.0 * 256 * 256 * 256 / 1.01 / 1e6) < 1e-9);
+	/* Spread: the larger of (median - min) and (max - median), as % of
+	 * the median; in GFLOP/s the fastest sample (0.99 ms) is max. */
+	assert_true(fabs(r->cells[0].spread_pct - (1.01 / 0.99 - 1) * 100) < 1e-9);
+	assert_true(r->deltas[1].valid);
+	assert_true(fabs(r->deltas[1].ratio - 1.01 / 0.505) < 1e-12);
+	assert_true(fabs(r->deltas[1].p - 2.0 / 252) < 1e-12);
+	assert_true(r->deltas[1].significant);
+	assert_false(r->deltas[1].too_few);
+	/* The skipped GPU row: nothing to compare. */
+	assert_false(t->rows[1].deltas[1].valid);
+	/* Provenance: only openblas.threads differs. */
+	assert_int_equal(t->nprov, 1);
+	assert_string_equal(t->prov[0].key, "openblas.threads");
+	assert_string_equal(t->prov[0].values[0], "2");
+	assert_string_equal(t->prov[0].values[1], "1");
+
+	text = print_plain(t);
+	assert_non_null(strstr(text, "A GFLOP/s"));
+	assert_non_null(strstr(text, "B vs A"));
+	assert_non_null(strstr(text, "2.00x (p=0.008 n=5+5)"));
+	assert_non_null(strstr(text, "higher is better"));
+	assert_non_null(strstr(text, "lower is better"));
+	assert_non_null(strstr(text, "openblas.threads  A 2  B 1"));
+	free(text);
+	compare_free(t);
+	archive_run_free(b);
+	archive_run_free(a);
+}
+
+/* Identical samples: p = 1, shown as ~. Three samples a side: too few
+ * for any p below 0.05 (2 / C(6, 3) = 0.1), also ~, even at 2x. */
+static void test_no_difference(void **state)
+{
+	struct archive_run *a, *b, *c, *d;
+	struct compare_column cols[2] = { { 0 } };
+	struct compare_table *t;
+	char verdict[32];
+
+	write_simple_run("20261203T080000Z-b001", "complete", "done", 2, base_ms, 5, 1);
+	write_simple_run("20261203T090000Z-b002", "complete", "done", 2, base_ms, 5, 1);
+	a = load("20261203T080000Z-b001");
+	b = load("20261203T090000Z-b002");
+	cols[0].run = a;
+	cols[1].run = b;
+	t = compare_build(cols, 2, COMPARE_ALPHA);
+	assert_true(t->rows[0].deltas[1].valid);
+	assert_true(t->rows[0].deltas[1].p == 1.0);
+	assert_false(t->rows[0].deltas[1].significant);
+	compare_fmt_verdict(verdict, sizeof(verdict), &t->rows[0].deltas[1]);
+	assert_string_equal(verdict, "~");
+	assert_int_equal(t->nprov, 0);
+	compare_free(t);
+
+	write_simple_run("20261203T100000Z-b003", "complete", "done", 2, base_ms, 3, 1);
+	write_simple_run("20261203T110000Z-b004", "complete", "done", 2, half_ms, 3, 1);
+	c = load("20261203T100000Z-b003");
+	d = load("20261203T110000Z-b004");
+	cols[0].run = c;
+	cols[1].run = d;
+	t = compare_build(cols, 2, COMPARE_ALPHA);
+	assert_true(t->rows[0].deltas[1].too_few);
+	assert_true(fabs(t->rows[0].deltas[1].p - 0.1) < 1e-12);
+	assert_false(t->rows[0].deltas[1].significant);
+	compare_free(t);
+	archive_run_free(d);
+	archive_run_free(c);
+	archive_run_free(b);
+	archive_run_free(a);
+}
+
+/* Two hosts in a run: rows carry the host and match it across runs; a
+ * host or size one column lacks is n/a there; rows keep sweep order. */
+static void test_by_host(void **state)
+{
+	char *h1 = host_rec("vm", 2, 5), *h2 = host_rec("spark-1", 20, 5);
+	char *g256 = gemm_rec("cpu", "fp32", 256, base_ms, 5);
+	char *g128 = gemm_rec("cpu", "fp32", 128, half_ms, 5);
+	char *ra = xasprintf("%s%s%s", h1, g256, summary_rec);
+	char *rb1 = xasprintf("%s%s%s%s", h1, g128, g256, summary_rec);
+	char *rb2 = xasprintf("%s%s%s", h2, g256, summary_rec);
+	const char *na[] = { "local" }, *sa[] = { "done" }, *reca[] = { ra };
+	const char *nb[] = { "local", "spark" }, *sb[] = { "done", "done" };
+	const char *recb[] = { rb1, rb2 };
+	struct compare_column cols[2] = { { 0 } };
+	struct archive_run *a, *b;
+	struct compare_table *t;
+	cJSON *json;
+	char *csv = NULL;
+	size_t csv_len = 0;
+	FILE *f;
+	int lines = 0;
+
+	write_run("20261204T080000Z-c001", "complete", 1, na, sa, reca);
+	write_run("20261204T090000Z-c002", "complete", 2, nb, sb, recb);
+	a = load("20261204T080000Z-c001");
+	b = load("20261204T090000Z-c002");
+	cols[0].run = a;
+	cols[1].run = b;
+	t = compare_build(cols, 2, COMPARE_ALPHA);
+	assert_true(t->by_host);
+	assert_int_equal(t->nrows, 3);
+	/* local 128 (only in B) sorts before local 256; spark last. */
+	assert_string_equal(t->rows[0].host, "local");
+	assert_int_equal(t->rows[0].n, 128);
+	assert_false(t->rows[0].cells[0].present);
+	assert_int_equal(t->rows[1].n, 256);
+	assert_true(t->rows[1].cells[0].present && t->rows[1].cells[1].present);
+	assert_string_equal(t->rows[2].host, "spark");
+	assert_false(t->rows[2].cells[0].present);
+	/* spark is in one column only: nothing to diff for it. */
+	assert_int_equal(t->nprov, 0);
+
+	json = compare_to_json(t);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(json, CMP_KEY_ROWS)), 3);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(
+		cJSON_GetArrayItem(cJSON_GetObjectItem(
+					   cJSON_GetArrayItem(cJSON_GetObjectItem(json, CMP_KEY_ROWS), 0),
+					   CMP_KEY_CELLS), 0),
+		CMP_KEY_STATUS)));
+	cJSON_Delete(json);
+
+	f = open_memstream(&csv, &csv_len);
+	compare_print_csv(f, t);
+	fclose(f);
+	for (char *p = csv; *p; p++)
+		lines += *p == '\n';
+	assert_int_equal(lines, 1 + 3 * 2); /* header + rows x columns */
+	free(csv);
+	compare_free(t);
+	archive_run_free(b);
+	archive_run_free(a);
+	free(rb2);
+	free(rb1);
+	free(ra);
+	free(g128);
+	free(g256);
+	free(h2);
+	free(h1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fmt),
+		/* Each test gets an empty results directory of its own. */
+		cmocka_unit_test_setup_teardown(test_load_and_ids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_incomplete_run, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_load_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_find_baseline, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_real_difference, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_difference, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_by_host, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("compare", tests, NULL, NULL);
+}

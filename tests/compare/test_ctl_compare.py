@@ -1,0 +1,358 @@
+#!/usr/bin/env python3
+"""Black-box tests of `ctl compare`, `ctl show` and `ctl list`.
+
+Two real `ctl run local` runs (tiny sizes) make an archive; the commands
+are checked on it, and on run directories made from its records with
+samples changed by hand: a real 2x difference must get a ratio, identical
+samples must get "~". Environment: BF_CTL (ctl binary), BF_AGENT (the agent
+ctl run local starts).
+"""
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+CTL = os.environ.get("BF_CTL", "ctl")
+AGENT = os.environ.get("BF_AGENT")
+
+
+def ctl(*args, cwd=None):
+    env = dict(os.environ)
+    if AGENT:
+        env["BENCHFLEET_AGENT"] = AGENT
+    return subprocess.run([CTL, *args], capture_output=True, text=True,
+                          timeout=300, cwd=cwd, env=env)
+
+
+def read_ndjson(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def write_ndjson(path, records):
+    with open(path, "w") as f:
+        for r in records:
+            f.write(json.dumps(r, separators=(",", ":")) + "\n")
+
+
+class ArchiveTest(unittest.TestCase):
+    """Runs ctl run local twice into a temporary results directory."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="bf-ctl-compare-")
+        cls.results = os.path.join(cls.tmp, "results")
+        cls.ids = []
+        for _ in range(2):
+            r = ctl("run", "local", "--sizes", "64,128", "--iters", "5",
+                    "--warmup", "1", "--no-tui", "--results", cls.results)
+            if r.returncode not in (0, 1):
+                raise AssertionError(f"ctl run failed: {r.returncode}\n"
+                                     f"{r.stdout}\n{r.stderr}")
+            m = re.search(r"^run (\S+):", r.stdout, re.M)
+            cls.ids.append(m.group(1))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def run_dir(self, i):
+        return os.path.join(self.results, self.ids[i])
+
+    def host_file(self, i):
+        return os.path.join(self.run_dir(i), "00-local.ndjson")
+
+    def compare(self, *args, results=None):
+        return ctl("compare", "--results", results or self.results, *args)
+
+    def assert_one_line_error(self, r, code=2):
+        self.assertEqual(r.returncode, code, r.stdout + r.stderr)
+        self.assertEqual(r.stdout, "")
+        lines = r.stderr.splitlines()
+        self.assertEqual(len(lines), 1, r.stderr)
+        self.assertTrue(lines[0].startswith("ctl: "), lines[0])
+
+    # --- building archives by hand from the real records ---------------
+
+    def make_run(self, results, run_id, records, status="complete",
+                 host_status="done", cut_tail=None):
+        """A run directory holding `records` for host local, run.json
+        copied from the first real run."""
+        d = os.path.join(results, run_id)
+        os.makedirs(d)
+        with open(os.path.join(self.run_dir(0), "run.json")) as f:
+            doc = json.load(f)
+        doc["run_id"] = run_id
+        doc["status"] = status
+        doc["hosts"][0]["status"] = host_status
+        with open(os.path.join(d, "run.json"), "w") as f:
+            json.dump(doc, f)
+        path = os.path.join(d, "00-local.ndjson")
+        write_ndjson(path, records)
+        if cut_tail:
+            with open(path, "a") as f:
+                f.write(cut_tail)
+        return d
+
+    @staticmethod
+    def with_samples(records, n, samples_ms):
+        """The records with cpu fp32 n's samples replaced (and median_ms,
+        gflops made to agree)."""
+        out = json.loads(json.dumps(records))
+        for r in out:
+            if (r["type"] == "gemm" and r["device"] == "cpu" and
+                    r["dtype"] == "fp32" and r["n"] == n):
+                s = sorted(samples_ms)
+                med = s[len(s) // 2]
+                r.update(samples_ms=list(samples_ms), iters=len(samples_ms),
+                         median_ms=med, min_ms=s[0], max_ms=s[-1],
+                         gflops=2.0 * n ** 3 / med / 1e6)
+        return out
+
+
+class CompareTest(ArchiveTest):
+    def test_last_two(self):
+        r = self.compare("--last", "2")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = r.stdout
+        self.assertIn(f"A  {self.ids[0]}  local", out)
+        self.assertIn(f"B  {self.ids[1]}  local", out)
+        self.assertRegex(out, r"device\s+dtype\s+n\s+A GFLOP/s\s+A ms\s+"
+                              r"B GFLOP/s\s+B ms\s+B vs A")
+        self.assertIn("higher is better", out)
+        self.assertIn("lower is better", out)
+        # Each size's fp32 CPU row, in sweep order, with a verdict. The
+        # agent takes max(3, iters/4) = 3 CPU samples at --iters 5: too
+        # few for the U test to find anything, so ~.
+        rows = re.findall(r"^cpu\s+fp32\s+(\d+)\s.*$", out, re.M)
+        self.assertEqual(rows, ["64", "128"])
+        for line in re.findall(r"^cpu\s+fp32\s.*$", out, re.M):
+            self.assertRegex(line, r"±[\d.]+%")
+            self.assertTrue(line.rstrip().endswith(
+                "~ (n=3+3: too few samples)"), line)
+        self.assertIn("too few samples", out)
+
+    def test_default_is_last_two(self):
+        self.assertEqual(self.compare().stdout,
+                         self.compare("--last", "2").stdout)
+
+    def test_json(self):
+        r = self.compare("--last", "2", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        doc = json.loads(r.stdout)
+        self.assertEqual(doc["alpha"], 0.05)
+        self.assertEqual([c["run_id"] for c in doc["columns"]], self.ids)
+        self.assertEqual(doc["better"], {"median_gflops": "higher",
+                                         "median_ms": "lower"})
+        cpu = [row for row in doc["rows"]
+               if row["device"] == "cpu" and row["dtype"] == "fp32"]
+        self.assertEqual([row["n"] for row in cpu], [64, 128])
+        for row in cpu:
+            a, b = row["cells"]
+            self.assertEqual(a["status"], "pass")
+            self.assertEqual(a["samples"], 3)
+            self.assertGreater(a["median_gflops"], 0)
+            self.assertIsNone(a["vs_first"])
+            self.assertGreater(b["vs_first"]["ratio"], 0)
+            self.assertFalse(b["vs_first"]["significant"])
+            self.assertTrue(b["vs_first"]["too_few_samples"])
+            self.assertEqual(b["vs_first"]["text"], "~")
+        # Missing is null, never 0.
+        for row in doc["rows"]:
+            for cell in row["cells"]:
+                if cell["status"] != "pass":
+                    self.assertIsNone(cell["median_gflops"])
+                    self.assertIsNone(cell["median_ms"])
+
+    def test_csv(self):
+        r = self.compare("--last", "2", "--csv")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = list(csv.DictReader(io.StringIO(r.stdout)))
+        doc = json.loads(self.compare("--last", "2", "--json").stdout)
+        self.assertEqual(len(rows), 2 * len(doc["rows"]))
+        first = rows[0]
+        self.assertEqual(first["column"], "A")
+        self.assertEqual(first["run_id"], self.ids[0])
+        self.assertEqual(first["vs_first"], "n/a")
+        b = [x for x in rows if x["column"] == "B" and x["device"] == "cpu"
+             and x["dtype"] == "fp32"]
+        self.assertEqual([x["n"] for x in b], ["64", "128"])
+        for x in b:
+            self.assertEqual(x["vs_first"], "~")
+            self.assertEqual(x["significant"], "no")
+            float(x["median_gflops"])
+
+    def test_by_run_id_prefix_host_and_file(self):
+        whole = self.compare(self.ids[0], self.ids[1])
+        self.assertEqual(whole.returncode, 0, whole.stderr)
+        # A unique prefix names the run as well as its full id.
+        prefix = self.ids[1][:-1]
+        if not self.ids[0].startswith(prefix):
+            self.assertEqual(self.compare(self.ids[0], prefix).stdout,
+                             whole.stdout)
+        # A host alone: its last two runs.
+        r = self.compare("local")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(self.ids[0], r.stdout)
+        self.assertIn(self.ids[1], r.stdout)
+        # Two host files.
+        r = self.compare(self.host_file(0), self.host_file(1))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("00-local.ndjson", r.stdout)
+        self.assertRegex(r.stdout, r"(?m)^cpu\s+fp32\s+64\s")
+
+    def test_errors(self):
+        self.assert_one_line_error(self.compare("nosuchrun"))
+        self.assert_one_line_error(self.compare(self.ids[0]))  # one column
+        self.assert_one_line_error(self.compare("--json", "--csv"))
+        self.assert_one_line_error(self.compare("--last", "0"))
+        self.assert_one_line_error(self.compare("--last", "2", self.ids[0],
+                                                self.ids[1]))
+        self.assert_one_line_error(self.compare("--bogus"))
+        self.assert_one_line_error(ctl("show", "--results", self.results,
+                                       "nosuchrun"))
+        self.assert_one_line_error(ctl("nosuchcommand"))
+
+    def test_empty_results(self):
+        empty = os.path.join(self.tmp, "empty")
+        os.makedirs(empty, exist_ok=True)
+        self.assert_one_line_error(self.compare(results=empty))
+        self.assert_one_line_error(self.compare("--last", "2", results=empty))
+        self.assert_one_line_error(ctl("show", "--results", empty))
+        r = ctl("list", "--results", empty)
+        self.assertEqual(r.returncode, 0)
+        self.assertEqual(r.stdout, "")
+        missing = os.path.join(self.tmp, "missing")
+        self.assert_one_line_error(self.compare(results=missing))
+        self.assert_one_line_error(ctl("list", "--results", missing))
+
+
+class CraftedTest(ArchiveTest):
+    """Run directories made from real records, samples set by hand."""
+
+    def setUp(self):
+        self.crafted = tempfile.mkdtemp(dir=self.tmp)
+        self.records = read_ndjson(self.host_file(0))
+
+    def test_real_difference_and_no_difference(self):
+        base = [1.00, 1.02, 0.99, 1.01, 1.03]
+        a = self.with_samples(self.records, 64, base)
+        a = self.with_samples(a, 128, base)
+        # Twice as fast at 64; exactly the same samples at 128.
+        b = self.with_samples(self.records, 64, [x / 2 for x in base])
+        b = self.with_samples(b, 128, base)
+        self.make_run(self.crafted, "20990101T000000Z-0001", a)
+        self.make_run(self.crafted, "20990101T000100Z-0002", b)
+        r = self.compare("--last", "2", results=self.crafted)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        row64 = re.search(r"(?m)^cpu\s+fp32\s+64\s.*$", r.stdout).group(0)
+        row128 = re.search(r"(?m)^cpu\s+fp32\s+128\s.*$", r.stdout).group(0)
+        # Exact U test, 5 against 5, fully separated: p = 2/C(10,5).
+        self.assertTrue(row64.endswith("2.00x (p=0.008 n=5+5)"), row64)
+        self.assertTrue(row128.endswith("~ (p=1.000 n=5+5)"), row128)
+        doc = json.loads(self.compare("--json", results=self.crafted).stdout)
+        cells = {row["n"]: row["cells"][1]["vs_first"] for row in doc["rows"]
+                 if row["device"] == "cpu" and row["dtype"] == "fp32"}
+        self.assertAlmostEqual(cells[64]["ratio"], 2.0, places=9)
+        self.assertAlmostEqual(cells[64]["p"], 2 / 252, places=12)
+        self.assertTrue(cells[64]["significant"])
+        self.assertEqual(cells[128]["p"], 1.0)
+        self.assertFalse(cells[128]["significant"])
+        # Slower: a percentage within 0.5x..2x, negative.
+        c = self.with_samples(self.records, 64, [x * 1.25 for x in base])
+        self.make_run(self.crafted, "20990101T000200Z-0003", c)
+        r = self.compare("20990101T000000Z", "20990101T000200Z",
+                         results=self.crafted)
+        row64 = re.search(r"(?m)^cpu\s+fp32\s+64\s.*$", r.stdout).group(0)
+        self.assertIn("-20.0% (p=0.008 n=5+5)", row64)
+
+    def test_provenance(self):
+        b = json.loads(json.dumps(self.records))
+        b[0]["openblas"]["threads"] = 1
+        b[0]["agent"]["source_hash"] = "0123456789abcdef"
+        self.make_run(self.crafted, "20990101T000000Z-0001", self.records)
+        self.make_run(self.crafted, "20990101T000100Z-0002", b)
+        r = self.compare(results=self.crafted)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        prov = r.stdout.split("provenance differences:\n", 1)[1]
+        keys = [line.split()[0] for line in prov.splitlines() if line.strip()]
+        self.assertEqual(keys, ["openblas.threads", "agent.source_hash"])
+        self.assertRegex(prov, r"openblas\.threads\s+A \d+  B 1")
+        doc = json.loads(self.compare("--json", results=self.crafted).stdout)
+        self.assertEqual([p["key"] for p in doc["provenance"]],
+                         ["openblas.threads", "agent.source_hash"])
+        # Identical provenance: no section.
+        same = tempfile.mkdtemp(dir=self.tmp)
+        self.make_run(same, "20990101T000000Z-0001", self.records)
+        self.make_run(same, "20990101T000100Z-0002", self.records)
+        self.assertNotIn("provenance", self.compare(results=same).stdout)
+
+    def test_incomplete_run(self):
+        # ctl died mid-run: run.json still "running", the host file cut
+        # in the middle of a line, no summary.
+        recs = [r for r in self.records if r["type"] != "summary"]
+        recs = [r for r in recs
+                if not (r["type"] == "gemm" and r["n"] == 128)]
+        self.make_run(self.crafted, "20990101T000000Z-0001", self.records)
+        self.make_run(self.crafted, "20990101T000100Z-0002", recs,
+                      status="running", host_status="running",
+                      cut_tail='{"schema":1,"type":"gemm","seq":40,"dev')
+        r = ctl("show", "--results", self.crafted, "20990101T000100Z")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        head = r.stdout.splitlines()[0]
+        self.assertTrue(head.startswith("run 20990101T000100Z-0002"), head)
+        self.assertIn("INCOMPLETE", head)
+        self.assertIn("local: running", r.stdout)
+        self.assertIn("partial line", r.stdout)
+        self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s")
+        r = ctl("list", "--results", self.crafted)
+        self.assertRegex(r.stdout, r"(?m)^20990101T000100Z-0002\s.*\sincomplete$")
+        r = self.compare(results=self.crafted)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("incomplete", r.stdout.splitlines()[1])
+        row128 = re.search(r"(?m)^cpu\s+fp32\s+128\s.*$", r.stdout).group(0)
+        self.assertTrue(row128.endswith("n/a"), row128)
+
+
+class ShowListTest(ArchiveTest):
+    def test_show(self):
+        r = ctl("show", "--results", self.results, self.ids[1])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertTrue(lines[0].startswith(f"run {self.ids[1]}  started "),
+                        lines[0])
+        self.assertIn("complete", lines[0])
+        self.assertNotIn("INCOMPLETE", lines[0])
+        self.assertRegex(r.stdout, r"(?m)^host\s+device\s+dtype\s+n\s+median_ms\s+GFLOP/s")
+        self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s+[\d.]+\s+[\d.]+")
+        # The default is the most recent run.
+        self.assertEqual(ctl("show", "--results", self.results).stdout,
+                         r.stdout)
+        # A host file alone.
+        r = ctl("show", self.host_file(0))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s")
+
+    def test_list(self):
+        r = ctl("list", "--results", self.results)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertEqual([line.split()[0] for line in lines], self.ids)
+        for line in lines:
+            fields = line.split()
+            self.assertRegex(fields[1], r"^\d{4}-\d\d-\d\dT")
+            self.assertEqual(fields[2], "local")
+            self.assertEqual(fields[3], "complete")
+        r = ctl("list", "--results", self.results, "--last", "1")
+        self.assertEqual([line.split()[0] for line in r.stdout.splitlines()],
+                         self.ids[1:])
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1] + sys.argv[1:])
