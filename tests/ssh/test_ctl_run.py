@@ -1,0 +1,883 @@
+#!/usr/bin/env python3
+"""Black-box tests of `ctl run` against real OpenSSH servers (issue 3).
+
+Runs the ctl binary ($BF_CTL, the agent beside it) on hosts from
+tests/lib/sshhosts.py on 127.0.0.1 and checks both what the user sees
+(stdout, stderr, exit status) and what is archived (results/<run-id>/
+run.json and NN-host.ndjson). Every run uses --no-tui, a temporary results
+directory and a temporary working directory.
+
+A host's agent cache is ~/.cache/benchfleet/<source hash>/build/bin/agent
+on that host. Only DeployTest and the build failure build there; the other
+tests seed the cache with a copy of the agent built beside ctl (same
+sources, same hash), which is what a host that ran benchfleet before looks
+like, and keeps the file's run time modest on a 2-core machine.
+FakeAgentTest puts a shell script there instead, replaying records from a
+real run of the agent with a fault added.
+
+Exits 77 (CTest: skipped) without ctl, root or sshd. Timing assertions
+carry slack for a loaded 2-core machine.
+"""
+
+import json
+import os
+import re
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+from sshhosts import SSHHosts  # noqa: E402
+
+# Exit statuses of ctl (common/schema.h)
+EXIT_OK = 0
+EXIT_USAGE = 2
+EXIT_HOSTS_FAILED = 3
+EXIT_INTERRUPTED = 130
+
+SLACK_S = 4.0        # allowed lateness of a bounded event on a busy machine
+TINY = ["--size", "64", "--iters", "3", "--warmup", "1", "--device", "cpu"]
+# Long enough to act on mid-run: after a quick n=64 GEMM (the "running 1/2"
+# line), 100 timed GEMMs of n=2048 on the CPU, a minute or more on 2 cores.
+# The tests stop it early.
+LONG = ["--sizes", "64,2048", "--dtypes", "fp32", "--iters", "400",
+        "--warmup", "1", "--device", "cpu"]
+
+
+def find_ctl():
+    p = os.environ.get("BF_CTL")
+    if p:
+        return p
+    root = os.path.abspath(os.path.join(HERE, "..", ".."))
+    for d in (os.path.join(root, "build"), "/tmp/bf-e2e"):
+        c = os.path.join(d, "bin", "ctl")
+        if os.access(c, os.X_OK):
+            return c
+    return None
+
+
+CTL = find_ctl()
+AGENT = os.path.join(os.path.dirname(CTL), "agent") if CTL else None
+
+
+def agent_hash():
+    out = subprocess.run([CTL, "--version"], capture_output=True, text=True,
+                         timeout=10, check=True).stdout
+    m = re.search(r"agent sources ([0-9a-f]+)", out)
+    if not m:
+        raise RuntimeError("no agent hash in %r" % out)
+    return m.group(1)
+
+
+HASH = None          # set in main()
+
+
+# -- hosts -----------------------------------------------------------------
+
+def cache_root(hosts, i):
+    return os.path.join(hosts.remote_home(i), ".cache", "benchfleet")
+
+
+def cache_dir(hosts, i):
+    return os.path.join(cache_root(hosts, i), HASH)
+
+
+def cached_agent(hosts, i):
+    return os.path.join(cache_dir(hosts, i), "build", "bin", "agent")
+
+
+def seed_agent(hosts, i):
+    """Gives host i a cached agent, as a previous deploy would have."""
+    dst = cached_agent(hosts, i)
+    os.makedirs(os.path.dirname(dst), mode=0o700, exist_ok=True)
+    shutil.copy2(AGENT, dst)
+
+
+def agent_pids(hosts, i):
+    """Processes running host i's cached agent. ctl execs it as
+    ./build/bin/agent from the cache directory, so its command line does
+    not hold the full path (pgrep -f would miss it); /proc/PID/exe does."""
+    return pids_of(cached_agent(hosts, i))
+
+
+def pids_of(path):
+    """Live processes whose executable is path."""
+    want = os.path.realpath(path)
+    pids = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            exe = os.readlink("/proc/%s/exe" % name)
+            with open("/proc/%s/stat" % name) as f:
+                st = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if exe == want and st != "Z":
+            pids.append(int(name))
+    return pids
+
+
+def wait_until(pred, timeout, step=0.05):
+    """Polls pred() until it is true or timeout seconds pass; returns its
+    last value."""
+    deadline = time.monotonic() + timeout
+    while True:
+        v = pred()
+        if v or time.monotonic() > deadline:
+            return v
+        time.sleep(step)
+
+
+def snapshot(path):
+    """(inode, mtime_ns) of path and of everything below it."""
+    out = {}
+    for d, dirs, files in os.walk(path):
+        for n in [d] + [os.path.join(d, f) for f in files]:
+            st = os.lstat(n)
+            out[os.path.relpath(n, path)] = (st.st_ino, st.st_mtime_ns)
+    return out
+
+
+def write_inventory(dirpath, hosts_obj):
+    os.makedirs(dirpath, exist_ok=True)
+    with open(os.path.join(dirpath, "test.json"), "w") as f:
+        json.dump({"hosts": hosts_obj}, f, indent=1)
+
+
+# -- running ctl -------------------------------------------------------------
+
+class Ctl:
+    """`ctl run` as a child process; stdout lines are read as they arrive,
+    each stamped with its arrival time (seconds since the start)."""
+
+    def __init__(self, args, env, cwd):
+        self.argv = [CTL, "run"] + args
+        self.start = time.monotonic()
+        self.proc = subprocess.Popen(self.argv, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE,
+                                     stdin=subprocess.DEVNULL, env=env,
+                                     cwd=cwd, text=True)
+        self.lines = []        # (t, line)
+        self.ended = False     # stdout closed
+        self.cond = threading.Condition()
+        self.stderr = ""
+        self._out = threading.Thread(target=self._read_out, daemon=True)
+        self._err = threading.Thread(target=self._read_err, daemon=True)
+        self._out.start()
+        self._err.start()
+
+    def _read_out(self):
+        for line in self.proc.stdout:
+            with self.cond:
+                self.lines.append((time.monotonic() - self.start,
+                                   line.rstrip("\n")))
+                self.cond.notify_all()
+        with self.cond:
+            self.ended = True
+            self.cond.notify_all()
+
+    def _read_err(self):
+        self.stderr = self.proc.stderr.read()
+
+    def wait_line(self, pattern, timeout=30):
+        """Waits until some stdout line (so far or to come) matches the
+        regex; returns it."""
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                for _, l in self.lines:
+                    if re.search(pattern, l):
+                        return l
+                left = deadline - time.monotonic()
+                if self.ended or left <= 0:
+                    raise AssertionError(
+                        "no line %r (%s); stdout:\n%s"
+                        % (pattern, "ctl ended" if self.ended else
+                           "waited %s s" % timeout, self.stdout))
+                self.cond.wait(left)
+
+    def finish(self, timeout=60):
+        """Waits for the exit (killing ctl after timeout s); returns rc."""
+        try:
+            self.rc = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise AssertionError("ctl did not end within %s s; stdout:\n%s"
+                                 % (timeout, self.stdout))
+        finally:
+            self._out.join(timeout=5)
+            self._err.join(timeout=5)
+            self.proc.stdout.close()
+            self.proc.stderr.close()
+        self.elapsed = time.monotonic() - self.start
+        return self.rc
+
+    def kill(self):
+        """For cleanup after a failed assertion: ctl must not outlive it."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.finish(timeout=10)
+
+    def line_time(self, pattern):
+        for t, l in self.lines:
+            if re.search(pattern, l):
+                return t
+        return None
+
+    @property
+    def stdout(self):
+        return "\n".join(l for _, l in list(self.lines))
+
+
+class CtlTestCase(unittest.TestCase):
+    """One fixture of N_HOSTS hosts per class (those in UNKNOWN left out
+    of known_hosts, those in SEED with a cached agent), a temporary cwd and
+    results directory per test, and helpers to run ctl and read its
+    archive."""
+
+    N_HOSTS = 0
+    UNKNOWN = ()
+    SEED = ()
+    hosts = None
+
+    @classmethod
+    def setUpClass(cls):
+        if cls.N_HOSTS:
+            cls.hosts = SSHHosts(cls.N_HOSTS, unknown=cls.UNKNOWN).start()
+            for i in cls.SEED:
+                seed_agent(cls.hosts, i)
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.hosts:
+            cls.hosts.stop()
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="bf-ctlrun-")
+        self.cwd = os.path.join(self.tmp, "cwd")
+        self.results = os.path.join(self.tmp, "results")
+        os.makedirs(self.cwd)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def env(self, agent=False):
+        e = self.hosts.env(agent=agent)
+        e.pop("BENCHFLEET_HOSTS_DIR", None)
+        return e
+
+    def start(self, args, env=None):
+        return Ctl(["--no-tui", "--results", self.results] + args,
+                   env or self.env(), self.cwd)
+
+    def run_ctl(self, args, env=None, timeout=60):
+        c = self.start(args, env)
+        c.finish(timeout)
+        return c
+
+    def run_dirs(self):
+        if not os.path.isdir(self.results):
+            return []
+        return sorted(os.path.join(self.results, d)
+                      for d in os.listdir(self.results))
+
+    def archive(self, c):
+        """The run directory ctl named on its first line, its run.json,
+        and its host objects by name. Host failures are reported on
+        stdout; stderr stays empty (no sanitizer report either)."""
+        self.assertEqual(c.stderr, "")
+        m = re.match(r"run (\S+): \d+ hosts?, results in (.+)$",
+                     c.lines[0][1] if c.lines else "")
+        self.assertTrue(m, c.stdout)
+        d = m.group(2)
+        self.assertEqual(os.path.basename(d), m.group(1))
+        self.assertIn(os.path.realpath(d),
+                      [os.path.realpath(x) for x in self.run_dirs()])
+        with open(os.path.join(d, "run.json")) as f:
+            run = json.load(f)
+        self.assertEqual(run["run_id"], m.group(1))
+        self.assertIsNotNone(run["ended_at"])
+        self.assertIn("run %s %s: " % (run["run_id"], run["status"]),
+                      c.stdout)
+        return d, run, {h["name"]: h for h in run["hosts"]}
+
+    def records(self, d, h):
+        """A host's archived records; checks each line is a record and
+        that run.json counted them all."""
+        with open(os.path.join(d, h["records_file"])) as f:
+            text = f.read()
+        self.assertTrue(text == "" or text.endswith("\n"))
+        recs = [json.loads(l) for l in text.splitlines()]
+        for r in recs:
+            self.assertIsInstance(r, dict)
+            self.assertEqual(r["schema"], 1)
+        self.assertEqual(h["records"], len(recs))
+        return recs
+
+    def log(self, d, h):
+        with open(os.path.join(d, h["log_file"])) as f:
+            return f.read()
+
+    def assert_host_complete(self, d, h, fingerprint=None):
+        self.assertEqual(h["status"], "done", h)
+        self.assertIsNone(h["reason"])
+        self.assertEqual(h["complete_records"], "yes")
+        self.assertEqual(h["agent_exit_status"], 0)
+        self.assertEqual(h["agent_hash"], HASH)
+        self.assertEqual(h["malformed_lines"], 0)
+        self.assertGreater(h["gemm_total"], 0)
+        self.assertEqual(h["gemm_done"], h["gemm_total"])
+        if fingerprint:
+            self.assertEqual(h["host_key_fingerprint"], fingerprint)
+        recs = self.records(d, h)
+        self.assertEqual(recs[0]["type"], "host")
+        self.assertEqual(recs[-1]["type"], "summary")
+        self.assertEqual([r["seq"] for r in recs], list(range(len(recs))))
+        self.assertEqual(sum(r["type"] == "gemm" for r in recs),
+                         h["gemm_total"])
+        return recs
+
+    def assert_host_failed(self, h, reason_part):
+        self.assertEqual(h["status"], "failed", h)
+        self.assertIn(reason_part, h["reason"] or "")
+        self.assertEqual(h["complete_records"], "no")
+
+
+# -- the tests ---------------------------------------------------------------
+
+class UsageTest(CtlTestCase):
+    """Bad command lines: one line on stderr starting "ctl: ", exit 2,
+    nothing archived."""
+
+    def ctl(self, args):
+        p = subprocess.run([CTL, "run"] + args, capture_output=True,
+                           text=True, cwd=self.cwd, timeout=30,
+                           env=dict(os.environ, HOME=self.tmp))
+        return p
+
+    def test_usage_errors(self):
+        cases = {
+            "no host": ["--no-tui"],
+            "iters 0": ["local", "--iters", "0"],
+            "bad device": ["local", "--device", "foo"],
+            "unknown option": ["local", "--frobnicate"],
+            "missing value": ["local", "--timeout"],
+            "two size options": ["local", "--size", "64", "--sizes", "64"],
+        }
+        for what, args in cases.items():
+            with self.subTest(what):
+                p = self.ctl(["--results", self.results] + args)
+                self.assertEqual(p.returncode, EXIT_USAGE, p)
+                lines = p.stderr.splitlines()
+                self.assertEqual(len(lines), 1, p.stderr)
+                self.assertTrue(lines[0].startswith("ctl: "), p.stderr)
+                self.assertEqual(p.stdout, "")
+                self.assertFalse(os.path.exists(self.results))
+        self.assertIn("'foo'", self.ctl(["x", "--device", "foo"]).stderr)
+        self.assertIn("--frobnicate",
+                      self.ctl(["x", "--frobnicate"]).stderr)
+
+    def test_help(self):
+        p = self.ctl(["--help"])
+        self.assertEqual(p.returncode, EXIT_OK)
+        self.assertTrue(p.stdout.startswith("usage: ctl run HOST..."))
+        self.assertIn("--accept-new-host-keys", p.stdout)
+        self.assertEqual(p.stderr, "")
+
+
+class DeployTest(CtlTestCase):
+    """Three fresh hosts: the first run uploads and builds the agent on
+    each, the second finds it cached."""
+
+    N_HOSTS = 3
+
+    def test_deploy_then_cached_redeploy(self):
+        # The hosts' build would find this machine's CUDA toolkit, and three
+        # CUDA builds at once take minutes on 2 cores; CUDACXX=/bin/false
+        # makes CMake find no CUDA compiler, so each builds the CPU agent
+        # in seconds. Host names in the inventory are the ssh aliases.
+        hosts_dir = os.path.join(self.tmp, "hosts")
+        names = [self.hosts.alias(i) for i in (1, 2, 3)]
+        write_inventory(hosts_dir, {
+            n: {"ssh": n, "env": {"CUDACXX": "/bin/false"}} for n in names})
+        args = TINY + ["--hosts-dir", hosts_dir] + names
+
+        c = self.run_ctl(args, timeout=240)
+        self.assertEqual(c.rc, EXIT_OK, c.stdout + c.stderr)
+        d, run, hs = self.archive(c)
+        self.assertEqual(run["status"], "complete")
+        self.assertIsNone(run["reason"])
+        self.assertEqual([h["name"] for h in run["hosts"]], names)
+        for i, n in enumerate(names, 1):
+            self.assertIn("[%s] building" % n, c.stdout)
+            self.assertIn("[%s] done" % n, c.stdout)
+            self.assertEqual(hs[n]["target"], n)
+            self.assertEqual(hs[n]["records_file"], "%02d-%s.ndjson"
+                             % (i - 1, n))
+            self.assert_host_complete(d, hs[n], self.hosts.fingerprint(i))
+            self.assertTrue(os.access(cached_agent(self.hosts, i), os.X_OK))
+            # Only the final directory: no staging directory left behind.
+            self.assertEqual(os.listdir(cache_root(self.hosts, i)), [HASH])
+            self.assertEqual(
+                stat.S_IMODE(os.stat(cache_root(self.hosts, i)).st_mode),
+                0o700)
+        before = {i: snapshot(cache_root(self.hosts, i)) for i in (1, 2, 3)}
+
+        c2 = self.run_ctl(args, timeout=120)
+        self.assertEqual(c2.rc, EXIT_OK, c2.stdout + c2.stderr)
+        self.assertNotIn("building", c2.stdout)
+        d2, run2, hs2 = self.archive(c2)
+        self.assertNotEqual(d2, d)
+        self.assertEqual(run2["status"], "complete")
+        for i, n in enumerate(names, 1):
+            self.assert_host_complete(d2, hs2[n], self.hosts.fingerprint(i))
+            # Nothing uploaded, built or renamed: same inodes and mtimes.
+            self.assertEqual(snapshot(cache_root(self.hosts, i)), before[i])
+        # The first run's archive is untouched by the second.
+        self.assertEqual(len(self.run_dirs()), 2)
+        print("\n  deploy+build of 3 hosts: %.1f s; cached re-run: %.1f s"
+              % (c.elapsed, c2.elapsed), file=sys.stderr)
+
+
+class UnreachableHostTest(CtlTestCase):
+    """A refusing and a hung host are reported within --timeout while the
+    other host completes."""
+
+    N_HOSTS = 2
+    SEED = (1, 2)
+
+    TIMEOUT_S = 3
+
+    def tearDown(self):
+        self.hosts.resume(2)
+        super().tearDown()
+
+    def test_refused_and_hung_hosts(self):
+        refusing = "root@127.0.0.1:%d" % self.hosts.refusing_port()
+        self.hosts.hang(2)
+        c = self.run_ctl(TINY + ["--timeout", str(self.TIMEOUT_S), "bfhost1",
+                                 refusing, "bfhost2"], timeout=60)
+        self.assertEqual(c.rc, EXIT_HOSTS_FAILED, c.stdout + c.stderr)
+        self.assertLess(c.elapsed, self.TIMEOUT_S + SLACK_S)
+        d, run, hs = self.archive(c)
+        self.assertEqual(run["status"], "incomplete")
+        self.assertEqual(run["reason"], "some hosts did not complete")
+        self.assert_host_complete(d, hs["bfhost1"], self.hosts.fingerprint(1))
+
+        h = hs[refusing]
+        self.assert_host_failed(h, "refused")
+        self.assertEqual(h["target"], refusing)
+        self.assertIsNone(h["host_key_fingerprint"])
+        self.assertEqual(self.records(d, h), [])
+        t = c.line_time(r"^\[%s\] failed: .*refused" % re.escape(refusing))
+        self.assertIsNotNone(t, c.stdout)
+        self.assertLess(t, 2.0)   # refused at once, not after the timeout
+
+        h = hs["bfhost2"]
+        self.assert_host_failed(h, "no answer within 3 s")
+        self.assertIsNone(h["host_key_fingerprint"])
+        t = c.line_time(r"^\[bfhost2\] failed: ")
+        self.assertIsNotNone(t, c.stdout)
+        self.assertGreater(t, self.TIMEOUT_S - 0.5)
+        self.assertLess(t, self.TIMEOUT_S + SLACK_S)
+
+    def test_host_hanging_mid_run(self):
+        c = self.start(LONG + ["--timeout", str(self.TIMEOUT_S), "bfhost2"])
+        try:
+            c.wait_line(r"^\[bfhost2\] running 1/", timeout=30)
+            pids = agent_pids(self.hosts, 2)
+            self.assertEqual(len(pids), 1)
+            self.hosts.hang(2)
+            hung_at = time.monotonic() - c.start
+            c.finish(timeout=self.TIMEOUT_S + 30)
+        finally:
+            c.kill()
+        self.assertEqual(c.rc, EXIT_HOSTS_FAILED, c.stdout + c.stderr)
+        t = c.line_time(r"^\[bfhost2\] failed: ")
+        self.assertIsNotNone(t, c.stdout)
+        self.assertLess(t - hung_at, self.TIMEOUT_S + SLACK_S)
+        d, run, hs = self.archive(c)
+        h = hs["bfhost2"]
+        self.assert_host_failed(h, "silent")
+        self.assertGreater(len(self.records(d, h)), 0)
+        # Once the host thaws, the agent finds ctl gone and stops.
+        self.hosts.resume(2)
+        gone = wait_until(lambda: not agent_pids(self.hosts, 2), 5)
+        self.assertTrue(gone, "agent still running on the thawed host: %s"
+                        % agent_pids(self.hosts, 2))
+
+
+class HostKeyTest(CtlTestCase):
+    """Host 1's key changes; host 2's key is not in known_hosts."""
+
+    N_HOSTS = 2
+    UNKNOWN = {2}
+
+    def known_hosts(self):
+        with open(self.hosts.known_hosts) as f:
+            return f.read()
+
+    def test_changed_host_key_is_refused(self):
+        new_fp = self.hosts.change_host_key(1)
+        before = self.known_hosts()
+        for extra in ([], ["--accept-new-host-keys"]):
+            with self.subTest(extra=extra):
+                shutil.rmtree(self.results, ignore_errors=True)
+                c = self.run_ctl(TINY + extra + ["bfhost1"])
+                self.assertEqual(c.rc, EXIT_HOSTS_FAILED,
+                                 c.stdout + c.stderr)
+                line = [l for _, l in c.lines
+                        if l.startswith("[bfhost1] failed: ")]
+                self.assertEqual(len(line), 1, c.stdout)
+                self.assertIn("changed", line[0])
+                self.assertIn(self.hosts.known_hosts, line[0])
+                self.assertIn(new_fp, line[0])
+                d, run, hs = self.archive(c)
+                h = hs["bfhost1"]
+                self.assert_host_failed(h, self.hosts.known_hosts)
+                self.assertIsNone(h["host_key_fingerprint"])
+                self.assertEqual(self.records(d, h), [])
+                self.assertEqual(run["status"], "incomplete")
+                # Refused before anything ran: no cache, no new key.
+                self.assertFalse(os.path.exists(
+                    os.path.join(self.hosts.remote_home(1), ".cache")))
+                self.assertEqual(self.known_hosts(), before)
+
+    def test_unknown_host_key_needs_the_flag(self):
+        before = self.known_hosts()
+        fp = self.hosts.fingerprint(2)
+        c = self.run_ctl(TINY + ["bfhost2"])
+        self.assertEqual(c.rc, EXIT_HOSTS_FAILED, c.stdout + c.stderr)
+        line = [l for _, l in c.lines if l.startswith("[bfhost2] failed: ")]
+        self.assertEqual(len(line), 1, c.stdout)
+        self.assertIn(fp, line[0])
+        self.assertIn("--accept-new-host-keys", line[0])
+        d, run, hs = self.archive(c)
+        self.assert_host_failed(hs["bfhost2"], fp)
+        self.assertIsNone(hs["bfhost2"]["host_key_fingerprint"])
+        self.assertFalse(os.path.exists(
+            os.path.join(self.hosts.remote_home(2), ".cache")))
+        self.assertEqual(self.known_hosts(), before)
+
+        seed_agent(self.hosts, 2)
+        c = self.run_ctl(TINY + ["--accept-new-host-keys", "bfhost2"])
+        self.assertEqual(c.rc, EXIT_OK, c.stdout + c.stderr)
+        d, run, hs = self.archive(c)
+        self.assertEqual(run["status"], "complete")
+        self.assert_host_complete(d, hs["bfhost2"], fp)
+        self.assertIn(fp, self.log(d, hs["bfhost2"]))
+        # One line added, as OpenSSH writes it.
+        self.assertEqual(self.known_hosts(),
+                         before + self.hosts.known_hosts_line(2) + "\n")
+
+
+class AgentFailureTest(CtlTestCase):
+    """The agent killed mid-run (host 1), a failing remote build (host 2,
+    no cached agent)."""
+
+    N_HOSTS = 2
+    SEED = (1,)
+
+    def test_agent_killed_mid_run(self):
+        c = self.start(LONG + ["bfhost1"])
+        try:
+            c.wait_line(r"^\[bfhost1\] running 1/", timeout=30)
+            pids = agent_pids(self.hosts, 1)
+            self.assertEqual(len(pids), 1)
+            os.kill(pids[0], signal.SIGKILL)
+            killed_at = time.monotonic() - c.start
+            c.finish(timeout=30)
+        finally:
+            c.kill()
+        self.assertEqual(c.rc, EXIT_HOSTS_FAILED, c.stdout + c.stderr)
+        t = c.line_time(r"^\[bfhost1\] failed: agent killed by signal KILL$")
+        self.assertIsNotNone(t, c.stdout)
+        self.assertLess(t - killed_at, SLACK_S)
+        d, run, hs = self.archive(c)
+        self.assertEqual(run["status"], "incomplete")
+        self.assertEqual(run["reason"], "some hosts did not complete")
+        h = hs["bfhost1"]
+        self.assert_host_failed(h, "agent killed by signal KILL")
+        self.assertEqual(h["host_key_fingerprint"], self.hosts.fingerprint(1))
+        self.assertIsNone(h["agent_exit_status"])
+        recs = self.records(d, h)
+        # What arrived before the kill is archived: the host record, the
+        # plan, the checks, the first GEMM; no summary.
+        self.assertEqual(recs[0]["type"], "host")
+        self.assertNotIn("summary", [r["type"] for r in recs])
+        self.assertEqual(sum(r["type"] == "gemm" for r in recs),
+                         h["gemm_done"])
+        self.assertGreaterEqual(h["gemm_done"], 1)
+        self.assertLess(h["gemm_done"], h["gemm_total"])
+
+    def test_remote_build_failure_shows_the_log_tail(self):
+        # A fake cmake that fails after long lines, as a compiler error in
+        # a real build would: the last lines are the ones that matter.
+        fake = os.path.join(self.tmp, "fakebin")
+        os.makedirs(fake)
+        noise = ["/usr/bin/cc -DBF_X -I/a/long/include/path/%02d -O2 -g "
+                 "-Wall -Wextra -c /src/agent/file_%02d.c -o file_%02d.o"
+                 % (k, k, k) for k in range(30)]
+        last = ["CMake Error at CMakeLists.txt:1: fake failure 4711",
+                "-- Configuring incomplete, errors occurred!"]
+        with open(os.path.join(fake, "cmake"), "w") as f:
+            f.write("#!/bin/sh\n")
+            f.write("".join("echo '%s'\n" % l for l in noise + last))
+            f.write("exit 1\n")
+        os.chmod(os.path.join(fake, "cmake"), 0o755)
+        hosts_dir = os.path.join(self.tmp, "hosts")
+        write_inventory(hosts_dir, {"badbuild": {"ssh": "bfhost2",
+                                                 "path_prepend": [fake]}})
+        self.assertFalse(os.path.exists(cache_dir(self.hosts, 2)))
+        c = self.run_ctl(TINY + ["--hosts-dir", hosts_dir, "badbuild"])
+        self.assertEqual(c.rc, EXIT_HOSTS_FAILED, c.stdout + c.stderr)
+        self.assertIn("[badbuild] building", c.stdout)
+        d, run, hs = self.archive(c)
+        h = hs["badbuild"]
+        self.assertEqual(h["target"], "bfhost2")
+        self.assertEqual(h["status"], "failed")
+        self.assertEqual(h["host_key_fingerprint"], self.hosts.fingerprint(2))
+        # The tail of build.log is shown, ending with its last line, in
+        # whole lines, on stdout and in run.json alike.
+        head = "agent build failed on the host; last lines of build.log:"
+        shown = h["reason"].split("\n")
+        self.assertEqual(shown[0], head)
+        self.assertEqual(shown[-2:], last)
+        self.assertGreater(len(shown), 3)
+        self.assertEqual(shown[1:], (noise + last)[-(len(shown) - 1):])
+        self.assertIn("[badbuild] failed: " + h["reason"], c.stdout)
+        # The whole output is in the host's log.
+        log = self.log(d, h)
+        for l in noise + last:
+            self.assertIn("build: " + l + "\n", log)
+        self.assertEqual(self.records(d, h), [])
+        # Neither a final nor a staging directory is left on the host.
+        self.assertEqual(os.listdir(cache_root(self.hosts, 2)), [])
+
+
+class FakeAgentTest(CtlTestCase):
+    """Host 1's cached agent is a shell script written by the test, which
+    replays records from a real run of the agent with changes."""
+
+    N_HOSTS = 1
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        p = subprocess.run([AGENT] + TINY, capture_output=True, text=True,
+                           timeout=120)
+        if p.returncode != 0:
+            raise RuntimeError("agent: %s" % p.stderr)
+        cls.real = p.stdout.splitlines()
+
+    def fake_agent(self, lines, script):
+        """Installs the fake agent: lines go to records.ndjson beside it,
+        script is its body ($d is its directory)."""
+        agent = cached_agent(self.hosts, 1)
+        os.makedirs(os.path.dirname(agent), mode=0o700, exist_ok=True)
+        with open(os.path.join(os.path.dirname(agent), "records.ndjson"),
+                  "w") as f:
+            f.write("".join(l + "\n" for l in lines))
+        with open(agent, "w") as f:
+            f.write("#!/bin/sh\nd=$(dirname \"$0\")\n" + script)
+        os.chmod(agent, 0o755)
+
+    def test_malformed_line_is_counted_and_the_run_goes_on(self):
+        real = self.real
+        self.assertGreater(len(real), 4)
+        self.fake_agent(real, "head -n 3 \"$d/records.ndjson\"\n"
+                              "echo 'this is {not a record'\n"
+                              "tail -n +4 \"$d/records.ndjson\"\n")
+        c = self.run_ctl(TINY + ["bfhost1"])
+        self.assertEqual(c.rc, EXIT_OK, c.stdout + c.stderr)
+        self.assertRegex(c.stdout, r"(?m)^\[bfhost1\] malformed line 4: ")
+        self.assertIn("[bfhost1] done", c.stdout)
+        d, run, hs = self.archive(c)
+        self.assertEqual(run["status"], "complete")
+        h = hs["bfhost1"]
+        self.assertEqual(h["status"], "done")
+        self.assertEqual(h["malformed_lines"], 1)
+        self.assertEqual(h["complete_records"], "yes")
+        self.assertEqual(h["gemm_done"], h["gemm_total"])
+        # Every real record archived as received, the garbage not.
+        with open(os.path.join(d, h["records_file"])) as f:
+            self.assertEqual(f.read().splitlines(), real)
+        self.assertEqual(h["records"], len(real))
+        self.assertIn("this is {not a record", self.log(d, h))
+
+    def test_failed_check_is_exit_1(self):
+        recs = [json.loads(l) for l in self.real]
+        check = next(r for r in recs if r["type"] == "check")
+        check["status"] = "fail"
+        check["reason"] = "forced by the test"
+        summary = recs[-1]
+        self.assertEqual(summary["type"], "summary")
+        summary["checks_passed"] -= 1
+        summary["checks_failed"] += 1
+        summary["exit_status"] = 1
+        lines = [json.dumps(r, separators=(",", ":")) for r in recs]
+        self.fake_agent(lines, "cat \"$d/records.ndjson\"\nexit 1\n")
+        c = self.run_ctl(TINY + ["bfhost1"])
+        self.assertEqual(c.rc, 1, c.stdout + c.stderr)
+        self.assertRegex(c.stdout, r"\b1 fail\b")
+        d, run, hs = self.archive(c)
+        self.assertEqual(run["status"], "complete")
+        h = hs["bfhost1"]
+        self.assertEqual((h["status"], h["agent_exit_status"]), ("done", 1))
+        with open(os.path.join(d, h["records_file"])) as f:
+            self.assertEqual(f.read().splitlines(), lines)
+
+    def test_agent_error_exit_shows_its_stderr(self):
+        self.fake_agent(self.real[:2],
+                        "cat \"$d/records.ndjson\"\n"
+                        "echo 'agent: some detail' >&2\n"
+                        "echo 'agent: cannot run: test says no' >&2\n"
+                        "exit 4\n")
+        c = self.run_ctl(TINY + ["bfhost1"])
+        self.assertEqual(c.rc, EXIT_HOSTS_FAILED, c.stdout + c.stderr)
+        reason = "agent exited with status 4: agent: cannot run: test says no"
+        self.assertIn("[bfhost1] failed: " + reason, c.stdout)
+        d, run, hs = self.archive(c)
+        h = hs["bfhost1"]
+        self.assert_host_failed(h, reason)
+        self.assertEqual(h["agent_exit_status"], 4)
+        self.assertEqual(self.records(d, h), [json.loads(l)
+                                              for l in self.real[:2]])
+        self.assertIn("agent: some detail\n", self.log(d, h))
+
+    def test_agent_ending_without_summary_fails_the_host(self):
+        self.fake_agent(self.real[:-1], "cat \"$d/records.ndjson\"\n")
+        c = self.run_ctl(TINY + ["bfhost1"])
+        self.assertEqual(c.rc, EXIT_HOSTS_FAILED, c.stdout + c.stderr)
+        d, run, hs = self.archive(c)
+        h = hs["bfhost1"]
+        self.assert_host_failed(h, "ended before its summary record")
+        self.assertEqual(h["agent_exit_status"], 0)
+        self.assertEqual(h["records"], len(self.real) - 1)
+
+
+class InterruptTest(CtlTestCase):
+    """Ctrl-C (SIGINT to ctl) while two remote agents and the local one
+    run a long sweep, and ctl waits on a hung host (3) with a long
+    --timeout."""
+
+    N_HOSTS = 3
+    SEED = (1, 2)
+
+    def tearDown(self):
+        self.hosts.resume(3)
+        super().tearDown()
+
+    def test_sigint_stops_the_run_and_the_agents(self):
+        names = ["local", "bfhost1", "bfhost2"]
+        self.hosts.hang(3)
+        c = self.start(LONG + ["--timeout", "60"] + names + ["bfhost3"])
+        try:
+            for n in names:
+                c.wait_line(r"^\[%s\] running 1/" % n, timeout=30)
+            for i in (1, 2):
+                self.assertEqual(len(agent_pids(self.hosts, i)), 1)
+            c.proc.send_signal(signal.SIGINT)
+            sent_at = time.monotonic() - c.start
+            c.finish(timeout=30)
+        finally:
+            c.kill()
+        self.assertEqual(c.rc, EXIT_INTERRUPTED, c.stdout + c.stderr)
+        self.assertLess(c.elapsed - sent_at, SLACK_S)
+        d, run, hs = self.archive(c)
+        self.assertEqual(run["status"], "incomplete")
+        self.assertEqual(run["reason"], "interrupted by the user")
+        self.assertIn("run %s incomplete: " % run["run_id"], c.stdout)
+        for n in names + ["bfhost3"]:
+            h = hs[n]
+            self.assertEqual(h["status"], "interrupted", h)
+            self.assertTrue(h["reason"])
+            self.assertEqual(h["complete_records"], "no")
+            self.assertIn("[%s] interrupted" % n, c.stdout)
+        for n in names:
+            # What arrived before Ctrl-C is archived.
+            h = hs[n]
+            recs = self.records(d, h)
+            self.assertEqual(recs[0]["type"], "host")
+            self.assertGreaterEqual(h["gemm_done"], 1)
+            self.assertNotIn("summary", [r["type"] for r in recs])
+        self.assertEqual(self.records(d, hs["bfhost3"]), [])
+        self.assertIsNone(hs["bfhost3"]["host_key_fingerprint"])
+        self.assertEqual(hs["local"]["target"], "local")
+        self.assertIsNone(hs["local"]["host_key_fingerprint"])
+        # No agent left running, on either host or here, shortly after.
+        for i in (1, 2):
+            gone = wait_until(lambda: not agent_pids(self.hosts, i), 3)
+            self.assertTrue(gone, "agent still running on host %d: %s"
+                            % (i, agent_pids(self.hosts, i)))
+        gone = wait_until(lambda: not pids_of(AGENT), 3)
+        self.assertTrue(gone, "local agent still running: %s"
+                        % pids_of(AGENT))
+
+
+class SshAgentTest(CtlTestCase):
+    """The user key only in an ssh-agent: the config names a key file that
+    does not exist, and HOME has none."""
+
+    N_HOSTS = 1
+    SEED = (1,)
+
+    def setUp(self):
+        super().setUp()
+        self.home = os.path.join(self.tmp, "home")
+        os.makedirs(os.path.join(self.home, ".ssh"), mode=0o700)
+        self.cfg = os.path.join(self.tmp, "ssh_config")
+        with open(self.cfg, "w") as f:
+            f.write("Host agent-only\n  HostName 127.0.0.1\n  Port %d\n"
+                    "  User root\n  IdentityFile %s/missing_key\n"
+                    "  UserKnownHostsFile %s\n"
+                    % (self.hosts.ports[1], self.tmp,
+                       self.hosts.known_hosts))
+
+    def env(self, agent=False):
+        e = super().env(agent=agent)
+        e["HOME"] = self.home
+        return e
+
+    def test_key_from_ssh_agent(self):
+        self.hosts.start_agent()
+        c = self.run_ctl(TINY + ["-F", self.cfg, "agent-only"],
+                         env=self.env(agent=True))
+        self.assertEqual(c.rc, EXIT_OK, c.stdout + c.stderr)
+        d, run, hs = self.archive(c)
+        self.assert_host_complete(d, hs["agent-only"],
+                                  self.hosts.fingerprint(1))
+
+    def test_no_agent_no_key_is_an_auth_failure(self):
+        c = self.run_ctl(TINY + ["-F", self.cfg, "agent-only"])
+        self.assertEqual(c.rc, EXIT_HOSTS_FAILED, c.stdout + c.stderr)
+        self.assertIn("[agent-only] failed: ", c.stdout)
+        d, run, hs = self.archive(c)
+        self.assert_host_failed(hs["agent-only"], "no key accepted")
+
+
+def main():
+    global HASH
+    if not CTL or not os.access(CTL, os.X_OK) or not os.access(AGENT,
+                                                               os.X_OK):
+        print("skip: ctl/agent not built (set BF_CTL)")
+        return 77
+    if os.geteuid() != 0 or not os.access("/usr/sbin/sshd", os.X_OK):
+        print("skip: needs root and /usr/sbin/sshd")
+        return 77
+    HASH = agent_hash()
+    prog = unittest.main(exit=False, verbosity=2)
+    return 0 if prog.result.wasSuccessful() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
