@@ -216,6 +216,10 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 	 * where a DGX Spark keeps it off PATH. */
 	cmd = xasprintf(
 		"d=%s; echo \"home=$HOME\"; "
+		/* Staging directories of deploys that were cut off (Ctrl-C,
+		 * a dropped connection) are swept after a day. */
+		"find \"$(dirname \"$d\")\" -maxdepth 1 -name '*.tmp-*' -mmin +1440 "
+		"-exec rm -rf {} + 2>/dev/null; "
 		"if [ -x \"$d/build/bin/agent\" ]; then echo cached=1; exit 0; fi; "
 		"%sm=; "
 		"command -v cc >/dev/null 2>&1 || m=\"$m compiler\"; "
