@@ -138,6 +138,15 @@ extern const struct backend backend_cublas;
  * Static. */
 extern const struct backend *const backend_table[];
 
+/* Called first thing in main: when OpenBLAS fell back to its generic
+ * Prescott core on an x86 CPU with AVX, AVX2 or AVX-512 (a CPU newer than
+ * the library) and OPENBLAS_CORETYPE is unset, starts the agent again
+ * (execv of /proc/self/exe with argv) with OPENBLAS_CORETYPE set to the
+ * matching core (Sandybridge, Haswell, SkylakeX); the host record then
+ * names the replaced core (openblas.core_replaced). Returns when nothing
+ * is to be done, or when starting again failed. */
+void openblas_pick_core(char **argv);
+
 /* The backend for a device kind, or NULL when not compiled in. */
 const struct backend *backend_for(enum device_kind kind);
 

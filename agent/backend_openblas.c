@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -62,6 +63,62 @@ static const char *openblas_library(void)
 	return lib;
 }
 
+/* Set in the environment of the agent's second start by openblas_pick_core:
+ * the core OpenBLAS had chosen on its own. */
+#define ENV_CORE_REPLACED "BF_AGENT_OPENBLAS_CORE_REPLACED"
+
+/* The core OpenBLAS chose by itself when openblas_pick_core replaced it;
+ * "" when it did not. */
+static char core_replaced[32];
+
+void openblas_pick_core(char **argv)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	const char *marker = getenv(ENV_CORE_REPLACED);
+	const char *core, *pick = NULL;
+
+	if (marker) {
+		/* The second start: OpenBLAS has loaded with the core set
+		 * below. Both variables go, so that the host record shows
+		 * the environment the agent was started with. */
+		snprintf(core_replaced, sizeof(core_replaced), "%s", marker);
+		unsetenv(ENV_CORE_REPLACED);
+		unsetenv("OPENBLAS_CORETYPE");
+		return;
+	}
+	if (getenv("OPENBLAS_CORETYPE"))
+		return; /* the user's choice */
+	/* Prescott (SSE3) is what a DYNAMIC_ARCH OpenBLAS falls back to on
+	 * a CPU model newer than itself: Debian 12's 0.3.21 does so on
+	 * Emerald Rapids (family 6, model 207), 4-8x below the AVX-512
+	 * kernels the CPU runs. Only that fallback is replaced. */
+	core = openblas_get_corename();
+	if (!core || strcasecmp(core, "Prescott") != 0)
+		return;
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
+	    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+	    __builtin_cpu_supports("avx512vl"))
+		pick = "SkylakeX";
+	else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+		pick = "Haswell";
+	else if (__builtin_cpu_supports("avx"))
+		pick = "Sandybridge";
+	if (!pick)
+		return;
+	/* The core is chosen once, when the library loads: start again
+	 * with it set. */
+	if (setenv("OPENBLAS_CORETYPE", pick, 1) == 0 &&
+	    setenv(ENV_CORE_REPLACED, core, 1) == 0)
+		execv("/proc/self/exe", argv);
+	/* Could not start again: carry on with OpenBLAS's own choice. */
+	unsetenv("OPENBLAS_CORETYPE");
+	unsetenv(ENV_CORE_REPLACED);
+#else
+	(void)argv;
+#endif
+}
+
 static enum bf_err cpu_probe(int *ndevices, char *detail, size_t detail_len)
 {
 	*ndevices = 1;
@@ -96,6 +153,10 @@ static void cpu_describe(cJSON *host)
 		cJSON_AddStringToObject(ob, BF_KEY_CORE, core);
 	else
 		cJSON_AddNullToObject(ob, BF_KEY_CORE);
+	if (core_replaced[0])
+		cJSON_AddStringToObject(ob, BF_KEY_CORE_REPLACED, core_replaced);
+	else
+		cJSON_AddNullToObject(ob, BF_KEY_CORE_REPLACED);
 	cJSON_AddNumberToObject(ob, BF_KEY_THREADS, openblas_get_num_threads());
 	if (cfg)
 		cJSON_AddStringToObject(ob, BF_KEY_CONFIG, cfg);

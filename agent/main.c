@@ -156,6 +156,7 @@ int main(int argc, char **argv)
 	int ndev, status;
 	cJSON *sum;
 
+	openblas_pick_core(argv);
 	if (agent_opts_parse(argc, argv, &o, detail, sizeof(detail)) != BF_OK) {
 		fprintf(stderr, "agent: %s\n", detail);
 		fprintf(stderr, "try 'agent --help'\n");

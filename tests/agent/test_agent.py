@@ -125,6 +125,11 @@ class RunChecks:
         self.assertRegex(ob["version"], r"^\d+\.\d+\.\d+")
         self.assertTrue(is_int(ob["threads"]) and ob["threads"] >= 1)
         self.assertIsInstance(ob["core"], str)
+        # Replaced only when OpenBLAS fell back to Prescott by itself.
+        if ob["core_replaced"] is not None:
+            self.assertEqual(ob["core_replaced"], "Prescott")
+            self.assertIsNone(os.environ.get("OPENBLAS_CORETYPE"))
+            self.assertIn(ob["core"], ("SkylakeX", "Haswell", "Sandybridge"))
         self.assertIn(ob["version"], ob["config"])
         self.assertEqual(ob["sbgemm"], openblas_has("cblas_sbgemm"))
         self.assertEqual(ob["shgemm"], openblas_has("cblas_shgemm"))
@@ -276,6 +281,17 @@ class RecordsTest(unittest.TestCase, RunChecks):
         recs = self.check_run(p, [64], ["fp32", "fp16", "bf16"], 3, 1)
         # cpu_iters default: max(3, iters / 4) but at most iters.
         self.assertEqual(recs[0]["options"]["cpu_iters"], 3)
+
+    def test_openblas_core_env(self):
+        """A core the user forces is kept, and not reported as replaced."""
+        p = run_agent("--size", "16", "--device", "cpu", "--no-checks",
+                      "--dtypes", "fp32", "--iters", "1", "--warmup", "0",
+                      env=dict(os.environ, OPENBLAS_CORETYPE="Haswell"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        ob = parse_records(p.stdout)[0]["openblas"]
+        self.assertEqual(ob["core"], "Haswell")
+        self.assertIsNone(ob["core_replaced"])
+        self.assertEqual(ob["env"]["OPENBLAS_CORETYPE"], "Haswell")
 
     def test_validated_by_the_reader(self):
         """What the agent writes, ctl's reader (schema_parse_record)
