@@ -186,7 +186,8 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 	const struct backend *be = backend_for(sd->dev.kind);
 	size_t nn = (size_t)n * (size_t)n, eb = dtype_element_bytes(dt);
 	int iters = sd->dev.kind == DEVICE_CPU ? o->cpu_iters : o->iters;
-	struct gemm_job job = { dt, n, o->warmup, iters, NULL, NULL };
+	int warmup = sd->dev.kind == DEVICE_CPU ? o->cpu_warmup : o->warmup;
+	struct gemm_job job = { dt, n, warmup, iters, NULL, NULL };
 	struct gemm_result res = { 0 };
 	struct stats_summary st;
 	struct gemm_verify_result v;

@@ -110,6 +110,7 @@ static void emit_host(struct report *r, const struct agent_opts *o)
 	cJSON_AddNumberToObject(opts, BF_KEY_ITERS, o->iters);
 	cJSON_AddNumberToObject(opts, BF_KEY_CPU_ITERS, o->cpu_iters);
 	cJSON_AddNumberToObject(opts, BF_KEY_WARMUP, o->warmup);
+	cJSON_AddNumberToObject(opts, BF_KEY_CPU_WARMUP, o->cpu_warmup);
 	cJSON_AddNumberToObject(opts, BF_KEY_SEED, (double)o->seed);
 	report_emit(r, rec);
 }

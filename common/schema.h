@@ -95,6 +95,7 @@ enum bf_status { BF_STATUS_PASS = 0, BF_STATUS_FAIL, BF_STATUS_SKIPPED };
 #define BF_KEY_SIZES "sizes"
 #define BF_KEY_DTYPES "dtypes"
 #define BF_KEY_CPU_ITERS "cpu_iters"
+#define BF_KEY_CPU_WARMUP "cpu_warmup"
 #define BF_KEY_SEED "seed"
 
 /* --- plan ------------------------------------------------------------ */

@@ -62,7 +62,8 @@ class RunChecks:
         self.assertLessEqual(abs(got - want), ulps * math.ulp(want),
                              f"{got!r} != {want!r} within {ulps} ulp")
 
-    def check_run(self, proc, sizes, dtypes, iters, warmup, checks=True):
+    def check_run(self, proc, sizes, dtypes, iters, warmup, checks=True,
+                  cpu_warmup=None):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertEqual(proc.stderr, "")
         recs = parse_records(proc.stdout)
@@ -92,8 +93,12 @@ class RunChecks:
         self.assertEqual([(g["n"], g["dtype"]) for g in gemm_recs],
                          [(n, dt) for n in sizes for dt in dtypes])
         cpu_iters = host["options"]["cpu_iters"]
+        # CPU warm-up: --cpu-warmup, else the --warmup given, else 1.
+        self.assertEqual(host["options"]["cpu_warmup"],
+                         warmup if cpu_warmup is None else cpu_warmup)
         for g in gemm_recs:
-            self.check_gemm(g, host, cpu_iters, warmup)
+            self.check_gemm(g, host, cpu_iters,
+                            host["options"]["cpu_warmup"])
         self.check_summary(summary, check_recs, gemm_recs, proc.returncode)
         return recs
 
@@ -281,6 +286,15 @@ class RecordsTest(unittest.TestCase, RunChecks):
         recs = self.check_run(p, [64], ["fp32", "fp16", "bf16"], 3, 1)
         # cpu_iters default: max(3, iters / 4) but at most iters.
         self.assertEqual(recs[0]["options"]["cpu_iters"], 3)
+
+    def test_cpu_warmup(self):
+        """--cpu-warmup sets the CPU's untimed iterations alone."""
+        p = run_agent("--size", "32", "--device", "cpu", "--iters", "3",
+                      "--warmup", "4", "--cpu-warmup", "2", "--no-checks",
+                      "--dtypes", "fp32")
+        recs = self.check_run(p, [32], ["fp32"], 3, 4, checks=False,
+                              cpu_warmup=2)
+        self.assertEqual(recs[2]["warmup"], 2)
 
     def test_openblas_core_env(self):
         """A core the user forces is kept, and not reported as replaced."""
@@ -532,12 +546,13 @@ class StreamTest(unittest.TestCase):
 
 class DefaultRunTest(unittest.TestCase, RunChecks):
     """The agent with its defaults on the CPU (n = 4096, fp32/fp16/bf16,
-    20 iterations: 5 on the CPU, 5 warm-up): the job README's first
+    20 iterations: 5 on the CPU, 1 CPU warm-up): the job README's first
     command runs. Label "slow"."""
 
     def test_defaults(self):
         p = run_agent("--device", "cpu")
-        recs = self.check_run(p, [4096], ["fp32", "fp16", "bf16"], 20, 5)
+        recs = self.check_run(p, [4096], ["fp32", "fp16", "bf16"], 20, 5,
+                              cpu_warmup=1)
         self.assertEqual(recs[0]["options"]["cpu_iters"], 5)
 
 

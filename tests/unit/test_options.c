@@ -55,6 +55,7 @@ static void test_defaults(void **state)
 	assert_int_equal(o.iters, 20);
 	assert_int_equal(o.warmup, 5);
 	assert_int_equal(o.cpu_iters, 5); /* max(3, 20 / 4) */
+	assert_int_equal(o.cpu_warmup, 1); /* no --warmup given */
 	assert_int_equal(o.devices, AGENT_DEV_ALL);
 	assert_int_equal(o.seed, 1);
 	assert_int_equal(o.transfer_mib, 64);
@@ -87,6 +88,7 @@ static void test_accepted(void **state)
 	assert_int_equal(o.iters, 8);
 	assert_int_equal(o.warmup, 0);
 	assert_int_equal(o.cpu_iters, 3); /* max(3, 8 / 4) */
+	assert_int_equal(o.cpu_warmup, 0); /* the --warmup given */
 	assert_int_equal(o.devices, AGENT_DEV_CPU);
 	assert_int_equal(o.seed, 7);
 	assert_int_equal(o.transfer_mib, 3);
@@ -109,6 +111,13 @@ static void test_accepted(void **state)
 	assert_int_equal(parse(&o, d, sizeof(d), "--cpu-iters", "7", NULL),
 			 BF_OK);
 	assert_int_equal(o.cpu_iters, 7);
+	assert_int_equal(parse(&o, d, sizeof(d), "--cpu-warmup", "3", "--warmup",
+			       "9", NULL),
+			 BF_OK);
+	assert_int_equal(o.cpu_warmup, 3);
+	assert_int_equal(o.warmup, 9);
+	assert_int_equal(parse(&o, d, sizeof(d), "--warmup", "9", NULL), BF_OK);
+	assert_int_equal(o.cpu_warmup, 9);
 	assert_int_equal(parse(&o, d, sizeof(d), "--size", "65536", NULL),
 			 BF_OK);
 	assert_int_equal(parse(&o, d, sizeof(d), "--help", NULL), BF_OK);
@@ -143,6 +152,7 @@ static const struct bad_case bad_cases[] = {
 	{ { "--iters", "0" }, "--iters '0': expected an integer from 1 to 100000" },
 	{ { "--warmup", "-1" }, "--warmup '-1': expected an integer from 0 to 100000" },
 	{ { "--cpu-iters", "0" }, "--cpu-iters '0': expected an integer from 1 to 100000" },
+	{ { "--cpu-warmup", "-1" }, "--cpu-warmup '-1': expected an integer from 0 to 100000" },
 	{ { "--seed", "x" }, "--seed 'x': expected an integer from 0 to 2147483647" },
 	{ { "--transfer-mib", "0" },
 	  "--transfer-mib '0': expected an integer from 1 to 65536" },
@@ -185,6 +195,7 @@ static void test_usage_text(void **state)
 	assert_non_null(strstr(u, "--sizes"));
 	assert_non_null(strstr(u, "--dtypes"));
 	assert_non_null(strstr(u, "--cpu-iters"));
+	assert_non_null(strstr(u, "--cpu-warmup"));
 	assert_non_null(strstr(u, "--transfer-mib"));
 	assert_non_null(strstr(u, "--human"));
 	assert_non_null(strstr(u, "--no-checks"));
