@@ -18,10 +18,12 @@
 #include <cjson/cJSON.h>
 
 #include "archive.h"
+#include "archive_read.h"
 #include "bf_clock.h"
 #include "ctl.h"
 #include "run.h"
 #include "table.h"
+#include "ui_curses.h"
 #include "xmalloc.h"
 
 #define MAX_HOSTS 1024
@@ -32,6 +34,8 @@ static const char run_usage[] =
 	"               [--no-tui] [--results DIR] [--tag TEXT] [--accept-new-host-keys]\n"
 	"               [-F SSH_CONFIG] [--hosts-dir DIR]\n"
 	"\n"
+	"On a terminal, a live table shows results as they arrive (q stops the run;\n"
+	"? lists the keys); --no-tui, or stdout not a terminal, prints plain lines.\n"
 	"HOST is `local` (the agent beside ctl, no SSH), an alias from ~/.ssh/config,\n"
 	"[user@]host[:port], or a host or group from hosts/*.json.\n"
 	"Results go to DIR/<run-id>/ (default results/). Exit status: 0 all passed,\n"
@@ -109,6 +113,42 @@ void host_progress(struct host_ctx *h, enum host_state st, const char *reason)
 	pthread_mutex_unlock(h->print_lock);
 }
 
+/* Hands the model this host's previous archived result with the same
+ * agent options (its host record's "options"), the baseline of the live
+ * table's change column. Runs on the host's thread when the host record
+ * arrives, since the options are only known then; reads the archive. */
+static void host_load_baseline(struct host_ctx *h, const cJSON *host_rec)
+{
+	const cJSON *options = cJSON_GetObjectItemCaseSensitive(host_rec,
+								BF_KEY_OPTIONS);
+	struct archive_baseline *b = NULL;
+	struct model_baseline *mb;
+	char detail[256];
+	enum bf_err err;
+
+	if (!cJSON_IsObject(options))
+		return;
+	err = archive_find_baseline(h->opts->results_dir, h->name, options,
+				    h->run_id, &b, detail, sizeof(detail));
+	if (err != BF_OK) {
+		if (err != BF_ERR_NOT_FOUND)
+			fprintf(h->log, "previous run: %s\n", detail);
+		return;
+	}
+	mb = xcalloc((size_t)b->nrows + 1, sizeof(*mb));
+	for (int i = 0; i < b->nrows; i++) {
+		snprintf(mb[i].device, sizeof(mb[i].device), "%s", b->rows[i].device);
+		snprintf(mb[i].dtype, sizeof(mb[i].dtype), "%s", b->rows[i].dtype);
+		mb[i].n = b->rows[i].n;
+		mb[i].gflops = b->rows[i].median_gflops;
+	}
+	model_set_baseline(h->model, h->index, mb, b->nrows);
+	fprintf(h->log, "previous run: %s (%d GEMM results)\n", b->run_id,
+		b->nrows);
+	free(mb);
+	archive_baseline_free(b);
+}
+
 enum bf_err host_feed_line(void *arg, const char *line, size_t len,
 			   int truncated)
 {
@@ -145,6 +185,8 @@ enum bf_err host_feed_line(void *arg, const char *line, size_t len,
 	fflush(h->ndjson);
 	if (type == BF_REC_SUMMARY)
 		h->saw_summary = 1;
+	if (type == BF_REC_HOST && h->quiet) /* only the live table shows it */
+		host_load_baseline(h, rec);
 	if (model_add_record(h->model, h->index, type, rec) && !h->quiet &&
 	    type == BF_REC_GEMM) {
 		const struct model_host *mh = &h->model->hosts[h->index];
@@ -170,6 +212,7 @@ struct run_state {
 	struct host_ctx *hosts;
 	int nhosts;
 	int next;              /* next host index to start */
+	int workers_finished;  /* threads that ran out of hosts */
 	pthread_mutex_t lock;
 	struct model model;
 	struct archive archive;
@@ -303,7 +346,20 @@ static void *worker(void *arg)
 			break;
 		run_host(rs, &rs->hosts[i]);
 	}
+	pthread_mutex_lock(&rs->lock);
+	rs->workers_finished++;
+	pthread_mutex_unlock(&rs->lock);
 	return NULL;
+}
+
+static int workers_all_finished(struct run_state *rs, int nthreads)
+{
+	int done;
+
+	pthread_mutex_lock(&rs->lock);
+	done = rs->workers_finished >= nthreads;
+	pthread_mutex_unlock(&rs->lock);
+	return done;
 }
 
 static int parse_positive(const char *name, const char *s, int min, int max,
@@ -380,6 +436,7 @@ int cmd_run(int argc, char **argv)
 	};
 	struct run_state rs;
 	struct inventory inv;
+	struct ui *ui = NULL;
 	struct sigaction sa;
 	pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
 	pthread_t threads[64];
@@ -509,6 +566,7 @@ int cmd_run(int argc, char **argv)
 		h->model = &rs.model;
 		h->cancel = &ctl_interrupted;
 		h->print_lock = &print_lock;
+		h->run_id = rs.archive.run_id;
 		archive_host_basename(names[i], i, h->basename, sizeof(h->basename));
 		snprintf(fname, sizeof(fname), "%s.ndjson", h->basename);
 		h->ndjson = archive_open_new(&rs.archive, fname, detail, sizeof(detail));
@@ -533,12 +591,30 @@ int cmd_run(int argc, char **argv)
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
 
+	/* After the handlers above, so that curses leaves SIGINT to them. */
+	if (!rs.opts.no_tui)
+		ui = ui_open(&rs.model, rs.archive.run_id, &ctl_interrupted);
+	for (int i = 0; i < rs.nhosts; i++)
+		rs.hosts[i].quiet = ui != NULL;
+
 	nthreads = rs.nhosts < rs.opts.jobs ? rs.nhosts : rs.opts.jobs;
 	for (int i = 0; i < nthreads; i++)
 		if (pthread_create(&threads[i], NULL, worker, &rs) != 0)
 			nthreads = i;
-	if (nthreads == 0)
+	if (nthreads == 0) {
+		/* No thread to spare: the hosts run here, in plain lines. */
+		ui_close(ui);
+		ui = NULL;
+		for (int i = 0; i < rs.nhosts; i++)
+			rs.hosts[i].quiet = 0;
 		worker(&rs);
+	}
+	/* The live table on this thread, which does no host I/O; q stops the
+	 * run as Ctrl-C does, and the table stays up while the hosts stop. */
+	while (ui && !workers_all_finished(&rs, nthreads))
+		if (ui_poll(ui, 100) == UI_EV_QUIT)
+			ctl_interrupted = 1;
+	ui_close(ui);
 	for (int i = 0; i < nthreads; i++)
 		pthread_join(threads[i], NULL);
 

@@ -2,6 +2,7 @@
  * ctl: benchfleet's controller. Dispatches to one command per file through
  * the table below.
  */
+#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,6 +40,11 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+	/* The user's locale for the live table (it draws UTF-8 only when the
+	 * codeset is UTF-8), but C numbers everywhere: "1.5", never "1,5", in
+	 * archives, tables and parsed options. */
+	setlocale(LC_ALL, "");
+	setlocale(LC_NUMERIC, "C");
 	if (argc < 2) {
 		usage(stderr);
 		return BF_EXIT_USAGE;

@@ -31,6 +31,8 @@ void model_init(struct model *m, int nhosts, const char *const *names)
 	pthread_mutex_init(&m->lock, NULL);
 	m->nhosts = nhosts;
 	m->hosts = xcalloc((size_t)nhosts, sizeof(*m->hosts));
+	m->baseline = xcalloc((size_t)nhosts, sizeof(*m->baseline));
+	m->nbaseline = xcalloc((size_t)nhosts, sizeof(*m->nbaseline));
 	for (int i = 0; i < nhosts; i++) {
 		snprintf(m->hosts[i].name, sizeof(m->hosts[i].name), "%s",
 			 names[i]);
@@ -41,6 +43,10 @@ void model_init(struct model *m, int nhosts, const char *const *names)
 
 void model_free(struct model *m)
 {
+	for (int i = 0; i < m->nhosts; i++)
+		free(m->baseline[i]);
+	free(m->baseline);
+	free(m->nbaseline);
 	free(m->hosts);
 	free(m->rows);
 	free(m->checks);
@@ -65,7 +71,7 @@ int model_set_state(struct model *m, int host, enum host_state st,
 
 	model_lock(m);
 	changed = h->state != st;
-	if (st == HOST_CONNECTING && h->started_ns == 0)
+	if (st > HOST_PENDING && h->started_ns == 0) /* local hosts skip connecting */
 		h->started_ns = bf_now_ns();
 	if (st >= HOST_DONE)
 		h->ended_ns = bf_now_ns();
@@ -162,6 +168,37 @@ static void recompute_ratios(struct model *m, int host)
 	}
 }
 
+static double baseline_gflops(const struct model *m, const struct model_row *r)
+{
+	for (int i = 0; i < m->nbaseline[r->host]; i++) {
+		const struct model_baseline *b = &m->baseline[r->host][i];
+
+		if (b->n == r->n && strcmp(b->device, r->device) == 0 &&
+		    strcmp(b->dtype, r->dtype) == 0)
+			return b->gflops;
+	}
+	return NAN;
+}
+
+void model_set_baseline(struct model *m, int host,
+			const struct model_baseline *b, int count)
+{
+	model_lock(m);
+	free(m->baseline[host]);
+	m->baseline[host] = NULL;
+	m->nbaseline[host] = 0;
+	if (count > 0) {
+		m->baseline[host] = xcalloc((size_t)count, sizeof(*b));
+		memcpy(m->baseline[host], b, (size_t)count * sizeof(*b));
+		m->nbaseline[host] = count;
+	}
+	for (int i = 0; i < m->nrows; i++)
+		if (m->rows[i].host == host)
+			m->rows[i].prev_gflops = baseline_gflops(m, &m->rows[i]);
+	m->version++;
+	model_unlock(m);
+}
+
 static void add_gemm(struct model *m, int host, const cJSON *rec)
 {
 	struct model_row *r;
@@ -185,6 +222,7 @@ static void add_gemm(struct model *m, int host, const cJSON *rec)
 	r->gflops = num_or_nan(rec, BF_KEY_GFLOPS);
 	r->peak_mib = num_or_nan(rec, BF_KEY_PEAK_MIB);
 	snprintf(r->reason, sizeof(r->reason), "%s", str_or(rec, BF_KEY_REASON, ""));
+	r->prev_gflops = baseline_gflops(m, r);
 	recompute_ratios(m, host);
 }
 

@@ -42,7 +42,19 @@ struct model_row {
 	double peak_mib;
 	double vs_fp32;    /* this dtype's GFLOP/s over fp32's, same device */
 	double gpu_vs_cpu; /* fp32 on a GPU over fp32 on the host's CPU */
+	double prev_gflops; /* same host, device, dtype and n in the previous
+			     * archived run with the same settings (see
+			     * model_set_baseline); NaN when there is none */
 	char reason[160];
+};
+
+/* One GEMM result of a host's previous archived run: the baseline a new
+ * row's prev_gflops comes from. */
+struct model_baseline {
+	char device[16];
+	char dtype[8];
+	int n;
+	double gflops;     /* median GFLOP/s; NaN when it had none */
 };
 
 /* Check counts per host x device. */
@@ -74,6 +86,8 @@ struct model {
 	int nrows, rows_cap;
 	struct model_checks *checks;
 	int nchecks, checks_cap;
+	struct model_baseline **baseline; /* per host; NULL: none */
+	int *nbaseline;
 	uint64_t version; /* bumped on every change: readers redraw on change */
 	uint64_t started_ns;
 };
@@ -97,6 +111,13 @@ int model_add_record(struct model *m, int host, enum bf_record_type type,
 
 /* Counts a malformed line from host. */
 void model_add_malformed(struct model *m, int host);
+
+/* Sets host's baseline (count entries, copied) from its previous
+ * archived run: each GEMM row of host, present and future, gets the
+ * matching entry's gflops as prev_gflops (NaN when none matches).
+ * Replaces an earlier baseline; count 0 clears it. */
+void model_set_baseline(struct model *m, int host,
+			const struct model_baseline *b, int count);
 
 /* Records connection facts for the archive. */
 void model_set_fingerprint(struct model *m, int host, const char *fp);

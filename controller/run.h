@@ -46,6 +46,7 @@ struct host_ctx {
 	long lineno;
 	pthread_mutex_t *print_lock; /* serialises progress lines */
 	int quiet;                 /* the live table draws instead */
+	const char *run_id;        /* this run's archive id */
 };
 
 /* Validates one stdout line of the agent and files it: archived and fed

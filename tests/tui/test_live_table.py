@@ -1,0 +1,442 @@
+#!/usr/bin/env python3
+"""Black-box tests of ctl run's live table, driven inside tmux.
+
+Each test starts a tmux server of its own (a socket in a temporary
+directory, no configuration file) whose one pane runs sh, types a
+`ctl run ...; echo EXIT=$?` line into it and reads the screen back with
+capture-pane, as a user would see it. Hosts are real OpenSSH servers on
+127.0.0.1 (tests/lib/sshhosts.py: bfhost1..3) and `local`.
+
+ctl comes from $BF_CTL (CTest sets it), else the usual build directories.
+Exits 77 (CTest: skipped) without tmux or ctl; the SSH cases skip
+themselves without root or sshd. Every wait is bounded; timings carry
+slack for a loaded 2-core machine.
+"""
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+from sshhosts import SSHHosts  # noqa: E402
+
+ESC = "\x1b"
+PROMPT = "bf$ "
+# A row of the table: host, device, dtype, then (n and) a number.
+ROW_RE = re.compile(r"^(bfhost\d|local)\s+cpu\s+fp32\s+\d+\s+\d+\.\d")
+# The arguments every run shares: CPU only, a sweep that takes a few
+# seconds on a busy 2-core machine, so that rows arrive one by one.
+SWEEP = "--sizes 256,384,512,640,768,1024 --device cpu --dtypes fp32"
+# Long enough to still be running when a test presses q or Ctrl-C.
+LONG = "--sizes 256,1536,2048,2048 --iters 40 --device cpu --dtypes fp32"
+
+
+def find_ctl():
+    p = os.environ.get("BF_CTL")
+    if p:
+        return p
+    root = os.path.abspath(os.path.join(HERE, "..", ".."))
+    for d in (os.path.join(root, "build"), "/tmp/bf-tui"):
+        c = os.path.join(d, "bin", "ctl")
+        if os.access(c, os.X_OK):
+            return c
+    return None
+
+
+CTL = find_ctl()
+TMP = None          # the module's temporary directory
+HOSTS = None        # SSHHosts(3), or None where sshd cannot run
+HOSTS_WHY = ""      # why not
+
+
+def setUpModule():
+    global TMP, HOSTS, HOSTS_WHY
+    TMP = tempfile.mkdtemp(prefix="bf-tui-test-")
+    if os.geteuid() != 0 or not os.access("/usr/sbin/sshd", os.X_OK):
+        HOSTS_WHY = "needs root and /usr/sbin/sshd"
+        return
+    try:
+        HOSTS = SSHHosts(3).start()
+    except Exception as e:   # noqa: BLE001 - any failure means: skip
+        HOSTS_WHY = "cannot start test sshd: %s" % e
+        return
+    # Deploy and build the agent once, with the settings the live tests
+    # use, so that they run in seconds and have a previous run (the Δ%
+    # baseline).
+    r = subprocess.run([CTL, "run", "bfhost1", "bfhost2", "bfhost3"] +
+                       SWEEP.split() +
+                       ["--no-tui", "--results", results_dir(),
+                        "--hosts-dir", INVENTORY()],
+                       env=HOSTS.env(), cwd=TMP, stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       timeout=300)
+    if r.returncode != 0:
+        raise RuntimeError("warm-up run failed (%d):\n%s" %
+                           (r.returncode, r.stdout.decode()[-3000:]))
+
+
+def tearDownModule():
+    if HOSTS:
+        HOSTS.stop()
+    if TMP:
+        shutil.rmtree(TMP, ignore_errors=True)
+
+
+def INVENTORY():
+    """No inventory: a hosts directory that does not exist."""
+    return os.path.join(TMP, "no-inventory")
+
+
+def results_dir():
+    return os.path.join(TMP, "results")
+
+
+def env_for_pane():
+    e = HOSTS.env() if HOSTS else dict(os.environ)
+    e["LANG"] = "C.UTF-8"
+    e.pop("LC_ALL", None)
+    e.pop("NO_COLOR", None)
+    e.pop("TMUX", None)
+    return e
+
+
+def sgr_params(text):
+    """Every parameter of every SGR sequence (ESC [ ... m) in text."""
+    out = []
+    for m in re.finditer(r"\x1b\[([0-9;:]*)m", text):
+        out += [p for p in re.split(r"[;:]", m.group(1)) if p]
+    return out
+
+
+COLOUR_PARAMS = {str(n) for n in list(range(30, 39)) + list(range(40, 49)) +
+                 list(range(90, 98)) + list(range(100, 108))}
+
+
+class Pane:
+    """One tmux server (socket of its own), one window, sh in it."""
+
+    count = 0
+
+    def __init__(self, width=100, height=30, env=None):
+        Pane.count += 1
+        self.sock = os.path.join(TMP, "tmux-%d.sock" % Pane.count)
+        self.env = env or env_for_pane()
+        self.tmux("-f", "/dev/null", "new-session", "-d", "-x", str(width),
+                  "-y", str(height), "-s", "t", "-c", TMP, "sh")
+        self.tmux("set-option", "-g", "status", "off")
+        # dash keeps "# " for root whatever the environment says.
+        self.type_line("PS1='%s''%s'" % (PROMPT[:2], PROMPT[2:]))
+        # The new prompt may follow the first one on its line; capture-pane
+        # trims the trailing space.
+        self.wait_for(lambda s: re.search(r"(?m)bf\$$", s), 10,
+                      "the shell prompt")
+
+    def tmux(self, *args):
+        r = subprocess.run(["tmux", "-S", self.sock] + list(args),
+                           env=self.env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=10)
+        if r.returncode != 0:
+            raise RuntimeError("tmux %s: %s" % (" ".join(args),
+                                                r.stderr.decode()))
+        return r.stdout.decode("utf-8", "replace")
+
+    def close(self):
+        try:
+            self.tmux("kill-server")
+        except (RuntimeError, subprocess.SubprocessError):
+            pass
+
+    def type_line(self, text):
+        self.tmux("send-keys", "-t", "t", "-l", text)
+        self.tmux("send-keys", "-t", "t", "Enter")
+
+    def keys(self, *keys):
+        self.tmux("send-keys", "-t", "t", *keys)
+
+    def capture(self, escapes=False):
+        args = ["capture-pane", "-p", "-t", "t"]
+        if escapes:
+            args.append("-e")
+        return self.tmux(*args)
+
+    def fmt(self, f):
+        return self.tmux("display-message", "-p", "-t", "t", f).strip()
+
+    def resize(self, width, height):
+        self.tmux("resize-window", "-t", "t", "-x", str(width), "-y",
+                  str(height))
+
+    def wait_for(self, pred, timeout, what, escapes=False, interval=0.1):
+        """Captures until pred(capture) holds; returns that capture."""
+        deadline = time.monotonic() + timeout
+        text = ""
+        while time.monotonic() < deadline:
+            text = self.capture(escapes)
+            if pred(text):
+                return text
+            time.sleep(interval)
+        raise AssertionError("timed out after %.0f s waiting for %s; the "
+                             "screen:\n%s" % (timeout, what, text))
+
+    def run_ctl(self, args, prefix=""):
+        self.type_line("%s%s run %s --results %s --hosts-dir %s; "
+                       "echo EXIT=$?" % (prefix, CTL, args, results_dir(),
+                                         INVENTORY()))
+
+    def wait_exit(self, timeout):
+        text = self.wait_for(lambda s: re.search(r"^EXIT=\d+", s, re.M),
+                             timeout, "ctl to exit")
+        return int(re.search(r"^EXIT=(\d+)", text, re.M).group(1)), text
+
+    def pid_of_ctl(self):
+        """ctl's pid: the child of the pane's shell named ctl."""
+        shell = int(self.fmt("#{pane_pid}"))
+        for d in os.listdir("/proc"):
+            if not d.isdigit():
+                continue
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    st = f.read()
+            except OSError:
+                continue
+            comm = st[st.index("(") + 1:st.rindex(")")]
+            ppid = int(st[st.rindex(")") + 2:].split()[1])
+            if ppid == shell and comm == "ctl":
+                return int(d)
+        return None
+
+    def assert_terminal_usable(self, test):
+        """Normal screen, cursor shown, and a shell that echoes and runs
+        what is typed, in canonical mode."""
+        test.assertEqual(self.fmt("#{alternate_on}"), "0",
+                         "still on the alternate screen")
+        test.assertEqual(self.fmt("#{cursor_flag}"), "1", "cursor hidden")
+        self.type_line("echo ok-$((6*7)); stty -a | tr ' ' '\\n' | "
+                       "grep -x -e icanon -e echo -e -icanon -e -echo; "
+                       "echo end-$((2*4))")
+        text = self.wait_for(lambda s: re.search(r"^end-8$", s, re.M),
+                             10, "the shell to run a command")
+        test.assertRegex(text, r"(?m)^ok-42$")
+        test.assertIn("echo ok-$((6*7))", text, "typed text not echoed")
+        lines = text.splitlines()
+        test.assertIn("icanon", lines)
+        test.assertIn("echo", lines)
+        test.assertNotIn("-icanon", lines)
+        test.assertNotIn("-echo", lines)
+
+
+class LiveTable(unittest.TestCase):
+    def setUp(self):
+        self.panes = []
+
+    def tearDown(self):
+        for p in self.panes:
+            p.close()
+
+    def pane(self, **kw):
+        p = Pane(**kw)
+        self.panes.append(p)
+        return p
+
+    def need_hosts(self):
+        if not HOSTS:
+            self.skipTest(HOSTS_WHY)
+
+    # -- the table fills in while hosts run --------------------------------
+
+    def test_rows_appear_while_hosts_run(self):
+        self.need_hosts()
+        p = self.pane()
+        start = time.monotonic()
+        p.run_ctl("bfhost1 bfhost2 bfhost3 " + SWEEP)
+        seen_counts = set()
+        live = None
+        while time.monotonic() - start < 60:
+            text = p.capture()
+            if re.search(r"^EXIT=", text, re.M):
+                break
+            rows = [l for l in text.splitlines() if ROW_RE.match(l)]
+            m = re.search(r"hosts (\d)/3 done", text)
+            if rows and m and int(m.group(1)) < 3:
+                seen_counts.add(len(rows))
+                if live is None and re.search(r"running \d+/\d+", text):
+                    live = text
+            time.sleep(0.1)
+        self.assertIsNotNone(live, "never saw rows while a host was "
+                             "running")
+        # Filling in: more than one row count seen before all were done.
+        self.assertGreater(len(seen_counts), 1, sorted(seen_counts))
+        # The layout: header, a panel line with a bar per host, titles.
+        head = live.splitlines()[0]
+        self.assertRegex(head, r"run \d{8}T\d{6}Z-[0-9a-f]+\s+\d+:\d\d\s+"
+                         r"hosts \d/3 done")
+        for h in ("bfhost1", "bfhost2", "bfhost3"):
+            self.assertRegex(live, r"(?m)^%s [\u2588\u2589-\u258f\u2591]+ " % h)
+        self.assertRegex(live, r"(?m)^host\s+device\s+dtype\s+n\s+GFLOP/s")
+        # The warm-up run is the previous run: a signed change shows.
+        self.assertRegex(live, r"(?m)^bfhost\d .*\s(?:[+-]\d+\.\d|0\.0)%\s")
+        code, text = p.wait_exit(60)
+        self.assertEqual(code, 0, text)
+        # The plain table follows in the scrollback.
+        self.assertIn("complete:", text)
+        p.assert_terminal_usable(self)
+        sys.stderr.write("\n--- live table mid-run (100x30) ---\n%s\n" % live)
+
+    # -- resize --------------------------------------------------------
+
+    def test_resize_redraws(self):
+        self.need_hosts()
+        p = self.pane(width=100, height=30)
+        p.run_ctl("local bfhost1 " + LONG)
+        titles = r"(?m)^host\s+device\s+dtype\s+n\s+GFLOP/s"
+        wide = p.wait_for(lambda s: re.search(titles, s) and
+                          "peak MiB" in s, 30, "the table at 100 columns")
+        rule = [l for l in wide.splitlines() if set(l) == {"\u2500"}]
+        self.assertEqual(len(rule[0]), 100)
+        p.resize(72, 24)
+        narrow = p.wait_for(
+            lambda s: any(set(l) == {"\u2500"} and len(l) == 72
+                          for l in s.splitlines()) and re.search(titles, s),
+            10, "a redraw at 72 columns")
+        # The stated drop order: vs fp32 and GPU/CPU (empty on a CPU) and
+        # peak MiB go; the essentials stay.
+        tline = [l for l in narrow.splitlines() if re.match(titles, l)][0]
+        for gone in ("peak MiB", "GPU/CPU", "vs fp32"):
+            self.assertNotIn(gone, tline)
+        for kept in ("host", "device", "dtype", "GFLOP/s", "state"):
+            self.assertIn(kept, tline)
+        self.assertTrue(all(len(l) <= 72 for l in narrow.splitlines()))
+        p.resize(100, 30)
+        p.wait_for(lambda s: "peak MiB" in s, 10, "a redraw at 100 columns")
+        p.keys("q")
+        code, _ = p.wait_exit(30)
+        self.assertEqual(code, 130)
+
+    # -- keys ----------------------------------------------------------
+
+    def test_keys_sort_group_help(self):
+        p = self.pane()
+        p.run_ctl("local " + LONG)
+        p.wait_for(lambda s: ROW_RE.search(s) or re.search(
+            r"(?m)^local\s+cpu", s), 30, "a first row")
+        p.keys("s")
+        p.wait_for(lambda s: "sort GFLOP/s" in s, 5, "sort GFLOP/s")
+        p.keys("g")
+        p.wait_for(lambda s: "group dtype" in s and
+                   re.search(r"(?m)^\u2500\u2500 fp32 \u2500", s), 5,
+                   "grouping by dtype")
+        p.keys("?")
+        p.wait_for(lambda s: "benchfleet live table" in s, 5, "the help")
+        p.keys("x")
+        p.wait_for(lambda s: "benchfleet live table" not in s, 5,
+                   "the help to close")
+        p.keys("q")
+        code, text = p.wait_exit(30)
+        self.assertEqual(code, 130)
+
+    # -- leaving ---------------------------------------------------------
+
+    def stop_and_check(self, key):
+        self.need_hosts()
+        p = self.pane()
+        p.run_ctl("local bfhost1 " + LONG)
+        p.wait_for(lambda s: re.search(r"running \d+/\d+", s) and
+                   "bfhost1" in s, 40, "hosts running")
+        t0 = time.monotonic()
+        p.keys(key)
+        code, text = p.wait_exit(30)
+        self.assertEqual(code, 130, text)
+        self.assertLess(time.monotonic() - t0, 20, "slow to stop")
+        self.assertIn("interrupted", text)
+        run_id = re.search(r"run (\S+) incomplete:", text).group(1)
+        with open(os.path.join(results_dir(), run_id, "run.json")) as f:
+            run = json.load(f)
+        self.assertEqual(run["status"], "incomplete")
+        self.assertEqual(run["reason"], "interrupted by the user")
+        self.assertEqual({h["status"] for h in run["hosts"]}, {"interrupted"})
+        p.assert_terminal_usable(self)
+
+    def test_q_quits_and_restores_terminal(self):
+        self.stop_and_check("q")
+
+    def test_ctrl_c_restores_terminal(self):
+        self.stop_and_check("C-c")
+
+    def test_crash_restores_terminal(self):
+        p = self.pane()
+        p.run_ctl("local " + LONG)
+        p.wait_for(lambda s: "running" in s, 30, "the table")
+        pid = p.pid_of_ctl()
+        self.assertIsNotNone(pid)
+        os.kill(pid, signal.SIGSEGV)
+        code, text = p.wait_exit(20)
+        self.assertEqual(code, 128 + signal.SIGSEGV, text)
+        p.assert_terminal_usable(self)
+
+    # -- colour, locale, no terminal -------------------------------------
+
+    def test_colour_utf8_and_no_color_ascii(self):
+        p = self.pane()
+        p.run_ctl("local " + LONG)
+        text = p.wait_for(lambda s: "running" in s, 30, "the table",
+                          escapes=True)
+        self.assertTrue(COLOUR_PARAMS & set(sgr_params(text)),
+                        "no colour without NO_COLOR")
+        self.assertIn("\u2500", text)
+        p.keys("q")
+        p.wait_exit(30)
+
+        p = self.pane()
+        p.run_ctl("local " + LONG, prefix="NO_COLOR=1 LC_ALL=C ")
+        text = p.wait_for(lambda s: "running" in s and
+                          re.search(r"(?m)^-{20,}$", s), 30,
+                          "the table in ASCII", escapes=True)
+        self.assertFalse(COLOUR_PARAMS & set(sgr_params(text)),
+                         "colour despite NO_COLOR")
+        plain = re.sub(r"\x1b\[[0-9;:]*m", "", text)
+        self.assertTrue(all(ord(c) < 128 for c in plain),
+                        "non-ASCII in a C locale: %r" %
+                        [c for c in plain if ord(c) >= 128][:5])
+        self.assertRegex(plain, r"(?m)^local\s+[#.]+ ")
+        p.keys("q")
+        code, _ = p.wait_exit(30)
+        self.assertEqual(code, 130)
+
+    def test_pipe_and_redirect_have_no_escapes(self):
+        p = self.pane()
+        out = os.path.join(TMP, "piped.txt")
+        red = os.path.join(TMP, "redirected.txt")
+        p.type_line("%s run local --size 256 --device cpu --results %s "
+                    "--hosts-dir %s | cat > %s; %s run local --size 256 "
+                    "--device cpu --results %s --hosts-dir %s > %s; "
+                    "echo EXIT=$?" % (CTL, results_dir(),
+                                      INVENTORY(), out,
+                                      CTL, results_dir(),
+                                      INVENTORY(), red))
+        code, text = p.wait_exit(60)
+        self.assertEqual(code, 0, text)
+        self.assertEqual(p.fmt("#{alternate_on}"), "0")
+        for path in (out, red):
+            with open(path, "rb") as f:
+                data = f.read()
+            self.assertNotIn(ESC.encode(), data, path)
+            self.assertIn(b"[local] running", data)   # the plain lines
+            self.assertIn(b"complete:", data)
+
+
+if __name__ == "__main__":
+    if not shutil.which("tmux"):
+        print("skipped: tmux not found")
+        sys.exit(77)
+    if not CTL or not os.access(CTL, os.X_OK):
+        print("skipped: ctl not built (set BF_CTL)")
+        sys.exit(77)
+    unittest.main(verbosity=2)
