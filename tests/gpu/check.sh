@@ -61,7 +61,8 @@ if [ -z "$agent" ]; then
 		-DBF_BUILD_CONTROLLER=OFF -DBF_BUILD_TESTS=OFF \
 		>"$out/configure.log" 2>&1; then
 		tail -20 "$out/configure.log" >&2
-		say "FAILED: cmake configure (log: $out/configure.log)" >&2
+		say "FAILED: cmake configure (log: $out/configure.log);" \
+			"missing packages? tools/install-deps installs them" >&2
 		exit 2
 	fi
 	if ! grep -q '^BF_WITH_CUDA:BOOL=ON$' "$build/CMakeCache.txt"; then
