@@ -71,23 +71,30 @@ def setUpModule():
     # Deploy and build the agent once, with the settings the live tests
     # use, so that they run in seconds and have a previous run (the Δ%
     # baseline).
-    r = subprocess.run([CTL, "run", "bfhost1", "bfhost2", "bfhost3"] +
-                       SWEEP.split() +
-                       ["--no-tui", "--results", results_dir(),
-                        "--hosts-dir", INVENTORY()],
-                       env=HOSTS.env(), cwd=TMP, stdin=subprocess.DEVNULL,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       timeout=300)
-    if r.returncode != 0:
-        raise RuntimeError("warm-up run failed (%d):\n%s" %
-                           (r.returncode, r.stdout.decode()[-3000:]))
+    try:
+        r = subprocess.run([CTL, "run", "bfhost1", "bfhost2", "bfhost3"] +
+                           SWEEP.split() +
+                           ["--no-tui", "--results", results_dir(),
+                            "--hosts-dir", INVENTORY()],
+                           env=HOSTS.env(), cwd=TMP,
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=300)
+        if r.returncode != 0:
+            raise RuntimeError("warm-up run failed (%d):\n%s" %
+                               (r.returncode, r.stdout.decode()[-3000:]))
+    except BaseException:
+        tearDownModule()  # unittest skips it when setUpModule raises
+        raise
 
 
 def tearDownModule():
+    global HOSTS, TMP
     if HOSTS:
         HOSTS.stop()
+        HOSTS = None
     if TMP:
         shutil.rmtree(TMP, ignore_errors=True)
+        TMP = None
 
 
 def INVENTORY():
