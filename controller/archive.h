@@ -14,6 +14,41 @@
 
 struct cJSON;
 
+/* run.json keys (docs/archive.md), named once for the writer (cmd_run.c)
+ * and the reader (archive_read.c). */
+#define BF_RUN_ARCHIVE_VERSION "archive_version"
+#define BF_RUN_RUN_ID "run_id"
+#define BF_RUN_COMMAND_LINE "command_line"
+#define BF_RUN_TAG "tag"
+#define BF_RUN_STARTED_AT "started_at"
+#define BF_RUN_ENDED_AT "ended_at"
+#define BF_RUN_STATUS "status"
+#define BF_RUN_REASON "reason"
+#define BF_RUN_HOSTS "hosts"
+#define BF_RUN_HOST_NAME "name"
+#define BF_RUN_HOST_STATUS "status"
+#define BF_RUN_HOST_REASON "reason"
+#define BF_RUN_HOST_FINGERPRINT "host_key_fingerprint"
+#define BF_RUN_HOST_AGENT_EXIT "agent_exit_status"
+#define BF_RUN_HOST_RECORDS_FILE "records_file"
+#define BF_RUN_HOST_LOG_FILE "log_file"
+#define BF_RUN_HOST_TARGET "target"
+#define BF_RUN_HOST_AGENT_HASH "agent_hash"
+#define BF_RUN_HOST_HOSTNAME "hostname"
+#define BF_RUN_HOST_RECORDS "records"
+#define BF_RUN_HOST_MALFORMED "malformed_lines"
+#define BF_RUN_HOST_GEMM_DONE "gemm_done"
+#define BF_RUN_HOST_GEMM_TOTAL "gemm_total"
+#define BF_RUN_HOST_COMPLETE_RECORDS "complete_records"
+#define BF_RUN_CTL_VERSION "ctl_version"
+/* run.json status values */
+#define BF_RUN_RUNNING "running"
+#define BF_RUN_COMPLETE "complete"
+#define BF_RUN_INCOMPLETE "incomplete"
+/* host status that means the host finished (model.c's host_state_name) */
+#define BF_RUN_HOST_DONE "done"
+
+
 struct archive {
 	char *dir;         /* results/<run-id> */
 	char run_id[64];   /* 20261130T143810Z-3fa9 */

@@ -19,33 +19,11 @@
 
 #include <stddef.h>
 
+#include "archive.h"
 #include "bf_error.h"
 #include "schema.h"
 
 struct cJSON;
-
-/* run.json keys (docs/archive.md). cmd_run.c writes the same names. */
-#define BF_RUN_ARCHIVE_VERSION "archive_version"
-#define BF_RUN_RUN_ID "run_id"
-#define BF_RUN_COMMAND_LINE "command_line"
-#define BF_RUN_TAG "tag"
-#define BF_RUN_STARTED_AT "started_at"
-#define BF_RUN_ENDED_AT "ended_at"
-#define BF_RUN_STATUS "status"
-#define BF_RUN_REASON "reason"
-#define BF_RUN_HOSTS "hosts"
-#define BF_RUN_HOST_NAME "name"
-#define BF_RUN_HOST_STATUS "status"
-#define BF_RUN_HOST_REASON "reason"
-#define BF_RUN_HOST_FINGERPRINT "host_key_fingerprint"
-#define BF_RUN_HOST_AGENT_EXIT "agent_exit_status"
-#define BF_RUN_HOST_RECORDS_FILE "records_file"
-/* run.json status values */
-#define BF_RUN_RUNNING "running"
-#define BF_RUN_COMPLETE "complete"
-#define BF_RUN_INCOMPLETE "incomplete"
-/* host status that means the host finished (model.c's host_state_name) */
-#define BF_RUN_HOST_DONE "done"
 
 /* One host of a run, as archived. Strings are owned by the run and never
  * NULL unless said so. */

@@ -30,8 +30,9 @@
 
 static const char run_usage[] =
 	"usage: ctl run HOST... [--size N | --sizes LIST] [--dtypes LIST] [--iters N]\n"
-	"               [--warmup N] [--device cpu|cuda|all] [--jobs N] [--timeout SECONDS]\n"
-	"               [--no-tui] [--results DIR] [--tag TEXT] [--accept-new-host-keys]\n"
+	"               [--cpu-iters N] [--warmup N] [--device cpu|cuda|all] [--jobs N]\n"
+	"               [--timeout SECONDS] [--no-tui] [--results DIR] [--tag TEXT]\n"
+	"               [--accept-new-host-keys]\n"
 	"               [-F SSH_CONFIG] [--hosts-dir DIR]\n"
 	"\n"
 	"On a terminal, a live table shows results as they arrive (q stops the run;\n"
@@ -94,6 +95,10 @@ char **agent_args(const struct host_ctx *h)
 	if (iters) {
 		argv[n++] = xstrdup("--iters");
 		argv[n++] = xasprintf("%d", iters);
+	}
+	if (o->cpu_iters) {
+		argv[n++] = xstrdup("--cpu-iters");
+		argv[n++] = xasprintf("%d", o->cpu_iters);
 	}
 	if (warmup >= 0) {
 		argv[n++] = xstrdup("--warmup");
@@ -183,8 +188,6 @@ enum bf_err host_feed_line(void *arg, const char *line, size_t len,
 	fwrite(line, 1, len, h->ndjson);
 	fputc('\n', h->ndjson);
 	fflush(h->ndjson);
-	if (type == BF_REC_SUMMARY)
-		h->saw_summary = 1;
 	if (type == BF_REC_HOST && h->quiet) /* only the live table shows it */
 		host_load_baseline(h, rec);
 	if (model_add_record(h->model, h->index, type, rec) && !h->quiet &&
@@ -228,27 +231,27 @@ static cJSON *run_json(struct run_state *rs, const char *status,
 	cJSON *doc = cJSON_CreateObject(), *arr, *o;
 	char now[32];
 
-	cJSON_AddNumberToObject(doc, "archive_version", 1);
-	cJSON_AddStringToObject(doc, "run_id", rs->archive.run_id);
-	cJSON_AddStringToObject(doc, "ctl_version", BF_CTL_VERSION);
-	arr = cJSON_AddArrayToObject(doc, "command_line");
+	cJSON_AddNumberToObject(doc, BF_RUN_ARCHIVE_VERSION, 1);
+	cJSON_AddStringToObject(doc, BF_RUN_RUN_ID, rs->archive.run_id);
+	cJSON_AddStringToObject(doc, BF_RUN_CTL_VERSION, BF_CTL_VERSION);
+	arr = cJSON_AddArrayToObject(doc, BF_RUN_COMMAND_LINE);
 	for (int i = 0; i < rs->argc; i++)
 		cJSON_AddItemToArray(arr, cJSON_CreateString(rs->argv[i]));
 	if (rs->opts.tag)
-		cJSON_AddStringToObject(doc, "tag", rs->opts.tag);
+		cJSON_AddStringToObject(doc, BF_RUN_TAG, rs->opts.tag);
 	else
-		cJSON_AddNullToObject(doc, "tag");
-	cJSON_AddStringToObject(doc, "started_at", rs->started_at);
-	if (strcmp(status, "running") == 0)
-		cJSON_AddNullToObject(doc, "ended_at");
+		cJSON_AddNullToObject(doc, BF_RUN_TAG);
+	cJSON_AddStringToObject(doc, BF_RUN_STARTED_AT, rs->started_at);
+	if (strcmp(status, BF_RUN_RUNNING) == 0)
+		cJSON_AddNullToObject(doc, BF_RUN_ENDED_AT);
 	else
-		cJSON_AddStringToObject(doc, "ended_at", bf_utc_iso8601(now, NULL));
-	cJSON_AddStringToObject(doc, "status", status);
+		cJSON_AddStringToObject(doc, BF_RUN_ENDED_AT, bf_utc_iso8601(now, NULL));
+	cJSON_AddStringToObject(doc, BF_RUN_STATUS, status);
 	if (reason)
-		cJSON_AddStringToObject(doc, "reason", reason);
+		cJSON_AddStringToObject(doc, BF_RUN_REASON, reason);
 	else
-		cJSON_AddNullToObject(doc, "reason");
-	arr = cJSON_AddArrayToObject(doc, "hosts");
+		cJSON_AddNullToObject(doc, BF_RUN_REASON);
+	arr = cJSON_AddArrayToObject(doc, BF_RUN_HOSTS);
 	model_lock(&rs->model);
 	for (int i = 0; i < rs->nhosts; i++) {
 		const struct model_host *mh = &rs->model.hosts[i];
@@ -256,42 +259,42 @@ static cJSON *run_json(struct run_state *rs, const char *status,
 
 		o = cJSON_CreateObject();
 		cJSON_AddItemToArray(arr, o);
-		cJSON_AddStringToObject(o, "name", h->name);
-		cJSON_AddStringToObject(o, "target", h->is_local ? "local" : h->target);
-		cJSON_AddStringToObject(o, "status", host_state_name(mh->state));
+		cJSON_AddStringToObject(o, BF_RUN_HOST_NAME, h->name);
+		cJSON_AddStringToObject(o, BF_RUN_HOST_TARGET, h->is_local ? "local" : h->target);
+		cJSON_AddStringToObject(o, BF_RUN_HOST_STATUS, host_state_name(mh->state));
 		if (mh->reason[0])
-			cJSON_AddStringToObject(o, "reason", mh->reason);
+			cJSON_AddStringToObject(o, BF_RUN_HOST_REASON, mh->reason);
 		else
-			cJSON_AddNullToObject(o, "reason");
+			cJSON_AddNullToObject(o, BF_RUN_HOST_REASON);
 		if (mh->fingerprint[0])
-			cJSON_AddStringToObject(o, "host_key_fingerprint", mh->fingerprint);
+			cJSON_AddStringToObject(o, BF_RUN_HOST_FINGERPRINT, mh->fingerprint);
 		else
-			cJSON_AddNullToObject(o, "host_key_fingerprint");
+			cJSON_AddNullToObject(o, BF_RUN_HOST_FINGERPRINT);
 		if (mh->agent_hash[0])
-			cJSON_AddStringToObject(o, "agent_hash", mh->agent_hash);
+			cJSON_AddStringToObject(o, BF_RUN_HOST_AGENT_HASH, mh->agent_hash);
 		else
-			cJSON_AddNullToObject(o, "agent_hash");
+			cJSON_AddNullToObject(o, BF_RUN_HOST_AGENT_HASH);
 		if (mh->hostname[0])
-			cJSON_AddStringToObject(o, "hostname", mh->hostname);
+			cJSON_AddStringToObject(o, BF_RUN_HOST_HOSTNAME, mh->hostname);
 		else
-			cJSON_AddNullToObject(o, "hostname");
+			cJSON_AddNullToObject(o, BF_RUN_HOST_HOSTNAME);
 		if (mh->agent_exit >= 0)
-			cJSON_AddNumberToObject(o, "agent_exit_status", mh->agent_exit);
+			cJSON_AddNumberToObject(o, BF_RUN_HOST_AGENT_EXIT, mh->agent_exit);
 		else
-			cJSON_AddNullToObject(o, "agent_exit_status");
-		cJSON_AddNumberToObject(o, "records", mh->records);
-		cJSON_AddNumberToObject(o, "malformed_lines", mh->malformed);
-		cJSON_AddNumberToObject(o, "gemm_done", mh->gemm_done);
-		cJSON_AddNumberToObject(o, "gemm_total", mh->gemm_total);
-		cJSON_AddStringToObject(o, "complete_records",
-					h->saw_summary ? "yes" : "no");
+			cJSON_AddNullToObject(o, BF_RUN_HOST_AGENT_EXIT);
+		cJSON_AddNumberToObject(o, BF_RUN_HOST_RECORDS, mh->records);
+		cJSON_AddNumberToObject(o, BF_RUN_HOST_MALFORMED, mh->malformed);
+		cJSON_AddNumberToObject(o, BF_RUN_HOST_GEMM_DONE, mh->gemm_done);
+		cJSON_AddNumberToObject(o, BF_RUN_HOST_GEMM_TOTAL, mh->gemm_total);
+		cJSON_AddStringToObject(o, BF_RUN_HOST_COMPLETE_RECORDS,
+					mh->saw_summary ? "yes" : "no");
 		{
 			char name[128];
 
 			snprintf(name, sizeof(name), "%s.ndjson", h->basename);
-			cJSON_AddStringToObject(o, "records_file", name);
+			cJSON_AddStringToObject(o, BF_RUN_HOST_RECORDS_FILE, name);
 			snprintf(name, sizeof(name), "%s.log", h->basename);
-			cJSON_AddStringToObject(o, "log_file", name);
+			cJSON_AddStringToObject(o, BF_RUN_HOST_LOG_FILE, name);
 		}
 	}
 	model_unlock(&rs->model);
@@ -316,10 +319,14 @@ static void run_host(struct run_state *rs, struct host_ctx *h)
 {
 	char detail[1024] = "";
 	enum bf_err err;
+	int complete;
 
 	err = h->is_local ? runner_local(h, detail, sizeof(detail)) :
 			    runner_ssh(h, detail, sizeof(detail));
-	if (err == BF_OK && !h->saw_summary)
+	model_lock(h->model);
+	complete = h->model->hosts[h->index].saw_summary;
+	model_unlock(h->model);
+	if (err == BF_OK && !complete)
 		err = bf_fail(detail, sizeof(detail), BF_ERR_REMOTE,
 			      "agent ended before its summary record");
 	if (err == BF_ERR_INTERRUPTED || (err != BF_OK && ctl_interrupted))
@@ -329,7 +336,7 @@ static void run_host(struct run_state *rs, struct host_ctx *h)
 	else
 		host_progress(h, HOST_DONE, NULL);
 	fflush(h->log);
-	save_run_json(rs, "running", NULL);
+	save_run_json(rs, BF_RUN_RUNNING, NULL);
 }
 
 static void *worker(void *arg)
@@ -380,18 +387,18 @@ static int parse_positive(const char *name, const char *s, int min, int max,
 }
 
 /* Expands groups, checks names, fills the host list. */
-static int resolve_hosts(int argc, char **argv, int first,
+static int resolve_hosts(int nargs, char *const *args,
 			 const struct inventory *inv, const char **names,
 			 int *count)
 {
 	int n = 0;
 
-	for (int i = first; i < argc; i++) {
-		const struct inv_group *g = inventory_group(inv, argv[i]);
+	for (int i = 0; i < nargs; i++) {
+		const struct inv_group *g = inventory_group(inv, args[i]);
 		int nmem = g ? g->nmembers : 1;
 
 		for (int k = 0; k < nmem; k++) {
-			const char *name = g ? g->members[k] : argv[i];
+			const char *name = g ? g->members[k] : args[i];
 
 			if (!*name || name[0] == '-') {
 				ctl_error("host '%s': not a host name", name);
@@ -414,7 +421,7 @@ dup:;
 
 int cmd_run(int argc, char **argv)
 {
-	enum { O_SIZE = 256, O_SIZES, O_DTYPES, O_ITERS, O_WARMUP, O_DEVICE,
+	enum { O_SIZE = 256, O_SIZES, O_DTYPES, O_ITERS, O_CPU_ITERS, O_WARMUP, O_DEVICE,
 	       O_JOBS, O_TIMEOUT, O_NO_TUI, O_RESULTS, O_TAG, O_ACCEPT,
 	       O_HOSTS_DIR, O_HELP };
 	static const struct option longopts[] = {
@@ -422,6 +429,7 @@ int cmd_run(int argc, char **argv)
 		{ "sizes", required_argument, NULL, O_SIZES },
 		{ "dtypes", required_argument, NULL, O_DTYPES },
 		{ "iters", required_argument, NULL, O_ITERS },
+		{ "cpu-iters", required_argument, NULL, O_CPU_ITERS },
 		{ "warmup", required_argument, NULL, O_WARMUP },
 		{ "device", required_argument, NULL, O_DEVICE },
 		{ "jobs", required_argument, NULL, O_JOBS },
@@ -441,6 +449,8 @@ int cmd_run(int argc, char **argv)
 	pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
 	pthread_t threads[64];
 	const char **names = NULL;
+	char *hostargs[MAX_HOSTS];
+	int nhostargs = 0;
 	char detail[512];
 	int c, nthreads, status = BF_EXIT_OK, any_failed = 0, any_check_failed = 0;
 	const char *final_status;
@@ -457,8 +467,18 @@ int cmd_run(int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":F:", longopts, NULL)) != -1) {
+	/* A leading '-' in optstring returns host names in place (c == 1)
+	 * instead of permuting argv, so hosts and options may mix and
+	 * run.json keeps the command line as typed. */
+	while ((c = getopt_long(argc, argv, "-:F:", longopts, NULL)) != -1) {
 		switch (c) {
+		case 1:
+			if (nhostargs == MAX_HOSTS) {
+				ctl_error("too many hosts: at most %d", MAX_HOSTS);
+				return BF_EXIT_USAGE;
+			}
+			hostargs[nhostargs++] = optarg;
+			break;
 		case O_SIZE:
 		case O_SIZES:
 			if (rs.opts.sizes) {
@@ -472,6 +492,10 @@ int cmd_run(int argc, char **argv)
 			break;
 		case O_ITERS:
 			if (parse_positive("--iters", optarg, 1, 100000, &rs.opts.iters))
+				return BF_EXIT_USAGE;
+			break;
+		case O_CPU_ITERS:
+			if (parse_positive("--cpu-iters", optarg, 1, 100000, &rs.opts.cpu_iters))
 				return BF_EXIT_USAGE;
 			break;
 		case O_WARMUP:
@@ -528,7 +552,7 @@ int cmd_run(int argc, char **argv)
 			return BF_EXIT_USAGE;
 		}
 	}
-	if (optind >= argc) {
+	if (nhostargs == 0) {
 		ctl_error("run: no host given (try: ctl run local)");
 		return BF_EXIT_USAGE;
 	}
@@ -538,7 +562,7 @@ int cmd_run(int argc, char **argv)
 		return BF_EXIT_USAGE;
 	}
 	names = xcalloc(MAX_HOSTS, sizeof(*names));
-	if (resolve_hosts(argc, argv, optind, &inv, names, &rs.nhosts) < 0) {
+	if (resolve_hosts(nhostargs, hostargs, &inv, names, &rs.nhosts) < 0) {
 		free(names);
 		inventory_free(&inv);
 		return BF_EXIT_USAGE;
@@ -578,7 +602,7 @@ int cmd_run(int argc, char **argv)
 			return BF_EXIT_HOSTS_FAILED;
 		}
 	}
-	save_run_json(&rs, "running", NULL);
+	save_run_json(&rs, BF_RUN_RUNNING, NULL);
 	printf("run %s: %d host%s, results in %s\n", rs.archive.run_id,
 	       rs.nhosts, rs.nhosts == 1 ? "" : "s", rs.archive.dir);
 	fflush(stdout);
@@ -629,7 +653,7 @@ int cmd_run(int argc, char **argv)
 		if (mh->agent_exit == BF_EXIT_CHECKS_FAILED)
 			any_check_failed = 1;
 	}
-	final_status = any_failed ? "incomplete" : "complete";
+	final_status = any_failed ? BF_RUN_INCOMPLETE : BF_RUN_COMPLETE;
 	save_run_json(&rs, final_status,
 		      ctl_interrupted ? "interrupted by the user" :
 		      any_failed ? "some hosts did not complete" : NULL);

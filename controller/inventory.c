@@ -263,7 +263,8 @@ enum bf_err inventory_load(const char *dir, struct inventory *inv,
 		}
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
+	if (n > 0) /* qsort(NULL, 0, ...) is undefined behaviour */
+		qsort(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n && err == BF_OK; i++) {
 		/* An inventory is a few KiB; 1 MiB bounds a wrong file. */
 		char *text = read_file(names[i], 1 << 20);

@@ -269,6 +269,9 @@ int model_add_record(struct model *m, int host, enum bf_record_type type,
 		h->gemm_done++;
 		progress = 1;
 		break;
+	case BF_REC_SUMMARY:
+		h->saw_summary = 1;
+		break;
 	default:
 		break;
 	}

@@ -72,6 +72,7 @@ struct model_host {
 	int checks_done, checks_total;
 	int records, malformed;
 	int agent_exit;         /* agent's exit status; -1 until known */
+	int saw_summary;        /* the agent's last record (summary) arrived */
 	char fingerprint[128];  /* SHA256:... of the host key; "" for local */
 	char agent_hash[40];
 	char hostname[128];     /* from the host record */

@@ -19,7 +19,8 @@ struct run_opts {
 	const char *sizes;   /* NULL: the host's default, then the agent's */
 	const char *dtypes;
 	const char *device;
-	int iters, warmup;   /* 0: not given */
+	int iters, warmup;   /* iters 0, warmup -1: not given */
+	int cpu_iters;       /* 0: not given (the agent's max(3, iters/4)) */
 	int jobs;            /* hosts at once (default 16) */
 	int timeout_s;       /* connect and silence bound (default 30) */
 	int no_tui;
@@ -42,7 +43,6 @@ struct host_ctx {
 	FILE *log;                 /* stderr, build output, malformed lines */
 	char basename[96];         /* archive file stem */
 	volatile sig_atomic_t *cancel;
-	int saw_summary;           /* the agent's last record arrived */
 	long lineno;
 	pthread_mutex_t *print_lock; /* serialises progress lines */
 	int quiet;                 /* the live table draws instead */

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""ctl run local: options reach the agent, the archive keeps the command
+line as typed, hosts and options may be mixed, output has no escape codes
+when stdout is not a terminal, and a missing agent is a clear failure."""
+
+import glob
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+CTL = os.environ["BF_CTL"]
+
+
+def run_ctl(args, cwd, env=None, timeout=240):
+    return subprocess.run([CTL] + args, cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def only_run_dir(results):
+    runs = [d for d in glob.glob(os.path.join(results, "*")) if os.path.isdir(d)]
+    assert len(runs) == 1, runs
+    return runs[0]
+
+
+def records(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f]
+
+
+class RunLocal(unittest.TestCase):
+    def test_options_reach_agent_and_command_line_is_kept(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            args = ["run", "--sizes", "64,96", "local", "--iters", "6",
+                    "--cpu-iters", "4", "--warmup", "1", "--device", "cpu",
+                    "--dtypes", "fp32", "--tag", "a b; $(x)", "--results", "res"]
+            p = run_ctl(args, tmp)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            self.assertNotIn("\x1b", p.stdout)
+            run = only_run_dir(os.path.join(tmp, "res"))
+            with open(os.path.join(run, "run.json")) as f:
+                meta = json.load(f)
+            self.assertEqual(meta["command_line"], args)
+            self.assertEqual(meta["tag"], "a b; $(x)")
+            self.assertEqual(meta["status"], "complete")
+            host = meta["hosts"][0]
+            self.assertEqual((host["name"], host["target"], host["status"]),
+                             ("local", "local", "done"))
+            self.assertIsNone(host["host_key_fingerprint"])
+            recs = records(os.path.join(run, host["records_file"]))
+            self.assertEqual(host["records"], len(recs))
+            opts = recs[0]["options"]
+            self.assertEqual((opts["sizes"], opts["dtypes"], opts["iters"],
+                              opts["cpu_iters"]), ([64, 96], ["fp32"], 6, 4))
+            gemms = [r for r in recs if r["type"] == "gemm"]
+            self.assertEqual([(g["device"], g["n"]) for g in gemms],
+                             [("cpu", 64), ("cpu", 96)])
+            for g in gemms:
+                self.assertEqual(len(g["samples_ms"]), 4)
+                self.assertEqual(g["status"], "pass")
+            # The plain table: one row per GEMM, after the progress lines.
+            self.assertRegex(p.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s")
+            self.assertRegex(p.stdout, r"(?m)^local\s+cpu\s+fp32\s+96\s")
+            self.assertIn("[local] done", p.stdout)
+
+    def test_missing_agent_fails_the_host_not_the_run(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            env = dict(os.environ, BENCHFLEET_AGENT=os.path.join(tmp, "nope"))
+            p = run_ctl(["run", "local", "--results", "res"], tmp, env=env)
+            self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+            self.assertIn("agent not found", p.stdout)
+            run = only_run_dir(os.path.join(tmp, "res"))
+            with open(os.path.join(run, "run.json")) as f:
+                meta = json.load(f)
+            self.assertEqual(meta["status"], "incomplete")
+            self.assertEqual(meta["hosts"][0]["status"], "failed")
+            self.assertIn("agent not found", meta["hosts"][0]["reason"])
+
+    def test_bad_inventory_is_a_usage_error(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            os.mkdir(os.path.join(tmp, "hosts"))
+            with open(os.path.join(tmp, "hosts", "x.json"), "w") as f:
+                f.write('{"hosts": {"a": {"sssh": "b"}}}')
+            p = run_ctl(["run", "a", "--results", "res"], tmp)
+            self.assertEqual(p.returncode, 2)
+            self.assertEqual(p.stderr.count("\n"), 1, p.stderr)
+            self.assertIn("unknown key: sssh", p.stderr)
+            self.assertFalse(os.path.exists(os.path.join(tmp, "res")))
+
+    def test_example_inventory_parses(self):
+        here = os.path.dirname(os.path.abspath(__file__))
+        example = os.path.join(here, "..", "..", "hosts", "examples", "lab.json")
+        with open(example) as f:
+            inv = json.load(f)
+        # Point every host at a loopback port where nothing listens, so the
+        # example's own structure (group, env, path_prepend, defaults) is
+        # what ctl reads, and no address off this machine is ever tried.
+        for h in inv["hosts"].values():
+            h["ssh"] = "root@127.0.0.1:1"
+        with tempfile.TemporaryDirectory() as tmp:
+            os.mkdir(os.path.join(tmp, "hosts"))
+            with open(os.path.join(tmp, "hosts", "lab.json"), "w") as f:
+                json.dump(inv, f)
+            p = run_ctl(["run", "lab", "--timeout", "2", "--results", "res",
+                         "--no-tui"], tmp, env=dict(os.environ, HOME=tmp),
+                        timeout=120)
+            self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+            self.assertRegex(p.stdout, r"\[spark\] failed: .*refused")
+            self.assertRegex(p.stdout, r"\[workstation\] failed: .*refused")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
