@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bf_parse.h"
 #include "xmalloc.h"
 
 const char *agent_usage(void)
@@ -24,26 +25,12 @@ const char *agent_usage(void)
 	       "Exit status: 0 all passed, 1 a check failed, 2 usage error, 4 could not run.\n";
 }
 
-/* Parses a whole decimal integer in [min, max]; 0 on success. */
-static int parse_int(const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end != '\0' || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static enum bf_err int_arg(const char *name, const char *s, long min, long max,
 			   int *out, char *detail, size_t detail_len)
 {
 	long v;
 
-	if (parse_int(s, min, max, &v) < 0)
+	if (bf_parse_long(s, min, max, &v) < 0)
 		return bf_fail(detail, detail_len, BF_ERR_USAGE,
 			       "%s '%s': expected an integer from %ld to %ld",
 			       name, s, min, max);
@@ -55,12 +42,20 @@ static enum bf_err parse_sizes(const char *name, const char *s,
 			       struct agent_opts *o, char *detail,
 			       size_t detail_len)
 {
-	char *copy = xstrdup(s), *save = NULL, *tok;
+	char *copy = xstrdup(s), *rest = copy, *tok;
 	enum bf_err err = BF_OK;
 
 	o->nsizes = 0;
-	for (tok = strtok_r(copy, ",", &save); tok && err == BF_OK;
-	     tok = strtok_r(NULL, ",", &save)) {
+	if (*s == '\0')
+		rest = NULL; /* reported below as "no size given" */
+	/* strsep, not strtok: "64,,128" has an empty item, which is an
+	 * error rather than something to skip. */
+	while (err == BF_OK && (tok = strsep(&rest, ",")) != NULL) {
+		if (*tok == '\0') {
+			err = bf_fail(detail, detail_len, BF_ERR_USAGE,
+				      "%s '%s': empty item in the list", name, s);
+			break;
+		}
 		if (o->nsizes == AGENT_MAX_SIZES) {
 			err = bf_fail(detail, detail_len, BF_ERR_USAGE,
 				      "%s: at most %d sizes", name,
@@ -205,7 +200,7 @@ enum bf_err agent_opts_parse(int argc, char **argv, struct agent_opts *o,
 					      optarg);
 			break;
 		case O_SEED:
-			if (parse_int(optarg, 0, 2147483647L, &seed) < 0)
+			if (bf_parse_long(optarg, 0, 2147483647L, &seed) < 0)
 				err = bf_fail(detail, detail_len, BF_ERR_USAGE,
 					      "--seed '%s': expected an integer from 0 to 2147483647",
 					      optarg);

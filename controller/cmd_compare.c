@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "archive_read.h"
+#include "bf_parse.h"
 #include "compare.h"
 #include "ctl.h"
 #include "xmalloc.h"
@@ -142,12 +143,9 @@ static int add_last_runs(struct columns *cs, const char *results,
 
 static int parse_count(const char *s, int *out)
 {
-	char *end;
 	long v;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 1 || v > MAX_COLUMNS) {
+	if (bf_parse_long(s, 1, MAX_COLUMNS, &v) < 0) {
 		ctl_error("--last '%s': expected an integer from 1 to %d", s,
 			  MAX_COLUMNS);
 		return -1;

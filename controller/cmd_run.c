@@ -20,6 +20,7 @@
 #include "archive.h"
 #include "archive_read.h"
 #include "bf_clock.h"
+#include "bf_parse.h"
 #include "ctl.h"
 #include "run.h"
 #include "table.h"
@@ -372,12 +373,9 @@ static int workers_all_finished(struct run_state *rs, int nthreads)
 static int parse_positive(const char *name, const char *s, int min, int max,
 			  int *out)
 {
-	char *end;
 	long v;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max) {
+	if (bf_parse_long(s, min, max, &v) < 0) {
 		ctl_error("%s '%s': expected an integer from %d to %d", name, s,
 			  min, max);
 		return -1;

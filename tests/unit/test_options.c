@@ -140,6 +140,8 @@ static const struct bad_case bad_cases[] = {
 	{ { "--size", "99999999999999999999999" },
 	  "--size '99999999999999999999999': expected an integer from 1 to 65536" },
 	{ { "--size", "" }, "--size '': no size given" },
+	{ { "--sizes", "64,,128" }, "--sizes '64,,128': empty item in the list" },
+	{ { "--sizes", "64," }, "--sizes '64,': empty item in the list" },
 	{ { "--size", "64,128" }, "--size '64,128': one size; use --sizes for a list" },
 	{ { "--sizes", "64,x" }, "--sizes 'x': expected an integer from 1 to 65536" },
 	{ { "--size", "64", "--sizes", "128" }, "--size/--sizes: give only one" },
