@@ -310,7 +310,7 @@ static enum bf_err cpu_gemm_run(int dev, const struct gemm_job *job,
 	 * this device's memory. Peak RSS counts C and OpenBLAS's buffers. */
 	hostinfo_reset_peak_rss();
 	rss_before = hostinfo_rss_bytes();
-	c = aligned_alloc(64, (nn * sizeof(float) + 63) & ~(size_t)63);
+	c = hostinfo_alloc_operand(nn * sizeof(float));
 	if (!c)
 		return bf_fail(detail, detail_len, BF_ERR_NOMEM,
 			       "host allocation of %zu bytes failed",

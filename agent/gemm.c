@@ -77,7 +77,7 @@ void gemm_fill_uniform(float *x, size_t count, uint64_t seed, int which)
  * OOM. fp32 and tf32 GEMMs read the fp32 inputs themselves (no copy). */
 static void *convert_input(const float *src, size_t count, enum bf_dtype dt)
 {
-	uint16_t *out = malloc(count * sizeof(uint16_t));
+	uint16_t *out = hostinfo_alloc_operand(count * sizeof(uint16_t));
 
 	if (!out)
 		return NULL;
@@ -330,8 +330,8 @@ void gemm_sweep_run(struct report *r, const struct sweep_device *devs,
 	for (int si = 0; si < o->nsizes; si++) {
 		int n = o->sizes[si];
 		size_t nn = (size_t)n * (size_t)n;
-		float *a32 = malloc(nn * sizeof(float));
-		float *b32 = malloc(nn * sizeof(float));
+		float *a32 = hostinfo_alloc_operand(nn * sizeof(float));
+		float *b32 = hostinfo_alloc_operand(nn * sizeof(float));
 
 		if (!a32 || !b32) {
 			char reason[128];

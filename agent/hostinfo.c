@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -132,4 +133,23 @@ void hostinfo_describe(cJSON *host)
 		cJSON_AddNumberToObject(host, BF_KEY_MEMORY_BYTES, (double)total);
 	else
 		cJSON_AddNullToObject(host, BF_KEY_MEMORY_BYTES);
+}
+
+void *hostinfo_alloc_operand(size_t bytes)
+{
+	const size_t huge = (size_t)2 << 20;
+	size_t rounded;
+	void *p;
+
+	if (bytes < huge)
+		return malloc(bytes ? bytes : 1);
+	rounded = (bytes + huge - 1) & ~(huge - 1);
+	p = aligned_alloc(huge, rounded);
+#ifdef MADV_HUGEPAGE
+	/* Advice only: without THP (or with it "always" on) nothing
+	 * changes. */
+	if (p)
+		(void)madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+	return p;
 }
