@@ -182,6 +182,30 @@ def os_name():
     return None
 
 
+def free_page_reporting():
+    """True when a virtio-balloon device has negotiated free page reporting
+    (feature bit 5, VIRTIO_BALLOON_F_REPORTING): the guest hands free 2 MiB
+    blocks back to the hypervisor, so memory taken in huge pages is
+    faulted in cold again. None when no balloon device is visible."""
+    base = "/sys/bus/virtio/devices"
+    try:
+        devs = os.listdir(base)
+    except OSError:
+        return None
+    found = None
+    for d in devs:
+        try:
+            with open(os.path.join(base, d, "device")) as f:
+                if int(f.read().strip(), 16) != 5:  # balloon
+                    continue
+            with open(os.path.join(base, d, "features")) as f:
+                bits = f.read().strip()
+            found = len(bits) > 5 and bits[5] == "1"
+        except (OSError, ValueError):
+            continue
+    return found
+
+
 def machine():
     """What the results were measured on."""
     mem = None
@@ -199,6 +223,7 @@ def machine():
             "memory_bytes": mem, "os": os_name(),
             "kernel": platform.release(), "arch": platform.machine(),
             "virtual_machine": virt, "hostname": platform.node(),
+            "free_page_reporting": free_page_reporting(),
             "loadavg": loadavg(),
             "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
