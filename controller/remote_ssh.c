@@ -1247,7 +1247,7 @@ static enum bf_err sftp_mkdir_one(struct remote *r, const char *path,
 {
 	const char *what = "mkdir";
 	enum watchdog_fired fired;
-	enum path_kind kind;
+	enum path_kind kind = PATH_MISSING;
 	enum bf_err err, mkdir_err;
 	char why[512];
 	int rc;
@@ -1280,7 +1280,7 @@ enum bf_err remote_mkdir_p(struct remote *r, const char *remote_path, int mode,
 			   char *detail, size_t detail_len)
 {
 	const char *what = "mkdir";
-	enum path_kind kind;
+	enum path_kind kind = PATH_MISSING;
 	enum bf_err err;
 	char *p = NULL;
 	char *slash;
