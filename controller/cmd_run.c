@@ -31,7 +31,8 @@
 
 static const char run_usage[] =
 	"usage: ctl run HOST... [--size N | --sizes LIST] [--dtypes LIST] [--iters N]\n"
-	"               [--cpu-iters N] [--warmup N] [--device cpu|cuda|all] [--jobs N]\n"
+	"               [--cpu-iters N] [--warmup N] [--cpu-warmup N]\n"
+	"               [--device cpu|cuda|all] [--jobs N]\n"
 	"               [--timeout SECONDS] [--no-tui] [--results DIR] [--tag TEXT]\n"
 	"               [--accept-new-host-keys]\n"
 	"               [-F SSH_CONFIG] [--hosts-dir DIR]\n"
@@ -100,6 +101,10 @@ char **agent_args(const struct host_ctx *h)
 	if (o->cpu_iters) {
 		argv[n++] = xstrdup("--cpu-iters");
 		argv[n++] = xasprintf("%d", o->cpu_iters);
+	}
+	if (o->cpu_warmup >= 0) {
+		argv[n++] = xstrdup("--cpu-warmup");
+		argv[n++] = xasprintf("%d", o->cpu_warmup);
 	}
 	if (warmup >= 0) {
 		argv[n++] = xstrdup("--warmup");
@@ -419,7 +424,7 @@ dup:;
 
 int cmd_run(int argc, char **argv)
 {
-	enum { O_SIZE = 256, O_SIZES, O_DTYPES, O_ITERS, O_CPU_ITERS, O_WARMUP, O_DEVICE,
+	enum { O_SIZE = 256, O_SIZES, O_DTYPES, O_ITERS, O_CPU_ITERS, O_CPU_WARMUP, O_WARMUP, O_DEVICE,
 	       O_JOBS, O_TIMEOUT, O_NO_TUI, O_RESULTS, O_TAG, O_ACCEPT,
 	       O_HOSTS_DIR, O_HELP };
 	static const struct option longopts[] = {
@@ -428,6 +433,7 @@ int cmd_run(int argc, char **argv)
 		{ "dtypes", required_argument, NULL, O_DTYPES },
 		{ "iters", required_argument, NULL, O_ITERS },
 		{ "cpu-iters", required_argument, NULL, O_CPU_ITERS },
+		{ "cpu-warmup", required_argument, NULL, O_CPU_WARMUP },
 		{ "warmup", required_argument, NULL, O_WARMUP },
 		{ "device", required_argument, NULL, O_DEVICE },
 		{ "jobs", required_argument, NULL, O_JOBS },
@@ -458,6 +464,7 @@ int cmd_run(int argc, char **argv)
 	rs.opts.jobs = 16;
 	rs.opts.timeout_s = 30;
 	rs.opts.warmup = -1;
+	rs.opts.cpu_warmup = -1;
 	rs.opts.results_dir = "results";
 	rs.opts.hosts_dir = getenv("BENCHFLEET_HOSTS_DIR") ? getenv("BENCHFLEET_HOSTS_DIR") : "hosts";
 	rs.argc = argc;
@@ -494,6 +501,10 @@ int cmd_run(int argc, char **argv)
 			break;
 		case O_CPU_ITERS:
 			if (parse_positive("--cpu-iters", optarg, 1, 100000, &rs.opts.cpu_iters))
+				return BF_EXIT_USAGE;
+			break;
+		case O_CPU_WARMUP:
+			if (parse_positive("--cpu-warmup", optarg, 0, 100000, &rs.opts.cpu_warmup))
 				return BF_EXIT_USAGE;
 			break;
 		case O_WARMUP:

@@ -21,6 +21,7 @@ struct run_opts {
 	const char *device;
 	int iters, warmup;   /* iters 0, warmup -1: not given */
 	int cpu_iters;       /* 0: not given (the agent's max(3, iters/4)) */
+	int cpu_warmup;      /* -1: not given (the agent's default) */
 	int jobs;            /* hosts at once (default 16) */
 	int timeout_s;       /* connect and silence bound (default 30) */
 	int no_tui;

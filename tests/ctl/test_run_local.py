@@ -33,7 +33,8 @@ class RunLocal(unittest.TestCase):
     def test_options_reach_agent_and_command_line_is_kept(self):
         with tempfile.TemporaryDirectory() as tmp:
             args = ["run", "--sizes", "64,96", "local", "--iters", "6",
-                    "--cpu-iters", "4", "--warmup", "1", "--device", "cpu",
+                    "--cpu-iters", "4", "--warmup", "1", "--cpu-warmup", "2",
+                    "--device", "cpu",
                     "--dtypes", "fp32", "--tag", "a b; $(x)", "--results", "res"]
             p = run_ctl(args, tmp)
             self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
@@ -52,7 +53,8 @@ class RunLocal(unittest.TestCase):
             self.assertEqual(host["records"], len(recs))
             opts = recs[0]["options"]
             self.assertEqual((opts["sizes"], opts["dtypes"], opts["iters"],
-                              opts["cpu_iters"]), ([64, 96], ["fp32"], 6, 4))
+                              opts["cpu_iters"], opts["cpu_warmup"]),
+                             ([64, 96], ["fp32"], 6, 4, 2))
             gemms = [r for r in recs if r["type"] == "gemm"]
             self.assertEqual([(g["device"], g["n"]) for g in gemms],
                              [("cpu", 64), ("cpu", 96)])
