@@ -34,6 +34,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+from bfpaths import find_ctl  # noqa: E402
 from sshhosts import SSHHosts  # noqa: E402
 
 # Exit statuses of ctl (common/schema.h)
@@ -49,18 +50,6 @@ TINY = ["--size", "64", "--iters", "3", "--warmup", "1", "--device", "cpu"]
 # The tests stop it early.
 LONG = ["--sizes", "64,2048", "--dtypes", "fp32", "--iters", "400",
         "--warmup", "1", "--device", "cpu"]
-
-
-def find_ctl():
-    p = os.environ.get("BF_CTL")
-    if p:
-        return p
-    root = os.path.abspath(os.path.join(HERE, "..", ".."))
-    for d in (os.path.join(root, "build"), "/tmp/bf-e2e"):
-        c = os.path.join(d, "bin", "ctl")
-        if os.access(c, os.X_OK):
-            return c
-    return None
 
 
 CTL = find_ctl()

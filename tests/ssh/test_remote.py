@@ -42,11 +42,8 @@ def find_probe():
     if p:
         return p
     root = os.path.abspath(os.path.join(HERE, "..", ".."))
-    for d in ("build", "/tmp/bf-ssh"):
-        c = os.path.join(root, d, "tests", "ssh", "remote_probe")
-        if os.access(c, os.X_OK):
-            return c
-    return None
+    c = os.path.join(root, "build", "tests", "ssh", "remote_probe")
+    return c if os.access(c, os.X_OK) else None
 
 
 PROBE = find_probe()

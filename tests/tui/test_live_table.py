@@ -26,6 +26,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+from bfpaths import find_ctl  # noqa: E402
 from sshhosts import SSHHosts  # noqa: E402
 
 ESC = "\x1b"
@@ -37,18 +38,6 @@ ROW_RE = re.compile(r"^(bfhost\d|local)\s+cpu\s+fp32\s+\d+\s+\d+\.\d")
 SWEEP = "--sizes 256,384,512,640,768,1024 --device cpu --dtypes fp32"
 # Long enough to still be running when a test presses q or Ctrl-C.
 LONG = "--sizes 256,1536,2048,2048 --iters 40 --device cpu --dtypes fp32"
-
-
-def find_ctl():
-    p = os.environ.get("BF_CTL")
-    if p:
-        return p
-    root = os.path.abspath(os.path.join(HERE, "..", ".."))
-    for d in (os.path.join(root, "build"), "/tmp/bf-tui"):
-        c = os.path.join(d, "bin", "ctl")
-        if os.access(c, os.X_OK):
-            return c
-    return None
 
 
 CTL = find_ctl()
