@@ -353,7 +353,10 @@ class SweepTest(unittest.TestCase, RunChecks):
             if g["type"] == "gemm" and g["status"] == "pass":
                 s = sorted(g["samples_ms"])
                 self.assertUlpEqual(g["median_ms"], (s[1] + s[2]) / 2)
-                self.assertNotIn(g["median_ms"], g["samples_ms"])
+                # Not one of the samples, unless the middle two are equal
+                # (sub-microsecond GEMMs often time alike).
+                if s[1] != s[2]:
+                    self.assertNotIn(g["median_ms"], g["samples_ms"])
 
     def test_seed_changes_inputs_not_results(self):
         """Another --seed gives other inputs (another error figure) and
