@@ -68,3 +68,12 @@ char *xasprintf(const char *fmt, ...)
 		oom(strlen(fmt));
 	return p;
 }
+
+void xfree_strv(char **v)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; v[i]; i++)
+		free(v[i]);
+	free(v);
+}

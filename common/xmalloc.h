@@ -20,4 +20,7 @@ char *xstrdup(const char *s);               /* caller frees; NULL -> NULL */
 /* printf into a new string; caller frees. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Frees a NULL-terminated array of strings and the strings; NULL-safe. */
+void xfree_strv(char **v);
+
 #endif

@@ -409,15 +409,6 @@ enum bf_err archive_list_ids(const char *results_dir, char ***ids,
 	return BF_OK;
 }
 
-void archive_ids_free(char **ids)
-{
-	if (!ids)
-		return;
-	for (int i = 0; ids[i]; i++)
-		free(ids[i]);
-	free(ids);
-}
-
 int archive_match_id(char *const *ids, int count, const char *id)
 {
 	size_t len = strlen(id);
@@ -478,7 +469,7 @@ enum bf_err archive_runs_with_host(const char *results_dir, const char *host,
 		cJSON_Delete(doc);
 		free(path);
 	}
-	archive_ids_free(all);
+	xfree_strv(all);
 	*ids = v;
 	*count = n;
 	return BF_OK;
@@ -517,7 +508,7 @@ enum bf_err archive_resolve(const char *results_dir, const char *arg,
 
 		for (int k = 0; k < n; k++)
 			matches += strncmp(ids[k], arg, strlen(arg)) == 0;
-		archive_ids_free(ids);
+		xfree_strv(ids);
 		return bf_fail(detail, detail_len, BF_ERR_USAGE,
 			       "'%s': ambiguous run id prefix: %d runs in %s match",
 			       arg, matches, results_dir);
@@ -525,13 +516,13 @@ enum bf_err archive_resolve(const char *results_dir, const char *arg,
 	if (i >= 0) {
 		*kind = ARCHIVE_TARGET_RUN;
 		*path = xasprintf("%s/%s", results_dir, ids[i]);
-		archive_ids_free(ids);
+		xfree_strv(ids);
 		return BF_OK;
 	}
-	archive_ids_free(ids);
+	xfree_strv(ids);
 	err = archive_runs_with_host(results_dir, arg, 1, &ids, &n, detail,
 				     detail_len);
-	archive_ids_free(ids);
+	xfree_strv(ids);
 	if (err != BF_OK)
 		return err;
 	if (n > 0) {
@@ -648,7 +639,7 @@ enum bf_err archive_find_baseline(const char *results_dir, const char *host,
 		free(h.read_error);
 		cJSON_Delete(doc);
 	}
-	archive_ids_free(ids);
+	xfree_strv(ids);
 	if (!*out)
 		return bf_fail(detail, detail_len, BF_ERR_NOT_FOUND,
 			       "%s: no earlier complete run of %s with the same settings",

@@ -93,13 +93,12 @@ const struct archive_host *archive_run_host(const struct archive_run *run,
  * oldest first: by the UTC second an id begins with, then by run.json's
  * started_at (milliseconds), since two runs started within one second
  * differ only in their random suffix. Reads every run.json. *ids is a
- * NULL-terminated array, caller frees with
- * archive_ids_free; *count gets its length. An empty directory is BF_OK
+ * NULL-terminated array, caller frees with xfree_strv (xmalloc.h);
+ * *count gets its length. An empty directory is BF_OK
  * with count 0. Errors: BF_ERR_NOT_FOUND (results_dir does not exist),
  * BF_ERR_IO. */
 enum bf_err archive_list_ids(const char *results_dir, char ***ids,
 			     int *count, char *detail, size_t detail_len);
-void archive_ids_free(char **ids);
 
 /* Resolves a run id given in full or by a unique prefix ("20261130T14")
  * among ids (count entries). Returns the index, -1 when none matches and
@@ -109,7 +108,7 @@ int archive_match_id(char *const *ids, int count, const char *id);
 
 /* The most recent runs of results_dir in which host (the name as given to
  * ctl run) took part, newest first, at most max: their ids into *ids
- * (NULL-terminated, caller frees with archive_ids_free), the number in
+ * (NULL-terminated, caller frees with xfree_strv), the number in
  * *count (0 when the host is in no run). Only run.json files are read.
  * Errors as archive_list_ids. */
 enum bf_err archive_runs_with_host(const char *results_dir, const char *host,

@@ -110,7 +110,7 @@ static int add_last_runs(struct columns *cs, const char *results,
 
 			for (int i = 0; i < count; i++)
 				v[i] = xstrdup(ids[n - 1 - i]);
-			archive_ids_free(ids);
+			xfree_strv(ids);
 			ids = v;
 			n = count;
 		} else if (err == BF_OK) {
@@ -137,7 +137,7 @@ static int add_last_runs(struct columns *cs, const char *results,
 		rc = add_column(cs, path, 0, host);
 		free(path);
 	}
-	archive_ids_free(ids);
+	xfree_strv(ids);
 	return rc;
 }
 

@@ -122,6 +122,6 @@ int cmd_list(int argc, char **argv)
 			free(l[k]);
 	}
 	free(lines);
-	archive_ids_free(ids);
+	xfree_strv(ids);
 	return fflush(stdout) == 0 ? BF_EXIT_OK : BF_EXIT_INTERNAL;
 }

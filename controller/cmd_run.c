@@ -60,15 +60,6 @@ void last_line(const char *text, char *out, size_t len)
 	snprintf(out, len, "%.*s", (int)(end - start), start);
 }
 
-void free_argv(char **argv)
-{
-	if (!argv)
-		return;
-	for (int i = 0; argv[i]; i++)
-		free(argv[i]);
-	free(argv);
-}
-
 char **agent_args(const struct host_ctx *h)
 {
 	const struct run_opts *o = h->opts;

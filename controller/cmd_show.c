@@ -148,7 +148,7 @@ int cmd_show(int argc, char **argv)
 				      "%s: no runs", results);
 		if (err == BF_OK)
 			path = xasprintf("%s/%s", results, ids[n - 1]);
-		archive_ids_free(ids);
+		xfree_strv(ids);
 	}
 	if (err == BF_OK)
 		err = kind == ARCHIVE_TARGET_FILE ?

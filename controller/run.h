@@ -62,9 +62,8 @@ void host_progress(struct host_ctx *h, enum host_state st,
 
 /* The agent's arguments for this host (after the program name), from the
  * command line, then the host's inventory defaults; NULL-terminated,
- * caller frees with free_argv. Always includes --exit-on-hangup. */
+ * caller frees with xfree_strv. Always includes --exit-on-hangup. */
 char **agent_args(const struct host_ctx *h);
-void free_argv(char **argv);
 
 /* The last non-empty line of text into out (len bytes), "" if none. */
 void last_line(const char *text, char *out, size_t len);

@@ -209,7 +209,7 @@ out:
 	}
 	free(lb.data);
 	free(argv);
-	free_argv(args);
+	xfree_strv(args);
 	free(path);
 	return err;
 }

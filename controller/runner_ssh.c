@@ -388,7 +388,7 @@ static char *run_command(const struct host_ctx *h, const char *agent_dir)
 		cmd_append(&b, " %s", q);
 		free(q);
 	}
-	free_argv(args);
+	xfree_strv(args);
 	free(env);
 	return b.s;
 }

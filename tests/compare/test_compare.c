@@ -267,7 +267,7 @@ static void test_load_and_ids(void **state)
 	assert_int_equal(archive_match_id(ids, n, "20261130"), -2);
 	assert_int_equal(archive_match_id(ids, n, "2027"), -1);
 	assert_int_equal(archive_match_id(ids, n, ""), -1);
-	archive_ids_free(ids);
+	xfree_strv(ids);
 
 	run = load("20261130T100000Z-aaaa");
 	assert_int_equal(run->nhosts, 1);
