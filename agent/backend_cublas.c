@@ -355,7 +355,7 @@ static enum bf_err time_copies(void *dst, const void *src, size_t bytes,
 		CUDA_TRY(cudaEventElapsedTime(&t, start, stop));
 		ms[i] = t;
 	}
-	*bps = (double)bytes / (stats_median(ms, (size_t)reps) / 1e3);
+	*bps = (double)bytes / (bf_stats_median(ms, (size_t)reps) / 1e3);
 out:
 	if (start)
 		cudaEventDestroy(start);
@@ -430,11 +430,11 @@ static enum bf_err cuda_gemm_supports(int dev, enum bf_dtype dtype,
 			return BF_OK;
 		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
 			       "%s: needs compute capability 8.0, GPU has %d.x",
-			       dtype_name(dtype), major);
+			       bf_dtype_name(dtype), major);
 	default:
 		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
 			       "%s: no cuBLAS GEMM for this dtype",
-			       dtype_name(dtype));
+			       bf_dtype_name(dtype));
 	}
 }
 
@@ -443,7 +443,7 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 				 size_t detail_len)
 {
 	size_t nn = (size_t)job->n * (size_t)job->n;
-	size_t elem = dtype_element_bytes(job->dtype);
+	size_t elem = bf_dtype_element_bytes(job->dtype);
 	cudaDataType_t dt = CUDA_R_32F;
 	cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
 	const char *compute_name = "CUBLAS_COMPUTE_32F";

@@ -260,8 +260,8 @@ static enum bf_err cpu_round_16(int dev, enum bf_dtype dtype, const float *in,
 				size_t detail_len)
 {
 	for (size_t i = 0; i < count; i++)
-		out[i] = dtype == BF_DTYPE_FP16 ? fp32_to_fp16(in[i]) :
-						  fp32_to_bf16(in[i]);
+		out[i] = dtype == BF_DTYPE_FP16 ? bf_fp32_to_fp16(in[i]) :
+						  bf_fp32_to_bf16(in[i]);
 	return BF_OK;
 }
 
@@ -277,7 +277,7 @@ static enum bf_err cpu_gemm_supports(int dev, enum bf_dtype dtype,
 			return BF_OK;
 		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
 			       "%s: this OpenBLAS (%s) has no %s",
-			       dtype_name(dtype), openblas_library(),
+			       bf_dtype_name(dtype), openblas_library(),
 			       dtype == BF_DTYPE_BF16 ? "cblas_sbgemm" :
 							"cblas_shgemm");
 	case BF_DTYPE_TF32:
@@ -286,7 +286,7 @@ static enum bf_err cpu_gemm_supports(int dev, enum bf_dtype dtype,
 	default:
 		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
 			       "%s: no CPU GEMM for this dtype",
-			       dtype_name(dtype));
+			       bf_dtype_name(dtype));
 	}
 }
 
@@ -343,7 +343,7 @@ static enum bf_err cpu_gemm_run(int dev, const struct gemm_job *job,
 	peak = hostinfo_peak_rss_bytes();
 	res->peak_bytes = (peak >= 0 && rss_before >= 0 && peak >= rss_before) ?
 				  peak - rss_before + (int64_t)(2 * nn *
-					dtype_element_bytes(job->dtype)) :
+					bf_dtype_element_bytes(job->dtype)) :
 				  -1;
 	res->c_dtype = BF_DTYPE_FP32;
 	res->c_host = c;

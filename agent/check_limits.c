@@ -30,12 +30,12 @@ static double fp32_max_bits(void)
 
 static double fp16_max_bits(void)
 {
-	return fp16_to_fp32(0x7bff);
+	return bf_fp16_to_fp32(0x7bff);
 }
 
 static double bf16_max_bits(void)
 {
-	return bf16_to_fp32(0x7f7f);
+	return bf_bf16_to_fp32(0x7f7f);
 }
 
 static const struct limits_case limits_cases[] = {
@@ -55,13 +55,13 @@ int checks_limits_count(void)
 
 static void emit_limits_record(struct report *r, enum bf_dtype dt)
 {
-	struct float_format f;
-	struct float_limits l;
+	struct bf_float_format f;
+	struct bf_float_limits l;
 	cJSON *rec = report_record(r, BF_REC_FLOAT_LIMITS);
 
-	dtype_format(dt, &f);
-	l = float_format_limits(&f);
-	cJSON_AddStringToObject(rec, BF_KEY_DTYPE, dtype_name(dt));
+	bf_dtype_format(dt, &f);
+	l = bf_float_format_limits(&f);
+	cJSON_AddStringToObject(rec, BF_KEY_DTYPE, bf_dtype_name(dt));
 	cJSON_AddNumberToObject(rec, BF_KEY_BITS, f.bits);
 	cJSON_AddNumberToObject(rec, BF_KEY_EXPONENT_BITS, f.exponent_bits);
 	cJSON_AddNumberToObject(rec, BF_KEY_MANTISSA_BITS, f.mantissa_bits);
@@ -93,14 +93,14 @@ void checks_run_limits(struct report *r)
 	emit_limits_record(r, BF_DTYPE_TF32);
 	for (int i = 0; i < N_LIMITS; i++) {
 		const struct limits_case *lc = &limits_cases[i];
-		struct float_format f;
-		struct float_limits l;
+		struct bf_float_format f;
+		struct bf_float_limits l;
 		cJSON *expected, *got;
 		char name[32];
 		int same;
 
-		dtype_format(lc->dtype, &f);
-		l = float_format_limits(&f);
+		bf_dtype_format(lc->dtype, &f);
+		l = bf_float_format_limits(&f);
 		expected = limits_object(lc->bits, lc->max, lc->eps,
 					 lc->smallest_normal, lc->max);
 		got = limits_object(f.bits, l.max, l.eps, l.smallest_normal,
@@ -117,7 +117,7 @@ void checks_run_limits(struct report *r)
 		       l.max == lc->max && l.eps == lc->eps &&
 		       l.smallest_normal == lc->smallest_normal;
 		snprintf(name, sizeof(name), "float_limits.%s",
-			 dtype_name(lc->dtype));
+			 bf_dtype_name(lc->dtype));
 		report_check(r, name, "cpu", expected, got,
 			     same ? BF_STATUS_PASS : BF_STATUS_FAIL,
 			     same ? NULL : "limits differ from the exact values",

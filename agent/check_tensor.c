@@ -106,7 +106,7 @@ static void check_props(const struct check_ctx *c, const struct prop_case *pc)
 	cJSON_AddItemToObject(expected, "shape", int_array(pc->shape, pc->rank));
 	cJSON_AddItemToObject(expected, "strides",
 			      int_array(pc->strides, pc->rank));
-	cJSON_AddStringToObject(expected, BF_KEY_DTYPE, dtype_name(pc->dtype));
+	cJSON_AddStringToObject(expected, BF_KEY_DTYPE, bf_dtype_name(pc->dtype));
 	cJSON_AddNumberToObject(expected, "element_bytes", pc->element_bytes);
 	cJSON_AddNumberToObject(expected, "total_bytes", (double)pc->total_bytes);
 	cJSON_AddStringToObject(expected, BF_KEY_DEVICE, c->label);
@@ -124,7 +124,7 @@ static void check_props(const struct check_ctx *c, const struct prop_case *pc)
 
 		/* Read the elements back from the device: a tensor whose
 		 * storage is wrong should not pass on metadata alone. */
-		vals = xmalloc((size_t)n * sizeof(*vals));
+		vals = bf_xmalloc((size_t)n * sizeof(*vals));
 		err = tensor_values(t, vals, detail, sizeof(detail));
 		for (int64_t i = 0; err == BF_OK && i < n; i++)
 			if (vals[i] != (pc->fill == FILL_VALUES ? pc->values[i] : 0.0))
@@ -134,9 +134,9 @@ static void check_props(const struct check_ctx *c, const struct prop_case *pc)
 		cJSON_AddItemToObject(got, "shape", int_array(t->shape, t->rank));
 		cJSON_AddItemToObject(got, "strides",
 				      int_array(t->strides, t->rank));
-		cJSON_AddStringToObject(got, BF_KEY_DTYPE, dtype_name(t->dtype));
+		cJSON_AddStringToObject(got, BF_KEY_DTYPE, bf_dtype_name(t->dtype));
 		cJSON_AddNumberToObject(got, "element_bytes",
-					(double)dtype_element_bytes(t->dtype));
+					(double)bf_dtype_element_bytes(t->dtype));
 		cJSON_AddNumberToObject(got, "total_bytes",
 					(double)tensor_nbytes(t));
 		cJSON_AddStringToObject(got, BF_KEY_DEVICE,
@@ -168,7 +168,7 @@ static cJSON *add_result(const struct check_ctx *c, int ra, const int64_t *sa,
 	if (err == BF_OK)
 		err = tensor_add(a, b, &out, detail, detail_len);
 	if (err == BF_OK) {
-		vals = xmalloc((size_t)tensor_numel(out) * sizeof(*vals));
+		vals = bf_xmalloc((size_t)tensor_numel(out) * sizeof(*vals));
 		err = tensor_values(out, vals, detail, detail_len);
 	}
 	if (err == BF_OK) {
@@ -473,7 +473,7 @@ static void check_round(const struct check_ctx *c, enum bf_dtype dt)
 		for (size_t i = 0; i < N_ROUND; i++)
 			cJSON_AddItemToArray(got, cJSON_CreateNumber(out[i]));
 	}
-	snprintf(name, sizeof(name), "round.%s", dtype_name(dt));
+	snprintf(name, sizeof(name), "round.%s", bf_dtype_name(dt));
 	finish(c, name, expected, got, detail, NULL);
 }
 

@@ -82,8 +82,8 @@ static void *convert_input(const float *src, size_t count, enum bf_dtype dt)
 	if (!out)
 		return NULL;
 	for (size_t i = 0; i < count; i++)
-		out[i] = dt == BF_DTYPE_FP16 ? fp32_to_fp16(src[i]) :
-					       fp32_to_bf16(src[i]);
+		out[i] = dt == BF_DTYPE_FP16 ? bf_fp32_to_fp16(src[i]) :
+					       bf_fp32_to_bf16(src[i]);
 	return out;
 }
 
@@ -105,7 +105,7 @@ void gemm_verify(const struct gemm_job *job, const struct gemm_result *res,
 	unsigned short state[3] = { (unsigned short)seed, 0x1234, 0xabcd };
 
 	for (size_t i = 0; i < nn; i++)
-		if (!isfinite(dtype_load(res->c_dtype, res->c_host, i)))
+		if (!isfinite(bf_dtype_load(res->c_dtype, res->c_host, i)))
 			v.nonfinite_elements++;
 	if (n <= VERIFY_FULL_MAX_N) {
 		nr = nc = n; /* every element */
@@ -122,14 +122,14 @@ void gemm_verify(const struct gemm_job *job, const struct gemm_result *res,
 			double ref = 0, mag = 0, c, e;
 
 			for (int k = 0; k < n; k++) {
-				double p = dtype_load(job->dtype, job->a_host,
+				double p = bf_dtype_load(job->dtype, job->a_host,
 						      (size_t)i * n + k) *
-					   dtype_load(job->dtype, job->b_host,
+					   bf_dtype_load(job->dtype, job->b_host,
 						      (size_t)k * n + j);
 				ref += p;
 				mag += fabs(p);
 			}
-			c = dtype_load(res->c_dtype, res->c_host,
+			c = bf_dtype_load(res->c_dtype, res->c_host,
 				       (size_t)i * n + j);
 			e = fabs(c - ref) / (mag > 0 ? mag : 1.0);
 			if (isnan(e))
@@ -163,7 +163,7 @@ static void emit_skipped(struct report *r, struct gemm_sweep *s,
 
 	cJSON_AddStringToObject(rec, BF_KEY_DEVICE,
 				device_label(dev, label, sizeof(label)));
-	cJSON_AddStringToObject(rec, BF_KEY_DTYPE, dtype_name(dt));
+	cJSON_AddStringToObject(rec, BF_KEY_DTYPE, bf_dtype_name(dt));
 	cJSON_AddNumberToObject(rec, BF_KEY_N, n);
 	cJSON_AddStringToObject(rec, BF_KEY_STATUS, BF_STATUS_SKIPPED_STR);
 	cJSON_AddStringToObject(rec, BF_KEY_REASON, reason);
@@ -184,12 +184,12 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 		    const struct agent_opts *o)
 {
 	const struct backend *be = backend_for(sd->dev.kind);
-	size_t nn = (size_t)n * (size_t)n, eb = dtype_element_bytes(dt);
+	size_t nn = (size_t)n * (size_t)n, eb = bf_dtype_element_bytes(dt);
 	int iters = sd->dev.kind == DEVICE_CPU ? o->cpu_iters : o->iters;
 	int warmup = sd->dev.kind == DEVICE_CPU ? o->cpu_warmup : o->warmup;
 	struct gemm_job job = { dt, n, warmup, iters, NULL, NULL };
 	struct gemm_result res = { 0 };
-	struct stats_summary st;
+	struct bf_stats_summary st;
 	struct gemm_verify_result v;
 	char detail[512] = "", label[16];
 	uint64_t free_b = 0, total_b = 0;
@@ -227,11 +227,11 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 		job.a_host = convert_input(a32, nn, dt);
 		job.b_host = convert_input(b32, nn, dt);
 	}
-	res.samples_ms = xcalloc((size_t)iters, sizeof(double));
+	res.samples_ms = bf_xcalloc((size_t)iters, sizeof(double));
 	if (!job.a_host || !job.b_host) {
 		err = bf_fail(detail, sizeof(detail), BF_ERR_NOMEM,
 			      "host allocation for %s inputs failed",
-			      dtype_name(dt));
+			      bf_dtype_name(dt));
 	} else {
 		err = be->gemm_run(sd->dev.index, &job, &res, detail,
 				   sizeof(detail));
@@ -242,7 +242,7 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 		rec = report_record(r, BF_REC_GEMM);
 		cJSON_AddStringToObject(rec, BF_KEY_DEVICE,
 					device_label(&sd->dev, label, sizeof(label)));
-		cJSON_AddStringToObject(rec, BF_KEY_DTYPE, dtype_name(dt));
+		cJSON_AddStringToObject(rec, BF_KEY_DTYPE, bf_dtype_name(dt));
 		cJSON_AddNumberToObject(rec, BF_KEY_N, n);
 		cJSON_AddStringToObject(rec, BF_KEY_STATUS,
 					err == BF_ERR_TOO_BIG ? BF_STATUS_SKIPPED_STR :
@@ -258,7 +258,7 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 		goto out;
 	}
 	gemm_verify(&job, &res, o->seed, &v);
-	st = stats_summarize(res.samples_ms, (size_t)iters);
+	st = bf_stats_summarize(res.samples_ms, (size_t)iters);
 	/* FLOPs of an n x n x n GEMM: n^3 multiply-adds = 2 n^3. */
 	gflops = 2.0 * (double)n * n * n / (st.median / 1e3) / 1e9;
 	status = v.status;
@@ -266,9 +266,9 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 	rec = report_record(r, BF_REC_GEMM);
 	cJSON_AddStringToObject(rec, BF_KEY_DEVICE,
 				device_label(&sd->dev, label, sizeof(label)));
-	cJSON_AddStringToObject(rec, BF_KEY_DTYPE, dtype_name(dt));
+	cJSON_AddStringToObject(rec, BF_KEY_DTYPE, bf_dtype_name(dt));
 	cJSON_AddNumberToObject(rec, BF_KEY_N, n);
-	cJSON_AddStringToObject(rec, BF_KEY_STATUS, schema_status_name(status));
+	cJSON_AddStringToObject(rec, BF_KEY_STATUS, bf_schema_status_name(status));
 	if (status == BF_STATUS_PASS) {
 		cJSON_AddNullToObject(rec, BF_KEY_REASON);
 	} else {
@@ -284,7 +284,7 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 	}
 	cJSON_AddStringToObject(rec, BF_KEY_LIBRARY, be->gemm_library());
 	cJSON_AddStringToObject(rec, BF_KEY_MATH_MODE, res.math_mode);
-	cJSON_AddStringToObject(rec, BF_KEY_C_DTYPE, dtype_name(res.c_dtype));
+	cJSON_AddStringToObject(rec, BF_KEY_C_DTYPE, bf_dtype_name(res.c_dtype));
 	cJSON_AddNumberToObject(rec, BF_KEY_WARMUP, job.warmup);
 	cJSON_AddNumberToObject(rec, BF_KEY_ITERS, iters);
 	samples = cJSON_AddArrayToObject(rec, BF_KEY_SAMPLES_MS);
@@ -301,7 +301,7 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 		cJSON_AddNullToObject(rec, BF_KEY_PEAK_MIB);
 	cJSON_AddNumberToObject(rec, BF_KEY_OPERAND_BYTES,
 				(double)(2 * nn * eb +
-					 nn * dtype_element_bytes(res.c_dtype)));
+					 nn * bf_dtype_element_bytes(res.c_dtype)));
 	add_number_or_null(rec, BF_KEY_MAX_REL_ERROR, v.max_rel_error);
 	cJSON_AddNumberToObject(rec, BF_KEY_TOLERANCE, tol);
 	cJSON_AddNumberToObject(rec, BF_KEY_VERIFIED_ELEMENTS,
@@ -324,7 +324,7 @@ void gemm_sweep_run(struct report *r, const struct sweep_device *devs,
 		    int ndevices, const struct agent_opts *o,
 		    struct gemm_sweep *out)
 {
-	out->items = xcalloc((size_t)gemm_count(ndevices, o) + 1,
+	out->items = bf_xcalloc((size_t)gemm_count(ndevices, o) + 1,
 			     sizeof(*out->items));
 	out->count = 0;
 	for (int si = 0; si < o->nsizes; si++) {
@@ -381,7 +381,7 @@ static void add_ratio(cJSON *arr, const char *kind, const struct device *dev,
 	cJSON_AddStringToObject(o, BF_KEY_KIND, kind);
 	cJSON_AddStringToObject(o, BF_KEY_DEVICE,
 				device_label(dev, label, sizeof(label)));
-	cJSON_AddStringToObject(o, BF_KEY_DTYPE, dtype_name(dt));
+	cJSON_AddStringToObject(o, BF_KEY_DTYPE, bf_dtype_name(dt));
 	cJSON_AddNumberToObject(o, BF_KEY_N, n);
 	cJSON_AddNumberToObject(o, BF_KEY_VALUE, value);
 }

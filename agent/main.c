@@ -106,7 +106,7 @@ static void emit_host(struct report *r, const struct agent_opts *o)
 		cJSON_AddItemToArray(arr, cJSON_CreateNumber(o->sizes[i]));
 	arr = cJSON_AddArrayToObject(opts, BF_KEY_DTYPES);
 	for (int i = 0; i < o->ndtypes; i++)
-		cJSON_AddItemToArray(arr, cJSON_CreateString(dtype_name(o->dtypes[i])));
+		cJSON_AddItemToArray(arr, cJSON_CreateString(bf_dtype_name(o->dtypes[i])));
 	cJSON_AddNumberToObject(opts, BF_KEY_ITERS, o->iters);
 	cJSON_AddNumberToObject(opts, BF_KEY_CPU_ITERS, o->cpu_iters);
 	cJSON_AddNumberToObject(opts, BF_KEY_WARMUP, o->warmup);

@@ -42,7 +42,7 @@ static enum bf_err parse_sizes(const char *name, const char *s,
 			       struct agent_opts *o, char *detail,
 			       size_t detail_len)
 {
-	char *copy = xstrdup(s), *rest = copy, *tok;
+	char *copy = bf_xstrdup(s), *rest = copy, *tok;
 	enum bf_err err = BF_OK;
 
 	o->nsizes = 0;
@@ -75,14 +75,14 @@ static enum bf_err parse_sizes(const char *name, const char *s,
 static enum bf_err parse_dtypes(const char *s, struct agent_opts *o,
 				char *detail, size_t detail_len)
 {
-	char *copy = xstrdup(s), *save = NULL, *tok;
+	char *copy = bf_xstrdup(s), *save = NULL, *tok;
 	enum bf_err err = BF_OK;
 	enum bf_dtype dt;
 
 	o->ndtypes = 0;
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		if (dtype_parse(tok, &dt) < 0 ||
+		if (bf_dtype_parse(tok, &dt) < 0 ||
 		    (dt != BF_DTYPE_FP32 && dt != BF_DTYPE_FP16 &&
 		     dt != BF_DTYPE_BF16 && dt != BF_DTYPE_TF32)) {
 			err = bf_fail(detail, detail_len, BF_ERR_USAGE,

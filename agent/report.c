@@ -13,9 +13,9 @@ cJSON *report_record(struct report *r, enum bf_record_type type)
 	cJSON *rec = cJSON_CreateObject();
 
 	if (!rec) /* cJSON reports allocation failure as NULL */
-		xmalloc((size_t)-1);
+		bf_xmalloc((size_t)-1);
 	cJSON_AddNumberToObject(rec, BF_KEY_SCHEMA, BF_SCHEMA_VERSION);
-	cJSON_AddStringToObject(rec, BF_KEY_TYPE, schema_type_name(type));
+	cJSON_AddStringToObject(rec, BF_KEY_TYPE, bf_schema_type_name(type));
 	cJSON_AddNumberToObject(rec, BF_KEY_SEQ, r->seq++);
 	return rec;
 }
@@ -27,7 +27,7 @@ static void count(struct report *r, const cJSON *rec)
 	enum bf_status s;
 
 	if (!cJSON_IsString(type) || !cJSON_IsString(st) ||
-	    schema_status_parse(st->valuestring, &s) < 0)
+	    bf_schema_status_parse(st->valuestring, &s) < 0)
 		return;
 	if (strcmp(type->valuestring, BF_TYPE_CHECK) == 0)
 		r->checks[s]++;
@@ -44,7 +44,7 @@ void report_emit(struct report *r, cJSON *rec)
 		char *line = cJSON_PrintUnformatted(rec);
 
 		if (!line)
-			xmalloc((size_t)-1);
+			bf_xmalloc((size_t)-1);
 		fputs(line, r->out);
 		fputc('\n', r->out);
 		free(line);
@@ -61,7 +61,7 @@ void report_check(struct report *r, const char *name, const char *device,
 
 	cJSON_AddStringToObject(rec, BF_KEY_NAME, name);
 	cJSON_AddStringToObject(rec, BF_KEY_DEVICE, device);
-	cJSON_AddStringToObject(rec, BF_KEY_STATUS, schema_status_name(status));
+	cJSON_AddStringToObject(rec, BF_KEY_STATUS, bf_schema_status_name(status));
 	cJSON_AddItemToObject(rec, BF_KEY_EXPECTED,
 			      expected ? expected : cJSON_CreateNull());
 	cJSON_AddItemToObject(rec, BF_KEY_GOT, got ? got : cJSON_CreateNull());

@@ -21,7 +21,7 @@ int64_t tensor_numel(const struct tensor *t)
 
 int64_t tensor_nbytes(const struct tensor *t)
 {
-	return tensor_numel(t) * (int64_t)dtype_element_bytes(t->dtype);
+	return tensor_numel(t) * (int64_t)bf_dtype_element_bytes(t->dtype);
 }
 
 void tensor_contiguous_strides(int rank, const int64_t *shape,
@@ -78,7 +78,7 @@ static enum bf_err tensor_alloc(const struct device *dev, enum bf_dtype dtype,
 	be = backend_of(dev, detail, detail_len);
 	if (!be)
 		return BF_ERR_UNSUPPORTED;
-	t = xcalloc(1, sizeof(*t));
+	t = bf_xcalloc(1, sizeof(*t));
 	t->dtype = dtype;
 	t->rank = rank;
 	t->device = *dev;
@@ -128,9 +128,9 @@ enum bf_err tensor_from_values(const struct device *dev, enum bf_dtype dtype,
 	if (err != BF_OK)
 		return err;
 	n = tensor_numel(*out);
-	host = xmalloc((size_t)tensor_nbytes(*out));
+	host = bf_xmalloc((size_t)tensor_nbytes(*out));
 	for (int64_t i = 0; i < n; i++)
-		dtype_store(dtype, host, (size_t)i, values[i]);
+		bf_dtype_store(dtype, host, (size_t)i, values[i]);
 	err = backend_for(dev->kind)->from_host(dev->index, (*out)->data, host,
 						(size_t)tensor_nbytes(*out),
 						detail, detail_len);
@@ -155,12 +155,12 @@ enum bf_err tensor_values(const struct tensor *t, double *values, char *detail,
 	if (!tensor_is_contiguous(t))
 		return bf_fail(detail, detail_len, BF_ERR_USAGE,
 			       "tensor_values: tensor is not contiguous");
-	host = xmalloc((size_t)tensor_nbytes(t));
+	host = bf_xmalloc((size_t)tensor_nbytes(t));
 	err = be->to_host(t->device.index, host, t->data,
 			  (size_t)tensor_nbytes(t), detail, detail_len);
 	if (err == BF_OK)
 		for (int64_t i = 0; i < n; i++)
-			values[i] = dtype_load(t->dtype, host, (size_t)i);
+			values[i] = bf_dtype_load(t->dtype, host, (size_t)i);
 	free(host);
 	return err;
 }
@@ -183,7 +183,7 @@ enum bf_err tensor_to(const struct tensor *t, const struct device *dev,
 			   detail_len);
 	if (err != BF_OK)
 		return err;
-	host = xmalloc(bytes);
+	host = bf_xmalloc(bytes);
 	err = src->to_host(t->device.index, host, t->data, bytes, detail,
 			   detail_len);
 	if (err == BF_OK)
@@ -235,7 +235,7 @@ enum bf_err tensor_expand(const struct tensor *t, int rank,
 	*out = NULL;
 	if (rank < t->rank || rank > TENSOR_MAX_RANK)
 		goto bad;
-	v = xcalloc(1, sizeof(*v));
+	v = bf_xcalloc(1, sizeof(*v));
 	*v = *t;
 	v->rank = rank;
 	v->owns_data = 0;

@@ -11,7 +11,7 @@
 static const struct {
 	const char *name;
 	size_t element_bytes;
-	struct float_format format; /* bits == 0 for integers */
+	struct bf_float_format format; /* bits == 0 for integers */
 } dtype_table[BF_DTYPE__COUNT] = {
 	[BF_DTYPE_FP32] = { "fp32", 4, { 32, 8, 23 } },
 	[BF_DTYPE_FP16] = { "fp16", 2, { 16, 5, 10 } },
@@ -22,14 +22,14 @@ static const struct {
 	[BF_DTYPE_INT8] = { "int8", 1, { 0, 0, 0 } },
 };
 
-const char *dtype_name(enum bf_dtype dt)
+const char *bf_dtype_name(enum bf_dtype dt)
 {
 	if ((int)dt < 0 || dt >= BF_DTYPE__COUNT)
 		return "unknown";
 	return dtype_table[dt].name;
 }
 
-int dtype_parse(const char *name, enum bf_dtype *out)
+int bf_dtype_parse(const char *name, enum bf_dtype *out)
 {
 	static const struct { const char *alias; enum bf_dtype dt; } aliases[] = {
 		{ "float32", BF_DTYPE_FP32 }, { "float16", BF_DTYPE_FP16 },
@@ -53,30 +53,30 @@ int dtype_parse(const char *name, enum bf_dtype *out)
 	return -1;
 }
 
-size_t dtype_element_bytes(enum bf_dtype dt)
+size_t bf_dtype_element_bytes(enum bf_dtype dt)
 {
 	if ((int)dt < 0 || dt >= BF_DTYPE__COUNT)
 		return 0;
 	return dtype_table[dt].element_bytes;
 }
 
-int dtype_is_float(enum bf_dtype dt)
+int bf_dtype_is_float(enum bf_dtype dt)
 {
 	return (int)dt >= 0 && dt < BF_DTYPE__COUNT &&
 	       dtype_table[dt].format.bits != 0;
 }
 
-int dtype_format(enum bf_dtype dt, struct float_format *out)
+int bf_dtype_format(enum bf_dtype dt, struct bf_float_format *out)
 {
-	if (!dtype_is_float(dt))
+	if (!bf_dtype_is_float(dt))
 		return -1;
 	*out = dtype_table[dt].format;
 	return 0;
 }
 
-struct float_limits float_format_limits(const struct float_format *f)
+struct bf_float_limits bf_float_format_limits(const struct bf_float_format *f)
 {
-	struct float_limits l;
+	struct bf_float_limits l;
 	int bias = (1 << (f->exponent_bits - 1)) - 1;
 	int m = f->mantissa_bits;
 
@@ -103,7 +103,7 @@ static float f32_from_bits(uint32_t u)
 	return f;
 }
 
-uint16_t fp32_to_bf16(float f)
+uint16_t bf_fp32_to_bf16(float f)
 {
 	uint32_t u = f32_bits(f);
 
@@ -115,12 +115,12 @@ uint16_t fp32_to_bf16(float f)
 	return (uint16_t)(u >> 16);
 }
 
-float bf16_to_fp32(uint16_t b)
+float bf_bf16_to_fp32(uint16_t b)
 {
 	return f32_from_bits((uint32_t)b << 16);
 }
 
-float fp32_round_tf32(float f)
+float bf_fp32_round_tf32(float f)
 {
 	uint32_t u = f32_bits(f);
 
@@ -130,7 +130,7 @@ float fp32_round_tf32(float f)
 	return f32_from_bits(u & 0xffffe000u);
 }
 
-uint16_t fp32_to_fp16(float f)
+uint16_t bf_fp32_to_fp16(float f)
 {
 	uint32_t u = f32_bits(f);
 	uint32_t sign = (u >> 16) & 0x8000u;
@@ -166,7 +166,7 @@ uint16_t fp32_to_fp16(float f)
 	return (uint16_t)(sign | h);
 }
 
-float fp16_to_fp32(uint16_t h)
+float bf_fp16_to_fp32(uint16_t h)
 {
 	uint32_t sign = ((uint32_t)h & 0x8000u) << 16;
 	uint32_t exp = (h >> 10) & 0x1fu;
@@ -182,16 +182,16 @@ float fp16_to_fp32(uint16_t h)
 	return f32_from_bits(sign | ((exp - 15 + 127) << 23) | (mant << 13));
 }
 
-double dtype_load(enum bf_dtype dt, const void *buf, size_t i)
+double bf_dtype_load(enum bf_dtype dt, const void *buf, size_t i)
 {
 	switch (dt) {
 	case BF_DTYPE_FP32:
 	case BF_DTYPE_TF32:
 		return ((const float *)buf)[i];
 	case BF_DTYPE_FP16:
-		return fp16_to_fp32(((const uint16_t *)buf)[i]);
+		return bf_fp16_to_fp32(((const uint16_t *)buf)[i]);
 	case BF_DTYPE_BF16:
-		return bf16_to_fp32(((const uint16_t *)buf)[i]);
+		return bf_bf16_to_fp32(((const uint16_t *)buf)[i]);
 	case BF_DTYPE_FP64:
 		return ((const double *)buf)[i];
 	case BF_DTYPE_INT64:
@@ -203,7 +203,7 @@ double dtype_load(enum bf_dtype dt, const void *buf, size_t i)
 	}
 }
 
-void dtype_store(enum bf_dtype dt, void *buf, size_t i, double v)
+void bf_dtype_store(enum bf_dtype dt, void *buf, size_t i, double v)
 {
 	switch (dt) {
 	case BF_DTYPE_FP32:
@@ -211,10 +211,10 @@ void dtype_store(enum bf_dtype dt, void *buf, size_t i, double v)
 		((float *)buf)[i] = (float)v;
 		break;
 	case BF_DTYPE_FP16:
-		((uint16_t *)buf)[i] = fp32_to_fp16((float)v);
+		((uint16_t *)buf)[i] = bf_fp32_to_fp16((float)v);
 		break;
 	case BF_DTYPE_BF16:
-		((uint16_t *)buf)[i] = fp32_to_bf16((float)v);
+		((uint16_t *)buf)[i] = bf_fp32_to_bf16((float)v);
 		break;
 	case BF_DTYPE_FP64:
 		((double *)buf)[i] = v;

@@ -22,14 +22,14 @@ enum bf_dtype {
 };
 
 /* Parameters of a binary floating-point format. */
-struct float_format {
+struct bf_float_format {
 	int bits;          /* storage bits (tf32: 19 significant, stored in 32) */
 	int exponent_bits;
 	int mantissa_bits; /* explicit fraction bits, not counting the hidden 1 */
 };
 
 /* Limits derived from a float_format (see dtype_limits). */
-struct float_limits {
+struct bf_float_limits {
 	double max;             /* (2 - 2^-m) * 2^bias, bias = 2^(e-1) - 1 */
 	double eps;             /* 2^-m: gap between 1.0 and the next value */
 	double smallest_normal; /* 2^(1 - bias) */
@@ -37,41 +37,41 @@ struct float_limits {
 };
 
 /* "fp32", "fp16", "bf16", "tf32", "fp64", "int64", "int8"; static. */
-const char *dtype_name(enum bf_dtype dt);
+const char *bf_dtype_name(enum bf_dtype dt);
 
-/* Parses a name as printed by dtype_name (also accepts "float32",
+/* Parses a name as printed by bf_dtype_name (also accepts "float32",
  * "float16", "bfloat16"). Returns 0 and sets *out, or -1 if unknown. */
-int dtype_parse(const char *name, enum bf_dtype *out);
+int bf_dtype_parse(const char *name, enum bf_dtype *out);
 
 /* Bytes per element as stored in memory (tf32 is stored as fp32: 4). */
-size_t dtype_element_bytes(enum bf_dtype dt);
+size_t bf_dtype_element_bytes(enum bf_dtype dt);
 
 /* 1 for the floating dtypes, 0 for integers. */
-int dtype_is_float(enum bf_dtype dt);
+int bf_dtype_is_float(enum bf_dtype dt);
 
 /* Format parameters of a floating dtype; returns -1 for integer dtypes. */
-int dtype_format(enum bf_dtype dt, struct float_format *out);
+int bf_dtype_format(enum bf_dtype dt, struct bf_float_format *out);
 
 /* Limits computed from the format parameters alone (no <float.h>), so that
  * they can be checked against <float.h> and against decoded bit patterns.
  * Formulas: IEEE 754-2008 section 3.3 (emax = bias, emin = 1 - emax). */
-struct float_limits float_format_limits(const struct float_format *f);
+struct bf_float_limits bf_float_format_limits(const struct bf_float_format *f);
 
 /* fp32 -> fp16 bits, round to nearest even; overflow gives +-inf, NaN stays
  * NaN (quiet), subnormals are produced exactly. */
-uint16_t fp32_to_fp16(float f);
-float fp16_to_fp32(uint16_t h);   /* exact */
+uint16_t bf_fp32_to_fp16(float f);
+float bf_fp16_to_fp32(uint16_t h);   /* exact */
 /* fp32 -> bf16 bits, round to nearest even; NaN stays NaN (quiet). */
-uint16_t fp32_to_bf16(float f);
-float bf16_to_fp32(uint16_t b);   /* exact */
+uint16_t bf_fp32_to_bf16(float f);
+float bf_bf16_to_fp32(uint16_t b);   /* exact */
 /* Rounds an fp32 value to the nearest tf32 value (10-bit mantissa, ties to
  * even), returned as fp32. */
-float fp32_round_tf32(float f);
+float bf_fp32_round_tf32(float f);
 
 /* Reads element i of a buffer of dtype dt as a double (fp32, fp16, bf16,
  * tf32, fp64, int64, int8). */
-double dtype_load(enum bf_dtype dt, const void *buf, size_t i);
+double bf_dtype_load(enum bf_dtype dt, const void *buf, size_t i);
 /* Stores v (rounded to nearest even for the 16-bit floats) as element i. */
-void dtype_store(enum bf_dtype dt, void *buf, size_t i, double v);
+void bf_dtype_store(enum bf_dtype dt, void *buf, size_t i, double v);
 
 #endif

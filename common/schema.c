@@ -23,14 +23,14 @@ static const char *const status_names[] = {
 	[BF_STATUS_SKIPPED] = BF_STATUS_SKIPPED_STR,
 };
 
-const char *schema_type_name(enum bf_record_type t)
+const char *bf_schema_type_name(enum bf_record_type t)
 {
 	if ((int)t < 0 || t >= BF_REC__COUNT)
 		return "unknown";
 	return type_names[t];
 }
 
-int schema_type_parse(const char *name, enum bf_record_type *out)
+int bf_schema_type_parse(const char *name, enum bf_record_type *out)
 {
 	for (int i = 0; i < BF_REC__COUNT; i++) {
 		if (strcmp(name, type_names[i]) == 0) {
@@ -41,14 +41,14 @@ int schema_type_parse(const char *name, enum bf_record_type *out)
 	return -1;
 }
 
-const char *schema_status_name(enum bf_status s)
+const char *bf_schema_status_name(enum bf_status s)
 {
 	if ((int)s < 0 || s > BF_STATUS_SKIPPED)
 		return "unknown";
 	return status_names[s];
 }
 
-int schema_status_parse(const char *name, enum bf_status *out)
+int bf_schema_status_parse(const char *name, enum bf_status *out)
 {
 	for (int i = 0; i <= BF_STATUS_SKIPPED; i++) {
 		if (strcmp(name, status_names[i]) == 0) {
@@ -140,7 +140,7 @@ static int kind_matches(const cJSON *v, int kinds)
 	       ((kinds & F_BOOL) && cJSON_IsBool(v));
 }
 
-enum bf_err schema_parse_record(const char *line, size_t len, cJSON **out,
+enum bf_err bf_schema_parse_record(const char *line, size_t len, cJSON **out,
 				enum bf_record_type *type, char *detail,
 				size_t detail_len)
 {
@@ -176,7 +176,7 @@ enum bf_err schema_parse_record(const char *line, size_t len, cJSON **out,
 			       BF_SCHEMA_VERSION);
 	}
 	v = cJSON_GetObjectItemCaseSensitive(rec, BF_KEY_TYPE);
-	if (!cJSON_IsString(v) || schema_type_parse(v->valuestring, type) < 0) {
+	if (!cJSON_IsString(v) || bf_schema_type_parse(v->valuestring, type) < 0) {
 		cJSON_Delete(rec);
 		return bf_fail(detail, detail_len, BF_ERR_SCHEMA,
 			       "record type missing or unknown");
@@ -193,7 +193,7 @@ enum bf_err schema_parse_record(const char *line, size_t len, cJSON **out,
 	}
 	v = cJSON_GetObjectItemCaseSensitive(rec, BF_KEY_STATUS);
 	if (v && (!cJSON_IsString(v) ||
-		  schema_status_parse(v->valuestring, &st) < 0)) {
+		  bf_schema_status_parse(v->valuestring, &st) < 0)) {
 		cJSON_Delete(rec);
 		return bf_fail(detail, detail_len, BF_ERR_SCHEMA,
 			       "%s record: unknown status", type_names[*type]);

@@ -161,13 +161,13 @@ enum bf_status { BF_STATUS_PASS = 0, BF_STATUS_FAIL, BF_STATUS_SKIPPED };
 #define BF_RATIO_VS_FP32 "vs_fp32"
 
 /* Name of a record type ("gemm"); static. */
-const char *schema_type_name(enum bf_record_type t);
+const char *bf_schema_type_name(enum bf_record_type t);
 /* Type from its name; returns -1 when unknown. */
-int schema_type_parse(const char *name, enum bf_record_type *out);
+int bf_schema_type_parse(const char *name, enum bf_record_type *out);
 /* "pass" / "fail" / "skipped"; static. */
-const char *schema_status_name(enum bf_status s);
+const char *bf_schema_status_name(enum bf_status s);
 /* Status from its name; returns -1 when unknown. */
-int schema_status_parse(const char *name, enum bf_status *out);
+int bf_schema_status_parse(const char *name, enum bf_status *out);
 
 struct cJSON;
 
@@ -180,7 +180,7 @@ struct cJSON;
  * reason in detail, and leaves *out NULL. line[len] must be '\0' (the
  * reader keeps lines NUL-terminated); lines longer than BF_RECORD_MAX_BYTES
  * fail. */
-enum bf_err schema_parse_record(const char *line, size_t len,
+enum bf_err bf_schema_parse_record(const char *line, size_t len,
 				struct cJSON **out, enum bf_record_type *type,
 				char *detail, size_t detail_len);
 

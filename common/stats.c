@@ -14,7 +14,7 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-double stats_quantile_sorted(const double *sorted, size_t n, double q)
+double bf_stats_quantile_sorted(const double *sorted, size_t n, double q)
 {
 	double h, lo;
 	size_t i;
@@ -33,29 +33,29 @@ double stats_quantile_sorted(const double *sorted, size_t n, double q)
 	return sorted[i] + (h - lo) * (sorted[i + 1] - sorted[i]);
 }
 
-struct stats_summary stats_summarize(const double *samples, size_t n)
+struct bf_stats_summary bf_stats_summarize(const double *samples, size_t n)
 {
-	struct stats_summary s = { .n = n, .median = NAN, .min = NAN,
+	struct bf_stats_summary s = { .n = n, .median = NAN, .min = NAN,
 				   .max = NAN, .p05 = NAN, .p95 = NAN };
 	double *v;
 
 	if (n == 0)
 		return s;
-	v = xmalloc(n * sizeof(*v));
+	v = bf_xmalloc(n * sizeof(*v));
 	memcpy(v, samples, n * sizeof(*v));
 	qsort(v, n, sizeof(*v), cmp_double);
 	s.min = v[0];
 	s.max = v[n - 1];
 	s.median = (n % 2) ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-	s.p05 = stats_quantile_sorted(v, n, 0.05);
-	s.p95 = stats_quantile_sorted(v, n, 0.95);
+	s.p05 = bf_stats_quantile_sorted(v, n, 0.05);
+	s.p95 = bf_stats_quantile_sorted(v, n, 0.95);
 	free(v);
 	return s;
 }
 
-double stats_median(const double *samples, size_t n)
+double bf_stats_median(const double *samples, size_t n)
 {
-	return stats_summarize(samples, n).median;
+	return bf_stats_summarize(samples, n).median;
 }
 
 /* --- Mann-Whitney U test --------------------------------------------- */
@@ -83,7 +83,7 @@ static double utest_exact_cdf(size_t m, size_t n, double k)
 	size_t width = m * n + 1, i, j, u;
 	double *t, cdf = 0;
 
-	t = xcalloc((n + 1) * width, sizeof(*t));
+	t = bf_xcalloc((n + 1) * width, sizeof(*t));
 	for (j = 0; j <= n; j++)
 		t[j * width] = 1.0;
 	for (i = 1; i <= m; i++) {
@@ -104,9 +104,9 @@ static double utest_exact_cdf(size_t m, size_t n, double k)
 	return cdf > 1 ? 1 : cdf;
 }
 
-int stats_mann_whitney(const double *x, size_t n1, const double *y,
-		       size_t n2, enum stats_utest_method method,
-		       struct stats_utest *out)
+int bf_stats_mann_whitney(const double *x, size_t n1, const double *y,
+		       size_t n2, enum bf_stats_utest_method method,
+		       struct bf_stats_utest *out)
 {
 	size_t total = n1 + n2, i, j;
 	struct ranked *all;
@@ -118,7 +118,7 @@ int stats_mann_whitney(const double *x, size_t n1, const double *y,
 	out->p = 1.0;
 	if (n1 == 0 || n2 == 0)
 		return -1;
-	all = xmalloc(total * sizeof(*all));
+	all = bf_xmalloc(total * sizeof(*all));
 	for (i = 0; i < n1; i++)
 		all[i] = (struct ranked){ x[i], 1 };
 	for (i = 0; i < n2; i++)
@@ -142,11 +142,11 @@ int stats_mann_whitney(const double *x, size_t n1, const double *y,
 	out->ties = tie_sum > 0;
 	out->u = rank_sum_x - (double)n1 * (double)(n1 + 1) / 2;
 	u_hi = fmax(out->u, (double)n1 * (double)n2 - out->u);
-	if (method == STATS_UTEST_AUTO)
-		method = !out->ties && n1 <= STATS_UTEST_EXACT_MAX &&
-				 n2 <= STATS_UTEST_EXACT_MAX ?
-			 STATS_UTEST_EXACT : STATS_UTEST_NORMAL;
-	if (method == STATS_UTEST_EXACT) {
+	if (method == BF_STATS_UTEST_AUTO)
+		method = !out->ties && n1 <= BF_STATS_UTEST_EXACT_MAX &&
+				 n2 <= BF_STATS_UTEST_EXACT_MAX ?
+			 BF_STATS_UTEST_EXACT : BF_STATS_UTEST_NORMAL;
+	if (method == BF_STATS_UTEST_EXACT) {
 		/* Symmetric: P(U >= u_hi) = P(U <= n1 n2 - u_hi). The table
 		 * is smaller with the shorter sample as n. */
 		double lo = (double)n1 * (double)n2 - u_hi;
@@ -171,7 +171,7 @@ int stats_mann_whitney(const double *x, size_t n1, const double *y,
 	return 0;
 }
 
-double stats_utest_min_p(size_t n1, size_t n2)
+double bf_stats_utest_min_p(size_t n1, size_t n2)
 {
 	double c = 1; /* C(n1 + n2, k), built up k = 1 .. min(n1, n2) */
 	size_t k, small = n1 < n2 ? n1 : n2, total = n1 + n2;

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-struct stats_summary {
+struct bf_stats_summary {
 	size_t n;
 	double median;
 	double min;
@@ -20,33 +20,33 @@ struct stats_summary {
 /* Summarises n samples (any unit; the summary is in the same unit). The
  * input is not modified. n == 0 gives NaN fields and n = 0. The median of an
  * even count is the mean of the two middle values. */
-struct stats_summary stats_summarize(const double *samples, size_t n);
+struct bf_stats_summary bf_stats_summarize(const double *samples, size_t n);
 
 /* Median of n samples (NaN when n == 0); input not modified. */
-double stats_median(const double *samples, size_t n);
+double bf_stats_median(const double *samples, size_t n);
 
 /* q-th quantile, 0 <= q <= 1, of an ascending-sorted array with linear
  * interpolation between closest ranks (Hyndman & Fan 1996, type 7: the
  * default of R and numpy). NaN when n == 0. */
-double stats_quantile_sorted(const double *sorted, size_t n, double q);
+double bf_stats_quantile_sorted(const double *sorted, size_t n, double q);
 
 #endif
 
 /* --- Mann-Whitney U test --------------------------------------------- */
 
-/* How stats_mann_whitney computes the p-value. AUTO: the exact null
- * distribution when neither sample has more than STATS_UTEST_EXACT_MAX
+/* How bf_stats_mann_whitney computes the p-value. AUTO: the exact null
+ * distribution when neither sample has more than BF_STATS_UTEST_EXACT_MAX
  * values and there are no ties (the exact distribution assumes none),
  * otherwise the normal approximation. */
-enum stats_utest_method {
-	STATS_UTEST_AUTO = 0,
-	STATS_UTEST_EXACT,  /* exact distribution of U without ties */
-	STATS_UTEST_NORMAL, /* normal approximation, tie and continuity corrected */
+enum bf_stats_utest_method {
+	BF_STATS_UTEST_AUTO = 0,
+	BF_STATS_UTEST_EXACT,  /* exact distribution of U without ties */
+	BF_STATS_UTEST_NORMAL, /* normal approximation, tie and continuity corrected */
 };
 
-#define STATS_UTEST_EXACT_MAX 50
+#define BF_STATS_UTEST_EXACT_MAX 50
 
-struct stats_utest {
+struct bf_stats_utest {
 	size_t n1, n2;
 	double u;   /* U of x: pairs with x_i > y_j, plus half the pairs with
 		     * x_i == y_j (scipy's U1); 0 <= u <= n1 * n2 */
@@ -64,18 +64,18 @@ struct stats_utest {
  * Definitions follow scipy.stats.mannwhitneyu (scipy 1.10) with
  * alternative="two-sided": exact p = min(1, 2 P(U >= max(U1, U2))) from
  * the distribution of U without ties (Mann & Whitney 1947, by their
- * recursion, so at most STATS_UTEST_EXACT_MAX values a side under AUTO:
+ * recursion, so at most BF_STATS_UTEST_EXACT_MAX values a side under AUTO:
  * O(n1^2 n2^2) time, O(n1 n2 min(n1, n2)) memory); normal approximation
  * z = (max(U1, U2) - n1 n2 / 2 - 1/2) / sigma with the tie-corrected
  * sigma^2 = n1 n2 / 12 ((N + 1) - sum(t^3 - t) / (N (N - 1))), N = n1 + n2,
  * p = min(1, 2 (1 - Phi(z))). When every value is equal (sigma = 0),
  * p = 1. Go's benchstat makes the same choice of test (go-moremath). */
-int stats_mann_whitney(const double *x, size_t n1, const double *y,
-		       size_t n2, enum stats_utest_method method,
-		       struct stats_utest *out);
+int bf_stats_mann_whitney(const double *x, size_t n1, const double *y,
+		       size_t n2, enum bf_stats_utest_method method,
+		       struct bf_stats_utest *out);
 
 /* The smallest two-sided p-value the U test can give for samples of n1
  * and n2 values, 2 / C(n1 + n2, n1) (capped at 1): when it is not below
  * alpha, no difference can be significant, however large. 1 when n1 or
  * n2 is 0. E.g. 3 and 3: 0.1; 4 and 4: 0.0286; 3 and 5: 0.0357. */
-double stats_utest_min_p(size_t n1, size_t n2);
+double bf_stats_utest_min_p(size_t n1, size_t n2);

@@ -6,17 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-void (*xmalloc_fatal_hook)(void);
+void (*bf_xmalloc_fatal_hook)(void);
 
 static void oom(size_t size)
 {
-	if (xmalloc_fatal_hook)
-		xmalloc_fatal_hook();
+	if (bf_xmalloc_fatal_hook)
+		bf_xmalloc_fatal_hook();
 	fprintf(stderr, "out of memory: allocating %zu bytes failed\n", size);
 	abort();
 }
 
-void *xmalloc(size_t size)
+void *bf_xmalloc(size_t size)
 {
 	void *p = malloc(size ? size : 1);
 
@@ -25,7 +25,7 @@ void *xmalloc(size_t size)
 	return p;
 }
 
-void *xcalloc(size_t nmemb, size_t size)
+void *bf_xcalloc(size_t nmemb, size_t size)
 {
 	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
 
@@ -34,7 +34,7 @@ void *xcalloc(size_t nmemb, size_t size)
 	return p;
 }
 
-void *xrealloc(void *ptr, size_t size)
+void *bf_xrealloc(void *ptr, size_t size)
 {
 	void *p = realloc(ptr, size ? size : 1);
 
@@ -43,7 +43,7 @@ void *xrealloc(void *ptr, size_t size)
 	return p;
 }
 
-char *xstrdup(const char *s)
+char *bf_xstrdup(const char *s)
 {
 	char *p;
 
@@ -55,7 +55,7 @@ char *xstrdup(const char *s)
 	return p;
 }
 
-char *xasprintf(const char *fmt, ...)
+char *bf_xasprintf(const char *fmt, ...)
 {
 	va_list ap;
 	char *p = NULL;
@@ -69,7 +69,7 @@ char *xasprintf(const char *fmt, ...)
 	return p;
 }
 
-void xfree_strv(char **v)
+void bf_xfree_strv(char **v)
 {
 	if (!v)
 		return;

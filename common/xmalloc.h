@@ -11,16 +11,16 @@
 
 /* Called before aborting on out-of-memory (the controller restores the
  * terminal here). NULL by default. */
-extern void (*xmalloc_fatal_hook)(void);
+extern void (*bf_xmalloc_fatal_hook)(void);
 
-void *xmalloc(size_t size);                 /* caller frees */
-void *xcalloc(size_t nmemb, size_t size);   /* caller frees; zeroed */
-void *xrealloc(void *ptr, size_t size);     /* caller frees */
-char *xstrdup(const char *s);               /* caller frees; NULL -> NULL */
+void *bf_xmalloc(size_t size);                 /* caller frees */
+void *bf_xcalloc(size_t nmemb, size_t size);   /* caller frees; zeroed */
+void *bf_xrealloc(void *ptr, size_t size);     /* caller frees */
+char *bf_xstrdup(const char *s);               /* caller frees; NULL -> NULL */
 /* printf into a new string; caller frees. */
-char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *bf_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Frees a NULL-terminated array of strings and the strings; NULL-safe. */
-void xfree_strv(char **v);
+void bf_xfree_strv(char **v);
 
 #endif

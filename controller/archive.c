@@ -35,7 +35,7 @@ enum bf_err archive_create(const char *results_dir, struct archive *a,
 			rnd = (unsigned short)(getpid() + attempt);
 		snprintf(a->run_id, sizeof(a->run_id), "%s-%04x", stamp, rnd);
 		free(a->dir);
-		a->dir = xasprintf("%s/%s", results_dir, a->run_id);
+		a->dir = bf_xasprintf("%s/%s", results_dir, a->run_id);
 		if (mkdir(a->dir, 0755) == 0)
 			return BF_OK;
 		if (errno != EEXIST)
@@ -68,7 +68,7 @@ void archive_host_basename(const char *host, int index, char *out, size_t len)
 FILE *archive_open_new(const struct archive *a, const char *name,
 		       char *detail, size_t detail_len)
 {
-	char *path = xasprintf("%s/%s", a->dir, name);
+	char *path = bf_xasprintf("%s/%s", a->dir, name);
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	FILE *f = NULL;
 
@@ -85,14 +85,14 @@ enum bf_err archive_write_json(const struct archive *a, const char *name,
 			       const cJSON *doc, char *detail,
 			       size_t detail_len)
 {
-	char *path = xasprintf("%s/%s", a->dir, name);
-	char *tmp = xasprintf("%s/.%s.tmp", a->dir, name);
+	char *path = bf_xasprintf("%s/%s", a->dir, name);
+	char *tmp = bf_xasprintf("%s/.%s.tmp", a->dir, name);
 	char *text = cJSON_Print(doc);
 	enum bf_err err = BF_OK;
 	FILE *f;
 
 	if (!text)
-		xmalloc((size_t)-1);
+		bf_xmalloc((size_t)-1);
 	f = fopen(tmp, "w");
 	if (!f || fputs(text, f) < 0 || fputc('\n', f) < 0 || fflush(f) != 0 ||
 	    fsync(fileno(f)) != 0) {

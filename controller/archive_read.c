@@ -33,7 +33,7 @@ static const char *str_or(const cJSON *obj, const char *key,
 
 static char *strdup_or(const char *s, const char *dflt)
 {
-	return xstrdup(s ? s : dflt);
+	return bf_xstrdup(s ? s : dflt);
 }
 
 /* Reads a whole JSON file into *out (caller frees with cJSON_Delete). */
@@ -57,7 +57,7 @@ static enum bf_err read_json_file(const char *path, cJSON **out, char *detail,
 	do {
 		if (cap - len < 4096) {
 			cap = cap ? 2 * cap : 8192;
-			text = xrealloc(text, cap + 1);
+			text = bf_xrealloc(text, cap + 1);
 		}
 		got = fread(text + len, 1, cap - len, f);
 		len += got;
@@ -97,11 +97,11 @@ static int read_records(const char *path, struct archive_host *h)
 	int e;
 
 	h->records = cJSON_CreateArray();
-	h->records_path = xstrdup(path);
+	h->records_path = bf_xstrdup(path);
 	f = fopen(path, "r");
 	if (!f) {
 		e = errno;
-		h->read_error = xasprintf("%s: %s", path, strerror(e));
+		h->read_error = bf_xasprintf("%s: %s", path, strerror(e));
 		return e;
 	}
 	while ((got = getline(&line, &cap, f)) > 0) {
@@ -114,7 +114,7 @@ static int read_records(const char *path, struct archive_host *h)
 			line[--len] = '\0';
 		if (len == 0)
 			continue;
-		if (schema_parse_record(line, len, &rec, &type, detail,
+		if (bf_schema_parse_record(line, len, &rec, &type, detail,
 					sizeof(detail)) != BF_OK) {
 			/* A last line without its newline is where a
 			 * killed ctl stopped writing: expected, not bad. */
@@ -132,7 +132,7 @@ static int read_records(const char *path, struct archive_host *h)
 	}
 	e = ferror(f) ? (errno ? errno : EIO) : 0;
 	if (e)
-		h->read_error = xasprintf("%s: %s", path, strerror(e));
+		h->read_error = bf_xasprintf("%s: %s", path, strerror(e));
 	free(line);
 	fclose(f);
 	return e;
@@ -154,19 +154,19 @@ static void load_host(const char *dir, const cJSON *ho,
 
 	h->name = strdup_or(json_str(ho, BF_RUN_HOST_NAME), "n/a");
 	h->status = strdup_or(json_str(ho, BF_RUN_HOST_STATUS), "n/a");
-	h->reason = xstrdup(json_str(ho, BF_RUN_HOST_REASON));
-	h->fingerprint = xstrdup(json_str(ho, BF_RUN_HOST_FINGERPRINT));
+	h->reason = bf_xstrdup(json_str(ho, BF_RUN_HOST_REASON));
+	h->fingerprint = bf_xstrdup(json_str(ho, BF_RUN_HOST_FINGERPRINT));
 	h->agent_exit = cJSON_IsNumber(ex) ? ex->valueint : -1;
 	if (!with_records) {
 		h->records = cJSON_CreateArray();
 	} else if (plain_file_name(file)) {
-		char *path = xasprintf("%s/%s", dir, file);
+		char *path = bf_xasprintf("%s/%s", dir, file);
 
 		read_records(path, h);
 		free(path);
 	} else {
 		h->records = cJSON_CreateArray();
-		h->read_error = xasprintf("%s: run.json names no valid records_file for host %s",
+		h->read_error = bf_xasprintf("%s: run.json names no valid records_file for host %s",
 					  dir, h->name);
 	}
 }
@@ -195,7 +195,7 @@ static enum bf_err load_run(const char *dir, int with_records,
 	int i = 0;
 
 	*out = NULL;
-	path = xasprintf("%s/run.json", dir);
+	path = bf_xasprintf("%s/run.json", dir);
 	err = read_json_file(path, &doc, detail, detail_len);
 	free(path);
 	if (err != BF_OK)
@@ -209,25 +209,25 @@ static enum bf_err load_run(const char *dir, int with_records,
 			       "%s/run.json: \"%s\", \"%s\" or \"%s\" missing",
 			       dir, BF_RUN_RUN_ID, BF_RUN_STATUS, BF_RUN_HOSTS);
 	}
-	run = xcalloc(1, sizeof(*run));
+	run = bf_xcalloc(1, sizeof(*run));
 	run->run_json = doc;
-	run->dir = xstrdup(dir);
-	run->run_id = xstrdup(id);
+	run->dir = bf_xstrdup(dir);
+	run->run_id = bf_xstrdup(id);
 	run->started_at = strdup_or(json_str(doc, BF_RUN_STARTED_AT), "n/a");
-	run->tag = xstrdup(json_str(doc, BF_RUN_TAG));
+	run->tag = bf_xstrdup(json_str(doc, BF_RUN_TAG));
 	if (strcmp(status, BF_RUN_COMPLETE) == 0) {
-		run->status = xstrdup(BF_RUN_COMPLETE);
+		run->status = bf_xstrdup(BF_RUN_COMPLETE);
 	} else {
 		run->incomplete = 1;
-		run->status = xstrdup(BF_RUN_INCOMPLETE);
+		run->status = bf_xstrdup(BF_RUN_INCOMPLETE);
 		if (strcmp(status, BF_RUN_RUNNING) == 0)
-			run->reason = xstrdup("run.json still says running: ctl was stopped, or the run is in progress");
+			run->reason = bf_xstrdup("run.json still says running: ctl was stopped, or the run is in progress");
 		else
 			run->reason = strdup_or(json_str(doc, BF_RUN_REASON),
 						"n/a");
 	}
 	run->nhosts = cJSON_GetArraySize(hosts);
-	run->hosts = xcalloc((size_t)(run->nhosts ? run->nhosts : 1),
+	run->hosts = bf_xcalloc((size_t)(run->nhosts ? run->nhosts : 1),
 			     sizeof(*run->hosts));
 	cJSON_ArrayForEach(ho, hosts)
 		load_host(dir, ho, &run->hosts[i++], with_records);
@@ -257,9 +257,9 @@ enum bf_err archive_load_file(const char *path, struct archive_run **out,
 	int e;
 
 	*out = NULL;
-	run = xcalloc(1, sizeof(*run));
+	run = bf_xcalloc(1, sizeof(*run));
 	run->nhosts = 1;
-	run->hosts = xcalloc(1, sizeof(*run->hosts));
+	run->hosts = bf_xcalloc(1, sizeof(*run->hosts));
 	h = &run->hosts[0];
 	e = read_records(path, h);
 	if (h->read_error) {
@@ -285,17 +285,17 @@ enum bf_err archive_load_file(const char *path, struct archive_run **out,
 		stem_len -= 3;
 	}
 	hostname = json_str(h->host_record, BF_KEY_HOSTNAME);
-	h->name = stem_len ? xasprintf("%.*s", (int)stem_len, base) :
+	h->name = stem_len ? bf_xasprintf("%.*s", (int)stem_len, base) :
 			     strdup_or(hostname, "n/a");
-	h->status = xstrdup("n/a");
+	h->status = bf_xstrdup("n/a");
 	h->agent_exit = -1;
-	run->dir = xstrdup(path);
-	run->run_id = xstrdup(base_name(path));
-	run->started_at = xstrdup("n/a");
-	run->status = xstrdup("file");
+	run->dir = bf_xstrdup(path);
+	run->run_id = bf_xstrdup(base_name(path));
+	run->started_at = bf_xstrdup("n/a");
+	run->status = bf_xstrdup("file");
 	run->incomplete = !h->complete;
 	if (!h->complete)
-		run->reason = xstrdup("no summary record: the agent ended early");
+		run->reason = bf_xstrdup("no summary record: the agent ended early");
 	*out = run;
 	return BF_OK;
 }
@@ -379,17 +379,17 @@ enum bf_err archive_list_ids(const char *results_dir, char ***ids,
 
 		if (e->d_name[0] == '.')
 			continue;
-		path = xasprintf("%s/%s/run.json", results_dir, e->d_name);
+		path = bf_xasprintf("%s/%s/run.json", results_dir, e->d_name);
 		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
 			free(path);
 			continue;
 		}
 		if (n == cap) {
 			cap = cap ? 2 * cap : 32;
-			v = xrealloc(v, (size_t)cap * sizeof(*v));
+			v = bf_xrealloc(v, (size_t)cap * sizeof(*v));
 		}
 		read_json_file(path, &doc, ignored, sizeof(ignored));
-		v[n].id = xstrdup(e->d_name);
+		v[n].id = bf_xstrdup(e->d_name);
 		v[n].started_at = strdup_or(json_str(doc, BF_RUN_STARTED_AT), "");
 		n++;
 		cJSON_Delete(doc);
@@ -398,7 +398,7 @@ enum bf_err archive_list_ids(const char *results_dir, char ***ids,
 	closedir(d);
 	if (n > 0)
 		qsort(v, (size_t)n, sizeof(*v), cmp_id_entry);
-	out = xcalloc((size_t)n + 1, sizeof(*out));
+	out = bf_xcalloc((size_t)n + 1, sizeof(*out));
 	for (int i = 0; i < n; i++) {
 		out[i] = v[i].id;
 		free(v[i].started_at);
@@ -457,19 +457,19 @@ enum bf_err archive_runs_with_host(const char *results_dir, const char *host,
 	err = archive_list_ids(results_dir, &all, &nall, detail, detail_len);
 	if (err != BF_OK)
 		return err;
-	v = xcalloc((size_t)nall + 1, sizeof(*v));
+	v = bf_xcalloc((size_t)nall + 1, sizeof(*v));
 	for (int i = nall - 1; i >= 0 && n < max; i--) {
-		char *path = xasprintf("%s/%s/run.json", results_dir, all[i]);
+		char *path = bf_xasprintf("%s/%s/run.json", results_dir, all[i]);
 		char ignored[256];
 		cJSON *doc;
 
 		if (read_json_file(path, &doc, ignored, sizeof(ignored)) == BF_OK &&
 		    run_json_host(doc, host))
-			v[n++] = xstrdup(all[i]);
+			v[n++] = bf_xstrdup(all[i]);
 		cJSON_Delete(doc);
 		free(path);
 	}
-	xfree_strv(all);
+	bf_xfree_strv(all);
 	*ids = v;
 	*count = n;
 	return BF_OK;
@@ -487,16 +487,16 @@ enum bf_err archive_resolve(const char *results_dir, const char *arg,
 	*path = NULL;
 	if (stat(arg, &st) == 0 && S_ISREG(st.st_mode)) {
 		*kind = ARCHIVE_TARGET_FILE;
-		*path = xstrdup(arg);
+		*path = bf_xstrdup(arg);
 		return BF_OK;
 	}
-	p = xasprintf("%s/run.json", arg);
+	p = bf_xasprintf("%s/run.json", arg);
 	i = stat(arg, &st) == 0 && S_ISDIR(st.st_mode) &&
 	    stat(p, &st) == 0 && S_ISREG(st.st_mode);
 	free(p);
 	if (i) {
 		*kind = ARCHIVE_TARGET_RUN;
-		*path = xstrdup(arg);
+		*path = bf_xstrdup(arg);
 		return BF_OK;
 	}
 	err = archive_list_ids(results_dir, &ids, &n, detail, detail_len);
@@ -508,21 +508,21 @@ enum bf_err archive_resolve(const char *results_dir, const char *arg,
 
 		for (int k = 0; k < n; k++)
 			matches += strncmp(ids[k], arg, strlen(arg)) == 0;
-		xfree_strv(ids);
+		bf_xfree_strv(ids);
 		return bf_fail(detail, detail_len, BF_ERR_USAGE,
 			       "'%s': ambiguous run id prefix: %d runs in %s match",
 			       arg, matches, results_dir);
 	}
 	if (i >= 0) {
 		*kind = ARCHIVE_TARGET_RUN;
-		*path = xasprintf("%s/%s", results_dir, ids[i]);
-		xfree_strv(ids);
+		*path = bf_xasprintf("%s/%s", results_dir, ids[i]);
+		bf_xfree_strv(ids);
 		return BF_OK;
 	}
-	xfree_strv(ids);
+	bf_xfree_strv(ids);
 	err = archive_runs_with_host(results_dir, arg, 1, &ids, &n, detail,
 				     detail_len);
-	xfree_strv(ids);
+	bf_xfree_strv(ids);
 	if (err != BF_OK)
 		return err;
 	if (n > 0) {
@@ -548,7 +548,7 @@ static struct archive_baseline *baseline_from(const struct archive_host *h,
 					      const char *run_id,
 					      const char *started_at)
 {
-	struct archive_baseline *b = xcalloc(1, sizeof(*b));
+	struct archive_baseline *b = bf_xcalloc(1, sizeof(*b));
 	const cJSON *rec;
 	int cap = 0;
 
@@ -564,7 +564,7 @@ static struct archive_baseline *baseline_from(const struct archive_host *h,
 			continue;
 		if (b->nrows == cap) {
 			cap = cap ? 2 * cap : 16;
-			b->rows = xrealloc(b->rows, (size_t)cap * sizeof(*b->rows));
+			b->rows = bf_xrealloc(b->rows, (size_t)cap * sizeof(*b->rows));
 		}
 		r = &b->rows[b->nrows++];
 		snprintf(r->device, sizeof(r->device), "%s",
@@ -609,7 +609,7 @@ enum bf_err archive_find_baseline(const char *results_dir, const char *host,
 		if (before_run_id && strcmp(ids[i], before_run_id) >= 0 &&
 		    end == n)
 			continue;
-		path = xasprintf("%s/%s/run.json", results_dir, ids[i]);
+		path = bf_xasprintf("%s/%s/run.json", results_dir, ids[i]);
 		err = read_json_file(path, &doc, ignored, sizeof(ignored));
 		free(path);
 		if (err != BF_OK)
@@ -623,7 +623,7 @@ enum bf_err archive_find_baseline(const char *results_dir, const char *host,
 			continue;
 		}
 		memset(&h, 0, sizeof(h));
-		path = xasprintf("%s/%s/%s", results_dir, ids[i], file);
+		path = bf_xasprintf("%s/%s/%s", results_dir, ids[i], file);
 		read_records(path, &h);
 		free(path);
 		opts = cJSON_GetObjectItemCaseSensitive(h.host_record,
@@ -639,7 +639,7 @@ enum bf_err archive_find_baseline(const char *results_dir, const char *host,
 		free(h.read_error);
 		cJSON_Delete(doc);
 	}
-	xfree_strv(ids);
+	bf_xfree_strv(ids);
 	if (!*out)
 		return bf_fail(detail, detail_len, BF_ERR_NOT_FOUND,
 			       "%s: no earlier complete run of %s with the same settings",

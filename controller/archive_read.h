@@ -9,7 +9,7 @@
  * to a ctl that died (or one still running) and is read as incomplete, and
  * a host file whose last line has no newline was cut mid-write: that line
  * is dropped and counted. Every record is validated with
- * schema_parse_record, as ctl run did when it wrote it.
+ * bf_schema_parse_record, as ctl run did when it wrote it.
  *
  * Nothing here keeps global state: the functions are reentrant and may be
  * called from any thread. They block on file I/O.
@@ -93,7 +93,7 @@ const struct archive_host *archive_run_host(const struct archive_run *run,
  * oldest first: by the UTC second an id begins with, then by run.json's
  * started_at (milliseconds), since two runs started within one second
  * differ only in their random suffix. Reads every run.json. *ids is a
- * NULL-terminated array, caller frees with xfree_strv (xmalloc.h);
+ * NULL-terminated array, caller frees with bf_xfree_strv (xmalloc.h);
  * *count gets its length. An empty directory is BF_OK
  * with count 0. Errors: BF_ERR_NOT_FOUND (results_dir does not exist),
  * BF_ERR_IO. */
@@ -108,7 +108,7 @@ int archive_match_id(char *const *ids, int count, const char *id);
 
 /* The most recent runs of results_dir in which host (the name as given to
  * ctl run) took part, newest first, at most max: their ids into *ids
- * (NULL-terminated, caller frees with xfree_strv), the number in
+ * (NULL-terminated, caller frees with bf_xfree_strv), the number in
  * *count (0 when the host is in no run). Only run.json files are read.
  * Errors as archive_list_ids. */
 enum bf_err archive_runs_with_host(const char *results_dir, const char *host,

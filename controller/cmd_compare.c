@@ -106,11 +106,11 @@ static int add_last_runs(struct columns *cs, const char *results,
 		if (err == BF_OK && n > count) {
 			/* Keep the newest `count`, newest first, as
 			 * archive_runs_with_host returns them. */
-			char **v = xcalloc((size_t)count + 1, sizeof(*v));
+			char **v = bf_xcalloc((size_t)count + 1, sizeof(*v));
 
 			for (int i = 0; i < count; i++)
-				v[i] = xstrdup(ids[n - 1 - i]);
-			xfree_strv(ids);
+				v[i] = bf_xstrdup(ids[n - 1 - i]);
+			bf_xfree_strv(ids);
 			ids = v;
 			n = count;
 		} else if (err == BF_OK) {
@@ -132,12 +132,12 @@ static int add_last_runs(struct columns *cs, const char *results,
 		rc = -1;
 	}
 	for (int i = n - 1; i >= 0 && rc == 0; i--) {
-		char *path = xasprintf("%s/%s", results, ids[i]);
+		char *path = bf_xasprintf("%s/%s", results, ids[i]);
 
 		rc = add_column(cs, path, 0, host);
 		free(path);
 	}
-	xfree_strv(ids);
+	bf_xfree_strv(ids);
 	return rc;
 }
 

@@ -76,32 +76,32 @@ int cmd_list(int argc, char **argv)
 	if (n == 0)
 		fprintf(stderr, "ctl: list: %s: no runs yet\n", results);
 	first = last && last < n ? n - (int)last : 0;
-	lines = xcalloc((size_t)(n - first + 1), sizeof(*lines));
+	lines = bf_xcalloc((size_t)(n - first + 1), sizeof(*lines));
 	/* Columns: id, start, hosts, status, tag; sized to their contents. */
 	for (int i = first; i < n; i++) {
-		char *dir = xasprintf("%s/%s", results, ids[i]);
+		char *dir = bf_xasprintf("%s/%s", results, ids[i]);
 		struct archive_run *run;
 		char **l = lines[i - first];
 
-		l[0] = xstrdup(ids[i]);
+		l[0] = bf_xstrdup(ids[i]);
 		if (archive_load_run_info(dir, &run, detail, sizeof(detail)) != BF_OK) {
 			/* One damaged run.json does not hide the others. */
-			l[1] = xstrdup("n/a");
-			l[2] = xstrdup("n/a");
-			l[3] = xasprintf("unreadable: %s", detail);
-			l[4] = xstrdup("");
+			l[1] = bf_xstrdup("n/a");
+			l[2] = bf_xstrdup("n/a");
+			l[3] = bf_xasprintf("unreadable: %s", detail);
+			l[4] = bf_xstrdup("");
 		} else {
-			l[1] = xstrdup(run->started_at);
-			l[2] = xstrdup("");
+			l[1] = bf_xstrdup(run->started_at);
+			l[2] = bf_xstrdup("");
 			for (int h = 0; h < run->nhosts; h++) {
-				char *hosts = xasprintf("%s%s%s", l[2], h ? "," : "",
+				char *hosts = bf_xasprintf("%s%s%s", l[2], h ? "," : "",
 							run->hosts[h].name);
 
 				free(l[2]);
 				l[2] = hosts;
 			}
-			l[3] = xstrdup(run->status);
-			l[4] = xstrdup(run->tag ? run->tag : "");
+			l[3] = bf_xstrdup(run->status);
+			l[4] = bf_xstrdup(run->tag ? run->tag : "");
 			archive_run_free(run);
 		}
 		free(dir);
@@ -122,6 +122,6 @@ int cmd_list(int argc, char **argv)
 			free(l[k]);
 	}
 	free(lines);
-	xfree_strv(ids);
+	bf_xfree_strv(ids);
 	return fflush(stdout) == 0 ? BF_EXIT_OK : BF_EXIT_INTERNAL;
 }

@@ -69,37 +69,37 @@ char **agent_args(const struct host_ctx *h)
 	const char *device = o->device ? o->device : d ? d->device : NULL;
 	int iters = o->iters ? o->iters : d ? d->iters : 0;
 	int warmup = o->warmup >= 0 ? o->warmup : d && d->warmup ? d->warmup : -1;
-	char **argv = xcalloc(16, sizeof(*argv));
+	char **argv = bf_xcalloc(16, sizeof(*argv));
 	int n = 0;
 
-	argv[n++] = xstrdup("--exit-on-hangup");
+	argv[n++] = bf_xstrdup("--exit-on-hangup");
 	if (sizes) {
-		argv[n++] = xstrdup("--sizes");
-		argv[n++] = xstrdup(sizes);
+		argv[n++] = bf_xstrdup("--sizes");
+		argv[n++] = bf_xstrdup(sizes);
 	}
 	if (dtypes) {
-		argv[n++] = xstrdup("--dtypes");
-		argv[n++] = xstrdup(dtypes);
+		argv[n++] = bf_xstrdup("--dtypes");
+		argv[n++] = bf_xstrdup(dtypes);
 	}
 	if (device) {
-		argv[n++] = xstrdup("--device");
-		argv[n++] = xstrdup(device);
+		argv[n++] = bf_xstrdup("--device");
+		argv[n++] = bf_xstrdup(device);
 	}
 	if (iters) {
-		argv[n++] = xstrdup("--iters");
-		argv[n++] = xasprintf("%d", iters);
+		argv[n++] = bf_xstrdup("--iters");
+		argv[n++] = bf_xasprintf("%d", iters);
 	}
 	if (o->cpu_iters) {
-		argv[n++] = xstrdup("--cpu-iters");
-		argv[n++] = xasprintf("%d", o->cpu_iters);
+		argv[n++] = bf_xstrdup("--cpu-iters");
+		argv[n++] = bf_xasprintf("%d", o->cpu_iters);
 	}
 	if (o->cpu_warmup >= 0) {
-		argv[n++] = xstrdup("--cpu-warmup");
-		argv[n++] = xasprintf("%d", o->cpu_warmup);
+		argv[n++] = bf_xstrdup("--cpu-warmup");
+		argv[n++] = bf_xasprintf("%d", o->cpu_warmup);
 	}
 	if (warmup >= 0) {
-		argv[n++] = xstrdup("--warmup");
-		argv[n++] = xasprintf("%d", warmup);
+		argv[n++] = bf_xstrdup("--warmup");
+		argv[n++] = bf_xasprintf("%d", warmup);
 	}
 	return argv;
 }
@@ -137,7 +137,7 @@ static void host_load_baseline(struct host_ctx *h, const cJSON *host_rec)
 			fprintf(h->log, "previous run: %s\n", detail);
 		return;
 	}
-	mb = xcalloc((size_t)b->nrows + 1, sizeof(*mb));
+	mb = bf_xcalloc((size_t)b->nrows + 1, sizeof(*mb));
 	for (int i = 0; i < b->nrows; i++) {
 		snprintf(mb[i].device, sizeof(mb[i].device), "%s", b->rows[i].device);
 		snprintf(mb[i].dtype, sizeof(mb[i].dtype), "%s", b->rows[i].dtype);
@@ -164,7 +164,7 @@ enum bf_err host_feed_line(void *arg, const char *line, size_t len,
 	err = truncated ? bf_fail(detail, sizeof(detail), BF_ERR_SCHEMA,
 				  "line longer than %u bytes",
 				  BF_RECORD_MAX_BYTES) :
-			  schema_parse_record(line, len, &rec, &type, detail,
+			  bf_schema_parse_record(line, len, &rec, &type, detail,
 					      sizeof(detail));
 	if (err != BF_OK) {
 		/* Reported and counted; the run goes on. */
@@ -561,7 +561,7 @@ int cmd_run(int argc, char **argv)
 		inventory_free(&inv);
 		return BF_EXIT_USAGE;
 	}
-	names = xcalloc(MAX_HOSTS, sizeof(*names));
+	names = bf_xcalloc(MAX_HOSTS, sizeof(*names));
 	if (resolve_hosts(nhostargs, hostargs, &inv, names, &rs.nhosts) < 0) {
 		free(names);
 		inventory_free(&inv);
@@ -576,7 +576,7 @@ int cmd_run(int argc, char **argv)
 	bf_utc_iso8601(rs.started_at, NULL);
 	pthread_mutex_init(&rs.lock, NULL);
 	model_init(&rs.model, rs.nhosts, names);
-	rs.hosts = xcalloc((size_t)rs.nhosts, sizeof(*rs.hosts));
+	rs.hosts = bf_xcalloc((size_t)rs.nhosts, sizeof(*rs.hosts));
 	for (int i = 0; i < rs.nhosts; i++) {
 		struct host_ctx *h = &rs.hosts[i];
 		char fname[128];

@@ -48,7 +48,7 @@ static void replay(struct model *m, const struct archive_run *run)
 
 			/* Validated on reading: the type is known. */
 			if (cJSON_IsString(type) &&
-			    schema_type_parse(type->valuestring, &t) == 0)
+			    bf_schema_type_parse(type->valuestring, &t) == 0)
 				model_add_record(m, i, t, rec);
 		}
 		model_set_fingerprint(m, i, h->fingerprint);
@@ -147,8 +147,8 @@ int cmd_show(int argc, char **argv)
 			err = bf_fail(detail, sizeof(detail), BF_ERR_NOT_FOUND,
 				      "%s: no runs", results);
 		if (err == BF_OK)
-			path = xasprintf("%s/%s", results, ids[n - 1]);
-		xfree_strv(ids);
+			path = bf_xasprintf("%s/%s", results, ids[n - 1]);
+		bf_xfree_strv(ids);
 	}
 	if (err == BF_OK)
 		err = kind == ARCHIVE_TARGET_FILE ?
@@ -159,7 +159,7 @@ int cmd_show(int argc, char **argv)
 		ctl_error("show: %s", detail);
 		return BF_EXIT_USAGE;
 	}
-	names = xcalloc((size_t)(run->nhosts ? run->nhosts : 1), sizeof(*names));
+	names = bf_xcalloc((size_t)(run->nhosts ? run->nhosts : 1), sizeof(*names));
 	for (int i = 0; i < run->nhosts; i++)
 		names[i] = run->hosts[i].name;
 	model_init(&m, run->nhosts, names);

@@ -41,15 +41,15 @@ static struct compare_row *find_or_add_row(struct compare_table *t,
 		    strcmp(r->dtype, dtype) == 0)
 			return r;
 	}
-	t->rows = xrealloc(t->rows, (size_t)(t->nrows + 1) * sizeof(*t->rows));
+	t->rows = bf_xrealloc(t->rows, (size_t)(t->nrows + 1) * sizeof(*t->rows));
 	r = &t->rows[t->nrows++];
 	memset(r, 0, sizeof(*r));
 	snprintf(r->host, sizeof(r->host), "%s", host);
 	snprintf(r->device, sizeof(r->device), "%s", device);
 	snprintf(r->dtype, sizeof(r->dtype), "%s", dtype);
 	r->n = n;
-	r->cells = xcalloc((size_t)t->ncols, sizeof(*r->cells));
-	r->deltas = xcalloc((size_t)t->ncols, sizeof(*r->deltas));
+	r->cells = bf_xcalloc((size_t)t->ncols, sizeof(*r->cells));
+	r->deltas = bf_xcalloc((size_t)t->ncols, sizeof(*r->deltas));
 	for (int c = 0; c < t->ncols; c++) {
 		struct compare_cell *cell = &r->cells[c];
 
@@ -72,14 +72,14 @@ static void fill_cell(struct compare_cell *c, const cJSON *rec, int n)
 	free(c->gflops);
 	c->gflops = NULL;
 	c->present = 1;
-	schema_status_parse(json_str(rec, BF_KEY_STATUS), &st);
+	bf_schema_status_parse(json_str(rec, BF_KEY_STATUS), &st);
 	c->status = st;
 	snprintf(c->reason, sizeof(c->reason), "%s", reason ? reason : "");
 	if (cJSON_IsArray(samples) && cJSON_GetArraySize(samples) > 0) {
 		size_t cap = (size_t)cJSON_GetArraySize(samples);
 
-		ms = xmalloc(cap * sizeof(*ms));
-		c->gflops = xmalloc(cap * sizeof(*c->gflops));
+		ms = bf_xmalloc(cap * sizeof(*ms));
+		c->gflops = bf_xmalloc(cap * sizeof(*c->gflops));
 		cJSON_ArrayForEach(v, samples) {
 			if (!cJSON_IsNumber(v) || !(v->valuedouble > 0))
 				continue;
@@ -91,14 +91,14 @@ static void fill_cell(struct compare_cell *c, const cJSON *rec, int n)
 	}
 	c->nsamples = k;
 	if (k > 0) {
-		struct stats_summary s = stats_summarize(c->gflops, k);
+		struct bf_stats_summary s = bf_stats_summarize(c->gflops, k);
 
 		c->median_gflops = s.median;
 		c->min_gflops = s.min;
 		c->max_gflops = s.max;
 		c->spread_pct = fmax(s.median - s.min, s.max - s.median) /
 				s.median * 100;
-		c->median_ms = stats_median(ms, k);
+		c->median_ms = bf_stats_median(ms, k);
 	} else {
 		c->median_gflops = json_num(rec, BF_KEY_GFLOPS);
 		c->median_ms = json_num(rec, BF_KEY_MEDIAN_MS);
@@ -131,7 +131,7 @@ static void add_host_rows(struct compare_table *t, int col,
 static void compute_delta(struct compare_delta *d, const struct compare_cell *a,
 			  const struct compare_cell *b, double alpha)
 {
-	struct stats_utest u;
+	struct bf_stats_utest u;
 
 	memset(d, 0, sizeof(*d));
 	d->ratio = d->p = NAN;
@@ -143,10 +143,10 @@ static void compute_delta(struct compare_delta *d, const struct compare_cell *a,
 	d->ratio = b->median_gflops / a->median_gflops;
 	d->n1 = a->nsamples;
 	d->n2 = b->nsamples;
-	d->too_few = stats_utest_min_p(d->n1, d->n2) >= alpha;
+	d->too_few = bf_stats_utest_min_p(d->n1, d->n2) >= alpha;
 	if (d->n1 > 0 && d->n2 > 0 &&
-	    stats_mann_whitney(a->gflops, d->n1, b->gflops, d->n2,
-			       STATS_UTEST_AUTO, &u) == 0)
+	    bf_stats_mann_whitney(a->gflops, d->n1, b->gflops, d->n2,
+			       BF_STATS_UTEST_AUTO, &u) == 0)
 		d->p = u.p;
 	d->significant = !d->too_few && d->p < alpha;
 }
@@ -187,18 +187,18 @@ static char *value_text(const cJSON *v)
 	if (!v || cJSON_IsNull(v))
 		return NULL;
 	if (cJSON_IsString(v))
-		return xstrdup(v->valuestring);
+		return bf_xstrdup(v->valuestring);
 	if (cJSON_IsNumber(v))
 		return v->valuedouble == floor(v->valuedouble) &&
 				       fabs(v->valuedouble) < 1e15 ?
-			       xasprintf("%.0f", v->valuedouble) :
-			       xasprintf("%g", v->valuedouble);
+			       bf_xasprintf("%.0f", v->valuedouble) :
+			       bf_xasprintf("%g", v->valuedouble);
 	if (cJSON_IsBool(v))
-		return xstrdup(cJSON_IsTrue(v) ? "true" : "false");
+		return bf_xstrdup(cJSON_IsTrue(v) ? "true" : "false");
 	{
 		char *printed = cJSON_PrintUnformatted(v), *copy;
 
-		copy = xstrdup(printed ? printed : "n/a");
+		copy = bf_xstrdup(printed ? printed : "n/a");
 		cJSON_free(printed);
 		return copy;
 	}
@@ -212,7 +212,7 @@ static char *prov_value(const struct prov_item *it,
 	char *out = NULL;
 
 	if (it->kind == PROV_FINGERPRINT)
-		return h ? xstrdup(h->fingerprint) : NULL;
+		return h ? bf_xstrdup(h->fingerprint) : NULL;
 	if (!obj)
 		return NULL;
 	if (it->section)
@@ -225,13 +225,13 @@ static char *prov_value(const struct prov_item *it,
 	/* GPUs by name, in index order: "NVIDIA H200, NVIDIA H200". */
 	cJSON_ArrayForEach(g, obj) {
 		const char *name = json_str(g, BF_KEY_NAME);
-		char *next = xasprintf("%s%s%s", out ? out : "", out ? ", " : "",
+		char *next = bf_xasprintf("%s%s%s", out ? out : "", out ? ", " : "",
 				       name ? name : "n/a");
 
 		free(out);
 		out = next;
 	}
-	return out ? out : xstrdup("none");
+	return out ? out : bf_xstrdup("none");
 }
 
 static int same_text(const char *a, const char *b)
@@ -256,7 +256,7 @@ static const struct archive_host *column_host(const struct compare_table *t,
 
 static void add_provenance_for(struct compare_table *t, const char *name)
 {
-	char **values = xcalloc((size_t)t->ncols, sizeof(*values));
+	char **values = bf_xcalloc((size_t)t->ncols, sizeof(*values));
 
 	for (size_t i = 0; i < NPROV_ITEMS; i++) {
 		const struct prov_item *it = &prov_items[i];
@@ -277,7 +277,7 @@ static void add_provenance_for(struct compare_table *t, const char *name)
 		if (present >= 2 && differs) {
 			struct compare_prov *p;
 
-			t->prov = xrealloc(t->prov, (size_t)(t->nprov + 1) *
+			t->prov = bf_xrealloc(t->prov, (size_t)(t->nprov + 1) *
 							    sizeof(*t->prov));
 			p = &t->prov[t->nprov++];
 			memset(p, 0, sizeof(*p));
@@ -289,7 +289,7 @@ static void add_provenance_for(struct compare_table *t, const char *name)
 			else
 				snprintf(p->key, sizeof(p->key), "%s", it->key);
 			p->values = values;
-			values = xcalloc((size_t)t->ncols, sizeof(*values));
+			values = bf_xcalloc((size_t)t->ncols, sizeof(*values));
 		} else {
 			for (int c = 0; c < t->ncols; c++) {
 				free(values[c]);
@@ -360,8 +360,8 @@ static int cmp_row_key(const void *a, const void *b)
  * column measured sits beside its neighbours instead of at the end. */
 static void sort_rows(struct compare_table *t)
 {
-	struct row_key *keys = xcalloc((size_t)t->nrows + 1, sizeof(*keys));
-	struct compare_row *sorted = xcalloc((size_t)t->nrows + 1, sizeof(*sorted));
+	struct row_key *keys = bf_xcalloc((size_t)t->nrows + 1, sizeof(*keys));
+	struct compare_row *sorted = bf_xcalloc((size_t)t->nrows + 1, sizeof(*sorted));
 
 	for (int i = 0; i < t->nrows; i++) {
 		const struct compare_row *r = &t->rows[i];
@@ -383,13 +383,13 @@ static void sort_rows(struct compare_table *t)
 struct compare_table *compare_build(const struct compare_column *cols,
 				    int ncols, double alpha)
 {
-	struct compare_table *t = xcalloc(1, sizeof(*t));
+	struct compare_table *t = bf_xcalloc(1, sizeof(*t));
 
 	if (ncols > 26)
 		ncols = 26;
 	t->ncols = ncols;
 	t->alpha = alpha;
-	t->cols = xcalloc((size_t)(ncols ? ncols : 1), sizeof(*t->cols));
+	t->cols = bf_xcalloc((size_t)(ncols ? ncols : 1), sizeof(*t->cols));
 	for (int c = 0; c < ncols; c++) {
 		t->cols[c] = cols[c];
 		snprintf(t->cols[c].label, sizeof(t->cols[c].label), "%c",
@@ -572,9 +572,9 @@ void compare_print_plain(FILE *out, const struct compare_table *t)
 	char(*cells)[CELL_LEN];
 	int *width, *right, any_too_few = 0;
 
-	cells = xcalloc((size_t)(t->nrows + 1) * (size_t)ncolumns, CELL_LEN);
-	width = xcalloc((size_t)ncolumns, sizeof(*width));
-	right = xcalloc((size_t)ncolumns, sizeof(*right));
+	cells = bf_xcalloc((size_t)(t->nrows + 1) * (size_t)ncolumns, CELL_LEN);
+	width = bf_xcalloc((size_t)ncolumns, sizeof(*width));
+	right = bf_xcalloc((size_t)ncolumns, sizeof(*right));
 #define CELL(r, k) cells[(size_t)(r) * (size_t)ncolumns + (size_t)(k)]
 	/* Header, row 0. */
 	{
@@ -747,7 +747,7 @@ void compare_print_csv(FILE *out, const struct compare_table *t)
 			csv_field(out, buf, 0);
 			csv_field(out, col->label, 0);
 			csv_field(out, col->run->run_id, 0);
-			csv_field(out, cell->present ? schema_status_name(cell->status) :
+			csv_field(out, cell->present ? bf_schema_status_name(cell->status) :
 						       "n/a", 0);
 			snprintf(buf, sizeof(buf), "%zu", cell->nsamples);
 			csv_field(out, buf, 0);
@@ -827,7 +827,7 @@ static cJSON *json_cell(const struct compare_cell *cell,
 	char text[64];
 
 	add_str_or_null(o, CMP_KEY_STATUS, cell->present ?
-				   schema_status_name(cell->status) : NULL);
+				   bf_schema_status_name(cell->status) : NULL);
 	add_str_or_null(o, CMP_KEY_REASON, cell->reason[0] ? cell->reason : NULL);
 	cJSON_AddNumberToObject(o, CMP_KEY_SAMPLES, (double)cell->nsamples);
 	add_num_or_null(o, CMP_KEY_MEDIAN_GFLOPS, pass ? cell->median_gflops : NAN);

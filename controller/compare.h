@@ -89,7 +89,7 @@ struct compare_delta {
 	double p;         /* two-sided U-test p-value; NaN when not run */
 	size_t n1, n2;    /* samples of column 0 and of column k */
 	int too_few;      /* with n1 and n2 samples no p can be below alpha
-			   * (stats_utest_min_p), or a side has none */
+			   * (bf_stats_utest_min_p), or a side has none */
 	int significant;  /* !too_few && p < alpha */
 };
 

@@ -46,7 +46,7 @@ static int get_string(const cJSON *obj, const char *key, char **out)
 		return 0;
 	if (!cJSON_IsString(v))
 		return -1;
-	*out = xstrdup(v->valuestring);
+	*out = bf_xstrdup(v->valuestring);
 	return 0;
 }
 
@@ -96,7 +96,7 @@ static enum bf_err parse_host(const cJSON *h, const char *origin,
 			   "ssh, workdir and description must be strings",
 			   h->string);
 	if (!out->ssh)
-		out->ssh = xstrdup(out->name);
+		out->ssh = bf_xstrdup(out->name);
 	v = cJSON_GetObjectItemCaseSensitive(h, "path_prepend");
 	if (v) {
 		if (!cJSON_IsArray(v))
@@ -107,7 +107,7 @@ static enum bf_err parse_host(const cJSON *h, const char *origin,
 				return bad(detail, detail_len, origin,
 					   "path_prepend: strings, at most 8",
 					   h->string);
-			out->path_prepend[out->npath++] = xstrdup(e->valuestring);
+			out->path_prepend[out->npath++] = bf_xstrdup(e->valuestring);
 		}
 	}
 	v = cJSON_GetObjectItemCaseSensitive(h, "env");
@@ -120,8 +120,8 @@ static enum bf_err parse_host(const cJSON *h, const char *origin,
 				return bad(detail, detail_len, origin,
 					   "env: string values, at most 32",
 					   h->string);
-			out->env_name[out->nenv] = xstrdup(e->string);
-			out->env_value[out->nenv++] = xstrdup(e->valuestring);
+			out->env_name[out->nenv] = bf_xstrdup(e->string);
+			out->env_value[out->nenv++] = bf_xstrdup(e->valuestring);
 		}
 	}
 	v = cJSON_GetObjectItemCaseSensitive(h, "defaults");
@@ -180,11 +180,11 @@ enum bf_err inventory_parse(const char *json, const char *origin,
 				      "%s: host defined twice: %s", origin, h->string);
 			goto out;
 		}
-		inv->hosts = xrealloc(inv->hosts, (size_t)(inv->nhosts + 1) *
+		inv->hosts = bf_xrealloc(inv->hosts, (size_t)(inv->nhosts + 1) *
 							  sizeof(*inv->hosts));
 		ih = &inv->hosts[inv->nhosts++];
 		memset(ih, 0, sizeof(*ih));
-		ih->name = xstrdup(h->string);
+		ih->name = bf_xstrdup(h->string);
 		err = parse_host(h, origin, ih, detail, detail_len);
 		if (err != BF_OK)
 			goto out;
@@ -199,12 +199,12 @@ enum bf_err inventory_parse(const char *json, const char *origin,
 				  g->string);
 			goto out;
 		}
-		inv->groups = xrealloc(inv->groups, (size_t)(inv->ngroups + 1) *
+		inv->groups = bf_xrealloc(inv->groups, (size_t)(inv->ngroups + 1) *
 							    sizeof(*inv->groups));
 		ig = &inv->groups[inv->ngroups++];
 		memset(ig, 0, sizeof(*ig));
-		ig->name = xstrdup(g->string);
-		ig->members = xcalloc((size_t)cJSON_GetArraySize(g) + 1,
+		ig->name = bf_xstrdup(g->string);
+		ig->members = bf_xcalloc((size_t)cJSON_GetArraySize(g) + 1,
 				      sizeof(char *));
 		cJSON_ArrayForEach(m, g) {
 			if (!cJSON_IsString(m)) {
@@ -212,7 +212,7 @@ enum bf_err inventory_parse(const char *json, const char *origin,
 					  "group members must be strings", g->string);
 				goto out;
 			}
-			ig->members[ig->nmembers++] = xstrdup(m->valuestring);
+			ig->members[ig->nmembers++] = bf_xstrdup(m->valuestring);
 		}
 	}
 out:
@@ -233,7 +233,7 @@ static char *read_file(const char *path, size_t max)
 
 	if (!f)
 		return NULL;
-	buf = xmalloc(max + 1);
+	buf = bf_xmalloc(max + 1);
 	n = fread(buf, 1, max, f);
 	fclose(f);
 	buf[n] = '\0';
@@ -258,8 +258,8 @@ enum bf_err inventory_load(const char *dir, struct inventory *inv,
 		size_t l = strlen(de->d_name);
 
 		if (l > 5 && strcmp(de->d_name + l - 5, ".json") == 0) {
-			names = xrealloc(names, (n + 1) * sizeof(*names));
-			names[n++] = xasprintf("%s/%s", dir, de->d_name);
+			names = bf_xrealloc(names, (n + 1) * sizeof(*names));
+			names[n++] = bf_xasprintf("%s/%s", dir, de->d_name);
 		}
 	}
 	closedir(d);

@@ -30,9 +30,9 @@ void model_init(struct model *m, int nhosts, const char *const *names)
 	memset(m, 0, sizeof(*m));
 	pthread_mutex_init(&m->lock, NULL);
 	m->nhosts = nhosts;
-	m->hosts = xcalloc((size_t)nhosts, sizeof(*m->hosts));
-	m->baseline = xcalloc((size_t)nhosts, sizeof(*m->baseline));
-	m->nbaseline = xcalloc((size_t)nhosts, sizeof(*m->nbaseline));
+	m->hosts = bf_xcalloc((size_t)nhosts, sizeof(*m->hosts));
+	m->baseline = bf_xcalloc((size_t)nhosts, sizeof(*m->baseline));
+	m->nbaseline = bf_xcalloc((size_t)nhosts, sizeof(*m->nbaseline));
 	for (int i = 0; i < nhosts; i++) {
 		snprintf(m->hosts[i].name, sizeof(m->hosts[i].name), "%s",
 			 names[i]);
@@ -106,7 +106,7 @@ static struct model_checks *checks_for(struct model *m, int host,
 			return &m->checks[i];
 	if (m->nchecks == m->checks_cap) {
 		m->checks_cap = m->checks_cap ? 2 * m->checks_cap : 8;
-		m->checks = xrealloc(m->checks, (size_t)m->checks_cap *
+		m->checks = bf_xrealloc(m->checks, (size_t)m->checks_cap *
 							sizeof(*m->checks));
 	}
 	memset(&m->checks[m->nchecks], 0, sizeof(*m->checks));
@@ -188,7 +188,7 @@ void model_set_baseline(struct model *m, int host,
 	m->baseline[host] = NULL;
 	m->nbaseline[host] = 0;
 	if (count > 0) {
-		m->baseline[host] = xcalloc((size_t)count, sizeof(*b));
+		m->baseline[host] = bf_xcalloc((size_t)count, sizeof(*b));
 		memcpy(m->baseline[host], b, (size_t)count * sizeof(*b));
 		m->nbaseline[host] = count;
 	}
@@ -206,7 +206,7 @@ static void add_gemm(struct model *m, int host, const cJSON *rec)
 
 	if (m->nrows == m->rows_cap) {
 		m->rows_cap = m->rows_cap ? 2 * m->rows_cap : 16;
-		m->rows = xrealloc(m->rows, (size_t)m->rows_cap * sizeof(*m->rows));
+		m->rows = bf_xrealloc(m->rows, (size_t)m->rows_cap * sizeof(*m->rows));
 	}
 	r = &m->rows[m->nrows++];
 	memset(r, 0, sizeof(*r));
@@ -214,7 +214,7 @@ static void add_gemm(struct model *m, int host, const cJSON *rec)
 	snprintf(r->device, sizeof(r->device), "%s", str_or(rec, BF_KEY_DEVICE, "?"));
 	snprintf(r->dtype, sizeof(r->dtype), "%s", str_or(rec, BF_KEY_DTYPE, "?"));
 	r->n = (int)num_or_nan(rec, BF_KEY_N);
-	schema_status_parse(str_or(rec, BF_KEY_STATUS, "fail"), &st);
+	bf_schema_status_parse(str_or(rec, BF_KEY_STATUS, "fail"), &st);
 	r->status = st;
 	r->median_ms = num_or_nan(rec, BF_KEY_MEDIAN_MS);
 	r->min_ms = num_or_nan(rec, BF_KEY_MIN_MS);
@@ -251,7 +251,7 @@ int model_add_record(struct model *m, int host, enum bf_record_type type,
 		progress = 1;
 		break;
 	case BF_REC_CHECK:
-		if (schema_status_parse(str_or(rec, BF_KEY_STATUS, ""), &st) == 0) {
+		if (bf_schema_status_parse(str_or(rec, BF_KEY_STATUS, ""), &st) == 0) {
 			struct model_checks *c =
 				checks_for(m, host, str_or(rec, BF_KEY_DEVICE, "?"));
 

@@ -62,7 +62,7 @@ void host_progress(struct host_ctx *h, enum host_state st,
 
 /* The agent's arguments for this host (after the program name), from the
  * command line, then the host's inventory defaults; NULL-terminated,
- * caller frees with xfree_strv. Always includes --exit-on-hangup. */
+ * caller frees with bf_xfree_strv. Always includes --exit-on-hangup. */
 char **agent_args(const struct host_ctx *h);
 
 /* The last non-empty line of text into out (len bytes), "" if none. */

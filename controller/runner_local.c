@@ -32,15 +32,15 @@ static char *agent_path(void)
 	char *slash;
 
 	if (env && *env)
-		return xstrdup(env);
+		return bf_xstrdup(env);
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0)
-		return xstrdup("agent");
+		return bf_xstrdup("agent");
 	self[n] = '\0';
 	slash = strrchr(self, '/');
 	if (slash)
 		slash[1] = '\0';
-	return xasprintf("%sagent", self);
+	return bf_xasprintf("%sagent", self);
 }
 
 /* Splits buffered stdout into lines for host_feed_line. */
@@ -74,7 +74,7 @@ static void feed_bytes(struct host_ctx *h, struct line_buf *lb, const char *p,
 				continue;
 			}
 			lb->cap = lb->cap ? 2 * lb->cap : 4096;
-			lb->data = xrealloc(lb->data, lb->cap + 1);
+			lb->data = bf_xrealloc(lb->data, lb->cap + 1);
 		}
 		lb->data[lb->len++] = p[i];
 	}
@@ -94,7 +94,7 @@ enum bf_err runner_local(struct host_ctx *h, char *detail, size_t detail_len)
 
 	while (args[argc])
 		argc++;
-	argv = xcalloc((size_t)argc + 2, sizeof(*argv));
+	argv = bf_xcalloc((size_t)argc + 2, sizeof(*argv));
 	argv[0] = path;
 	memcpy(argv + 1, args, (size_t)argc * sizeof(*argv));
 
@@ -209,7 +209,7 @@ out:
 	}
 	free(lb.data);
 	free(argv);
-	xfree_strv(args);
+	bf_xfree_strv(args);
 	free(path);
 	return err;
 }

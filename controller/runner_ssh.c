@@ -71,13 +71,13 @@ static char *shell_dir(const char *workdir, const char *sub)
 	char *rest, *q, *out;
 
 	if (strcmp(workdir, "~") == 0 || strncmp(workdir, "~/", 2) == 0) {
-		rest = xasprintf("%s/%s", workdir[1] ? workdir + 2 : "", sub);
+		rest = bf_xasprintf("%s/%s", workdir[1] ? workdir + 2 : "", sub);
 		q = remote_quote(rest);
-		out = xasprintf("\"$HOME\"/%s", q);
+		out = bf_xasprintf("\"$HOME\"/%s", q);
 	} else {
-		rest = xasprintf("%s/%s", workdir, sub);
+		rest = bf_xasprintf("%s/%s", workdir, sub);
 		q = remote_quote(rest);
-		out = xstrdup(q);
+		out = bf_xstrdup(q);
 	}
 	free(rest);
 	free(q);
@@ -88,9 +88,9 @@ static char *shell_dir(const char *workdir, const char *sub)
 static char *sftp_dir(const char *workdir, const char *home, const char *sub)
 {
 	if (strcmp(workdir, "~") == 0 || strncmp(workdir, "~/", 2) == 0)
-		return xasprintf("%s/%s%s%s", home, workdir[1] ? workdir + 2 : "",
+		return bf_xasprintf("%s/%s%s%s", home, workdir[1] ? workdir + 2 : "",
 				 workdir[1] ? "/" : "", sub);
-	return xasprintf("%s/%s", workdir, sub);
+	return bf_xasprintf("%s/%s", workdir, sub);
 }
 
 /* The command that installs what the preflight found missing. */
@@ -181,7 +181,7 @@ static enum bf_err upload_sources(struct host_ctx *h, struct remote *r,
 
 	for (size_t i = 0; i < embedded_agent_file_count && err == BF_OK; i++) {
 		const struct embedded_file *f = &embedded_agent_files[i];
-		char *path = xasprintf("%s/%s", staging, f->path);
+		char *path = bf_xasprintf("%s/%s", staging, f->path);
 		char *slash = strrchr(path, '/');
 
 		*slash = '\0';
@@ -214,7 +214,7 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 	/* Preflight: home directory (for SFTP paths), cache hit, and what a
 	 * build would need. nvcc is looked for in /usr/local/cuda/bin too,
 	 * where a DGX Spark keeps it off PATH. */
-	cmd = xasprintf(
+	cmd = bf_xasprintf(
 		"d=%s; echo \"home=$HOME\"; "
 		/* Staging directories of deploys that were cut off (Ctrl-C,
 		 * a dropped connection) are swept after a day. */
@@ -241,7 +241,7 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 			      res.exit_status, res.stderr_tail);
 		goto out;
 	}
-	*agent_dir = xstrdup(final_sh);
+	*agent_dir = bf_xstrdup(final_sh);
 	if (p.cached)
 		goto out;
 	if (p.missing[0]) {
@@ -269,7 +269,7 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 
 	host_progress(h, HOST_BUILDING, NULL);
 	free(cmd);
-	cmd = xasprintf(
+	cmd = bf_xasprintf(
 		"cd %s || exit 1; %s"
 		"{ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "
 		"-DBF_BUILD_CONTROLLER=OFF -DBF_BUILD_TESTS=OFF "
@@ -332,7 +332,7 @@ static void cmd_append(struct cmd_buf *b, const char *fmt, ...)
 		if ((size_t)n < b->cap - b->len)
 			break;
 		b->cap = b->cap * 2 + (size_t)n;
-		b->s = xrealloc(b->s, b->cap);
+		b->s = bf_xrealloc(b->s, b->cap);
 	}
 	b->len += (size_t)n;
 }
@@ -346,7 +346,7 @@ static char *env_prefix(const struct host_ctx *h)
 {
 	static const char name_chars[] =
 		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_";
-	struct cmd_buf b = { xmalloc(256), 0, 256 };
+	struct cmd_buf b = { bf_xmalloc(256), 0, 256 };
 
 	b.s[0] = '\0';
 	cmd_append(&b, "PATH=\"$PATH:/usr/local/cuda/bin\"; ");
@@ -378,7 +378,7 @@ static char *run_command(const struct host_ctx *h, const char *agent_dir)
 {
 	char **args = agent_args(h);
 	char *env = env_prefix(h);
-	struct cmd_buf b = { xmalloc(1024), 0, 1024 };
+	struct cmd_buf b = { bf_xmalloc(1024), 0, 1024 };
 
 	cmd_append(&b, "cd %s || exit 127; %sexec ./build/bin/agent", agent_dir,
 		   env);
@@ -388,7 +388,7 @@ static char *run_command(const struct host_ctx *h, const char *agent_dir)
 		cmd_append(&b, " %s", q);
 		free(q);
 	}
-	xfree_strv(args);
+	bf_xfree_strv(args);
 	free(env);
 	return b.s;
 }

@@ -17,7 +17,7 @@
  * ui_open (sgr0, cnorm, rmkx, rmcup), tcsetattr(3) with the modes saved
  * before curses started, dup2(2) and read(2) to give stderr back with what
  * was captured, then it re-raises the signal with its default action (for
- * the core dump and the exit status). xmalloc's out-of-memory hook uses
+ * the core dump and the exit status). bf_xmalloc's out-of-memory hook uses
  * the same function.
  */
 #include "ui_curses.h"
@@ -152,14 +152,14 @@ static int take_snapshot(struct ui *ui)
 	if (!ui->have_snap || m->version != s->version) {
 		if (m->nrows > ui->rows_cap) {
 			ui->rows_cap = m->nrows * 2;
-			s->rows = xrealloc(s->rows, (size_t)ui->rows_cap * sizeof(*s->rows));
-			ui->order = xrealloc(ui->order, (size_t)ui->rows_cap * sizeof(*ui->order));
+			s->rows = bf_xrealloc(s->rows, (size_t)ui->rows_cap * sizeof(*s->rows));
+			ui->order = bf_xrealloc(ui->order, (size_t)ui->rows_cap * sizeof(*ui->order));
 			ui->lines_cap = 2 * ui->rows_cap;
-			ui->lines = xrealloc(ui->lines, (size_t)ui->lines_cap * sizeof(*ui->lines));
+			ui->lines = bf_xrealloc(ui->lines, (size_t)ui->lines_cap * sizeof(*ui->lines));
 		}
 		if (m->nchecks > ui->checks_cap) {
 			ui->checks_cap = m->nchecks * 2;
-			s->checks = xrealloc(s->checks, (size_t)ui->checks_cap * sizeof(*s->checks));
+			s->checks = bf_xrealloc(s->checks, (size_t)ui->checks_cap * sizeof(*s->checks));
 		}
 		memcpy(s->hosts, m->hosts, (size_t)m->nhosts * sizeof(*s->hosts));
 		if (m->nrows)
@@ -311,7 +311,7 @@ static void draw_panel(struct ui *ui, const struct ui_rows *rows)
 	char more[256];
 
 	if (ui->snap.nhosts > 64)
-		idx = xcalloc((size_t)ui->snap.nhosts, sizeof(*idx));
+		idx = bf_xcalloc((size_t)ui->snap.nhosts, sizeof(*idx));
 	for (int i = 0; i < ui->snap.nhosts; i++) {
 		int w = ui_text_width(ui->snap.hosts[i].name);
 
@@ -631,7 +631,7 @@ struct ui *ui_open(struct model *m, const char *run_id,
 	sigaction(SIGTSTP, &sa, &old_tstp);
 
 	fflush(stdout);
-	ui = xcalloc(1, sizeof(*ui));
+	ui = bf_xcalloc(1, sizeof(*ui));
 	ui->screen = newterm(NULL, stdout, stdin);
 	if (!ui->screen) {
 		sigaction(SIGTSTP, &old_tstp, NULL);
@@ -644,7 +644,7 @@ struct ui *ui_open(struct model *m, const char *run_id,
 	snprintf(ui->run_id, sizeof(ui->run_id), "%s", run_id);
 	ui->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	ui->snap.nhosts = m->nhosts;
-	ui->snap.hosts = xcalloc((size_t)m->nhosts, sizeof(*ui->snap.hosts));
+	ui->snap.hosts = bf_xcalloc((size_t)m->nhosts, sizeof(*ui->snap.hosts));
 	ui->dirty = 1;
 
 	cbreak();        /* keys at once; Ctrl-C still raises SIGINT */
@@ -676,7 +676,7 @@ struct ui *ui_open(struct model *m, const char *run_id,
 	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
 	for (size_t i = 0; i < NCRASH; i++)
 		sigaction(crash_signals[i], &sa, &old_crash[i]);
-	xmalloc_fatal_hook = on_oom;
+	bf_xmalloc_fatal_hook = on_oom;
 	return ui;
 }
 
@@ -684,7 +684,7 @@ void ui_close(struct ui *ui)
 {
 	if (!ui)
 		return;
-	xmalloc_fatal_hook = NULL;
+	bf_xmalloc_fatal_hook = NULL;
 	for (size_t i = 0; i < NCRASH; i++)
 		sigaction(crash_signals[i], &old_crash[i], NULL);
 	ui_live = 0;

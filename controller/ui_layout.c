@@ -555,9 +555,9 @@ void ui_sort_rows(const struct model *snap, enum ui_group g, enum ui_sort s,
 
 	if (n <= 0)
 		return;
-	key = xcalloc((size_t)n, sizeof(*key));
-	tmp = xcalloc((size_t)n, sizeof(*tmp));
-	value = xcalloc((size_t)n, sizeof(*value));
+	key = bf_xcalloc((size_t)n, sizeof(*key));
+	tmp = bf_xcalloc((size_t)n, sizeof(*tmp));
+	value = bf_xcalloc((size_t)n, sizeof(*value));
 	group_keys(snap, g, key);
 	for (int i = 0; i < n; i++) {
 		order[i] = i;

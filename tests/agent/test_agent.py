@@ -308,7 +308,7 @@ class RecordsTest(unittest.TestCase, RunChecks):
         self.assertEqual(ob["env"]["OPENBLAS_CORETYPE"], "Haswell")
 
     def test_validated_by_the_reader(self):
-        """What the agent writes, ctl's reader (schema_parse_record)
+        """What the agent writes, ctl's reader (bf_schema_parse_record)
         accepts, line by line."""
         validator = os.environ.get("BF_VALIDATE_RECORDS")
         if not validator:

@@ -1,6 +1,6 @@
 /*
  * validate_records: reads agent output on stdin and runs every line
- * through schema_parse_record(), the reader ctl uses. Prints one line per
+ * through bf_schema_parse_record(), the reader ctl uses. Prints one line per
  * rejected record ("line N: <error>: <detail>") and a final count; exits 0
  * when every line was accepted and there was at least one, 1 otherwise.
  * Used by tests/agent to check that what the agent writes is what the
@@ -30,7 +30,7 @@ int main(void)
 		n++;
 		if (len > 0 && line[len - 1] == '\n')
 			line[--len] = '\0';
-		err = schema_parse_record(line, (size_t)len, &rec, &type,
+		err = bf_schema_parse_record(line, (size_t)len, &rec, &type,
 					  detail, sizeof(detail));
 		if (err != BF_OK) {
 			printf("line %ld: %s: %s\n", n, bf_err_str(err), detail);

@@ -38,11 +38,11 @@ static void write_file(const char *path, const char *text)
 	fclose(f);
 }
 
-/* A host record as the agent writes it (the keys schema_parse_record
+/* A host record as the agent writes it (the keys bf_schema_parse_record
  * requires, plus what provenance reads). */
 static char *host_rec(const char *hostname, int threads, int iters)
 {
-	return xasprintf(
+	return bf_xasprintf(
 		"{\"schema\":1,\"type\":\"host\",\"seq\":0,"
 		"\"agent\":{\"version\":\"0.1.0\",\"source_hash\":\"abc123\"},"
 		"\"hostname\":\"%s\",\"arch\":\"x86_64\",\"cpu_model\":\"Xeon\","
@@ -60,12 +60,12 @@ static char *gemm_rec(const char *device, const char *dtype, int n,
 {
 	char samples[1024] = "";
 	size_t used = 0;
-	double sorted_mid = stats_median(ms, (size_t)count);
+	double sorted_mid = bf_stats_median(ms, (size_t)count);
 
 	for (int i = 0; i < count; i++)
 		used += (size_t)snprintf(samples + used, sizeof(samples) - used,
 					 "%s%.17g", i ? "," : "", ms[i]);
-	return xasprintf(
+	return bf_xasprintf(
 		"{\"schema\":1,\"type\":\"gemm\",\"seq\":1,\"device\":\"%s\","
 		"\"dtype\":\"%s\",\"n\":%d,\"status\":\"pass\",\"reason\":null,"
 		"\"samples_ms\":[%s],\"median_ms\":%.17g,\"gflops\":%.17g}\n",
@@ -75,7 +75,7 @@ static char *gemm_rec(const char *device, const char *dtype, int n,
 
 static char *skipped_rec(const char *device, const char *dtype, int n)
 {
-	return xasprintf(
+	return bf_xasprintf(
 		"{\"schema\":1,\"type\":\"gemm\",\"seq\":2,\"device\":\"%s\","
 		"\"dtype\":\"%s\",\"n\":%d,\"status\":\"skipped\","
 		"\"reason\":\"no usable CUDA device\",\"median_ms\":null,"
@@ -93,7 +93,7 @@ static void write_run(const char *id, const char *status, int nhosts,
 		      const char *const *names, const char *const *host_status,
 		      const char *const *records)
 {
-	char *dir = xasprintf("%s/%s", tmpdir, id), *path;
+	char *dir = bf_xasprintf("%s/%s", tmpdir, id), *path;
 	cJSON *doc = cJSON_CreateObject(), *hosts;
 	char *text;
 
@@ -116,12 +116,12 @@ static void write_run(const char *id, const char *status, int nhosts,
 		cJSON_AddNullToObject(h, BF_RUN_HOST_REASON);
 		cJSON_AddNullToObject(h, BF_RUN_HOST_FINGERPRINT);
 		cJSON_AddStringToObject(h, BF_RUN_HOST_RECORDS_FILE, file);
-		path = xasprintf("%s/%s", dir, file);
+		path = bf_xasprintf("%s/%s", dir, file);
 		write_file(path, records[i]);
 		free(path);
 	}
 	text = cJSON_Print(doc);
-	path = xasprintf("%s/run.json", dir);
+	path = bf_xasprintf("%s/run.json", dir);
 	write_file(path, text);
 	free(path);
 	cJSON_free(text);
@@ -137,7 +137,7 @@ static void write_simple_run(const char *id, const char *status,
 	char *h = host_rec("vm", threads, count);
 	char *g = gemm_rec("cpu", "fp32", 256, ms, count);
 	char *s = skipped_rec("cuda:0", "fp32", 256);
-	char *all = xasprintf("%s%s%s%s", h, g, s, with_summary ? summary_rec : "");
+	char *all = bf_xasprintf("%s%s%s%s", h, g, s, with_summary ? summary_rec : "");
 	const char *names[] = { "local" }, *st[] = { host_status };
 	const char *recs[] = { all };
 
@@ -157,7 +157,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
+	char *cmd = bf_xasprintf("rm -rf '%s'", tmpdir);
 	int rc = system(cmd);
 
 	free(cmd);
@@ -169,7 +169,7 @@ static const double half_ms[] = { 0.50, 0.51, 0.495, 0.505, 0.515 };
 
 static struct archive_run *load(const char *id)
 {
-	char *dir = xasprintf("%s/%s", tmpdir, id), detail[256];
+	char *dir = bf_xasprintf("%s/%s", tmpdir, id), detail[256];
 	struct archive_run *run = NULL;
 
 	if (archive_load_run(dir, &run, detail, sizeof(detail)) != BF_OK)
@@ -267,7 +267,7 @@ static void test_load_and_ids(void **state)
 	assert_int_equal(archive_match_id(ids, n, "20261130"), -2);
 	assert_int_equal(archive_match_id(ids, n, "2027"), -1);
 	assert_int_equal(archive_match_id(ids, n, ""), -1);
-	xfree_strv(ids);
+	bf_xfree_strv(ids);
 
 	run = load("20261130T100000Z-aaaa");
 	assert_int_equal(run->nhosts, 1);
@@ -294,7 +294,7 @@ static void test_load_and_ids(void **state)
 static void test_incomplete_run(void **state)
 {
 	char *h = host_rec("vm", 2, 5), *g = gemm_rec("cpu", "fp32", 256, base_ms, 5);
-	char *recs = xasprintf("%s{\"schema\":1,\"type\":\"gemm\" broken\n%s"
+	char *recs = bf_xasprintf("%s{\"schema\":1,\"type\":\"gemm\" broken\n%s"
 			       "{\"schema\":1,\"type\":\"gemm\",\"seq\":3,\"dev",
 			       h, g);
 	const char *names[] = { "local" }, *st[] = { "running" };
@@ -320,8 +320,8 @@ static void test_incomplete_run(void **state)
 static void test_load_file(void **state)
 {
 	char *h = host_rec("spark-1", 2, 5), *g = gemm_rec("cpu", "fp32", 256, base_ms, 5);
-	char *path = xasprintf("%s/03-spark.ndjson", tmpdir);
-	char *text = xasprintf("%s%s%s", h, g, summary_rec), detail[256];
+	char *path = bf_xasprintf("%s/03-spark.ndjson", tmpdir);
+	char *text = bf_xasprintf("%s%s%s", h, g, summary_rec), detail[256];
 	struct archive_run *run;
 
 	write_file(path, text);
@@ -335,7 +335,7 @@ static void test_load_file(void **state)
 			 BF_ERR_SCHEMA);
 	assert_null(run);
 	free(path);
-	path = xasprintf("%s/missing.ndjson", tmpdir);
+	path = bf_xasprintf("%s/missing.ndjson", tmpdir);
 	assert_int_equal(archive_load_file(path, &run, detail, sizeof(detail)),
 			 BF_ERR_NOT_FOUND);
 	free(path);
@@ -515,9 +515,9 @@ static void test_by_host(void **state)
 	char *h1 = host_rec("vm", 2, 5), *h2 = host_rec("spark-1", 20, 5);
 	char *g256 = gemm_rec("cpu", "fp32", 256, base_ms, 5);
 	char *g128 = gemm_rec("cpu", "fp32", 128, half_ms, 5);
-	char *ra = xasprintf("%s%s%s", h1, g256, summary_rec);
-	char *rb1 = xasprintf("%s%s%s%s", h1, g128, g256, summary_rec);
-	char *rb2 = xasprintf("%s%s%s", h2, g256, summary_rec);
+	char *ra = bf_xasprintf("%s%s%s", h1, g256, summary_rec);
+	char *rb1 = bf_xasprintf("%s%s%s%s", h1, g128, g256, summary_rec);
+	char *rb2 = bf_xasprintf("%s%s%s", h2, g256, summary_rec);
 	const char *na[] = { "local" }, *sa[] = { "done" }, *reca[] = { ra };
 	const char *nb[] = { "local", "spark" }, *sb[] = { "done", "done" };
 	const char *recb[] = { rb1, rb2 };

@@ -77,10 +77,10 @@ static void test_exact_against_scipy(void **state)
 {
 	for (size_t i = 0; i < N(cases); i++) {
 		const struct ref_case *c = &cases[i];
-		struct stats_utest r;
+		struct bf_stats_utest r;
 
-		assert_int_equal(stats_mann_whitney(c->x, c->n1, c->y, c->n2,
-						    STATS_UTEST_EXACT, &r), 0);
+		assert_int_equal(bf_stats_mann_whitney(c->x, c->n1, c->y, c->n2,
+						    BF_STATS_UTEST_EXACT, &r), 0);
 		assert_false(r.ties);
 		assert_true(r.exact);
 		assert_true(r.u == c->u);
@@ -92,10 +92,10 @@ static void test_normal_against_scipy(void **state)
 {
 	for (size_t i = 0; i < N(cases); i++) {
 		const struct ref_case *c = &cases[i];
-		struct stats_utest r;
+		struct bf_stats_utest r;
 
-		assert_int_equal(stats_mann_whitney(c->x, c->n1, c->y, c->n2,
-						    STATS_UTEST_NORMAL, &r), 0);
+		assert_int_equal(bf_stats_mann_whitney(c->x, c->n1, c->y, c->n2,
+						    BF_STATS_UTEST_NORMAL, &r), 0);
 		assert_false(r.exact);
 		assert_true(r.u == c->u);
 		assert_close(r.p, c->p_normal, 1e-9);
@@ -106,10 +106,10 @@ static void test_normal_against_scipy(void **state)
  * asymptotic p=0.04988443697992588. */
 static void test_ties_normal(void **state)
 {
-	struct stats_utest r;
+	struct bf_stats_utest r;
 
-	stats_mann_whitney(ties_x, N(ties_x), ties_y, N(ties_y),
-			   STATS_UTEST_AUTO, &r);
+	bf_stats_mann_whitney(ties_x, N(ties_x), ties_y, N(ties_y),
+			   BF_STATS_UTEST_AUTO, &r);
 	assert_true(r.ties);
 	assert_false(r.exact); /* AUTO never uses the exact table with ties */
 	assert_true(r.u == 11.0);
@@ -117,15 +117,15 @@ static void test_ties_normal(void **state)
 }
 
 /* AUTO: exact when small and without ties, normal beyond
- * STATS_UTEST_EXACT_MAX values a side. */
+ * BF_STATS_UTEST_EXACT_MAX values a side. */
 static void test_auto_choice(void **state)
 {
-	struct stats_utest r;
+	struct bf_stats_utest r;
 
-	stats_mann_whitney(gf_x, N(gf_x), gf_y, N(gf_y), STATS_UTEST_AUTO, &r);
+	bf_stats_mann_whitney(gf_x, N(gf_x), gf_y, N(gf_y), BF_STATS_UTEST_AUTO, &r);
 	assert_true(r.exact);
 	assert_close(r.p, 0.008658008658008658, 1e-9);
-	stats_mann_whitney(big_x, N(big_x), big_y, N(big_y), STATS_UTEST_AUTO,
+	bf_stats_mann_whitney(big_x, N(big_x), big_y, N(big_y), BF_STATS_UTEST_AUTO,
 			   &r);
 	assert_false(r.exact);
 	assert_close(r.p, 0.21080325081810491, 1e-9);
@@ -134,32 +134,32 @@ static void test_auto_choice(void **state)
 /* All values equal: no evidence of anything; scipy gives p = 1. */
 static void test_all_equal(void **state)
 {
-	struct stats_utest r;
+	struct bf_stats_utest r;
 
-	stats_mann_whitney(same_x, N(same_x), same_x, N(same_x),
-			   STATS_UTEST_AUTO, &r);
+	bf_stats_mann_whitney(same_x, N(same_x), same_x, N(same_x),
+			   BF_STATS_UTEST_AUTO, &r);
 	assert_true(r.u == 8.0);
 	assert_true(r.p == 1.0);
 }
 
 static void test_empty(void **state)
 {
-	struct stats_utest r;
+	struct bf_stats_utest r;
 
-	assert_int_equal(stats_mann_whitney(gf_x, 0, gf_y, N(gf_y),
-					    STATS_UTEST_AUTO, &r), -1);
+	assert_int_equal(bf_stats_mann_whitney(gf_x, 0, gf_y, N(gf_y),
+					    BF_STATS_UTEST_AUTO, &r), -1);
 	assert_true(r.p == 1.0);
-	assert_int_equal(stats_mann_whitney(gf_x, N(gf_x), gf_y, 0,
-					    STATS_UTEST_AUTO, &r), -1);
+	assert_int_equal(bf_stats_mann_whitney(gf_x, N(gf_x), gf_y, 0,
+					    BF_STATS_UTEST_AUTO, &r), -1);
 }
 
 /* Swapping the samples gives U2 = n1 n2 - U1 and the same p. */
 static void test_symmetry(void **state)
 {
-	struct stats_utest a, b;
+	struct bf_stats_utest a, b;
 
-	stats_mann_whitney(mid_x, N(mid_x), mid_y, N(mid_y), STATS_UTEST_EXACT, &a);
-	stats_mann_whitney(mid_y, N(mid_y), mid_x, N(mid_x), STATS_UTEST_EXACT, &b);
+	bf_stats_mann_whitney(mid_x, N(mid_x), mid_y, N(mid_y), BF_STATS_UTEST_EXACT, &a);
+	bf_stats_mann_whitney(mid_y, N(mid_y), mid_x, N(mid_x), BF_STATS_UTEST_EXACT, &b);
 	assert_true(a.u + b.u == (double)(N(mid_x) * N(mid_y)));
 	assert_close(a.p, b.p, 1e-12);
 }
@@ -176,45 +176,45 @@ static void test_min_p(void **state)
 	};
 
 	for (size_t n = 1; n < N(benchstat); n++)
-		assert_close(stats_utest_min_p(n, n), benchstat[n], 1e-12);
-	assert_true(stats_utest_min_p(3, 5) < 0.05);
-	assert_true(stats_utest_min_p(2, 8) < 0.05);
-	assert_true(stats_utest_min_p(3, 4) >= 0.05);
-	assert_true(stats_utest_min_p(2, 7) >= 0.05);
-	assert_true(stats_utest_min_p(0, 5) == 1);
+		assert_close(bf_stats_utest_min_p(n, n), benchstat[n], 1e-12);
+	assert_true(bf_stats_utest_min_p(3, 5) < 0.05);
+	assert_true(bf_stats_utest_min_p(2, 8) < 0.05);
+	assert_true(bf_stats_utest_min_p(3, 4) >= 0.05);
+	assert_true(bf_stats_utest_min_p(2, 7) >= 0.05);
+	assert_true(bf_stats_utest_min_p(0, 5) == 1);
 	/* The exact test reaches the bound for fully separated samples. */
 	{
-		struct stats_utest r;
+		struct bf_stats_utest r;
 
-		stats_mann_whitney(sep5_x, 5, sep5_y, 5, STATS_UTEST_EXACT, &r);
-		assert_close(r.p, stats_utest_min_p(5, 5), 1e-12);
+		bf_stats_mann_whitney(sep5_x, 5, sep5_y, 5, BF_STATS_UTEST_EXACT, &r);
+		assert_close(r.p, bf_stats_utest_min_p(5, 5), 1e-12);
 	}
 }
 
 /* The exact distribution at the largest size AUTO uses it for. */
 static void test_exact_large(void **state)
 {
-	double x[STATS_UTEST_EXACT_MAX], y[STATS_UTEST_EXACT_MAX];
-	struct stats_utest r;
+	double x[BF_STATS_UTEST_EXACT_MAX], y[BF_STATS_UTEST_EXACT_MAX];
+	struct bf_stats_utest r;
 
 	/* Interleaved, "inter50" of mwu_reference.py: scipy gives U=1225,
 	 * exact p=0.8664717523984105. */
-	for (int i = 0; i < STATS_UTEST_EXACT_MAX; i++) {
+	for (int i = 0; i < BF_STATS_UTEST_EXACT_MAX; i++) {
 		x[i] = 2 * i;
 		y[i] = 2 * i + 1;
 	}
-	stats_mann_whitney(x, STATS_UTEST_EXACT_MAX, y, STATS_UTEST_EXACT_MAX,
-			   STATS_UTEST_AUTO, &r);
+	bf_stats_mann_whitney(x, BF_STATS_UTEST_EXACT_MAX, y, BF_STATS_UTEST_EXACT_MAX,
+			   BF_STATS_UTEST_AUTO, &r);
 	assert_true(r.exact);
 	assert_true(r.u == 1225.0);
 	assert_close(r.p, 0.8664717523984105, 1e-9);
 	/* Fully separated: the bound, about 2e-29. */
-	for (int i = 0; i < STATS_UTEST_EXACT_MAX; i++)
+	for (int i = 0; i < BF_STATS_UTEST_EXACT_MAX; i++)
 		y[i] = 1000 + i;
-	stats_mann_whitney(x, STATS_UTEST_EXACT_MAX, y, STATS_UTEST_EXACT_MAX,
-			   STATS_UTEST_AUTO, &r);
-	assert_close(r.p, stats_utest_min_p(STATS_UTEST_EXACT_MAX,
-					    STATS_UTEST_EXACT_MAX), 1e-6);
+	bf_stats_mann_whitney(x, BF_STATS_UTEST_EXACT_MAX, y, BF_STATS_UTEST_EXACT_MAX,
+			   BF_STATS_UTEST_AUTO, &r);
+	assert_close(r.p, bf_stats_utest_min_p(BF_STATS_UTEST_EXACT_MAX,
+					    BF_STATS_UTEST_EXACT_MAX), 1e-6);
 }
 
 int main(void)

@@ -79,25 +79,25 @@ static void test_names_and_sizes(void **state)
 	enum bf_dtype dt;
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		assert_string_equal(dtype_name(t[i].dt), t[i].name);
-		assert_int_equal(dtype_element_bytes(t[i].dt), t[i].bytes);
-		assert_int_equal(dtype_parse(t[i].name, &dt), 0);
+		assert_string_equal(bf_dtype_name(t[i].dt), t[i].name);
+		assert_int_equal(bf_dtype_element_bytes(t[i].dt), t[i].bytes);
+		assert_int_equal(bf_dtype_parse(t[i].name, &dt), 0);
 		assert_int_equal(dt, t[i].dt);
 	}
-	assert_int_equal(dtype_parse("float16", &dt), 0);
+	assert_int_equal(bf_dtype_parse("float16", &dt), 0);
 	assert_int_equal(dt, BF_DTYPE_FP16);
-	assert_int_equal(dtype_parse("bfloat16", &dt), 0);
+	assert_int_equal(bf_dtype_parse("bfloat16", &dt), 0);
 	assert_int_equal(dt, BF_DTYPE_BF16);
-	assert_int_equal(dtype_parse("float32", &dt), 0);
+	assert_int_equal(bf_dtype_parse("float32", &dt), 0);
 	assert_int_equal(dt, BF_DTYPE_FP32);
-	assert_int_equal(dtype_parse("fp8", &dt), -1);
-	assert_int_equal(dtype_parse("FP32", &dt), -1);
-	assert_int_equal(dtype_parse("", &dt), -1);
-	assert_true(dtype_is_float(BF_DTYPE_BF16));
-	assert_false(dtype_is_float(BF_DTYPE_INT8));
-	assert_false(dtype_is_float(BF_DTYPE_INT64));
-	assert_string_equal(dtype_name(BF_DTYPE__COUNT), "unknown");
-	assert_int_equal(dtype_element_bytes(BF_DTYPE__COUNT), 0);
+	assert_int_equal(bf_dtype_parse("fp8", &dt), -1);
+	assert_int_equal(bf_dtype_parse("FP32", &dt), -1);
+	assert_int_equal(bf_dtype_parse("", &dt), -1);
+	assert_true(bf_dtype_is_float(BF_DTYPE_BF16));
+	assert_false(bf_dtype_is_float(BF_DTYPE_INT8));
+	assert_false(bf_dtype_is_float(BF_DTYPE_INT64));
+	assert_string_equal(bf_dtype_name(BF_DTYPE__COUNT), "unknown");
+	assert_int_equal(bf_dtype_element_bytes(BF_DTYPE__COUNT), 0);
 }
 
 /* Every one of the 65536 fp16 patterns decodes to the value the format
@@ -109,8 +109,8 @@ static void test_fp16_exhaustive(void **state)
 
 	for (uint32_t i = 0; i <= 0xffff; i++) {
 		uint16_t h = (uint16_t)i;
-		float f = fp16_to_fp32(h);
-		uint16_t back = fp32_to_fp16(f);
+		float f = bf_fp16_to_fp32(h);
+		uint16_t back = bf_fp32_to_fp16(f);
 
 		if (is_nan16(h, 5, 10)) {
 			nans++;
@@ -136,8 +136,8 @@ static void test_bf16_exhaustive(void **state)
 
 	for (uint32_t i = 0; i <= 0xffff; i++) {
 		uint16_t b = (uint16_t)i;
-		float f = bf16_to_fp32(b);
-		uint16_t back = fp32_to_bf16(f);
+		float f = bf_bf16_to_fp32(b);
+		uint16_t back = bf_fp32_to_bf16(f);
 
 		if (is_nan16(b, 8, 7)) {
 			nans++;
@@ -197,39 +197,39 @@ static void check_ties(uint16_t (*to16)(float), double (*ref)(uint16_t),
 static void test_fp16_ties_to_even(void **state)
 {
 	/* Above 65504 (0x7bff) the next step would be 2^16: infinity. */
-	check_ties(fp32_to_fp16, ref_fp16, 0x7bff, 65536.0);
+	check_ties(bf_fp32_to_fp16, ref_fp16, 0x7bff, 65536.0);
 }
 
 static void test_bf16_ties_to_even(void **state)
 {
-	check_ties(fp32_to_bf16, ref_bf16, 0x7f7f, ldexp(1.0, 128));
+	check_ties(bf_fp32_to_bf16, ref_bf16, 0x7f7f, ldexp(1.0, 128));
 }
 
 static void test_fp16_overflow_and_specials(void **state)
 {
-	assert_int_equal(fp32_to_fp16(65504.0f), 0x7bff);
-	assert_int_equal(fp32_to_fp16(65519.99f), 0x7bff);
-	assert_int_equal(fp32_to_fp16(65520.0f), 0x7c00); /* tie to even: inf */
-	assert_int_equal(fp32_to_fp16(1e6f), 0x7c00);
-	assert_int_equal(fp32_to_fp16(FLT_MAX), 0x7c00);
-	assert_int_equal(fp32_to_fp16(-FLT_MAX), 0xfc00);
-	assert_int_equal(fp32_to_fp16(INFINITY), 0x7c00);
-	assert_int_equal(fp32_to_fp16(-INFINITY), 0xfc00);
-	assert_int_equal(fp32_to_fp16(0.0f), 0x0000);
-	assert_int_equal(fp32_to_fp16(-0.0f), 0x8000);
-	assert_true(is_nan16(fp32_to_fp16(NAN), 5, 10));
-	assert_true(isinf(fp16_to_fp32(0x7c00)) && fp16_to_fp32(0x7c00) > 0);
-	assert_true(isinf(fp16_to_fp32(0xfc00)) && fp16_to_fp32(0xfc00) < 0);
+	assert_int_equal(bf_fp32_to_fp16(65504.0f), 0x7bff);
+	assert_int_equal(bf_fp32_to_fp16(65519.99f), 0x7bff);
+	assert_int_equal(bf_fp32_to_fp16(65520.0f), 0x7c00); /* tie to even: inf */
+	assert_int_equal(bf_fp32_to_fp16(1e6f), 0x7c00);
+	assert_int_equal(bf_fp32_to_fp16(FLT_MAX), 0x7c00);
+	assert_int_equal(bf_fp32_to_fp16(-FLT_MAX), 0xfc00);
+	assert_int_equal(bf_fp32_to_fp16(INFINITY), 0x7c00);
+	assert_int_equal(bf_fp32_to_fp16(-INFINITY), 0xfc00);
+	assert_int_equal(bf_fp32_to_fp16(0.0f), 0x0000);
+	assert_int_equal(bf_fp32_to_fp16(-0.0f), 0x8000);
+	assert_true(is_nan16(bf_fp32_to_fp16(NAN), 5, 10));
+	assert_true(isinf(bf_fp16_to_fp32(0x7c00)) && bf_fp16_to_fp32(0x7c00) > 0);
+	assert_true(isinf(bf_fp16_to_fp32(0xfc00)) && bf_fp16_to_fp32(0xfc00) < 0);
 }
 
 static void test_bf16_overflow_and_specials(void **state)
 {
-	assert_int_equal(fp32_to_bf16(3.3895313892515355e38f), 0x7f7f);
-	assert_int_equal(fp32_to_bf16(FLT_MAX), 0x7f80); /* above the tie */
-	assert_int_equal(fp32_to_bf16(-FLT_MAX), 0xff80);
-	assert_int_equal(fp32_to_bf16(INFINITY), 0x7f80);
-	assert_int_equal(fp32_to_bf16(-0.0f), 0x8000);
-	assert_true(is_nan16(fp32_to_bf16(NAN), 8, 7));
+	assert_int_equal(bf_fp32_to_bf16(3.3895313892515355e38f), 0x7f7f);
+	assert_int_equal(bf_fp32_to_bf16(FLT_MAX), 0x7f80); /* above the tie */
+	assert_int_equal(bf_fp32_to_bf16(-FLT_MAX), 0xff80);
+	assert_int_equal(bf_fp32_to_bf16(INFINITY), 0x7f80);
+	assert_int_equal(bf_fp32_to_bf16(-0.0f), 0x8000);
+	assert_true(is_nan16(bf_fp32_to_bf16(NAN), 8, 7));
 	/* A signalling fp32 NaN whose payload lies only in the low 16 bits
 	 * would truncate to infinity; it must stay a NaN. */
 	{
@@ -237,8 +237,8 @@ static void test_bf16_overflow_and_specials(void **state)
 		float f;
 
 		memcpy(&f, &snan, sizeof(f));
-		assert_true(is_nan16(fp32_to_bf16(f), 8, 7));
-		assert_true(is_nan16(fp32_to_fp16(f), 5, 10));
+		assert_true(is_nan16(bf_fp32_to_bf16(f), 8, 7));
+		assert_true(is_nan16(bf_fp32_to_fp16(f), 5, 10));
 	}
 }
 
@@ -246,52 +246,52 @@ static void test_fp16_subnormals(void **state)
 {
 	/* Smallest subnormal 2^-24, largest subnormal 1023 * 2^-24, smallest
 	 * normal 2^-14. */
-	assert_int_equal(fp32_to_fp16(0x1p-24f), 0x0001);
-	assert_int_equal(fp32_to_fp16(0x3ffp-24f), 0x03ff);
-	assert_int_equal(fp32_to_fp16(0x1p-14f), 0x0400);
-	assert_int_equal(fp32_to_fp16(0x1p-25f), 0x0000);  /* tie -> even 0 */
-	assert_int_equal(fp32_to_fp16(0x3p-26f), 0x0001);  /* 0.75 ulp -> 1 */
-	assert_int_equal(fp32_to_fp16(0x1p-26f), 0x0000);  /* 0.25 ulp -> 0 */
-	assert_int_equal(fp32_to_fp16(0x3p-25f), 0x0002);  /* 1.5 ulp: tie -> 2 */
-	assert_int_equal(fp32_to_fp16(-0x1p-24f), 0x8001);
+	assert_int_equal(bf_fp32_to_fp16(0x1p-24f), 0x0001);
+	assert_int_equal(bf_fp32_to_fp16(0x3ffp-24f), 0x03ff);
+	assert_int_equal(bf_fp32_to_fp16(0x1p-14f), 0x0400);
+	assert_int_equal(bf_fp32_to_fp16(0x1p-25f), 0x0000);  /* tie -> even 0 */
+	assert_int_equal(bf_fp32_to_fp16(0x3p-26f), 0x0001);  /* 0.75 ulp -> 1 */
+	assert_int_equal(bf_fp32_to_fp16(0x1p-26f), 0x0000);  /* 0.25 ulp -> 0 */
+	assert_int_equal(bf_fp32_to_fp16(0x3p-25f), 0x0002);  /* 1.5 ulp: tie -> 2 */
+	assert_int_equal(bf_fp32_to_fp16(-0x1p-24f), 0x8001);
 	/* Largest subnormal plus half an ulp rounds up into the normals. */
-	assert_int_equal(fp32_to_fp16(0x7ffp-25f), 0x0400);
+	assert_int_equal(bf_fp32_to_fp16(0x7ffp-25f), 0x0400);
 	/* fp32 subnormals are far below fp16's range. */
-	assert_int_equal(fp32_to_fp16(0x1p-149f), 0x0000);
-	assert_true(fp16_to_fp32(0x0001) == 0x1p-24f);
-	assert_true(fp16_to_fp32(0x8001) == -0x1p-24f);
+	assert_int_equal(bf_fp32_to_fp16(0x1p-149f), 0x0000);
+	assert_true(bf_fp16_to_fp32(0x0001) == 0x1p-24f);
+	assert_true(bf_fp16_to_fp32(0x8001) == -0x1p-24f);
 }
 
 static void test_bf16_subnormals(void **state)
 {
 	/* bf16 shares fp32's exponent: its subnormals are fp32 subnormals
 	 * with the low 16 bits dropped. */
-	assert_int_equal(fp32_to_bf16(0x1p-133f), 0x0001);
-	assert_int_equal(fp32_to_bf16(0x1p-126f), 0x0080);
-	assert_int_equal(fp32_to_bf16(0x1p-134f), 0x0000); /* tie -> even 0 */
-	assert_int_equal(fp32_to_bf16(0x3p-134f), 0x0002); /* tie -> even 2 */
-	assert_true(bf16_to_fp32(0x0001) == 0x1p-133f);
+	assert_int_equal(bf_fp32_to_bf16(0x1p-133f), 0x0001);
+	assert_int_equal(bf_fp32_to_bf16(0x1p-126f), 0x0080);
+	assert_int_equal(bf_fp32_to_bf16(0x1p-134f), 0x0000); /* tie -> even 0 */
+	assert_int_equal(bf_fp32_to_bf16(0x3p-134f), 0x0002); /* tie -> even 2 */
+	assert_true(bf_bf16_to_fp32(0x0001) == 0x1p-133f);
 }
 
 static void test_tf32_rounding(void **state)
 {
 	/* tf32 keeps 10 fraction bits: the step above 1.0 is 2^-10. */
-	assert_true(fp32_round_tf32(1.0f) == 1.0f);
-	assert_true(fp32_round_tf32(1.0f + 0x1p-11f) == 1.0f);          /* tie, even */
-	assert_true(fp32_round_tf32(1.0f + 0x3p-11f) == 1.0f + 0x1p-9f); /* tie, even */
-	assert_true(fp32_round_tf32(1.0f + 0x1p-11f + 0x1p-23f) ==
+	assert_true(bf_fp32_round_tf32(1.0f) == 1.0f);
+	assert_true(bf_fp32_round_tf32(1.0f + 0x1p-11f) == 1.0f);          /* tie, even */
+	assert_true(bf_fp32_round_tf32(1.0f + 0x3p-11f) == 1.0f + 0x1p-9f); /* tie, even */
+	assert_true(bf_fp32_round_tf32(1.0f + 0x1p-11f + 0x1p-23f) ==
 		    1.0f + 0x1p-10f);
-	assert_int_equal(bits32(fp32_round_tf32(FLT_MAX)), 0x7f800000u);
-	assert_true(fp32_round_tf32(0x1.ffcp127f) == 0x1.ffcp127f); /* tf32 max */
-	assert_true(isinf(fp32_round_tf32(INFINITY)));
-	assert_true(isnan(fp32_round_tf32(NAN)));
+	assert_int_equal(bits32(bf_fp32_round_tf32(FLT_MAX)), 0x7f800000u);
+	assert_true(bf_fp32_round_tf32(0x1.ffcp127f) == 0x1.ffcp127f); /* tf32 max */
+	assert_true(isinf(bf_fp32_round_tf32(INFINITY)));
+	assert_true(isnan(bf_fp32_round_tf32(NAN)));
 	/* Every result has its low 13 bits clear. */
 	for (uint32_t u = 0x3f800000u; u < 0x3f800000u + 100000u; u += 7) {
 		float f;
 
 		memcpy(&f, &u, sizeof(f));
-		assert_int_equal(bits32(fp32_round_tf32(f)) & 0x1fffu, 0);
-		assert_true(fabs(fp32_round_tf32(f) - f) <= 0x1p-11);
+		assert_int_equal(bits32(bf_fp32_round_tf32(f)) & 0x1fffu, 0);
+		assert_true(fabs(bf_fp32_round_tf32(f) - f) <= 0x1p-11);
 	}
 }
 
@@ -303,40 +303,40 @@ static void test_load_store(void **state)
 	int64_t i64[1];
 	int8_t i8[1];
 
-	dtype_store(BF_DTYPE_FP32, f32, 1, 0.1);
-	assert_true(dtype_load(BF_DTYPE_FP32, f32, 1) == (double)0.1f);
-	dtype_store(BF_DTYPE_FP16, h, 0, 1.0 + 0x1p-11); /* tie -> 1.0 */
+	bf_dtype_store(BF_DTYPE_FP32, f32, 1, 0.1);
+	assert_true(bf_dtype_load(BF_DTYPE_FP32, f32, 1) == (double)0.1f);
+	bf_dtype_store(BF_DTYPE_FP16, h, 0, 1.0 + 0x1p-11); /* tie -> 1.0 */
 	assert_int_equal(h[0], 0x3c00);
-	assert_true(dtype_load(BF_DTYPE_FP16, h, 0) == 1.0);
-	dtype_store(BF_DTYPE_BF16, h, 1, 3.0);
+	assert_true(bf_dtype_load(BF_DTYPE_FP16, h, 0) == 1.0);
+	bf_dtype_store(BF_DTYPE_BF16, h, 1, 3.0);
 	assert_int_equal(h[1], 0x4040);
-	assert_true(dtype_load(BF_DTYPE_BF16, h, 1) == 3.0);
-	dtype_store(BF_DTYPE_FP64, f64, 0, 0.1);
-	assert_true(dtype_load(BF_DTYPE_FP64, f64, 0) == 0.1);
-	dtype_store(BF_DTYPE_INT64, i64, 0, -42.0);
-	assert_true(dtype_load(BF_DTYPE_INT64, i64, 0) == -42.0);
-	dtype_store(BF_DTYPE_INT8, i8, 0, -7.0);
-	assert_true(dtype_load(BF_DTYPE_INT8, i8, 0) == -7.0);
+	assert_true(bf_dtype_load(BF_DTYPE_BF16, h, 1) == 3.0);
+	bf_dtype_store(BF_DTYPE_FP64, f64, 0, 0.1);
+	assert_true(bf_dtype_load(BF_DTYPE_FP64, f64, 0) == 0.1);
+	bf_dtype_store(BF_DTYPE_INT64, i64, 0, -42.0);
+	assert_true(bf_dtype_load(BF_DTYPE_INT64, i64, 0) == -42.0);
+	bf_dtype_store(BF_DTYPE_INT8, i8, 0, -7.0);
+	assert_true(bf_dtype_load(BF_DTYPE_INT8, i8, 0) == -7.0);
 }
 
 /* --- float limits ---------------------------------------------------- */
 
-static struct float_limits limits_of(enum bf_dtype dt)
+static struct bf_float_limits limits_of(enum bf_dtype dt)
 {
-	struct float_format f;
+	struct bf_float_format f;
 
-	assert_int_equal(dtype_format(dt, &f), 0);
-	return float_format_limits(&f);
+	assert_int_equal(bf_dtype_format(dt, &f), 0);
+	return bf_float_format_limits(&f);
 }
 
 static void test_limits_exact(void **state)
 {
 	/* Literal values from shared/docs/seed-facts.md (torch.finfo). */
-	struct float_limits l32 = limits_of(BF_DTYPE_FP32);
-	struct float_limits l16 = limits_of(BF_DTYPE_FP16);
-	struct float_limits lbf = limits_of(BF_DTYPE_BF16);
-	struct float_limits ltf = limits_of(BF_DTYPE_TF32);
-	struct float_format f;
+	struct bf_float_limits l32 = limits_of(BF_DTYPE_FP32);
+	struct bf_float_limits l16 = limits_of(BF_DTYPE_FP16);
+	struct bf_float_limits lbf = limits_of(BF_DTYPE_BF16);
+	struct bf_float_limits ltf = limits_of(BF_DTYPE_TF32);
+	struct bf_float_format f;
 
 	assert_true(l32.max == 3.4028234663852886e38);
 	assert_true(l32.eps == 1.1920928955078125e-07);
@@ -360,15 +360,15 @@ static void test_limits_exact(void **state)
 	assert_true(l32.max == FLT_MAX);
 	assert_true(l32.eps == FLT_EPSILON);
 	assert_true(l32.smallest_normal == FLT_MIN);
-	assert_true(l16.max == fp16_to_fp32(0x7bff));
-	assert_true(l16.smallest_normal == fp16_to_fp32(0x0400));
-	assert_true(l16.eps == fp16_to_fp32(0x3c01) - 1.0);
-	assert_true(lbf.max == bf16_to_fp32(0x7f7f));
-	assert_true(lbf.smallest_normal == bf16_to_fp32(0x0080));
-	assert_true(lbf.eps == bf16_to_fp32(0x3f81) - 1.0);
+	assert_true(l16.max == bf_fp16_to_fp32(0x7bff));
+	assert_true(l16.smallest_normal == bf_fp16_to_fp32(0x0400));
+	assert_true(l16.eps == bf_fp16_to_fp32(0x3c01) - 1.0);
+	assert_true(lbf.max == bf_bf16_to_fp32(0x7f7f));
+	assert_true(lbf.smallest_normal == bf_bf16_to_fp32(0x0080));
+	assert_true(lbf.eps == bf_bf16_to_fp32(0x3f81) - 1.0);
 
-	assert_int_equal(dtype_format(BF_DTYPE_INT8, &f), -1);
-	assert_int_equal(dtype_format(BF_DTYPE_FP16, &f), 0);
+	assert_int_equal(bf_dtype_format(BF_DTYPE_INT8, &f), -1);
+	assert_int_equal(bf_dtype_format(BF_DTYPE_FP16, &f), 0);
 	assert_int_equal(f.bits, 16);
 	assert_int_equal(f.exponent_bits, 5);
 	assert_int_equal(f.mantissa_bits, 10);

@@ -45,32 +45,32 @@ static void setup_gemm(struct fixture *f, enum bf_dtype dt,
 	f->job.dtype = dt;
 	f->job.n = n;
 	f->job.iters = 1;
-	f->job.a_host = malloc(nn * dtype_element_bytes(dt));
-	f->job.b_host = malloc(nn * dtype_element_bytes(dt));
+	f->job.a_host = malloc(nn * bf_dtype_element_bytes(dt));
+	f->job.b_host = malloc(nn * bf_dtype_element_bytes(dt));
 	f->res.c_dtype = c_dtype;
-	f->res.c_host = malloc(nn * dtype_element_bytes(c_dtype));
+	f->res.c_host = malloc(nn * bf_dtype_element_bytes(c_dtype));
 	f->res.peak_bytes = -1;
 	f->mag = malloc(nn * sizeof(double));
 	f->ref = malloc(nn * sizeof(double));
 	for (size_t i = 0; i < nn; i++) {
-		dtype_store(dt, (void *)f->job.a_host, i, uniform());
-		dtype_store(dt, (void *)f->job.b_host, i, uniform());
+		bf_dtype_store(dt, (void *)f->job.a_host, i, uniform());
+		bf_dtype_store(dt, (void *)f->job.b_host, i, uniform());
 	}
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < n; j++) {
 			double s = 0, m = 0;
 
 			for (int k = 0; k < n; k++) {
-				double p = dtype_load(dt, f->job.a_host,
+				double p = bf_dtype_load(dt, f->job.a_host,
 						      (size_t)i * n + k) *
-					   dtype_load(dt, f->job.b_host,
+					   bf_dtype_load(dt, f->job.b_host,
 						      (size_t)k * n + j);
 				s += p;
 				m += fabs(p);
 			}
 			f->ref[(size_t)i * n + j] = s;
 			f->mag[(size_t)i * n + j] = m;
-			dtype_store(c_dtype, f->res.c_host, (size_t)i * n + j, s);
+			bf_dtype_store(c_dtype, f->res.c_host, (size_t)i * n + j, s);
 		}
 }
 
@@ -94,7 +94,7 @@ static struct gemm_verify_result verify(struct fixture *f)
 
 static void set_c(struct fixture *f, int i, int j, double value)
 {
-	dtype_store(f->res.c_dtype, f->res.c_host, (size_t)i * f->job.n + j,
+	bf_dtype_store(f->res.c_dtype, f->res.c_host, (size_t)i * f->job.n + j,
 		    value);
 }
 
@@ -144,8 +144,8 @@ static void test_correct_c_passes(void **state)
 		v = verify(&f);
 		if (v.status != BF_STATUS_PASS)
 			fail_msg("%s -> %s: error %g, tolerance %g",
-				 dtype_name(cases[c].in),
-				 dtype_name(cases[c].out), v.max_rel_error,
+				 bf_dtype_name(cases[c].in),
+				 bf_dtype_name(cases[c].out), v.max_rel_error,
 				 v.tolerance);
 		assert_int_equal(v.verified_elements, 48 * 48); /* all */
 		assert_int_equal(v.nonfinite_elements, 0);
@@ -166,7 +166,7 @@ static void test_fp32_is_checked_to_fp32_accuracy(void **state)
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < n; j++)
 			set_c(&f, i, j,
-			      bf16_to_fp32(fp32_to_bf16((float)f.ref[i * n + j])));
+			      bf_bf16_to_fp32(bf_fp32_to_bf16((float)f.ref[i * n + j])));
 	assert_int_equal(verify(&f).status, BF_STATUS_FAIL);
 	teardown_gemm(&f);
 }

@@ -90,7 +90,7 @@ static enum bf_err parse_line(const char *line, cJSON **rec,
 			      size_t len)
 {
 	detail[0] = '\0';
-	return schema_parse_record(line, strlen(line), rec, type, detail, len);
+	return bf_schema_parse_record(line, strlen(line), rec, type, detail, len);
 }
 
 /* Rejects line with want; *out must stay NULL; detail must contain
@@ -131,7 +131,7 @@ static enum bf_record_type type_of(const char *line)
 	enum bf_record_type t;
 
 	assert_non_null(o);
-	assert_int_equal(schema_type_parse(
+	assert_int_equal(bf_schema_type_parse(
 		cJSON_GetObjectItemCaseSensitive(o, "type")->valuestring, &t), 0);
 	cJSON_Delete(o);
 	return t;
@@ -424,21 +424,21 @@ static void test_line_length_limit(void **state)
 	memcpy(line, rec, len);
 	memset(line + len, ' ', max + 1 - len);
 	line[max] = '\0';
-	assert_int_equal(schema_parse_record(line, max, &out, &t, detail,
+	assert_int_equal(bf_schema_parse_record(line, max, &out, &t, detail,
 					     sizeof(detail)),
 			 BF_OK);
 	cJSON_Delete(out);
 	line[max] = ' ';
 	line[max + 1] = '\0';
 	out = (cJSON *)&out;
-	assert_int_equal(schema_parse_record(line, max + 1, &out, &t, detail,
+	assert_int_equal(bf_schema_parse_record(line, max + 1, &out, &t, detail,
 					     sizeof(detail)),
 			 BF_ERR_SCHEMA);
 	assert_null(out);
 	assert_non_null(strstr(detail, "too long"));
 	/* A length that does not end at the NUL is refused too. */
 	out = (cJSON *)&out;
-	assert_int_equal(schema_parse_record(rec, len - 1, &out, &t, detail,
+	assert_int_equal(bf_schema_parse_record(rec, len - 1, &out, &t, detail,
 					     sizeof(detail)),
 			 BF_ERR_PARSE);
 	assert_null(out);
@@ -453,19 +453,19 @@ static void test_names(void **state)
 	enum bf_status s;
 
 	for (int i = 0; i < BF_REC__COUNT; i++) {
-		assert_string_equal(schema_type_name((enum bf_record_type)i),
+		assert_string_equal(bf_schema_type_name((enum bf_record_type)i),
 				    types[i]);
-		assert_int_equal(schema_type_parse(types[i], &t), 0);
+		assert_int_equal(bf_schema_type_parse(types[i], &t), 0);
 		assert_int_equal(t, i);
 	}
-	assert_int_equal(schema_type_parse("nope", &t), -1);
-	assert_string_equal(schema_type_name(BF_REC__COUNT), "unknown");
-	assert_string_equal(schema_status_name(BF_STATUS_PASS), "pass");
-	assert_string_equal(schema_status_name(BF_STATUS_FAIL), "fail");
-	assert_string_equal(schema_status_name(BF_STATUS_SKIPPED), "skipped");
-	assert_int_equal(schema_status_parse("skipped", &s), 0);
+	assert_int_equal(bf_schema_type_parse("nope", &t), -1);
+	assert_string_equal(bf_schema_type_name(BF_REC__COUNT), "unknown");
+	assert_string_equal(bf_schema_status_name(BF_STATUS_PASS), "pass");
+	assert_string_equal(bf_schema_status_name(BF_STATUS_FAIL), "fail");
+	assert_string_equal(bf_schema_status_name(BF_STATUS_SKIPPED), "skipped");
+	assert_int_equal(bf_schema_status_parse("skipped", &s), 0);
 	assert_int_equal(s, BF_STATUS_SKIPPED);
-	assert_int_equal(schema_status_parse("Skipped", &s), -1);
+	assert_int_equal(bf_schema_status_parse("Skipped", &s), -1);
 }
 
 int main(void)

@@ -47,7 +47,7 @@ static void test_median_odd(void **state)
 	double copy[N(odd)];
 
 	memcpy(copy, odd, sizeof(odd));
-	assert_true(stats_median(odd, N(odd)) == 3.1);
+	assert_true(bf_stats_median(odd, N(odd)) == 3.1);
 	/* The input is not modified (the caller's samples keep their
 	 * order: they are reported as measured). */
 	assert_memory_equal(copy, odd, sizeof(odd));
@@ -56,25 +56,25 @@ static void test_median_odd(void **state)
 static void test_median_even(void **state)
 {
 	/* Mean of the two middle values 4.0 and 7.25. */
-	assert_true(stats_median(even, N(even)) == 5.625);
-	assert_true(stats_median((const double[]){ 2.0, 1.0 }, 2) == 1.5);
-	assert_true(stats_median((const double[]){ 42.0 }, 1) == 42.0);
+	assert_true(bf_stats_median(even, N(even)) == 5.625);
+	assert_true(bf_stats_median((const double[]){ 2.0, 1.0 }, 2) == 1.5);
+	assert_true(bf_stats_median((const double[]){ 42.0 }, 1) == 42.0);
 }
 
 static void test_empty(void **state)
 {
-	struct stats_summary s = stats_summarize(NULL, 0);
+	struct bf_stats_summary s = bf_stats_summarize(NULL, 0);
 
 	assert_int_equal(s.n, 0);
 	assert_true(isnan(s.median) && isnan(s.min) && isnan(s.max));
 	assert_true(isnan(s.p05) && isnan(s.p95));
-	assert_true(isnan(stats_median(NULL, 0)));
-	assert_true(isnan(stats_quantile_sorted(NULL, 0, 0.5)));
+	assert_true(isnan(bf_stats_median(NULL, 0)));
+	assert_true(isnan(bf_stats_quantile_sorted(NULL, 0, 0.5)));
 }
 
 static void test_summary(void **state)
 {
-	struct stats_summary s = stats_summarize(odd, N(odd));
+	struct bf_stats_summary s = bf_stats_summarize(odd, N(odd));
 
 	assert_int_equal(s.n, N(odd));
 	assert_true(s.min == 0.5);
@@ -91,7 +91,7 @@ static void check_quantiles(const double *v, size_t n, const double *want)
 	memcpy(sorted, v, n * sizeof(*sorted));
 	qsort(sorted, n, sizeof(*sorted), cmp);
 	for (size_t i = 0; i < N(qs); i++)
-		assert_close(stats_quantile_sorted(sorted, n, qs[i]), want[i]);
+		assert_close(bf_stats_quantile_sorted(sorted, n, qs[i]), want[i]);
 	free(sorted);
 }
 
@@ -109,9 +109,9 @@ static void test_quantile_single(void **state)
 {
 	const double one[] = { 7.0 };
 
-	assert_true(stats_quantile_sorted(one, 1, 0.0) == 7.0);
-	assert_true(stats_quantile_sorted(one, 1, 0.5) == 7.0);
-	assert_true(stats_quantile_sorted(one, 1, 1.0) == 7.0);
+	assert_true(bf_stats_quantile_sorted(one, 1, 0.0) == 7.0);
+	assert_true(bf_stats_quantile_sorted(one, 1, 0.5) == 7.0);
+	assert_true(bf_stats_quantile_sorted(one, 1, 1.0) == 7.0);
 }
 
 int main(void)
