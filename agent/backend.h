@@ -48,6 +48,11 @@ struct gemm_result {
 	int64_t peak_bytes;        /* peak memory during the run; -1 unknown */
 	enum bf_dtype c_dtype;     /* dtype of the output C */
 	void *c_host;              /* caller frees */
+	void *c_first_host;        /* C after the first timed iteration when
+				    * iters > 1 (same layout; caller frees),
+				    * else NULL. Backends poison C with NaN
+				    * before every iteration, outside the
+				    * timed region. */
 	char math_mode[64];        /* "CUBLAS_COMPUTE_32F", "cblas_sgemm", ... */
 };
 

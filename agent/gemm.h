@@ -53,29 +53,43 @@ struct cJSON *gemm_ratios(const struct gemm_sweep *s);
  * 2 x - 1 rounded to fp32. Matrix A is which = 0, B which = 1. */
 void gemm_fill_uniform(float *x, size_t count, uint64_t seed, int which);
 
-/* Relative error tolerance for a dtype's GEMM (see gemm.c). */
-double gemm_tolerance(enum bf_dtype dtype);
+/* lambda of the probabilistic accumulation bound (see gemm.c). */
+#define GEMM_TOLERANCE_LAMBDA 16.0
+
+/* The componentwise error a correct GEMM of dtype with inner dimension k
+ * may show after the output rounding is allowed for (see gemm.c):
+ * lambda sqrt(k) 2^-24, plus 2 x 2^-10 for TF32's input rounding. A pure
+ * number (relative to sum_k |a_ik b_kj|); 0 for a dtype with no GEMM. */
+double gemm_tolerance(enum bf_dtype dtype, int k);
+
+/* Unit roundoff of C's dtype: 2^-24 (fp32, tf32), 2^-11 (fp16), 2^-8
+ * (bf16); 0 for others. The relative error rounding a result into C may
+ * add on top of gemm_tolerance. */
+double gemm_output_roundoff(enum bf_dtype c_dtype);
 
 /* The numerical check of one GEMM's output. */
 struct gemm_verify_result {
-	double max_rel_error;       /* componentwise (see gemm.c); INFINITY
+	double max_rel_error;       /* largest e_ij (see gemm.c); INFINITY
 				     * when a compared element is NaN */
-	double tolerance;           /* gemm_tolerance(job->dtype) */
+	double tolerance;           /* gemm_tolerance(job->dtype, job->n) */
+	double output_roundoff;     /* gemm_output_roundoff(c_dtype) */
 	int64_t verified_elements;  /* elements compared with the reference */
 	int64_t nonfinite_elements; /* NaN or Inf elements anywhere in C */
 	enum bf_status status;      /* PASS: no non-finite element and
 				     * max_rel_error <= tolerance; else FAIL */
 };
 
-/* Checks res->c_host (n x n elements of res->c_dtype, row-major) against
- * a float64 reference computed from job->a_host and job->b_host (n x n of
+/* Checks c_host (n x n elements of c_dtype, row-major) against a float64
+ * reference computed from job->a_host and job->b_host (n x n of
  * job->dtype's storage format). Every element of C is scanned for NaN and
  * Inf; every element is compared with the reference when n <= 64, else a
- * 16 x 16 sample of rows x columns (always including rows and columns 0
- * and n-1, the rest drawn from seed). Runs on the host, outside any timed
- * region; pure, does not allocate. */
-void gemm_verify(const struct gemm_job *job, const struct gemm_result *res,
-		 uint64_t seed, struct gemm_verify_result *out);
+ * 32 x 32 sample of rows x columns: rows and columns 0, 1, n-2 and n-1
+ * (the edge tiles of blocked kernels) and distinct others drawn from seed
+ * (any 64-bit value; the same seed picks the same positions). Runs on the
+ * host, outside any timed region; pure, does not allocate. */
+void gemm_verify(const struct gemm_job *job, const void *c_host,
+		 enum bf_dtype c_dtype, uint64_t seed,
+		 struct gemm_verify_result *out);
 
 void gemm_sweep_free(struct gemm_sweep *s);
 

@@ -39,7 +39,7 @@ __global__ void relu_f32_kernel(float *p, size_t count)
 {
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
 	     i < count; i += (size_t)gridDim.x * blockDim.x)
-		p[i] = p[i] > 0.0f ? p[i] : 0.0f;
+		p[i] = p[i] < 0.0f ? 0.0f : p[i]; /* NaN stays NaN */
 }
 
 __global__ void round16_kernel(int to_bf16, const float *in, uint16_t *out,

@@ -140,6 +140,8 @@ enum bf_status { BF_STATUS_PASS = 0, BF_STATUS_FAIL, BF_STATUS_SKIPPED };
 #define BF_KEY_OPERAND_BYTES "operand_bytes"
 #define BF_KEY_MAX_REL_ERROR "max_rel_error"
 #define BF_KEY_TOLERANCE "tolerance"
+#define BF_KEY_OUTPUT_ROUNDOFF "output_roundoff" /* unit roundoff of c_dtype */
+#define BF_KEY_VERIFY_SEED "verify_seed" /* picks the sampled positions */
 #define BF_KEY_VERIFIED_ELEMENTS "verified_elements"
 #define BF_KEY_NONFINITE_ELEMENTS "nonfinite_elements"
 #define BF_KEY_NEEDED_BYTES "needed_bytes"

@@ -259,7 +259,17 @@ class RunChecks:
         self.assertLessEqual(abs(g["gflops"] - want), 1e-9 * want)
         self.assertEqual(g["nonfinite_elements"], 0)
         self.assertTrue(0 <= g["max_rel_error"] <= g["tolerance"], g)
-        self.assertEqual(g["verified_elements"], n * n if n <= 64 else 256)
+        # The last C, and the first timed one's too when there were more
+        # iterations: every element up to n = 64, else 32 x 32 sampled.
+        per_output = n * n if n <= 64 else 32 * 32
+        self.assertEqual(g["verified_elements"],
+                         per_output * (2 if iters > 1 else 1))
+        # 16 sqrt(n) 2^-24 (fp32 accumulation; agent/gemm.c)
+        self.assertAlmostEqual(g["tolerance"], 16 * n ** 0.5 * 2.0 ** -24,
+                               delta=1e-15)
+        self.assertEqual(g["output_roundoff"], 2.0 ** -24)
+        self.assertTrue(is_int(g["verify_seed"]) and
+                        0 <= g["verify_seed"] < 2 ** 48, g)
         ebytes = {"fp32": 4, "fp16": 2, "bf16": 2}[dt]
         self.assertEqual(g["c_dtype"], "fp32")  # OpenBLAS writes fp32 C
         self.assertEqual(g["operand_bytes"], 2 * n * n * ebytes + 4 * n * n)

@@ -7,6 +7,7 @@
  * is called, so its data pointer is never touched (with ASan, a call that
  * did touch it would crash the test).
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -405,6 +406,24 @@ static void test_matmul_relu(void **state)
 	tensor_free(ta);
 }
 
+static void test_relu_keeps_nan(void **state)
+{
+	/* relu is max(x, 0) for numbers; a NaN stays NaN (as torch.relu
+	 * keeps it) so that an upstream error is not hidden as a zero. */
+	static const int64_t s6[] = { 6 };
+	const double in[] = { NAN, -1, -0.0, 2, -INFINITY, INFINITY };
+	struct tensor *t = make(1, s6, in);
+	double got[6];
+	char detail[256] = "";
+
+	assert_int_equal(tensor_relu_(t, detail, sizeof(detail)), BF_OK);
+	assert_int_equal(tensor_values(t, got, detail, sizeof(detail)), BF_OK);
+	assert_true(isnan(got[0]));
+	assert_true(got[1] == 0 && got[2] == 0 && got[3] == 2);
+	assert_true(got[4] == 0 && isinf(got[5]) && got[5] > 0);
+	tensor_free(t);
+}
+
 static void test_to_device_and_shape_str(void **state)
 {
 	static const int64_t s3[] = { 3 }, img[] = { 32, 3, 224, 224 };
@@ -443,6 +462,7 @@ int main(void)
 		cmocka_unit_test(test_device_mismatch),
 		cmocka_unit_test(test_non_fp32_arithmetic),
 		cmocka_unit_test(test_matmul_relu),
+		cmocka_unit_test(test_relu_keeps_nan),
 		cmocka_unit_test(test_to_device_and_shape_str),
 	};
 
