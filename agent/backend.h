@@ -78,9 +78,16 @@ struct backend {
 	 * values become JSON null. */
 	void (*describe)(struct cJSON *host);
 
-	/* Free and total memory of device dev in bytes (host RAM for CPU). */
+	/* Memory of device dev this process can still allocate, and the
+	 * device's total, in bytes. For the CPU, and for a GPU that shares
+	 * the host's memory (DGX Spark's GB10, Jetson: cudaMemGetInfo's
+	 * figure does not count what the OS could free), it is
+	 * hostinfo_memory_room's: the least of MemAvailable, the cgroup
+	 * limit and RLIMIT_AS. limit (limit_len bytes) names what bounds
+	 * free_bytes ("cgroup memory limit", "cudaMemGetInfo", ...). */
 	enum bf_err (*mem_info)(int dev, uint64_t *free_bytes,
-				uint64_t *total_bytes);
+				uint64_t *total_bytes, char *limit,
+				size_t limit_len);
 
 	/* --- tensor storage and element-wise ops (fp32) ------------------ */
 	enum bf_err (*alloc)(int dev, size_t bytes, void **out_dev,

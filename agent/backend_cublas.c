@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "backend.h"
+#include "hostinfo.h"
 #include "kernels_cuda.h"
 #include "schema.h"
 #include "stats.h"
@@ -194,15 +195,30 @@ static void cuda_describe(cJSON *host)
 }
 
 static enum bf_err cuda_mem_info(int dev, uint64_t *free_bytes,
-				 uint64_t *total_bytes)
+				 uint64_t *total_bytes, char *limit,
+				 size_t limit_len)
 {
 	size_t f = 0, t = 0;
 
 	if (cudaSetDevice(dev) != cudaSuccess ||
 	    cudaMemGetInfo(&f, &t) != cudaSuccess)
 		return BF_ERR_DEVICE;
-	*free_bytes = f;
 	*total_bytes = t;
+	if (device_attr(dev, cudaDevAttrIntegrated) == 1) {
+		/* Unified memory: the GPU allocates the host's DRAM, and
+		 * cudaMemGetInfo's free figure leaves out the page cache
+		 * the OS would give up (NVIDIA's DGX Spark user guide
+		 * advises reading /proc/meminfo instead). */
+		char what[48];
+
+		if (hostinfo_memory_room(free_bytes, what, sizeof(what)) ==
+		    BF_OK) {
+			snprintf(limit, limit_len, "%s (unified memory)", what);
+			return BF_OK;
+		}
+	}
+	*free_bytes = f;
+	snprintf(limit, limit_len, "cudaMemGetInfo");
 	return BF_OK;
 }
 
@@ -438,6 +454,21 @@ static enum bf_err cuda_gemm_supports(int dev, enum bf_dtype dtype,
 	}
 }
 
+/* Free memory now, for the peak: cudaMemGetInfo's figure on a discrete
+ * GPU; the host's MemAvailable on a unified-memory one (GB10), whose
+ * allocations come out of the host's DRAM. */
+static cudaError_t free_bytes_now(int unified, size_t *free_b, size_t *total)
+{
+	uint64_t avail, tot;
+
+	if (unified && hostinfo_memory(&avail, &tot) == BF_OK) {
+		*free_b = (size_t)avail;
+		*total = (size_t)tot;
+		return cudaSuccess;
+	}
+	return cudaMemGetInfo(free_b, total);
+}
+
 static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 				 struct gemm_result *res, char *detail,
 				 size_t detail_len)
@@ -453,7 +484,7 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 	const float one = 1.0f, zero = 0.0f;
 	size_t free0 = 0, free_now = 0, free_min, total = 0;
 	enum bf_err err = BF_OK;
-	int n = job->n;
+	int n = job->n, unified;
 	float t;
 
 	res->c_host = NULL;
@@ -480,7 +511,8 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 
 	CUDA_TRY(cudaSetDevice(dev));
 	CUDA_TRY(cudaDeviceSynchronize());
-	CUDA_TRY(cudaMemGetInfo(&free0, &total));
+	unified = device_attr(dev, cudaDevAttrIntegrated) == 1;
+	CUDA_TRY(free_bytes_now(unified, &free0, &total));
 	free_min = free0;
 	/* The handle is created inside the measured window so that its
 	 * workspace counts towards peak memory, as PyTorch's peak does. */
@@ -524,7 +556,7 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 					    cudaMemcpyDeviceToHost));
 		}
 		if (it == 0 || it + 1 == job->warmup + job->iters) {
-			CUDA_TRY(cudaMemGetInfo(&free_now, &total));
+			CUDA_TRY(free_bytes_now(unified, &free_now, &total));
 			if (free_now < free_min)
 				free_min = free_now;
 		}

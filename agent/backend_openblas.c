@@ -172,9 +172,14 @@ static void cpu_describe(cJSON *host)
 }
 
 static enum bf_err cpu_mem_info(int dev, uint64_t *free_bytes,
-				uint64_t *total_bytes)
+				uint64_t *total_bytes, char *limit,
+				size_t limit_len)
 {
-	return hostinfo_memory(free_bytes, total_bytes);
+	uint64_t avail;
+
+	if (hostinfo_memory(&avail, total_bytes) != BF_OK)
+		return BF_ERR_IO;
+	return hostinfo_memory_room(free_bytes, limit, limit_len);
 }
 
 static enum bf_err cpu_alloc(int dev, size_t bytes, void **out, char *detail,

@@ -226,6 +226,17 @@ static void add_number_or_null(cJSON *o, const char *k, double v)
 		cJSON_AddNullToObject(o, k);
 }
 
+/* The one wording of "does not fit": "operands need 192 MiB, cpu has
+ * 100 MiB free (cgroup memory limit)". */
+static void does_not_fit(char *out, size_t len, double needed, uint64_t free_b,
+			 const char *limit, const char *device)
+{
+	snprintf(out, len, "does not fit: operands need %.0f MiB, %s has %.0f MiB free%s%s%s",
+		 needed / MIB, device, (double)free_b / MIB,
+		 limit && *limit ? " (" : "", limit ? limit : "",
+		 limit && *limit ? ")" : "");
+}
+
 /* Emits a skipped gemm record and remembers the outcome. */
 static void emit_skipped(struct report *r, struct gemm_sweep *s,
 			 const struct device *dev, enum bf_dtype dt, int n,
@@ -268,6 +279,7 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 	char detail[512] = "", label[16];
 	uint64_t free_b = 0, total_b = 0;
 	double needed, gflops;
+	char limit[64] = "";
 	enum bf_status status;
 	cJSON *rec, *samples;
 	enum bf_err err;
@@ -281,17 +293,19 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 		emit_skipped(r, s, &sd->dev, dt, n, detail, 0, 0);
 		return;
 	}
-	/* Fit check before allocating: A, B, C on the device (plus cuBLAS
-	 * headroom on a GPU; the host copies are already counted for CPU). */
-	needed = (double)(3 * nn * eb) +
-		 (sd->dev.kind == DEVICE_CPU ? (double)(nn * eb) : /* first C */
-					       (double)GPU_HEADROOM_BYTES);
-	if (be->mem_info(sd->dev.index, &free_b, &total_b) == BF_OK &&
+	/* Fit check before allocating. CPU: C and the first timed C (fp32),
+	 * plus 16-bit copies of A and B for fp16/bf16 (the fp32 inputs are
+	 * allocated already and counted in the free figure). GPU: A, B, C
+	 * on the device plus cuBLAS's headroom. */
+	needed = sd->dev.kind == DEVICE_CPU ?
+			 (double)(2 * nn * sizeof(float)) +
+				 (eb == sizeof(float) ? 0 : (double)(2 * nn * eb)) :
+			 (double)(3 * nn * eb) + (double)GPU_HEADROOM_BYTES;
+	if (be->mem_info(sd->dev.index, &free_b, &total_b, limit,
+			 sizeof(limit)) == BF_OK &&
 	    needed > (double)free_b) {
-		snprintf(detail, sizeof(detail),
-			 "operands need %.0f MiB, %s has %.0f MiB free",
-			 needed / MIB, device_label(&sd->dev, label, sizeof(label)),
-			 (double)free_b / MIB);
+		does_not_fit(detail, sizeof(detail), needed, free_b, limit,
+			     device_label(&sd->dev, label, sizeof(label)));
 		emit_skipped(r, s, &sd->dev, dt, n, detail, needed, (double)free_b);
 		return;
 	}
@@ -312,25 +326,38 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 		err = be->gemm_run(sd->dev.index, &job, &res, detail,
 				   sizeof(detail));
 	}
+	if (err == BF_ERR_TOO_BIG || err == BF_ERR_NOMEM) {
+		/* Passed the fit check yet did not fit (fragmentation, another
+		 * process): the same "does not fit" result, with the figures
+		 * as they are now. */
+		char why[256];
+
+		if (be->mem_info(sd->dev.index, &free_b, &total_b, limit,
+				 sizeof(limit)) != BF_OK)
+			free_b = 0;
+		snprintf(why, sizeof(why), "%s", detail);
+		does_not_fit(detail, sizeof(detail), needed, free_b, limit,
+			     device_label(&sd->dev, label, sizeof(label)));
+		snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail),
+			 " (%s)", why);
+		emit_skipped(r, s, &sd->dev, dt, n, detail, needed, (double)free_b);
+		goto out;
+	}
 	if (err != BF_OK) {
-		/* Could not run (out of memory, a CUDA error): a failed
-		 * result with the reason, and the sweep goes on. */
+		/* Could not run (a CUDA error): a failed result with the
+		 * reason, and the sweep goes on. */
 		rec = report_record(r, BF_REC_GEMM);
 		cJSON_AddStringToObject(rec, BF_KEY_DEVICE,
 					device_label(&sd->dev, label, sizeof(label)));
 		cJSON_AddStringToObject(rec, BF_KEY_DTYPE, bf_dtype_name(dt));
 		cJSON_AddNumberToObject(rec, BF_KEY_N, n);
-		cJSON_AddStringToObject(rec, BF_KEY_STATUS,
-					err == BF_ERR_TOO_BIG ? BF_STATUS_SKIPPED_STR :
-								BF_STATUS_FAIL_STR);
+		cJSON_AddStringToObject(rec, BF_KEY_STATUS, BF_STATUS_FAIL_STR);
 		cJSON_AddStringToObject(rec, BF_KEY_REASON, detail);
 		cJSON_AddNullToObject(rec, BF_KEY_MEDIAN_MS);
 		cJSON_AddNullToObject(rec, BF_KEY_GFLOPS);
 		report_emit(r, rec);
 		s->items[s->count++] = (struct gemm_outcome){
-			sd->dev, dt, n,
-			err == BF_ERR_TOO_BIG ? BF_STATUS_SKIPPED : BF_STATUS_FAIL,
-			NAN };
+			sd->dev, dt, n, BF_STATUS_FAIL, NAN };
 		goto out;
 	}
 	/* The last iteration's C, and the first timed one's when there were
@@ -441,20 +468,32 @@ void gemm_sweep_run(struct report *r, const struct sweep_device *devs,
 	for (int si = 0; si < o->nsizes; si++) {
 		int n = o->sizes[si];
 		size_t nn = (size_t)n * (size_t)n;
-		float *a32 = hostinfo_alloc_operand(nn * sizeof(float));
-		float *b32 = hostinfo_alloc_operand(nn * sizeof(float));
+		double in_bytes = 2.0 * (double)nn * sizeof(float);
+		uint64_t room = 0;
+		char limit[64] = "";
+		float *a32 = NULL, *b32 = NULL;
+		int fits = hostinfo_memory_room(&room, limit, sizeof(limit)) !=
+				   BF_OK ||
+			   in_bytes <= (double)room;
 
+		/* The fp32 inputs are checked against the host's room before
+		 * they are allocated, like every operand after them. */
+		if (fits) {
+			a32 = hostinfo_alloc_operand(nn * sizeof(float));
+			b32 = hostinfo_alloc_operand(nn * sizeof(float));
+			if (!a32 || !b32)
+				hostinfo_memory_room(&room, limit, sizeof(limit));
+		}
 		if (!a32 || !b32) {
-			char reason[128];
+			char reason[256];
 
-			snprintf(reason, sizeof(reason),
-				 "host allocation of 2 x %.0f MiB for inputs failed",
-				 (double)nn * 4 / MIB);
+			does_not_fit(reason, sizeof(reason), in_bytes, room,
+				     limit, "the host (fp32 inputs)");
 			for (int d = 0; d < ndevices; d++)
 				for (int t = 0; t < o->ndtypes; t++)
 					emit_skipped(r, out, &devs[d].dev,
 						     o->dtypes[t], n, reason,
-						     0, 0);
+						     in_bytes, (double)room);
 		} else {
 			gemm_fill_uniform(a32, nn, o->seed, 0);
 			gemm_fill_uniform(b32, nn, o->seed, 1);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -72,6 +73,113 @@ enum bf_err hostinfo_memory(uint64_t *available_bytes, uint64_t *total_bytes)
 		return BF_ERR_IO;
 	*available_bytes = (uint64_t)avail;
 	*total_bytes = (uint64_t)total;
+	return BF_OK;
+}
+
+/* One number from a file ("max" reads as -1: no limit); -2 unreadable. */
+static int64_t read_limit(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char buf[64] = "";
+	int64_t v = -2;
+
+	if (!f)
+		return -2;
+	if (fgets(buf, sizeof(buf), f)) {
+		if (strncmp(buf, "max", 3) == 0)
+			v = -1;
+		else if (buf[0] >= '0' && buf[0] <= '9')
+			v = (int64_t)strtoll(buf, NULL, 10);
+	}
+	fclose(f);
+	return v;
+}
+
+/* Room left under this process's cgroup memory limits, the tightest over
+ * its cgroup and every ancestor (cgroup v2: memory.max - memory.current;
+ * v1: memory.limit_in_bytes - memory.usage_in_bytes of the memory
+ * controller's hierarchy). -1 when no limit applies or none is readable. */
+static int64_t cgroup_room(void)
+{
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	char line[1024], path[1200];
+	int64_t best = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		const char *base, *rel;
+		char *colon1, *colon2;
+		int v2;
+
+		line[strcspn(line, "\n")] = '\0';
+		colon1 = strchr(line, ':');
+		if (!colon1 || !(colon2 = strchr(colon1 + 1, ':')))
+			continue;
+		*colon2 = '\0';
+		v2 = strcmp(line, "0") == 0 && colon2 == colon1 + 1;
+		if (!v2 && !strstr(colon1 + 1, "memory"))
+			continue;
+		rel = colon2[1] == '/' ? colon2 + 1 : "/";
+		/* v2 at /sys/fs/cgroup, or at .../unified in hybrid mode */
+		base = !v2 ? "/sys/fs/cgroup/memory" :
+		       access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0 ?
+			     "/sys/fs/cgroup" :
+			     "/sys/fs/cgroup/unified";
+		/* From the process's own cgroup up to the root. */
+		snprintf(path, sizeof(path), "%s%s", base, rel);
+		for (;;) {
+			char file[1300];
+			int64_t max, cur;
+			char *slash;
+
+			snprintf(file, sizeof(file), "%s/%s", path,
+				 v2 ? "memory.max" : "memory.limit_in_bytes");
+			max = read_limit(file);
+			snprintf(file, sizeof(file), "%s/%s", path,
+				 v2 ? "memory.current" : "memory.usage_in_bytes");
+			cur = read_limit(file);
+			/* v1 reports "no limit" as a huge page-rounded number */
+			if (max >= 0 && max < (INT64_C(1) << 60) && cur >= 0) {
+				int64_t room = max > cur ? max - cur : 0;
+
+				if (best < 0 || room < best)
+					best = room;
+			}
+			slash = strrchr(path, '/');
+			if (!slash || (size_t)(slash - path) < strlen(base))
+				break;
+			*slash = '\0';
+		}
+	}
+	fclose(f);
+	return best;
+}
+
+enum bf_err hostinfo_memory_room(uint64_t *room_bytes, char *what,
+				 size_t what_len)
+{
+	uint64_t avail, total;
+	int64_t cg = cgroup_room(), vm = read_kb("/proc/self/status", "VmSize");
+	struct rlimit rl;
+
+	if (hostinfo_memory(&avail, &total) != BF_OK)
+		return BF_ERR_IO;
+	*room_bytes = avail;
+	snprintf(what, what_len, "MemAvailable");
+	if (cg >= 0 && (uint64_t)cg < *room_bytes) {
+		*room_bytes = (uint64_t)cg;
+		snprintf(what, what_len, "cgroup memory limit");
+	}
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    vm >= 0) {
+		uint64_t left = rl.rlim_cur > (uint64_t)vm ? rl.rlim_cur - (uint64_t)vm : 0;
+
+		if (left < *room_bytes) {
+			*room_bytes = left;
+			snprintf(what, what_len, "RLIMIT_AS");
+		}
+	}
 	return BF_OK;
 }
 

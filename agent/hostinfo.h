@@ -22,6 +22,16 @@ void hostinfo_describe(struct cJSON *host);
  * the file cannot be read or lacks them. */
 enum bf_err hostinfo_memory(uint64_t *available_bytes, uint64_t *total_bytes);
 
+/* Host memory this process can still allocate, bytes: the least of
+ * MemAvailable, the room under its cgroup's memory limit (v2 memory.max
+ * less memory.current, or v1's limit_in_bytes less usage_in_bytes, the
+ * tightest of its cgroup and every ancestor) and RLIMIT_AS less its
+ * address space in use (VmSize). what (what_len bytes) names the one that
+ * limits: "MemAvailable", "cgroup memory limit" or "RLIMIT_AS". BF_ERR_IO
+ * when /proc/meminfo is unreadable. */
+enum bf_err hostinfo_memory_room(uint64_t *room_bytes, char *what,
+				 size_t what_len);
+
 /* Resident set size of this process (VmRSS), bytes; -1 if unreadable. */
 int64_t hostinfo_rss_bytes(void);
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Fault injection: the agent must fail a wrong GEMM, never report its speed.
+"""Fault injection: the agent must fail a wrong GEMM, never report its speed,
+and must skip a GEMM that does not fit under the process's memory limits.
 
 Each test preloads tests/faults/lying_sgemm.c (BF_LYING_SGEMM) into the
 agent with one BF_FAULT mode and checks the CPU fp32 gemm record: status
@@ -87,6 +88,91 @@ class FaultTest(unittest.TestCase):
         self.assertEqual(len(seeds), 3, seeds)
         for s in seeds:
             self.assertTrue(agentlib.is_int(s) and 0 <= s < 2 ** 48)
+
+
+def own_memory_cgroup():
+    """The directory of this process's memory cgroup (v2, v2 in hybrid
+    mode, or v1's memory controller), or None."""
+    with open("/proc/self/cgroup") as f:
+        for line in f:
+            num, ctrls, path = line.rstrip("\n").split(":", 2)
+            if num == "0" and ctrls == "":
+                for base in ("/sys/fs/cgroup", "/sys/fs/cgroup/unified"):
+                    d = base + path
+                    if os.path.exists(os.path.join(d, "memory.max")) or \
+                            os.path.exists(os.path.join(base,
+                                                        "cgroup.controllers")):
+                        if os.path.isdir(d):
+                            return d, "memory.max"
+            elif "memory" in ctrls.split(","):
+                d = "/sys/fs/cgroup/memory" + path
+                if os.path.isdir(d):
+                    return d, "memory.limit_in_bytes"
+    return None
+
+
+def gemm_record(r):
+    recs = agentlib.parse_records(r.stdout)
+    gemms = [x for x in recs if x["type"] == "gemm"]
+    assert len(gemms) == 1, gemms
+    return gemms[0]
+
+
+class MemoryFitTest(unittest.TestCase):
+    """A GEMM that cannot fit under the process's limits is skipped with
+    needed and free bytes, and the reason names the limit; nothing is
+    allocated first (the agent would be killed or fail otherwise)."""
+
+    ARGS = ("--device", "cpu", "--dtypes", "fp32", "--no-checks",
+            "--cpu-warmup", "0", "--cpu-iters", "1")
+
+    def check_skipped(self, g, limit_words):
+        self.assertEqual(g["status"], "skipped", g)
+        self.assertIn("does not fit", g["reason"])
+        self.assertIn(limit_words, g["reason"])
+        self.assertGreater(g["needed_bytes"], g["free_bytes"])
+        self.assertIsNone(g["gflops"])
+
+    def test_rlimit_as(self):
+        if "ASAN_OPTIONS" in os.environ:
+            self.skipTest("AddressSanitizer needs an unlimited address space")
+        import resource
+
+        def limit():
+            resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+        if not agentlib.AGENT:
+            self.skipTest("BF_AGENT is not set")
+        import subprocess
+        r = subprocess.run([agentlib.AGENT, *self.ARGS, "--sizes", "12288"],
+                           capture_output=True, text=True, timeout=300,
+                           preexec_fn=limit, stdin=subprocess.DEVNULL)
+        self.check_skipped(gemm_record(r), "RLIMIT_AS")
+
+    def test_cgroup_limit(self):
+        found = own_memory_cgroup()
+        if not found or not agentlib.AGENT:
+            self.skipTest("no memory cgroup to make a child in")
+        parent, limit_file = found
+        child = os.path.join(parent, "bf-fit-test-%d" % os.getpid())
+        try:
+            os.mkdir(child)
+            with open(os.path.join(child, limit_file), "w") as f:
+                f.write(str(160 << 20))
+        except OSError as e:
+            self.skipTest(f"cannot make a memory cgroup here: {e}")
+        import subprocess
+
+        def enter():
+            with open(os.path.join(child, "cgroup.procs"), "w") as f:
+                f.write(str(os.getpid()))
+        try:
+            r = subprocess.run([agentlib.AGENT, *self.ARGS, "--sizes",
+                                "4096"], capture_output=True, text=True,
+                               timeout=300, preexec_fn=enter,
+                               stdin=subprocess.DEVNULL)
+        finally:
+            os.rmdir(child)
+        self.check_skipped(gemm_record(r), "cgroup memory limit")
 
 
 if __name__ == "__main__":
