@@ -20,6 +20,7 @@
 #include "backend.h"
 #include "hostinfo.h"
 #include "kernels_cuda.h"
+#include "nvml.h"
 #include "schema.h"
 #include "stats.h"
 
@@ -81,33 +82,6 @@ static void add_cuda_version(cJSON *obj, const char *key, cudaError_t e, int v)
 	cJSON_AddStringToObject(obj, key, buf);
 }
 
-/* The NVIDIA driver version ("580.95.05") through NVML, dlopened so that
- * the agent still runs where the driver is absent. NULL when unavailable;
- * static buffer. */
-static const char *nvml_driver_version(void)
-{
-	static char version[96];
-	typedef int (*init_fn)(void);
-	typedef int (*version_fn)(char *, unsigned int);
-	void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-	const char *result = NULL;
-	init_fn init, shutdown;
-	version_fn get;
-
-	if (!lib)
-		return NULL;
-	init = (init_fn)(uintptr_t)dlsym(lib, "nvmlInit_v2");
-	shutdown = (init_fn)(uintptr_t)dlsym(lib, "nvmlShutdown");
-	get = (version_fn)(uintptr_t)dlsym(lib, "nvmlSystemGetDriverVersion");
-	if (init && shutdown && get && init() == 0) {
-		if (get(version, sizeof(version)) == 0)
-			result = version;
-		shutdown();
-	}
-	dlclose(lib);
-	return result;
-}
-
 static const char *cublas_library(void)
 {
 	static char lib[48];
@@ -133,13 +107,12 @@ static void cuda_describe(cJSON *host)
 {
 	cJSON *cu = cJSON_AddObjectToObject(host, BF_KEY_CUDA);
 	cJSON *gpus = cJSON_AddArrayToObject(host, BF_KEY_GPUS);
-	const char *drv = nvml_driver_version();
 	const char *tf32_env = getenv("NVIDIA_TF32_OVERRIDE");
-	char detail[256];
+	char detail[256], drv[96];
 	int v = 0, n = 0;
 	cudaError_t e;
 
-	if (drv)
+	if (nvml_driver_version(drv, sizeof(drv)) == 0)
 		cJSON_AddStringToObject(cu, BF_KEY_DRIVER_VERSION, drv);
 	else
 		cJSON_AddNullToObject(cu, BF_KEY_DRIVER_VERSION);

@@ -76,6 +76,19 @@ enum bf_err hostinfo_memory(uint64_t *available_bytes, uint64_t *total_bytes)
 	return BF_OK;
 }
 
+long hostinfo_read_long(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
 /* One number from a file ("max" reads as -1: no limit); -2 unreadable. */
 static int64_t read_limit(const char *path)
 {

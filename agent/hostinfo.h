@@ -32,6 +32,10 @@ enum bf_err hostinfo_memory(uint64_t *available_bytes, uint64_t *total_bytes);
 enum bf_err hostinfo_memory_room(uint64_t *room_bytes, char *what,
 				 size_t what_len);
 
+/* The first integer in a one-value file (sysfs, procfs); -1 when the file
+ * is missing or does not start with a number. */
+long hostinfo_read_long(const char *path);
+
 /* Resident set size of this process (VmRSS), bytes; -1 if unreadable. */
 int64_t hostinfo_rss_bytes(void);
 

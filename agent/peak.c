@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "bf_clock.h"
+#include "hostinfo.h"
 
 struct gpu_rate {
 	int major, minor; /* minor -1: every minor of major */
@@ -189,19 +190,6 @@ static char *cpuinfo_flags(void)
 	return out;
 }
 
-static long read_long(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	long v = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 /* Physical cores among the CPUs this process may use: distinct
  * (package, core) pairs from sysfs topology; logical CPUs when that is
  * unreadable; 0 when even that fails. */
@@ -224,10 +212,10 @@ static int physical_cores(void)
 		snprintf(path, sizeof(path),
 			 "/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
 			 cpu);
-		pkg = read_long(path);
+		pkg = hostinfo_read_long(path);
 		snprintf(path, sizeof(path),
 			 "/sys/devices/system/cpu/cpu%d/topology/core_id", cpu);
-		core = read_long(path);
+		core = hostinfo_read_long(path);
 		if (pkg < 0 || core < 0)
 			return CPU_COUNT(&set);
 		key = pkg << 20 | core;
@@ -276,7 +264,7 @@ static double measure_clock_ghz(void)
 void peak_cpu_probe(struct cpu_caps *c)
 {
 	char *flags = cpuinfo_flags();
-	long max_khz = read_long("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+	long max_khz = hostinfo_read_long("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
 	double measured = measure_clock_ghz();
 
 	memset(c, 0, sizeof(*c));

@@ -1,0 +1,80 @@
+/*
+ * GPU state through NVML, the library behind nvidia-smi, loaded at run
+ * time (dlopen of libnvidia-ml.so.1) so that the agent builds and runs
+ * where it is absent: then every reading is "unknown" with the reason, not
+ * an error. Also the CPU's frequency governor and clock, so that both kinds
+ * of device record the state they ran in.
+ *
+ * Read before and after each GEMM row: a row during which the clocks were
+ * held down for power or heat is flagged, since its GFLOP/s describe the
+ * cooling, not the chip.
+ */
+#ifndef BF_NVML_H
+#define BF_NVML_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* NVML's clock-event ("throttle") reason bits (nvml.h,
+ * nvmlClocksEventReason*), as returned by
+ * nvmlDeviceGetCurrentClocksEventReasons. */
+#define NVML_REASON_GPU_IDLE 0x1ull
+#define NVML_REASON_APP_CLOCKS 0x2ull
+#define NVML_REASON_SW_POWER_CAP 0x4ull
+#define NVML_REASON_HW_SLOWDOWN 0x8ull
+#define NVML_REASON_SYNC_BOOST 0x10ull
+#define NVML_REASON_SW_THERMAL 0x20ull
+#define NVML_REASON_HW_THERMAL 0x40ull
+#define NVML_REASON_HW_POWER_BRAKE 0x80ull
+#define NVML_REASON_DISPLAY_CLOCKS 0x100ull
+/* The reasons that mean the clocks were held below what the load asked
+ * for: power cap, hardware slowdown, thermal, power brake. */
+#define NVML_REASONS_THROTTLED                                               \
+	(NVML_REASON_SW_POWER_CAP | NVML_REASON_HW_SLOWDOWN |                \
+	 NVML_REASON_SW_THERMAL | NVML_REASON_HW_THERMAL |                   \
+	 NVML_REASON_HW_POWER_BRAKE)
+
+/* One reading of a GPU. Numbers are NaN, flags -1, when unknown. */
+struct gpu_state {
+	int known;               /* 0: NVML absent or failed; see reason */
+	char reason[128];
+	char uuid[96];           /* "GPU-8f1c...", "" unknown */
+	double sm_clock_mhz, sm_clock_max_mhz;
+	double mem_clock_mhz, mem_clock_max_mhz;
+	double power_w, power_limit_w; /* board draw and enforced limit, W */
+	double temperature_c;
+	int persistence;         /* persistence mode on (1) / off (0) */
+	int mig;                 /* MIG mode on / off */
+	int ecc;                 /* ECC mode on / off */
+	int64_t event_reasons;   /* NVML_REASON_* bits; -1 unknown */
+};
+
+/* Reads the GPU whose PCI bus id ("0000:3b:00.0", from
+ * cudaDeviceGetPCIBusId) is given. Always fills *out; out->known is 0,
+ * with the reason, when NVML cannot be loaded or does not know the GPU.
+ * Loads NVML once per process (thread-safe); cheap afterwards (about a
+ * dozen NVML calls, each under a millisecond on a local GPU). */
+void nvml_read(const char *pci_bus_id, struct gpu_state *out);
+
+/* The driver version ("580.95.05") into buf; -1 when NVML is absent. */
+int nvml_driver_version(char *buf, size_t len);
+
+/* Names of the set reason bits, comma-separated ("sw_power_cap,
+ * hw_thermal"), into buf; "none" when mask is 0, "unknown" when < 0. */
+const char *nvml_reason_names(int64_t mask, char *buf, size_t len);
+
+/* 1 when a row whose state was `before` and `after` ran throttled (either
+ * reading has a NVML_REASONS_THROTTLED bit); 0 when neither has; -1 when
+ * neither reading is known. */
+int nvml_throttled(const struct gpu_state *before,
+		   const struct gpu_state *after);
+
+/* The CPU side: scaling_governor of CPU 0 and the mean scaling_cur_freq
+ * over the CPUs this process may use, from cpufreq in sysfs. */
+struct cpu_state {
+	char governor[32];   /* "performance", "" unknown (no cpufreq: a VM) */
+	double freq_mhz;     /* NaN unknown */
+};
+void cpu_state_read(struct cpu_state *out);
+
+#endif

@@ -1,0 +1,95 @@
+/*
+ * Unit tests for agent/nvml.c: reason bits named, the throttled verdict
+ * from before/after readings, and the "NVML absent" path, which is what
+ * this machine (no NVIDIA driver) exercises for real.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "nvml.h"
+
+static void test_reason_names(void **state)
+{
+	char buf[128];
+
+	assert_string_equal(nvml_reason_names(0, buf, sizeof(buf)), "none");
+	assert_string_equal(nvml_reason_names(-1, buf, sizeof(buf)), "unknown");
+	assert_string_equal(nvml_reason_names(0x4 | 0x40, buf, sizeof(buf)),
+			    "sw_power_cap,hw_thermal");
+	assert_string_equal(nvml_reason_names(0x1 | 0x1000, buf, sizeof(buf)),
+			    "gpu_idle,other(0x1000)");
+}
+
+static struct gpu_state reading(int known, int64_t reasons)
+{
+	struct gpu_state s;
+
+	memset(&s, 0, sizeof(s));
+	s.known = known;
+	s.event_reasons = reasons;
+	return s;
+}
+
+static void test_throttled(void **state)
+{
+	struct gpu_state idle = reading(1, (int64_t)NVML_REASON_GPU_IDLE);
+	struct gpu_state busy = reading(1, 0);
+	struct gpu_state capped = reading(1, (int64_t)NVML_REASON_SW_POWER_CAP);
+	struct gpu_state hot = reading(1, (int64_t)NVML_REASON_HW_THERMAL);
+	struct gpu_state unknown = reading(0, -1);
+
+	/* Idle before and busy after is the normal row. */
+	assert_int_equal(nvml_throttled(&idle, &busy), 0);
+	assert_int_equal(nvml_throttled(&busy, &capped), 1);
+	assert_int_equal(nvml_throttled(&hot, &busy), 1);
+	assert_int_equal(nvml_throttled(&unknown, &unknown), -1);
+	assert_int_equal(nvml_throttled(&unknown, &capped), 1);
+	assert_int_equal(nvml_throttled(NULL, &busy), 0);
+}
+
+static void test_absent_or_unknown_gpu(void **state)
+{
+	/* Without the driver (this machine) or with a bus id no GPU has,
+	 * every field is unknown and the reason says why; never a crash. */
+	struct gpu_state s;
+	char v[96];
+
+	nvml_read("0000:ff:1f.7", &s);
+	assert_int_equal(s.known, 0);
+	assert_true(strlen(s.reason) > 0);
+	assert_true(isnan(s.sm_clock_mhz) && isnan(s.power_w));
+	assert_int_equal(s.persistence, -1);
+	assert_int_equal(s.event_reasons, -1);
+	nvml_read(NULL, &s);
+	assert_int_equal(s.known, 0);
+	if (nvml_driver_version(v, sizeof(v)) == 0)
+		assert_true(strlen(v) > 0);
+}
+
+static void test_cpu_state(void **state)
+{
+	struct cpu_state c;
+
+	cpu_state_read(&c);
+	/* A VM may have no cpufreq: unknown is allowed, nonsense is not. */
+	assert_true(isnan(c.freq_mhz) || (c.freq_mhz > 100 && c.freq_mhz < 10000));
+	assert_true(strlen(c.governor) < sizeof(c.governor));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reason_names),
+		cmocka_unit_test(test_throttled),
+		cmocka_unit_test(test_absent_or_unknown_gpu),
+		cmocka_unit_test(test_cpu_state),
+	};
+
+	return cmocka_run_group_tests_name("nvml", tests, NULL, NULL);
+}
