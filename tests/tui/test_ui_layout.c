@@ -762,6 +762,75 @@ static void test_model_baseline(void **state)
 	model_free(m);
 }
 
+/* The model's only read path: a caller-owned snapshot, refreshed only
+ * when the model changed, independent of the model once taken. */
+static void test_model_snapshot(void **state)
+{
+	struct model mm, *m = &mm;
+	struct model_snapshot s = { 0 };
+	struct model_host h;
+	struct bf_record rec;
+
+	model_init(m, 2, host_names);
+	assert_int_equal(model_nhosts(m), 2);
+	assert_int_equal(model_snapshot_update(m, &s), 1); /* empty: filled */
+	assert_int_equal(s.nhosts, 2);
+	assert_string_equal(s.hosts[1].name, "bfhost2");
+	assert_int_equal(s.hosts[0].agent_exit, -1);
+	assert_int_equal(s.nrows, 0);
+	assert_int_equal(model_snapshot_update(m, &s), 0); /* unchanged */
+
+	bf_record_init(&rec, BF_REC_PLAN);
+	rec.u.plan.checks_total = 3;
+	rec.u.plan.gemm_total = 2;
+	assert_int_equal(model_add_record(m, 1, &rec), 1);
+	bf_record_free(&rec);
+	bf_record_init(&rec, BF_REC_CHECK);
+	rec.u.check.name = strdup("add.elementwise");
+	rec.u.check.device = strdup("cuda:0");
+	rec.u.check.status = BF_STATUS_FAIL;
+	assert_int_equal(model_add_record(m, 1, &rec), 0);
+	bf_record_free(&rec);
+	/* cuda:0 fp32 first, then its CPU base: the ratio fills in. */
+	gemm_record(&rec, "fp32", 256, 400.0);
+	free(rec.u.gemm.device);
+	rec.u.gemm.device = strdup("cuda:0");
+	model_add_record(m, 1, &rec);
+	bf_record_free(&rec);
+	gemm_record(&rec, "fp32", 256, 20.0);
+	model_add_record(m, 1, &rec);
+	bf_record_free(&rec);
+	model_set_state(m, 1, HOST_RUNNING, NULL);
+
+	assert_int_equal(model_snapshot_update(m, &s), 1);
+	assert_int_equal(s.nrows, 2);
+	assert_int_equal(s.rows[0].host, 1);
+	assert_string_equal(s.rows[0].device, "cuda:0");
+	assert_true(s.rows[0].gpu_vs_cpu == bf_speed_ratio(400.0, 20.0));
+	assert_true(isnan(s.rows[0].vs_fp32));
+	assert_true(isnan(s.rows[1].gpu_vs_cpu));
+	assert_int_equal(s.nchecks, 1);
+	assert_non_null(model_snapshot_checks(&s, 1, "cuda:0"));
+	assert_int_equal(model_snapshot_checks(&s, 1, "cuda:0")->failed, 1);
+	assert_null(model_snapshot_checks(&s, 0, "cuda:0"));
+	assert_int_equal(s.hosts[1].state, HOST_RUNNING);
+	assert_int_equal(s.hosts[1].gemm_done, 2);
+	assert_int_equal(s.hosts[1].gemm_total, 2);
+	assert_int_equal(s.hosts[1].checks_done, 1);
+	assert_int_equal(s.hosts[1].records, 4);
+
+	model_host_get(m, 1, &h);
+	assert_int_equal(h.checks_total, 3);
+	assert_int_equal(h.state, HOST_RUNNING);
+
+	/* The copy outlives the model. */
+	model_free(m);
+	assert_string_equal(s.rows[1].device, "cpu");
+	model_snapshot_free(&s);
+	assert_null(s.rows);
+	model_snapshot_free(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -787,6 +856,7 @@ int main(void)
 		cmocka_unit_test(test_host_progress),
 		cmocka_unit_test(test_elapsed),
 		cmocka_unit_test(test_model_baseline),
+		cmocka_unit_test(test_model_snapshot),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
