@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "checks.h"
+#include "xmalloc.h"
 
 struct limits_case {
 	enum bf_dtype dtype;
@@ -57,20 +58,22 @@ static void emit_limits_record(struct report *r, enum bf_dtype dt)
 {
 	struct bf_float_format f;
 	struct bf_float_limits l;
-	cJSON *rec = report_record(r, BF_REC_FLOAT_LIMITS);
+	struct bf_record rec;
+	struct bf_rec_float_limits *fl = &rec.u.float_limits;
 
 	bf_dtype_format(dt, &f);
 	l = bf_float_format_limits(&f);
-	cJSON_AddStringToObject(rec, BF_KEY_DTYPE, bf_dtype_name(dt));
-	cJSON_AddNumberToObject(rec, BF_KEY_BITS, f.bits);
-	cJSON_AddNumberToObject(rec, BF_KEY_EXPONENT_BITS, f.exponent_bits);
-	cJSON_AddNumberToObject(rec, BF_KEY_MANTISSA_BITS, f.mantissa_bits);
-	cJSON_AddNumberToObject(rec, BF_KEY_MAX, l.max);
-	cJSON_AddNumberToObject(rec, BF_KEY_EPS, l.eps);
-	cJSON_AddNumberToObject(rec, BF_KEY_SMALLEST_NORMAL, l.smallest_normal);
-	cJSON_AddNumberToObject(rec, BF_KEY_SMALLEST_SUBNORMAL,
-				l.smallest_subnormal);
-	report_emit(r, rec);
+	bf_record_init(&rec, BF_REC_FLOAT_LIMITS);
+	fl->dtype = bf_xstrdup(bf_dtype_name(dt));
+	fl->bits = f.bits;
+	fl->exponent_bits = f.exponent_bits;
+	fl->mantissa_bits = f.mantissa_bits;
+	fl->max = l.max;
+	fl->eps = l.eps;
+	fl->smallest_normal = l.smallest_normal;
+	fl->smallest_subnormal = l.smallest_subnormal;
+	report_emit_record(r, &rec);
+	bf_record_free(&rec);
 }
 
 static cJSON *limits_object(int bits, double max, double eps, double tiny,

@@ -38,10 +38,7 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include <cjson/cJSON.h>
-
 #include "bf_clock.h"
-
 #include "hostinfo.h"
 #include "stats.h"
 #include "xmalloc.h"
@@ -218,12 +215,22 @@ void gemm_verify(const struct gemm_job *job, const void *c_host,
 	*out = v;
 }
 
-static void add_number_or_null(cJSON *o, const char *k, double v)
+/* A gemm record that did not run: only device, dtype, n, status and
+ * reason (median_ms and gflops encode as null); needed/free bytes after a
+ * fit refusal (NaN: none). Caller frees with bf_record_free. */
+static void unrun_record(struct bf_record *rec, const struct device *dev,
+			 enum bf_dtype dt, int n, enum bf_status status,
+			 const char *reason)
 {
-	if (isfinite(v))
-		cJSON_AddNumberToObject(o, k, v);
-	else
-		cJSON_AddNullToObject(o, k);
+	char label[16];
+	struct bf_rec_gemm *g = &rec->u.gemm;
+
+	bf_record_init(rec, BF_REC_GEMM);
+	g->device = bf_xstrdup(device_label(dev, label, sizeof(label)));
+	g->dtype = bf_xstrdup(bf_dtype_name(dt));
+	g->n = n;
+	g->status = status;
+	g->reason = bf_xstrdup(reason);
 }
 
 /* The one wording of "does not fit": "operands need 192 MiB, cpu has
@@ -242,23 +249,16 @@ static void emit_skipped(struct report *r, struct gemm_sweep *s,
 			 const struct device *dev, enum bf_dtype dt, int n,
 			 const char *reason, double needed, double free_b)
 {
-	char label[16];
-	cJSON *rec = report_record(r, BF_REC_GEMM);
 	struct gemm_outcome *oc = &s->items[s->count++];
+	struct bf_record rec;
 
-	cJSON_AddStringToObject(rec, BF_KEY_DEVICE,
-				device_label(dev, label, sizeof(label)));
-	cJSON_AddStringToObject(rec, BF_KEY_DTYPE, bf_dtype_name(dt));
-	cJSON_AddNumberToObject(rec, BF_KEY_N, n);
-	cJSON_AddStringToObject(rec, BF_KEY_STATUS, BF_STATUS_SKIPPED_STR);
-	cJSON_AddStringToObject(rec, BF_KEY_REASON, reason);
-	cJSON_AddNullToObject(rec, BF_KEY_MEDIAN_MS);
-	cJSON_AddNullToObject(rec, BF_KEY_GFLOPS);
+	unrun_record(&rec, dev, dt, n, BF_STATUS_SKIPPED, reason);
 	if (needed > 0) {
-		cJSON_AddNumberToObject(rec, BF_KEY_NEEDED_BYTES, needed);
-		cJSON_AddNumberToObject(rec, BF_KEY_FREE_BYTES, free_b);
+		rec.u.gemm.needed_bytes = needed;
+		rec.u.gemm.free_bytes = free_b;
 	}
-	report_emit(r, rec);
+	report_emit_record(r, &rec);
+	bf_record_free(&rec);
 	*oc = (struct gemm_outcome){ *dev, dt, n, BF_STATUS_SKIPPED, NAN };
 }
 
@@ -281,7 +281,8 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 	double needed, gflops;
 	char limit[64] = "";
 	enum bf_status status;
-	cJSON *rec, *samples;
+	struct bf_record rec;
+	struct bf_rec_gemm *g;
 	enum bf_err err;
 	int first_failed = 0;
 
@@ -346,16 +347,9 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 	if (err != BF_OK) {
 		/* Could not run (a CUDA error): a failed result with the
 		 * reason, and the sweep goes on. */
-		rec = report_record(r, BF_REC_GEMM);
-		cJSON_AddStringToObject(rec, BF_KEY_DEVICE,
-					device_label(&sd->dev, label, sizeof(label)));
-		cJSON_AddStringToObject(rec, BF_KEY_DTYPE, bf_dtype_name(dt));
-		cJSON_AddNumberToObject(rec, BF_KEY_N, n);
-		cJSON_AddStringToObject(rec, BF_KEY_STATUS, BF_STATUS_FAIL_STR);
-		cJSON_AddStringToObject(rec, BF_KEY_REASON, detail);
-		cJSON_AddNullToObject(rec, BF_KEY_MEDIAN_MS);
-		cJSON_AddNullToObject(rec, BF_KEY_GFLOPS);
-		report_emit(r, rec);
+		unrun_record(&rec, &sd->dev, dt, n, BF_STATUS_FAIL, detail);
+		report_emit_record(r, &rec);
+		bf_record_free(&rec);
 		s->items[s->count++] = (struct gemm_outcome){
 			sd->dev, dt, n, BF_STATUS_FAIL, NAN };
 		goto out;
@@ -387,15 +381,13 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 			 NAN;
 	status = v.status;
 
-	rec = report_record(r, BF_REC_GEMM);
-	cJSON_AddStringToObject(rec, BF_KEY_DEVICE,
-				device_label(&sd->dev, label, sizeof(label)));
-	cJSON_AddStringToObject(rec, BF_KEY_DTYPE, bf_dtype_name(dt));
-	cJSON_AddNumberToObject(rec, BF_KEY_N, n);
-	cJSON_AddStringToObject(rec, BF_KEY_STATUS, bf_schema_status_name(status));
-	if (status == BF_STATUS_PASS) {
-		cJSON_AddNullToObject(rec, BF_KEY_REASON);
-	} else {
+	bf_record_init(&rec, BF_REC_GEMM);
+	g = &rec.u.gemm;
+	g->device = bf_xstrdup(device_label(&sd->dev, label, sizeof(label)));
+	g->dtype = bf_xstrdup(bf_dtype_name(dt));
+	g->n = n;
+	g->status = status;
+	if (status != BF_STATUS_PASS) {
 		if (v.nonfinite_elements)
 			snprintf(detail, sizeof(detail),
 				 "%lld non-finite elements in C%s",
@@ -406,37 +398,32 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 				 "max relative error %.3g above tolerance %.3g%s",
 				 v.max_rel_error, v.tolerance,
 				 first_failed ? " in the first timed iteration" : "");
-		cJSON_AddStringToObject(rec, BF_KEY_REASON, detail);
+		g->reason = bf_xstrdup(detail);
 	}
-	cJSON_AddStringToObject(rec, BF_KEY_LIBRARY, be->gemm_library());
-	cJSON_AddStringToObject(rec, BF_KEY_MATH_MODE, res.math_mode);
-	cJSON_AddStringToObject(rec, BF_KEY_C_DTYPE, bf_dtype_name(res.c_dtype));
-	cJSON_AddNumberToObject(rec, BF_KEY_WARMUP, job.warmup);
-	cJSON_AddNumberToObject(rec, BF_KEY_ITERS, iters);
-	samples = cJSON_AddArrayToObject(rec, BF_KEY_SAMPLES_MS);
-	for (int i = 0; i < iters; i++)
-		cJSON_AddItemToArray(samples, cJSON_CreateNumber(res.samples_ms[i]));
-	add_number_or_null(rec, BF_KEY_MEDIAN_MS, st.median);
-	add_number_or_null(rec, BF_KEY_MIN_MS, st.min);
-	add_number_or_null(rec, BF_KEY_MAX_MS, st.max);
-	add_number_or_null(rec, BF_KEY_GFLOPS, gflops);
-	if (res.peak_bytes >= 0)
-		cJSON_AddNumberToObject(rec, BF_KEY_PEAK_MIB,
-					(double)res.peak_bytes / MIB);
-	else
-		cJSON_AddNullToObject(rec, BF_KEY_PEAK_MIB);
-	cJSON_AddNumberToObject(rec, BF_KEY_OPERAND_BYTES,
-				(double)(2 * nn * eb +
-					 nn * bf_dtype_element_bytes(res.c_dtype)));
-	add_number_or_null(rec, BF_KEY_MAX_REL_ERROR, v.max_rel_error);
-	cJSON_AddNumberToObject(rec, BF_KEY_TOLERANCE, v.tolerance);
-	cJSON_AddNumberToObject(rec, BF_KEY_OUTPUT_ROUNDOFF, v.output_roundoff);
-	cJSON_AddNumberToObject(rec, BF_KEY_VERIFY_SEED, (double)verify_seed);
-	cJSON_AddNumberToObject(rec, BF_KEY_VERIFIED_ELEMENTS,
-				(double)v.verified_elements);
-	cJSON_AddNumberToObject(rec, BF_KEY_NONFINITE_ELEMENTS,
-				(double)v.nonfinite_elements);
-	report_emit(r, rec);
+	g->measured = 1;
+	g->library = bf_xstrdup(be->gemm_library());
+	g->math_mode = bf_xstrdup(res.math_mode);
+	g->c_dtype = bf_xstrdup(bf_dtype_name(res.c_dtype));
+	g->warmup = job.warmup;
+	g->iters = iters;
+	g->samples_ms = res.samples_ms; /* lent: res frees it below */
+	g->nsamples = iters;
+	g->median_ms = st.median;
+	g->min_ms = st.min;
+	g->max_ms = st.max;
+	g->gflops = gflops;
+	g->peak_mib = res.peak_bytes >= 0 ? (double)res.peak_bytes / MIB : NAN;
+	g->operand_bytes = (double)(2 * nn * eb +
+				    nn * bf_dtype_element_bytes(res.c_dtype));
+	g->max_rel_error = v.max_rel_error;
+	g->tolerance = v.tolerance;
+	g->output_roundoff = v.output_roundoff;
+	g->verify_seed = (double)verify_seed;
+	g->verified_elements = (double)v.verified_elements;
+	g->nonfinite_elements = (double)v.nonfinite_elements;
+	report_emit_record(r, &rec);
+	g->samples_ms = NULL;
+	bf_record_free(&rec);
 	s->items[s->count++] =
 		(struct gemm_outcome){ sd->dev, dt, n, status, gflops };
 out:
@@ -521,25 +508,25 @@ static const struct gemm_outcome *find(const struct gemm_sweep *s,
 	return NULL;
 }
 
-static void add_ratio(cJSON *arr, const char *kind, const struct device *dev,
-		      enum bf_dtype dt, int n, double value)
+static void add_ratio(struct bf_rec_summary *sum, const char *kind,
+		      const struct device *dev, enum bf_dtype dt, int n,
+		      double value)
 {
-	cJSON *o = cJSON_CreateObject();
+	struct bf_rec_ratio *x;
 	char label[16];
 
-	cJSON_AddItemToArray(arr, o);
-	cJSON_AddStringToObject(o, BF_KEY_KIND, kind);
-	cJSON_AddStringToObject(o, BF_KEY_DEVICE,
-				device_label(dev, label, sizeof(label)));
-	cJSON_AddStringToObject(o, BF_KEY_DTYPE, bf_dtype_name(dt));
-	cJSON_AddNumberToObject(o, BF_KEY_N, n);
-	cJSON_AddNumberToObject(o, BF_KEY_VALUE, value);
+	sum->ratios = bf_xrealloc(sum->ratios, (size_t)(sum->nratios + 1) *
+						       sizeof(*sum->ratios));
+	x = &sum->ratios[sum->nratios++];
+	x->kind = bf_xstrdup(kind);
+	x->device = bf_xstrdup(device_label(dev, label, sizeof(label)));
+	x->dtype = bf_xstrdup(bf_dtype_name(dt));
+	x->n = n;
+	x->value = value;
 }
 
-cJSON *gemm_ratios(const struct gemm_sweep *s)
+void gemm_ratios(const struct gemm_sweep *s, struct bf_rec_summary *sum)
 {
-	cJSON *arr = cJSON_CreateArray();
-
 	for (int i = 0; i < s->count; i++) {
 		const struct gemm_outcome *g = &s->items[i], *base;
 
@@ -548,18 +535,19 @@ cJSON *gemm_ratios(const struct gemm_sweep *s)
 		if (g->dtype == BF_DTYPE_FP32 && g->dev.kind == DEVICE_CUDA) {
 			base = find(s, DEVICE_CPU, 0, BF_DTYPE_FP32, g->n);
 			if (base)
-				add_ratio(arr, BF_RATIO_GPU_VS_CPU, &g->dev,
-					  g->dtype, g->n, g->gflops / base->gflops);
+				add_ratio(sum, BF_RATIO_GPU_VS_CPU, &g->dev,
+					  g->dtype, g->n,
+					  bf_speed_ratio(g->gflops, base->gflops));
 		}
 		if (g->dtype != BF_DTYPE_FP32) {
 			base = find(s, g->dev.kind, g->dev.index, BF_DTYPE_FP32,
 				    g->n);
 			if (base)
-				add_ratio(arr, BF_RATIO_VS_FP32, &g->dev,
-					  g->dtype, g->n, g->gflops / base->gflops);
+				add_ratio(sum, BF_RATIO_VS_FP32, &g->dev,
+					  g->dtype, g->n,
+					  bf_speed_ratio(g->gflops, base->gflops));
 		}
 	}
-	return arr;
 }
 
 void gemm_sweep_free(struct gemm_sweep *s)

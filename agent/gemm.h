@@ -10,8 +10,6 @@
 #include "options.h"
 #include "report.h"
 
-struct cJSON;
-
 /* A device to benchmark: usable (probe passed) or with the reason not. */
 struct sweep_device {
 	struct device dev;
@@ -42,11 +40,12 @@ void gemm_sweep_run(struct report *r, const struct sweep_device *devs,
 		    int ndevices, const struct agent_opts *o,
 		    struct gemm_sweep *out);
 
-/* The summary's ratios array: for each n, GPU fp32 GFLOP/s over CPU fp32
- * ("gpu_vs_cpu"), and per device each dtype's GFLOP/s over fp32 on the
- * same device ("vs_fp32"). Only verified (pass) results are compared.
- * Returns a new cJSON array; caller owns it. */
-struct cJSON *gemm_ratios(const struct gemm_sweep *s);
+/* Appends the summary's ratios to sum->ratios (owned by sum, freed with
+ * its record): for each n, GPU fp32 GFLOP/s over CPU fp32 ("gpu_vs_cpu"),
+ * and per device each dtype's GFLOP/s over fp32 on the same device
+ * ("vs_fp32"), each bf_speed_ratio (record.h). Only verified (pass)
+ * results are compared. */
+void gemm_ratios(const struct gemm_sweep *s, struct bf_rec_summary *sum);
 
 /* count seeded inputs uniform in [-1, 1): the values erand48 gives from
  * the state {seed & 0xffff, (seed >> 16) & 0xffff, 0x330e + which}, as

@@ -85,7 +85,7 @@ static void emit_host(struct report *r, const struct agent_opts *o)
 {
 	cJSON *rec = report_record(r, BF_REC_HOST);
 	cJSON *agent = cJSON_AddObjectToObject(rec, BF_KEY_AGENT);
-	cJSON *opts, *arr;
+	struct bf_rec_options opts = { 0 };
 
 	cJSON_AddStringToObject(agent, BF_KEY_VERSION, BF_AGENT_VERSION);
 	cJSON_AddStringToObject(agent, BF_KEY_SOURCE_HASH, BF_AGENT_HASH);
@@ -100,49 +100,68 @@ static void emit_host(struct report *r, const struct agent_opts *o)
 					"agent built without CUDA");
 		cJSON_AddArrayToObject(rec, BF_KEY_GPUS);
 	}
-	opts = cJSON_AddObjectToObject(rec, BF_KEY_OPTIONS);
-	arr = cJSON_AddArrayToObject(opts, BF_KEY_SIZES);
-	for (int i = 0; i < o->nsizes; i++)
-		cJSON_AddItemToArray(arr, cJSON_CreateNumber(o->sizes[i]));
-	arr = cJSON_AddArrayToObject(opts, BF_KEY_DTYPES);
+	opts.present = 1;
+	opts.sizes = (int *)o->sizes; /* borrowed, not freed */
+	opts.nsizes = o->nsizes;
+	opts.dtypes = bf_xcalloc((size_t)o->ndtypes + 1, sizeof(*opts.dtypes));
 	for (int i = 0; i < o->ndtypes; i++)
-		cJSON_AddItemToArray(arr, cJSON_CreateString(bf_dtype_name(o->dtypes[i])));
-	cJSON_AddNumberToObject(opts, BF_KEY_ITERS, o->iters);
-	cJSON_AddNumberToObject(opts, BF_KEY_CPU_ITERS, o->cpu_iters);
-	cJSON_AddNumberToObject(opts, BF_KEY_WARMUP, o->warmup);
-	cJSON_AddNumberToObject(opts, BF_KEY_CPU_WARMUP, o->cpu_warmup);
-	cJSON_AddNumberToObject(opts, BF_KEY_SEED, (double)o->seed);
+		opts.dtypes[i] = (char *)bf_dtype_name(o->dtypes[i]); /* static */
+	opts.ndtypes = o->ndtypes;
+	opts.iters = o->iters;
+	opts.cpu_iters = o->cpu_iters;
+	opts.warmup = o->warmup;
+	opts.cpu_warmup = o->cpu_warmup;
+	opts.seed = (double)o->seed;
+	cJSON_AddItemToObject(rec, BF_KEY_OPTIONS, bf_rec_options_encode(&opts));
+	free(opts.dtypes); /* the names and sizes are borrowed */
 	report_emit(r, rec);
 }
 
 static void emit_plan(struct report *r, const struct agent_opts *o,
 		      const struct sweep_device *devs, int ndev)
 {
-	cJSON *rec = report_record(r, BF_REC_PLAN);
-	cJSON *arr = cJSON_AddArrayToObject(rec, BF_KEY_DEVICES);
+	struct bf_record rec;
+	struct bf_rec_plan *p = &rec.u.plan;
 	int checks = o->checks ? checks_limits_count() : 0;
 	char label[16];
 
+	bf_record_init(&rec, BF_REC_PLAN);
+	p->devices = bf_xcalloc((size_t)ndev + 1, sizeof(*p->devices));
 	for (int i = 0; i < ndev; i++) {
-		cJSON *d = cJSON_CreateObject();
+		struct bf_rec_plan_device *d = &p->devices[p->ndevices++];
 
-		cJSON_AddItemToArray(arr, d);
-		cJSON_AddStringToObject(d, BF_KEY_DEVICE,
-					device_label(&devs[i].dev, label, sizeof(label)));
-		cJSON_AddStringToObject(d, BF_KEY_STATUS,
-					devs[i].usable ? BF_STATUS_PASS_STR :
-							 BF_STATUS_SKIPPED_STR);
-		if (devs[i].usable)
-			cJSON_AddNullToObject(d, BF_KEY_REASON);
-		else
-			cJSON_AddStringToObject(d, BF_KEY_REASON, devs[i].reason);
+		d->device = bf_xstrdup(device_label(&devs[i].dev, label,
+						    sizeof(label)));
+		d->status = devs[i].usable ? BF_STATUS_PASS : BF_STATUS_SKIPPED;
+		d->reason = devs[i].usable ? NULL : bf_xstrdup(devs[i].reason);
 		if (o->checks)
 			checks += devs[i].usable ? checks_count(&devs[i].dev) : 1;
 	}
-	cJSON_AddNumberToObject(rec, BF_KEY_CHECKS_TOTAL, checks);
-	cJSON_AddNumberToObject(rec, BF_KEY_GEMM_TOTAL,
-				o->gemm ? gemm_count(ndev, o) : 0);
-	report_emit(r, rec);
+	p->checks_total = checks;
+	p->gemm_total = o->gemm ? gemm_count(ndev, o) : 0;
+	report_emit_record(r, &rec);
+	bf_record_free(&rec);
+}
+
+/* The last record: counts by status, the speed ratios, the exit status. */
+static void emit_summary(struct report *r, const struct gemm_sweep *sweep,
+			 int status, uint64_t t0)
+{
+	struct bf_record rec;
+	struct bf_rec_summary *s = &rec.u.summary;
+
+	bf_record_init(&rec, BF_REC_SUMMARY);
+	gemm_ratios(sweep, s);
+	s->checks_passed = r->checks[BF_STATUS_PASS];
+	s->checks_failed = r->checks[BF_STATUS_FAIL];
+	s->checks_skipped = r->checks[BF_STATUS_SKIPPED];
+	s->gemm_passed = r->gemms[BF_STATUS_PASS];
+	s->gemm_failed = r->gemms[BF_STATUS_FAIL];
+	s->gemm_skipped = r->gemms[BF_STATUS_SKIPPED];
+	s->exit_status = status;
+	s->wall_ms = (double)(bf_now_ns() - t0) / 1e6;
+	report_emit_record(r, &rec);
+	bf_record_free(&rec);
 }
 
 int main(int argc, char **argv)
@@ -155,7 +174,6 @@ int main(int argc, char **argv)
 	char detail[512];
 	pthread_t watcher;
 	int ndev, status;
-	cJSON *sum;
 
 	openblas_pick_core(argv);
 	if (agent_opts_parse(argc, argv, &o, detail, sizeof(detail)) != BF_OK) {
@@ -202,17 +220,7 @@ int main(int argc, char **argv)
 	status = (rep.checks[BF_STATUS_FAIL] || rep.gemms[BF_STATUS_FAIL]) ?
 			 BF_EXIT_CHECKS_FAILED :
 			 BF_EXIT_OK;
-	sum = report_record(&rep, BF_REC_SUMMARY);
-	cJSON_AddItemToObject(sum, BF_KEY_RATIOS, gemm_ratios(&sweep));
-	cJSON_AddNumberToObject(sum, BF_KEY_CHECKS_PASSED, rep.checks[BF_STATUS_PASS]);
-	cJSON_AddNumberToObject(sum, BF_KEY_CHECKS_FAILED, rep.checks[BF_STATUS_FAIL]);
-	cJSON_AddNumberToObject(sum, BF_KEY_CHECKS_SKIPPED, rep.checks[BF_STATUS_SKIPPED]);
-	cJSON_AddNumberToObject(sum, BF_KEY_GEMM_PASSED, rep.gemms[BF_STATUS_PASS]);
-	cJSON_AddNumberToObject(sum, BF_KEY_GEMM_FAILED, rep.gemms[BF_STATUS_FAIL]);
-	cJSON_AddNumberToObject(sum, BF_KEY_GEMM_SKIPPED, rep.gemms[BF_STATUS_SKIPPED]);
-	cJSON_AddNumberToObject(sum, BF_KEY_EXIT_STATUS, status);
-	cJSON_AddNumberToObject(sum, BF_KEY_WALL_MS, (double)(bf_now_ns() - t0) / 1e6);
-	report_emit(&rep, sum);
+	emit_summary(&rep, &sweep, status, t0);
 	gemm_sweep_free(&sweep);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "agent: writing results to stdout failed\n");

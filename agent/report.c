@@ -53,23 +53,31 @@ void report_emit(struct report *r, cJSON *rec)
 	cJSON_Delete(rec);
 }
 
+void report_emit_record(struct report *r, struct bf_record *rec)
+{
+	rec->seq = r->seq++;
+	report_emit(r, bf_record_encode(rec));
+}
+
 void report_check(struct report *r, const char *name, const char *device,
 		  cJSON *expected, cJSON *got, enum bf_status status,
-		  const char *reason, cJSON *metrics)
+		  const char *reason,
+		  const struct bf_rec_transfer_metrics *metrics)
 {
-	cJSON *rec = report_record(r, BF_REC_CHECK);
+	struct bf_record rec;
+	struct bf_rec_check *c = &rec.u.check;
 
-	cJSON_AddStringToObject(rec, BF_KEY_NAME, name);
-	cJSON_AddStringToObject(rec, BF_KEY_DEVICE, device);
-	cJSON_AddStringToObject(rec, BF_KEY_STATUS, bf_schema_status_name(status));
-	cJSON_AddItemToObject(rec, BF_KEY_EXPECTED,
-			      expected ? expected : cJSON_CreateNull());
-	cJSON_AddItemToObject(rec, BF_KEY_GOT, got ? got : cJSON_CreateNull());
-	if (reason)
-		cJSON_AddStringToObject(rec, BF_KEY_REASON, reason);
-	else
-		cJSON_AddNullToObject(rec, BF_KEY_REASON);
-	if (metrics)
-		cJSON_AddItemToObject(rec, BF_KEY_METRICS, metrics);
-	report_emit(r, rec);
+	bf_record_init(&rec, BF_REC_CHECK);
+	c->name = bf_xstrdup(name);
+	c->device = bf_xstrdup(device);
+	c->status = status;
+	c->expected = expected;
+	c->got = got;
+	c->reason = reason ? bf_xstrdup(reason) : NULL;
+	if (metrics) {
+		c->has_metrics = 1;
+		c->metrics = *metrics;
+	}
+	report_emit_record(r, &rec);
+	bf_record_free(&rec);
 }

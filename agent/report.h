@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 
+#include "record.h"
 #include "schema.h"
 
 struct cJSON;
@@ -31,13 +32,18 @@ struct cJSON *report_record(struct report *r, enum bf_record_type type);
  * closed pipe) is left to SIGPIPE / the final fflush check. */
 void report_emit(struct report *r, struct cJSON *rec);
 
+/* Emits a typed record: stamps rec->seq with the next sequence number,
+ * encodes it with bf_record_encode (the one writer of record JSON) and
+ * emits it as report_emit does. rec stays the caller's (not freed). */
+void report_emit_record(struct report *r, struct bf_record *rec);
+
 /* Emits a check record. expected and got are taken over (either may be
- * NULL for JSON null); reason may be NULL. metrics (taken over, may be
- * NULL) holds measured figures such as bandwidths. */
+ * NULL for JSON null); reason may be NULL. metrics (copied, may be NULL
+ * for none) holds measured figures such as bandwidths. */
 void report_check(struct report *r, const char *name, const char *device,
 		  struct cJSON *expected, struct cJSON *got,
 		  enum bf_status status, const char *reason,
-		  struct cJSON *metrics);
+		  const struct bf_rec_transfer_metrics *metrics);
 
 /* Renders one record for --human (human.c). */
 void human_print(FILE *out, const struct cJSON *rec);

@@ -23,14 +23,6 @@ static const char *json_str(const cJSON *obj, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static const char *str_or(const cJSON *obj, const char *key,
-			  const char *dflt)
-{
-	const char *s = json_str(obj, key);
-
-	return s ? s : dflt;
-}
-
 static char *strdup_or(const char *s, const char *dflt)
 {
 	return bf_xstrdup(s ? s : dflt);
@@ -93,10 +85,11 @@ static int read_records(const char *path, struct archive_host *h)
 	char *line = NULL, detail[256];
 	size_t cap = 0;
 	ssize_t got;
+	int e, ncap = 0, host_at = -1;
 	FILE *f;
-	int e;
 
-	h->records = cJSON_CreateArray();
+	h->records = NULL;
+	h->nrecords = 0;
 	h->records_path = bf_xstrdup(path);
 	f = fopen(path, "r");
 	if (!f) {
@@ -107,15 +100,15 @@ static int read_records(const char *path, struct archive_host *h)
 	while ((got = getline(&line, &cap, f)) > 0) {
 		size_t len = (size_t)got;
 		int has_newline = line[len - 1] == '\n';
-		enum bf_record_type type;
-		cJSON *rec;
+		struct bf_record rec;
 
 		if (has_newline)
 			line[--len] = '\0';
 		if (len == 0)
 			continue;
-		if (bf_schema_parse_record(line, len, &rec, &type, detail,
-					sizeof(detail)) != BF_OK) {
+		if (bf_record_parse(line, len, &rec, detail, sizeof(detail)) !=
+		    BF_OK) {
+			bf_record_free(&rec);
 			/* A last line without its newline is where a
 			 * killed ctl stopped writing: expected, not bad. */
 			if (has_newline)
@@ -124,18 +117,36 @@ static int read_records(const char *path, struct archive_host *h)
 				h->cut_last_line = 1;
 			continue;
 		}
-		cJSON_AddItemToArray(h->records, rec);
-		if (type == BF_REC_HOST && !h->host_record)
-			h->host_record = rec;
-		else if (type == BF_REC_SUMMARY)
+		if (h->nrecords == ncap) {
+			ncap = ncap ? 2 * ncap : 64;
+			h->records = bf_xrealloc(h->records, (size_t)ncap *
+								 sizeof(*h->records));
+		}
+		if (rec.type == BF_REC_HOST && host_at < 0)
+			host_at = h->nrecords;
+		else if (rec.type == BF_REC_SUMMARY)
 			h->complete = 1;
+		h->records[h->nrecords++] = rec;
 	}
+	if (host_at >= 0)
+		h->host_record = &h->records[host_at].u.host;
 	e = ferror(f) ? (errno ? errno : EIO) : 0;
 	if (e)
 		h->read_error = bf_xasprintf("%s: %s", path, strerror(e));
 	free(line);
 	fclose(f);
 	return e;
+}
+
+/* Frees h's records. */
+static void free_records(struct archive_host *h)
+{
+	for (int i = 0; i < h->nrecords; i++)
+		bf_record_free(&h->records[i]);
+	free(h->records);
+	h->records = NULL;
+	h->nrecords = 0;
+	h->host_record = NULL;
 }
 
 /* A records_file from run.json is a plain name inside the run directory;
@@ -157,15 +168,14 @@ static void load_host(const char *dir, const cJSON *ho,
 	h->reason = bf_xstrdup(json_str(ho, BF_RUN_HOST_REASON));
 	h->fingerprint = bf_xstrdup(json_str(ho, BF_RUN_HOST_FINGERPRINT));
 	h->agent_exit = cJSON_IsNumber(ex) ? ex->valueint : -1;
-	if (!with_records) {
-		h->records = cJSON_CreateArray();
-	} else if (plain_file_name(file)) {
+	if (!with_records)
+		return; /* run.json only: no records */
+	if (plain_file_name(file)) {
 		char *path = bf_xasprintf("%s/%s", dir, file);
 
 		read_records(path, h);
 		free(path);
 	} else {
-		h->records = cJSON_CreateArray();
 		h->read_error = bf_xasprintf("%s: run.json names no valid records_file for host %s",
 					  dir, h->name);
 	}
@@ -271,7 +281,7 @@ enum bf_err archive_load_file(const char *path, struct archive_run **out,
 		archive_run_free(run);
 		return err;
 	}
-	if (cJSON_GetArraySize(h->records) == 0) {
+	if (h->nrecords == 0) {
 		archive_run_free(run);
 		return bf_fail(detail, detail_len, BF_ERR_SCHEMA,
 			       "%s: no valid benchfleet record", path);
@@ -284,7 +294,7 @@ enum bf_err archive_load_file(const char *path, struct archive_run **out,
 		base += 3;
 		stem_len -= 3;
 	}
-	hostname = json_str(h->host_record, BF_KEY_HOSTNAME);
+	hostname = h->host_record ? h->host_record->hostname : NULL;
 	h->name = stem_len ? bf_xasprintf("%.*s", (int)stem_len, base) :
 			     strdup_or(hostname, "n/a");
 	h->status = bf_xstrdup("n/a");
@@ -307,7 +317,7 @@ void archive_run_free(struct archive_run *run)
 	for (int i = 0; i < run->nhosts; i++) {
 		struct archive_host *h = &run->hosts[i];
 
-		cJSON_Delete(h->records);
+		free_records(h);
 		free(h->read_error);
 		free(h->records_path);
 		free(h->fingerprint);
@@ -536,31 +546,22 @@ enum bf_err archive_resolve(const char *results_dir, const char *arg,
 
 /* --- the previous run ------------------------------------------------ */
 
-static double num_or_nan(const cJSON *obj, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-
-	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
 /* The passing GEMM rows of h. */
 static struct archive_baseline *baseline_from(const struct archive_host *h,
 					      const char *run_id,
 					      const char *started_at)
 {
 	struct archive_baseline *b = bf_xcalloc(1, sizeof(*b));
-	const cJSON *rec;
 	int cap = 0;
 
 	snprintf(b->run_id, sizeof(b->run_id), "%s", run_id);
 	snprintf(b->started_at, sizeof(b->started_at), "%s", started_at);
-	cJSON_ArrayForEach(rec, h->records) {
-		const char *type = json_str(rec, BF_KEY_TYPE);
-		const char *status = json_str(rec, BF_KEY_STATUS);
+	for (int i = 0; i < h->nrecords; i++) {
+		const struct bf_rec_gemm *g = &h->records[i].u.gemm;
 		struct archive_baseline_row *r;
 
-		if (!type || strcmp(type, BF_TYPE_GEMM) != 0 || !status ||
-		    strcmp(status, BF_STATUS_PASS_STR) != 0)
+		if (h->records[i].type != BF_REC_GEMM ||
+		    g->status != BF_STATUS_PASS)
 			continue;
 		if (b->nrows == cap) {
 			cap = cap ? 2 * cap : 16;
@@ -568,18 +569,18 @@ static struct archive_baseline *baseline_from(const struct archive_host *h,
 		}
 		r = &b->rows[b->nrows++];
 		snprintf(r->device, sizeof(r->device), "%s",
-			 str_or(rec, BF_KEY_DEVICE, "?"));
+			 g->device ? g->device : "?");
 		snprintf(r->dtype, sizeof(r->dtype), "%s",
-			 str_or(rec, BF_KEY_DTYPE, "?"));
-		r->n = (int)num_or_nan(rec, BF_KEY_N);
-		r->median_gflops = num_or_nan(rec, BF_KEY_GFLOPS);
-		r->median_ms = num_or_nan(rec, BF_KEY_MEDIAN_MS);
+			 g->dtype ? g->dtype : "?");
+		r->n = g->n;
+		r->median_gflops = g->gflops;
+		r->median_ms = g->median_ms;
 	}
 	return b;
 }
 
 enum bf_err archive_find_baseline(const char *results_dir, const char *host,
-				  const struct cJSON *options,
+				  const struct bf_rec_options *options,
 				  const char *before_run_id,
 				  struct archive_baseline **out, char *detail,
 				  size_t detail_len)
@@ -601,7 +602,7 @@ enum bf_err archive_find_baseline(const char *results_dir, const char *host,
 			end = i;
 	for (int i = end - 1; i >= 0 && !*out; i--) {
 		struct archive_host h;
-		const cJSON *ho, *opts;
+		const cJSON *ho;
 		const char *status, *file;
 		char *path, ignored[256];
 		cJSON *doc;
@@ -626,15 +627,13 @@ enum bf_err archive_find_baseline(const char *results_dir, const char *host,
 		path = bf_xasprintf("%s/%s/%s", results_dir, ids[i], file);
 		read_records(path, &h);
 		free(path);
-		opts = cJSON_GetObjectItemCaseSensitive(h.host_record,
-							BF_KEY_OPTIONS);
-		if (h.complete && !h.read_error && opts && options &&
-		    cJSON_Compare(opts, options, 1))
+		if (h.complete && !h.read_error && h.host_record && options &&
+		    bf_rec_options_equal(&h.host_record->options, options))
 			*out = baseline_from(&h, ids[i],
 					     json_str(doc, BF_RUN_STARTED_AT) ?
 						     json_str(doc, BF_RUN_STARTED_AT) :
 						     "n/a");
-		cJSON_Delete(h.records);
+		free_records(&h);
 		free(h.records_path);
 		free(h.read_error);
 		cJSON_Delete(doc);

@@ -21,6 +21,7 @@
 
 #include "archive.h"
 #include "bf_error.h"
+#include "record.h"
 #include "schema.h"
 
 struct cJSON;
@@ -36,9 +37,12 @@ struct archive_host {
 	char *fingerprint;   /* host_key_fingerprint; NULL when none */
 	int agent_exit;      /* agent's exit status; -1 when unknown */
 	char *records_path;  /* the .ndjson read (NULL: run.json names none) */
-	struct cJSON *records; /* array of every valid record, in file order */
-	const struct cJSON *host_record; /* the agent's host record, in
-					  * records; NULL if it never came */
+	struct bf_record *records; /* every valid record, decoded, in file
+				    * order; nrecords entries */
+	int nrecords;
+	const struct bf_rec_host *host_record; /* the agent's host record, in
+						* records; NULL if it never
+						* came */
 	int complete;        /* the summary record arrived */
 	int bad_lines;       /* lines that failed validation (not counting a
 			      * cut-off last line) */
@@ -160,10 +164,10 @@ struct archive_baseline {
  *  - the host named host (as given to ctl run) finished: its run.json
  *    status is "done" and its records end with the summary record, even
  *    if another host of that run failed, and
- *  - the agent ran with the same settings: the "options" object of its
- *    host record equals options (compared as JSON: sizes, dtypes, iters,
- *    cpu_iters, warmup, seed), which is the "options" object of the host
- *    record the current run received (BF_KEY_OPTIONS). The device
+ *  - the agent ran with the same settings: the "options" of its host
+ *    record equal options (bf_rec_options_equal: sizes, dtypes, iters,
+ *    cpu_iters, warmup, cpu_warmup, seed), which are the options of the
+ *    host record the current run received. The device
  *    selection (--device) is not compared: rows are keyed by device, so
  *    a device the other run did not measure is simply absent.
  * On BF_OK *out holds that run's passing GEMM rows; caller frees with
@@ -173,7 +177,7 @@ struct archive_baseline {
  * file until the first match; blocks on file I/O, so call it off the UI
  * thread or once before the live table starts. */
 enum bf_err archive_find_baseline(const char *results_dir, const char *host,
-				  const struct cJSON *options,
+				  const struct bf_rec_options *options,
 				  const char *before_run_id,
 				  struct archive_baseline **out, char *detail,
 				  size_t detail_len);

@@ -119,16 +119,16 @@ void host_progress(struct host_ctx *h, enum host_state st, const char *reason)
  * agent options (its host record's "options"), the baseline of the live
  * table's change column. Runs on the host's thread when the host record
  * arrives, since the options are only known then; reads the archive. */
-static void host_load_baseline(struct host_ctx *h, const cJSON *host_rec)
+static void host_load_baseline(struct host_ctx *h,
+			       const struct bf_rec_host *host_rec)
 {
-	const cJSON *options = cJSON_GetObjectItemCaseSensitive(host_rec,
-								BF_KEY_OPTIONS);
+	const struct bf_rec_options *options = &host_rec->options;
 	struct archive_baseline *b = NULL;
 	struct model_baseline *mb;
 	char detail[256];
 	enum bf_err err;
 
-	if (!cJSON_IsObject(options))
+	if (!options->present)
 		return;
 	err = archive_find_baseline(h->opts->results_dir, h->name, options,
 				    h->run_id, &b, detail, sizeof(detail));
@@ -155,18 +155,19 @@ enum bf_err host_feed_line(void *arg, const char *line, size_t len,
 			   int truncated)
 {
 	struct host_ctx *h = arg;
-	enum bf_record_type type;
+	struct bf_record rec;
 	char detail[256];
-	cJSON *rec = NULL;
 	enum bf_err err;
 
 	h->lineno++;
+	bf_record_init(&rec, BF_REC_HOST);
 	err = truncated ? bf_fail(detail, sizeof(detail), BF_ERR_SCHEMA,
 				  "line longer than %u bytes",
 				  BF_RECORD_MAX_BYTES) :
-			  bf_schema_parse_record(line, len, &rec, &type, detail,
-					      sizeof(detail));
+			  bf_record_parse(line, len, &rec, detail,
+					  sizeof(detail));
 	if (err != BF_OK) {
+		bf_record_free(&rec);
 		/* Reported and counted; the run goes on. */
 		model_add_malformed(h->model, h->index);
 		fprintf(h->log, "malformed line %ld: %s: %.200s\n", h->lineno,
@@ -185,19 +186,20 @@ enum bf_err host_feed_line(void *arg, const char *line, size_t len,
 	fwrite(line, 1, len, h->ndjson);
 	fputc('\n', h->ndjson);
 	fflush(h->ndjson);
-	if (type == BF_REC_HOST && h->quiet) /* only the live table shows it */
-		host_load_baseline(h, rec);
-	if (model_add_record(h->model, h->index, type, rec) && !h->quiet &&
-	    type == BF_REC_GEMM) {
-		const struct model_host *mh = &h->model->hosts[h->index];
+	if (rec.type == BF_REC_HOST && h->quiet) /* only the live table shows it */
+		host_load_baseline(h, &rec.u.host);
+	if (model_add_record(h->model, h->index, &rec) && !h->quiet &&
+	    rec.type == BF_REC_GEMM) {
+		struct model_host mh;
 
+		model_host_get(h->model, h->index, &mh);
 		pthread_mutex_lock(h->print_lock);
-		printf("[%s] running %d/%d\n", h->name, mh->gemm_done,
-		       mh->gemm_total);
+		printf("[%s] running %d/%d\n", h->name, mh.gemm_done,
+		       mh.gemm_total);
 		fflush(stdout);
 		pthread_mutex_unlock(h->print_lock);
 	}
-	cJSON_Delete(rec);
+	bf_record_free(&rec);
 	return BF_OK;
 }
 
@@ -226,6 +228,7 @@ static cJSON *run_json(struct run_state *rs, const char *status,
 		       const char *reason)
 {
 	cJSON *doc = cJSON_CreateObject(), *arr, *o;
+	struct model_snapshot snap = { 0 };
 	char now[32];
 
 	cJSON_AddNumberToObject(doc, BF_RUN_ARCHIVE_VERSION, 1);
@@ -249,9 +252,9 @@ static cJSON *run_json(struct run_state *rs, const char *status,
 	else
 		cJSON_AddNullToObject(doc, BF_RUN_REASON);
 	arr = cJSON_AddArrayToObject(doc, BF_RUN_HOSTS);
-	model_lock(&rs->model);
+	model_snapshot_update(&rs->model, &snap); /* one consistent view */
 	for (int i = 0; i < rs->nhosts; i++) {
-		const struct model_host *mh = &rs->model.hosts[i];
+		const struct model_host *mh = &snap.hosts[i];
 		const struct host_ctx *h = &rs->hosts[i];
 
 		o = cJSON_CreateObject();
@@ -294,7 +297,7 @@ static cJSON *run_json(struct run_state *rs, const char *status,
 			cJSON_AddStringToObject(o, BF_RUN_HOST_LOG_FILE, name);
 		}
 	}
-	model_unlock(&rs->model);
+	model_snapshot_free(&snap);
 	return doc;
 }
 
@@ -315,14 +318,14 @@ static void save_run_json(struct run_state *rs, const char *status,
 static void run_host(struct run_state *rs, struct host_ctx *h)
 {
 	char detail[1024] = "";
+	struct model_host mh;
 	enum bf_err err;
 	int complete;
 
 	err = h->is_local ? runner_local(h, detail, sizeof(detail)) :
 			    runner_ssh(h, detail, sizeof(detail));
-	model_lock(h->model);
-	complete = h->model->hosts[h->index].saw_summary;
-	model_unlock(h->model);
+	model_host_get(h->model, h->index, &mh);
+	complete = mh.saw_summary;
 	if (err == BF_OK && !complete)
 		err = bf_fail(detail, sizeof(detail), BF_ERR_REMOTE,
 			      "agent ended before its summary record");
@@ -643,8 +646,9 @@ int cmd_run(int argc, char **argv)
 		pthread_join(threads[i], NULL);
 
 	for (int i = 0; i < rs.nhosts; i++) {
-		const struct model_host *mh = &rs.model.hosts[i];
+		struct model_host host, *mh = &host;
 
+		model_host_get(&rs.model, i, &host);
 		if (mh->state == HOST_PENDING)
 			host_progress(&rs.hosts[i], HOST_INTERRUPTED,
 				      "interrupted before it started");

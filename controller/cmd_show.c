@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 #include "archive_read.h"
 #include "ctl.h"
 #include "model.h"
@@ -40,17 +38,9 @@ static void replay(struct model *m, const struct archive_run *run)
 	for (int i = 0; i < run->nhosts; i++) {
 		const struct archive_host *h = &run->hosts[i];
 		enum host_state st = state_of(h);
-		const cJSON *rec;
 
-		cJSON_ArrayForEach(rec, h->records) {
-			const cJSON *type = cJSON_GetObjectItemCaseSensitive(rec, BF_KEY_TYPE);
-			enum bf_record_type t;
-
-			/* Validated on reading: the type is known. */
-			if (cJSON_IsString(type) &&
-			    bf_schema_type_parse(type->valuestring, &t) == 0)
-				model_add_record(m, i, t, rec);
-		}
+		for (int k = 0; k < h->nrecords; k++)
+			model_add_record(m, i, &h->records[k]);
 		model_set_fingerprint(m, i, h->fingerprint);
 		if (h->agent_exit >= 0)
 			model_set_agent_exit(m, i, h->agent_exit);

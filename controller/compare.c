@@ -12,20 +12,6 @@
 #include "table.h"
 #include "xmalloc.h"
 
-static const char *json_str(const cJSON *obj, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static double json_num(const cJSON *obj, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-
-	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
 /* --- building -------------------------------------------------------- */
 
 static struct compare_row *find_or_add_row(struct compare_table *t,
@@ -59,31 +45,27 @@ static struct compare_row *find_or_add_row(struct compare_table *t,
 	return r;
 }
 
-/* Fills c from one gemm record of size n. */
-static void fill_cell(struct compare_cell *c, const cJSON *rec, int n)
+/* Fills c from one gemm record. */
+static void fill_cell(struct compare_cell *c, const struct bf_rec_gemm *g)
 {
-	const cJSON *samples = cJSON_GetObjectItemCaseSensitive(rec, BF_KEY_SAMPLES_MS);
-	const char *reason = json_str(rec, BF_KEY_REASON);
-	enum bf_status st = BF_STATUS_FAIL;
+	int n = g->n;
 	double *ms = NULL;
-	const cJSON *v;
 	size_t k = 0;
 
 	free(c->gflops);
 	c->gflops = NULL;
 	c->present = 1;
-	bf_schema_status_parse(json_str(rec, BF_KEY_STATUS), &st);
-	c->status = st;
-	snprintf(c->reason, sizeof(c->reason), "%s", reason ? reason : "");
-	if (cJSON_IsArray(samples) && cJSON_GetArraySize(samples) > 0) {
-		size_t cap = (size_t)cJSON_GetArraySize(samples);
+	c->status = g->status;
+	snprintf(c->reason, sizeof(c->reason), "%s", g->reason ? g->reason : "");
+	if (g->measured && g->nsamples > 0) {
+		size_t cap = (size_t)g->nsamples;
 
 		ms = bf_xmalloc(cap * sizeof(*ms));
 		c->gflops = bf_xmalloc(cap * sizeof(*c->gflops));
-		cJSON_ArrayForEach(v, samples) {
-			if (!cJSON_IsNumber(v) || !(v->valuedouble > 0))
+		for (int i = 0; i < g->nsamples; i++) {
+			if (!(g->samples_ms[i] > 0)) /* NaN (null) or <= 0 */
 				continue;
-			ms[k] = v->valuedouble;
+			ms[k] = g->samples_ms[i];
 			/* A GEMM of n x n by n x n is 2 n^3 flops. */
 			c->gflops[k] = 2.0 * n * (double)n * n / ms[k] / 1e6;
 			k++;
@@ -100,8 +82,8 @@ static void fill_cell(struct compare_cell *c, const cJSON *rec, int n)
 				s.median * 100;
 		c->median_ms = bf_stats_median(ms, k);
 	} else {
-		c->median_gflops = json_num(rec, BF_KEY_GFLOPS);
-		c->median_ms = json_num(rec, BF_KEY_MEDIAN_MS);
+		c->median_gflops = g->gflops;
+		c->median_ms = g->median_ms;
 		c->min_gflops = c->max_gflops = c->spread_pct = NAN;
 	}
 	free(ms);
@@ -110,21 +92,16 @@ static void fill_cell(struct compare_cell *c, const cJSON *rec, int n)
 static void add_host_rows(struct compare_table *t, int col,
 			  const struct archive_host *h)
 {
-	const cJSON *rec;
-
-	cJSON_ArrayForEach(rec, h->records) {
-		const char *type = json_str(rec, BF_KEY_TYPE);
-		const char *device = json_str(rec, BF_KEY_DEVICE);
-		const char *dtype = json_str(rec, BF_KEY_DTYPE);
-		double n = json_num(rec, BF_KEY_N);
+	for (int i = 0; i < h->nrecords; i++) {
+		const struct bf_rec_gemm *g = &h->records[i].u.gemm;
 		struct compare_row *r;
 
-		if (!type || strcmp(type, BF_TYPE_GEMM) != 0 || !device ||
-		    !dtype || !(n >= 1 && n <= 1e9))
+		if (h->records[i].type != BF_REC_GEMM || !g->device ||
+		    !g->dtype || !(g->n >= 1 && g->n <= 1000000000))
 			continue;
-		r = find_or_add_row(t, t->by_host ? h->name : "", device, dtype,
-				    (int)n);
-		fill_cell(&r->cells[col], rec, (int)n);
+		r = find_or_add_row(t, t->by_host ? h->name : "", g->device,
+				    g->dtype, g->n);
+		fill_cell(&r->cells[col], g);
 	}
 }
 
@@ -140,7 +117,7 @@ static void compute_delta(struct compare_delta *d, const struct compare_cell *a,
 	    !(b->median_gflops > 0))
 		return;
 	d->valid = 1;
-	d->ratio = b->median_gflops / a->median_gflops;
+	d->ratio = bf_speed_ratio(b->median_gflops, a->median_gflops);
 	d->n1 = a->nsamples;
 	d->n2 = b->nsamples;
 	d->too_few = bf_stats_utest_min_p(d->n1, d->n2) >= alpha;
@@ -153,78 +130,49 @@ static void compute_delta(struct compare_delta *d, const struct compare_cell *a,
 
 /* --- provenance ------------------------------------------------------ */
 
-enum prov_kind { PROV_FIELD, PROV_GPUS, PROV_FINGERPRINT };
+/* A provenance value as text; NULL when not known. Caller frees. */
+typedef char *(*prov_text_fn)(const struct bf_rec_host *h);
 
 struct prov_item {
-	enum prov_kind kind;
 	const char *section; /* object in the host record; NULL: top level */
 	const char *key;
+	prov_text_fn text;   /* NULL: the run.json host's fingerprint */
 };
 
-/* What can explain a speed change: who ran (hostname, CPU), the
- * libraries and their configuration, the GPUs, the agent build, the host
- * key (a different machine behind the same name), and the sweep's
- * settings (iterations, warm-up, sizes). */
-static const struct prov_item prov_items[] = {
-	{ PROV_FIELD, NULL, BF_KEY_HOSTNAME },
-	{ PROV_FINGERPRINT, NULL, BF_RUN_HOST_FINGERPRINT },
-	{ PROV_FIELD, NULL, BF_KEY_CPU_MODEL },
-	{ PROV_FIELD, BF_KEY_OPENBLAS, BF_KEY_VERSION },
-	{ PROV_FIELD, BF_KEY_OPENBLAS, BF_KEY_CORE },
-	{ PROV_FIELD, BF_KEY_OPENBLAS, BF_KEY_THREADS },
-	{ PROV_FIELD, BF_KEY_CUDA, BF_KEY_DRIVER_VERSION },
-	{ PROV_FIELD, BF_KEY_CUDA, BF_KEY_RUNTIME_VERSION },
-	{ PROV_FIELD, BF_KEY_CUDA, BF_KEY_CUBLAS_VERSION },
-	{ PROV_GPUS, NULL, BF_KEY_GPUS },
-	{ PROV_FIELD, BF_KEY_AGENT, BF_KEY_SOURCE_HASH },
-	{ PROV_FIELD, NULL, BF_KEY_OPTIONS },
-};
-#define NPROV_ITEMS (sizeof(prov_items) / sizeof(prov_items[0]))
-
-/* A JSON value as text; NULL for null or absent. Caller frees. */
-static char *value_text(const cJSON *v)
+/* A string field: a copy, NULL when absent or null. */
+static char *str_text(const char *s)
 {
-	if (!v || cJSON_IsNull(v))
-		return NULL;
-	if (cJSON_IsString(v))
-		return bf_xstrdup(v->valuestring);
-	if (cJSON_IsNumber(v))
-		return v->valuedouble == floor(v->valuedouble) &&
-				       fabs(v->valuedouble) < 1e15 ?
-			       bf_xasprintf("%.0f", v->valuedouble) :
-			       bf_xasprintf("%g", v->valuedouble);
-	if (cJSON_IsBool(v))
-		return bf_xstrdup(cJSON_IsTrue(v) ? "true" : "false");
-	{
-		char *printed = cJSON_PrintUnformatted(v), *copy;
-
-		copy = bf_xstrdup(printed ? printed : "n/a");
-		cJSON_free(printed);
-		return copy;
-	}
+	return s ? bf_xstrdup(s) : NULL;
 }
 
-/* The item's value for host h; NULL when not known. Caller frees. */
-static char *prov_value(const struct prov_item *it,
-			const struct archive_host *h)
+/* A number field: integers without a fraction, else %g; NULL when
+ * absent. */
+static char *num_text(double v)
 {
-	const cJSON *obj = h ? h->host_record : NULL, *g;
+	if (isnan(v))
+		return NULL;
+	return v == floor(v) && fabs(v) < 1e15 ? bf_xasprintf("%.0f", v) :
+						 bf_xasprintf("%g", v);
+}
+
+static char *p_hostname(const struct bf_rec_host *h) { return str_text(h->hostname); }
+static char *p_cpu_model(const struct bf_rec_host *h) { return str_text(h->cpu_model); }
+static char *p_ob_version(const struct bf_rec_host *h) { return str_text(h->openblas_version); }
+static char *p_ob_core(const struct bf_rec_host *h) { return str_text(h->openblas_core); }
+static char *p_ob_threads(const struct bf_rec_host *h) { return num_text(h->openblas_threads); }
+static char *p_driver(const struct bf_rec_host *h) { return str_text(h->cuda_driver_version); }
+static char *p_runtime(const struct bf_rec_host *h) { return str_text(h->cuda_runtime_version); }
+static char *p_cublas(const struct bf_rec_host *h) { return str_text(h->cuda_cublas_version); }
+static char *p_source_hash(const struct bf_rec_host *h) { return str_text(h->agent_source_hash); }
+
+/* GPUs by name, in index order: "NVIDIA H200, NVIDIA H200"; "none" for
+ * none. */
+static char *p_gpus(const struct bf_rec_host *h)
+{
 	char *out = NULL;
 
-	if (it->kind == PROV_FINGERPRINT)
-		return h ? bf_xstrdup(h->fingerprint) : NULL;
-	if (!obj)
-		return NULL;
-	if (it->section)
-		obj = cJSON_GetObjectItemCaseSensitive(obj, it->section);
-	obj = cJSON_GetObjectItemCaseSensitive(obj, it->key);
-	if (it->kind == PROV_FIELD)
-		return value_text(obj);
-	if (!cJSON_IsArray(obj))
-		return NULL;
-	/* GPUs by name, in index order: "NVIDIA H200, NVIDIA H200". */
-	cJSON_ArrayForEach(g, obj) {
-		const char *name = json_str(g, BF_KEY_NAME);
+	for (int i = 0; i < h->ngpus; i++) {
+		const char *name = h->gpus[i].name;
 		char *next = bf_xasprintf("%s%s%s", out ? out : "", out ? ", " : "",
 				       name ? name : "n/a");
 
@@ -232,6 +180,53 @@ static char *prov_value(const struct prov_item *it,
 		out = next;
 	}
 	return out ? out : bf_xstrdup("none");
+}
+
+/* The options as the agent wrote them (one line of JSON). */
+static char *p_options(const struct bf_rec_host *h)
+{
+	cJSON *o;
+	char *printed, *copy;
+
+	if (!h->options.present)
+		return NULL;
+	o = bf_rec_options_encode(&h->options);
+	printed = cJSON_PrintUnformatted(o);
+	copy = bf_xstrdup(printed ? printed : "n/a");
+	cJSON_free(printed);
+	cJSON_Delete(o);
+	return copy;
+}
+
+/* What can explain a speed change: who ran (hostname, CPU), the
+ * libraries and their configuration, the GPUs, the agent build, the host
+ * key (a different machine behind the same name), and the sweep's
+ * settings (iterations, warm-up, sizes). */
+static const struct prov_item prov_items[] = {
+	{ NULL, BF_KEY_HOSTNAME, p_hostname },
+	{ NULL, BF_RUN_HOST_FINGERPRINT, NULL },
+	{ NULL, BF_KEY_CPU_MODEL, p_cpu_model },
+	{ BF_KEY_OPENBLAS, BF_KEY_VERSION, p_ob_version },
+	{ BF_KEY_OPENBLAS, BF_KEY_CORE, p_ob_core },
+	{ BF_KEY_OPENBLAS, BF_KEY_THREADS, p_ob_threads },
+	{ BF_KEY_CUDA, BF_KEY_DRIVER_VERSION, p_driver },
+	{ BF_KEY_CUDA, BF_KEY_RUNTIME_VERSION, p_runtime },
+	{ BF_KEY_CUDA, BF_KEY_CUBLAS_VERSION, p_cublas },
+	{ NULL, BF_KEY_GPUS, p_gpus },
+	{ BF_KEY_AGENT, BF_KEY_SOURCE_HASH, p_source_hash },
+	{ NULL, BF_KEY_OPTIONS, p_options },
+};
+#define NPROV_ITEMS (sizeof(prov_items) / sizeof(prov_items[0]))
+
+/* The item's value for host h; NULL when not known. Caller frees. */
+static char *prov_value(const struct prov_item *it,
+			const struct archive_host *h)
+{
+	if (!it->text)
+		return h ? bf_xstrdup(h->fingerprint) : NULL;
+	if (!h || !h->host_record)
+		return NULL;
+	return it->text(h->host_record);
 }
 
 static int same_text(const char *a, const char *b)

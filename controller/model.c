@@ -2,14 +2,27 @@
 #include "model.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 #include "bf_clock.h"
 #include "xmalloc.h"
+
+struct model_state {
+	pthread_mutex_t lock;
+	struct model_host *hosts;
+	int nhosts;
+	struct model_row *rows;
+	int nrows, rows_cap;
+	struct model_checks *checks;
+	int nchecks, checks_cap;
+	struct model_baseline **baseline; /* per host; NULL: none */
+	int *nbaseline;
+	uint64_t version; /* bumped on every change: readers redraw on change */
+	uint64_t started_ns;
+};
 
 static const char *const state_names[] = {
 	[HOST_PENDING] = "pending",       [HOST_CONNECTING] = "connecting",
@@ -27,49 +40,129 @@ const char *host_state_name(enum host_state s)
 
 void model_init(struct model *m, int nhosts, const char *const *names)
 {
-	memset(m, 0, sizeof(*m));
-	pthread_mutex_init(&m->lock, NULL);
-	m->nhosts = nhosts;
-	m->hosts = bf_xcalloc((size_t)nhosts, sizeof(*m->hosts));
-	m->baseline = bf_xcalloc((size_t)nhosts, sizeof(*m->baseline));
-	m->nbaseline = bf_xcalloc((size_t)nhosts, sizeof(*m->nbaseline));
+	struct model_state *st = bf_xcalloc(1, sizeof(*st));
+
+	pthread_mutex_init(&st->lock, NULL);
+	st->nhosts = nhosts;
+	st->hosts = bf_xcalloc((size_t)nhosts + 1, sizeof(*st->hosts));
+	st->baseline = bf_xcalloc((size_t)nhosts + 1, sizeof(*st->baseline));
+	st->nbaseline = bf_xcalloc((size_t)nhosts + 1, sizeof(*st->nbaseline));
 	for (int i = 0; i < nhosts; i++) {
-		snprintf(m->hosts[i].name, sizeof(m->hosts[i].name), "%s",
+		snprintf(st->hosts[i].name, sizeof(st->hosts[i].name), "%s",
 			 names[i]);
-		m->hosts[i].agent_exit = -1;
+		st->hosts[i].agent_exit = -1;
 	}
-	m->started_ns = bf_now_ns();
+	st->started_ns = bf_now_ns();
+	m->st = st;
 }
 
 void model_free(struct model *m)
 {
-	for (int i = 0; i < m->nhosts; i++)
-		free(m->baseline[i]);
-	free(m->baseline);
-	free(m->nbaseline);
-	free(m->hosts);
-	free(m->rows);
-	free(m->checks);
-	pthread_mutex_destroy(&m->lock);
+	struct model_state *st = m->st;
+
+	if (!st)
+		return;
+	for (int i = 0; i < st->nhosts; i++)
+		free(st->baseline[i]);
+	free(st->baseline);
+	free(st->nbaseline);
+	free(st->hosts);
+	free(st->rows);
+	free(st->checks);
+	pthread_mutex_destroy(&st->lock);
+	free(st);
+	m->st = NULL;
 }
 
-void model_lock(struct model *m)
+static void model_lock(struct model_state *st)
 {
-	pthread_mutex_lock(&m->lock);
+	pthread_mutex_lock(&st->lock);
 }
 
-void model_unlock(struct model *m)
+static void model_unlock(struct model_state *st)
 {
-	pthread_mutex_unlock(&m->lock);
+	pthread_mutex_unlock(&st->lock);
+}
+
+int model_nhosts(const struct model *m)
+{
+	return m->st->nhosts; /* fixed at init: no lock needed */
+}
+
+void model_host_get(struct model *m, int host, struct model_host *out)
+{
+	model_lock(m->st);
+	*out = m->st->hosts[host];
+	model_unlock(m->st);
+}
+
+int model_snapshot_update(struct model *m, struct model_snapshot *s)
+{
+	struct model_state *st = m->st;
+	int changed = 0;
+
+	model_lock(st);
+	if (!s->hosts || st->version != s->version) {
+		if (!s->hosts || s->nhosts != st->nhosts) {
+			free(s->hosts);
+			s->hosts = bf_xcalloc((size_t)st->nhosts + 1,
+					      sizeof(*s->hosts));
+			s->nhosts = st->nhosts;
+		}
+		if (st->nrows > s->rows_cap || !s->rows) {
+			s->rows_cap = st->nrows * 2 + 1;
+			s->rows = bf_xrealloc(s->rows, (size_t)s->rows_cap *
+							       sizeof(*s->rows));
+		}
+		if (st->nchecks > s->checks_cap || !s->checks) {
+			s->checks_cap = st->nchecks * 2 + 1;
+			s->checks = bf_xrealloc(s->checks, (size_t)s->checks_cap *
+								   sizeof(*s->checks));
+		}
+		memcpy(s->hosts, st->hosts, (size_t)st->nhosts * sizeof(*s->hosts));
+		if (st->nrows)
+			memcpy(s->rows, st->rows, (size_t)st->nrows * sizeof(*s->rows));
+		if (st->nchecks)
+			memcpy(s->checks, st->checks,
+			       (size_t)st->nchecks * sizeof(*s->checks));
+		s->nrows = st->nrows;
+		s->nchecks = st->nchecks;
+		s->version = st->version;
+		s->started_ns = st->started_ns;
+		changed = 1;
+	}
+	model_unlock(st);
+	return changed;
+}
+
+void model_snapshot_free(struct model_snapshot *s)
+{
+	if (!s)
+		return;
+	free(s->hosts);
+	free(s->rows);
+	free(s->checks);
+	memset(s, 0, sizeof(*s));
+}
+
+const struct model_checks *model_snapshot_checks(const struct model_snapshot *s,
+						 int host, const char *device)
+{
+	for (int i = 0; i < s->nchecks; i++)
+		if (s->checks[i].host == host &&
+		    strcmp(s->checks[i].device, device) == 0)
+			return &s->checks[i];
+	return NULL;
 }
 
 int model_set_state(struct model *m, int host, enum host_state st,
 		    const char *reason)
 {
-	struct model_host *h = &m->hosts[host];
+	struct model_state *ms = m->st;
+	struct model_host *h = &ms->hosts[host];
 	int changed;
 
-	model_lock(m);
+	model_lock(ms);
 	changed = h->state != st;
 	if (st > HOST_PENDING && h->started_ns == 0) /* local hosts skip connecting */
 		h->started_ns = bf_now_ns();
@@ -78,26 +171,12 @@ int model_set_state(struct model *m, int host, enum host_state st,
 	h->state = st;
 	if (reason)
 		snprintf(h->reason, sizeof(h->reason), "%s", reason);
-	m->version++;
-	model_unlock(m);
+	ms->version++;
+	model_unlock(ms);
 	return changed;
 }
 
-static double num_or_nan(const cJSON *rec, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(rec, key);
-
-	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-static const char *str_or(const cJSON *rec, const char *key, const char *dflt)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(rec, key);
-
-	return cJSON_IsString(v) ? v->valuestring : dflt;
-}
-
-static struct model_checks *checks_for(struct model *m, int host,
+static struct model_checks *checks_for(struct model_state *m, int host,
 				       const char *device)
 {
 	for (int i = 0; i < m->nchecks; i++)
@@ -116,17 +195,7 @@ static struct model_checks *checks_for(struct model *m, int host,
 	return &m->checks[m->nchecks++];
 }
 
-const struct model_checks *model_find_checks(const struct model *m, int host,
-					     const char *device)
-{
-	for (int i = 0; i < m->nchecks; i++)
-		if (m->checks[i].host == host &&
-		    strcmp(m->checks[i].device, device) == 0)
-			return &m->checks[i];
-	return NULL;
-}
-
-static const struct model_row *find_row(const struct model *m, int host,
+static const struct model_row *find_row(const struct model_state *m, int host,
 					const char *device, const char *dtype,
 					int n)
 {
@@ -142,9 +211,10 @@ static const struct model_row *find_row(const struct model *m, int host,
 }
 
 /* Ratios are recomputed for the whole host on each GEMM result, since the
- * fp32 baseline may arrive after the rows that need it. Same definitions
- * as the agent's summary (agent/gemm.c): verified results only. */
-static void recompute_ratios(struct model *m, int host)
+ * fp32 baseline may arrive after the rows that need it. The pairs of the
+ * agent's summary (agent/gemm.c), with bf_speed_ratio: verified results
+ * only. */
+static void recompute_ratios(struct model_state *m, int host)
 {
 	for (int i = 0; i < m->nrows; i++) {
 		struct model_row *r = &m->rows[i];
@@ -158,17 +228,19 @@ static void recompute_ratios(struct model *m, int host)
 		base = find_row(m, host, r->device, "fp32", r->n);
 		if (base && base->status == BF_STATUS_PASS &&
 		    strcmp(r->dtype, "fp32") != 0)
-			r->vs_fp32 = r->gflops / base->gflops;
+			r->vs_fp32 = bf_speed_ratio(r->gflops, base->gflops);
 		if (strcmp(r->dtype, "fp32") == 0 &&
 		    strncmp(r->device, "cuda", 4) == 0) {
 			base = find_row(m, host, "cpu", "fp32", r->n);
 			if (base && base->status == BF_STATUS_PASS)
-				r->gpu_vs_cpu = r->gflops / base->gflops;
+				r->gpu_vs_cpu = bf_speed_ratio(r->gflops,
+							       base->gflops);
 		}
 	}
 }
 
-static double baseline_gflops(const struct model *m, const struct model_row *r)
+static double baseline_gflops(const struct model_state *m,
+			      const struct model_row *r)
 {
 	for (int i = 0; i < m->nbaseline[r->host]; i++) {
 		const struct model_baseline *b = &m->baseline[r->host][i];
@@ -180,9 +252,11 @@ static double baseline_gflops(const struct model *m, const struct model_row *r)
 	return NAN;
 }
 
-void model_set_baseline(struct model *m, int host,
+void model_set_baseline(struct model *mm, int host,
 			const struct model_baseline *b, int count)
 {
+	struct model_state *m = mm->st;
+
 	model_lock(m);
 	free(m->baseline[host]);
 	m->baseline[host] = NULL;
@@ -199,10 +273,15 @@ void model_set_baseline(struct model *m, int host,
 	model_unlock(m);
 }
 
-static void add_gemm(struct model *m, int host, const cJSON *rec)
+static const char *str_or(const char *s, const char *dflt)
+{
+	return s ? s : dflt;
+}
+
+static void add_gemm(struct model_state *m, int host,
+		     const struct bf_rec_gemm *g)
 {
 	struct model_row *r;
-	enum bf_status st = BF_STATUS_FAIL;
 
 	if (m->nrows == m->rows_cap) {
 		m->rows_cap = m->rows_cap ? 2 * m->rows_cap : 16;
@@ -211,61 +290,55 @@ static void add_gemm(struct model *m, int host, const cJSON *rec)
 	r = &m->rows[m->nrows++];
 	memset(r, 0, sizeof(*r));
 	r->host = host;
-	snprintf(r->device, sizeof(r->device), "%s", str_or(rec, BF_KEY_DEVICE, "?"));
-	snprintf(r->dtype, sizeof(r->dtype), "%s", str_or(rec, BF_KEY_DTYPE, "?"));
-	r->n = (int)num_or_nan(rec, BF_KEY_N);
-	bf_schema_status_parse(str_or(rec, BF_KEY_STATUS, "fail"), &st);
-	r->status = st;
-	r->median_ms = num_or_nan(rec, BF_KEY_MEDIAN_MS);
-	r->min_ms = num_or_nan(rec, BF_KEY_MIN_MS);
-	r->max_ms = num_or_nan(rec, BF_KEY_MAX_MS);
-	r->gflops = num_or_nan(rec, BF_KEY_GFLOPS);
-	r->peak_mib = num_or_nan(rec, BF_KEY_PEAK_MIB);
-	snprintf(r->reason, sizeof(r->reason), "%s", str_or(rec, BF_KEY_REASON, ""));
+	snprintf(r->device, sizeof(r->device), "%s", str_or(g->device, "?"));
+	snprintf(r->dtype, sizeof(r->dtype), "%s", str_or(g->dtype, "?"));
+	r->n = g->n;
+	r->status = g->status;
+	r->median_ms = g->median_ms;
+	r->min_ms = g->min_ms;
+	r->max_ms = g->max_ms;
+	r->gflops = g->gflops;
+	r->peak_mib = g->peak_mib;
+	snprintf(r->reason, sizeof(r->reason), "%s", str_or(g->reason, ""));
 	r->prev_gflops = baseline_gflops(m, r);
 	recompute_ratios(m, host);
 }
 
-int model_add_record(struct model *m, int host, enum bf_record_type type,
-		     const cJSON *rec)
+int model_add_record(struct model *mm, int host, const struct bf_record *rec)
 {
+	struct model_state *m = mm->st;
 	struct model_host *h = &m->hosts[host];
-	enum bf_status st;
 	int progress = 0;
 
 	model_lock(m);
 	h->records++;
-	switch (type) {
-	case BF_REC_HOST: {
-		const cJSON *agent = cJSON_GetObjectItemCaseSensitive(rec, BF_KEY_AGENT);
-
+	switch (rec->type) {
+	case BF_REC_HOST:
 		snprintf(h->agent_hash, sizeof(h->agent_hash), "%s",
-			 str_or(agent, BF_KEY_SOURCE_HASH, ""));
+			 str_or(rec->u.host.agent_source_hash, ""));
 		snprintf(h->hostname, sizeof(h->hostname), "%s",
-			 str_or(rec, BF_KEY_HOSTNAME, ""));
+			 str_or(rec->u.host.hostname, ""));
 		break;
-	}
 	case BF_REC_PLAN:
-		h->gemm_total = (int)num_or_nan(rec, BF_KEY_GEMM_TOTAL);
-		h->checks_total = (int)num_or_nan(rec, BF_KEY_CHECKS_TOTAL);
+		h->gemm_total = rec->u.plan.gemm_total;
+		h->checks_total = rec->u.plan.checks_total;
 		progress = 1;
 		break;
-	case BF_REC_CHECK:
-		if (bf_schema_status_parse(str_or(rec, BF_KEY_STATUS, ""), &st) == 0) {
-			struct model_checks *c =
-				checks_for(m, host, str_or(rec, BF_KEY_DEVICE, "?"));
+	case BF_REC_CHECK: {
+		struct model_checks *c =
+			checks_for(m, host, str_or(rec->u.check.device, "?"));
 
-			if (st == BF_STATUS_PASS)
-				c->passed++;
-			else if (st == BF_STATUS_FAIL)
-				c->failed++;
-			else
-				c->skipped++;
-		}
+		if (rec->u.check.status == BF_STATUS_PASS)
+			c->passed++;
+		else if (rec->u.check.status == BF_STATUS_FAIL)
+			c->failed++;
+		else
+			c->skipped++;
 		h->checks_done++;
 		break;
+	}
 	case BF_REC_GEMM:
-		add_gemm(m, host, rec);
+		add_gemm(m, host, &rec->u.gemm);
 		h->gemm_done++;
 		progress = 1;
 		break;
@@ -282,23 +355,23 @@ int model_add_record(struct model *m, int host, enum bf_record_type type,
 
 void model_add_malformed(struct model *m, int host)
 {
-	model_lock(m);
-	m->hosts[host].malformed++;
-	m->version++;
-	model_unlock(m);
+	model_lock(m->st);
+	m->st->hosts[host].malformed++;
+	m->st->version++;
+	model_unlock(m->st);
 }
 
 void model_set_fingerprint(struct model *m, int host, const char *fp)
 {
-	model_lock(m);
-	snprintf(m->hosts[host].fingerprint, sizeof(m->hosts[host].fingerprint),
-		 "%s", fp ? fp : "");
-	model_unlock(m);
+	model_lock(m->st);
+	snprintf(m->st->hosts[host].fingerprint,
+		 sizeof(m->st->hosts[host].fingerprint), "%s", fp ? fp : "");
+	model_unlock(m->st);
 }
 
 void model_set_agent_exit(struct model *m, int host, int status)
 {
-	model_lock(m);
-	m->hosts[host].agent_exit = status;
-	model_unlock(m);
+	model_lock(m->st);
+	m->st->hosts[host].agent_exit = status;
+	model_unlock(m->st);
 }

@@ -1,19 +1,18 @@
 /*
  * The run model: what ctl knows about every host of a run while it runs.
- * Host threads feed it records and state changes; the plain output and the
- * live table read it. All functions lock the model's mutex, so they may be
- * called from any thread; readers take a consistent view with model_lock /
- * model_unlock around direct field access.
+ * Host threads feed it typed records (record.h) and state changes; the
+ * plain output and the live table read it through copies: one host's
+ * facts (model_host_get) or a snapshot of everything (model_snapshot).
+ * Its arrays and its lock are private to model.c; every function locks,
+ * so any may be called from any thread.
  */
 #ifndef BF_MODEL_H
 #define BF_MODEL_H
 
-#include <pthread.h>
 #include <stdint.h>
 
+#include "record.h"
 #include "schema.h"
-
-struct cJSON;
 
 enum host_state {
 	HOST_PENDING = 0,
@@ -79,36 +78,61 @@ struct model_host {
 	uint64_t started_ns, ended_ns;
 };
 
+/* The model itself: an opaque handle (model.c holds the hosts, rows,
+ * checks and baselines, and the lock). Embeddable by value. */
 struct model {
-	pthread_mutex_t lock;
+	struct model_state *st;
+};
+
+/* A caller-owned copy of the model at one moment (its version): never
+ * locked, read freely. Start from all zeroes; model_snapshot_update
+ * refreshes it, model_snapshot_free frees it. The tables are plain data: a
+ * test may build one by hand (with malloc'd arrays) for the layout code. */
+struct model_snapshot {
 	struct model_host *hosts;
 	int nhosts;
 	struct model_row *rows;
-	int nrows, rows_cap;
+	int nrows;
 	struct model_checks *checks;
-	int nchecks, checks_cap;
-	struct model_baseline **baseline; /* per host; NULL: none */
-	int *nbaseline;
-	uint64_t version; /* bumped on every change: readers redraw on change */
-	uint64_t started_ns;
+	int nchecks;
+	uint64_t version;    /* the model's change counter when copied */
+	uint64_t started_ns; /* when the model was initialised */
+	int rows_cap, checks_cap; /* allocated entries, reused by updates */
 };
 
 /* Initialises m for nhosts hosts named names[i] (copied). */
 void model_init(struct model *m, int nhosts, const char *const *names);
 void model_free(struct model *m);
 
-void model_lock(struct model *m);
-void model_unlock(struct model *m);
+/* Hosts in the model (fixed at model_init). */
+int model_nhosts(const struct model *m);
+
+/* Copies host's facts (state, reason, counts, fingerprint, ...) into
+ * *out, consistently under the lock. */
+void model_host_get(struct model *m, int host, struct model_host *out);
+
+/* Refreshes s from m when m changed since s was taken (or s is empty):
+ * hosts, rows and checks copied under the lock, growing s's arrays as
+ * needed. Returns 1 when s was refreshed, 0 when it was already current.
+ * Cheap when nothing changed (one locked compare). */
+int model_snapshot_update(struct model *m, struct model_snapshot *s);
+
+/* Frees s's arrays and zeroes it. NULL does nothing. */
+void model_snapshot_free(struct model_snapshot *s);
+
+/* The checks entry of s for (host, device), or NULL. */
+const struct model_checks *model_snapshot_checks(const struct model_snapshot *s,
+						 int host, const char *device);
 
 /* Sets host's state (and reason, may be NULL). Returns 1 when the state
  * changed (so callers print one progress line per change). */
 int model_set_state(struct model *m, int host, enum host_state st,
 		    const char *reason);
 
-/* Feeds one validated record from host. Returns 1 when the host's visible
- * progress changed (a gemm record: "running k/n"). */
-int model_add_record(struct model *m, int host, enum bf_record_type type,
-		     const struct cJSON *rec);
+/* Feeds one decoded record from host (copied; rec stays the caller's).
+ * Returns 1 when the host's visible progress changed (a plan or gemm
+ * record: "running k/n"). */
+int model_add_record(struct model *m, int host, const struct bf_record *rec);
 
 /* Counts a malformed line from host. */
 void model_add_malformed(struct model *m, int host);
@@ -123,9 +147,5 @@ void model_set_baseline(struct model *m, int host,
 /* Records connection facts for the archive. */
 void model_set_fingerprint(struct model *m, int host, const char *fp);
 void model_set_agent_exit(struct model *m, int host, int status);
-
-/* The checks entry for (host, device), or NULL; call with the lock held. */
-const struct model_checks *model_find_checks(const struct model *m, int host,
-					     const char *device);
 
 #endif

@@ -23,10 +23,10 @@ static const char *const headers[NCOL] = {
 	"vs_fp32", "GPU_vs_CPU", "checks", "status",
 };
 
-static void row_cells(const struct model *m, const struct model_row *r,
+static void row_cells(const struct model_snapshot *m, const struct model_row *r,
 		      char cells[NCOL][160])
 {
-	const struct model_checks *c = model_find_checks(m, r->host, r->device);
+	const struct model_checks *c = model_snapshot_checks(m, r->host, r->device);
 
 	snprintf(cells[C_HOST], 160, "%.150s", m->hosts[r->host].name);
 	snprintf(cells[C_DEVICE], 160, "%s", r->device);
@@ -52,12 +52,13 @@ static void row_cells(const struct model *m, const struct model_row *r,
 		 r->status == BF_STATUS_FAIL ? "FAIL" : "skipped");
 }
 
-void table_print_plain(FILE *out, struct model *m)
+void table_print_plain(FILE *out, struct model *model)
 {
+	struct model_snapshot snap = { 0 }, *m = &snap;
 	char cells[NCOL][160];
 	int width[NCOL];
 
-	model_lock(m);
+	model_snapshot_update(model, &snap);
 	for (int c = 0; c < NCOL; c++)
 		width[c] = (int)strlen(headers[c]);
 	for (int i = 0; i < m->nrows; i++) {
@@ -87,6 +88,6 @@ void table_print_plain(FILE *out, struct model *m)
 				host_state_name(mh->state),
 				mh->reason[0] ? ": " : "", mh->reason);
 	}
-	model_unlock(m);
+	model_snapshot_free(&snap);
 	fflush(out);
 }

@@ -8,7 +8,7 @@
 
 /* Prints host x device x dtype (x n) rows with median ms, GFLOP/s, peak
  * MiB, speed vs fp32, GPU vs CPU and checks, then one line per host that
- * did not finish, with its reason. Takes the model's lock. */
+ * did not finish, with its reason, from a snapshot of m. */
 void table_print_plain(FILE *out, struct model *m);
 
 /* Formats v with `decimals` digits, or "n/a" when v is NaN. */

@@ -43,7 +43,7 @@ enum { PAIR_GOOD = 1, PAIR_BAD, PAIR_ACTIVE };
 #define LINE_MAX_CELLS 512
 
 struct ui {
-	struct model *model;            /* live: read under its lock only */
+	struct model *model;            /* live: read through snapshots only */
 	const volatile sig_atomic_t *stopping;
 	char run_id[64];
 	SCREEN *screen;
@@ -56,9 +56,8 @@ struct ui {
 	uint64_t drawn_second;          /* elapsed second last drawn */
 
 	/* The snapshot: a copy of the model's arrays, never locked. */
-	struct model snap;
-	int have_snap;
-	int rows_cap, checks_cap;
+	struct model_snapshot snap;
+	int rows_cap;                   /* entries of order; lines has twice */
 	int *order;
 	struct ui_line *lines;
 	int nlines, lines_cap;
@@ -145,36 +144,17 @@ static void add_restore(const char *cap)
 /* Copies the model when it changed since the last copy; 1 when it did. */
 static int take_snapshot(struct ui *ui)
 {
-	struct model *m = ui->model, *s = &ui->snap;
-	int changed = 0;
+	struct model_snapshot *s = &ui->snap;
 
-	model_lock(m);
-	if (!ui->have_snap || m->version != s->version) {
-		if (m->nrows > ui->rows_cap) {
-			ui->rows_cap = m->nrows * 2;
-			s->rows = bf_xrealloc(s->rows, (size_t)ui->rows_cap * sizeof(*s->rows));
-			ui->order = bf_xrealloc(ui->order, (size_t)ui->rows_cap * sizeof(*ui->order));
-			ui->lines_cap = 2 * ui->rows_cap;
-			ui->lines = bf_xrealloc(ui->lines, (size_t)ui->lines_cap * sizeof(*ui->lines));
-		}
-		if (m->nchecks > ui->checks_cap) {
-			ui->checks_cap = m->nchecks * 2;
-			s->checks = bf_xrealloc(s->checks, (size_t)ui->checks_cap * sizeof(*s->checks));
-		}
-		memcpy(s->hosts, m->hosts, (size_t)m->nhosts * sizeof(*s->hosts));
-		if (m->nrows)
-			memcpy(s->rows, m->rows, (size_t)m->nrows * sizeof(*s->rows));
-		if (m->nchecks)
-			memcpy(s->checks, m->checks, (size_t)m->nchecks * sizeof(*s->checks));
-		s->nrows = m->nrows;
-		s->nchecks = m->nchecks;
-		s->version = m->version;
-		s->started_ns = m->started_ns;
-		ui->have_snap = 1;
-		changed = 1;
+	if (!model_snapshot_update(ui->model, s))
+		return 0;
+	if (s->nrows > ui->rows_cap) {
+		ui->rows_cap = s->nrows * 2;
+		ui->order = bf_xrealloc(ui->order, (size_t)ui->rows_cap * sizeof(*ui->order));
+		ui->lines_cap = 2 * ui->rows_cap;
+		ui->lines = bf_xrealloc(ui->lines, (size_t)ui->lines_cap * sizeof(*ui->lines));
 	}
-	model_unlock(m);
-	return changed;
+	return 1;
 }
 
 /* ---- drawing ----------------------------------------------------------- */
@@ -643,8 +623,7 @@ struct ui *ui_open(struct model *m, const char *run_id,
 	ui->stopping = stopping;
 	snprintf(ui->run_id, sizeof(ui->run_id), "%s", run_id);
 	ui->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
-	ui->snap.nhosts = m->nhosts;
-	ui->snap.hosts = bf_xcalloc((size_t)m->nhosts, sizeof(*ui->snap.hosts));
+	take_snapshot(ui);
 	ui->dirty = 1;
 
 	cbreak();        /* keys at once; Ctrl-C still raises SIGINT */
@@ -694,9 +673,7 @@ void ui_close(struct ui *ui)
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved_tio);
 	sigaction(SIGTSTP, &old_tstp, NULL);
 	release_stderr();
-	free(ui->snap.hosts);
-	free(ui->snap.rows);
-	free(ui->snap.checks);
+	model_snapshot_free(&ui->snap);
 	free(ui->order);
 	free(ui->lines);
 	free(ui);

@@ -195,7 +195,7 @@ static enum ui_tone fmt_num(char *buf, size_t len, double v, int decimals,
 	return UI_TONE_NORMAL;
 }
 
-enum ui_tone ui_cell_text(const struct model *snap, const struct model_row *r,
+enum ui_tone ui_cell_text(const struct model_snapshot *snap, const struct model_row *r,
 			  enum ui_col c, char *buf, size_t len)
 {
 	const struct model_checks *ck;
@@ -239,7 +239,7 @@ enum ui_tone ui_cell_text(const struct model *snap, const struct model_row *r,
 	case UI_COL_PEAK:
 		return fmt_num(buf, len, r->peak_mib, 0, "");
 	case UI_COL_CHECKS:
-		ck = model_find_checks(snap, r->host, r->device);
+		ck = model_snapshot_checks(snap, r->host, r->device);
 		if (!ck) {
 			snprintf(buf, len, "n/a");
 			return UI_TONE_DIM;
@@ -268,7 +268,7 @@ enum ui_tone ui_cell_text(const struct model *snap, const struct model_row *r,
 	return UI_TONE_NORMAL;
 }
 
-void ui_columns_for(const struct model *snap, int utf8,
+void ui_columns_for(const struct model_snapshot *snap, int utf8,
 		    struct ui_col_spec spec[UI_NCOLS])
 {
 	char buf[640];
@@ -410,7 +410,7 @@ static int panel_class(enum host_state s)
 	return 4;
 }
 
-int ui_panel_hosts(const struct model *snap, int lines, int *idx)
+int ui_panel_hosts(const struct model_snapshot *snap, int lines, int *idx)
 {
 	int n = 0, room;
 
@@ -530,7 +530,7 @@ static void merge_sort(const struct sort_ctx *cx, int *idx, int *tmp, int n)
 
 /* Group keys: the host index, or the dtype's rank in order of first
  * appearance. */
-static void group_keys(const struct model *snap, enum ui_group g, int *key)
+static void group_keys(const struct model_snapshot *snap, enum ui_group g, int *key)
 {
 	for (int i = 0; i < snap->nrows; i++) {
 		key[i] = snap->rows[i].host;
@@ -545,7 +545,7 @@ static void group_keys(const struct model *snap, enum ui_group g, int *key)
 	}
 }
 
-void ui_sort_rows(const struct model *snap, enum ui_group g, enum ui_sort s,
+void ui_sort_rows(const struct model_snapshot *snap, enum ui_group g, enum ui_sort s,
 		  int *order)
 {
 	int n = snap->nrows;
@@ -574,14 +574,14 @@ void ui_sort_rows(const struct model *snap, enum ui_group g, enum ui_sort s,
 	free(key);
 }
 
-static int same_group(const struct model *snap, enum ui_group g, int a, int b)
+static int same_group(const struct model_snapshot *snap, enum ui_group g, int a, int b)
 {
 	if (g == UI_GROUP_DTYPE)
 		return strcmp(snap->rows[a].dtype, snap->rows[b].dtype) == 0;
 	return snap->rows[a].host == snap->rows[b].host;
 }
 
-int ui_build_lines(const struct model *snap, enum ui_group g,
+int ui_build_lines(const struct model_snapshot *snap, enum ui_group g,
 		   const int *order, struct ui_line *lines)
 {
 	int n = 0;

@@ -7,9 +7,8 @@
  * clock, so all of it is unit-tested (tests/tui/); ui_curses.c draws what
  * these functions decide.
  *
- * Every function taking a `const struct model *` reads its arrays directly:
- * pass a snapshot (ui_curses.c copies the model under its lock) or hold the
- * model's lock.
+ * Every function reads a `struct model_snapshot` (model.h): a caller-owned
+ * copy of the model, never the live model.
  */
 #ifndef BF_UI_LAYOUT_H
 #define BF_UI_LAYOUT_H
@@ -62,7 +61,7 @@ struct ui_col_place {
  * than one size; `empty` set on a droppable column that has no value in
  * any row (vs fp32 and GPU/CPU on a CPU-only run). utf8 selects "Δ%" over
  * "chg%" as a title. */
-void ui_columns_for(const struct model *snap, int utf8,
+void ui_columns_for(const struct model_snapshot *snap, int utf8,
 		    struct ui_col_spec spec[UI_NCOLS]);
 
 /* Which columns fit in `width` cells and how wide each is. Starts from
@@ -102,7 +101,7 @@ void ui_layout_rows(int height, int nhosts, struct ui_rows *out);
  * working (connecting to running), pending, interrupted and done, each in
  * host order, and the caller writes a summary of the rest on the last line.
  * Fills idx (nhosts entries at most); returns how many. */
-int ui_panel_hosts(const struct model *snap, int lines, int *idx);
+int ui_panel_hosts(const struct model_snapshot *snap, int lines, int *idx);
 
 enum ui_group { UI_GROUP_HOST, UI_GROUP_DTYPE, UI_NGROUPS };
 
@@ -127,7 +126,7 @@ enum ui_col ui_sort_column(enum ui_sort s);
 /* Fills order[0..snap->nrows) with row indices: grouped (host index, or
  * dtype in order of first appearance), then sorted by s within a group,
  * missing values (NaN) last, ties in arrival order. Stable. */
-void ui_sort_rows(const struct model *snap, enum ui_group g, enum ui_sort s,
+void ui_sort_rows(const struct model_snapshot *snap, enum ui_group g, enum ui_sort s,
 		  int *order);
 
 /* A display line of the table body: a group heading or a row. */
@@ -139,7 +138,7 @@ struct ui_line {
 /* Lines for rows in `order` (from ui_sort_rows with the same g): a heading
  * before each group. lines must hold 2 * snap->nrows entries. Returns the
  * number of lines. */
-int ui_build_lines(const struct model *snap, enum ui_group g,
+int ui_build_lines(const struct model_snapshot *snap, enum ui_group g,
 		   const int *order, struct ui_line *lines);
 
 /* How a cell or line should stand out; ui_curses.c maps tones to colours,
@@ -166,7 +165,7 @@ enum ui_tone ui_host_state_text(const struct model_host *h, char *buf,
  * ("FAIL: <reason>", "skipped: <reason>"), else its host's. Δ% is signed
  * with one decimal ("+3.2%", "-0.4%") and toned good when positive, bad
  * when negative (higher GFLOP/s is better). */
-enum ui_tone ui_cell_text(const struct model *snap, const struct model_row *r,
+enum ui_tone ui_cell_text(const struct model_snapshot *snap, const struct model_row *r,
 			  enum ui_col c, char *buf, size_t len);
 
 /* A host's progress in thousandths, for its bar: checks count for the

@@ -276,7 +276,7 @@ static void test_load_and_ids(void **state)
 	assert_null(run->reason);
 	assert_null(run->tag);
 	assert_string_equal(run->hosts[0].name, "local");
-	assert_int_equal(cJSON_GetArraySize(run->hosts[0].records), 4);
+	assert_int_equal(run->hosts[0].nrecords, 4);
 	assert_non_null(run->hosts[0].host_record);
 	assert_true(run->hosts[0].complete);
 	assert_int_equal(run->hosts[0].bad_lines, 0);
@@ -306,7 +306,7 @@ static void test_incomplete_run(void **state)
 	assert_true(run->incomplete);
 	assert_string_equal(run->status, "incomplete");
 	assert_non_null(run->reason);
-	assert_int_equal(cJSON_GetArraySize(run->hosts[0].records), 2);
+	assert_int_equal(run->hosts[0].nrecords, 2);
 	assert_int_equal(run->hosts[0].bad_lines, 1);
 	assert_true(run->hosts[0].cut_last_line);
 	assert_false(run->hosts[0].complete);
@@ -349,12 +349,15 @@ static void test_load_file(void **state)
 static void test_find_baseline(void **state)
 {
 	char *h = host_rec("vm", 2, 5);
-	cJSON *rec = cJSON_Parse(h);
-	const cJSON *options = cJSON_GetObjectItemCaseSensitive(rec, BF_KEY_OPTIONS);
+	struct bf_record rec;
+	const struct bf_rec_options *options = &rec.u.host.options;
 	struct archive_baseline *b;
 	const struct archive_baseline_row *row;
 	char detail[256];
 
+	assert_int_equal(bf_record_parse(h, strlen(h), &rec, detail,
+					 sizeof(detail)), BF_OK);
+	assert_true(options->present);
 	/* Oldest to newest: a match, a match, a failed host, different
 	 * options (iters 7), no summary, then the current run. */
 	write_simple_run("20261201T080000Z-0001", "complete", "done", 2, half_ms, 5, 1);
@@ -396,7 +399,7 @@ static void test_find_baseline(void **state)
 					       sizeof(detail)),
 			 BF_ERR_NOT_FOUND);
 	archive_baseline_free(NULL);
-	cJSON_Delete(rec);
+	bf_record_free(&rec);
 	free(h);
 }
 

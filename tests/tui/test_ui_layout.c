@@ -24,22 +24,36 @@
 
 static const char *const host_names[] = { "bfhost1", "bfhost2", "bfhost3" };
 
-static struct model *new_model(int nhosts)
+/* The layout reads snapshots (model.h): plain data a test builds by hand,
+ * with nhosts pending hosts named names[i]. */
+static struct model_snapshot *new_snapshot(int nhosts,
+					   const char *const *names)
 {
-	struct model *m = calloc(1, sizeof(*m));
+	struct model_snapshot *m = calloc(1, sizeof(*m));
 
-	model_init(m, nhosts, host_names);
+	m->nhosts = nhosts;
+	m->hosts = calloc((size_t)nhosts, sizeof(*m->hosts));
+	for (int i = 0; i < nhosts; i++) {
+		snprintf(m->hosts[i].name, sizeof(m->hosts[i].name), "%s",
+			 names[i]);
+		m->hosts[i].agent_exit = -1;
+	}
 	return m;
 }
 
-static void free_model(struct model *m)
+static struct model_snapshot *new_model(int nhosts)
 {
-	model_free(m);
+	return new_snapshot(nhosts, host_names);
+}
+
+static void free_model(struct model_snapshot *m)
+{
+	model_snapshot_free(m);
 	free(m);
 }
 
 /* Appends a passing row with every number given (NaN: missing). */
-static struct model_row *add_row(struct model *m, int host, const char *dev,
+static struct model_row *add_row(struct model_snapshot *m, int host, const char *dev,
 				 const char *dtype, int n, double gflops)
 {
 	struct model_row *r;
@@ -65,7 +79,7 @@ static struct model_row *add_row(struct model *m, int host, const char *dev,
 	return r;
 }
 
-static void add_checks(struct model *m, int host, const char *dev, int passed,
+static void add_checks(struct model_snapshot *m, int host, const char *dev, int passed,
 		       int failed, int skipped)
 {
 	struct model_checks *c;
@@ -82,9 +96,9 @@ static void add_checks(struct model *m, int host, const char *dev, int passed,
 
 /* Three hosts, a CPU and a GPU each, fp32/fp16/bf16 at one size, every
  * column with a value: what a GPU fleet looks like. */
-static struct model *gpu_fleet(void)
+static struct model_snapshot *gpu_fleet(void)
 {
-	struct model *m = new_model(3);
+	struct model_snapshot *m = new_model(3);
 	static const char *const dtypes[] = { "fp32", "fp16", "bf16" };
 
 	for (int h = 0; h < 3; h++) {
@@ -159,7 +173,7 @@ static void test_delta_pct(void **state)
 
 static void test_cell_delta(void **state)
 {
-	struct model *m = new_model(1);
+	struct model_snapshot *m = new_model(1);
 	struct model_row *r = add_row(m, 0, "cpu", "fp32", 1024, 103.2);
 	char buf[64];
 
@@ -190,7 +204,7 @@ static void test_cell_delta(void **state)
 
 static void test_cell_numbers(void **state)
 {
-	struct model *m = new_model(1);
+	struct model_snapshot *m = new_model(1);
 	struct model_row *r = add_row(m, 0, "cuda:0", "fp16", 4096, 51234.56);
 	char buf[64];
 
@@ -218,7 +232,7 @@ static void test_cell_numbers(void **state)
 
 static void test_cell_checks(void **state)
 {
-	struct model *m = new_model(2);
+	struct model_snapshot *m = new_model(2);
 	struct model_row *r0 = add_row(m, 0, "cpu", "fp32", 256, 10.0);
 	struct model_row *r1 = add_row(m, 1, "cpu", "fp32", 256, 10.0);
 	struct model_row *r2 = add_row(m, 1, "cuda:0", "fp32", 256, 10.0);
@@ -249,7 +263,7 @@ static void test_cell_checks(void **state)
 
 static void test_state_texts(void **state)
 {
-	struct model *m = new_model(1);
+	struct model_snapshot *m = new_model(1);
 	struct model_host *h = &m->hosts[0];
 	struct model_row *r = add_row(m, 0, "cpu", "fp32", 256, 10.0);
 	char buf[128];
@@ -297,7 +311,7 @@ static void test_state_texts(void **state)
 
 static void test_columns_all_fit_when_wide(void **state)
 {
-	struct model *m = gpu_fleet();
+	struct model_snapshot *m = gpu_fleet();
 	struct ui_col_spec spec[UI_NCOLS];
 	struct ui_col_place p[UI_NCOLS];
 	int used, x = 0;
@@ -326,7 +340,7 @@ static void test_columns_all_fit_when_wide(void **state)
 
 static void test_columns_at_80(void **state)
 {
-	struct model *m = gpu_fleet();
+	struct model_snapshot *m = gpu_fleet();
 	struct ui_col_spec spec[UI_NCOLS];
 	struct ui_col_place p[UI_NCOLS];
 	int used;
@@ -359,7 +373,7 @@ static void test_drop_order(void **state)
 		UI_COL_PEAK, UI_COL_GPU_VS_CPU, UI_COL_MEDIAN, UI_COL_VS_FP32,
 		UI_COL_DELTA, UI_COL_CHECKS, UI_COL_N,
 	};
-	struct model *m = gpu_fleet();
+	struct model_snapshot *m = gpu_fleet();
 	struct ui_col_spec spec[UI_NCOLS];
 	struct ui_col_place p[UI_NCOLS];
 	int was_shown[UI_NCOLS], ndropped = 0;
@@ -398,7 +412,7 @@ static void test_drop_order(void **state)
 /* Below the essentials' minimum nothing more can go: the caller clips. */
 static void test_columns_tiny(void **state)
 {
-	struct model *m = gpu_fleet();
+	struct model_snapshot *m = gpu_fleet();
 	struct ui_col_spec spec[UI_NCOLS];
 	struct ui_col_place p[UI_NCOLS];
 	int used;
@@ -415,7 +429,7 @@ static void test_columns_tiny(void **state)
  * before anything that has values. */
 static void test_empty_columns_go_first(void **state)
 {
-	struct model *m = new_model(3);
+	struct model_snapshot *m = new_model(3);
 	struct ui_col_spec spec[UI_NCOLS];
 	struct ui_col_place p[UI_NCOLS];
 
@@ -484,35 +498,34 @@ static void test_panel_hosts(void **state)
 		HOST_DONE, HOST_RUNNING, HOST_PENDING, HOST_FAILED,
 		HOST_BUILDING, HOST_INTERRUPTED,
 	};
-	struct model m;
+	struct model_snapshot *m = new_snapshot(6, names);
 	int idx[6], n;
 
-	model_init(&m, 6, names);
 	for (int i = 0; i < 6; i++)
-		m.hosts[i].state = st[i];
+		m->hosts[i].state = st[i];
 	/* All fit: host order. */
-	n = ui_panel_hosts(&m, 6, idx);
+	n = ui_panel_hosts(m, 6, idx);
 	assert_int_equal(n, 6);
 	for (int i = 0; i < 6; i++)
 		assert_int_equal(idx[i], i);
 	/* Four lines: three hosts and a summary; failed first, then the
 	 * working ones. */
-	n = ui_panel_hosts(&m, 4, idx);
+	n = ui_panel_hosts(m, 4, idx);
 	assert_int_equal(n, 3);
 	assert_int_equal(idx[0], 3); /* failed */
 	assert_int_equal(idx[1], 1); /* running */
 	assert_int_equal(idx[2], 4); /* building */
-	n = ui_panel_hosts(&m, 5, idx);
+	n = ui_panel_hosts(m, 5, idx);
 	assert_int_equal(n, 4);
 	assert_int_equal(idx[3], 2); /* pending before interrupted, done */
-	model_free(&m);
+	free_model(m);
 }
 
 /* ---- sorting and grouping ---------------------------------------------- */
 
 static void test_sort_arrival_and_gflops(void **state)
 {
-	struct model *m = new_model(2);
+	struct model_snapshot *m = new_model(2);
 	int order[5];
 
 	add_row(m, 1, "cpu", "fp32", 256, 30.0);  /* 0 */
@@ -547,7 +560,7 @@ static void test_sort_arrival_and_gflops(void **state)
 
 static void test_sort_delta_and_ties(void **state)
 {
-	struct model *m = new_model(1);
+	struct model_snapshot *m = new_model(1);
 	int order[4];
 
 	add_row(m, 0, "cpu", "fp32", 256, 100.0)->prev_gflops = 100.0; /* 0% */
@@ -571,7 +584,7 @@ static void test_sort_delta_and_ties(void **state)
 
 static void test_group_by_dtype(void **state)
 {
-	struct model *m = new_model(2);
+	struct model_snapshot *m = new_model(2);
 	int order[6];
 	struct ui_line lines[12];
 	int n;
@@ -691,49 +704,131 @@ static void test_elapsed(void **state)
 
 /* ---- the model's baseline ---------------------------------------------- */
 
-static cJSON *gemm_record(const char *dtype, int n, double gflops)
+static void gemm_record(struct bf_record *r, const char *dtype, int n,
+			double gflops)
 {
-	cJSON *r = cJSON_CreateObject();
+	bf_record_init(r, BF_REC_GEMM);
+	r->u.gemm.device = strdup("cpu");
+	r->u.gemm.dtype = strdup(dtype);
+	r->u.gemm.n = n;
+	r->u.gemm.status = BF_STATUS_PASS;
+	r->u.gemm.gflops = gflops;
+}
 
-	cJSON_AddStringToObject(r, BF_KEY_DEVICE, "cpu");
-	cJSON_AddStringToObject(r, BF_KEY_DTYPE, dtype);
-	cJSON_AddNumberToObject(r, BF_KEY_N, n);
-	cJSON_AddStringToObject(r, BF_KEY_STATUS, "pass");
-	cJSON_AddNumberToObject(r, BF_KEY_GFLOPS, gflops);
-	return r;
+/* prev_gflops of row i, read through a snapshot. */
+static double prev_of(struct model *m, int i)
+{
+	struct model_snapshot s = { 0 };
+	double v;
+
+	model_snapshot_update(m, &s);
+	assert_true(i < s.nrows);
+	v = s.rows[i].prev_gflops;
+	model_snapshot_free(&s);
+	return v;
 }
 
 static void test_model_baseline(void **state)
 {
-	struct model *m = new_model(2);
+	struct model mm, *m = &mm;
 	struct model_baseline b[2] = {
 		{ "cpu", "fp32", 256, 10.0 },
 		{ "cpu", "fp32", 512, 20.0 },
 	};
-	cJSON *rec;
+	struct bf_record rec;
 
-	rec = gemm_record("fp32", 256, 11.0);
-	model_add_record(m, 0, BF_REC_GEMM, rec);
-	cJSON_Delete(rec);
-	assert_true(isnan(m->rows[0].prev_gflops));
+	model_init(m, 2, host_names);
+	gemm_record(&rec, "fp32", 256, 11.0);
+	model_add_record(m, 0, &rec);
+	bf_record_free(&rec);
+	assert_true(isnan(prev_of(m, 0)));
 	/* Set after a row arrived: the row gets it too. */
 	model_set_baseline(m, 0, b, 2);
-	assert_true(m->rows[0].prev_gflops == 10.0);
-	rec = gemm_record("fp32", 512, 19.0);
-	model_add_record(m, 0, BF_REC_GEMM, rec);
-	cJSON_Delete(rec);
-	assert_true(m->rows[1].prev_gflops == 20.0);
+	assert_true(prev_of(m, 0) == 10.0);
+	gemm_record(&rec, "fp32", 512, 19.0);
+	model_add_record(m, 0, &rec);
+	bf_record_free(&rec);
+	assert_true(prev_of(m, 1) == 20.0);
 	/* No match (another size, another host): NaN. */
-	rec = gemm_record("fp32", 1024, 19.0);
-	model_add_record(m, 0, BF_REC_GEMM, rec);
-	model_add_record(m, 1, BF_REC_GEMM, rec);
-	cJSON_Delete(rec);
-	assert_true(isnan(m->rows[2].prev_gflops));
-	assert_true(isnan(m->rows[3].prev_gflops));
+	gemm_record(&rec, "fp32", 1024, 19.0);
+	model_add_record(m, 0, &rec);
+	model_add_record(m, 1, &rec);
+	bf_record_free(&rec);
+	assert_true(isnan(prev_of(m, 2)));
+	assert_true(isnan(prev_of(m, 3)));
 	/* Cleared. */
 	model_set_baseline(m, 0, NULL, 0);
-	assert_true(isnan(m->rows[0].prev_gflops));
-	free_model(m);
+	assert_true(isnan(prev_of(m, 0)));
+	model_free(m);
+}
+
+/* The model's only read path: a caller-owned snapshot, refreshed only
+ * when the model changed, independent of the model once taken. */
+static void test_model_snapshot(void **state)
+{
+	struct model mm, *m = &mm;
+	struct model_snapshot s = { 0 };
+	struct model_host h;
+	struct bf_record rec;
+
+	model_init(m, 2, host_names);
+	assert_int_equal(model_nhosts(m), 2);
+	assert_int_equal(model_snapshot_update(m, &s), 1); /* empty: filled */
+	assert_int_equal(s.nhosts, 2);
+	assert_string_equal(s.hosts[1].name, "bfhost2");
+	assert_int_equal(s.hosts[0].agent_exit, -1);
+	assert_int_equal(s.nrows, 0);
+	assert_int_equal(model_snapshot_update(m, &s), 0); /* unchanged */
+
+	bf_record_init(&rec, BF_REC_PLAN);
+	rec.u.plan.checks_total = 3;
+	rec.u.plan.gemm_total = 2;
+	assert_int_equal(model_add_record(m, 1, &rec), 1);
+	bf_record_free(&rec);
+	bf_record_init(&rec, BF_REC_CHECK);
+	rec.u.check.name = strdup("add.elementwise");
+	rec.u.check.device = strdup("cuda:0");
+	rec.u.check.status = BF_STATUS_FAIL;
+	assert_int_equal(model_add_record(m, 1, &rec), 0);
+	bf_record_free(&rec);
+	/* cuda:0 fp32 first, then its CPU base: the ratio fills in. */
+	gemm_record(&rec, "fp32", 256, 400.0);
+	free(rec.u.gemm.device);
+	rec.u.gemm.device = strdup("cuda:0");
+	model_add_record(m, 1, &rec);
+	bf_record_free(&rec);
+	gemm_record(&rec, "fp32", 256, 20.0);
+	model_add_record(m, 1, &rec);
+	bf_record_free(&rec);
+	model_set_state(m, 1, HOST_RUNNING, NULL);
+
+	assert_int_equal(model_snapshot_update(m, &s), 1);
+	assert_int_equal(s.nrows, 2);
+	assert_int_equal(s.rows[0].host, 1);
+	assert_string_equal(s.rows[0].device, "cuda:0");
+	assert_true(s.rows[0].gpu_vs_cpu == bf_speed_ratio(400.0, 20.0));
+	assert_true(isnan(s.rows[0].vs_fp32));
+	assert_true(isnan(s.rows[1].gpu_vs_cpu));
+	assert_int_equal(s.nchecks, 1);
+	assert_non_null(model_snapshot_checks(&s, 1, "cuda:0"));
+	assert_int_equal(model_snapshot_checks(&s, 1, "cuda:0")->failed, 1);
+	assert_null(model_snapshot_checks(&s, 0, "cuda:0"));
+	assert_int_equal(s.hosts[1].state, HOST_RUNNING);
+	assert_int_equal(s.hosts[1].gemm_done, 2);
+	assert_int_equal(s.hosts[1].gemm_total, 2);
+	assert_int_equal(s.hosts[1].checks_done, 1);
+	assert_int_equal(s.hosts[1].records, 4);
+
+	model_host_get(m, 1, &h);
+	assert_int_equal(h.checks_total, 3);
+	assert_int_equal(h.state, HOST_RUNNING);
+
+	/* The copy outlives the model. */
+	model_free(m);
+	assert_string_equal(s.rows[1].device, "cpu");
+	model_snapshot_free(&s);
+	assert_null(s.rows);
+	model_snapshot_free(NULL);
 }
 
 int main(void)
@@ -761,6 +856,7 @@ int main(void)
 		cmocka_unit_test(test_host_progress),
 		cmocka_unit_test(test_elapsed),
 		cmocka_unit_test(test_model_baseline),
+		cmocka_unit_test(test_model_snapshot),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

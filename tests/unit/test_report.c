@@ -105,14 +105,14 @@ static void test_check_records_and_counts(void **state)
 {
 	struct sink s;
 	char *lines[8];
-	cJSON *o, *m = cJSON_CreateObject();
+	struct bf_rec_transfer_metrics m = { 1024, NAN, NAN, NAN, NAN };
+	cJSON *o;
 
-	cJSON_AddNumberToObject(m, "bytes", 1024);
 	sink_open(&s, 0);
 	report_check(&s.r, "add.elementwise", "cpu", cJSON_CreateNumber(3),
 		     cJSON_CreateNumber(3), BF_STATUS_PASS, NULL, NULL);
 	report_check(&s.r, "broadcast.row", "cuda:1", cJSON_CreateString("a"),
-		     NULL, BF_STATUS_FAIL, "got differs from expected", m);
+		     NULL, BF_STATUS_FAIL, "got differs from expected", &m);
 	report_check(&s.r, "device.available", "cuda:0", cJSON_CreateTrue(),
 		     cJSON_CreateFalse(), BF_STATUS_SKIPPED, "no CUDA device found",
 		     NULL);
@@ -244,8 +244,15 @@ static void test_ratios(void **state)
 		{ g1, BF_DTYPE_FP16, 1024, BF_STATUS_PASS, 500.0 },
 	};
 	struct gemm_sweep sw = { items, (int)(sizeof(items) / sizeof(items[0])) };
-	cJSON *arr = gemm_ratios(&sw);
+	struct bf_record sum;
+	cJSON *doc, *arr;
 	const cJSON *r;
+
+	/* The ratios as the summary record writes them. */
+	bf_record_init(&sum, BF_REC_SUMMARY);
+	gemm_ratios(&sw, &sum.u.summary);
+	doc = bf_record_encode(&sum);
+	arr = cJSON_GetObjectItem(doc, "ratios");
 
 	/* cuda:0 fp32 over cpu fp32 at 1024; cuda:0 fp16 over cuda:0 fp32.
 	 * Nothing for failed/skipped results, for n=4096 (no CPU base), or
@@ -257,7 +264,8 @@ static void test_ratios(void **state)
 	r = find_ratio(arr, "vs_fp32", "cuda:0", "fp16", 1024);
 	assert_non_null(r);
 	assert_true(cJSON_GetObjectItem(r, "value")->valuedouble == 4.0);
-	cJSON_Delete(arr);
+	cJSON_Delete(doc);
+	bf_record_free(&sum);
 
 	/* gemm_count: devices x sizes x dtypes. */
 	{

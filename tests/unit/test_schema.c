@@ -25,6 +25,7 @@
 
 #include "checks.h"
 #include "gemm.h"
+#include "record.h"
 #include "report.h"
 #include "schema.h"
 
@@ -143,6 +144,53 @@ static void test_accepts_real_agent_lines(void **state)
 		expect_accept(real_lines[i], type_of(real_lines[i]));
 }
 
+/* Each captured line decodes into its typed record (record.h), and every
+ * type but host encodes back to the same JSON: same keys, same values. */
+static void test_real_lines_decode_and_reencode(void **state)
+{
+	for (size_t i = 0; i < N_REAL; i++) {
+		cJSON *orig = cJSON_Parse(real_lines[i]), *again;
+		struct bf_record rec;
+		char detail[256];
+
+		assert_int_equal(bf_record_parse(real_lines[i], strlen(real_lines[i]),
+						 &rec, detail, sizeof(detail)),
+				 BF_OK);
+		assert_int_equal(rec.type, type_of(real_lines[i]));
+		assert_int_equal(rec.seq,
+				 cJSON_GetObjectItem(orig, "seq")->valueint);
+		if (rec.type == BF_REC_HOST) {
+			const struct bf_rec_host *h = &rec.u.host;
+
+			assert_null(bf_record_encode(&rec));
+			assert_string_equal(h->hostname, "vm");
+			assert_string_equal(h->arch, "x86_64");
+			assert_non_null(h->agent_source_hash);
+			assert_non_null(h->openblas_version);
+			assert_int_equal(h->ngpus, 0);
+			assert_true(h->options.present);
+			/* The options object, the part ctl compares, round-
+			 * trips exactly. */
+			again = bf_rec_options_encode(&h->options);
+			assert_true(cJSON_Compare(again,
+						  cJSON_GetObjectItem(orig, "options"),
+						  1));
+		} else {
+			char *a, *b;
+
+			again = bf_record_encode(&rec);
+			a = cJSON_PrintUnformatted(orig);
+			b = cJSON_PrintUnformatted(again);
+			assert_string_equal(b, a); /* byte for byte, in order */
+			free(a);
+			free(b);
+		}
+		cJSON_Delete(again);
+		cJSON_Delete(orig);
+		bf_record_free(&rec);
+	}
+}
+
 /* Runs the agent's own writers into a memory stream and checks that the
  * reader accepts every line they produce. */
 static void test_accepts_records_written_in_process(void **state)
@@ -162,20 +210,21 @@ static void test_accepts_records_written_in_process(void **state)
 	FILE *f = open_memstream(&buf, &size);
 	struct report r = { .out = f };
 	int lines = 0, gemms = 0;
-	cJSON *sum;
+	struct bf_record sum;
 
 	assert_non_null(f);
 	checks_run_limits(&r);
 	checks_run_device(&r, &cpu, &o);
 	gemm_sweep_run(&r, devs, 2, &o, &sweep);
-	sum = report_record(&r, BF_REC_SUMMARY);
-	cJSON_AddItemToObject(sum, BF_KEY_RATIOS, gemm_ratios(&sweep));
-	cJSON_AddNumberToObject(sum, BF_KEY_CHECKS_PASSED, r.checks[0]);
-	cJSON_AddNumberToObject(sum, BF_KEY_CHECKS_FAILED, r.checks[1]);
-	cJSON_AddNumberToObject(sum, BF_KEY_GEMM_PASSED, r.gemms[0]);
-	cJSON_AddNumberToObject(sum, BF_KEY_GEMM_FAILED, r.gemms[1]);
-	cJSON_AddNumberToObject(sum, BF_KEY_EXIT_STATUS, 0);
-	report_emit(&r, sum);
+	bf_record_init(&sum, BF_REC_SUMMARY);
+	gemm_ratios(&sweep, &sum.u.summary);
+	sum.u.summary.checks_passed = r.checks[0];
+	sum.u.summary.checks_failed = r.checks[1];
+	sum.u.summary.gemm_passed = r.gemms[0];
+	sum.u.summary.gemm_failed = r.gemms[1];
+	sum.u.summary.exit_status = 0;
+	report_emit_record(&r, &sum);
+	bf_record_free(&sum);
 	fclose(f);
 
 	for (line = strtok_r(buf, "\n", &save); line;
@@ -482,6 +531,7 @@ int main(void)
 		cmocka_unit_test(test_rejects_bad_status),
 		cmocka_unit_test(test_line_length_limit),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_real_lines_decode_and_reencode),
 	};
 
 	return cmocka_run_group_tests_name("schema", tests, NULL, NULL);

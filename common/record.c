@@ -1,0 +1,684 @@
+/*
+ * Typed records: the one decoder from and encoder to the agent's JSON (see
+ * record.h). The encoder writes keys in the order the agent always has, so
+ * a record's line stays byte for byte what it was before the types.
+ */
+#include "record.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "xmalloc.h"
+
+/* --- reading JSON ---------------------------------------------------- */
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+/* A copy of the string at key, NULL when absent, null or not a string. */
+static char *dup_str(const cJSON *o, const char *key)
+{
+	const cJSON *v = get(o, key);
+
+	return cJSON_IsString(v) ? bf_xstrdup(v->valuestring) : NULL;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+	const cJSON *v = get(o, key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* A required number (validated by bf_schema_parse_record) as an int. */
+static int req_int(const cJSON *o, const char *key)
+{
+	double v = num(o, key);
+
+	return isfinite(v) && fabs(v) < 2e9 ? (int)v : 0;
+}
+
+static int boolean(const cJSON *o, const char *key)
+{
+	const cJSON *v = get(o, key);
+
+	return cJSON_IsBool(v) ? cJSON_IsTrue(v) : -1;
+}
+
+static enum bf_status status_of(const cJSON *o, enum bf_status dflt)
+{
+	const cJSON *v = get(o, BF_KEY_STATUS);
+	enum bf_status st = dflt;
+
+	if (cJSON_IsString(v))
+		bf_schema_status_parse(v->valuestring, &st);
+	return st;
+}
+
+static void decode_options(const cJSON *o, struct bf_rec_options *out)
+{
+	const cJSON *arr, *v;
+	int i;
+
+	memset(out, 0, sizeof(*out));
+	out->iters = out->cpu_iters = out->warmup = out->cpu_warmup = NAN;
+	out->seed = NAN;
+	if (!cJSON_IsObject(o))
+		return;
+	out->present = 1;
+	arr = get(o, BF_KEY_SIZES);
+	if (cJSON_IsArray(arr)) {
+		out->sizes = bf_xcalloc((size_t)cJSON_GetArraySize(arr) + 1,
+					sizeof(*out->sizes));
+		i = 0;
+		cJSON_ArrayForEach(v, arr)
+			out->sizes[i++] = cJSON_IsNumber(v) ? v->valueint : 0;
+		out->nsizes = i;
+	}
+	arr = get(o, BF_KEY_DTYPES);
+	if (cJSON_IsArray(arr)) {
+		out->dtypes = bf_xcalloc((size_t)cJSON_GetArraySize(arr) + 1,
+					 sizeof(*out->dtypes));
+		i = 0;
+		cJSON_ArrayForEach(v, arr)
+			out->dtypes[i++] = bf_xstrdup(cJSON_IsString(v) ?
+							      v->valuestring : "");
+		out->ndtypes = i;
+	}
+	out->iters = num(o, BF_KEY_ITERS);
+	out->cpu_iters = num(o, BF_KEY_CPU_ITERS);
+	out->warmup = num(o, BF_KEY_WARMUP);
+	out->cpu_warmup = num(o, BF_KEY_CPU_WARMUP);
+	out->seed = num(o, BF_KEY_SEED);
+}
+
+static void decode_host(const cJSON *j, struct bf_rec_host *h)
+{
+	const cJSON *agent = get(j, BF_KEY_AGENT), *ob = get(j, BF_KEY_OPENBLAS);
+	const cJSON *cu = get(j, BF_KEY_CUDA), *gpus = get(j, BF_KEY_GPUS), *g;
+
+	h->agent_version = dup_str(agent, BF_KEY_VERSION);
+	h->agent_source_hash = dup_str(agent, BF_KEY_SOURCE_HASH);
+	h->hostname = dup_str(j, BF_KEY_HOSTNAME);
+	h->os = dup_str(j, BF_KEY_OS);
+	h->kernel = dup_str(j, BF_KEY_KERNEL);
+	h->arch = dup_str(j, BF_KEY_ARCH);
+	h->cpu_model = dup_str(j, BF_KEY_CPU_MODEL);
+	h->cpu_cores = num(j, BF_KEY_CPU_CORES);
+	h->memory_bytes = num(j, BF_KEY_MEMORY_BYTES);
+	h->openblas_version = dup_str(ob, BF_KEY_VERSION);
+	h->openblas_core = dup_str(ob, BF_KEY_CORE);
+	h->openblas_core_replaced = dup_str(ob, BF_KEY_CORE_REPLACED);
+	h->openblas_config = dup_str(ob, BF_KEY_CONFIG);
+	h->openblas_threads = num(ob, BF_KEY_THREADS);
+	h->openblas_sbgemm = boolean(ob, BF_KEY_SBGEMM);
+	h->openblas_shgemm = boolean(ob, BF_KEY_SHGEMM);
+	h->cuda_status = dup_str(cu, BF_KEY_STATUS);
+	h->cuda_reason = dup_str(cu, BF_KEY_REASON);
+	h->cuda_driver_version = dup_str(cu, BF_KEY_DRIVER_VERSION);
+	h->cuda_driver_cuda_version = dup_str(cu, BF_KEY_DRIVER_CUDA_VERSION);
+	h->cuda_runtime_version = dup_str(cu, BF_KEY_RUNTIME_VERSION);
+	h->cuda_cublas_version = dup_str(cu, BF_KEY_CUBLAS_VERSION);
+	h->cuda_tf32_override = dup_str(cu, BF_KEY_TF32_OVERRIDE);
+	if (cJSON_IsArray(gpus)) {
+		h->gpus = bf_xcalloc((size_t)cJSON_GetArraySize(gpus) + 1,
+				     sizeof(*h->gpus));
+		cJSON_ArrayForEach(g, gpus) {
+			struct bf_rec_gpu *d = &h->gpus[h->ngpus++];
+
+			d->index = num(g, BF_KEY_INDEX);
+			d->name = dup_str(g, BF_KEY_NAME);
+			d->memory_bytes = num(g, BF_KEY_MEMORY_BYTES);
+			d->compute_capability = dup_str(g, BF_KEY_COMPUTE_CAPABILITY);
+			d->sm_count = num(g, BF_KEY_SM_COUNT);
+			d->unified_memory = boolean(g, BF_KEY_UNIFIED_MEMORY);
+		}
+	}
+	decode_options(get(j, BF_KEY_OPTIONS), &h->options);
+}
+
+static void decode_plan(const cJSON *j, struct bf_rec_plan *p)
+{
+	const cJSON *devs = get(j, BF_KEY_DEVICES), *d;
+
+	p->devices = bf_xcalloc((size_t)cJSON_GetArraySize(devs) + 1,
+				sizeof(*p->devices));
+	cJSON_ArrayForEach(d, devs) {
+		struct bf_rec_plan_device *pd = &p->devices[p->ndevices++];
+
+		pd->device = dup_str(d, BF_KEY_DEVICE);
+		pd->status = status_of(d, BF_STATUS_SKIPPED);
+		pd->reason = dup_str(d, BF_KEY_REASON);
+	}
+	p->checks_total = req_int(j, BF_KEY_CHECKS_TOTAL);
+	p->gemm_total = req_int(j, BF_KEY_GEMM_TOTAL);
+}
+
+static void decode_check(const cJSON *j, struct bf_rec_check *c)
+{
+	const cJSON *v, *m = get(j, BF_KEY_METRICS);
+
+	c->name = dup_str(j, BF_KEY_NAME);
+	c->device = dup_str(j, BF_KEY_DEVICE);
+	c->status = status_of(j, BF_STATUS_FAIL);
+	v = get(j, BF_KEY_EXPECTED);
+	c->expected = v && !cJSON_IsNull(v) ? cJSON_Duplicate(v, 1) : NULL;
+	v = get(j, BF_KEY_GOT);
+	c->got = v && !cJSON_IsNull(v) ? cJSON_Duplicate(v, 1) : NULL;
+	c->reason = dup_str(j, BF_KEY_REASON);
+	c->has_metrics = cJSON_IsObject(m);
+	c->metrics.bytes = num(m, BF_KEY_BYTES);
+	c->metrics.h2d_pageable_gbps = num(m, BF_KEY_H2D_PAGEABLE_GBPS);
+	c->metrics.d2h_pageable_gbps = num(m, BF_KEY_D2H_PAGEABLE_GBPS);
+	c->metrics.h2d_pinned_gbps = num(m, BF_KEY_H2D_PINNED_GBPS);
+	c->metrics.d2h_pinned_gbps = num(m, BF_KEY_D2H_PINNED_GBPS);
+}
+
+static void decode_limits(const cJSON *j, struct bf_rec_float_limits *l)
+{
+	l->dtype = dup_str(j, BF_KEY_DTYPE);
+	l->bits = req_int(j, BF_KEY_BITS);
+	l->exponent_bits = num(j, BF_KEY_EXPONENT_BITS);
+	l->mantissa_bits = num(j, BF_KEY_MANTISSA_BITS);
+	l->max = num(j, BF_KEY_MAX);
+	l->eps = num(j, BF_KEY_EPS);
+	l->smallest_normal = num(j, BF_KEY_SMALLEST_NORMAL);
+	l->smallest_subnormal = num(j, BF_KEY_SMALLEST_SUBNORMAL);
+}
+
+static void decode_gemm(const cJSON *j, struct bf_rec_gemm *g)
+{
+	const cJSON *samples = get(j, BF_KEY_SAMPLES_MS), *v;
+
+	g->device = dup_str(j, BF_KEY_DEVICE);
+	g->dtype = dup_str(j, BF_KEY_DTYPE);
+	g->n = req_int(j, BF_KEY_N);
+	g->status = status_of(j, BF_STATUS_FAIL);
+	g->reason = dup_str(j, BF_KEY_REASON);
+	g->median_ms = num(j, BF_KEY_MEDIAN_MS);
+	g->gflops = num(j, BF_KEY_GFLOPS);
+	g->measured = cJSON_IsArray(samples);
+	g->library = dup_str(j, BF_KEY_LIBRARY);
+	g->math_mode = dup_str(j, BF_KEY_MATH_MODE);
+	g->c_dtype = dup_str(j, BF_KEY_C_DTYPE);
+	g->warmup = req_int(j, BF_KEY_WARMUP);
+	g->iters = req_int(j, BF_KEY_ITERS);
+	if (g->measured) {
+		/* Every element, numbers or not, keeps its place: a reader
+		 * decides what to do with a NaN (null) sample. */
+		g->samples_ms = bf_xcalloc((size_t)cJSON_GetArraySize(samples) + 1,
+					   sizeof(*g->samples_ms));
+		cJSON_ArrayForEach(v, samples)
+			g->samples_ms[g->nsamples++] =
+				cJSON_IsNumber(v) ? v->valuedouble : NAN;
+	}
+	g->min_ms = num(j, BF_KEY_MIN_MS);
+	g->max_ms = num(j, BF_KEY_MAX_MS);
+	g->peak_mib = num(j, BF_KEY_PEAK_MIB);
+	g->operand_bytes = num(j, BF_KEY_OPERAND_BYTES);
+	g->max_rel_error = num(j, BF_KEY_MAX_REL_ERROR);
+	g->tolerance = num(j, BF_KEY_TOLERANCE);
+	g->output_roundoff = num(j, BF_KEY_OUTPUT_ROUNDOFF);
+	g->verify_seed = num(j, BF_KEY_VERIFY_SEED);
+	g->verified_elements = num(j, BF_KEY_VERIFIED_ELEMENTS);
+	g->nonfinite_elements = num(j, BF_KEY_NONFINITE_ELEMENTS);
+	g->needed_bytes = num(j, BF_KEY_NEEDED_BYTES);
+	g->free_bytes = num(j, BF_KEY_FREE_BYTES);
+}
+
+static void decode_summary(const cJSON *j, struct bf_rec_summary *s)
+{
+	const cJSON *ratios = get(j, BF_KEY_RATIOS), *r;
+
+	s->ratios = bf_xcalloc((size_t)cJSON_GetArraySize(ratios) + 1,
+			       sizeof(*s->ratios));
+	cJSON_ArrayForEach(r, ratios) {
+		struct bf_rec_ratio *x = &s->ratios[s->nratios++];
+
+		x->kind = dup_str(r, BF_KEY_KIND);
+		x->device = dup_str(r, BF_KEY_DEVICE);
+		x->dtype = dup_str(r, BF_KEY_DTYPE);
+		x->n = req_int(r, BF_KEY_N);
+		x->value = num(r, BF_KEY_VALUE);
+	}
+	s->checks_passed = req_int(j, BF_KEY_CHECKS_PASSED);
+	s->checks_failed = req_int(j, BF_KEY_CHECKS_FAILED);
+	s->checks_skipped = num(j, BF_KEY_CHECKS_SKIPPED);
+	s->gemm_passed = req_int(j, BF_KEY_GEMM_PASSED);
+	s->gemm_failed = req_int(j, BF_KEY_GEMM_FAILED);
+	s->gemm_skipped = num(j, BF_KEY_GEMM_SKIPPED);
+	s->exit_status = req_int(j, BF_KEY_EXIT_STATUS);
+	s->wall_ms = num(j, BF_KEY_WALL_MS);
+}
+
+void bf_record_init(struct bf_record *r, enum bf_record_type type)
+{
+	memset(r, 0, sizeof(*r));
+	r->type = type;
+	r->seq = -1;
+	switch (type) {
+	case BF_REC_HOST: {
+		struct bf_rec_host *h = &r->u.host;
+
+		h->cpu_cores = h->memory_bytes = h->openblas_threads = NAN;
+		h->openblas_sbgemm = h->openblas_shgemm = -1;
+		decode_options(NULL, &h->options);
+		break;
+	}
+	case BF_REC_CHECK: {
+		struct bf_rec_transfer_metrics *m = &r->u.check.metrics;
+
+		m->bytes = m->h2d_pageable_gbps = m->d2h_pageable_gbps = NAN;
+		m->h2d_pinned_gbps = m->d2h_pinned_gbps = NAN;
+		break;
+	}
+	case BF_REC_FLOAT_LIMITS: {
+		struct bf_rec_float_limits *l = &r->u.float_limits;
+
+		l->exponent_bits = l->mantissa_bits = NAN;
+		l->max = l->eps = l->smallest_normal = NAN;
+		l->smallest_subnormal = NAN;
+		break;
+	}
+	case BF_REC_GEMM: {
+		struct bf_rec_gemm *g = &r->u.gemm;
+
+		g->median_ms = g->gflops = g->min_ms = g->max_ms = NAN;
+		g->peak_mib = g->operand_bytes = g->max_rel_error = NAN;
+		g->tolerance = g->verified_elements = NAN;
+		g->output_roundoff = g->verify_seed = NAN;
+		g->nonfinite_elements = g->needed_bytes = g->free_bytes = NAN;
+		break;
+	}
+	case BF_REC_SUMMARY: {
+		struct bf_rec_summary *s = &r->u.summary;
+
+		s->checks_skipped = s->gemm_skipped = s->wall_ms = NAN;
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+enum bf_err bf_record_decode(const cJSON *json, enum bf_record_type type,
+			     struct bf_record *out, char *detail,
+			     size_t detail_len)
+{
+	const cJSON *seq = get(json, BF_KEY_SEQ);
+
+	bf_record_init(out, type);
+	if (!cJSON_IsObject(json) || (int)type < 0 || type >= BF_REC__COUNT)
+		return bf_fail(detail, detail_len, BF_ERR_SCHEMA,
+			       "record is not a JSON object of a known type");
+	if (cJSON_IsNumber(seq))
+		out->seq = seq->valueint;
+	switch (type) {
+	case BF_REC_HOST:
+		decode_host(json, &out->u.host);
+		break;
+	case BF_REC_PLAN:
+		decode_plan(json, &out->u.plan);
+		break;
+	case BF_REC_CHECK:
+		decode_check(json, &out->u.check);
+		break;
+	case BF_REC_FLOAT_LIMITS:
+		decode_limits(json, &out->u.float_limits);
+		break;
+	case BF_REC_GEMM:
+		decode_gemm(json, &out->u.gemm);
+		break;
+	case BF_REC_SUMMARY:
+		decode_summary(json, &out->u.summary);
+		break;
+	default:
+		break;
+	}
+	return BF_OK;
+}
+
+enum bf_err bf_record_parse(const char *line, size_t len,
+			    struct bf_record *out, char *detail,
+			    size_t detail_len)
+{
+	enum bf_record_type type;
+	enum bf_err err;
+	cJSON *json;
+
+	bf_record_init(out, BF_REC_HOST);
+	err = bf_schema_parse_record(line, len, &json, &type, detail,
+				     detail_len);
+	if (err != BF_OK)
+		return err;
+	err = bf_record_decode(json, type, out, detail, detail_len);
+	cJSON_Delete(json);
+	return err;
+}
+
+/* --- freeing --------------------------------------------------------- */
+
+void bf_rec_options_free(struct bf_rec_options *o)
+{
+	for (int i = 0; i < o->ndtypes; i++)
+		free(o->dtypes[i]);
+	free(o->dtypes);
+	free(o->sizes);
+	decode_options(NULL, o);
+}
+
+void bf_rec_options_copy(struct bf_rec_options *dst,
+			 const struct bf_rec_options *src)
+{
+	*dst = *src;
+	dst->sizes = bf_xcalloc((size_t)src->nsizes + 1, sizeof(*dst->sizes));
+	if (src->nsizes)
+		memcpy(dst->sizes, src->sizes,
+		       (size_t)src->nsizes * sizeof(*dst->sizes));
+	dst->dtypes = bf_xcalloc((size_t)src->ndtypes + 1, sizeof(*dst->dtypes));
+	for (int i = 0; i < src->ndtypes; i++)
+		dst->dtypes[i] = bf_xstrdup(src->dtypes[i]);
+}
+
+static void free_host(struct bf_rec_host *h)
+{
+	char *const strs[] = {
+		h->agent_version, h->agent_source_hash, h->hostname, h->os,
+		h->kernel, h->arch, h->cpu_model, h->openblas_version,
+		h->openblas_core, h->openblas_core_replaced, h->openblas_config,
+		h->cuda_status, h->cuda_reason, h->cuda_driver_version,
+		h->cuda_driver_cuda_version, h->cuda_runtime_version,
+		h->cuda_cublas_version, h->cuda_tf32_override,
+	};
+
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+		free(strs[i]);
+	for (int i = 0; i < h->ngpus; i++) {
+		free(h->gpus[i].name);
+		free(h->gpus[i].compute_capability);
+	}
+	free(h->gpus);
+	bf_rec_options_free(&h->options);
+}
+
+void bf_record_free(struct bf_record *r)
+{
+	if (!r)
+		return;
+	switch (r->type) {
+	case BF_REC_HOST:
+		free_host(&r->u.host);
+		break;
+	case BF_REC_PLAN:
+		for (int i = 0; i < r->u.plan.ndevices; i++) {
+			free(r->u.plan.devices[i].device);
+			free(r->u.plan.devices[i].reason);
+		}
+		free(r->u.plan.devices);
+		break;
+	case BF_REC_CHECK:
+		free(r->u.check.name);
+		free(r->u.check.device);
+		free(r->u.check.reason);
+		cJSON_Delete(r->u.check.expected);
+		cJSON_Delete(r->u.check.got);
+		break;
+	case BF_REC_FLOAT_LIMITS:
+		free(r->u.float_limits.dtype);
+		break;
+	case BF_REC_GEMM:
+		free(r->u.gemm.device);
+		free(r->u.gemm.dtype);
+		free(r->u.gemm.reason);
+		free(r->u.gemm.library);
+		free(r->u.gemm.math_mode);
+		free(r->u.gemm.c_dtype);
+		free(r->u.gemm.samples_ms);
+		break;
+	case BF_REC_SUMMARY:
+		for (int i = 0; i < r->u.summary.nratios; i++) {
+			free(r->u.summary.ratios[i].kind);
+			free(r->u.summary.ratios[i].device);
+			free(r->u.summary.ratios[i].dtype);
+		}
+		free(r->u.summary.ratios);
+		break;
+	default:
+		break;
+	}
+	bf_record_init(r, r->type);
+}
+
+/* --- writing JSON ---------------------------------------------------- */
+
+static cJSON *checked(cJSON *o)
+{
+	if (!o) /* cJSON reports allocation failure as NULL */
+		bf_xmalloc((size_t)-1);
+	return o;
+}
+
+static void add_str_or_null(cJSON *o, const char *key, const char *s)
+{
+	if (s)
+		cJSON_AddStringToObject(o, key, s);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+/* A number the schema always carries: null when missing (NaN, Inf). */
+static void add_num_or_null(cJSON *o, const char *key, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+/* An optional number: left out when missing. */
+static void add_num_opt(cJSON *o, const char *key, double v)
+{
+	if (!isnan(v))
+		cJSON_AddNumberToObject(o, key, v);
+}
+
+cJSON *bf_rec_options_encode(const struct bf_rec_options *o)
+{
+	cJSON *opts = checked(cJSON_CreateObject()), *arr;
+
+	arr = cJSON_AddArrayToObject(opts, BF_KEY_SIZES);
+	for (int i = 0; i < o->nsizes; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateNumber(o->sizes[i]));
+	arr = cJSON_AddArrayToObject(opts, BF_KEY_DTYPES);
+	for (int i = 0; i < o->ndtypes; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(o->dtypes[i]));
+	add_num_opt(opts, BF_KEY_ITERS, o->iters);
+	add_num_opt(opts, BF_KEY_CPU_ITERS, o->cpu_iters);
+	add_num_opt(opts, BF_KEY_WARMUP, o->warmup);
+	add_num_opt(opts, BF_KEY_CPU_WARMUP, o->cpu_warmup);
+	add_num_opt(opts, BF_KEY_SEED, o->seed);
+	return opts;
+}
+
+static int same_num(double a, double b)
+{
+	return (isnan(a) && isnan(b)) || a == b;
+}
+
+int bf_rec_options_equal(const struct bf_rec_options *a,
+			 const struct bf_rec_options *b)
+{
+	if (!a->present || !b->present || a->nsizes != b->nsizes ||
+	    a->ndtypes != b->ndtypes)
+		return 0;
+	for (int i = 0; i < a->nsizes; i++)
+		if (a->sizes[i] != b->sizes[i])
+			return 0;
+	for (int i = 0; i < a->ndtypes; i++)
+		if (strcmp(a->dtypes[i], b->dtypes[i]) != 0)
+			return 0;
+	return same_num(a->iters, b->iters) &&
+	       same_num(a->cpu_iters, b->cpu_iters) &&
+	       same_num(a->warmup, b->warmup) &&
+	       same_num(a->cpu_warmup, b->cpu_warmup) &&
+	       same_num(a->seed, b->seed);
+}
+
+static void encode_plan(cJSON *o, const struct bf_rec_plan *p)
+{
+	cJSON *arr = cJSON_AddArrayToObject(o, BF_KEY_DEVICES);
+
+	for (int i = 0; i < p->ndevices; i++) {
+		cJSON *d = checked(cJSON_CreateObject());
+
+		cJSON_AddItemToArray(arr, d);
+		cJSON_AddStringToObject(d, BF_KEY_DEVICE, p->devices[i].device);
+		cJSON_AddStringToObject(d, BF_KEY_STATUS,
+					bf_schema_status_name(p->devices[i].status));
+		add_str_or_null(d, BF_KEY_REASON, p->devices[i].reason);
+	}
+	cJSON_AddNumberToObject(o, BF_KEY_CHECKS_TOTAL, p->checks_total);
+	cJSON_AddNumberToObject(o, BF_KEY_GEMM_TOTAL, p->gemm_total);
+}
+
+static void encode_check(cJSON *o, const struct bf_rec_check *c)
+{
+	cJSON_AddStringToObject(o, BF_KEY_NAME, c->name);
+	cJSON_AddStringToObject(o, BF_KEY_DEVICE, c->device);
+	cJSON_AddStringToObject(o, BF_KEY_STATUS, bf_schema_status_name(c->status));
+	cJSON_AddItemToObject(o, BF_KEY_EXPECTED,
+			      checked(c->expected ? cJSON_Duplicate(c->expected, 1) :
+						    cJSON_CreateNull()));
+	cJSON_AddItemToObject(o, BF_KEY_GOT,
+			      checked(c->got ? cJSON_Duplicate(c->got, 1) :
+					       cJSON_CreateNull()));
+	add_str_or_null(o, BF_KEY_REASON, c->reason);
+	if (c->has_metrics) {
+		cJSON *m = cJSON_AddObjectToObject(o, BF_KEY_METRICS);
+
+		add_num_or_null(m, BF_KEY_BYTES, c->metrics.bytes);
+		add_num_or_null(m, BF_KEY_H2D_PAGEABLE_GBPS, c->metrics.h2d_pageable_gbps);
+		add_num_or_null(m, BF_KEY_D2H_PAGEABLE_GBPS, c->metrics.d2h_pageable_gbps);
+		add_num_or_null(m, BF_KEY_H2D_PINNED_GBPS, c->metrics.h2d_pinned_gbps);
+		add_num_or_null(m, BF_KEY_D2H_PINNED_GBPS, c->metrics.d2h_pinned_gbps);
+	}
+}
+
+static void encode_limits(cJSON *o, const struct bf_rec_float_limits *l)
+{
+	cJSON_AddStringToObject(o, BF_KEY_DTYPE, l->dtype);
+	cJSON_AddNumberToObject(o, BF_KEY_BITS, l->bits);
+	add_num_opt(o, BF_KEY_EXPONENT_BITS, l->exponent_bits);
+	add_num_opt(o, BF_KEY_MANTISSA_BITS, l->mantissa_bits);
+	add_num_or_null(o, BF_KEY_MAX, l->max);
+	add_num_or_null(o, BF_KEY_EPS, l->eps);
+	add_num_or_null(o, BF_KEY_SMALLEST_NORMAL, l->smallest_normal);
+	add_num_opt(o, BF_KEY_SMALLEST_SUBNORMAL, l->smallest_subnormal);
+}
+
+static void encode_gemm(cJSON *o, const struct bf_rec_gemm *g)
+{
+	cJSON *samples;
+
+	cJSON_AddStringToObject(o, BF_KEY_DEVICE, g->device);
+	cJSON_AddStringToObject(o, BF_KEY_DTYPE, g->dtype);
+	cJSON_AddNumberToObject(o, BF_KEY_N, g->n);
+	cJSON_AddStringToObject(o, BF_KEY_STATUS, bf_schema_status_name(g->status));
+	add_str_or_null(o, BF_KEY_REASON, g->reason);
+	if (!g->measured) {
+		add_num_or_null(o, BF_KEY_MEDIAN_MS, g->median_ms);
+		add_num_or_null(o, BF_KEY_GFLOPS, g->gflops);
+		add_num_opt(o, BF_KEY_NEEDED_BYTES, g->needed_bytes);
+		add_num_opt(o, BF_KEY_FREE_BYTES, g->free_bytes);
+		return;
+	}
+	add_str_or_null(o, BF_KEY_LIBRARY, g->library);
+	add_str_or_null(o, BF_KEY_MATH_MODE, g->math_mode);
+	add_str_or_null(o, BF_KEY_C_DTYPE, g->c_dtype);
+	cJSON_AddNumberToObject(o, BF_KEY_WARMUP, g->warmup);
+	cJSON_AddNumberToObject(o, BF_KEY_ITERS, g->iters);
+	samples = cJSON_AddArrayToObject(o, BF_KEY_SAMPLES_MS);
+	for (int i = 0; i < g->nsamples; i++)
+		cJSON_AddItemToArray(samples, checked(cJSON_CreateNumber(g->samples_ms[i])));
+	add_num_or_null(o, BF_KEY_MEDIAN_MS, g->median_ms);
+	add_num_or_null(o, BF_KEY_MIN_MS, g->min_ms);
+	add_num_or_null(o, BF_KEY_MAX_MS, g->max_ms);
+	add_num_or_null(o, BF_KEY_GFLOPS, g->gflops);
+	add_num_or_null(o, BF_KEY_PEAK_MIB, g->peak_mib);
+	add_num_or_null(o, BF_KEY_OPERAND_BYTES, g->operand_bytes);
+	add_num_or_null(o, BF_KEY_MAX_REL_ERROR, g->max_rel_error);
+	add_num_or_null(o, BF_KEY_TOLERANCE, g->tolerance);
+	add_num_opt(o, BF_KEY_OUTPUT_ROUNDOFF, g->output_roundoff);
+	add_num_opt(o, BF_KEY_VERIFY_SEED, g->verify_seed);
+	add_num_or_null(o, BF_KEY_VERIFIED_ELEMENTS, g->verified_elements);
+	add_num_or_null(o, BF_KEY_NONFINITE_ELEMENTS, g->nonfinite_elements);
+}
+
+static void encode_summary(cJSON *o, const struct bf_rec_summary *s)
+{
+	cJSON *arr = cJSON_AddArrayToObject(o, BF_KEY_RATIOS);
+
+	for (int i = 0; i < s->nratios; i++) {
+		const struct bf_rec_ratio *x = &s->ratios[i];
+		cJSON *r = checked(cJSON_CreateObject());
+
+		cJSON_AddItemToArray(arr, r);
+		cJSON_AddStringToObject(r, BF_KEY_KIND, x->kind);
+		cJSON_AddStringToObject(r, BF_KEY_DEVICE, x->device);
+		cJSON_AddStringToObject(r, BF_KEY_DTYPE, x->dtype);
+		cJSON_AddNumberToObject(r, BF_KEY_N, x->n);
+		/* cJSON writes a non-finite number as null, as before. */
+		cJSON_AddNumberToObject(r, BF_KEY_VALUE, x->value);
+	}
+	cJSON_AddNumberToObject(o, BF_KEY_CHECKS_PASSED, s->checks_passed);
+	cJSON_AddNumberToObject(o, BF_KEY_CHECKS_FAILED, s->checks_failed);
+	add_num_opt(o, BF_KEY_CHECKS_SKIPPED, s->checks_skipped);
+	cJSON_AddNumberToObject(o, BF_KEY_GEMM_PASSED, s->gemm_passed);
+	cJSON_AddNumberToObject(o, BF_KEY_GEMM_FAILED, s->gemm_failed);
+	add_num_opt(o, BF_KEY_GEMM_SKIPPED, s->gemm_skipped);
+	cJSON_AddNumberToObject(o, BF_KEY_EXIT_STATUS, s->exit_status);
+	add_num_opt(o, BF_KEY_WALL_MS, s->wall_ms);
+}
+
+cJSON *bf_record_encode(const struct bf_record *r)
+{
+	cJSON *o;
+
+	if (r->type == BF_REC_HOST || (int)r->type < 0 ||
+	    r->type >= BF_REC__COUNT)
+		return NULL;
+	o = checked(cJSON_CreateObject());
+	cJSON_AddNumberToObject(o, BF_KEY_SCHEMA, BF_SCHEMA_VERSION);
+	cJSON_AddStringToObject(o, BF_KEY_TYPE, bf_schema_type_name(r->type));
+	cJSON_AddNumberToObject(o, BF_KEY_SEQ, r->seq > 0 ? r->seq : 0);
+	switch (r->type) {
+	case BF_REC_PLAN:
+		encode_plan(o, &r->u.plan);
+		break;
+	case BF_REC_CHECK:
+		encode_check(o, &r->u.check);
+		break;
+	case BF_REC_FLOAT_LIMITS:
+		encode_limits(o, &r->u.float_limits);
+		break;
+	case BF_REC_GEMM:
+		encode_gemm(o, &r->u.gemm);
+		break;
+	case BF_REC_SUMMARY:
+		encode_summary(o, &r->u.summary);
+		break;
+	default:
+		break;
+	}
+	return o;
+}
+
+double bf_speed_ratio(double gflops, double base_gflops)
+{
+	return gflops / base_gflops;
+}

@@ -1,0 +1,230 @@
+/*
+ * The agent's records as C structs: one struct per record type of
+ * docs/schema.md, decoded from JSON in one place (bf_record_decode, on top
+ * of bf_schema_parse_record's validation) and encoded to JSON in one place
+ * (bf_record_encode), so the agent that writes records and ctl that reads
+ * them share the types as well as the key names of schema.h.
+ *
+ * Conventions: strings are owned by the record (freed by bf_record_free)
+ * and NULL when the key is absent or null. Numbers that may be missing are
+ * doubles, NaN when absent or null ("missing is not zero"); numbers the
+ * schema requires are ints. Booleans that may be missing are ints, -1 when
+ * absent or null. A check's "expected" and "got" are any JSON by design
+ * (every check compares its own shape of value), so they stay cJSON trees
+ * owned by the record.
+ */
+#ifndef BF_RECORD_H
+#define BF_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bf_error.h"
+#include "schema.h"
+
+struct cJSON;
+
+/* The agent's "options", as the host record reports them. */
+struct bf_rec_options {
+	int present;      /* the host record had an "options" object */
+	int *sizes;       /* GEMM n values in order; owned */
+	int nsizes;
+	char **dtypes;    /* dtype names in order; owned */
+	int ndtypes;
+	double iters, cpu_iters, warmup, cpu_warmup; /* NaN: absent */
+	double seed;      /* a JSON number (the agent's uint64 as double);
+			   * NaN: absent */
+};
+
+struct bf_rec_gpu {
+	double index;            /* CUDA device index; NaN: absent */
+	char *name;
+	double memory_bytes;
+	char *compute_capability;
+	double sm_count;
+	int unified_memory;      /* 1, 0, or -1 when absent or null */
+};
+
+/* host: what ran where. Decoded for the readers (ctl); the agent builds
+ * it as JSON itself, because the backends' describe hooks each add their
+ * own object (openblas, cuda, gpus) and "openblas.env" is free-form:
+ * typing that would move every backend's provenance into common/. The
+ * options object, the one part a reader compares, is encoded here
+ * (bf_rec_options_encode). */
+struct bf_rec_host {
+	char *agent_version, *agent_source_hash;
+	char *hostname, *os, *kernel, *arch, *cpu_model;
+	double cpu_cores, memory_bytes;
+	char *openblas_version, *openblas_core, *openblas_core_replaced;
+	char *openblas_config;
+	double openblas_threads;
+	int openblas_sbgemm, openblas_shgemm; /* -1: absent */
+	char *cuda_status, *cuda_reason, *cuda_driver_version;
+	char *cuda_driver_cuda_version, *cuda_runtime_version;
+	char *cuda_cublas_version, *cuda_tf32_override;
+	struct bf_rec_gpu *gpus;
+	int ngpus;
+	struct bf_rec_options options;
+};
+
+struct bf_rec_plan_device {
+	char *device;
+	enum bf_status status;
+	char *reason;
+};
+
+struct bf_rec_plan {
+	struct bf_rec_plan_device *devices;
+	int ndevices;
+	int checks_total;
+	int gemm_total;
+};
+
+/* metrics of transfer.h2d_d2h; GB/s is 1e9 bytes per second. */
+struct bf_rec_transfer_metrics {
+	double bytes;
+	double h2d_pageable_gbps, d2h_pageable_gbps;
+	double h2d_pinned_gbps, d2h_pinned_gbps;
+};
+
+struct bf_rec_check {
+	char *name;
+	char *device;
+	enum bf_status status;
+	struct cJSON *expected; /* owned; NULL encodes as JSON null */
+	struct cJSON *got;      /* owned; NULL: null, could not run */
+	char *reason;
+	int has_metrics;        /* "metrics" present (transfer checks) */
+	struct bf_rec_transfer_metrics metrics;
+};
+
+struct bf_rec_float_limits {
+	char *dtype;
+	int bits;
+	double exponent_bits, mantissa_bits; /* NaN: absent */
+	double max, eps, smallest_normal;
+	double smallest_subnormal;           /* NaN: absent */
+};
+
+struct bf_rec_gemm {
+	char *device;
+	char *dtype;
+	int n;
+	enum bf_status status;
+	char *reason;
+	double median_ms;   /* NaN: null (not run) */
+	double gflops;      /* NaN: null */
+	/* measured: the GEMM ran; the fields below it are in the record
+	 * (library .. nonfinite_elements). A skipped or failed-to-run record
+	 * has only the fields above, plus needed/free bytes after a fit
+	 * check. */
+	int measured;
+	char *library;
+	char *math_mode;
+	char *c_dtype;
+	int warmup, iters;
+	double *samples_ms; /* owned; nsamples entries */
+	int nsamples;
+	double min_ms, max_ms;
+	double peak_mib;
+	double operand_bytes;
+	double max_rel_error;
+	double tolerance;
+	double output_roundoff; /* NaN: absent (older agents) */
+	double verify_seed;     /* integer < 2^48; NaN: absent */
+	double verified_elements, nonfinite_elements;
+	double needed_bytes, free_bytes; /* NaN: absent (no fit refusal) */
+};
+
+/* One entry of the summary's ratios; see bf_speed_ratio. */
+struct bf_rec_ratio {
+	char *kind;   /* BF_RATIO_GPU_VS_CPU or BF_RATIO_VS_FP32 */
+	char *device;
+	char *dtype;
+	int n;
+	double value;
+};
+
+struct bf_rec_summary {
+	struct bf_rec_ratio *ratios; /* owned */
+	int nratios;
+	int checks_passed, checks_failed;
+	double checks_skipped;       /* NaN: absent */
+	int gemm_passed, gemm_failed;
+	double gemm_skipped;         /* NaN: absent */
+	int exit_status;
+	double wall_ms;              /* NaN: absent */
+};
+
+struct bf_record {
+	enum bf_record_type type;
+	int seq; /* -1 when absent */
+	union {
+		struct bf_rec_host host;
+		struct bf_rec_plan plan;
+		struct bf_rec_check check;
+		struct bf_rec_float_limits float_limits;
+		struct bf_rec_gemm gemm;
+		struct bf_rec_summary summary;
+	} u;
+};
+
+/* Zeroes r as an empty record of type: strings NULL, optional numbers
+ * NaN, optional booleans -1, seq -1. Fill it, then encode. */
+void bf_record_init(struct bf_record *r, enum bf_record_type type);
+
+/* Frees what r owns and zeroes it. Safe on an initialised or decoded
+ * record; NULL does nothing. */
+void bf_record_free(struct bf_record *r);
+
+/* Decodes a record that bf_schema_parse_record accepted (json, of type)
+ * into *out (caller frees with bf_record_free). Keys a type does not know
+ * are ignored; a value of the wrong JSON type reads as absent. Returns
+ * BF_OK, or BF_ERR_SCHEMA with a reason in detail for a JSON value that
+ * is not a record object. */
+enum bf_err bf_record_decode(const struct cJSON *json,
+			     enum bf_record_type type, struct bf_record *out,
+			     char *detail, size_t detail_len);
+
+/* bf_schema_parse_record, then bf_record_decode: one line of agent output
+ * into *out. Errors as bf_schema_parse_record. Caller frees *out with
+ * bf_record_free (also after an error: it is then empty). */
+enum bf_err bf_record_parse(const char *line, size_t len,
+			    struct bf_record *out, char *detail,
+			    size_t detail_len);
+
+/* Encodes r as the agent writes it: schema, type, seq (r->seq; 0 when
+ * negative), then the type's keys in the order of docs/schema.md, null for
+ * a missing value the schema always carries, absent for an optional one.
+ * Host records are not encoded (see struct bf_rec_host) and give NULL.
+ * Caller frees with cJSON_Delete; aborts on out-of-memory. */
+struct cJSON *bf_record_encode(const struct bf_record *r);
+
+/* The host record's "options" object; caller frees with cJSON_Delete. */
+struct cJSON *bf_rec_options_encode(const struct bf_rec_options *o);
+
+/* Whether two runs used the same agent options: every field equal (sizes
+ * and dtypes in order; both absent counts as equal). Two absent options
+ * objects are not "the same settings": returns 0 when either is. */
+int bf_rec_options_equal(const struct bf_rec_options *a,
+			 const struct bf_rec_options *b);
+
+/* Deep copy of src into *dst; caller frees with bf_rec_options_free. */
+void bf_rec_options_copy(struct bf_rec_options *dst,
+			 const struct bf_rec_options *src);
+void bf_rec_options_free(struct bf_rec_options *o);
+
+/*
+ * A speed ratio, the one definition behind the summary's ratios, ctl's
+ * vs_fp32 and GPU_vs_CPU columns and ctl compare's "B vs A": a result's
+ * GFLOP/s over its base's GFLOP/s (> 1: the result is faster). Both are
+ * GFLOP/s at the same n, from the median time (2 n^3 / median):
+ *  - vs_fp32: a dtype's GFLOP/s over fp32's on the same device;
+ *  - gpu_vs_cpu: a GPU's fp32 GFLOP/s over the same host's CPU fp32;
+ *  - compare: column B's median GFLOP/s over column A's.
+ * Only verified (pass) results are compared; the caller picks the pair.
+ * NaN when either value is NaN.
+ */
+double bf_speed_ratio(double gflops, double base_gflops);
+
+#endif
