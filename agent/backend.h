@@ -17,6 +17,8 @@
 #include <stdint.h>
 
 #include "bf_error.h"
+#include "nvml.h"
+#include "peak.h"
 #include "dtype.h"
 
 struct cJSON;
@@ -54,6 +56,8 @@ struct gemm_result {
 				    * before every iteration, outside the
 				    * timed region. */
 	char math_mode[64];        /* "CUBLAS_COMPUTE_32F", "cblas_sgemm", ... */
+	char timing[80];           /* how samples_ms were taken, for the
+				    * record: "CUDA events around each call" */
 };
 
 /* Host <-> device copy bandwidth (bytes per second), one direction each. */
@@ -139,6 +143,13 @@ struct backend {
 	enum bf_err (*gemm_run)(int dev, const struct gemm_job *job,
 				struct gemm_result *res, char *detail,
 				size_t detail_len);
+
+	/* --- plausibility and state --------------------------------------- */
+	/* The theoretical peak of a GEMM of dtype on device dev, with its
+	 * derivation (peak.h); gflops NaN when unknown. */
+	void (*peak)(int dev, enum bf_dtype dtype, struct peak *out);
+	/* Reads device dev's clocks and state now (nvml.h). */
+	void (*read_state)(int dev, struct device_state *out);
 };
 
 extern const struct backend backend_openblas;

@@ -11,6 +11,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <dlfcn.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +156,29 @@ static void cuda_describe(cJSON *host)
 			 device_attr(i, cudaDevAttrComputeCapabilityMajor),
 			 device_attr(i, cudaDevAttrComputeCapabilityMinor));
 		cJSON_AddStringToObject(g, BF_KEY_COMPUTE_CAPABILITY, cc);
+		{
+			/* Which physical GPU this is, so that a change of
+			 * machine behind the same name shows in compare. */
+			struct gpu_state st;
+			char bus[32];
+			int khz = device_attr(i, cudaDevAttrClockRate);
+
+			if (cudaDeviceGetPCIBusId(bus, sizeof(bus), i) == cudaSuccess) {
+				cJSON_AddStringToObject(g, BF_KEY_PCI_BUS_ID, bus);
+				nvml_read(bus, &st);
+			} else {
+				cJSON_AddNullToObject(g, BF_KEY_PCI_BUS_ID);
+				nvml_read(NULL, &st);
+			}
+			if (st.uuid[0])
+				cJSON_AddStringToObject(g, BF_KEY_UUID, st.uuid);
+			else
+				cJSON_AddNullToObject(g, BF_KEY_UUID);
+			if (khz > 0)
+				cJSON_AddNumberToObject(g, BF_KEY_CLOCK_MHZ, khz / 1000.0);
+			else
+				cJSON_AddNullToObject(g, BF_KEY_CLOCK_MHZ);
+		}
 		cJSON_AddNumberToObject(g, BF_KEY_SM_COUNT,
 					device_attr(i, cudaDevAttrMultiProcessorCount));
 		/* An integrated GPU (DGX Spark's GB10, Jetson) shares the
@@ -403,6 +427,27 @@ out:
 	return err;
 }
 
+static void cuda_peak(int dev, enum bf_dtype dtype, struct peak *out)
+{
+	int khz = device_attr(dev, cudaDevAttrClockRate);
+
+	peak_gpu(device_attr(dev, cudaDevAttrComputeCapabilityMajor),
+		 device_attr(dev, cudaDevAttrComputeCapabilityMinor),
+		 device_attr(dev, cudaDevAttrMultiProcessorCount),
+		 khz > 0 ? khz / 1e6 : NAN, dtype, out);
+}
+
+static void cuda_read_state(int dev, struct device_state *out)
+{
+	char bus[32];
+
+	memset(out, 0, sizeof(*out));
+	out->is_gpu = 1;
+	nvml_read(cudaDeviceGetPCIBusId(bus, sizeof(bus), dev) == cudaSuccess ?
+			  bus : NULL,
+		  &out->gpu);
+}
+
 static enum bf_err cuda_gemm_supports(int dev, enum bf_dtype dtype,
 				      char *detail, size_t detail_len)
 {
@@ -442,6 +487,11 @@ static cudaError_t free_bytes_now(int unified, size_t *free_b, size_t *total)
 	return cudaMemGetInfo(free_b, total);
 }
 
+/* Small-n batching (see cuda_gemm_run): the time a sample should last,
+ * and the most calls in one. */
+#define BATCH_TARGET_MS 1.0
+#define BATCH_MAX 1000
+
 static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 				 struct gemm_result *res, char *detail,
 				 size_t detail_len)
@@ -457,7 +507,7 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 	const float one = 1.0f, zero = 0.0f;
 	size_t free0 = 0, free_now = 0, free_min, total = 0;
 	enum bf_err err = BF_OK;
-	int n = job->n, unified;
+	int n = job->n, unified, batch = 1;
 	float t;
 
 	res->c_host = NULL;
@@ -498,24 +548,35 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 	CUDA_TRY(cudaMemcpy(b, job->b_host, nn * elem, cudaMemcpyHostToDevice));
 	CUDA_TRY(cudaEventCreate(&start));
 	CUDA_TRY(cudaEventCreate(&stop));
+	/* One call per sample, unless a call is so short (small n) that
+	 * the launch and the events dominate: then each sample is a batch
+	 * of back-to-back calls between one pair of events, divided by the
+	 * batch size, sized from the last warm-up call to last about 1 ms.
+	 * The batch is poisoned once before it, outside the events. */
 	for (int it = 0; it < job->warmup + job->iters; it++) {
-		/* Poison before every call, ahead of the start event so it
-		 * is not timed: all-ones bytes are NaN in fp32, fp16 and
-		 * bf16, so a call that wrote nothing cannot pass. */
+		int calls = it < job->warmup ? 1 : batch;
+
+		/* Poison ahead of the start event so it is not timed:
+		 * all-ones bytes are NaN in fp32, fp16 and bf16, so a call
+		 * that wrote nothing cannot pass. */
 		CUDA_TRY(cudaMemsetAsync(c, 0xff, nn * elem, 0));
 		CUDA_TRY(cudaEventRecord(start, 0));
 		/* Row-major C = A B as column-major C^T = B^T A^T (see
 		 * cuda_matmul_f32): B goes first. */
-		CUBLAS_TRY(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n,
-					&one, b, dt, n, a, dt, n, &zero, c, dt,
-					n, compute, CUBLAS_GEMM_DEFAULT));
+		for (int k = 0; k < calls; k++)
+			CUBLAS_TRY(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n,
+						n, n, &one, b, dt, n, a, dt, n,
+						&zero, c, dt, n, compute,
+						CUBLAS_GEMM_DEFAULT));
 		CUDA_TRY(cudaEventRecord(stop, 0));
-		/* Synchronise every iteration: without it the loop would
-		 * time kernel launches, not the GEMMs. */
+		/* Synchronise every sample: without it the loop would time
+		 * kernel launches, not the GEMMs. */
 		CUDA_TRY(cudaEventSynchronize(stop));
 		CUDA_TRY(cudaEventElapsedTime(&t, start, stop));
 		if (it >= job->warmup)
-			res->samples_ms[it - job->warmup] = t;
+			res->samples_ms[it - job->warmup] = t / calls;
+		else if (it + 1 == job->warmup && t > 0 && t < BATCH_TARGET_MS)
+			batch = (int)fmin(BATCH_MAX, ceil(BATCH_TARGET_MS / t));
 		if (it == job->warmup && job->iters > 1) {
 			/* The first timed output is verified too. */
 			res->c_first_host = malloc(nn * elem);
@@ -534,6 +595,12 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 				free_min = free_now;
 		}
 	}
+	if (batch > 1)
+		snprintf(res->timing, sizeof(res->timing),
+			 "CUDA events around batches of %d calls", batch);
+	else
+		snprintf(res->timing, sizeof(res->timing),
+			 "CUDA events around each call");
 	res->peak_bytes = (int64_t)(free0 - free_min);
 	res->c_host = malloc(nn * elem);
 	if (!res->c_host) {
@@ -581,4 +648,6 @@ const struct backend backend_cublas = {
 	.gemm_supports = cuda_gemm_supports,
 	.gemm_library = cublas_library,
 	.gemm_run = cuda_gemm_run,
+	.peak = cuda_peak,
+	.read_state = cuda_read_state,
 };

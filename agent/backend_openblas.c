@@ -8,6 +8,7 @@
 #include <cblas.h>
 #include <dlfcn.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,6 +172,27 @@ static void cpu_describe(cJSON *host)
 	add_env(env, "OMP_NUM_THREADS");
 }
 
+static struct cpu_caps caps;
+static pthread_once_t caps_once = PTHREAD_ONCE_INIT;
+
+static void caps_probe(void)
+{
+	peak_cpu_probe(&caps);
+}
+
+static void cpu_peak(int dev, enum bf_dtype dtype, struct peak *out)
+{
+	pthread_once(&caps_once, caps_probe);
+	peak_cpu(&caps, dtype, out);
+}
+
+static void cpu_read_state(int dev, struct device_state *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->is_gpu = 0;
+	cpu_state_read(&out->cpu);
+}
+
 static enum bf_err cpu_mem_info(int dev, uint64_t *free_bytes,
 				uint64_t *total_bytes, char *limit,
 				size_t limit_len)
@@ -322,6 +344,8 @@ static enum bf_err cpu_gemm_run(int dev, const struct gemm_job *job,
 		return bf_fail(detail, detail_len, BF_ERR_NOMEM,
 			       "host allocation of %zu bytes failed",
 			       nn * sizeof(float));
+	snprintf(res->timing, sizeof(res->timing),
+		 "CLOCK_MONOTONIC around each call");
 	snprintf(res->math_mode, sizeof(res->math_mode), "%s",
 		 gemm16 ? (job->dtype == BF_DTYPE_BF16 ?
 				   "cblas_sbgemm (fp32 accumulate)" :
@@ -392,4 +416,6 @@ const struct backend backend_openblas = {
 	.gemm_supports = cpu_gemm_supports,
 	.gemm_library = openblas_library,
 	.gemm_run = cpu_gemm_run,
+	.peak = cpu_peak,
+	.read_state = cpu_read_state,
 };

@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "checks.h"
+#include "gemm.h"
 #include "tensor.h"
 #include "xmalloc.h"
 
@@ -33,10 +34,13 @@ enum fill { FILL_ZEROS, FILL_VALUES };
 
 struct prop_case {
 	const char *name;
-	enum bf_dtype dtype;
+	enum bf_dtype dtype;     /* TENSOR_DEFAULT_DTYPE where the seed names
+				  * none; the expected dtype is `want` */
+	enum bf_dtype want;
 	int rank;
 	int64_t shape[4];
 	int64_t strides[4];
+	int64_t elements;
 	int element_bytes;
 	int64_t total_bytes;
 	enum fill fill;
@@ -45,17 +49,17 @@ struct prop_case {
 
 /* Rank, shape, element and total bytes as the seed facts give them. */
 static const struct prop_case prop_cases[] = {
-	{ "props.scalar", BF_DTYPE_FP32, 0, { 0 }, { 0 }, 4, 4, FILL_VALUES, { 3.0 } },
-	{ "props.vector", BF_DTYPE_FP32, 1, { 3 }, { 1 }, 4, 12, FILL_VALUES, { 1, 2, 3 } },
-	{ "props.zeros_2x3", BF_DTYPE_FP32, 2, { 2, 3 }, { 3, 1 }, 4, 24, FILL_ZEROS, { 0 } },
-	{ "props.zeros_2x3x4", BF_DTYPE_FP32, 3, { 2, 3, 4 }, { 12, 4, 1 }, 4, 96, FILL_ZEROS, { 0 } },
-	{ "props.matrix_1024_fp32", BF_DTYPE_FP32, 2, { 1024, 1024 }, { 1024, 1 }, 4, 4194304, FILL_ZEROS, { 0 } },
-	{ "props.matrix_1024_fp16", BF_DTYPE_FP16, 2, { 1024, 1024 }, { 1024, 1 }, 2, 2097152, FILL_ZEROS, { 0 } },
-	{ "props.matrix_1024_bf16", BF_DTYPE_BF16, 2, { 1024, 1024 }, { 1024, 1 }, 2, 2097152, FILL_ZEROS, { 0 } },
-	{ "props.image_batch_fp32", BF_DTYPE_FP32, 4, { 32, 3, 224, 224 }, { 150528, 50176, 224, 1 }, 4, 19267584, FILL_ZEROS, { 0 } },
-	{ "props.image_batch_bf16", BF_DTYPE_BF16, 4, { 32, 3, 224, 224 }, { 150528, 50176, 224, 1 }, 2, 9633792, FILL_ZEROS, { 0 } },
-	{ "props.labels_int64", BF_DTYPE_INT64, 1, { 32 }, { 1 }, 8, 256, FILL_ZEROS, { 0 } },
-	{ "props.weights_int8", BF_DTYPE_INT8, 2, { 1024, 1024 }, { 1024, 1 }, 1, 1048576, FILL_ZEROS, { 0 } },
+	{ "props.scalar", TENSOR_DEFAULT_DTYPE, BF_DTYPE_FP32, 0, { 0 }, { 0 }, 1, 4, 4, FILL_VALUES, { 3.0 } },
+	{ "props.vector", TENSOR_DEFAULT_DTYPE, BF_DTYPE_FP32, 1, { 3 }, { 1 }, 3, 4, 12, FILL_VALUES, { 1, 2, 3 } },
+	{ "props.zeros_2x3", TENSOR_DEFAULT_DTYPE, BF_DTYPE_FP32, 2, { 2, 3 }, { 3, 1 }, 6, 4, 24, FILL_ZEROS, { 0 } },
+	{ "props.zeros_2x3x4", TENSOR_DEFAULT_DTYPE, BF_DTYPE_FP32, 3, { 2, 3, 4 }, { 12, 4, 1 }, 24, 4, 96, FILL_ZEROS, { 0 } },
+	{ "props.matrix_1024_fp32", BF_DTYPE_FP32, BF_DTYPE_FP32, 2, { 1024, 1024 }, { 1024, 1 }, 1048576, 4, 4194304, FILL_ZEROS, { 0 } },
+	{ "props.matrix_1024_fp16", BF_DTYPE_FP16, BF_DTYPE_FP16, 2, { 1024, 1024 }, { 1024, 1 }, 1048576, 2, 2097152, FILL_ZEROS, { 0 } },
+	{ "props.matrix_1024_bf16", BF_DTYPE_BF16, BF_DTYPE_BF16, 2, { 1024, 1024 }, { 1024, 1 }, 1048576, 2, 2097152, FILL_ZEROS, { 0 } },
+	{ "props.image_batch_fp32", BF_DTYPE_FP32, BF_DTYPE_FP32, 4, { 32, 3, 224, 224 }, { 150528, 50176, 224, 1 }, 4816896, 4, 19267584, FILL_ZEROS, { 0 } },
+	{ "props.image_batch_bf16", BF_DTYPE_BF16, BF_DTYPE_BF16, 4, { 32, 3, 224, 224 }, { 150528, 50176, 224, 1 }, 4816896, 2, 9633792, FILL_ZEROS, { 0 } },
+	{ "props.labels_int64", BF_DTYPE_INT64, BF_DTYPE_INT64, 1, { 32 }, { 1 }, 32, 8, 256, FILL_ZEROS, { 0 } },
+	{ "props.weights_int8", BF_DTYPE_INT8, BF_DTYPE_INT8, 2, { 1024, 1024 }, { 1024, 1 }, 1048576, 1, 1048576, FILL_ZEROS, { 0 } },
 };
 #define N_PROP_CASES (int)(sizeof(prop_cases) / sizeof(prop_cases[0]))
 
@@ -107,7 +111,8 @@ static void check_props(const struct check_ctx *c, const struct prop_case *pc)
 	cJSON_AddItemToObject(expected, "shape", int_array(pc->shape, pc->rank));
 	cJSON_AddItemToObject(expected, "strides",
 			      int_array(pc->strides, pc->rank));
-	cJSON_AddStringToObject(expected, BF_KEY_DTYPE, bf_dtype_name(pc->dtype));
+	cJSON_AddStringToObject(expected, BF_KEY_DTYPE, bf_dtype_name(pc->want));
+	cJSON_AddNumberToObject(expected, "elements", (double)pc->elements);
 	cJSON_AddNumberToObject(expected, "element_bytes", pc->element_bytes);
 	cJSON_AddNumberToObject(expected, "total_bytes", (double)pc->total_bytes);
 	cJSON_AddStringToObject(expected, BF_KEY_DEVICE, c->label);
@@ -136,6 +141,7 @@ static void check_props(const struct check_ctx *c, const struct prop_case *pc)
 		cJSON_AddItemToObject(got, "strides",
 				      int_array(t->strides, t->rank));
 		cJSON_AddStringToObject(got, BF_KEY_DTYPE, bf_dtype_name(t->dtype));
+		cJSON_AddNumberToObject(got, "elements", (double)tensor_numel(t));
 		cJSON_AddNumberToObject(got, "element_bytes",
 					(double)bf_dtype_element_bytes(t->dtype));
 		cJSON_AddNumberToObject(got, "total_bytes",
@@ -531,6 +537,66 @@ static int gpu_only(const struct device *d)
 	return d->kind != DEVICE_CPU;
 }
 
+/* The seed's GEMM arithmetic, from the functions the sweep uses: 2 n^3
+ * FLOPs and 3 n^2 x element bytes of operands at n = 4096 (192 MiB fp32,
+ * 96 MiB fp16/bf16; seed-facts.md, "GEMM"). Literal expected values. */
+static void check_gemm_sizes(const struct check_ctx *c)
+{
+	cJSON *expected = cJSON_CreateObject(), *got = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(expected, "flops_n4096", 137438953472.0);
+	cJSON_AddNumberToObject(expected, "operand_bytes_fp32_n4096", 201326592.0);
+	cJSON_AddNumberToObject(expected, "operand_bytes_fp16_n4096", 100663296.0);
+	cJSON_AddNumberToObject(expected, "operand_bytes_bf16_n4096", 100663296.0);
+	cJSON_AddNumberToObject(got, "flops_n4096", gemm_flops(4096));
+	cJSON_AddNumberToObject(got, "operand_bytes_fp32_n4096",
+				gemm_operand_bytes(4096, BF_DTYPE_FP32, BF_DTYPE_FP32));
+	cJSON_AddNumberToObject(got, "operand_bytes_fp16_n4096",
+				gemm_operand_bytes(4096, BF_DTYPE_FP16, BF_DTYPE_FP16));
+	cJSON_AddNumberToObject(got, "operand_bytes_bf16_n4096",
+				gemm_operand_bytes(4096, BF_DTYPE_BF16, BF_DTYPE_BF16));
+	finish(c, "gemm.seed_arithmetic", expected, got, NULL, NULL);
+}
+
+/* relu keeps NaN (as torch.relu does) and maps -inf to 0, +inf to +inf,
+ * on the device: a NaN upstream must not come out as a zero. */
+static void check_relu_nonfinite(const struct check_ctx *c)
+{
+	static const int64_t shape[] = { 4 };
+	const double in[] = { NAN, -INFINITY, INFINITY, -1 };
+	char detail[DETAIL_LEN] = "";
+	struct tensor *t = NULL;
+	cJSON *expected = cJSON_CreateObject(), *got = NULL;
+	double out[4];
+	enum bf_err err;
+
+	cJSON_AddBoolToObject(expected, "nan_stays_nan", 1);
+	cJSON_AddBoolToObject(expected, "minus_inf_to_zero", 1);
+	cJSON_AddBoolToObject(expected, "plus_inf_stays", 1);
+	cJSON_AddBoolToObject(expected, "negative_to_zero", 1);
+	err = tensor_from_values(c->dev, BF_DTYPE_FP32, 1, shape, in, &t,
+				 detail, sizeof(detail));
+	if (err == BF_OK)
+		err = tensor_relu_(t, detail, sizeof(detail));
+	if (err == BF_OK)
+		err = tensor_values(t, out, detail, sizeof(detail));
+	if (err == BF_OK) {
+		got = cJSON_CreateObject();
+		cJSON_AddBoolToObject(got, "nan_stays_nan", isnan(out[0]));
+		cJSON_AddBoolToObject(got, "minus_inf_to_zero", out[1] == 0);
+		cJSON_AddBoolToObject(got, "plus_inf_stays",
+				      isinf(out[2]) && out[2] > 0);
+		cJSON_AddBoolToObject(got, "negative_to_zero", out[3] == 0);
+	}
+	finish(c, "relu.nonfinite", expected, got, detail, NULL);
+	tensor_free(t);
+}
+
+static int cpu_only(const struct device *d)
+{
+	return d->kind == DEVICE_CPU;
+}
+
 struct check_entry {
 	void (*run)(const struct check_ctx *c);
 	int (*applies)(const struct device *d);
@@ -541,12 +607,14 @@ static const struct check_entry check_table[] = {
 	{ check_broadcast_row, any_device },
 	{ check_broadcast_bias, any_device },
 	{ check_layer, any_device },
+	{ check_relu_nonfinite, any_device },
 	{ check_shape_error, any_device },
 	{ check_device_error, gpu_only },
 	{ check_to_device, any_device },
 	{ check_round_fp16, any_device },
 	{ check_round_bf16, any_device },
 	{ check_h2d, gpu_only },
+	{ check_gemm_sizes, cpu_only },
 };
 #define N_CHECKS (int)(sizeof(check_table) / sizeof(check_table[0]))
 

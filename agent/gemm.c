@@ -233,6 +233,45 @@ static void unrun_record(struct bf_record *rec, const struct device *dev,
 	g->reason = bf_xstrdup(reason);
 }
 
+double gemm_flops(int n)
+{
+	return 2.0 * (double)n * (double)n * (double)n;
+}
+
+double gemm_operand_bytes(int n, enum bf_dtype dtype, enum bf_dtype c_dtype)
+{
+	double nn = (double)n * (double)n;
+
+	return nn * (2.0 * (double)bf_dtype_element_bytes(dtype) +
+		     (double)bf_dtype_element_bytes(c_dtype));
+}
+
+void gemm_reliability(struct bf_rec_gemm *g, int warmup, double median,
+		      double min, double max)
+{
+	char why[4][96];
+	int n = 0;
+
+	g->spread = median > 0 ? (max - min) / median : NAN;
+	if (g->nsamples < 2)
+		snprintf(why[n++], sizeof(why[0]),
+			 "one sample: no spread to judge it by");
+	if (warmup < 1)
+		snprintf(why[n++], sizeof(why[0]),
+			 "no warm-up: the first call pays for set-up");
+	if (g->spread > GEMM_SPREAD_MAX)
+		snprintf(why[n++], sizeof(why[0]),
+			 "spread %.0f%% of the median (above %.0f%%)",
+			 100 * g->spread, 100 * GEMM_SPREAD_MAX);
+	if (g->throttled == 1)
+		snprintf(why[n++], sizeof(why[0]),
+			 "clocks held down during the row (see device_state)");
+	g->reliable = n == 0;
+	g->unreliable_reasons = bf_xcalloc((size_t)n + 1, sizeof(char *));
+	for (int i = 0; i < n; i++)
+		g->unreliable_reasons[g->nunreliable++] = bf_xstrdup(why[i]);
+}
+
 /* The one wording of "does not fit": "operands need 192 MiB, cpu has
  * 100 MiB free (cgroup memory limit)". */
 static void does_not_fit(char *out, size_t len, double needed, uint64_t free_b,
@@ -281,6 +320,8 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 	double needed, gflops;
 	char limit[64] = "";
 	enum bf_status status;
+	struct device_state state_before, state_after;
+	struct peak peak;
 	struct bf_record rec;
 	struct bf_rec_gemm *g;
 	enum bf_err err;
@@ -324,8 +365,10 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 			      "host allocation for %s inputs failed",
 			      bf_dtype_name(dt));
 	} else {
+		be->read_state(sd->dev.index, &state_before);
 		err = be->gemm_run(sd->dev.index, &job, &res, detail,
 				   sizeof(detail));
+		be->read_state(sd->dev.index, &state_after);
 	}
 	if (err == BF_ERR_TOO_BIG || err == BF_ERR_NOMEM) {
 		/* Passed the fit check yet did not fit (fragmentation, another
@@ -374,12 +417,22 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 			v.status = BF_STATUS_FAIL;
 	}
 	st = bf_stats_summarize(res.samples_ms, (size_t)iters);
-	/* FLOPs of an n x n x n GEMM: n^3 multiply-adds = 2 n^3. A result
-	 * that failed verification has no speed worth showing. */
-	gflops = v.status == BF_STATUS_PASS ?
-			 2.0 * (double)n * n * n / (st.median / 1e3) / 1e9 :
-			 NAN;
+	gflops = gemm_flops(n) / (st.median / 1e3) / 1e9;
+	be->peak(sd->dev.index, dt, &peak);
 	status = v.status;
+	if (status == BF_STATUS_PASS && isfinite(peak.gflops) &&
+	    gflops > peak.gflops) {
+		/* Faster than the hardware can be: the timing or the library
+		 * is wrong, and the number must not be shown as a result. */
+		snprintf(detail, sizeof(detail),
+			 "%.0f GFLOP/s is above the device's theoretical peak of "
+			 "%.0f GFLOP/s (%s): the timing or the GEMM is wrong",
+			 gflops, peak.gflops, peak.basis);
+		status = BF_STATUS_FAIL;
+	}
+	/* A result that failed verification has no speed worth showing. */
+	if (status != BF_STATUS_PASS)
+		gflops = NAN;
 
 	bf_record_init(&rec, BF_REC_GEMM);
 	g = &rec.u.gemm;
@@ -387,7 +440,9 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 	g->dtype = bf_xstrdup(bf_dtype_name(dt));
 	g->n = n;
 	g->status = status;
-	if (status != BF_STATUS_PASS) {
+	if (status != BF_STATUS_PASS && v.status == BF_STATUS_PASS) {
+		g->reason = bf_xstrdup(detail); /* above peak */
+	} else if (status != BF_STATUS_PASS) {
 		if (v.nonfinite_elements)
 			snprintf(detail, sizeof(detail),
 				 "%lld non-finite elements in C%s",
@@ -413,14 +468,20 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 	g->max_ms = st.max;
 	g->gflops = gflops;
 	g->peak_mib = res.peak_bytes >= 0 ? (double)res.peak_bytes / MIB : NAN;
-	g->operand_bytes = (double)(2 * nn * eb +
-				    nn * bf_dtype_element_bytes(res.c_dtype));
+	g->operand_bytes = gemm_operand_bytes(n, dt, res.c_dtype);
 	g->max_rel_error = v.max_rel_error;
 	g->tolerance = v.tolerance;
 	g->output_roundoff = v.output_roundoff;
 	g->verify_seed = (double)verify_seed;
 	g->verified_elements = (double)v.verified_elements;
 	g->nonfinite_elements = (double)v.nonfinite_elements;
+	g->peak_gflops = peak.gflops;
+	g->peak_basis = bf_xstrdup(peak.basis);
+	g->fraction_of_peak = gflops / peak.gflops; /* NaN when either is */
+	g->timing = bf_xstrdup(res.timing[0] ? res.timing : "unknown");
+	g->device_state = device_state_json(&state_before, &state_after,
+					    &g->throttled);
+	gemm_reliability(g, job.warmup, st.median, st.min, st.max);
 	report_emit_record(r, &rec);
 	g->samples_ms = NULL;
 	bf_record_free(&rec);

@@ -52,6 +52,26 @@ void gemm_ratios(const struct gemm_sweep *s, struct bf_rec_summary *sum);
  * 2 x - 1 rounded to fp32. Matrix A is which = 0, B which = 1. */
 void gemm_fill_uniform(float *x, size_t count, uint64_t seed, int which);
 
+/* FLOPs of an n x n x n GEMM: n^3 multiply-adds of 2 FLOPs, 2 n^3
+ * (the seed's figure; 1.37e11 at n = 4096). */
+double gemm_flops(int n);
+
+/* Bytes of A and B (dtype) and C (c_dtype), n x n each: 3 n^2 x element
+ * bytes when C has the inputs' dtype (192 MiB at fp32, 96 MiB at fp16 for
+ * n = 4096: the seed's figures). */
+double gemm_operand_bytes(int n, enum bf_dtype dtype, enum bf_dtype c_dtype);
+
+/* Spread ((max - min) / median) above which a row is unreliable. */
+#define GEMM_SPREAD_MAX 0.20
+
+struct bf_rec_gemm;
+
+/* Fills g's reliable, unreliable_reasons and spread: a row is unreliable
+ * with one sample (g->nsamples), no warm-up, a spread above
+ * GEMM_SPREAD_MAX, or clocks held down (g->throttled == 1). Times in ms. */
+void gemm_reliability(struct bf_rec_gemm *g, int warmup, double median,
+		      double min, double max);
+
 /* lambda of the probabilistic accumulation bound (see gemm.c). */
 #define GEMM_TOLERANCE_LAMBDA 16.0
 

@@ -216,7 +216,31 @@ void hostinfo_reset_peak_rss(void)
 	fclose(f);
 }
 
+static void hostinfo_describe_system(cJSON *host);
+
+/* The environment variables that can change a GEMM's speed or result:
+ * which GPUs are visible, cuBLAS's workspace and emulation settings, TF32
+ * forced on or off, preloaded libraries (a shim can replace any BLAS call),
+ * and OpenBLAS's/OpenMP's core and thread choices. Recorded whether set or
+ * not (null), so that ctl compare can show a difference either way. */
+static const char *const recorded_env[] = {
+	"CUDA_VISIBLE_DEVICES", "CUBLAS_WORKSPACE_CONFIG",
+	"CUBLAS_EMULATE_SINGLE_PRECISION", "CUBLAS_EMULATION_STRATEGY",
+	"NVIDIA_TF32_OVERRIDE", "LD_PRELOAD", "GOTO_NUM_THREADS",
+	"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS",
+	"OMP_NUM_THREADS",
+};
+
 void hostinfo_describe(cJSON *host)
+{
+	cJSON *env = cJSON_AddObjectToObject(host, BF_KEY_ENV);
+
+	for (size_t i = 0; i < sizeof(recorded_env) / sizeof(recorded_env[0]); i++)
+		add_string_or_null(env, recorded_env[i], getenv(recorded_env[i]));
+	hostinfo_describe_system(host);
+}
+
+static void hostinfo_describe_system(cJSON *host)
 {
 	struct utsname u;
 	char buf[256];

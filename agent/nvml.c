@@ -15,7 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "hostinfo.h"
+#include "schema.h"
 
 typedef void *nvml_device;
 typedef int (*fn_void)(void);
@@ -242,4 +245,68 @@ void cpu_state_read(struct cpu_state *out)
 	}
 	if (count)
 		out->freq_mhz = sum / count;
+}
+
+static void add_num(cJSON *o, const char *key, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static void add_flag(cJSON *o, const char *key, int v)
+{
+	if (v >= 0)
+		cJSON_AddBoolToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static cJSON *state_object(const struct device_state *d)
+{
+	cJSON *o = cJSON_CreateObject();
+	char names[160];
+
+	if (!d->is_gpu) {
+		if (d->cpu.governor[0])
+			cJSON_AddStringToObject(o, "governor", d->cpu.governor);
+		else
+			cJSON_AddNullToObject(o, "governor");
+		add_num(o, "freq_mhz", d->cpu.freq_mhz);
+		return o;
+	}
+	if (!d->gpu.known) {
+		cJSON_AddStringToObject(o, BF_KEY_REASON, d->gpu.reason);
+		return o;
+	}
+	add_num(o, "sm_clock_mhz", d->gpu.sm_clock_mhz);
+	add_num(o, "sm_clock_max_mhz", d->gpu.sm_clock_max_mhz);
+	add_num(o, "mem_clock_mhz", d->gpu.mem_clock_mhz);
+	add_num(o, "mem_clock_max_mhz", d->gpu.mem_clock_max_mhz);
+	add_num(o, "power_w", d->gpu.power_w);
+	add_num(o, "power_limit_w", d->gpu.power_limit_w);
+	add_num(o, "temperature_c", d->gpu.temperature_c);
+	add_flag(o, "persistence_mode", d->gpu.persistence);
+	add_flag(o, "mig_mode", d->gpu.mig);
+	add_flag(o, "ecc_mode", d->gpu.ecc);
+	if (d->gpu.event_reasons >= 0)
+		cJSON_AddStringToObject(o, "clock_event_reasons",
+					nvml_reason_names(d->gpu.event_reasons,
+							  names, sizeof(names)));
+	else
+		cJSON_AddNullToObject(o, "clock_event_reasons");
+	return o;
+}
+
+cJSON *device_state_json(const struct device_state *before,
+			 const struct device_state *after, int *throttled)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddItemToObject(o, BF_KEY_BEFORE, state_object(before));
+	cJSON_AddItemToObject(o, BF_KEY_AFTER, state_object(after));
+	*throttled = before->is_gpu ? nvml_throttled(&before->gpu, &after->gpu) : -1;
+	add_flag(o, BF_KEY_THROTTLED, *throttled);
+	return o;
 }

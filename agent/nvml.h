@@ -77,4 +77,22 @@ struct cpu_state {
 };
 void cpu_state_read(struct cpu_state *out);
 
+/* One reading of the device a GEMM ran on: a GPU's or the CPU's. */
+struct device_state {
+	int is_gpu;
+	struct gpu_state gpu;
+	struct cpu_state cpu;
+};
+
+struct cJSON;
+
+/* The gemm record's "device_state" object: {"before": {...}, "after":
+ * {...}, "throttled": true/false/null} (docs/schema.md names the fields;
+ * unknown readings are null, with NVML's reason once). *throttled gets
+ * nvml_throttled's verdict for a GPU and -1 for a CPU (cpufreq does not
+ * say). Caller owns the object. */
+struct cJSON *device_state_json(const struct device_state *before,
+				const struct device_state *after,
+				int *throttled);
+
 #endif

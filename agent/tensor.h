@@ -21,6 +21,11 @@
 
 #define TENSOR_MAX_RANK 8
 
+/* The dtype of a tensor made without naming one, as in PyTorch
+ * (torch.zeros(2, 3).dtype is torch.float32; seed-facts.md, "Default
+ * floating dtype is fp32"). */
+#define TENSOR_DEFAULT_DTYPE BF_DTYPE_FP32
+
 struct tensor {
 	enum bf_dtype dtype;
 	int rank;                         /* 0 for a scalar */

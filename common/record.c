@@ -137,6 +137,20 @@ static void decode_host(const cJSON *j, struct bf_rec_host *h)
 			d->compute_capability = dup_str(g, BF_KEY_COMPUTE_CAPABILITY);
 			d->sm_count = num(g, BF_KEY_SM_COUNT);
 			d->unified_memory = boolean(g, BF_KEY_UNIFIED_MEMORY);
+			d->uuid = dup_str(g, BF_KEY_UUID);
+		}
+	}
+	if (cJSON_IsObject(get(j, BF_KEY_ENV))) {
+		const cJSON *e;
+
+		h->env = bf_xcalloc((size_t)cJSON_GetArraySize(get(j, BF_KEY_ENV)) + 1,
+				    sizeof(*h->env));
+		cJSON_ArrayForEach(e, get(j, BF_KEY_ENV)) {
+			struct bf_rec_env *x = &h->env[h->nenv++];
+
+			x->name = bf_xstrdup(e->string ? e->string : "");
+			x->value = cJSON_IsString(e) ? bf_xstrdup(e->valuestring) :
+						       NULL;
 		}
 	}
 	decode_options(get(j, BF_KEY_OPTIONS), &h->options);
@@ -229,6 +243,27 @@ static void decode_gemm(const cJSON *j, struct bf_rec_gemm *g)
 	g->nonfinite_elements = num(j, BF_KEY_NONFINITE_ELEMENTS);
 	g->needed_bytes = num(j, BF_KEY_NEEDED_BYTES);
 	g->free_bytes = num(j, BF_KEY_FREE_BYTES);
+	g->peak_gflops = num(j, BF_KEY_PEAK_GFLOPS);
+	g->peak_basis = dup_str(j, BF_KEY_PEAK_BASIS);
+	g->fraction_of_peak = num(j, BF_KEY_FRACTION_OF_PEAK);
+	g->timing = dup_str(j, BF_KEY_TIMING);
+	g->reliable = boolean(j, BF_KEY_RELIABLE);
+	if (cJSON_IsArray(get(j, BF_KEY_UNRELIABLE_REASONS))) {
+		const cJSON *why;
+
+		g->unreliable_reasons = bf_xcalloc(
+			(size_t)cJSON_GetArraySize(get(j, BF_KEY_UNRELIABLE_REASONS)) + 1,
+			sizeof(char *));
+		cJSON_ArrayForEach(why, get(j, BF_KEY_UNRELIABLE_REASONS))
+			if (cJSON_IsString(why))
+				g->unreliable_reasons[g->nunreliable++] =
+					bf_xstrdup(why->valuestring);
+	}
+	g->spread = num(j, BF_KEY_SPREAD);
+	if (cJSON_IsObject(get(j, BF_KEY_DEVICE_STATE))) {
+		g->device_state = cJSON_Duplicate(get(j, BF_KEY_DEVICE_STATE), 1);
+		g->throttled = boolean(g->device_state, BF_KEY_THROTTLED);
+	}
 }
 
 static void decode_summary(const cJSON *j, struct bf_rec_summary *s)
@@ -292,6 +327,8 @@ void bf_record_init(struct bf_record *r, enum bf_record_type type)
 		g->peak_mib = g->operand_bytes = g->max_rel_error = NAN;
 		g->tolerance = g->verified_elements = NAN;
 		g->output_roundoff = g->verify_seed = NAN;
+		g->peak_gflops = g->fraction_of_peak = g->spread = NAN;
+		g->reliable = g->throttled = -1;
 		g->nonfinite_elements = g->needed_bytes = g->free_bytes = NAN;
 		break;
 	}
@@ -401,8 +438,14 @@ static void free_host(struct bf_rec_host *h)
 	for (int i = 0; i < h->ngpus; i++) {
 		free(h->gpus[i].name);
 		free(h->gpus[i].compute_capability);
+		free(h->gpus[i].uuid);
 	}
 	free(h->gpus);
+	for (int i = 0; i < h->nenv; i++) {
+		free(h->env[i].name);
+		free(h->env[i].value);
+	}
+	free(h->env);
 	bf_rec_options_free(&h->options);
 }
 
@@ -439,6 +482,12 @@ void bf_record_free(struct bf_record *r)
 		free(r->u.gemm.math_mode);
 		free(r->u.gemm.c_dtype);
 		free(r->u.gemm.samples_ms);
+		free(r->u.gemm.peak_basis);
+		free(r->u.gemm.timing);
+		for (int i = 0; i < r->u.gemm.nunreliable; i++)
+			free(r->u.gemm.unreliable_reasons[i]);
+		free(r->u.gemm.unreliable_reasons);
+		cJSON_Delete(r->u.gemm.device_state);
 		break;
 	case BF_REC_SUMMARY:
 		for (int i = 0; i < r->u.summary.nratios; i++) {
@@ -617,6 +666,26 @@ static void encode_gemm(cJSON *o, const struct bf_rec_gemm *g)
 	add_num_opt(o, BF_KEY_VERIFY_SEED, g->verify_seed);
 	add_num_or_null(o, BF_KEY_VERIFIED_ELEMENTS, g->verified_elements);
 	add_num_or_null(o, BF_KEY_NONFINITE_ELEMENTS, g->nonfinite_elements);
+	if (g->peak_basis) {
+		add_num_or_null(o, BF_KEY_PEAK_GFLOPS, g->peak_gflops);
+		add_str_or_null(o, BF_KEY_PEAK_BASIS, g->peak_basis);
+		add_num_or_null(o, BF_KEY_FRACTION_OF_PEAK, g->fraction_of_peak);
+	}
+	if (g->timing)
+		add_str_or_null(o, BF_KEY_TIMING, g->timing);
+	if (g->reliable >= 0) {
+		cJSON *arr;
+
+		cJSON_AddBoolToObject(o, BF_KEY_RELIABLE, g->reliable);
+		arr = cJSON_AddArrayToObject(o, BF_KEY_UNRELIABLE_REASONS);
+		for (int i = 0; i < g->nunreliable; i++)
+			cJSON_AddItemToArray(arr, checked(cJSON_CreateString(
+							  g->unreliable_reasons[i])));
+		add_num_or_null(o, BF_KEY_SPREAD, g->spread);
+	}
+	if (g->device_state)
+		cJSON_AddItemToObject(o, BF_KEY_DEVICE_STATE,
+				      checked(cJSON_Duplicate(g->device_state, 1)));
 }
 
 static void encode_summary(cJSON *o, const struct bf_rec_summary *s)

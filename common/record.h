@@ -43,6 +43,14 @@ struct bf_rec_gpu {
 	char *compute_capability;
 	double sm_count;
 	int unified_memory;      /* 1, 0, or -1 when absent or null */
+	char *uuid;              /* "GPU-..." (NVML); NULL: unknown */
+};
+
+/* One environment variable that can change a result, as the agent saw
+ * it: value NULL when unset. */
+struct bf_rec_env {
+	char *name;
+	char *value;
 };
 
 /* host: what ran where. Decoded for the readers (ctl); the agent builds
@@ -64,6 +72,8 @@ struct bf_rec_host {
 	char *cuda_cublas_version, *cuda_tf32_override;
 	struct bf_rec_gpu *gpus;
 	int ngpus;
+	struct bf_rec_env *env;  /* the host record's "env", in its order */
+	int nenv;
 	struct bf_rec_options options;
 };
 
@@ -134,6 +144,19 @@ struct bf_rec_gemm {
 	double verify_seed;     /* integer < 2^48; NaN: absent */
 	double verified_elements, nonfinite_elements;
 	double needed_bytes, free_bytes; /* NaN: absent (no fit refusal) */
+	/* Plausibility and reliability (measured records of this agent;
+	 * absent in older archives). */
+	double peak_gflops;      /* device's theoretical peak; NaN unknown */
+	char *peak_basis;        /* its derivation, or why it is unknown */
+	double fraction_of_peak; /* gflops / peak_gflops; NaN */
+	char *timing;            /* "CUDA events around each call", ... */
+	int reliable;            /* 1, 0; -1 absent */
+	char **unreliable_reasons; /* owned; nunreliable entries */
+	int nunreliable;
+	double spread;           /* (max_ms - min_ms) / median_ms; NaN */
+	struct cJSON *device_state; /* owned: {before, after, throttled},
+				     * free-form per device kind; NULL absent */
+	int throttled;           /* device_state.throttled: 1, 0, -1 unknown */
 };
 
 /* One entry of the summary's ratios; see bf_speed_ratio. */

@@ -144,6 +144,20 @@ enum bf_status { BF_STATUS_PASS = 0, BF_STATUS_FAIL, BF_STATUS_SKIPPED };
 #define BF_KEY_VERIFY_SEED "verify_seed" /* picks the sampled positions */
 #define BF_KEY_VERIFIED_ELEMENTS "verified_elements"
 #define BF_KEY_NONFINITE_ELEMENTS "nonfinite_elements"
+#define BF_KEY_PEAK_GFLOPS "peak_gflops"   /* the device's theoretical peak */
+#define BF_KEY_PEAK_BASIS "peak_basis"     /* how it was derived, one line */
+#define BF_KEY_FRACTION_OF_PEAK "fraction_of_peak"
+#define BF_KEY_TIMING "timing"             /* how samples were taken */
+#define BF_KEY_RELIABLE "reliable"
+#define BF_KEY_UNRELIABLE_REASONS "unreliable_reasons"
+#define BF_KEY_SPREAD "spread"             /* (max - min) / median */
+#define BF_KEY_DEVICE_STATE "device_state" /* {before, after, throttled} */
+#define BF_KEY_BEFORE "before"
+#define BF_KEY_AFTER "after"
+#define BF_KEY_THROTTLED "throttled"
+#define BF_KEY_UUID "uuid"
+#define BF_KEY_PCI_BUS_ID "pci_bus_id"
+#define BF_KEY_CLOCK_MHZ "clock_mhz"
 #define BF_KEY_NEEDED_BYTES "needed_bytes"
 #define BF_KEY_FREE_BYTES "free_bytes"
 

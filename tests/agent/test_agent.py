@@ -33,8 +33,9 @@ STATUSES = {"pass", "fail", "skipped"}
 # that need a second device) and the device-independent limit checks.
 CPU_CHECKS = set(SEED_TENSORS) | {
     "add.elementwise", "broadcast.row", "broadcast.bias",
-    "layer.matmul_relu", "error.shape_mismatch", "transfer.to_device",
-    "round.fp16", "round.bf16",
+    "layer.matmul_relu", "relu.nonfinite", "error.shape_mismatch",
+    "transfer.to_device", "round.fp16", "round.bf16",
+    "gemm.seed_arithmetic",
 }
 LIMIT_CHECKS = {"float_limits.fp32", "float_limits.fp16", "float_limits.bf16"}
 
@@ -196,6 +197,9 @@ class RunChecks:
                 for d in exp["shape"]:
                     numel *= d
                 self.assertEqual(exp["total_bytes"], numel * elem)
+                self.assertEqual(exp["elements"], numel)
+                if name.startswith("props.image_batch"):
+                    self.assertEqual(exp["elements"], 4_816_896)  # seed
                 if total is not None:
                     self.assertEqual(exp["total_bytes"], total)
                 self.assertEqual(exp["device"], "cpu")
@@ -215,6 +219,16 @@ class RunChecks:
                 self.assertEqual(c["expected"]["values"], [2, 3, 4, 2, 3, 4])
                 self.assertEqual(c["expected"]["row_view_strides"], [0, 1])
                 self.assertIs(c["expected"]["row_copied"], False)
+            elif name == "gemm.seed_arithmetic":
+                # seed-facts.md: 2 n^3 FLOPs; 192 MiB fp32, 96 MiB fp16
+                # of A, B and C at n = 4096
+                self.assertEqual(c["expected"]["flops_n4096"], 2 * 4096 ** 3)
+                self.assertEqual(c["expected"]["operand_bytes_fp32_n4096"],
+                                 192 * 2 ** 20)
+                self.assertEqual(c["expected"]["operand_bytes_fp16_n4096"],
+                                 96 * 2 ** 20)
+            elif name == "relu.nonfinite":
+                self.assertIs(c["expected"]["nan_stays_nan"], True)
             elif name in ("broadcast.bias", "layer.matmul_relu"):
                 self.assertEqual(c["expected"]["shape"], [64, 16])
                 self.assertEqual(c["expected"]["max_abs_error"], 0)
@@ -478,7 +492,7 @@ class HumanTest(unittest.TestCase):
         # Missing values print as n/a, never 0.
         self.assertRegex(out, r"(?m)^cpu +bf16 +64 +n/a +n/a +n/a +skipped "
                               r"\(bf16: .*cblas_sbgemm\)$")
-        self.assertRegex(out, r"(?m)^checks: 22 passed, 0 failed, 0 skipped; "
+        self.assertRegex(out, r"(?m)^checks: 24 passed, 0 failed, 0 skipped; "
                               r"GEMM: 1 passed, 0 failed, 2 skipped$")
         self.assertNotRegex(out, r"FAIL")
 

@@ -52,6 +52,9 @@ class FaultTest(unittest.TestCase):
         r, g = run_with_fault("")
         self.assertEqual(g["status"], "pass", g)
         self.assertGreater(g["gflops"], 0)
+        self.assertLess(g["gflops"], g["peak_gflops"])
+        self.assertAlmostEqual(g["fraction_of_peak"],
+                               g["gflops"] / g["peak_gflops"], delta=1e-12)
         self.assertLessEqual(g["max_rel_error"], g["tolerance"])
         self.assertEqual(r.returncode, 0, r.stderr)
 
@@ -60,6 +63,14 @@ class FaultTest(unittest.TestCase):
         # call, so the last timed call leaves NaN.
         r, g = run_with_fault("once")
         self.assert_failed(r, g, "non-finite elements")
+
+    def test_faster_than_peak(self):
+        # Right numbers at an impossible speed (a cached C copied back):
+        # above the CPU's theoretical peak, so fail and no GFLOP/s.
+        r, g = run_with_fault("cached", size=1536)
+        self.assert_failed(r, g, "above the device's theoretical peak")
+        self.assertGreater(g["peak_gflops"], 0)
+        self.assertIn("cores x", g["peak_basis"])
 
     def test_dropped_product(self):
         for n in (192, 700):

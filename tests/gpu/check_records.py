@@ -35,8 +35,8 @@ import agentlib  # noqa: E402
 MAX_PLAUSIBLE_GFLOPS = 5e6
 CPU_CHECKS = set(agentlib.SEED_TENSORS) | {
     "add.elementwise", "broadcast.row", "broadcast.bias",
-    "layer.matmul_relu", "error.shape_mismatch", "transfer.to_device",
-    "round.fp16", "round.bf16",
+    "layer.matmul_relu", "relu.nonfinite", "error.shape_mismatch",
+    "transfer.to_device", "round.fp16", "round.bf16",
 }
 GPU_CHECKS = CPU_CHECKS | {"error.device_mismatch", "transfer.h2d_d2h"}
 
