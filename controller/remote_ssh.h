@@ -1,8 +1,12 @@
 /*
- * remote_ssh: the controller's connection to one host, over SSH. This is the
- * only part of benchfleet that includes libssh; every libssh and SFTP code is
- * translated into enum bf_err here, with the detail ("what: why") written to
- * a caller-supplied buffer.
+ * remote_ssh: the controller's connection to one host, over SSH. Its
+ * implementation (remote_session.c, remote_exec.c, remote_sftp.c, sharing
+ * remote_internal.h) is the only part of benchfleet that includes libssh;
+ * every libssh and SFTP code is translated into enum bf_err there, with the
+ * detail ("what: why") written to a caller-supplied buffer. The pure parts
+ * have headers of their own: remote_target.h (parsing user@host:port),
+ * remote_quote.h (shell quoting, included here), remote_output.h (stdout
+ * lines, stderr tail).
  *
  * A struct remote is one SSH session. It belongs to one thread at a time and
  * is never shared: libssh forbids using a session (or its channels) from two
@@ -31,6 +35,7 @@
 #include <stddef.h>
 
 #include "bf_error.h"
+#include "remote_quote.h"  /* remote_quote, for building commands */
 
 /* timeout_s used when remote_opts.timeout_s is 0 or negative. */
 #define REMOTE_TIMEOUT_DEFAULT_S 30
@@ -209,14 +214,5 @@ enum bf_err remote_mkdir_p(struct remote *r, const char *remote_path, int mode,
  * frees the handle. NULL does nothing. Does not block for long on a dead
  * host. */
 void remote_free(struct remote *r);
-
-/*
- * Quotes s for a POSIX shell so that it stays one word and nothing in it is
- * interpreted ("a b" -> 'a b', "it's" -> 'it'\''s', "" -> ''). Strings of
- * only [A-Za-z0-9_@%+:,./-] are returned as they are ("=" is not among
- * them: zsh expands a leading one). Caller frees; NULL on out of memory or
- * when s is NULL.
- */
-char *remote_quote(const char *s);
 
 #endif

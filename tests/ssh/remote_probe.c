@@ -1,8 +1,9 @@
 /*
- * remote_probe: a small command-line driver of controller/remote_ssh.c for
- * the SSH tests (tests/ssh/test_remote.py) and for trying the layer by
- * hand. It connects to one host and runs a sequence of actions on that one
- * connection, printing one JSON object per event on stdout:
+ * remote_probe: a small command-line driver of the SSH layer
+ * (controller/remote_ssh.h) for the SSH tests (tests/ssh/test_remote.py)
+ * and for trying the layer by hand. It connects to one host and runs a
+ * sequence of actions on that one connection, printing one JSON object per
+ * event on stdout:
  *
  *   remote_probe [options] HOST[,HOST...] ACTION...
  *   remote_probe quote STRING
