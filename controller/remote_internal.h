@@ -10,7 +10,7 @@
 #define REMOTE_INTERNAL_H
 
 #include <pthread.h>
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include <libssh/libssh.h>
@@ -42,7 +42,7 @@ struct watchdog {
 	int64_t deadline_ms;  /* CLOCK_MONOTONIC */
 	int fd;
 	enum watchdog_fired fired;
-	volatile sig_atomic_t *cancel;
+	const atomic_int *cancel;
 };
 
 struct remote {
@@ -52,7 +52,7 @@ struct remote {
 	char *known_hosts;          /* the file checked, for messages */
 	char fingerprint[128];
 	int timeout_s;
-	volatile sig_atomic_t *cancel; /* NULL: no cancel flag */
+	const atomic_int *cancel;   /* NULL: no cancel flag */
 	int key_added;
 	int probe_pending;          /* a liveness probe awaits its answer */
 	/* BF_OK while usable; otherwise why not (the socket is shut down). */
@@ -73,7 +73,7 @@ int64_t remote_mono_ms(void);
 
 /* Non-zero when flag is set; NULL is never set. An atomic load: the flag
  * is set from a signal handler or another thread. */
-int remote_flag_set(volatile sig_atomic_t *flag);
+int remote_flag_set(const atomic_int *flag);
 
 /* Non-zero when r's cancel flag is set. */
 int remote_cancelled(const struct remote *r);

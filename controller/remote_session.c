@@ -39,11 +39,11 @@ int64_t remote_mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* The flag is set from a signal handler or another thread: read it
- * atomically (a plain read of a volatile is a data race to C11 and TSan). */
-int remote_flag_set(volatile sig_atomic_t *flag)
+/* The flag is set from a signal handler or another thread. Relaxed: it
+ * orders nothing else, it only has to be seen. */
+int remote_flag_set(const atomic_int *flag)
 {
-	return flag && __atomic_load_n(flag, __ATOMIC_RELAXED) != 0;
+	return flag && atomic_load_explicit(flag, memory_order_relaxed) != 0;
 }
 
 int remote_cancelled(const struct remote *r)

@@ -364,7 +364,7 @@ enum bf_err remote_upload(struct remote *r, const char *remote_path,
 			  const void *data, size_t len_bytes, int mode,
 			  char *detail, size_t detail_len)
 {
-	static unsigned counter;
+	static atomic_uint counter;
 	const char *what = "upload";
 	const char *base;
 	enum watchdog_fired fired = WATCHDOG_NONE;
@@ -393,7 +393,8 @@ enum bf_err remote_upload(struct remote *r, const char *remote_path,
 	if (asprintf(&tmp, "%.*s.%s.bf-tmp-%ld-%u",
 		     (int)(base - remote_path), remote_path, base,
 		     (long)getpid(),
-		     __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED)) < 0) {
+		     atomic_fetch_add_explicit(&counter, 1,
+					       memory_order_relaxed) + 1) < 0) {
 		tmp = NULL;
 		err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
 			      "upload %s: out of memory", r->name);

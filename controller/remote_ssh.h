@@ -31,7 +31,7 @@
 #ifndef REMOTE_SSH_H
 #define REMOTE_SSH_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "bf_error.h"
@@ -74,12 +74,11 @@ struct remote_opts {
 	int accept_new_host_keys;
 	/* Optional. When *cancel becomes non-zero, the call in progress on
 	 * this handle stops with BF_ERR_INTERRUPTED within about 100 ms. It
-	 * is read with __atomic_load_n from this handle's threads, so set it
-	 * with __atomic_store_n (async-signal-safe, also in a signal handler)
-	 * for a program that is clean under ThreadSanitizer. One flag may be
-	 * shared by all handles. The pointer must stay valid until
-	 * remote_free. */
-	volatile sig_atomic_t *cancel;
+	 * is only read (atomically, from this handle's threads); set it with
+	 * an atomic store, which for a lock-free atomic_int is also
+	 * async-signal-safe in a signal handler. One flag may be shared by
+	 * all handles. The pointer must stay valid until remote_free. */
+	const atomic_int *cancel;
 };
 
 /*

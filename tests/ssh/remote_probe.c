@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,7 @@
 #include "bf_error.h"
 #include "remote_ssh.h"
 
-static volatile sig_atomic_t cancel_flag;
+static atomic_int cancel_flag;
 static struct timespec t0;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -58,7 +59,7 @@ static void on_signal(int sig)
 	int saved = errno;
 
 	(void)sig;
-	__atomic_store_n(&cancel_flag, 1, __ATOMIC_RELAXED);
+	atomic_store_explicit(&cancel_flag, 1, memory_order_relaxed);
 	errno = saved;
 }
 
@@ -300,7 +301,8 @@ static enum bf_err run_host(const struct plan *pl, const char *host)
 			first = err;
 		/* One cancellation per action: the next starts afresh. */
 		if (pl->reset_cancel)
-			__atomic_store_n(&cancel_flag, 0, __ATOMIC_RELAXED);
+			atomic_store_explicit(&cancel_flag, 0,
+					      memory_order_relaxed);
 	}
 	remote_free(r);
 	return first;
