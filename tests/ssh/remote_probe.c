@@ -389,7 +389,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--known-hosts"))
 			pl.opts.known_hosts = argv[++i];
 		else if (!strcmp(a, "-t"))
-			pl.opts.timeout_s = atoi(argv[++i]);
+			pl.opts.timeout_s = (int)strtol(argv[++i], NULL, 10);
 		else if (!strcmp(a, "--cancel-after"))
 			cancel_after_ms = atol(argv[++i]);
 		else if (!strcmp(a, "--line-max"))
