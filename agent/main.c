@@ -175,6 +175,8 @@ int main(int argc, char **argv)
 	pthread_t watcher;
 	int ndev, status;
 
+	/* First: every cJSON allocation from here on is a bf_xmalloc. */
+	bf_xmalloc_init_cjson();
 	openblas_pick_core(argv);
 	if (agent_opts_parse(argc, argv, &o, detail, sizeof(detail)) != BF_OK) {
 		fprintf(stderr, "agent: %s\n", detail);

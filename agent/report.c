@@ -13,7 +13,7 @@ cJSON *report_record(struct report *r, enum bf_record_type type)
 	cJSON *rec = cJSON_CreateObject();
 
 	if (!rec) /* cJSON reports allocation failure as NULL */
-		bf_xmalloc((size_t)-1);
+		bf_xmalloc_fatal("cJSON_CreateObject failed");
 	cJSON_AddNumberToObject(rec, BF_KEY_SCHEMA, BF_SCHEMA_VERSION);
 	cJSON_AddStringToObject(rec, BF_KEY_TYPE, bf_schema_type_name(type));
 	cJSON_AddNumberToObject(rec, BF_KEY_SEQ, r->seq++);
@@ -44,7 +44,7 @@ void report_emit(struct report *r, cJSON *rec)
 		char *line = cJSON_PrintUnformatted(rec);
 
 		if (!line)
-			bf_xmalloc((size_t)-1);
+			bf_xmalloc_fatal("cJSON_PrintUnformatted failed");
 		fputs(line, r->out);
 		fputc('\n', r->out);
 		free(line);

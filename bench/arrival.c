@@ -150,7 +150,7 @@ int main(int argc, char **argv)
 	}
 	suffix = argv[arg + 1];
 	if (argc - arg > 2)
-		timeout_s = atoi(argv[arg + 2]);
+		timeout_s = (int)strtol(argv[arg + 2], NULL, 10);
 	ifd = inotify_init1(IN_CLOEXEC);
 	if (ifd < 0) {
 		perror("arrival: inotify_init1");

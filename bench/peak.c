@@ -117,7 +117,7 @@ __attribute__((target("avx2,fma"))) static double fma256_once(void)
 
 int main(int argc, char **argv)
 {
-	int reps = argc > 1 ? atoi(argv[1]) : 60;
+	int reps = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 60;
 
 	if (reps < 1)
 		reps = 1;

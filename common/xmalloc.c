@@ -6,14 +6,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 void (*bf_xmalloc_fatal_hook)(void);
 
-static void oom(size_t size)
+_Noreturn void bf_xmalloc_fatal(const char *what)
 {
 	if (bf_xmalloc_fatal_hook)
 		bf_xmalloc_fatal_hook();
-	fprintf(stderr, "out of memory: allocating %zu bytes failed\n", size);
+	fprintf(stderr, "out of memory: %s\n", what ? what : "?");
 	abort();
+}
+
+static _Noreturn void oom(size_t size)
+{
+	char what[64];
+
+	snprintf(what, sizeof what, "allocating %zu bytes failed", size);
+	bf_xmalloc_fatal(what);
+}
+
+void bf_xmalloc_init_cjson(void)
+{
+	cJSON_Hooks hooks = { .malloc_fn = bf_xmalloc, .free_fn = free };
+
+	cJSON_InitHooks(&hooks);
 }
 
 void *bf_xmalloc(size_t size)

@@ -92,7 +92,7 @@ enum bf_err archive_write_json(const struct archive *a, const char *name,
 	FILE *f;
 
 	if (!text)
-		bf_xmalloc((size_t)-1);
+		bf_xmalloc_fatal("cJSON_Print failed");
 	f = fopen(tmp, "w");
 	if (!f || fputs(text, f) < 0 || fputc('\n', f) < 0 || fflush(f) != 0 ||
 	    fsync(fileno(f)) != 0) {

@@ -203,7 +203,7 @@ enum bf_err host_feed_line(void *arg, const char *line, size_t len,
 	return BF_OK;
 }
 
-volatile sig_atomic_t ctl_interrupted;
+atomic_int ctl_interrupted;
 
 static void on_signal(int sig)
 {

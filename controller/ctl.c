@@ -10,6 +10,7 @@
 #include "ctl.h"
 #include "embedded.h"
 #include "schema.h"
+#include "xmalloc.h"
 
 static const struct ctl_command commands[] = {
 	{ "run", "deploy and run the agent on hosts, stream and archive results", cmd_run },
@@ -44,6 +45,9 @@ int main(int argc, char **argv)
 	 * codeset is UTF-8), but C numbers everywhere: "1.5", never "1,5", in
 	 * archives, tables and parsed options. */
 	setlocale(LC_ALL, "");
+	/* cJSON's out-of-memory takes the one fatal path (which restores the
+	 * terminal); set before any thread or cJSON call. */
+	bf_xmalloc_init_cjson();
 	setlocale(LC_NUMERIC, "C");
 	if (argc < 2) {
 		usage(stderr);

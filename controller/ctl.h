@@ -6,7 +6,7 @@
 #ifndef BF_CTL_H
 #define BF_CTL_H
 
-#include <signal.h>
+#include <stdatomic.h>
 
 #ifndef BF_CTL_VERSION
 #define BF_CTL_VERSION "0.0.0"
@@ -19,8 +19,10 @@ struct ctl_command {
 };
 
 /* Set by SIGINT/SIGTERM handlers (which do nothing else); every loop that
- * waits on a host polls it. */
-extern volatile sig_atomic_t ctl_interrupted;
+ * waits on a host polls it, from the host threads and the UI thread. An
+ * atomic_int (lock-free on every target: storing it is async-signal-safe,
+ * C11 7.14.1.1), so plain reads and writes of it are atomic accesses. */
+extern atomic_int ctl_interrupted;
 
 int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);

@@ -1,8 +1,12 @@
 /*
- * remote_ssh: the controller's connection to one host, over SSH. This is the
- * only part of benchfleet that includes libssh; every libssh and SFTP code is
- * translated into enum bf_err here, with the detail ("what: why") written to
- * a caller-supplied buffer.
+ * remote_ssh: the controller's connection to one host, over SSH. Its
+ * implementation (remote_session.c, remote_exec.c, remote_sftp.c, sharing
+ * remote_internal.h) is the only part of benchfleet that includes libssh;
+ * every libssh and SFTP code is translated into enum bf_err there, with the
+ * detail ("what: why") written to a caller-supplied buffer. The pure parts
+ * have headers of their own: remote_target.h (parsing user@host:port),
+ * remote_quote.h (shell quoting, included here), remote_output.h (stdout
+ * lines, stderr tail).
  *
  * A struct remote is one SSH session. It belongs to one thread at a time and
  * is never shared: libssh forbids using a session (or its channels) from two
@@ -27,10 +31,11 @@
 #ifndef REMOTE_SSH_H
 #define REMOTE_SSH_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "bf_error.h"
+#include "remote_quote.h"  /* remote_quote, for building commands */
 
 /* timeout_s used when remote_opts.timeout_s is 0 or negative. */
 #define REMOTE_TIMEOUT_DEFAULT_S 30
@@ -69,12 +74,11 @@ struct remote_opts {
 	int accept_new_host_keys;
 	/* Optional. When *cancel becomes non-zero, the call in progress on
 	 * this handle stops with BF_ERR_INTERRUPTED within about 100 ms. It
-	 * is read with __atomic_load_n from this handle's threads, so set it
-	 * with __atomic_store_n (async-signal-safe, also in a signal handler)
-	 * for a program that is clean under ThreadSanitizer. One flag may be
-	 * shared by all handles. The pointer must stay valid until
-	 * remote_free. */
-	volatile sig_atomic_t *cancel;
+	 * is only read (atomically, from this handle's threads); set it with
+	 * an atomic store, which for a lock-free atomic_int is also
+	 * async-signal-safe in a signal handler. One flag may be shared by
+	 * all handles. The pointer must stay valid until remote_free. */
+	const atomic_int *cancel;
 };
 
 /*
@@ -209,14 +213,5 @@ enum bf_err remote_mkdir_p(struct remote *r, const char *remote_path, int mode,
  * frees the handle. NULL does nothing. Does not block for long on a dead
  * host. */
 void remote_free(struct remote *r);
-
-/*
- * Quotes s for a POSIX shell so that it stays one word and nothing in it is
- * interpreted ("a b" -> 'a b', "it's" -> 'it'\''s', "" -> ''). Strings of
- * only [A-Za-z0-9_@%+:,./-] are returned as they are ("=" is not among
- * them: zsh expands a leading one). Caller frees; NULL on out of memory or
- * when s is NULL.
- */
-char *remote_quote(const char *s);
 
 #endif

@@ -9,6 +9,7 @@
 #define BF_RUN_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "bf_error.h"
@@ -43,7 +44,7 @@ struct host_ctx {
 	FILE *ndjson;              /* every valid record, as received */
 	FILE *log;                 /* stderr, build output, malformed lines */
 	char basename[96];         /* archive file stem */
-	volatile sig_atomic_t *cancel;
+	atomic_int *cancel;        /* &ctl_interrupted (atomic) */
 	long lineno;
 	pthread_mutex_t *print_lock; /* serialises progress lines */
 	int quiet;                 /* the live table draws instead */

@@ -23,6 +23,15 @@ static const char *const headers[NCOL] = {
 	"vs_fp32", "GPU_vs_CPU", "checks", "status",
 };
 
+/* Appends s to cell (size bytes, NUL-terminated), cut to fit. */
+static void cell_append(char *cell, size_t size, const char *s)
+{
+	size_t len = strnlen(cell, size);
+
+	if (len + 1 < size)
+		snprintf(cell + len, size - len, "%s", s);
+}
+
 static void row_cells(const struct model_snapshot *m, const struct model_row *r,
 		      char cells[NCOL][160])
 {
@@ -37,10 +46,10 @@ static void row_cells(const struct model_snapshot *m, const struct model_row *r,
 	table_fmt(cells[C_PEAK], 160, r->peak_mib, 0);
 	table_fmt(cells[C_VS32], 64, r->vs_fp32, 2);
 	if (!isnan(r->vs_fp32))
-		strcat(cells[C_VS32], "x");
+		cell_append(cells[C_VS32], 160, "x");
 	table_fmt(cells[C_GPU], 160, r->gpu_vs_cpu, 1);
 	if (!isnan(r->gpu_vs_cpu))
-		strcat(cells[C_GPU], "x");
+		cell_append(cells[C_GPU], 160, "x");
 	if (c && c->passed + c->failed == 0)
 		snprintf(cells[C_CHECKS], 160, "%d skipped", c->skipped);
 	else if (c)

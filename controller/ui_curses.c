@@ -23,6 +23,7 @@
 #include "ui_curses.h"
 
 #include <langinfo.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,7 @@ enum { PAIR_GOOD = 1, PAIR_BAD, PAIR_ACTIVE };
 
 struct ui {
 	struct model *model;            /* live: read through snapshots only */
-	const volatile sig_atomic_t *stopping;
+	const atomic_int *stopping;
 	char run_id[64];
 	SCREEN *screen;
 	int utf8, color;
@@ -375,7 +376,7 @@ static void draw_footer(struct ui *ui, int y)
 {
 	char right[64];
 
-	if (*ui->stopping) {
+	if (atomic_load(ui->stopping)) {
 		put(ui, y, 0, ui->utf8 ? "stopping: waiting for the agents to stop\xe2\x80\xa6" :
 					 "stopping: waiting for the agents to stop...",
 		    0, 0, tone_attr(ui, UI_TONE_BAD));
@@ -594,7 +595,7 @@ static void release_stderr(void)
 }
 
 struct ui *ui_open(struct model *m, const char *run_id,
-		   const volatile sig_atomic_t *stopping)
+		   const atomic_int *stopping)
 {
 	const char *no_color = getenv("NO_COLOR");
 	struct sigaction sa;

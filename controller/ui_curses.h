@@ -13,7 +13,7 @@
 #ifndef BF_UI_CURSES_H
 #define BF_UI_CURSES_H
 
-#include <signal.h>
+#include <stdatomic.h>
 
 #include "model.h"
 
@@ -23,15 +23,15 @@ struct ui;
  * no echo, keys read from stdin. Returns NULL (and leaves the terminal as
  * it was) when stdin or stdout is not a terminal or curses cannot drive it
  * (TERM unknown); the caller then prints plain lines. run_id is shown in
- * the header; *stopping (read only) turns the footer into "stopping" once
- * set (q or Ctrl-C). Colours unless NO_COLOR is set and non-empty; UTF-8
+ * the header; *stopping (read only, atomically) turns the footer into
+ * "stopping" once set (q or Ctrl-C). Colours unless NO_COLOR is set and non-empty; UTF-8
  * rules and bars only when the locale's codeset is UTF-8 (setlocale must
  * have been called). While open, stderr goes to a temporary file that
  * ui_close copies back, so stray messages cannot tear the screen; a crash
  * (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) or an out-of-memory abort
  * restores the terminal first. Caller frees with ui_close. */
 struct ui *ui_open(struct model *m, const char *run_id,
-		   const volatile sig_atomic_t *stopping);
+		   const atomic_int *stopping);
 
 enum ui_event {
 	UI_EV_NONE,

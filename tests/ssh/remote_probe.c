@@ -1,8 +1,9 @@
 /*
- * remote_probe: a small command-line driver of controller/remote_ssh.c for
- * the SSH tests (tests/ssh/test_remote.py) and for trying the layer by
- * hand. It connects to one host and runs a sequence of actions on that one
- * connection, printing one JSON object per event on stdout:
+ * remote_probe: a small command-line driver of the SSH layer
+ * (controller/remote_ssh.h) for the SSH tests (tests/ssh/test_remote.py)
+ * and for trying the layer by hand. It connects to one host and runs a
+ * sequence of actions on that one connection, printing one JSON object per
+ * event on stdout:
  *
  *   remote_probe [options] HOST[,HOST...] ACTION...
  *   remote_probe quote STRING
@@ -20,6 +21,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +31,7 @@
 #include "bf_error.h"
 #include "remote_ssh.h"
 
-static volatile sig_atomic_t cancel_flag;
+static atomic_int cancel_flag;
 static struct timespec t0;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -57,7 +59,7 @@ static void on_signal(int sig)
 	int saved = errno;
 
 	(void)sig;
-	__atomic_store_n(&cancel_flag, 1, __ATOMIC_RELAXED);
+	atomic_store_explicit(&cancel_flag, 1, memory_order_relaxed);
 	errno = saved;
 }
 
@@ -299,7 +301,8 @@ static enum bf_err run_host(const struct plan *pl, const char *host)
 			first = err;
 		/* One cancellation per action: the next starts afresh. */
 		if (pl->reset_cancel)
-			__atomic_store_n(&cancel_flag, 0, __ATOMIC_RELAXED);
+			atomic_store_explicit(&cancel_flag, 0,
+					      memory_order_relaxed);
 	}
 	remote_free(r);
 	return first;
@@ -386,7 +389,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--known-hosts"))
 			pl.opts.known_hosts = argv[++i];
 		else if (!strcmp(a, "-t"))
-			pl.opts.timeout_s = atoi(argv[++i]);
+			pl.opts.timeout_s = (int)strtol(argv[++i], NULL, 10);
 		else if (!strcmp(a, "--cancel-after"))
 			cancel_after_ms = atol(argv[++i]);
 		else if (!strcmp(a, "--line-max"))

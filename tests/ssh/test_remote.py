@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Black-box tests of controller/remote_ssh.c against real OpenSSH servers.
+"""Black-box tests of the SSH layer (controller/remote_ssh.h) against real
+OpenSSH servers.
 
 Drives tests/ssh/remote_probe (path in $BF_REMOTE_PROBE, else looked for in
 the usual build directories) against hosts from tests/lib/sshhosts.py on

@@ -1,0 +1,70 @@
+/* Parsing of "[user@]host[:port]" targets; see remote_target.h. */
+#include "remote_target.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum bf_err remote_target_parse(const char *spec, char **user, char **host,
+				int *port, char *detail, size_t detail_len)
+{
+	const char *at = strrchr(spec, '@');
+	const char *h = at ? at + 1 : spec;
+	const char *port_str = NULL;
+	size_t hlen;
+
+	*user = NULL;
+	*host = NULL;
+	*port = 0;
+	if (at == spec || *h == '\0')
+		return bf_fail(detail, detail_len, BF_ERR_USAGE,
+			       "host '%s': empty user or host name", spec);
+	if (*h == '[') {
+		const char *close = strchr(h, ']');
+
+		if (!close || close == h + 1 ||
+		    (close[1] != '\0' && close[1] != ':'))
+			return bf_fail(detail, detail_len, BF_ERR_USAGE,
+				       "host '%s': bad [address]", spec);
+		hlen = (size_t)(close - h - 1);
+		h++;
+		if (close[1] == ':')
+			port_str = close + 2;
+	} else {
+		const char *colon = strchr(h, ':');
+
+		/* More than one colon and no brackets: a bare IPv6 address. */
+		if (colon && !strchr(colon + 1, ':')) {
+			hlen = (size_t)(colon - h);
+			port_str = colon + 1;
+		} else {
+			hlen = strlen(h);
+		}
+	}
+	if (hlen == 0)
+		return bf_fail(detail, detail_len, BF_ERR_USAGE,
+			       "host '%s': empty host name", spec);
+	if (port_str) {
+		char *end;
+		long p;
+
+		errno = 0;
+		p = strtol(port_str, &end, 10);
+		if (*port_str == '\0' || *end != '\0' || errno || p < 1 ||
+		    p > 65535)
+			return bf_fail(detail, detail_len, BF_ERR_USAGE,
+				       "host '%s': port must be 1-65535", spec);
+		*port = (int)p;
+	}
+	*host = strndup(h, hlen);
+	if (at)
+		*user = strndup(spec, (size_t)(at - spec));
+	if (!*host || (at && !*user)) {
+		free(*host);
+		free(*user);
+		*host = *user = NULL;
+		return bf_fail(detail, detail_len, BF_ERR_NOMEM,
+			       "host '%s': out of memory", spec);
+	}
+	return BF_OK;
+}
