@@ -37,6 +37,8 @@
 #include <libssh/libssh.h>
 #include <libssh/sftp.h>
 
+#include "linesplit.h"
+
 /* Longest single wait before the cancel flag and deadlines are checked
  * again: keeps cancellation well inside the promised ~100 ms. */
 #define REMOTE_SLICE_MS 50
@@ -90,10 +92,7 @@ struct remote {
 	/* per-command buffers, kept between commands */
 	char *err_tail;             /* REMOTE_STDERR_TAIL_BYTES + 1 */
 	size_t err_len;
-	char *line;
-	size_t line_len;
-	size_t line_cap;
-	int line_cut;
+	struct linesplit lines;     /* stdout, split into lines */
 	char read_buf[REMOTE_READ_CHUNK_BYTES];
 };
 
@@ -721,7 +720,6 @@ struct exec_state {
 	struct remote *r;
 	const struct remote_exec_cb *cb;
 	struct remote_exec_result *res;
-	size_t line_max;
 	int got_status;
 	int got_signal;
 };
@@ -776,79 +774,24 @@ static void stderr_append(struct remote *r, const char *p, size_t n)
 	r->err_tail[r->err_len] = '\0';
 }
 
-/* Adds n bytes (no '\n' among them) to the current line, up to the cap. */
-static enum bf_err line_append(struct exec_state *st, const char *p, size_t n)
+/* One stdout line from the splitter: counted, then to the caller. */
+static enum bf_err exec_line(void *arg, const char *line, size_t len,
+			     int cut)
 {
-	struct remote *r = st->r;
-	size_t room = st->line_max - r->line_len;
-	size_t take = n < room ? n : room;
+	struct exec_state *st = arg;
 
-	if (take < n)
-		r->line_cut = 1;
-	if (take == 0)
-		return BF_OK;
-	if (r->line_len + take + 1 > r->line_cap) {
-		size_t cap = r->line_cap ? r->line_cap : 4096;
-		char *grown;
-
-		while (cap < r->line_len + take + 1)
-			cap *= 2;
-		if (cap > st->line_max + 1)
-			cap = st->line_max + 1;
-		grown = realloc(r->line, cap);
-		if (!grown)
-			return BF_ERR_NOMEM;
-		r->line = grown;
-		r->line_cap = cap;
-	}
-	memcpy(r->line + r->line_len, p, take);
-	r->line_len += take;
-	return BF_OK;
-}
-
-static enum bf_err line_emit(struct exec_state *st)
-{
-	struct remote *r = st->r;
-	enum bf_err err = BF_OK;
-	int cut = r->line_cut;
-
-	if (!r->line) {   /* an empty first line: give the callback a "" */
-		r->line = malloc(1);
-		if (!r->line)
-			return BF_ERR_NOMEM;
-		r->line_cap = 1;
-	}
-	r->line[r->line_len] = '\0';
 	st->res->lines++;
 	if (cut)
 		st->res->lines_truncated++;
 	if (st->cb && st->cb->on_line)
-		err = st->cb->on_line(st->cb->arg, r->line, r->line_len, cut);
-	r->line_len = 0;
-	r->line_cut = 0;
-	return err;
+		return st->cb->on_line(st->cb->arg, line, len, cut);
+	return BF_OK;
 }
 
 static enum bf_err stdout_feed(struct exec_state *st, const char *p, size_t n)
 {
-	enum bf_err err;
-
 	st->res->stdout_total_bytes += n;
-	while (n > 0) {
-		const char *nl = memchr(p, '\n', n);
-		size_t len = nl ? (size_t)(nl - p) : n;
-
-		err = line_append(st, p, len);
-		if (err == BF_OK && nl) {
-			err = line_emit(st);
-			len++;
-		}
-		if (err != BF_OK)
-			return err;
-		p += len;
-		n -= len;
-	}
-	return BF_OK;
+	return linesplit_feed(&st->r->lines, p, n, exec_line, st);
 }
 
 /* How long silence may last before a liveness probe goes out. */
@@ -973,9 +916,8 @@ static enum bf_err exec_loop(struct exec_state *st, ssh_channel ch,
 		io_wait(r, REMOTE_SLICE_MS);
 	}
 	/* A last line without '\n'. */
-	if (r->line_len > 0 || r->line_cut) {
-		err = line_emit(st);
-		if (err != BF_OK)
+	err = linesplit_finish(&r->lines, exec_line, st);
+	if (err != BF_OK) {
 			return bf_fail(detail, detail_len, err,
 				       "exec on %s: stopped by the output "
 				       "handler (%s)", r->name,
@@ -1044,8 +986,6 @@ enum bf_err remote_exec(struct remote *r, const char *command,
 			       "exec: missing handle, command or result");
 	r->err_len = 0;
 	r->err_tail[0] = '\0';
-	r->line_len = 0;
-	r->line_cut = 0;
 	res->stderr_tail = r->err_tail;
 	err = check_usable(r, "exec", detail, detail_len);
 	if (err != BF_OK)
@@ -1055,8 +995,8 @@ enum bf_err remote_exec(struct remote *r, const char *command,
 	st.r = r;
 	st.cb = cb;
 	st.res = res;
-	st.line_max = cb && cb->line_max_bytes ? cb->line_max_bytes :
-		      REMOTE_LINE_MAX_BYTES;
+	linesplit_reset(&r->lines, cb && cb->line_max_bytes ?
+			cb->line_max_bytes : REMOTE_LINE_MAX_BYTES);
 
 	ssh_set_blocking(r->session, 0);
 	ch = ssh_channel_new(r->session);
@@ -1468,7 +1408,7 @@ void remote_free(struct remote *r)
 		ssh_free(r->session);
 	}
 	watchdog_stop(&r->wd);
-	free(r->line);
+	linesplit_free(&r->lines);
 	free(r->err_tail);
 	free(r->known_hosts);
 	free(r->name);
