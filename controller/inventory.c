@@ -50,20 +50,6 @@ static int get_string(const cJSON *obj, const char *key, char **out)
 	return 0;
 }
 
-static int get_int(const cJSON *obj, const char *key, int *out)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-
-	*out = 0;
-	if (!v)
-		return 0;
-	if (!cJSON_IsNumber(v) || v->valuedouble < 0 ||
-	    v->valuedouble != (int)v->valuedouble)
-		return -1;
-	*out = (int)v->valuedouble;
-	return 0;
-}
-
 static int known_key(const char *k, const char *const *keys)
 {
 	for (; *keys; keys++)
@@ -72,14 +58,55 @@ static int known_key(const char *k, const char *const *keys)
 	return 0;
 }
 
+/* The host's "defaults", each value parsed and checked by the agent's own
+ * option table (common/agent_opts.c), so that 0 is a value and a value
+ * the agent would refuse stops the run before it starts. */
+static enum bf_err parse_defaults(const cJSON *d, const char *origin,
+				  const char *host, struct bf_agent_optset *set,
+				  char *detail, size_t detail_len)
+{
+	const cJSON *e;
+
+	if (!cJSON_IsObject(d))
+		return bad(detail, detail_len, origin,
+			   "defaults must be an object", host);
+	cJSON_ArrayForEach(e, d) {
+		const struct bf_agent_opt *o = bf_agent_opt_find_key(e->string);
+		char value[64], why[256];
+		const char *text = value;
+		int want_number;
+
+		if (!o)
+			return bf_fail(detail, detail_len, BF_ERR_PARSE,
+				       "%s: host %s: unknown key in defaults: %s",
+				       origin, host, e->string);
+		want_number = o->type == BF_AOT_INT;
+		if (want_number && cJSON_IsNumber(e))
+			/* %.17g keeps 1.5 and 1e20 as they are, for the
+			 * parser to refuse in its own words. */
+			snprintf(value, sizeof(value), "%.17g", e->valuedouble);
+		else if (!want_number && cJSON_IsString(e))
+			text = e->valuestring;
+		else
+			return bf_fail(detail, detail_len, BF_ERR_PARSE,
+				       "%s: host %s: defaults: %s: expected %s",
+				       origin, host, e->string,
+				       want_number ? "a number" : "a string");
+		if (bf_agent_opt_parse(o, e->string, text, set, why,
+				       sizeof(why)) != BF_OK)
+			return bf_fail(detail, detail_len, BF_ERR_USAGE,
+				       "%s: host %s: defaults: %s", origin,
+				       host, why);
+	}
+	return BF_OK;
+}
+
 static enum bf_err parse_host(const cJSON *h, const char *origin,
 			      struct inv_host *out, char *detail,
 			      size_t detail_len)
 {
 	static const char *const host_keys[] = { "ssh", "workdir",
 		"description", "path_prepend", "env", "defaults", NULL };
-	static const char *const default_keys[] = { "sizes", "dtypes",
-		"device", "iters", "warmup", NULL };
 	const cJSON *v, *e;
 
 	if (!cJSON_IsObject(h))
@@ -125,23 +152,9 @@ static enum bf_err parse_host(const cJSON *h, const char *origin,
 		}
 	}
 	v = cJSON_GetObjectItemCaseSensitive(h, "defaults");
-	if (v) {
-		if (!cJSON_IsObject(v))
-			return bad(detail, detail_len, origin,
-				   "defaults must be an object", h->string);
-		cJSON_ArrayForEach(e, v)
-			if (!known_key(e->string, default_keys))
-				return bad(detail, detail_len, origin,
-					   "unknown key in defaults", e->string);
-		if (get_string(v, "sizes", &out->defaults.sizes) < 0 ||
-		    get_string(v, "dtypes", &out->defaults.dtypes) < 0 ||
-		    get_string(v, "device", &out->defaults.device) < 0 ||
-		    get_int(v, "iters", &out->defaults.iters) < 0 ||
-		    get_int(v, "warmup", &out->defaults.warmup) < 0)
-			return bad(detail, detail_len, origin,
-				   "defaults: sizes/dtypes/device are strings, iters/warmup non-negative integers",
-				   h->string);
-	}
+	if (v)
+		return parse_defaults(v, origin, h->string, &out->defaults,
+				      detail, detail_len);
 	return BF_OK;
 }
 
@@ -308,9 +321,6 @@ void inventory_free(struct inventory *inv)
 			free(h->env_name[k]);
 			free(h->env_value[k]);
 		}
-		free(h->defaults.sizes);
-		free(h->defaults.dtypes);
-		free(h->defaults.device);
 	}
 	for (int i = 0; i < inv->ngroups; i++) {
 		for (int k = 0; k < inv->groups[i].nmembers; k++)
