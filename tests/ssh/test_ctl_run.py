@@ -396,8 +396,13 @@ class DeployTest(CtlTestCase):
         # in seconds. Host names in the inventory are the ssh aliases.
         hosts_dir = os.path.join(self.tmp, "hosts")
         names = [self.hosts.alias(i) for i in (1, 2, 3)]
+        # The defaults matter to the second run only, which leaves
+        # --warmup out: "warmup": 0 must reach the agent as 0 (not as
+        # "unset"), cpu_iters and cpu_warmup as given.
         write_inventory(hosts_dir, {
-            n: {"ssh": n, "env": {"CUDACXX": "/bin/false"}} for n in names})
+            n: {"ssh": n, "env": {"CUDACXX": "/bin/false"},
+                "defaults": {"warmup": 0, "cpu_iters": 2, "cpu_warmup": 0}}
+            for n in names})
         args = TINY + ["--hosts-dir", hosts_dir] + names
 
         c = self.run_ctl(args, timeout=240)
@@ -421,7 +426,8 @@ class DeployTest(CtlTestCase):
                 0o700)
         before = {i: snapshot(cache_root(self.hosts, i)) for i in (1, 2, 3)}
 
-        c2 = self.run_ctl(args, timeout=120)
+        no_warmup = [a for a in args if a not in ("--warmup", "1")]
+        c2 = self.run_ctl(no_warmup, timeout=120)
         self.assertEqual(c2.rc, EXIT_OK, c2.stdout + c2.stderr)
         self.assertNotIn("building", c2.stdout)
         d2, run2, hs2 = self.archive(c2)
@@ -429,6 +435,10 @@ class DeployTest(CtlTestCase):
         self.assertEqual(run2["status"], "complete")
         for i, n in enumerate(names, 1):
             self.assert_host_complete(d2, hs2[n], self.hosts.fingerprint(i))
+            opts = self.records(d2, hs2[n])[0]["options"]
+            self.assertEqual((opts["warmup"], opts["cpu_iters"],
+                              opts["cpu_warmup"], opts["iters"]),
+                             (0, 2, 0, 3))
             # Nothing uploaded, built or renamed: same inodes and mtimes.
             self.assertEqual(snapshot(cache_root(self.hosts, i)), before[i])
         # The first run's archive is untouched by the second.
