@@ -65,39 +65,6 @@ static int parse_positive(const char *name, const char *s, int min, int max,
 	return 0;
 }
 
-/* Expands groups, checks names, fills the host list. */
-static int resolve_hosts(int nargs, char *const *args,
-			 const struct inventory *inv, const char **names,
-			 int *count)
-{
-	int n = 0;
-
-	for (int i = 0; i < nargs; i++) {
-		const struct inv_group *g = inventory_group(inv, args[i]);
-		int nmem = g ? g->nmembers : 1;
-
-		for (int k = 0; k < nmem; k++) {
-			const char *name = g ? g->members[k] : args[i];
-
-			if (!*name || name[0] == '-') {
-				ctl_error("host '%s': not a host name", name);
-				return -1;
-			}
-			for (int j = 0; j < n; j++)
-				if (strcmp(names[j], name) == 0)
-					goto dup; /* a host once per run */
-			if (n == MAX_HOSTS) {
-				ctl_error("too many hosts: at most %d", MAX_HOSTS);
-				return -1;
-			}
-			names[n++] = name;
-dup:;
-		}
-	}
-	*count = n;
-	return 0;
-}
-
 /* The agent's arguments for host `name`: ctl's options, then the host's
  * inventory defaults, checked as a whole. NULL with a one-line message in
  * detail when the agent would refuse them. Caller frees with
@@ -237,8 +204,11 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	names = bf_xcalloc(MAX_HOSTS, sizeof(*names));
-	if (resolve_hosts(nhostargs, hostargs, &inv, names, &nhosts) < 0)
+	if (inventory_resolve(&inv, nhostargs, hostargs, names, MAX_HOSTS,
+			      &nhosts, detail, sizeof(detail)) != BF_OK) {
+		ctl_error("%s", detail);
 		goto out;
+	}
 	/* Every host's agent options, checked before anything is made. */
 	argvs = bf_xcalloc((size_t)nhosts, sizeof(*argvs));
 	for (int i = 0; i < nhosts; i++) {

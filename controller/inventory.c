@@ -29,6 +29,38 @@ const struct inv_group *inventory_group(const struct inventory *inv,
 	return NULL;
 }
 
+enum bf_err inventory_resolve(const struct inventory *inv, int nargs,
+			      char *const *args, const char **names, int max,
+			      int *count, char *detail, size_t detail_len)
+{
+	int n = 0;
+
+	for (int i = 0; i < nargs; i++) {
+		const struct inv_group *g = inventory_group(inv, args[i]);
+		int nmem = g ? g->nmembers : 1;
+
+		for (int k = 0; k < nmem; k++) {
+			const char *name = g ? g->members[k] : args[i];
+			int dup = 0;
+
+			if (!*name || name[0] == '-')
+				return bf_fail(detail, detail_len, BF_ERR_USAGE,
+					       "host '%s': not a host name",
+					       name);
+			for (int j = 0; j < n; j++)
+				dup |= strcmp(names[j], name) == 0;
+			if (dup)
+				continue; /* a host once per run */
+			if (n == max)
+				return bf_fail(detail, detail_len, BF_ERR_USAGE,
+					       "too many hosts: at most %d", max);
+			names[n++] = name;
+		}
+	}
+	*count = n;
+	return BF_OK;
+}
+
 static enum bf_err bad(char *detail, size_t len, const char *origin,
 		       const char *what, const char *name)
 {

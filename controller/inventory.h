@@ -63,6 +63,14 @@ const struct inv_host *inventory_host(const struct inventory *inv,
 const struct inv_group *inventory_group(const struct inventory *inv,
 					const char *name);
 
+/* The hosts of a command line: each arg a host, or a group expanded to
+ * its members, each host once, in order, into names (at most max; the
+ * strings are args' or inv's). Errors: BF_ERR_USAGE ("host '-x': not a
+ * host name", too many hosts). */
+enum bf_err inventory_resolve(const struct inventory *inv, int nargs,
+			      char *const *args, const char **names, int max,
+			      int *count, char *detail, size_t detail_len);
+
 void inventory_free(struct inventory *inv);
 
 #endif
