@@ -1,4 +1,5 @@
-/* The agent's command line, parsed into a plain struct (pure; unit-tested). */
+/* The agent's command line, parsed into a plain struct with the agent's
+ * defaults filled in (pure; unit-tested). */
 #ifndef BF_AGENT_OPTIONS_H
 #define BF_AGENT_OPTIONS_H
 
@@ -8,11 +9,19 @@
 #include "bf_error.h"
 #include "dtype.h"
 
-#define AGENT_MAX_SIZES 16
-#define AGENT_MAX_DTYPES 4
-#define AGENT_MAX_N 65536 /* n*n elements must fit a 32-bit BLAS int */
+#include "agent_opts.h"
 
-enum agent_devices { AGENT_DEV_CPU = 1, AGENT_DEV_CUDA = 2, AGENT_DEV_ALL = 3 };
+/* The option table and its limits are common/agent_opts.h's, shared with
+ * ctl; these are the agent's names for them. */
+#define AGENT_MAX_SIZES BF_AGENT_MAX_SIZES
+#define AGENT_MAX_DTYPES BF_AGENT_MAX_DTYPES
+#define AGENT_MAX_N BF_AGENT_MAX_N
+
+enum agent_devices {
+	AGENT_DEV_CPU = BF_AGENT_DEV_CPU,
+	AGENT_DEV_CUDA = BF_AGENT_DEV_CUDA,
+	AGENT_DEV_ALL = BF_AGENT_DEV_ALL
+};
 
 struct agent_opts {
 	int sizes[AGENT_MAX_SIZES];   /* GEMM n values, in order given */

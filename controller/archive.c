@@ -12,6 +12,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "bf_clock.h"
 #include "xmalloc.h"
 
 enum bf_err archive_create(const char *results_dir, struct archive *a,
@@ -111,6 +112,72 @@ enum bf_err archive_write_json(const struct archive *a, const char *name,
 	free(tmp);
 	free(path);
 	return err;
+}
+
+/* A string member, or null when s is NULL or "". */
+static void add_string_or_null(cJSON *o, const char *key, const char *s)
+{
+	if (s && *s)
+		cJSON_AddStringToObject(o, key, s);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+cJSON *archive_run_json(const struct archive *a,
+			const struct archive_run_info *run)
+{
+	cJSON *doc = cJSON_CreateObject(), *arr;
+	char now[32];
+
+	cJSON_AddNumberToObject(doc, BF_RUN_ARCHIVE_VERSION, 1);
+	cJSON_AddStringToObject(doc, BF_RUN_RUN_ID, a->run_id);
+	cJSON_AddStringToObject(doc, BF_RUN_CTL_VERSION, run->ctl_version);
+	arr = cJSON_AddArrayToObject(doc, BF_RUN_COMMAND_LINE);
+	for (int i = 0; i < run->argc; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(run->argv[i]));
+	if (run->tag)
+		cJSON_AddStringToObject(doc, BF_RUN_TAG, run->tag);
+	else
+		cJSON_AddNullToObject(doc, BF_RUN_TAG);
+	cJSON_AddStringToObject(doc, BF_RUN_STARTED_AT, run->started_at);
+	if (strcmp(run->status, BF_RUN_RUNNING) == 0)
+		cJSON_AddNullToObject(doc, BF_RUN_ENDED_AT);
+	else
+		cJSON_AddStringToObject(doc, BF_RUN_ENDED_AT,
+					bf_utc_iso8601(now, NULL));
+	cJSON_AddStringToObject(doc, BF_RUN_STATUS, run->status);
+	add_string_or_null(doc, BF_RUN_REASON, run->reason);
+	arr = cJSON_AddArrayToObject(doc, BF_RUN_HOSTS);
+	for (int i = 0; i < run->nhosts; i++) {
+		const struct archive_host_info *h = &run->hosts[i];
+		cJSON *o = cJSON_CreateObject();
+		char name[128];
+
+		cJSON_AddItemToArray(arr, o);
+		cJSON_AddStringToObject(o, BF_RUN_HOST_NAME, h->name);
+		cJSON_AddStringToObject(o, BF_RUN_HOST_TARGET, h->target);
+		cJSON_AddStringToObject(o, BF_RUN_HOST_STATUS, h->status);
+		add_string_or_null(o, BF_RUN_HOST_REASON, h->reason);
+		add_string_or_null(o, BF_RUN_HOST_FINGERPRINT, h->fingerprint);
+		add_string_or_null(o, BF_RUN_HOST_AGENT_HASH, h->agent_hash);
+		add_string_or_null(o, BF_RUN_HOST_HOSTNAME, h->hostname);
+		if (h->agent_exit >= 0)
+			cJSON_AddNumberToObject(o, BF_RUN_HOST_AGENT_EXIT,
+						h->agent_exit);
+		else
+			cJSON_AddNullToObject(o, BF_RUN_HOST_AGENT_EXIT);
+		cJSON_AddNumberToObject(o, BF_RUN_HOST_RECORDS, h->records);
+		cJSON_AddNumberToObject(o, BF_RUN_HOST_MALFORMED, h->malformed);
+		cJSON_AddNumberToObject(o, BF_RUN_HOST_GEMM_DONE, h->gemm_done);
+		cJSON_AddNumberToObject(o, BF_RUN_HOST_GEMM_TOTAL, h->gemm_total);
+		cJSON_AddStringToObject(o, BF_RUN_HOST_COMPLETE_RECORDS,
+					h->complete_records ? "yes" : "no");
+		snprintf(name, sizeof(name), "%s.ndjson", h->basename);
+		cJSON_AddStringToObject(o, BF_RUN_HOST_RECORDS_FILE, name);
+		snprintf(name, sizeof(name), "%s.log", h->basename);
+		cJSON_AddStringToObject(o, BF_RUN_HOST_LOG_FILE, name);
+	}
+	return doc;
 }
 
 void archive_close(struct archive *a)

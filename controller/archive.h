@@ -14,7 +14,7 @@
 
 struct cJSON;
 
-/* run.json keys (docs/archive.md), named once for the writer (cmd_run.c)
+/* run.json keys (docs/archive.md), named once for the writer (archive.c)
  * and the reader (archive_read.c). */
 #define BF_RUN_ARCHIVE_VERSION "archive_version"
 #define BF_RUN_RUN_ID "run_id"
@@ -75,6 +75,35 @@ FILE *archive_open_new(const struct archive *a, const char *name,
 enum bf_err archive_write_json(const struct archive *a, const char *name,
 			       const struct cJSON *doc, char *detail,
 			       size_t detail_len);
+
+/* What run.json says about one host (docs/archive.md); strings are
+ * borrowed, NULL or "" is written as null where the key may be null. */
+struct archive_host_info {
+	const char *name, *target, *status, *reason;
+	const char *fingerprint, *agent_hash, *hostname;
+	int agent_exit;      /* -1: not known (null) */
+	int records, malformed, gemm_done, gemm_total;
+	int complete_records;
+	const char *basename; /* host file stem: <basename>.ndjson, .log */
+};
+
+/* What run.json says about the run. */
+struct archive_run_info {
+	const char *ctl_version;
+	int argc;            /* ctl's arguments after "ctl" */
+	char *const *argv;
+	const char *tag;     /* NULL: null */
+	const char *started_at;
+	const char *status;  /* BF_RUN_RUNNING (ended_at null, else now) ... */
+	const char *reason;  /* NULL: null */
+	const struct archive_host_info *hosts;
+	int nhosts;
+};
+
+/* The run.json document for run in archive a (format: docs/archive.md).
+ * Caller frees with cJSON_Delete; write it with archive_write_json. */
+struct cJSON *archive_run_json(const struct archive *a,
+			       const struct archive_run_info *run);
 
 void archive_close(struct archive *a);
 

@@ -29,6 +29,38 @@ const struct inv_group *inventory_group(const struct inventory *inv,
 	return NULL;
 }
 
+enum bf_err inventory_resolve(const struct inventory *inv, int nargs,
+			      char *const *args, const char **names, int max,
+			      int *count, char *detail, size_t detail_len)
+{
+	int n = 0;
+
+	for (int i = 0; i < nargs; i++) {
+		const struct inv_group *g = inventory_group(inv, args[i]);
+		int nmem = g ? g->nmembers : 1;
+
+		for (int k = 0; k < nmem; k++) {
+			const char *name = g ? g->members[k] : args[i];
+			int dup = 0;
+
+			if (!*name || name[0] == '-')
+				return bf_fail(detail, detail_len, BF_ERR_USAGE,
+					       "host '%s': not a host name",
+					       name);
+			for (int j = 0; j < n; j++)
+				dup |= strcmp(names[j], name) == 0;
+			if (dup)
+				continue; /* a host once per run */
+			if (n == max)
+				return bf_fail(detail, detail_len, BF_ERR_USAGE,
+					       "too many hosts: at most %d", max);
+			names[n++] = name;
+		}
+	}
+	*count = n;
+	return BF_OK;
+}
+
 static enum bf_err bad(char *detail, size_t len, const char *origin,
 		       const char *what, const char *name)
 {
@@ -50,20 +82,6 @@ static int get_string(const cJSON *obj, const char *key, char **out)
 	return 0;
 }
 
-static int get_int(const cJSON *obj, const char *key, int *out)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-
-	*out = 0;
-	if (!v)
-		return 0;
-	if (!cJSON_IsNumber(v) || v->valuedouble < 0 ||
-	    v->valuedouble != (int)v->valuedouble)
-		return -1;
-	*out = (int)v->valuedouble;
-	return 0;
-}
-
 static int known_key(const char *k, const char *const *keys)
 {
 	for (; *keys; keys++)
@@ -72,14 +90,55 @@ static int known_key(const char *k, const char *const *keys)
 	return 0;
 }
 
+/* The host's "defaults", each value parsed and checked by the agent's own
+ * option table (common/agent_opts.c), so that 0 is a value and a value
+ * the agent would refuse stops the run before it starts. */
+static enum bf_err parse_defaults(const cJSON *d, const char *origin,
+				  const char *host, struct bf_agent_optset *set,
+				  char *detail, size_t detail_len)
+{
+	const cJSON *e;
+
+	if (!cJSON_IsObject(d))
+		return bad(detail, detail_len, origin,
+			   "defaults must be an object", host);
+	cJSON_ArrayForEach(e, d) {
+		const struct bf_agent_opt *o = bf_agent_opt_find_key(e->string);
+		char value[64], why[256];
+		const char *text = value;
+		int want_number;
+
+		if (!o)
+			return bf_fail(detail, detail_len, BF_ERR_PARSE,
+				       "%s: host %s: unknown key in defaults: %s",
+				       origin, host, e->string);
+		want_number = o->type == BF_AOT_INT;
+		if (want_number && cJSON_IsNumber(e))
+			/* %.17g keeps 1.5 and 1e20 as they are, for the
+			 * parser to refuse in its own words. */
+			snprintf(value, sizeof(value), "%.17g", e->valuedouble);
+		else if (!want_number && cJSON_IsString(e))
+			text = e->valuestring;
+		else
+			return bf_fail(detail, detail_len, BF_ERR_PARSE,
+				       "%s: host %s: defaults: %s: expected %s",
+				       origin, host, e->string,
+				       want_number ? "a number" : "a string");
+		if (bf_agent_opt_parse(o, e->string, text, set, why,
+				       sizeof(why)) != BF_OK)
+			return bf_fail(detail, detail_len, BF_ERR_USAGE,
+				       "%s: host %s: defaults: %s", origin,
+				       host, why);
+	}
+	return BF_OK;
+}
+
 static enum bf_err parse_host(const cJSON *h, const char *origin,
 			      struct inv_host *out, char *detail,
 			      size_t detail_len)
 {
 	static const char *const host_keys[] = { "ssh", "workdir",
 		"description", "path_prepend", "env", "defaults", NULL };
-	static const char *const default_keys[] = { "sizes", "dtypes",
-		"device", "iters", "warmup", NULL };
 	const cJSON *v, *e;
 
 	if (!cJSON_IsObject(h))
@@ -125,23 +184,9 @@ static enum bf_err parse_host(const cJSON *h, const char *origin,
 		}
 	}
 	v = cJSON_GetObjectItemCaseSensitive(h, "defaults");
-	if (v) {
-		if (!cJSON_IsObject(v))
-			return bad(detail, detail_len, origin,
-				   "defaults must be an object", h->string);
-		cJSON_ArrayForEach(e, v)
-			if (!known_key(e->string, default_keys))
-				return bad(detail, detail_len, origin,
-					   "unknown key in defaults", e->string);
-		if (get_string(v, "sizes", &out->defaults.sizes) < 0 ||
-		    get_string(v, "dtypes", &out->defaults.dtypes) < 0 ||
-		    get_string(v, "device", &out->defaults.device) < 0 ||
-		    get_int(v, "iters", &out->defaults.iters) < 0 ||
-		    get_int(v, "warmup", &out->defaults.warmup) < 0)
-			return bad(detail, detail_len, origin,
-				   "defaults: sizes/dtypes/device are strings, iters/warmup non-negative integers",
-				   h->string);
-	}
+	if (v)
+		return parse_defaults(v, origin, h->string, &out->defaults,
+				      detail, detail_len);
 	return BF_OK;
 }
 
@@ -308,9 +353,6 @@ void inventory_free(struct inventory *inv)
 			free(h->env_name[k]);
 			free(h->env_value[k]);
 		}
-		free(h->defaults.sizes);
-		free(h->defaults.dtypes);
-		free(h->defaults.device);
 	}
 	for (int i = 0; i < inv->ngroups; i++) {
 		for (int k = 0; k < inv->groups[i].nmembers; k++)

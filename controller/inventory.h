@@ -9,20 +9,11 @@
 
 #include <stddef.h>
 
+#include "agent_opts.h"
 #include "bf_error.h"
 
 #define INV_MAX_ENV 32
 #define INV_MAX_PATH 8
-
-/* Per-host agent defaults; NULL / 0 when not set (the command line and
- * then the agent's own defaults apply). */
-struct inv_defaults {
-	char *sizes;   /* "1024,4096" */
-	char *dtypes;  /* "fp32,fp16,bf16" */
-	char *device;  /* "cpu" | "cuda" | "all" */
-	int iters;
-	int warmup;
-};
 
 struct inv_host {
 	char *name;        /* the name used on the command line */
@@ -34,7 +25,10 @@ struct inv_host {
 	char *env_name[INV_MAX_ENV];      /* literal environment values */
 	char *env_value[INV_MAX_ENV];
 	int nenv;
-	struct inv_defaults defaults;
+	/* Agent options for this host, given in its "defaults" (checked
+	 * against common/agent_opts.h's table when read): the command line
+	 * overrides each, and the agent's own defaults fill the rest. */
+	struct bf_agent_optset defaults;
 };
 
 struct inv_group {
@@ -52,8 +46,9 @@ struct inventory {
 
 /* Reads every *.json in dir into *inv. A missing directory is an empty
  * inventory (BF_OK). Errors: BF_ERR_PARSE (not JSON, wrong types, unknown
- * key) and BF_ERR_USAGE (duplicate name, group naming an unknown host),
- * with "file: what" in detail; BF_ERR_IO. Caller frees with
+ * key) and BF_ERR_USAGE (duplicate name, group naming an unknown host, a
+ * default the agent would refuse: "file: host NAME: defaults: warmup '-1':
+ * expected an integer from 0 to 100000"), with "file: what" in detail; BF_ERR_IO. Caller frees with
  * inventory_free, also on error. */
 enum bf_err inventory_load(const char *dir, struct inventory *inv,
 			   char *detail, size_t detail_len);
@@ -67,6 +62,14 @@ const struct inv_host *inventory_host(const struct inventory *inv,
 				      const char *name);
 const struct inv_group *inventory_group(const struct inventory *inv,
 					const char *name);
+
+/* The hosts of a command line: each arg a host, or a group expanded to
+ * its members, each host once, in order, into names (at most max; the
+ * strings are args' or inv's). Errors: BF_ERR_USAGE ("host '-x': not a
+ * host name", too many hosts). */
+enum bf_err inventory_resolve(const struct inventory *inv, int nargs,
+			      char *const *args, const char **names, int max,
+			      int *count, char *detail, size_t detail_len);
 
 void inventory_free(struct inventory *inv);
 

@@ -26,7 +26,6 @@ struct exec_state {
 	struct remote *r;
 	const struct remote_exec_cb *cb;
 	struct remote_exec_result *res;
-	size_t line_max;
 	int got_status;
 	int got_signal;
 };
@@ -59,7 +58,7 @@ static void on_exit_signal(ssh_session s, ssh_channel ch, const char *sig,
 	st->res->core_dumped = core != 0;
 }
 
-/* remote_lines_fn for remote_lines_feed: counts the line, hands it on. */
+/* linesplit_fn for linesplit_feed: counts the line, hands it on. */
 static enum bf_err line_emit(void *arg, const char *line, size_t len_bytes,
 			     int truncated)
 {
@@ -135,8 +134,7 @@ static enum bf_err drain(struct exec_state *st, ssh_channel ch, int is_stderr,
 			continue;
 		}
 		st->res->stdout_total_bytes += (size_t)n;
-		err = remote_lines_feed(&r->out, st->line_max, buf, (size_t)n,
-					line_emit, st);
+		err = linesplit_feed(&r->out, buf, (size_t)n, line_emit, st);
 		if (err == BF_ERR_NOMEM)
 			return bf_fail(detail, detail_len, err,
 				       "exec on %s: out of memory", r->name);
@@ -189,7 +187,7 @@ static enum bf_err exec_loop(struct exec_state *st, ssh_channel ch,
 		remote_io_wait(r, REMOTE_SLICE_MS);
 	}
 	/* A last line without '\n'. */
-	err = remote_lines_flush(&r->out, line_emit, st);
+	err = linesplit_finish(&r->out, line_emit, st);
 	if (err != BF_OK)
 		return bf_fail(detail, detail_len, err,
 			       "exec on %s: stopped by the output handler (%s)",
@@ -256,7 +254,6 @@ enum bf_err remote_exec(struct remote *r, const char *command,
 		return bf_fail(detail, detail_len, BF_ERR_USAGE,
 			       "exec: missing handle, command or result");
 	remote_tail_reset(&r->err);
-	remote_lines_reset(&r->out);
 	res->stderr_tail = r->err.buf;
 	err = remote_check_usable(r, "exec", detail, detail_len);
 	if (err != BF_OK)
@@ -266,8 +263,9 @@ enum bf_err remote_exec(struct remote *r, const char *command,
 	st.r = r;
 	st.cb = cb;
 	st.res = res;
-	st.line_max = cb && cb->line_max_bytes ? cb->line_max_bytes :
-		      REMOTE_LINE_MAX_BYTES;
+	linesplit_reset(&r->out, cb && cb->line_max_bytes ?
+					 cb->line_max_bytes :
+					 REMOTE_LINE_MAX_BYTES);
 
 	ssh_set_blocking(r->session, 0);
 	ch = ssh_channel_new(r->session);

@@ -16,6 +16,7 @@
 #include <libssh/libssh.h>
 #include <libssh/sftp.h>
 
+#include "linesplit.h"
 #include "remote_output.h"
 #include "remote_ssh.h"
 
@@ -62,7 +63,7 @@ struct remote {
 
 	/* per-command buffers, kept between commands */
 	struct remote_tail err;     /* REMOTE_STDERR_TAIL_BYTES of stderr */
-	struct remote_lines out;    /* the stdout line being assembled */
+	struct linesplit out;       /* the stdout line being assembled */
 	char read_buf[REMOTE_READ_CHUNK_BYTES];
 };
 

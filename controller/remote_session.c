@@ -490,7 +490,7 @@ void remote_free(struct remote *r)
 		ssh_free(r->session);
 	}
 	remote_watchdog_stop(&r->wd);
-	remote_lines_free(&r->out);
+	linesplit_free(&r->out);
 	remote_tail_free(&r->err);
 	free(r->known_hosts);
 	free(r->name);

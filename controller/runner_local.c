@@ -1,7 +1,7 @@
 /*
  * `ctl run local`: the agent built beside ctl, run as a child process with
- * no SSH. stdout is read line by line as it arrives; stderr goes to the
- * host's log. The child gets its own process group, so a Ctrl-C reaches
+ * no SSH. stdout is read line by line as it arrives (linesplit.c, capped
+ * at BF_RECORD_MAX_BYTES) into the session; stderr goes to the host's log. The child gets its own process group, so a Ctrl-C reaches
  * ctl alone and ctl stops the agent (SIGTERM) and archives what arrived;
  * if ctl dies instead, --exit-on-hangup makes the agent stop.
  */
@@ -16,8 +16,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "run.h"
+#include "linesplit.h"
+#include "runner.h"
 #include "schema.h"
+#include "session.h"
 #include "xmalloc.h"
 
 extern char **environ;
@@ -43,50 +45,13 @@ static char *agent_path(void)
 	return bf_xasprintf("%sagent", self);
 }
 
-/* Splits buffered stdout into lines for host_feed_line. */
-struct line_buf {
-	char *data;
-	size_t len, cap;
-	int overlong; /* current line exceeded the cap and was delivered */
-};
-
-static void feed_bytes(struct host_ctx *h, struct line_buf *lb, const char *p,
-		       size_t n)
+static enum bf_err run_local(struct host_ctx *h, char *detail, size_t detail_len)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (p[i] == '\n') {
-			if (!lb->overlong) {
-				lb->data[lb->len] = '\0';
-				host_feed_line(h, lb->data, lb->len, 0);
-			}
-			lb->len = 0;
-			lb->overlong = 0;
-			continue;
-		}
-		if (lb->overlong)
-			continue;
-		if (lb->len + 1 >= lb->cap) {
-			if (lb->cap >= BF_RECORD_MAX_BYTES) {
-				lb->data[lb->len] = '\0';
-				host_feed_line(h, lb->data, lb->len, 1);
-				lb->overlong = 1;
-				lb->len = 0;
-				continue;
-			}
-			lb->cap = lb->cap ? 2 * lb->cap : 4096;
-			lb->data = bf_xrealloc(lb->data, lb->cap + 1);
-		}
-		lb->data[lb->len++] = p[i];
-	}
-}
-
-enum bf_err runner_local(struct host_ctx *h, char *detail, size_t detail_len)
-{
-	char *path = agent_path(), **args = agent_args(h), **argv;
+	char *path = agent_path(), **args = h->agent_argv, **argv;
 	int out_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 }, argc = 0;
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
-	struct line_buf lb = { NULL, 0, 0, 0 };
+	struct linesplit lines = { 0 };
 	char errtail[512] = "";
 	enum bf_err err = BF_OK;
 	int status = 0, open_fds = 2, term_sent = 0;
@@ -98,7 +63,8 @@ enum bf_err runner_local(struct host_ctx *h, char *detail, size_t detail_len)
 	argv[0] = path;
 	memcpy(argv + 1, args, (size_t)argc * sizeof(*argv));
 
-	host_progress(h, HOST_RUNNING, NULL);
+	linesplit_reset(&lines, BF_RECORD_MAX_BYTES);
+	session_progress(h, HOST_RUNNING, NULL);
 	if (access(path, X_OK) != 0) {
 		err = bf_fail(detail, detail_len, BF_ERR_NOT_FOUND,
 			      "agent not found at %s: build it first (cmake --build build)",
@@ -157,7 +123,12 @@ enum bf_err runner_local(struct host_ctx *h, char *detail, size_t detail_len)
 				continue;
 			}
 			if (i == 0) {
-				feed_bytes(h, &lb, buf, (size_t)n);
+				/* session_feed_line never stops the feed;
+				 * only out of memory does. */
+				if (linesplit_feed(&lines, buf, (size_t)n,
+						   session_feed_line, h) != BF_OK)
+					linesplit_reset(&lines,
+							BF_RECORD_MAX_BYTES);
 			} else {
 				size_t keep = (size_t)n < sizeof(errtail) - 1 ?
 						      (size_t)n : sizeof(errtail) - 1;
@@ -169,32 +140,21 @@ enum bf_err runner_local(struct host_ctx *h, char *detail, size_t detail_len)
 			}
 		}
 	}
-	if (lb.len > 0 && !lb.overlong) { /* a last line without '\n' */
-		lb.data[lb.len] = '\0';
-		host_feed_line(h, lb.data, lb.len, 0);
-	}
+	linesplit_finish(&lines, session_feed_line, h); /* no '\n' at the end */
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	pid = -1;
 	if (*h->cancel) {
 		err = bf_fail(detail, detail_len, BF_ERR_INTERRUPTED,
 			      "interrupted: agent stopped");
-	} else if (WIFSIGNALED(status)) {
-		err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
-			      "agent killed by signal %d (%s)", WTERMSIG(status),
-			      strsignal(WTERMSIG(status)));
 	} else {
-		int code = WEXITSTATUS(status);
+		const char *sig = WIFSIGNALED(status) ?
+					  sigabbrev_np(WTERMSIG(status)) : NULL;
 
-		model_set_agent_exit(h->model, h->index, code);
-		if (code != BF_EXIT_OK && code != BF_EXIT_CHECKS_FAILED) {
-			char last[256];
-
-			last_line(errtail, last, sizeof(last));
-			err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
-				      "agent exited with status %d%s%s", code,
-				      *last ? ": " : "", last);
-		}
+		err = session_agent_ended(h, WIFEXITED(status) ?
+						     WEXITSTATUS(status) : -1,
+					  sig ? sig : "?", errtail, detail,
+					  detail_len);
 	}
 out:
 	if (pid > 0) {
@@ -207,9 +167,13 @@ out:
 		if (err_pipe[i] >= 0)
 			close(err_pipe[i]);
 	}
-	free(lb.data);
+	linesplit_free(&lines);
 	free(argv);
-	bf_xfree_strv(args);
 	free(path);
 	return err;
 }
+
+const struct runner runner_local = {
+	.name = "local",
+	.run = run_local,
+};

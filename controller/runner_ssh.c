@@ -22,7 +22,8 @@
 
 #include "embedded.h"
 #include "remote_ssh.h"
-#include "run.h"
+#include "runner.h"
+#include "session.h"
 #include "xmalloc.h"
 
 #define DEFAULT_WORKDIR "~/.cache/benchfleet"
@@ -210,7 +211,7 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 	unsigned int rnd = 0;
 	enum bf_err err;
 
-	host_progress(h, HOST_DEPLOYING, NULL);
+	session_progress(h, HOST_DEPLOYING, NULL);
 	/* Preflight: home directory (for SFTP paths), cache hit, and what a
 	 * build would need. nvcc is looked for in /usr/local/cuda/bin too,
 	 * where a DGX Spark keeps it off PATH. */
@@ -267,7 +268,7 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 	if (err != BF_OK)
 		goto out;
 
-	host_progress(h, HOST_BUILDING, NULL);
+	session_progress(h, HOST_BUILDING, NULL);
 	free(cmd);
 	cmd = bf_xasprintf(
 		"cd %s || exit 1; %s"
@@ -293,7 +294,7 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 		 * more (BUILD_LOG_LINES). */
 		static const char head[] =
 			"agent build failed on the host; last lines of build.log:\n";
-		size_t cap = sizeof(((struct model_host *)0)->reason);
+		size_t cap = SESSION_REASON_BYTES;
 
 		if (detail_len < cap)
 			cap = detail_len;
@@ -376,7 +377,7 @@ static char *env_prefix(const struct host_ctx *h)
  * the agent is the channel's own process. */
 static char *run_command(const struct host_ctx *h, const char *agent_dir)
 {
-	char **args = agent_args(h);
+	char *const *args = h->agent_argv;
 	char *env = env_prefix(h);
 	struct cmd_buf b = { bf_xmalloc(1024), 0, 1024 };
 
@@ -388,12 +389,11 @@ static char *run_command(const struct host_ctx *h, const char *agent_dir)
 		cmd_append(&b, " %s", q);
 		free(q);
 	}
-	bf_xfree_strv(args);
 	free(env);
 	return b.s;
 }
 
-enum bf_err runner_ssh(struct host_ctx *h, char *detail, size_t detail_len)
+static enum bf_err run_ssh(struct host_ctx *h, char *detail, size_t detail_len)
 {
 	struct remote_opts ro = {
 		.host = h->target,
@@ -403,7 +403,7 @@ enum bf_err runner_ssh(struct host_ctx *h, char *detail, size_t detail_len)
 		.accept_new_host_keys = h->opts->accept_new_host_keys,
 		.cancel = h->cancel,
 	};
-	struct remote_exec_cb cb = { host_feed_line, h, BF_RECORD_MAX_BYTES };
+	struct remote_exec_cb cb = { session_feed_line, h, BF_RECORD_MAX_BYTES };
 	struct remote_exec_result res;
 	const char *workdir = h->inv && h->inv->workdir ? h->inv->workdir :
 							  DEFAULT_WORKDIR;
@@ -411,18 +411,18 @@ enum bf_err runner_ssh(struct host_ctx *h, char *detail, size_t detail_len)
 	char *agent_dir = NULL, *cmd = NULL;
 	enum bf_err err;
 
-	host_progress(h, HOST_CONNECTING, NULL);
+	session_progress(h, HOST_CONNECTING, NULL);
 	err = remote_connect(&r, &ro, detail, detail_len);
 	if (err != BF_OK)
 		goto out;
-	model_set_fingerprint(h->model, h->index, remote_fingerprint(r));
+	session_set_fingerprint(h, remote_fingerprint(r));
 	if (remote_host_key_added(r))
 		fprintf(h->log, "host key %s added to known_hosts\n",
 			remote_fingerprint(r));
 	err = deploy(h, r, workdir, &agent_dir, detail, detail_len);
 	if (err != BF_OK)
 		goto out;
-	host_progress(h, HOST_RUNNING, NULL);
+	session_progress(h, HOST_RUNNING, NULL);
 	cmd = run_command(h, agent_dir);
 	err = remote_exec(r, cmd, &cb, &res, detail, detail_len);
 	if (res.stderr_tail && res.stderr_tail_bytes) {
@@ -431,24 +431,16 @@ enum bf_err runner_ssh(struct host_ctx *h, char *detail, size_t detail_len)
 	}
 	if (err != BF_OK)
 		goto out;
-	if (res.exit_status < 0) {
-		err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
-			      "agent killed by signal %s", res.exit_signal);
-	} else {
-		model_set_agent_exit(h->model, h->index, res.exit_status);
-		if (res.exit_status != BF_EXIT_OK &&
-		    res.exit_status != BF_EXIT_CHECKS_FAILED) {
-			char last[256];
-
-			last_line(res.stderr_tail, last, sizeof(last));
-			err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
-				      "agent exited with status %d%s%s",
-				      res.exit_status, *last ? ": " : "", last);
-		}
-	}
+	err = session_agent_ended(h, res.exit_status, res.exit_signal,
+				  res.stderr_tail, detail, detail_len);
 out:
 	free(cmd);
 	free(agent_dir);
 	remote_free(r);
 	return err;
 }
+
+const struct runner runner_ssh = {
+	.name = "ssh",
+	.run = run_ssh,
+};

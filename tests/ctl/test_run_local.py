@@ -90,6 +90,56 @@ class RunLocal(unittest.TestCase):
             self.assertIn("unknown key: sssh", p.stderr)
             self.assertFalse(os.path.exists(os.path.join(tmp, "res")))
 
+    def test_bad_agent_option_is_refused_before_anything_runs(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            p = run_ctl(["run", "local", "--size", "abc", "--results", "res"],
+                        tmp)
+            self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+            # One line, in the words the agent itself would use.
+            self.assertEqual(
+                p.stderr,
+                "ctl: --size 'abc': expected an integer from 1 to 65536\n")
+            self.assertFalse(os.path.exists(os.path.join(tmp, "res")))
+
+    def test_bad_inventory_default_is_a_usage_error(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            os.mkdir(os.path.join(tmp, "hosts"))
+            with open(os.path.join(tmp, "hosts", "x.json"), "w") as f:
+                f.write('{"hosts": {"a": {"ssh": "127.0.0.1:1",'
+                        ' "defaults": {"cpu_warmup": -1}}}}')
+            p = run_ctl(["run", "a", "--results", "res"], tmp)
+            self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+            self.assertEqual(p.stderr.count("\n"), 1, p.stderr)
+            self.assertIn("x.json: host a: defaults: cpu_warmup '-1': "
+                          "expected an integer from 0 to 100000", p.stderr)
+            self.assertFalse(os.path.exists(os.path.join(tmp, "res")))
+
+    def test_inventory_default_warmup_0_is_a_value(self):
+        # "warmup": 0 and the CPU keys are accepted, and the host runs
+        # (here: fails to connect, exit 3, with a run directory). That the
+        # 0 reaches the agent is checked over SSH in
+        # tests/ssh/test_ctl_run.py (DeployTest), since `local` takes no
+        # inventory entry. A value the agent refuses is exit 2 instead.
+        for defaults, rc in (({"warmup": 0, "cpu_iters": 2,
+                               "cpu_warmup": 0}, 3),
+                             ({"warmup": 0, "cpu_iters": 0}, 2)):
+            with self.subTest(defaults=defaults), \
+                    tempfile.TemporaryDirectory() as tmp:
+                os.mkdir(os.path.join(tmp, "hosts"))
+                with open(os.path.join(tmp, "hosts", "x.json"), "w") as f:
+                    json.dump({"hosts": {"a": {"ssh": "root@127.0.0.1:1",
+                                               "defaults": defaults}}}, f)
+                p = run_ctl(["run", "a", "--timeout", "2", "--no-tui",
+                             "--results", "res"], tmp,
+                            env=dict(os.environ, HOME=tmp), timeout=120)
+                self.assertEqual(p.returncode, rc, p.stdout + p.stderr)
+                if rc == 3:
+                    self.assertRegex(p.stdout, r"\[a\] failed: .*refused")
+                    only_run_dir(os.path.join(tmp, "res"))
+                else:
+                    self.assertIn("host a: defaults: cpu_iters '0'", p.stderr)
+                    self.assertFalse(os.path.exists(os.path.join(tmp, "res")))
+
     def test_example_inventory_parses(self):
         here = os.path.dirname(os.path.abspath(__file__))
         example = os.path.join(here, "..", "..", "hosts", "examples", "lab.json")

@@ -96,8 +96,10 @@ def agent_pids(hosts, i):
     return pids_of(cached_agent(hosts, i))
 
 
-def pids_of(path):
-    """Live processes whose executable is path."""
+def pids_of(path, marker=None):
+    """Live processes whose executable is path; with marker, only those
+    whose environment holds BF_TEST_MARKER=marker (started by this test's
+    ctl: other suites may run the same binary at the same time)."""
     want = os.path.realpath(path)
     pids = []
     for name in os.listdir("/proc"):
@@ -107,6 +109,11 @@ def pids_of(path):
             exe = os.readlink("/proc/%s/exe" % name)
             with open("/proc/%s/stat" % name) as f:
                 st = f.read().rsplit(")", 1)[1].split()[0]
+            if exe == want and st != "Z" and marker is not None:
+                with open("/proc/%s/environ" % name, "rb") as f:
+                    if ("BF_TEST_MARKER=%s" % marker).encode() not in \
+                            f.read().split(b"\0"):
+                        continue
         except OSError:
             continue
         if exe == want and st != "Z":
@@ -396,8 +403,13 @@ class DeployTest(CtlTestCase):
         # in seconds. Host names in the inventory are the ssh aliases.
         hosts_dir = os.path.join(self.tmp, "hosts")
         names = [self.hosts.alias(i) for i in (1, 2, 3)]
+        # The defaults matter to the second run only, which leaves
+        # --warmup out: "warmup": 0 must reach the agent as 0 (not as
+        # "unset"), cpu_iters and cpu_warmup as given.
         write_inventory(hosts_dir, {
-            n: {"ssh": n, "env": {"CUDACXX": "/bin/false"}} for n in names})
+            n: {"ssh": n, "env": {"CUDACXX": "/bin/false"},
+                "defaults": {"warmup": 0, "cpu_iters": 2, "cpu_warmup": 0}}
+            for n in names})
         args = TINY + ["--hosts-dir", hosts_dir] + names
 
         c = self.run_ctl(args, timeout=240)
@@ -421,7 +433,8 @@ class DeployTest(CtlTestCase):
                 0o700)
         before = {i: snapshot(cache_root(self.hosts, i)) for i in (1, 2, 3)}
 
-        c2 = self.run_ctl(args, timeout=120)
+        no_warmup = [a for a in args if a not in ("--warmup", "1")]
+        c2 = self.run_ctl(no_warmup, timeout=120)
         self.assertEqual(c2.rc, EXIT_OK, c2.stdout + c2.stderr)
         self.assertNotIn("building", c2.stdout)
         d2, run2, hs2 = self.archive(c2)
@@ -429,6 +442,10 @@ class DeployTest(CtlTestCase):
         self.assertEqual(run2["status"], "complete")
         for i, n in enumerate(names, 1):
             self.assert_host_complete(d2, hs2[n], self.hosts.fingerprint(i))
+            opts = self.records(d2, hs2[n])[0]["options"]
+            self.assertEqual((opts["warmup"], opts["cpu_iters"],
+                              opts["cpu_warmup"], opts["iters"]),
+                             (0, 2, 0, 3))
             # Nothing uploaded, built or renamed: same inodes and mtimes.
             self.assertEqual(snapshot(cache_root(self.hosts, i)), before[i])
         # The first run's archive is untouched by the second.
@@ -769,7 +786,10 @@ class InterruptTest(CtlTestCase):
     def test_sigint_stops_the_run_and_the_agents(self):
         names = ["local", "bfhost1", "bfhost2"]
         self.hosts.hang(3)
-        c = self.start(LONG + ["--timeout", "60"] + names + ["bfhost3"])
+        marker = "interrupt-%d" % os.getpid()
+        env = self.env()
+        env["BF_TEST_MARKER"] = marker
+        c = self.start(LONG + ["--timeout", "60"] + names + ["bfhost3"], env)
         try:
             for n in names:
                 c.wait_line(r"^\[%s\] running 1/" % n, timeout=30)
@@ -808,9 +828,9 @@ class InterruptTest(CtlTestCase):
             gone = wait_until(lambda: not agent_pids(self.hosts, i), 3)
             self.assertTrue(gone, "agent still running on host %d: %s"
                             % (i, agent_pids(self.hosts, i)))
-        gone = wait_until(lambda: not pids_of(AGENT), 3)
+        gone = wait_until(lambda: not pids_of(AGENT, marker), 3)
         self.assertTrue(gone, "local agent still running: %s"
-                        % pids_of(AGENT))
+                        % pids_of(AGENT, marker))
 
 
 class SshAgentTest(CtlTestCase):

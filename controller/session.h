@@ -1,0 +1,163 @@
+/*
+ * The session of one `ctl run`, between the command (cmd_run.c, which
+ * parses and wires) and the runners (runner_local.c, runner_ssh.c, which
+ * start the agent somewhere and stream its stdout). It owns the host
+ * contexts, the archive of the run and the model they feed; it is the one
+ * place that reads and writes the model for a run. A runner sees its own
+ * host's context only, hands each stdout line to session_feed_line,
+ * reports state changes with session_progress and the agent's end with
+ * session_agent_ended, so hosts run on threads of their own.
+ */
+#ifndef BF_SESSION_H
+#define BF_SESSION_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+#include "archive.h"
+#include "bf_error.h"
+#include "inventory.h"
+#include "model.h"
+
+struct ui;
+struct host_ctx;
+
+/* ctl run's options that the session and the runners read. */
+struct run_opts {
+	struct bf_agent_optset agent; /* the agent's options given to ctl */
+	int jobs;            /* hosts at once (default 16) */
+	int timeout_s;       /* connect and silence bound (default 30) */
+	int no_tui;
+	int accept_new_host_keys;
+	const char *results_dir;
+	const char *tag;
+	const char *ssh_config;  /* -F: NULL = ~/.ssh/config */
+	const char *hosts_dir;   /* inventory directory */
+};
+
+/* How one host's agent is started: a const table entry per kind
+ * (runner_local.c, runner_ssh.c). */
+struct runner {
+	const char *name;
+	/* Runs the agent for h to its end, blocking; BF_OK when it ran and
+	 * ended with a status that counts as a result (see
+	 * session_agent_ended), else the error with a one-line reason. */
+	enum bf_err (*run)(struct host_ctx *h, char *detail, size_t detail_len);
+};
+
+struct host_ctx {
+	int index;
+	const char *name;          /* as given on the command line */
+	const char *target;        /* SSH target (alias, user@host:port) */
+	int is_local;
+	const struct inv_host *inv; /* NULL when not in the inventory */
+	const struct run_opts *opts;
+	const struct runner *runner;
+	char **agent_argv;         /* the agent's arguments, after its name;
+				    * NULL-terminated, owned by the session */
+	struct model *model;
+	FILE *ndjson;              /* every valid record, as received */
+	FILE *log;                 /* stderr, build output, malformed lines */
+	char basename[96];         /* archive file stem */
+	atomic_int *cancel;
+	long lineno;
+	pthread_mutex_t *print_lock; /* serialises progress lines */
+	int quiet;                 /* the live table draws instead */
+	const char *run_id;        /* this run's archive id */
+};
+
+struct session {
+	struct host_ctx *hosts;
+	int nhosts;
+	int next;              /* next host index to start */
+	int workers_finished;  /* threads that ran out of hosts */
+	pthread_mutex_t lock;  /* next, workers_finished, run.json */
+	pthread_mutex_t print_lock;
+	struct model model;
+	struct archive archive;
+	const struct run_opts *opts;
+	atomic_int *cancel;
+	int argc;              /* ctl's arguments, for run.json */
+	char **argv;
+	char started_at[32];
+};
+
+/*
+ * Creates the run: its archive directory, one model entry, context and
+ * pair of archive files per host (names[i], inventory entry from inv,
+ * agent arguments agent_argv[i], of which the session takes ownership,
+ * also on error), and run.json saying "running". runner is left NULL for
+ * the caller to set. argv, names, inv and opts must outlive the session.
+ * Errors: BF_ERR_IO with the path in detail (the caller frees with
+ * session_close all the same).
+ */
+enum bf_err session_open(struct session *s, const struct run_opts *opts,
+			 int argc, char **argv, int nhosts,
+			 const char *const *names, const struct inventory *inv,
+			 char ***agent_argv, atomic_int *cancel,
+			 char *detail, size_t detail_len);
+
+/* Runs every host, up to opts->jobs at once on threads of their own, and
+ * returns when all have ended. ui, when not NULL, is polled on this thread
+ * meanwhile (q sets the cancel flag) and closed; the session takes
+ * ownership of it. */
+void session_run(struct session *s, struct ui *ui);
+
+/* Ends the run: hosts that never started become interrupted, run.json is
+ * written a last time, the plain table is printed. Returns ctl's exit
+ * status (BF_EXIT_*). */
+int session_finish(struct session *s);
+
+/* Frees what session_open made; session_close on a zeroed struct does
+ * nothing. */
+void session_close(struct session *s);
+
+/* Validates one stdout line of the agent and files it: archived and fed
+ * to the model when valid, counted and logged when not. Never stops the
+ * run (always BF_OK). A linesplit_fn; arg is the host_ctx. Thread: the
+ * host's. */
+enum bf_err session_feed_line(void *host_ctx, const char *line, size_t len,
+			      int truncated);
+
+/* Sets the host's state and prints one progress line if it changed. */
+void session_progress(struct host_ctx *h, enum host_state st,
+		      const char *reason);
+
+/* Records the verified host key's fingerprint ("SHA256:...") for run.json. */
+void session_set_fingerprint(struct host_ctx *h, const char *fingerprint);
+
+/* The longest host failure reason kept (run.json and the table), NUL
+ * included: a longer one is cut at its end. */
+#define SESSION_REASON_BYTES sizeof(((struct model_host *)0)->reason)
+
+/* What an agent's end means for its host. */
+enum agent_outcome {
+	AGENT_OUTCOME_OK = 0,        /* exit 0: everything passed */
+	AGENT_OUTCOME_CHECKS_FAILED, /* exit 1: a result, with failures */
+	AGENT_OUTCOME_FAILED         /* anything else: no complete result */
+};
+
+/*
+ * The one reading of how an agent ended (docs/schema.md's exit statuses):
+ * exit_status 0..255 when it exited, -1 when it did not (signal_name then
+ * says by which signal, without "SIG": "KILL"; NULL when unknown). For a
+ * failure, reason gets one line ("agent killed by signal KILL", "agent
+ * exited with status 4: <last line of stderr_tail>"); "" otherwise.
+ * stderr_tail may be NULL. Pure.
+ */
+enum agent_outcome session_agent_outcome(int exit_status,
+					 const char *signal_name,
+					 const char *stderr_tail, char *reason,
+					 size_t reason_len);
+
+/* A runner's report of its agent's end: records the exit status in the
+ * model and returns BF_OK for a result (exit 0 or 1), else BF_ERR_REMOTE
+ * with session_agent_outcome's reason in detail. */
+enum bf_err session_agent_ended(struct host_ctx *h, int exit_status,
+				const char *signal_name,
+				const char *stderr_tail, char *detail,
+				size_t detail_len);
+
+#endif
