@@ -1,0 +1,116 @@
+/* Terminal-safe text; see bf_text.h. */
+#include "bf_text.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* Length of the well-formed UTF-8 sequence at p (1-4), or 0 when the
+ * bytes there are not one (RFC 3629, table 3-7 of Unicode 15). Sets *cp
+ * to the code point. */
+static size_t utf8_len(const unsigned char *p, uint32_t *cp)
+{
+	unsigned char c = p[0];
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf && (p[1] & 0xc0) == 0x80) {
+		*cp = (uint32_t)(c & 0x1f) << 6 | (p[1] & 0x3f);
+		return 2;
+	}
+	if (c >= 0xe0 && c <= 0xef && (p[1] & 0xc0) == 0x80 &&
+	    (p[2] & 0xc0) == 0x80) {
+		*cp = (uint32_t)(c & 0x0f) << 12 | (uint32_t)(p[1] & 0x3f) << 6 |
+		      (p[2] & 0x3f);
+		if (*cp < 0x800 || (*cp >= 0xd800 && *cp <= 0xdfff))
+			return 0; /* overlong, or a surrogate */
+		return 3;
+	}
+	if (c >= 0xf0 && c <= 0xf4 && (p[1] & 0xc0) == 0x80 &&
+	    (p[2] & 0xc0) == 0x80 && (p[3] & 0xc0) == 0x80) {
+		*cp = (uint32_t)(c & 0x07) << 18 | (uint32_t)(p[1] & 0x3f) << 12 |
+		      (uint32_t)(p[2] & 0x3f) << 6 | (p[3] & 0x3f);
+		if (*cp < 0x10000 || *cp > 0x10ffff)
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+char *bf_text_sanitize(char *dst, size_t dst_len, const char *src)
+{
+	const unsigned char *p = (const unsigned char *)(src ? src : "");
+	size_t out = 0;
+
+	if (dst_len == 0)
+		return dst;
+	while (*p) {
+		uint32_t cp = 0;
+		size_t n = utf8_len(p, &cp);
+		const char *put = (const char *)p;
+		size_t put_len = n;
+
+		if (n == 0) {
+			put = "?";
+			put_len = 1;
+			n = 1;
+		} else if (cp == '\t') {
+			put = " ";
+			put_len = 1;
+		} else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f)) {
+			put = "?";
+			put_len = 1;
+		}
+		if (out + put_len >= dst_len)
+			break;
+		memcpy(dst + out, put, put_len);
+		out += put_len;
+		p += n;
+	}
+	dst[out] = '\0';
+	return dst;
+}
+
+char *bf_text_sanitize_inplace(char *s)
+{
+	/* Every replacement is one byte for one or more: writing behind the
+	 * reader is safe. */
+	const unsigned char *p = (const unsigned char *)s;
+	char *w = s;
+
+	if (!s)
+		return s;
+	while (*p) {
+		uint32_t cp = 0;
+		size_t n = utf8_len(p, &cp);
+
+		if (n == 0 || cp < 0x20 || cp == 0x7f ||
+		    (cp >= 0x80 && cp <= 0x9f)) {
+			*w++ = cp == '\t' && n == 1 ? ' ' : '?';
+			p += n ? n : 1;
+			continue;
+		}
+		memmove(w, p, n);
+		w += n;
+		p += n;
+	}
+	*w = '\0';
+	return s;
+}
+
+int bf_text_is_clean(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	while (*p) {
+		uint32_t cp = 0;
+		size_t n = utf8_len(p, &cp);
+
+		if (n == 0 || cp < 0x20 || cp == 0x7f ||
+		    (cp >= 0x80 && cp <= 0x9f))
+			return 0;
+		p += n;
+	}
+	return 1;
+}

@@ -1,0 +1,32 @@
+/*
+ * Text from outside (an agent's reasons and stderr, a remote build log, a
+ * hostname, an archived run.json, an inventory tag) made safe to print on a
+ * terminal: nothing it contains may move the cursor, change colours, set
+ * the window title or leave the terminal in another mode. Valid UTF-8
+ * (accents, CJK) passes through; control characters (C0 but tab, DEL, C1,
+ * so ESC and CSI sequences lose their introducer) and malformed UTF-8 do
+ * not.
+ */
+#ifndef BF_TEXT_H
+#define BF_TEXT_H
+
+#include <stddef.h>
+
+/*
+ * Copies src (NUL-terminated; NULL reads as "") into dst (dst_len > 0
+ * bytes, always NUL-terminated) for a terminal: each control character
+ * (U+0000-U+001F but tab, U+007F, U+0080-U+009F) becomes '?', a tab a
+ * space, a byte that does not start or continue a well-formed UTF-8
+ * sequence (RFC 3629: no overlongs, no surrogates, nothing above
+ * U+10FFFF) becomes '?'. Output that does not fit is cut at a character
+ * boundary. Returns dst.
+ */
+char *bf_text_sanitize(char *dst, size_t dst_len, const char *src);
+
+/* Sanitizes s in place (the result is never longer). Returns s. */
+char *bf_text_sanitize_inplace(char *s);
+
+/* 1 when s (NUL-terminated) would print unchanged by bf_text_sanitize. */
+int bf_text_is_clean(const char *s);
+
+#endif
