@@ -39,6 +39,9 @@ struct gemm_job {
 	int n;
 	int warmup; /* untimed iterations before the timed ones */
 	int iters;  /* timed iterations; samples_ms has this many slots */
+	int cold_cache; /* evict A, B and C from the caches before each
+			 * timed sample (untimed): a buffer twice the last
+			 * level's size is written first */
 	const void *a_host;
 	const void *b_host;
 };

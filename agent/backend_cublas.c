@@ -503,7 +503,8 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 	const char *compute_name = "CUBLAS_COMPUTE_32F";
 	cudaEvent_t start = NULL, stop = NULL;
 	cublasHandle_t h = NULL;
-	void *a = NULL, *b = NULL, *c = NULL;
+	void *a = NULL, *b = NULL, *c = NULL, *flush = NULL;
+	size_t flush_bytes = 0;
 	const float one = 1.0f, zero = 0.0f;
 	size_t free0 = 0, free_now = 0, free_min, total = 0;
 	enum bf_err err = BF_OK;
@@ -553,8 +554,18 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 	 * of back-to-back calls between one pair of events, divided by the
 	 * batch size, sized from the last warm-up call to last about 1 ms.
 	 * The batch is poisoned once before it, outside the events. */
+	if (job->cold_cache) {
+		/* Twice the L2, written before each sample, untimed. */
+		int l2 = device_attr(dev, cudaDevAttrL2CacheSize);
+
+		flush_bytes = (size_t)(l2 > 0 ? l2 : 64 << 20) * 2;
+		CUDA_TRY(cudaMalloc(&flush, flush_bytes));
+	}
 	for (int it = 0; it < job->warmup + job->iters; it++) {
 		int calls = it < job->warmup ? 1 : batch;
+
+		if (flush)
+			CUDA_TRY(cudaMemsetAsync(flush, it & 0xff, flush_bytes, 0));
 
 		/* Poison ahead of the start event so it is not timed:
 		 * all-ones bytes are NaN in fp32, fp16 and bf16, so a call
@@ -575,7 +586,8 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 		CUDA_TRY(cudaEventElapsedTime(&t, start, stop));
 		if (it >= job->warmup)
 			res->samples_ms[it - job->warmup] = t / calls;
-		else if (it + 1 == job->warmup && t > 0 && t < BATCH_TARGET_MS)
+		else if (it + 1 == job->warmup && t > 0 && t < BATCH_TARGET_MS &&
+			 !job->cold_cache) /* a batch would run warm */
 			batch = (int)fmin(BATCH_MAX, ceil(BATCH_TARGET_MS / t));
 		if (it == job->warmup && job->iters > 1) {
 			/* The first timed output is verified too. */
@@ -600,7 +612,8 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 			 "CUDA events around batches of %d calls", batch);
 	else
 		snprintf(res->timing, sizeof(res->timing),
-			 "CUDA events around each call");
+			 "CUDA events around each call%s",
+			 job->cold_cache ? ", L2 flushed before each" : "");
 	res->peak_bytes = (int64_t)(free0 - free_min);
 	res->c_host = malloc(nn * elem);
 	if (!res->c_host) {
@@ -623,6 +636,7 @@ out:
 	cudaFree(a);
 	cudaFree(b);
 	cudaFree(c);
+	cudaFree(flush);
 	if (h)
 		cublasDestroy(h);
 	return err;

@@ -327,6 +327,8 @@ static enum bf_err cpu_gemm_run(int dev, const struct gemm_job *job,
 	int64_t rss_before, peak;
 	gemm16_fn gemm16 = NULL;
 	float *c;
+	unsigned char *flush = NULL;
+	size_t flush_bytes = 0;
 	int n = job->n;
 
 	if (job->dtype != BF_DTYPE_FP32) {
@@ -345,14 +347,30 @@ static enum bf_err cpu_gemm_run(int dev, const struct gemm_job *job,
 			       "host allocation of %zu bytes failed",
 			       nn * sizeof(float));
 	snprintf(res->timing, sizeof(res->timing),
-		 "CLOCK_MONOTONIC around each call");
+		 "CLOCK_MONOTONIC around each call%s",
+		 job->cold_cache ? ", caches flushed before each" : "");
 	snprintf(res->math_mode, sizeof(res->math_mode), "%s",
 		 gemm16 ? (job->dtype == BF_DTYPE_BF16 ?
 				   "cblas_sbgemm (fp32 accumulate)" :
 				   "cblas_shgemm (fp32 accumulate)") :
 			  "cblas_sgemm");
+	if (job->cold_cache) {
+		flush_bytes = hostinfo_llc_bytes() * 2;
+		flush = malloc(flush_bytes);
+		if (!flush) {
+			free(c);
+			return bf_fail(detail, detail_len, BF_ERR_NOMEM,
+				       "host allocation of %zu bytes for the "
+				       "cache flush failed", flush_bytes);
+		}
+	}
 	for (int it = 0; it < job->warmup + job->iters; it++) {
 		uint64_t t0;
+
+		/* Cold cache: write a buffer twice the last-level cache,
+		 * untimed, so A, B and C come from DRAM. */
+		if (flush)
+			memset(flush, it & 0xff, flush_bytes);
 
 		/* Poison before every call, untimed: all-ones bytes are NaN
 		 * in every float format, so an output this call did not
@@ -379,6 +397,7 @@ static enum bf_err cpu_gemm_run(int dev, const struct gemm_job *job,
 			res->c_first_host = malloc(nn * sizeof(float));
 			if (!res->c_first_host) {
 				free(c);
+				free(flush);
 				return bf_fail(detail, detail_len, BF_ERR_NOMEM,
 					       "host allocation of %zu bytes failed",
 					       nn * sizeof(float));
@@ -391,6 +410,7 @@ static enum bf_err cpu_gemm_run(int dev, const struct gemm_job *job,
 				  peak - rss_before + (int64_t)(2 * nn *
 					bf_dtype_element_bytes(job->dtype)) :
 				  -1;
+	free(flush);
 	res->c_dtype = BF_DTYPE_FP32;
 	res->c_host = c;
 	return BF_OK;

@@ -311,7 +311,8 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 	size_t nn = (size_t)n * (size_t)n, eb = bf_dtype_element_bytes(dt);
 	int iters = sd->dev.kind == DEVICE_CPU ? o->cpu_iters : o->iters;
 	int warmup = sd->dev.kind == DEVICE_CPU ? o->cpu_warmup : o->warmup;
-	struct gemm_job job = { dt, n, warmup, iters, NULL, NULL };
+	struct gemm_job job = { .dtype = dt, .n = n, .warmup = warmup,
+				.iters = iters, .cold_cache = o->cold_cache };
 	struct gemm_result res = { 0 };
 	struct bf_stats_summary st;
 	struct gemm_verify_result v;

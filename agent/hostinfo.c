@@ -76,6 +76,35 @@ enum bf_err hostinfo_memory(uint64_t *available_bytes, uint64_t *total_bytes)
 	return BF_OK;
 }
 
+size_t hostinfo_llc_bytes(void)
+{
+	size_t best = 0;
+
+	for (int i = 0; i < 8; i++) {
+		char path[96], buf[32] = "";
+		FILE *f;
+		char *end;
+		unsigned long v;
+
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f)) {
+			v = strtoul(buf, &end, 10);
+			if (*end == 'K')
+				v <<= 10;
+			else if (*end == 'M')
+				v <<= 20;
+			if (v > best)
+				best = v;
+		}
+		fclose(f);
+	}
+	return best ? best : (size_t)64 << 20;
+}
+
 long hostinfo_read_long(const char *path)
 {
 	FILE *f = fopen(path, "r");

@@ -32,6 +32,11 @@ enum bf_err hostinfo_memory(uint64_t *available_bytes, uint64_t *total_bytes);
 enum bf_err hostinfo_memory_room(uint64_t *room_bytes, char *what,
 				 size_t what_len);
 
+/* Size of the largest CPU cache of CPU 0 (sysfs cache/indexN/size, the
+ * last level), bytes; 64 MiB when unreadable (above any L3 per socket of
+ * today's server CPUs but AMD's stacked-cache parts). */
+size_t hostinfo_llc_bytes(void);
+
 /* The first integer in a one-value file (sysfs, procfs); -1 when the file
  * is missing or does not start with a number. */
 long hostinfo_read_long(const char *path);

@@ -112,6 +112,7 @@ static void emit_host(struct report *r, const struct agent_opts *o)
 	opts.warmup = o->warmup;
 	opts.cpu_warmup = o->cpu_warmup;
 	opts.seed = (double)o->seed;
+	opts.cold_cache = o->cold_cache;
 	cJSON_AddItemToObject(rec, BF_KEY_OPTIONS, bf_rec_options_encode(&opts));
 	free(opts.dtypes); /* the names and sizes are borrowed */
 	report_emit(r, rec);

@@ -15,6 +15,7 @@ const char *agent_usage(void)
 	       "             [--iters N] [--warmup N] [--cpu-iters N] [--cpu-warmup N]\n"
 	       "             [--device cpu|cuda|all]\n"
 	       "             [--seed N] [--transfer-mib N] [--no-checks] [--no-gemm]\n"
+	       "             [--cold-cache]\n"
 	       "             [--human] [--exit-on-hangup] [--help] [--version]\n"
 	       "\n"
 	       "Runs tensor checks and a GEMM sweep on every device present and writes\n"
@@ -55,6 +56,7 @@ static void apply_defaults(const struct bf_agent_optset *s,
 	o->checks = !bf_agent_optset_has(s, BF_AF_NO_CHECKS);
 	o->gemm = !bf_agent_optset_has(s, BF_AF_NO_GEMM);
 	o->exit_on_hangup = bf_agent_optset_has(s, BF_AF_EXIT_ON_HANGUP);
+	o->cold_cache = bf_agent_optset_has(s, BF_AF_COLD_CACHE);
 	if (bf_agent_optset_has(s, BF_AF_CPU_ITERS)) {
 		o->cpu_iters = s->cpu_iters;
 	} else {

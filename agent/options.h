@@ -40,6 +40,7 @@ struct agent_opts {
 	int checks;       /* run tensor checks (default 1) */
 	int gemm;         /* run the GEMM sweep (default 1) */
 	int exit_on_hangup; /* exit when the reader of stdout goes away */
+	int cold_cache;     /* flush the caches before every timed GEMM */
 	int help;         /* --help given: print usage, exit 0 */
 	int version;      /* --version given */
 };

@@ -27,6 +27,7 @@ const struct bf_agent_opt bf_agent_opt_table[] = {
 	{ "human", NULL, BF_AF_HUMAN, BF_AOT_FLAG, 0, 0 },
 	{ "no-checks", NULL, BF_AF_NO_CHECKS, BF_AOT_FLAG, 0, 0 },
 	{ "no-gemm", NULL, BF_AF_NO_GEMM, BF_AOT_FLAG, 0, 0 },
+	{ "cold-cache", NULL, BF_AF_COLD_CACHE, BF_AOT_FLAG, 0, 0 },
 	{ NULL, NULL, BF_AF__COUNT, BF_AOT_FLAG, 0, 0 },
 };
 

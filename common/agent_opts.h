@@ -45,6 +45,7 @@ enum bf_agent_field {
 	BF_AF_NO_CHECKS,
 	BF_AF_NO_GEMM,
 	BF_AF_EXIT_ON_HANGUP,
+	BF_AF_COLD_CACHE,
 	BF_AF__COUNT
 };
 

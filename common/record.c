@@ -95,6 +95,7 @@ static void decode_options(const cJSON *o, struct bf_rec_options *out)
 	out->warmup = num(o, BF_KEY_WARMUP);
 	out->cpu_warmup = num(o, BF_KEY_CPU_WARMUP);
 	out->seed = num(o, BF_KEY_SEED);
+	out->cold_cache = boolean(o, BF_KEY_COLD_CACHE) == 1;
 }
 
 static void decode_host(const cJSON *j, struct bf_rec_host *h)
@@ -551,6 +552,8 @@ cJSON *bf_rec_options_encode(const struct bf_rec_options *o)
 	add_num_opt(opts, BF_KEY_WARMUP, o->warmup);
 	add_num_opt(opts, BF_KEY_CPU_WARMUP, o->cpu_warmup);
 	add_num_opt(opts, BF_KEY_SEED, o->seed);
+	if (o->cold_cache)
+		cJSON_AddBoolToObject(opts, BF_KEY_COLD_CACHE, 1);
 	return opts;
 }
 
@@ -575,7 +578,7 @@ int bf_rec_options_equal(const struct bf_rec_options *a,
 	       same_num(a->cpu_iters, b->cpu_iters) &&
 	       same_num(a->warmup, b->warmup) &&
 	       same_num(a->cpu_warmup, b->cpu_warmup) &&
-	       same_num(a->seed, b->seed);
+	       same_num(a->seed, b->seed) && a->cold_cache == b->cold_cache;
 }
 
 static void encode_plan(cJSON *o, const struct bf_rec_plan *p)

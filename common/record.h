@@ -34,6 +34,7 @@ struct bf_rec_options {
 	double iters, cpu_iters, warmup, cpu_warmup; /* NaN: absent */
 	double seed;      /* a JSON number (the agent's uint64 as double);
 			   * NaN: absent */
+	int cold_cache;   /* --cold-cache: 1; 0 or absent (older agents): 0 */
 };
 
 struct bf_rec_gpu {

@@ -97,6 +97,7 @@ enum bf_status { BF_STATUS_PASS = 0, BF_STATUS_FAIL, BF_STATUS_SKIPPED };
 #define BF_KEY_CPU_ITERS "cpu_iters"
 #define BF_KEY_CPU_WARMUP "cpu_warmup"
 #define BF_KEY_SEED "seed"
+#define BF_KEY_COLD_CACHE "cold_cache" /* options: --cold-cache given */
 
 /* --- plan ------------------------------------------------------------ */
 #define BF_KEY_DEVICES "devices"

@@ -31,7 +31,7 @@
 
 static const char run_usage[] =
 	"usage: ctl run HOST... [--size N | --sizes LIST] [--dtypes LIST] [--iters N]\n"
-	"               [--cpu-iters N] [--warmup N] [--cpu-warmup N]\n"
+	"               [--cpu-iters N] [--warmup N] [--cpu-warmup N] [--cold-cache]\n"
 	"               [--device cpu|cuda|all] [--jobs N]\n"
 	"               [--timeout SECONDS] [--no-tui] [--results DIR] [--tag TEXT]\n"
 	"               [--accept-new-host-keys]\n"
@@ -94,7 +94,8 @@ int cmd_run(int argc, char **argv)
 	enum { O_JOBS = 256, O_TIMEOUT, O_NO_TUI, O_RESULTS, O_TAG, O_ACCEPT,
 	       O_HOSTS_DIR, O_HELP, O_AGENT = 512 };
 	static const char *const agent_opts[] = { "size", "sizes", "dtypes",
-		"iters", "cpu-iters", "cpu-warmup", "warmup", "device", NULL };
+		"iters", "cpu-iters", "cpu-warmup", "warmup", "device",
+		"cold-cache", NULL };
 	static struct option longopts[32] = {
 		{ "jobs", required_argument, NULL, O_JOBS },
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
@@ -120,7 +121,8 @@ int cmd_run(int argc, char **argv)
 	for (int i = 0; agent_opts[i]; i++) {
 		const struct bf_agent_opt *t = bf_agent_opt_find(agent_opts[i]);
 
-		longopts[n++] = (struct option){ t->name, required_argument,
+		longopts[n++] = (struct option){ t->name,
+			t->type == BF_AOT_FLAG ? no_argument : required_argument,
 			NULL, O_AGENT + (int)(t - bf_agent_opt_table) };
 	}
 	memset(&s, 0, sizeof(s));

@@ -571,6 +571,29 @@ class StreamTest(unittest.TestCase):
             p.stderr.close()
 
 
+class ColdCacheTest(unittest.TestCase):
+    """--cold-cache flushes the caches before every timed call: recorded in
+    the options (so a baseline with warm caches is not compared) and in
+    each gemm record's timing; results still verified."""
+
+    def test_cold_cache(self):
+        r = run_agent("--device", "cpu", "--dtypes", "fp32", "--sizes", "96",
+                      "--no-checks", "--cold-cache")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        recs = agentlib.parse_records(r.stdout)
+        host = recs[0]
+        self.assertIs(host["options"]["cold_cache"], True)
+        g = [x for x in recs if x["type"] == "gemm"][0]
+        self.assertEqual(g["status"], "pass", g)
+        self.assertIn("caches flushed before each", g["timing"])
+        r = run_agent("--device", "cpu", "--dtypes", "fp32", "--sizes", "96",
+                      "--no-checks")
+        recs = agentlib.parse_records(r.stdout)
+        self.assertNotIn("cold_cache", recs[0]["options"])
+        g = [x for x in recs if x["type"] == "gemm"][0]
+        self.assertNotIn("flushed", g["timing"])
+
+
 class DefaultRunTest(unittest.TestCase, RunChecks):
     """The agent with its defaults on the CPU (n = 4096, fp32/fp16/bf16,
     20 iterations: 5 on the CPU, 1 CPU warm-up): the job README's first
