@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""docs/schema.json, the records' JSON Schema, checked against the agent's
+real output with python3-jsonschema (Debian's package), both ways: every
+record of real runs (passing, skipped, failing, does-not-fit) validates,
+and records with a wrong field do not, so the schema is not vacuous.
+
+Runs under whichever interpreter has jsonschema: this one, else Debian's
+/usr/bin/python3 (where tools/install-deps puts python3-jsonschema).
+"""
+
+import copy
+import json
+import os
+import resource
+import subprocess
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+try:
+    import jsonschema
+except ImportError:
+    if sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
+        os.execv("/usr/bin/python3", ["/usr/bin/python3", *sys.argv])
+    print("python3-jsonschema is not installed (tools/install-deps)")
+    sys.exit(77)
+
+sys.path.insert(0, HERE)
+import agentlib  # noqa: E402
+
+with open(os.path.join(ROOT, "docs", "schema.json")) as f:
+    SCHEMA = json.load(f)
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+SHIM = os.environ.get("BF_LYING_SGEMM", "")
+
+
+def records(*args, env=None, preexec=None):
+    if not agentlib.AGENT:
+        raise unittest.SkipTest("BF_AGENT is not set")
+    r = subprocess.run([agentlib.AGENT, *args], capture_output=True,
+                       text=True, timeout=600, env=env, preexec_fn=preexec,
+                       stdin=subprocess.DEVNULL)
+    return agentlib.parse_records(r.stdout)
+
+
+class SchemaJsonTest(unittest.TestCase):
+    def assert_valid(self, recs):
+        for rec in recs:
+            errors = sorted(VALIDATOR.iter_errors(rec), key=str)
+            self.assertEqual(errors, [], "%s record: %s" % (
+                rec.get("type"), "; ".join(e.message for e in errors[:3])))
+
+    def test_schema_is_valid_json_schema(self):
+        jsonschema.Draft202012Validator.check_schema(SCHEMA)
+
+    def test_full_run_validates(self):
+        # Every type: host, plan, checks, float limits, gemm (pass on the
+        # CPU, skipped on the absent GPU or 16-bit OpenBLAS), summary.
+        recs = records("--sizes", "48,80", "--device", "all")
+        self.assertEqual({r["type"] for r in recs},
+                         {"host", "plan", "check", "float_limits", "gemm",
+                          "summary"})
+        self.assert_valid(recs)
+
+    def test_cold_cache_and_failures_validate(self):
+        self.assert_valid(records("--sizes", "64", "--device", "cpu",
+                                  "--no-checks", "--cold-cache"))
+        if SHIM:
+            env = dict(os.environ, LD_PRELOAD=SHIM, BF_FAULT="transpose")
+            if "ASAN_OPTIONS" in env:
+                env["ASAN_OPTIONS"] += ":verify_asan_link_order=0"
+            recs = records("--sizes", "64", "--device", "cpu", "--no-checks",
+                           "--dtypes", "fp32", env=env)
+            self.assertIn("fail", [r.get("status") for r in recs
+                                   if r["type"] == "gemm"])
+            self.assert_valid(recs)
+
+    def test_does_not_fit_validates(self):
+        if "ASAN_OPTIONS" in os.environ:
+            self.skipTest("AddressSanitizer needs an unlimited address space")
+
+        def limit():
+            resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+        recs = records("--sizes", "12288", "--device", "cpu", "--no-checks",
+                       "--dtypes", "fp32", preexec=limit)
+        g = [r for r in recs if r["type"] == "gemm"][0]
+        self.assertIn("needed_bytes", g)
+        self.assert_valid(recs)
+
+    def test_wrong_records_are_refused(self):
+        recs = records("--sizes", "32", "--device", "cpu", "--dtypes", "fp32")
+        gemm = [r for r in recs if r["type"] == "gemm"][0]
+        host = recs[0]
+        bad = []
+        g = copy.deepcopy(gemm)
+        g["gflops"] = "fast"
+        bad.append(g)
+        g = copy.deepcopy(gemm)
+        g["surprise"] = 1            # an undocumented key
+        bad.append(g)
+        g = copy.deepcopy(gemm)
+        g["status"] = "fail"         # a failed row with GFLOP/s
+        g["reason"] = "wrong"
+        bad.append(g)
+        g = copy.deepcopy(gemm)
+        g["n"] = 1e300
+        bad.append(g)
+        g = copy.deepcopy(gemm)
+        del g["median_ms"]
+        bad.append(g)
+        h = copy.deepcopy(host)
+        h["type"] = "hots"
+        bad.append(h)
+        h = copy.deepcopy(host)
+        h["schema"] = 2
+        bad.append(h)
+        for rec in bad:
+            self.assertFalse(VALIDATOR.is_valid(rec), rec)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
