@@ -11,13 +11,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "archive_read.h"
-#include "bf_parse.h"
 #include "compare.h"
 #include "ctl.h"
-#include "xmalloc.h"
-
-#define MAX_COLUMNS 26
+#include "selection.h"
 
 static const char compare_usage[] =
 	"usage: ctl compare [RUN-ID | HOST | FILE ...] [--last N] [--json | --csv]\n"
@@ -43,117 +39,6 @@ static const char compare_usage[] =
 	"\n"
 	"Exit status: 0 table printed, 2 bad arguments or nothing to compare.\n";
 
-struct columns {
-	struct archive_run *runs[MAX_COLUMNS]; /* owned, one per load */
-	int nruns;
-	struct compare_column cols[MAX_COLUMNS];
-	int ncols;
-};
-
-static void columns_free(struct columns *cs)
-{
-	for (int i = cs->nruns - 1; i >= 0; i--)
-		archive_run_free(cs->runs[i]);
-}
-
-/* Loads a run directory or file and adds it as a column (restricted to
- * host when not NULL). Returns 0, or -1 after printing the error. */
-static int add_column(struct columns *cs, const char *path, int is_file,
-		      const char *host)
-{
-	struct archive_run *run;
-	char detail[512];
-	enum bf_err err;
-
-	if (cs->ncols == MAX_COLUMNS) {
-		ctl_error("compare: at most %d columns", MAX_COLUMNS);
-		return -1;
-	}
-	err = is_file ? archive_load_file(path, &run, detail, sizeof(detail)) :
-			archive_load_run(path, &run, detail, sizeof(detail));
-	if (err != BF_OK) {
-		ctl_error("compare: %s", detail);
-		return -1;
-	}
-	cs->runs[cs->nruns++] = run;
-	memset(&cs->cols[cs->ncols], 0, sizeof(cs->cols[0]));
-	cs->cols[cs->ncols].run = run;
-	if (host) {
-		cs->cols[cs->ncols].host = archive_run_host(run, host);
-		if (!cs->cols[cs->ncols].host) {
-			ctl_error("compare: %s: no host %s", path, host);
-			return -1;
-		}
-	}
-	cs->ncols++;
-	return 0;
-}
-
-/* The newest `count` runs with host (or of all runs when host is NULL),
- * added oldest first so that column A is the earlier run. */
-static int add_last_runs(struct columns *cs, const char *results,
-			 const char *host, int count)
-{
-	char detail[512], **ids;
-	int n, rc = 0;
-	enum bf_err err;
-
-	if (host) {
-		err = archive_runs_with_host(results, host, count, &ids, &n,
-					     detail, sizeof(detail));
-	} else {
-		err = archive_list_ids(results, &ids, &n, detail, sizeof(detail));
-		if (err == BF_OK && n > count) {
-			/* Keep the newest `count`, newest first, as
-			 * archive_runs_with_host returns them. */
-			char **v = bf_xcalloc((size_t)count + 1, sizeof(*v));
-
-			for (int i = 0; i < count; i++)
-				v[i] = bf_xstrdup(ids[n - 1 - i]);
-			bf_xfree_strv(ids);
-			ids = v;
-			n = count;
-		} else if (err == BF_OK) {
-			for (int i = 0; i < n / 2; i++) {
-				char *tmp = ids[i];
-
-				ids[i] = ids[n - 1 - i];
-				ids[n - 1 - i] = tmp;
-			}
-		}
-	}
-	if (err != BF_OK) {
-		ctl_error("compare: %s", detail);
-		return -1;
-	}
-	if (n == 0) {
-		ctl_error("compare: %s: no runs%s%s", results,
-			  host ? " with host " : "", host ? host : "");
-		rc = -1;
-	}
-	for (int i = n - 1; i >= 0 && rc == 0; i--) {
-		char *path = bf_xasprintf("%s/%s", results, ids[i]);
-
-		rc = add_column(cs, path, 0, host);
-		free(path);
-	}
-	bf_xfree_strv(ids);
-	return rc;
-}
-
-static int parse_count(const char *s, int *out)
-{
-	long v;
-
-	if (bf_parse_long(s, 1, MAX_COLUMNS, &v) < 0) {
-		ctl_error("--last '%s': expected an integer from 1 to %d", s,
-			  MAX_COLUMNS);
-		return -1;
-	}
-	*out = (int)v;
-	return 0;
-}
-
 int cmd_compare(int argc, char **argv)
 {
 	enum { O_LAST = 256, O_JSON, O_CSV, O_RESULTS, O_HELP };
@@ -168,15 +53,16 @@ int cmd_compare(int argc, char **argv)
 	const char *results = "results";
 	int c, last = 0, json = 0, csv = 0, npos, status = BF_EXIT_USAGE;
 	struct compare_table *t = NULL;
-	struct columns cs;
+	struct selection cs;
 
 	memset(&cs, 0, sizeof(cs));
+	cs.cmd = "compare";
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_LAST:
-			if (parse_count(optarg, &last))
+			if (selection_parse_last(optarg, &last))
 				return BF_EXIT_USAGE;
 			break;
 		case O_JSON:
@@ -205,50 +91,8 @@ int cmd_compare(int argc, char **argv)
 		return BF_EXIT_USAGE;
 	}
 	npos = argc - optind;
-	if (last && npos > 1) {
-		ctl_error("compare: --last: give it alone or with one HOST");
-		return BF_EXIT_USAGE;
-	}
-	if (npos == 0 && add_last_runs(&cs, results, NULL, last ? last : 2))
+	if (selection_build(&cs, results, last, argv + optind, npos))
 		goto out;
-	for (int i = optind; i < argc; i++) {
-		enum archive_target kind;
-		char detail[512], *path;
-
-		if (archive_resolve(results, argv[i], &kind, &path, detail,
-				    sizeof(detail)) != BF_OK) {
-			ctl_error("compare: %s", detail);
-			goto out;
-		}
-		if (kind == ARCHIVE_TARGET_HOST) {
-			int rc = add_last_runs(&cs, results, argv[i],
-					       npos == 1 ? (last ? last : 2) : 1);
-
-			if (rc)
-				goto out;
-			continue;
-		}
-		if (last) {
-			ctl_error("compare: --last: give it alone or with one HOST, not with %s",
-				  argv[i]);
-			free(path);
-			goto out;
-		}
-		c = add_column(&cs, path, kind == ARCHIVE_TARGET_FILE, NULL);
-		free(path);
-		if (c)
-			goto out;
-	}
-	/* One run alone: its hosts are what there is to compare. */
-	if (cs.ncols == 1 && !cs.cols[0].host && cs.cols[0].run->nhosts > 1) {
-		const struct archive_run *run = cs.cols[0].run;
-
-		for (int i = 0; i < run->nhosts && i < MAX_COLUMNS; i++) {
-			cs.cols[i].run = run;
-			cs.cols[i].host = &run->hosts[i];
-		}
-		cs.ncols = run->nhosts < MAX_COLUMNS ? run->nhosts : MAX_COLUMNS;
-	}
 	if (cs.ncols < 2) {
 		ctl_error("compare: only %s to compare: give two runs, hosts or files (see ctl compare --help)",
 			  cs.cols[0].run->run_id);
@@ -270,6 +114,6 @@ int cmd_compare(int argc, char **argv)
 	status = fflush(stdout) == 0 ? BF_EXIT_OK : BF_EXIT_INTERNAL;
 out:
 	compare_free(t);
-	columns_free(&cs);
+	selection_free(&cs);
 	return status;
 }

@@ -15,6 +15,7 @@
 static const struct ctl_command commands[] = {
 	{ "run", "deploy and run the agent on hosts, stream and archive results", cmd_run },
 	{ "compare", "archived runs or hosts side by side, with significance", cmd_compare },
+	{ "report", "archived runs as one self-contained HTML page with charts", cmd_report },
 	{ "show", "print one archived run as a table", cmd_show },
 	{ "list", "list archived runs: id, date, hosts, status, tag", cmd_list },
 };

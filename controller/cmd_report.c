@@ -1,0 +1,205 @@
+/*
+ * ctl report [RUN-ID | HOST | FILE ...] [--last N] [-o FILE]: the selected
+ * runs as one self-contained HTML page (report_html.c), the same
+ * selection as ctl compare (selection.c) but one column is enough.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bf_clock.h"
+#include "bf_parse.h"
+#include "compare.h"
+#include "ctl.h"
+#include "report_html.h"
+#include "selection.h"
+#include "xmalloc.h"
+
+static const char report_usage[] =
+	"usage: ctl report [RUN-ID | HOST | FILE ...] [--last N] [-o FILE]\n"
+	"                  [--history N] [--results DIR]\n"
+	"\n"
+	"Writes the selected runs as one HTML file that needs nothing else (inline\n"
+	"SVG and CSS, no script, no network): GFLOP/s per host, device, dtype and\n"
+	"size with the spread of the samples, GPU-vs-CPU and dtype speed-ups, the\n"
+	"fraction of each device's theoretical peak, each host's history over its\n"
+	"last N runs (--history, default 10) and the provenance that differs.\n"
+	"Runs are chosen as for ctl compare (see ctl compare --help); a single run\n"
+	"is enough.\n"
+	"\n"
+	"  -o FILE        where to write (default report.html; - for stdout)\n"
+	"\n"
+	"Exit status: 0 written, 2 bad arguments or nothing to report, 4 could not\n"
+	"write.\n";
+
+/* Loads up to `count` recent runs of each distinct host among the
+ * columns, oldest first. Returns how many histories were filled. */
+static int load_histories(const struct selection *sel, const char *results,
+			  int count, struct report_history **out)
+{
+	struct report_history *h = NULL;
+	int nh = 0;
+
+	for (int c = 0; c < sel->ncols; c++) {
+		const struct compare_column *col = &sel->cols[c];
+
+		for (int k = 0; k < col->run->nhosts; k++) {
+			const char *name = col->run->hosts[k].name;
+			char detail[256], **ids = NULL;
+			int n = 0, dup = 0;
+
+			if (col->host && col->host != &col->run->hosts[k])
+				continue;
+			for (int j = 0; j < nh; j++)
+				dup |= strcmp(h[j].host, name) == 0;
+			if (dup || archive_runs_with_host(results, name, count, &ids,
+							  &n, detail,
+							  sizeof(detail)) != BF_OK ||
+			    n == 0) {
+				bf_xfree_strv(ids);
+				continue;
+			}
+			h = bf_xrealloc(h, (size_t)(nh + 1) * sizeof(*h));
+			h[nh].host = bf_xstrdup(name);
+			h[nh].runs = bf_xcalloc((size_t)n, sizeof(*h[nh].runs));
+			h[nh].nruns = 0;
+			/* ids come newest first; the chart wants oldest first */
+			for (int i = n - 1; i >= 0; i--) {
+				char *dir = bf_xasprintf("%s/%s", results, ids[i]);
+				struct archive_run *run;
+
+				if (archive_load_run(dir, &run, detail,
+						     sizeof(detail)) == BF_OK)
+					h[nh].runs[h[nh].nruns++] = run;
+				else
+					fprintf(stderr, "ctl: report: skipping %s: %s\n",
+						ids[i], detail);
+				free(dir);
+			}
+			bf_xfree_strv(ids);
+			nh++;
+		}
+	}
+	*out = h;
+	return nh;
+}
+
+static void free_histories(struct report_history *h, int nh)
+{
+	for (int i = 0; i < nh; i++) {
+		for (int r = 0; r < h[i].nruns; r++)
+			archive_run_free(h[i].runs[r]);
+		free(h[i].runs);
+		free(h[i].host);
+	}
+	free(h);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	enum { O_LAST = 256, O_RESULTS, O_HISTORY, O_HELP };
+	static const struct option longopts[] = {
+		{ "last", required_argument, NULL, O_LAST },
+		{ "results", required_argument, NULL, O_RESULTS },
+		{ "history", required_argument, NULL, O_HISTORY },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *results = "results", *output = "report.html";
+	struct report_history *hist = NULL;
+	struct compare_table *t = NULL;
+	struct selection sel;
+	char when[32], *tmp = NULL;
+	int c, last = 0, history = 10, nhist = 0, status = BF_EXIT_USAGE;
+	long v;
+	FILE *out = NULL;
+
+	memset(&sel, 0, sizeof(sel));
+	sel.cmd = "report";
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_LAST:
+			if (selection_parse_last(optarg, &last))
+				return BF_EXIT_USAGE;
+			break;
+		case O_RESULTS:
+			results = optarg;
+			break;
+		case O_HISTORY:
+			if (bf_parse_long(optarg, 0, 100, &v) < 0) {
+				ctl_error("--history '%s': expected an integer from 0 to 100",
+					  optarg);
+				return BF_EXIT_USAGE;
+			}
+			history = (int)v;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case O_HELP:
+			fputs(report_usage, stdout);
+			return BF_EXIT_OK;
+		case ':':
+			ctl_error("%s: needs a value", argv[optind - 1]);
+			return BF_EXIT_USAGE;
+		default:
+			ctl_error("%s: unknown option (see ctl report --help)",
+				  argv[optind - 1]);
+			return BF_EXIT_USAGE;
+		}
+	}
+	if (selection_build(&sel, results, last, argv + optind, argc - optind))
+		goto out;
+	t = compare_build(sel.cols, sel.ncols, COMPARE_ALPHA);
+	if (history > 0)
+		nhist = load_histories(&sel, results, history, &hist);
+	if (strcmp(output, "-") == 0) {
+		out = stdout;
+	} else {
+		/* Written next to its name, then renamed: a reader (a browser
+		 * reloading) never sees half a page. */
+		tmp = bf_xasprintf("%s.tmp%ld", output, (long)getpid());
+		out = fopen(tmp, "w");
+		if (!out) {
+			ctl_error("report: %s: %s", tmp, strerror(errno));
+			status = BF_EXIT_INTERNAL;
+			goto out;
+		}
+	}
+	if (report_html_write(out, t, hist, nhist, bf_utc_iso8601(when, NULL)) ||
+	    fflush(out) != 0 || (out != stdout && fclose(out) != 0)) {
+		ctl_error("report: %s: %s", out == stdout ? "stdout" : tmp,
+			  strerror(errno));
+		if (out != stdout)
+			unlink(tmp);
+		out = NULL;
+		status = BF_EXIT_INTERNAL;
+		goto out;
+	}
+	if (out != stdout) {
+		out = NULL;
+		if (rename(tmp, output) != 0) {
+			ctl_error("report: %s: %s", output, strerror(errno));
+			unlink(tmp);
+			status = BF_EXIT_INTERNAL;
+			goto out;
+		}
+		fprintf(stderr, "report: %d column%s written to %s\n", sel.ncols,
+			sel.ncols == 1 ? "" : "s", output);
+	}
+	status = BF_EXIT_OK;
+out:
+	if (out && out != stdout)
+		fclose(out);
+	free(tmp);
+	free_histories(hist, nhist);
+	compare_free(t);
+	selection_free(&sel);
+	return status;
+}

@@ -1,0 +1,167 @@
+/* The selection shared by ctl compare and ctl report; see selection.h. */
+#include "selection.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bf_parse.h"
+#include "ctl.h"
+#include "xmalloc.h"
+
+void selection_free(struct selection *cs)
+{
+	for (int i = cs->nruns - 1; i >= 0; i--)
+		archive_run_free(cs->runs[i]);
+	cs->nruns = cs->ncols = 0;
+}
+
+/* Loads a run directory or file and adds it as a column (restricted to
+ * host when not NULL). Returns 0, or -1 after printing the error. */
+static int add_column(struct selection *cs, const char *path, int is_file,
+		      const char *host)
+{
+	struct archive_run *run;
+	char detail[512];
+	enum bf_err err;
+
+	if (cs->ncols == SELECTION_MAX_COLUMNS) {
+		ctl_error("%s: at most %d columns", cs->cmd,
+			  SELECTION_MAX_COLUMNS);
+		return -1;
+	}
+	err = is_file ? archive_load_file(path, &run, detail, sizeof(detail)) :
+			archive_load_run(path, &run, detail, sizeof(detail));
+	if (err != BF_OK) {
+		ctl_error("%s: %s", cs->cmd, detail);
+		return -1;
+	}
+	cs->runs[cs->nruns++] = run;
+	memset(&cs->cols[cs->ncols], 0, sizeof(cs->cols[0]));
+	cs->cols[cs->ncols].run = run;
+	if (host) {
+		cs->cols[cs->ncols].host = archive_run_host(run, host);
+		if (!cs->cols[cs->ncols].host) {
+			ctl_error("%s: %s: no host %s", cs->cmd, path, host);
+			return -1;
+		}
+	}
+	cs->ncols++;
+	return 0;
+}
+
+/* The newest `count` runs with host (or of all runs when host is NULL),
+ * added oldest first so that column A is the earlier run. */
+static int add_last_runs(struct selection *cs, const char *results,
+			 const char *host, int count)
+{
+	char detail[512], **ids;
+	int n, rc = 0;
+	enum bf_err err;
+
+	if (host) {
+		err = archive_runs_with_host(results, host, count, &ids, &n,
+					     detail, sizeof(detail));
+	} else {
+		err = archive_list_ids(results, &ids, &n, detail, sizeof(detail));
+		if (err == BF_OK && n > count) {
+			/* Keep the newest `count`, newest first, as
+			 * archive_runs_with_host returns them. */
+			char **v = bf_xcalloc((size_t)count + 1, sizeof(*v));
+
+			for (int i = 0; i < count; i++)
+				v[i] = bf_xstrdup(ids[n - 1 - i]);
+			bf_xfree_strv(ids);
+			ids = v;
+			n = count;
+		} else if (err == BF_OK) {
+			for (int i = 0; i < n / 2; i++) {
+				char *tmp = ids[i];
+
+				ids[i] = ids[n - 1 - i];
+				ids[n - 1 - i] = tmp;
+			}
+		}
+	}
+	if (err != BF_OK) {
+		ctl_error("%s: %s", cs->cmd, detail);
+		return -1;
+	}
+	if (n == 0) {
+		ctl_error("%s: %s: no runs%s%s", cs->cmd, results,
+			  host ? " with host " : "", host ? host : "");
+		rc = -1;
+	}
+	for (int i = n - 1; i >= 0 && rc == 0; i--) {
+		char *path = bf_xasprintf("%s/%s", results, ids[i]);
+
+		rc = add_column(cs, path, 0, host);
+		free(path);
+	}
+	bf_xfree_strv(ids);
+	return rc;
+}
+
+int selection_parse_last(const char *s, int *out)
+{
+	long v;
+
+	if (bf_parse_long(s, 1, SELECTION_MAX_COLUMNS, &v) < 0) {
+		ctl_error("--last '%s': expected an integer from 1 to %d", s,
+			  SELECTION_MAX_COLUMNS);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+int selection_build(struct selection *cs, const char *results, int last,
+		    char *const *args, int npos)
+{
+	int c;
+
+	if (last && npos > 1) {
+		ctl_error("%s: --last: give it alone or with one HOST", cs->cmd);
+		return -1;
+	}
+	if (npos == 0 && add_last_runs(cs, results, NULL, last ? last : 2))
+		return -1;
+	for (int i = 0; i < npos; i++) {
+		enum archive_target kind;
+		char detail[512], *path;
+
+		if (archive_resolve(results, args[i], &kind, &path, detail,
+				    sizeof(detail)) != BF_OK) {
+			ctl_error("%s: %s", cs->cmd, detail);
+			return -1;
+		}
+		if (kind == ARCHIVE_TARGET_HOST) {
+			int rc = add_last_runs(cs, results, args[i],
+					       npos == 1 ? (last ? last : 2) : 1);
+
+			if (rc)
+				return -1;
+			continue;
+		}
+		if (last) {
+			ctl_error("%s: --last: give it alone or with one HOST, not with %s",
+				  cs->cmd, args[i]);
+			free(path);
+			return -1;
+		}
+		c = add_column(cs, path, kind == ARCHIVE_TARGET_FILE, NULL);
+		free(path);
+		if (c)
+			return -1;
+	}
+	/* One run alone: its hosts are what there is to compare. */
+	if (cs->ncols == 1 && !cs->cols[0].host && cs->cols[0].run->nhosts > 1) {
+		const struct archive_run *run = cs->cols[0].run;
+
+		for (int i = 0; i < run->nhosts && i < SELECTION_MAX_COLUMNS; i++) {
+			cs->cols[i].run = run;
+			cs->cols[i].host = &run->hosts[i];
+		}
+		cs->ncols = run->nhosts < SELECTION_MAX_COLUMNS ? run->nhosts : SELECTION_MAX_COLUMNS;
+	}
+	return 0;
+}

@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Black-box tests of `ctl report`: the page is self-contained (no script,
+no network), carries the archived figures, escapes what came from outside,
+and renders: headless Chromium (Debian's package) draws it to a PNG in
+which the bars of both runs are found by their colours.
+
+Environment: BF_CTL, BF_AGENT (as for test_ctl_compare.py).
+"""
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import tempfile
+import unittest
+import zlib
+
+CTL = os.environ.get("BF_CTL", "ctl")
+AGENT = os.environ.get("BF_AGENT")
+COLOR_A = (0x4e, 0x79, 0xa7)   # report_html.c's palette[0]
+COLOR_B = (0xf2, 0x8e, 0x2b)   # palette[1]
+
+
+def ctl(*args, cwd=None):
+    env = dict(os.environ)
+    if AGENT:
+        env["BENCHFLEET_AGENT"] = AGENT
+    return subprocess.run([CTL, *args], capture_output=True, text=True,
+                          timeout=300, cwd=cwd, env=env)
+
+
+def chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def png_pixels(path):
+    """(width, height, rows of RGB tuples) of an 8-bit RGB/RGBA PNG, with
+    the five PNG filters undone (PNG spec, section 9)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, w = 8, b"", 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and ctype in (2, 6) and interlace == 0
+            bpp = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    stride = w * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(h):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 0xff
+            elif f == 2:
+                line[i] = (line[i] + b) & 0xff
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 0xff
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                pred = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
+                line[i] = (line[i] + pred) & 0xff
+        rows.append([tuple(line[x * bpp:x * bpp + 3]) for x in range(w)])
+        prev = line
+    return w, h, rows
+
+
+class ReportTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="bf-ctl-report-")
+        cls.results = os.path.join(cls.tmp, "results")
+        cls.ids = []
+        for tag in ("first <b>&amp;", "second"):
+            r = ctl("run", "local", "--sizes", "64,128", "--dtypes", "fp32",
+                    "--device", "cpu", "--iters", "5", "--warmup", "1",
+                    "--no-tui", "--results", cls.results, "--tag", tag)
+            if r.returncode not in (0, 1):
+                raise AssertionError(f"ctl run failed: {r.returncode}\n"
+                                     f"{r.stdout}\n{r.stderr}")
+            cls.ids.append(re.search(r"^run (\S+):", r.stdout, re.M).group(1))
+        cls.html_path = os.path.join(cls.tmp, "report.html")
+        r = ctl("report", "--results", cls.results, "-o", cls.html_path)
+        if r.returncode != 0:
+            raise AssertionError(r.stderr)
+        with open(cls.html_path, encoding="utf-8") as f:
+            cls.html = f.read()
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def records(self, run_id):
+        with open(os.path.join(self.results, run_id, "run.json")) as f:
+            run = json.load(f)
+        path = os.path.join(self.results, run_id,
+                            run["hosts"][0]["records_file"])
+        with open(path) as f:
+            return [json.loads(line) for line in f]
+
+    def test_self_contained(self):
+        h = self.html
+        self.assertTrue(h.startswith("<!DOCTYPE html>"))
+        self.assertNotIn("<script", h.lower())
+        self.assertIsNone(re.search(r"\b(src|href)=", h))
+        urls = set(re.findall(r"https?://[^\"'\s<>]+", h))
+        self.assertEqual(urls, {"http://www.w3.org/2000/svg"})
+        for section in ("GFLOP/s", "Speed-ups", "Fraction of peak",
+                        "History", "Provenance"):
+            self.assertIn("<h2>%s</h2>" % section, h)
+
+    def test_figures_from_the_records(self):
+        for label, run_id in zip("AB", self.ids):
+            self.assertIn(run_id, self.html)
+            for g in self.records(run_id):
+                if g["type"] != "gemm" or g["status"] != "pass":
+                    continue
+                # compare_build takes the median of the per-sample GFLOP/s
+                v = sorted(2 * g["n"] ** 3 / ms / 1e6 for ms in g["samples_ms"])
+                med = v[len(v) // 2] if len(v) % 2 else \
+                    (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+                text = "%.0f" % med if med >= 100 else "%.1f" % med
+                self.assertIn(">%s %s</text>" % (label, text), self.html)
+                self.assertIn(">%s %.1f%%</text>" % (
+                    label, 100 * g["fraction_of_peak"]), self.html)
+
+    def test_outside_text_escaped(self):
+        self.assertNotIn("<b>", self.html)
+        self.assertIn("first &lt;b&gt;&amp;amp;", self.html)
+
+    def test_one_run_and_errors(self):
+        out = os.path.join(self.tmp, "one.html")
+        r = ctl("report", self.ids[0], "--results", self.results, "-o", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(os.path.getsize(out) > 1000)
+        r = ctl("report", "no-such-run", "--results", self.results, "-o", out)
+        self.assertEqual(r.returncode, 2)
+        self.assertRegex(r.stderr, r"^ctl: report: .*no-such-run")
+        r = ctl("report", "--history", "x", "--results", self.results)
+        self.assertEqual(r.returncode, 2)
+        r = ctl("report", "--results", self.results, "-o",
+                os.path.join(self.tmp, "no-dir", "x.html"))
+        self.assertEqual(r.returncode, 4)
+        self.assertIn("No such file or directory", r.stderr)
+
+    def test_renders_in_chromium(self):
+        browser = chromium()
+        if not browser:
+            self.skipTest("chromium is not installed (tools/install-deps)")
+        png = os.path.join(self.tmp, "report.png")
+        r = subprocess.run([browser, "--headless=new", "--no-sandbox",
+                            "--disable-gpu", "--hide-scrollbars",
+                            "--user-data-dir=" + os.path.join(self.tmp, "chr"),
+                            "--window-size=1100,1400", "--screenshot=" + png,
+                            "file://" + self.html_path],
+                           capture_output=True, text=True, timeout=240)
+        self.assertTrue(os.path.exists(png), r.stderr[-2000:])
+        w, h, rows = png_pixels(png)
+        self.assertEqual((w, h), (1100, 1400))
+        count = {COLOR_A: 0, COLOR_B: 0}
+        colours = set()
+        for row in rows:
+            for px in row:
+                colours.add(px)
+                if px in count:
+                    count[px] += 1
+        # Both runs' bars are drawn (4 bars each in two charts) and the
+        # page is not blank.
+        self.assertGreater(count[COLOR_A], 2000, count)
+        self.assertGreater(count[COLOR_B], 2000, count)
+        self.assertGreater(len(colours), 20)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
