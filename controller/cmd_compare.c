@@ -16,8 +16,8 @@
 #include "selection.h"
 
 static const char compare_usage[] =
-	"usage: ctl compare [RUN-ID | HOST | FILE ...] [--last N] [--json | --csv]\n"
-	"                   [--results DIR]\n"
+	"usage: ctl compare [RUN-ID | HOST | FILE ...] [--last N]\n"
+	"                   [--json | --csv | --samples | --benchstat] [--results DIR]\n"
 	"\n"
 	"Archived runs side by side: one column per run (or host), one row per device,\n"
 	"dtype and size. A cell is the median GFLOP/s ±spread and the median ms; each\n"
@@ -35,23 +35,31 @@ static const char compare_usage[] =
 	"  FILE           a host's .ndjson file\n"
 	"  --json         the table as JSON (missing values are null)\n"
 	"  --csv          the table as CSV, one line per row and column (missing: n/a)\n"
+	"  --samples      every timed sample as CSV: column, run, host, device, dtype,\n"
+	"                 n, sample, ms, GFLOP/s\n"
+	"  --benchstat    every sample in Go's benchmark format, for benchstat\n"
+	"                 (benchstat -col run FILE)\n"
 	"  --results DIR  the archive (default results/)\n"
 	"\n"
 	"Exit status: 0 table printed, 2 bad arguments or nothing to compare.\n";
 
 int cmd_compare(int argc, char **argv)
 {
-	enum { O_LAST = 256, O_JSON, O_CSV, O_RESULTS, O_HELP };
+	enum { O_LAST = 256, O_JSON, O_CSV, O_SAMPLES, O_BENCHSTAT, O_RESULTS,
+	       O_HELP };
 	static const struct option longopts[] = {
 		{ "last", required_argument, NULL, O_LAST },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "csv", no_argument, NULL, O_CSV },
+		{ "samples", no_argument, NULL, O_SAMPLES },
+		{ "benchstat", no_argument, NULL, O_BENCHSTAT },
 		{ "results", required_argument, NULL, O_RESULTS },
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *results = "results";
-	int c, last = 0, json = 0, csv = 0, npos, status = BF_EXIT_USAGE;
+	int c, last = 0, json = 0, csv = 0, samples = 0, benchstat = 0, npos,
+	    status = BF_EXIT_USAGE;
 	struct compare_table *t = NULL;
 	struct selection cs;
 
@@ -71,6 +79,12 @@ int cmd_compare(int argc, char **argv)
 		case O_CSV:
 			csv = 1;
 			break;
+		case O_SAMPLES:
+			samples = 1;
+			break;
+		case O_BENCHSTAT:
+			benchstat = 1;
+			break;
 		case O_RESULTS:
 			results = optarg;
 			break;
@@ -86,8 +100,8 @@ int cmd_compare(int argc, char **argv)
 			return BF_EXIT_USAGE;
 		}
 	}
-	if (json && csv) {
-		ctl_error("compare: --json and --csv: give only one");
+	if (json + csv + samples + benchstat > 1) {
+		ctl_error("compare: --json, --csv, --samples, --benchstat: give only one");
 		return BF_EXIT_USAGE;
 	}
 	npos = argc - optind;
@@ -108,6 +122,10 @@ int cmd_compare(int argc, char **argv)
 		cJSON_Delete(doc);
 	} else if (csv) {
 		compare_print_csv(stdout, t);
+	} else if (samples) {
+		compare_print_samples_csv(stdout, t);
+	} else if (benchstat) {
+		compare_print_benchstat(stdout, t);
 	} else {
 		compare_print_plain(stdout, t);
 	}

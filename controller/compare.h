@@ -156,4 +156,23 @@ void compare_print_csv(FILE *out, const struct compare_table *t);
  * cJSON_Delete. */
 struct cJSON *compare_to_json(const struct compare_table *t);
 
+/* One CSV field (RFC 4180 quoting when it holds a comma, quote or line
+ * break), then ',' or, when last, '\n'. */
+void compare_csv_field(FILE *out, const char *s, int last);
+
+/*
+ * Every sample in Go's benchmark format (golang.org/x/perf/benchfmt), for
+ * benchstat: "Unit" lines saying GFLOP/s is better higher, then per
+ * column the configuration lines "run:", "host:", "tag:" and one line
+ * per timed iteration,
+ *   BenchmarkGEMM/device=cpu/dtype=fp32/n=1024 1 24441000 ns/op 87.9 GFLOP/s
+ * (host= first in the name when the table is by host). Only passing
+ * results have samples. `benchstat -col run FILE` then compares runs.
+ */
+void compare_print_benchstat(FILE *out, const struct compare_table *t);
+
+/* Every sample as CSV: column, run_id, host, device, dtype, n, sample
+ * (0-based), ms, gflops; passing results only. */
+void compare_print_samples_csv(FILE *out, const struct compare_table *t);
+
 #endif

@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
-"""Black-box tests of `ctl report`: the page is self-contained (no script,
-no network), carries the archived figures, escapes what came from outside,
-and renders: headless Chromium (Debian's package) draws it to a PNG in
-which the bars of both runs are found by their colours.
+"""Black-box tests of `ctl report` and of ctl compare's sample exports.
+
+The page is self-contained (no script, no network), carries the archived
+figures, escapes what came from outside, and renders: headless Chromium
+(Debian's package) draws it to a PNG in which the bars of both runs are
+found by their colours. `ctl compare --benchstat` follows Go's benchmark
+format (checked with the format's rules, golang.org/x/perf/benchfmt) and
+`--samples` gives every sample; both carry exactly the archived samples.
 
 Environment: BF_CTL, BF_AGENT (as for test_ctl_compare.py).
 """
@@ -185,6 +189,63 @@ class ReportTest(unittest.TestCase):
         self.assertGreater(count[COLOR_A], 2000, count)
         self.assertGreater(count[COLOR_B], 2000, count)
         self.assertGreater(len(colours), 20)
+
+    def archived_samples(self):
+        """{(run_id, device, dtype, n): [ms, ...]} of passing records."""
+        out = {}
+        for run_id in self.ids:
+            for g in self.records(run_id):
+                if g["type"] == "gemm" and g["status"] == "pass":
+                    out[(run_id, g["device"], g["dtype"], g["n"])] = \
+                        g["samples_ms"]
+        return out
+
+    def test_benchstat_format(self):
+        r = ctl("compare", "--results", self.results, "--benchstat")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        config, got = {}, {}
+        bench = re.compile(r"^Benchmark[^\s]+ \d+( [0-9.e+-]+ [^\s]+)+$")
+        for line in r.stdout.splitlines():
+            if not line:
+                continue
+            if line.startswith("Unit "):
+                self.assertRegex(line, r"^Unit \S+( \w+=\w+)+$")
+                continue
+            m = re.match(r"^([a-z][^\s:]*): (.*)$", line)
+            if m:
+                config[m.group(1)] = m.group(2)
+                continue
+            self.assertRegex(line, bench)
+            fields = line.split()
+            name = dict(kv.split("=") for kv in fields[0].split("/")[1:])
+            self.assertEqual(fields[1], "1")
+            self.assertEqual(fields[3], "ns/op")
+            self.assertEqual(fields[5], "GFLOP/s")
+            key = (config["run"], name["device"], name["dtype"], int(name["n"]))
+            got.setdefault(key, []).append(float(fields[2]) / 1e6)
+            gf = 2 * int(name["n"]) ** 3 / float(fields[2])  # FLOP/ns
+            self.assertAlmostEqual(float(fields[4]), gf, delta=gf * 1e-3)
+        self.assertIn("first <b>&amp;", r.stdout)  # tag: config, verbatim
+        want = self.archived_samples()
+        self.assertEqual(set(got), set(want))
+        for k, ms in want.items():
+            for a, b in zip(got[k], ms):
+                self.assertAlmostEqual(a, b, delta=1e-6 * b + 1e-9)
+
+    def test_samples_csv(self):
+        import csv
+        import io
+        r = ctl("compare", "--results", self.results, "--samples")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = list(csv.DictReader(io.StringIO(r.stdout)))
+        want = self.archived_samples()
+        self.assertEqual(len(rows), sum(len(v) for v in want.values()))
+        for row in rows:
+            ms = want[(row["run_id"], row["device"], row["dtype"],
+                       int(row["n"]))][int(row["sample"])]
+            self.assertAlmostEqual(float(row["ms"]), ms, delta=ms * 1e-9)
+        r = ctl("compare", "--results", self.results, "--samples", "--csv")
+        self.assertEqual(r.returncode, 2)
 
 
 if __name__ == "__main__":
