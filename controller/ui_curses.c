@@ -597,11 +597,16 @@ static void release_stderr(void)
 struct ui *ui_open(struct model *m, const char *run_id,
 		   const atomic_int *stopping)
 {
-	const char *no_color = getenv("NO_COLOR");
+	const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
 	struct sigaction sa;
 	struct ui *ui;
 
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+		return NULL;
+	/* A terminal that cannot move its cursor (TERM=dumb: Emacs shell
+	 * buffers, some CI consoles) or of unknown kind gets the plain
+	 * lines, as a pipe does. */
+	if (!term || !*term || strcmp(term, "dumb") == 0)
 		return NULL;
 	have_tio = tcgetattr(STDIN_FILENO, &saved_tio) == 0;
 

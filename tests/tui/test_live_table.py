@@ -427,6 +427,19 @@ class LiveTable(unittest.TestCase):
             self.assertIn(b"[local] running", data)   # the plain lines
             self.assertIn(b"complete:", data)
 
+    def test_term_dumb_gets_plain_lines(self):
+        # A real terminal (a tmux pane, stdin and stdout on it) that says
+        # it cannot move its cursor: the plain progress lines, which the
+        # live table never prints, and no escape sequences.
+        p = self.pane()
+        p.type_line("TERM=dumb %s run local --size 128 --device cpu "
+                    "--results %s --hosts-dir %s; echo EXIT=$?"
+                    % (CTL, results_dir(), INVENTORY()))
+        code, text = p.wait_exit(60)
+        self.assertEqual(code, 0, text)
+        self.assertIn("[local] running 1/", text)
+        raw = p.capture(escapes=True)
+        self.assertFalse(COLOUR_PARAMS & set(sgr_params(raw)), raw[-500:])
 
 if __name__ == "__main__":
     if not shutil.which("tmux"):
