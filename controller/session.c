@@ -690,7 +690,7 @@ void session_run(struct session *s, struct ui *ui)
 		watch_hosts(s);
 		if (ui) {
 			if (ui_poll(ui, 100) == UI_EV_QUIT)
-				*s->cancel = 1;
+				*s->cancel = SIGINT; /* q is Ctrl-C */
 		} else {
 			struct timespec tick = { 0, 100 * 1000 * 1000 };
 
@@ -777,7 +777,7 @@ static const char *run_reason(struct session *s, int any_failed,
 	for (int i = 0; i < s->nhosts; i++)
 		if (s->hosts[i].write_failed)
 			return s->hosts[i].write_error;
-	if (sig == 1 || sig == SIGINT)
+	if (sig == SIGINT)
 		return "interrupted by the user";
 	if (sig) {
 		const char *name = sigabbrev_np(sig);

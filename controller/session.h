@@ -97,7 +97,7 @@ struct session {
 	struct model model;
 	struct archive archive;
 	const struct run_opts *opts;
-	atomic_int *cancel;    /* ctl's: a signal number, or 1 for q */
+	atomic_int *cancel;    /* ctl's: the signal's number (q: SIGINT) */
 	int argc;              /* ctl's arguments, for run.json */
 	char **argv;
 	char started_at[32];
