@@ -126,8 +126,11 @@ enum bf_err session_open(struct session *s, const struct run_opts *opts,
 void session_run(struct session *s, struct ui *ui);
 
 /* Ends the run: hosts that never started become interrupted, run.json is
- * written a last time, the plain table is printed. Returns ctl's exit
- * status (BF_EXIT_*). */
+ * written a last time (on a full disk after giving up the run directory's
+ * .reserve; stderr says so if even that fails), the plain table is
+ * printed. Returns ctl's exit status (BF_EXIT_*): 130 when a signal or q
+ * stopped the run, 3 when a host did not complete or the archive could
+ * not be written. */
 int session_finish(struct session *s);
 
 /* Frees what session_open made; session_close on a zeroed struct does
@@ -148,10 +151,11 @@ void session_log_write(struct host_ctx *h, const void *buf, size_t n);
  */
 double session_silence_limit_s(double floor_s, double s_per_n3, int next_n);
 
-/* Validates one stdout line of the agent and files it: archived and fed
- * to the model when valid, counted and logged when not. Never stops the
- * run (always BF_OK). A linesplit_fn; arg is the host_ctx. Thread: the
- * host's. */
+/* Validates one stdout line of the agent and files it: fed to the model
+ * and archived (one write per line, checked) when valid and new; counted
+ * and logged (excerpts capped, sanitised) when malformed or out of range;
+ * logged only when its seq arrived before. Never stops the run (always
+ * BF_OK). A linesplit_fn; arg is the host_ctx. Thread: the host's. */
 enum bf_err session_feed_line(void *host_ctx, const char *line, size_t len,
 			      int truncated);
 
