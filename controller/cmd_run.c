@@ -33,7 +33,8 @@ static const char run_usage[] =
 	"usage: ctl run HOST... [--size N | --sizes LIST] [--dtypes LIST] [--iters N]\n"
 	"               [--cpu-iters N] [--warmup N] [--cpu-warmup N] [--cold-cache]\n"
 	"               [--device cpu|cuda|all] [--jobs N]\n"
-	"               [--timeout SECONDS] [--no-tui] [--results DIR] [--tag TEXT]\n"
+	"               [--timeout SECONDS] [--host-timeout SECONDS] [--no-tui]\n"
+	"               [--results DIR] [--tag TEXT]\n"
 	"               [--accept-new-host-keys]\n"
 	"               [-F SSH_CONFIG] [--hosts-dir DIR]\n"
 	"\n"
@@ -42,14 +43,18 @@ static const char run_usage[] =
 	"lines.\n"
 	"HOST is `local` (the agent beside ctl, no SSH), an alias from ~/.ssh/config,\n"
 	"[user@]host[:port], or a host or group from hosts/*.json.\n"
+	"--host-timeout: a running agent silent for longer than this (at least; more\n"
+	"when its own GEMMs predict a longer wait) fails its host; default 3600, 0 none.\n"
 	"Results go to DIR/<run-id>/ (default results/). Exit status: 0 all passed,\n"
-	"1 some checks failed, 2 usage error, 3 some hosts failed, 130 interrupted.\n";
+	"1 some checks failed, 2 usage error, 3 some hosts failed or the archive\n"
+	"could not be written, 130 interrupted (Ctrl-C, q, SIGTERM, SIGHUP, SIGQUIT).\n";
 
 atomic_int ctl_interrupted;
 
+/* Records which signal stopped the run (run.json's reason says). */
 static void on_signal(int sig)
 {
-	ctl_interrupted = 1;
+	ctl_interrupted = sig;
 }
 
 static int parse_positive(const char *name, const char *s, int min, int max,
@@ -92,7 +97,7 @@ static char **host_agent_argv(const struct run_opts *o,
 int cmd_run(int argc, char **argv)
 {
 	/* The agent's options come from its table, from O_AGENT on. */
-	enum { O_JOBS = 256, O_TIMEOUT, O_NO_TUI, O_RESULTS, O_TAG, O_ACCEPT,
+	enum { O_JOBS = 256, O_TIMEOUT, O_HOST_TIMEOUT, O_NO_TUI, O_RESULTS, O_TAG, O_ACCEPT,
 	       O_HOSTS_DIR, O_HELP, O_AGENT = 512 };
 	static const char *const agent_opts[] = { "size", "sizes", "dtypes",
 		"iters", "cpu-iters", "cpu-warmup", "warmup", "device",
@@ -100,6 +105,7 @@ int cmd_run(int argc, char **argv)
 	static struct option longopts[32] = {
 		{ "jobs", required_argument, NULL, O_JOBS },
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "host-timeout", required_argument, NULL, O_HOST_TIMEOUT },
 		{ "no-tui", no_argument, NULL, O_NO_TUI },
 		{ "results", required_argument, NULL, O_RESULTS },
 		{ "tag", required_argument, NULL, O_TAG },
@@ -115,7 +121,7 @@ int cmd_run(int argc, char **argv)
 	const char **names = NULL;
 	char ***argvs = NULL;
 	char *hostargs[MAX_HOSTS];
-	int nhostargs = 0, nhosts = 0, c, n = 8, status = BF_EXIT_USAGE;
+	int nhostargs = 0, nhosts = 0, c, n = 9, status = BF_EXIT_USAGE;
 	char detail[512];
 	enum bf_err err;
 
@@ -131,6 +137,7 @@ int cmd_run(int argc, char **argv)
 	memset(&opts, 0, sizeof(opts));
 	opts.jobs = 16;
 	opts.timeout_s = 30;
+	opts.host_timeout_s = 3600;
 	opts.results_dir = "results";
 	opts.hosts_dir = getenv("BENCHFLEET_HOSTS_DIR") ? getenv("BENCHFLEET_HOSTS_DIR") : "hosts";
 
@@ -154,6 +161,11 @@ int cmd_run(int argc, char **argv)
 			break;
 		case O_TIMEOUT:
 			if (parse_positive("--timeout", optarg, 1, 86400, &opts.timeout_s))
+				return BF_EXIT_USAGE;
+			break;
+		case O_HOST_TIMEOUT:
+			if (parse_positive("--host-timeout", optarg, 0, 7 * 86400,
+					   &opts.host_timeout_s))
 				return BF_EXIT_USAGE;
 			break;
 		case O_NO_TUI:
@@ -224,6 +236,18 @@ int cmd_run(int argc, char **argv)
 			goto out;
 		}
 	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	/* A closed terminal (HUP) or SIGQUIT stops the run as Ctrl-C does:
+	 * the agents are stopped, run.json and the table are written. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+
 	err = session_open(&s, &opts, argc, argv, nhosts, names, &inv, argvs,
 			   &ctl_interrupted, detail, sizeof(detail));
 	if (err != BF_OK) {
@@ -238,14 +262,6 @@ int cmd_run(int argc, char **argv)
 	printf("run %s: %d host%s, results in %s\n", s.archive.run_id,
 	       nhosts, nhosts == 1 ? "" : "s", s.archive.dir);
 	fflush(stdout);
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
 
 	/* After the handlers above, so that curses leaves SIGINT to them. */
 	if (!opts.no_tui)

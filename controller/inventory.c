@@ -133,6 +133,19 @@ static enum bf_err parse_defaults(const cJSON *d, const char *origin,
 	return BF_OK;
 }
 
+/* A POSIX shell variable name: [A-Za-z_][A-Za-z0-9_]*. Anything else
+ * cannot be exported by the remote shell (and could be code). */
+static int env_name_ok(const char *s)
+{
+	if (!s || !*s || (*s >= '0' && *s <= '9'))
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_'))
+			return 0;
+	return 1;
+}
+
 static enum bf_err parse_host(const cJSON *h, const char *origin,
 			      struct inv_host *out, char *detail,
 			      size_t detail_len)
@@ -179,6 +192,10 @@ static enum bf_err parse_host(const cJSON *h, const char *origin,
 				return bad(detail, detail_len, origin,
 					   "env: string values, at most 32",
 					   h->string);
+			if (!env_name_ok(e->string))
+				return bf_fail(detail, detail_len, BF_ERR_PARSE,
+					       "%s: host %s: env: '%s' is not a variable name (letters, digits, _; not starting with a digit)",
+					       origin, h->string, e->string);
 			out->env_name[out->nenv] = bf_xstrdup(e->string);
 			out->env_value[out->nenv++] = bf_xstrdup(e->valuestring);
 		}

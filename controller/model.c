@@ -2,13 +2,22 @@
 #include "model.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bf_clock.h"
+#include "bf_text.h"
 #include "xmalloc.h"
+
+/* Which seqs arrived, per host: a bitmap grown as seqs arrive (at most
+ * MODEL_MAX_SEQ bits, 512 KiB). */
+struct seq_set {
+	unsigned char *bits;
+	size_t bytes;
+};
 
 struct model_state {
 	pthread_mutex_t lock;
@@ -20,9 +29,62 @@ struct model_state {
 	int nchecks, checks_cap;
 	struct model_baseline **baseline; /* per host; NULL: none */
 	int *nbaseline;
+	struct seq_set *seqs; /* per host */
 	uint64_t version; /* bumped on every change: readers redraw on change */
 	uint64_t started_ns;
 };
+
+/* Copies src into dst (len bytes) for a terminal (bf_text_sanitize), one
+ * line at a time so that line breaks stay. */
+static void sanitize_lines(char *dst, size_t len, const char *src)
+{
+	size_t used = 0;
+
+	dst[0] = '\0';
+	while (src && used + 1 < len) {
+		const char *nl = strchr(src, '\n');
+		size_t n = nl ? (size_t)(nl - src) : strlen(src);
+		char *line = bf_xasprintf("%.*s", (int)(n < 65536 ? n : 65536), src);
+
+		bf_text_sanitize(dst + used, len - used, line);
+		free(line);
+		used += strlen(dst + used);
+		if (!nl || used + 1 >= len)
+			break;
+		dst[used++] = '\n';
+		dst[used] = '\0';
+		src = nl + 1;
+	}
+}
+
+/* 1 when seq was already in set, else adds it and returns 0. seq is in
+ * 0..MODEL_MAX_SEQ (checked by the caller). */
+static int seq_seen(struct seq_set *set, int seq)
+{
+	size_t byte = (size_t)seq / 8;
+	unsigned char bit = (unsigned char)(1u << (seq % 8));
+
+	if (byte >= set->bytes) {
+		size_t nb = set->bytes ? set->bytes : 64;
+
+		while (nb <= byte)
+			nb *= 2;
+		set->bits = bf_xrealloc(set->bits, nb);
+		memset(set->bits + set->bytes, 0, nb - set->bytes);
+		set->bytes = nb;
+	}
+	if (set->bits[byte] & bit)
+		return 1;
+	set->bits[byte] |= bit;
+	return 0;
+}
+
+static int seq_has(const struct seq_set *set, int seq)
+{
+	size_t byte = (size_t)seq / 8;
+
+	return byte < set->bytes && (set->bits[byte] >> (seq % 8)) & 1;
+}
 
 static const char *const state_names[] = {
 	[HOST_PENDING] = "pending",       [HOST_CONNECTING] = "connecting",
@@ -47,10 +109,12 @@ void model_init(struct model *m, int nhosts, const char *const *names)
 	st->hosts = bf_xcalloc((size_t)nhosts + 1, sizeof(*st->hosts));
 	st->baseline = bf_xcalloc((size_t)nhosts + 1, sizeof(*st->baseline));
 	st->nbaseline = bf_xcalloc((size_t)nhosts + 1, sizeof(*st->nbaseline));
+	st->seqs = bf_xcalloc((size_t)nhosts + 1, sizeof(*st->seqs));
 	for (int i = 0; i < nhosts; i++) {
-		snprintf(st->hosts[i].name, sizeof(st->hosts[i].name), "%s",
-			 names[i]);
+		bf_text_sanitize(st->hosts[i].name, sizeof(st->hosts[i].name),
+				 names[i]);
 		st->hosts[i].agent_exit = -1;
+		st->hosts[i].max_seq = st->hosts[i].summary_seq = -1;
 	}
 	st->started_ns = bf_now_ns();
 	m->st = st;
@@ -62,8 +126,11 @@ void model_free(struct model *m)
 
 	if (!st)
 		return;
-	for (int i = 0; i < st->nhosts; i++)
+	for (int i = 0; i < st->nhosts; i++) {
 		free(st->baseline[i]);
+		free(st->seqs[i].bits);
+	}
+	free(st->seqs);
 	free(st->baseline);
 	free(st->nbaseline);
 	free(st->hosts);
@@ -170,7 +237,7 @@ int model_set_state(struct model *m, int host, enum host_state st,
 		h->ended_ns = bf_now_ns();
 	h->state = st;
 	if (reason)
-		snprintf(h->reason, sizeof(h->reason), "%s", reason);
+		sanitize_lines(h->reason, sizeof(h->reason), reason);
 	ms->version++;
 	model_unlock(ms);
 	return changed;
@@ -190,8 +257,8 @@ static struct model_checks *checks_for(struct model_state *m, int host,
 	}
 	memset(&m->checks[m->nchecks], 0, sizeof(*m->checks));
 	m->checks[m->nchecks].host = host;
-	snprintf(m->checks[m->nchecks].device, sizeof(m->checks->device), "%s",
-		 device);
+	bf_text_sanitize(m->checks[m->nchecks].device, sizeof(m->checks->device),
+			 device);
 	return &m->checks[m->nchecks++];
 }
 
@@ -290,8 +357,8 @@ static void add_gemm(struct model_state *m, int host,
 	r = &m->rows[m->nrows++];
 	memset(r, 0, sizeof(*r));
 	r->host = host;
-	snprintf(r->device, sizeof(r->device), "%s", str_or(g->device, "?"));
-	snprintf(r->dtype, sizeof(r->dtype), "%s", str_or(g->dtype, "?"));
+	bf_text_sanitize(r->device, sizeof(r->device), str_or(g->device, "?"));
+	bf_text_sanitize(r->dtype, sizeof(r->dtype), str_or(g->dtype, "?"));
 	r->n = g->n;
 	r->status = g->status;
 	r->median_ms = g->median_ms;
@@ -299,30 +366,62 @@ static void add_gemm(struct model_state *m, int host,
 	r->max_ms = g->max_ms;
 	r->gflops = g->gflops;
 	r->peak_mib = g->peak_mib;
-	snprintf(r->reason, sizeof(r->reason), "%s", str_or(g->reason, ""));
+	bf_text_sanitize(r->reason, sizeof(r->reason), str_or(g->reason, ""));
 	r->prev_gflops = baseline_gflops(m, r);
 	recompute_ratios(m, host);
 }
 
-int model_add_record(struct model *mm, int host, const struct bf_record *rec)
+/* Whether rec's numbers are within model.h's bounds. */
+static int record_in_range(const struct bf_record *rec)
+{
+	if (rec->seq < -1 || rec->seq > MODEL_MAX_SEQ)
+		return 0;
+	switch (rec->type) {
+	case BF_REC_PLAN:
+		return rec->u.plan.gemm_total >= 0 &&
+		       rec->u.plan.gemm_total <= MODEL_MAX_PLANNED &&
+		       rec->u.plan.checks_total >= 0 &&
+		       rec->u.plan.checks_total <= MODEL_MAX_PLANNED;
+	case BF_REC_GEMM:
+		return rec->u.gemm.n >= 1 && rec->u.gemm.n <= MODEL_MAX_N;
+	default:
+		return 1;
+	}
+}
+
+enum model_added model_add_record(struct model *mm, int host,
+				  const struct bf_record *rec)
 {
 	struct model_state *m = mm->st;
 	struct model_host *h = &m->hosts[host];
-	int progress = 0;
+	enum model_added added = MODEL_ADDED;
 
+	if (!record_in_range(rec))
+		return MODEL_REJECTED_RANGE;
 	model_lock(m);
+	/* A seq seen before is a line sent twice: counted once. Records
+	 * without a seq (-1: hand-made, older archives) are all taken. */
+	if (rec->seq >= 0 && seq_seen(&m->seqs[host], rec->seq)) {
+		h->duplicates++;
+		m->version++;
+		model_unlock(m);
+		return MODEL_REJECTED_DUPLICATE;
+	}
+	if (rec->seq > h->max_seq)
+		h->max_seq = rec->seq;
 	h->records++;
 	switch (rec->type) {
 	case BF_REC_HOST:
-		snprintf(h->agent_hash, sizeof(h->agent_hash), "%s",
-			 str_or(rec->u.host.agent_source_hash, ""));
-		snprintf(h->hostname, sizeof(h->hostname), "%s",
-			 str_or(rec->u.host.hostname, ""));
+		bf_text_sanitize(h->agent_hash, sizeof(h->agent_hash),
+				 str_or(rec->u.host.agent_source_hash, ""));
+		bf_text_sanitize(h->hostname, sizeof(h->hostname),
+				 str_or(rec->u.host.hostname, ""));
 		break;
 	case BF_REC_PLAN:
 		h->gemm_total = rec->u.plan.gemm_total;
 		h->checks_total = rec->u.plan.checks_total;
-		progress = 1;
+		h->saw_plan = 1;
+		added = MODEL_ADDED_PROGRESS;
 		break;
 	case BF_REC_CHECK: {
 		struct model_checks *c =
@@ -340,17 +439,83 @@ int model_add_record(struct model *mm, int host, const struct bf_record *rec)
 	case BF_REC_GEMM:
 		add_gemm(m, host, &rec->u.gemm);
 		h->gemm_done++;
-		progress = 1;
+		added = MODEL_ADDED_PROGRESS;
 		break;
 	case BF_REC_SUMMARY:
 		h->saw_summary = 1;
+		h->summary_seq = rec->seq;
 		break;
 	default:
 		break;
 	}
 	m->version++;
 	model_unlock(m);
-	return progress;
+	return added;
+}
+
+/* Appends ", " (unless at the start) and the formatted text to out. */
+static void why_add(char *out, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void why_add(char *out, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(out);
+	va_list ap;
+
+	if (used && used + 2 < len) {
+		memcpy(out + used, ", ", 3);
+		used += 2;
+	}
+	va_start(ap, fmt);
+	if (used < len)
+		vsnprintf(out + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+int model_host_complete(struct model *mm, int host, char *why, size_t why_len)
+{
+	struct model_state *m = mm->st;
+	const struct model_host *h = &m->hosts[host];
+	const struct seq_set *seqs = &m->seqs[host];
+	int missing = 0, shown = 0, last;
+	char list[96] = "";
+
+	why[0] = '\0';
+	model_lock(m);
+	if (!h->saw_plan)
+		why_add(why, why_len, "no plan record");
+	if (!h->saw_summary)
+		why_add(why, why_len, "no summary record");
+	if (h->saw_plan && h->checks_done != h->checks_total)
+		why_add(why, why_len, "%d of %d check records", h->checks_done,
+			h->checks_total);
+	if (h->saw_plan && h->gemm_done != h->gemm_total)
+		why_add(why, why_len, "%d of %d gemm records", h->gemm_done,
+			h->gemm_total);
+	/* Every seq up to the summary's (or the highest seen, without a
+	 * summary) arrived? Records without a seq are not checked. */
+	last = h->summary_seq >= 0 ? h->summary_seq : h->max_seq;
+	for (int q = 0; q <= last; q++) {
+		if (seq_has(seqs, q))
+			continue;
+		if (missing++ < 3) {
+			size_t used = strlen(list);
+
+			snprintf(list + used, sizeof(list) - used, "%s%d",
+				 shown++ ? ", " : "", q);
+		}
+	}
+	if (missing > 3)
+		why_add(why, why_len, "seq %s and %d more missing", list,
+			missing - 3);
+	else if (missing)
+		why_add(why, why_len, "seq %s missing", list);
+	if (h->summary_seq >= 0 && h->max_seq > h->summary_seq)
+		why_add(why, why_len, "records after the summary");
+	if (h->duplicates)
+		why_add(why, why_len, "%d duplicate record%s", h->duplicates,
+			h->duplicates == 1 ? "" : "s");
+	model_unlock(m);
+	return why[0] == '\0';
 }
 
 void model_add_malformed(struct model *m, int host)

@@ -72,6 +72,10 @@ struct model_host {
 	int records, malformed;
 	int agent_exit;         /* agent's exit status; -1 until known */
 	int saw_summary;        /* the agent's last record (summary) arrived */
+	int saw_plan;           /* the plan record arrived */
+	int duplicates;         /* records whose seq had arrived before:
+				 * ignored, not counted */
+	int max_seq, summary_seq; /* highest seq seen, the summary's; -1 none */
 	char fingerprint[128];  /* SHA256:... of the host key; "" for local */
 	char agent_hash[40];
 	char hostname[128];     /* from the host record */
@@ -124,15 +128,44 @@ void model_snapshot_free(struct model_snapshot *s);
 const struct model_checks *model_snapshot_checks(const struct model_snapshot *s,
 						 int host, const char *device);
 
-/* Sets host's state (and reason, may be NULL). Returns 1 when the state
+/* Sets host's state (and reason, may be NULL; sanitised per line, so a
+ * multi-line reason keeps its line breaks). Returns 1 when the state
  * changed (so callers print one progress line per change). */
 int model_set_state(struct model *m, int host, enum host_state st,
 		    const char *reason);
 
+/* Bounds of what model_add_record accepts (a second line of defence
+ * behind the record decoder, so no count or size from outside overflows
+ * an int or sizes an allocation): a record's seq is -1 (absent) or
+ * 0..MODEL_MAX_SEQ, a plan's totals 0..MODEL_MAX_PLANNED, a GEMM's n
+ * 1..MODEL_MAX_N (the agent's own limit is 65536). */
+#define MODEL_MAX_SEQ (1 << 22)
+#define MODEL_MAX_PLANNED (1 << 20)
+#define MODEL_MAX_N (1 << 20)
+
+/* What model_add_record did with a record. */
+enum model_added {
+	MODEL_ADDED = 0,        /* taken; nothing visible changed */
+	MODEL_ADDED_PROGRESS,   /* taken; "running k/n" changed (plan, gemm) */
+	MODEL_REJECTED_DUPLICATE, /* its seq arrived before: ignored */
+	MODEL_REJECTED_RANGE,   /* a number out of the bounds above: ignored */
+};
+
 /* Feeds one decoded record from host (copied; rec stays the caller's).
- * Returns 1 when the host's visible progress changed (a plan or gemm
- * record: "running k/n"). */
-int model_add_record(struct model *m, int host, const struct bf_record *rec);
+ * A record outside the bounds above, or whose seq (>= 0) was seen before
+ * for this host, is not taken: it changes nothing but the host's
+ * duplicates count (duplicates) or nothing at all (range; the caller
+ * counts it as malformed). Strings are sanitised (bf_text) as they
+ * enter, so every printer of the model prints terminal-safe text. */
+enum model_added model_add_record(struct model *m, int host,
+				  const struct bf_record *rec);
+
+/* Whether host's records are complete: the plan and the summary arrived,
+ * as many distinct check and gemm records as the plan announced, every
+ * seq from 0 to the summary's exactly once, none after it. Returns 1 when
+ * complete, else 0 with what is missing in why (one line: "2 of 3 gemm
+ * records, seq 5 missing"). */
+int model_host_complete(struct model *m, int host, char *why, size_t why_len);
 
 /* Counts a malformed line from host. */
 void model_add_malformed(struct model *m, int host);

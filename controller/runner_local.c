@@ -133,8 +133,7 @@ static enum bf_err run_local(struct host_ctx *h, char *detail, size_t detail_len
 				size_t keep = (size_t)n < sizeof(errtail) - 1 ?
 						      (size_t)n : sizeof(errtail) - 1;
 
-				fwrite(buf, 1, (size_t)n, h->log);
-				fflush(h->log);
+				session_log_write(h, buf, (size_t)n);
 				memcpy(errtail, buf + n - keep, keep);
 				errtail[keep] = '\0';
 			}

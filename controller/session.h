@@ -29,6 +29,9 @@ struct run_opts {
 	struct bf_agent_optset agent; /* the agent's options given to ctl */
 	int jobs;            /* hosts at once (default 16) */
 	int timeout_s;       /* connect and silence bound (default 30) */
+	int host_timeout_s;  /* floor of a running agent's allowed silence
+			      * between records (session_silence_limit_s);
+			      * 0: none */
 	int no_tui;
 	int accept_new_host_keys;
 	const char *results_dir;
@@ -61,8 +64,24 @@ struct host_ctx {
 	FILE *ndjson;              /* every valid record, as received */
 	FILE *log;                 /* stderr, build output, malformed lines */
 	char basename[96];         /* archive file stem */
-	atomic_int *cancel;
+	char label[128];           /* name, terminal-safe, for progress lines */
+	atomic_int *cancel;        /* &stop, which the session sets on Ctrl-C
+				    * and on the host timeout */
+	atomic_int stop;
+	atomic_int timed_out;      /* stopped by the host timeout */
+	_Atomic uint64_t last_record_ns; /* when the last record (or the
+					  * running state) arrived */
+	_Atomic double silence_limit_s;  /* allowed silence now; 0: none */
 	long lineno;
+	/* The host thread's own (no lock): */
+	double s_per_n3;           /* slowest GEMM seen: seconds per n^3 */
+	int *sizes, nsizes;        /* the agent's GEMM sizes (host record) */
+	int per_size;              /* gemm records per size: devices x dtypes */
+	long malformed_seen;       /* malformed or rejected lines */
+	long ndjson_bytes;         /* bytes of whole lines in ndjson */
+	int write_failed;          /* an archive write failed: see write_error */
+	int complete;              /* model_host_complete at the host's end */
+	char write_error[256];     /* "archive write failed: FILE: why" */
 	pthread_mutex_t *print_lock; /* serialises progress lines */
 	int quiet;                 /* the live table draws instead */
 	const char *run_id;        /* this run's archive id */
@@ -78,10 +97,11 @@ struct session {
 	struct model model;
 	struct archive archive;
 	const struct run_opts *opts;
-	atomic_int *cancel;
+	atomic_int *cancel;    /* ctl's: the signal's number (q: SIGINT) */
 	int argc;              /* ctl's arguments, for run.json */
 	char **argv;
 	char started_at[32];
+	char json_error[512];  /* the first failed run.json write ("" none) */
 };
 
 /*
@@ -106,18 +126,36 @@ enum bf_err session_open(struct session *s, const struct run_opts *opts,
 void session_run(struct session *s, struct ui *ui);
 
 /* Ends the run: hosts that never started become interrupted, run.json is
- * written a last time, the plain table is printed. Returns ctl's exit
- * status (BF_EXIT_*). */
+ * written a last time (on a full disk after giving up the run directory's
+ * .reserve; stderr says so if even that fails), the plain table is
+ * printed. Returns ctl's exit status (BF_EXIT_*): 130 when a signal or q
+ * stopped the run, 3 when a host did not complete or the archive could
+ * not be written. */
 int session_finish(struct session *s);
 
 /* Frees what session_open made; session_close on a zeroed struct does
  * nothing. */
 void session_close(struct session *s);
 
-/* Validates one stdout line of the agent and files it: archived and fed
- * to the model when valid, counted and logged when not. Never stops the
- * run (always BF_OK). A linesplit_fn; arg is the host_ctx. Thread: the
- * host's. */
+/* Appends n bytes of the agent's stderr (or other text) to h's log,
+ * checking the write; a failure marks the host (session's archive write
+ * failure). Thread: the host's. */
+void session_log_write(struct host_ctx *h, const void *buf, size_t n);
+
+/*
+ * How long a running agent may stay silent before its host fails: the
+ * larger of floor_s and ten times the predicted time to the next record,
+ * which is the slowest GEMM seen so far in seconds per n^3 (s_per_n3; a
+ * GEMM's time grows with n^3) times next_n^3. floor_s 0 means no limit
+ * (returns 0). Pure.
+ */
+double session_silence_limit_s(double floor_s, double s_per_n3, int next_n);
+
+/* Validates one stdout line of the agent and files it: fed to the model
+ * and archived (one write per line, checked) when valid and new; counted
+ * and logged (excerpts capped, sanitised) when malformed or out of range;
+ * logged only when its seq arrived before. Never stops the run (always
+ * BF_OK). A linesplit_fn; arg is the host_ctx. Thread: the host's. */
 enum bf_err session_feed_line(void *host_ctx, const char *line, size_t len,
 			      int truncated);
 

@@ -771,6 +771,36 @@ class FakeAgentTest(CtlTestCase):
         self.assertEqual(h["records"], len(self.real) - 1)
 
 
+    def test_silent_agent_with_a_live_sshd_is_timed_out(self):
+        # Everything but the summary, then silence while the agent and
+        # the connection stay alive (issue 11): --host-timeout stops it.
+        self.fake_agent(self.real[:-1],
+                        "cat \"$d/records.ndjson\"\nexec sleep 120\n")
+        c = self.run_ctl(TINY + ["--host-timeout", "5", "bfhost1"],
+                         timeout=120)
+        self.assertEqual(c.rc, EXIT_HOSTS_FAILED, c.stdout + c.stderr)
+        d, run, hs = self.archive(c)
+        h = hs["bfhost1"]
+        self.assert_host_failed(h, "no record for 5 s (--host-timeout)")
+        self.assertEqual(h["records"], len(self.real) - 1)
+
+    def test_escapes_from_the_host_never_reach_the_terminal(self):
+        recs = [json.loads(l) for l in self.real]
+        recs[0]["hostname"] = "evil\x1b]0;title\x07"
+        lines = [json.dumps(r, separators=(",", ":")) for r in recs[:2]]
+        self.fake_agent(lines, "cat \"$d/records.ndjson\"\n"
+                               "printf 'agent: \\033[2Jcaf\\303\\251\\377\\n' >&2\n"
+                               "exit 4\n")
+        p = subprocess.run([CTL, "run", "--no-tui", "--results",
+                            self.results] + TINY + ["bfhost1"],
+                           env=self.env(), cwd=self.cwd, capture_output=True,
+                           timeout=120, stdin=subprocess.DEVNULL)
+        self.assertEqual(p.returncode, EXIT_HOSTS_FAILED, p)
+        self.assertNotIn(b"\x1b", p.stdout + p.stderr)
+        self.assertIn("agent exited with status 4: agent: ?[2Jcaf\u00e9?",
+                      p.stdout.decode("utf-8"))
+
+
 class InterruptTest(CtlTestCase):
     """Ctrl-C (SIGINT to ctl) while two remote agents and the local one
     run a long sweep, and ctl waits on a hung host (3) with a long

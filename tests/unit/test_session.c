@@ -2,7 +2,10 @@
  * Unit tests of ctl's run plumbing that needs no host: the inventory's
  * per-host agent defaults, read through the agent's option table
  * (controller/inventory.c), and the one reading of an agent's exit status
- * (session_agent_outcome in controller/session.c).
+ * (session_agent_outcome in controller/session.c); the model's entry
+ * checks (controller/model.c: numbers out of range, duplicate seqs,
+ * completeness, terminal-safe text) and the host timeout's arithmetic
+ * (session_silence_limit_s).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,8 +16,14 @@
 
 #include <cmocka.h>
 
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+
 #include "ctl.h"
 #include "inventory.h"
+#include "model.h"
+#include "record.h"
 #include "schema.h"
 #include "session.h"
 
@@ -138,12 +147,193 @@ static void test_agent_outcome(void **state)
 			 AGENT_OUTCOME_CHECKS_FAILED);
 }
 
+static void test_inventory_env_names(void **state)
+{
+	static const char *const bad[] = { "A;x", "1A", "", "A B", "A=B",
+					   "$(x)" };
+	struct inventory inv;
+	char json[256], d[512];
+
+	snprintf(json, sizeof(json),
+		 "{\"hosts\": {\"a\": {\"env\": {\"_A1\": \"v;$x\"}}}}");
+	assert_int_equal(parse(json, &inv, d, sizeof(d)), BF_OK);
+	inventory_free(&inv);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(json, sizeof(json),
+			 "{\"hosts\": {\"a\": {\"env\": {\"%s\": \"v\"}}}}",
+			 bad[i]);
+		assert_int_equal(parse(json, &inv, d, sizeof(d)), BF_ERR_PARSE);
+		assert_non_null(strstr(d, "host a: env: '"));
+		assert_non_null(strstr(d, "is not a variable name"));
+		inventory_free(&inv);
+	}
+}
+
+static const char *const names[] = { "h" };
+
+static void add(struct model *m, struct bf_record *r, int seq,
+		enum model_added want)
+{
+	r->seq = seq;
+	assert_int_equal(model_add_record(m, 0, r), want);
+}
+
+static void test_model_ranges(void **state)
+{
+	struct model m;
+	struct bf_record r;
+	struct model_host h;
+
+	model_init(&m, 1, names);
+	bf_record_init(&r, BF_REC_PLAN);
+	r.u.plan.gemm_total = INT_MIN; /* what an undefined cast once gave */
+	add(&m, &r, 1, MODEL_REJECTED_RANGE);
+	r.u.plan.gemm_total = INT_MAX;
+	add(&m, &r, 1, MODEL_REJECTED_RANGE);
+	r.u.plan.gemm_total = 3;
+	r.u.plan.checks_total = -1;
+	add(&m, &r, 1, MODEL_REJECTED_RANGE);
+	r.u.plan.checks_total = 0;
+	add(&m, &r, INT_MAX, MODEL_REJECTED_RANGE);
+	add(&m, &r, -2, MODEL_REJECTED_RANGE);
+	add(&m, &r, 1, MODEL_ADDED_PROGRESS);
+	bf_record_free(&r);
+	bf_record_init(&r, BF_REC_GEMM);
+	for (int n = INT_MIN; n <= 0; n = n / 2 + (n < -1 ? 0 : 1)) {
+		r.u.gemm.n = n;
+		add(&m, &r, 2, MODEL_REJECTED_RANGE);
+		if (n == 0)
+			break;
+	}
+	r.u.gemm.n = MODEL_MAX_N + 1;
+	add(&m, &r, 2, MODEL_REJECTED_RANGE);
+	model_host_get(&m, 0, &h);
+	assert_int_equal(h.records, 1); /* the plan only */
+	assert_int_equal(h.gemm_total, 3);
+	assert_int_equal(h.gemm_done, 0);
+	bf_record_free(&r);
+	model_free(&m);
+}
+
+static void test_model_completeness(void **state)
+{
+	struct model m;
+	struct bf_record r;
+	struct model_host h;
+	char why[256];
+
+	model_init(&m, 1, names);
+	assert_int_equal(model_host_complete(&m, 0, why, sizeof(why)), 0);
+	assert_string_equal(why, "no plan record, no summary record");
+	bf_record_init(&r, BF_REC_HOST);
+	add(&m, &r, 0, MODEL_ADDED);
+	bf_record_free(&r);
+	bf_record_init(&r, BF_REC_PLAN);
+	r.u.plan.gemm_total = 3;
+	add(&m, &r, 1, MODEL_ADDED_PROGRESS);
+	bf_record_free(&r);
+	bf_record_init(&r, BF_REC_GEMM);
+	r.u.gemm.device = strdup("cpu");
+	r.u.gemm.dtype = strdup("fp32");
+	r.u.gemm.n = 64;
+	add(&m, &r, 2, MODEL_ADDED_PROGRESS);
+	/* Sent again: ignored, not counted. */
+	add(&m, &r, 2, MODEL_REJECTED_DUPLICATE);
+	add(&m, &r, 2, MODEL_REJECTED_DUPLICATE);
+	add(&m, &r, 4, MODEL_ADDED_PROGRESS); /* seq 3 lost */
+	bf_record_free(&r);
+	bf_record_init(&r, BF_REC_SUMMARY);
+	add(&m, &r, 5, MODEL_ADDED);
+	bf_record_free(&r);
+	model_host_get(&m, 0, &h);
+	assert_int_equal(h.gemm_done, 2);
+	assert_int_equal(h.records, 5);
+	assert_int_equal(h.duplicates, 2);
+	assert_int_equal(model_host_complete(&m, 0, why, sizeof(why)), 0);
+	assert_string_equal(why, "2 of 3 gemm records, seq 3 missing, "
+				 "2 duplicate records");
+	model_free(&m);
+
+	/* Everything once: complete. */
+	model_init(&m, 1, names);
+	bf_record_init(&r, BF_REC_PLAN);
+	r.u.plan.gemm_total = 0;
+	add(&m, &r, 0, MODEL_ADDED_PROGRESS);
+	bf_record_free(&r);
+	bf_record_init(&r, BF_REC_SUMMARY);
+	add(&m, &r, 1, MODEL_ADDED);
+	bf_record_free(&r);
+	assert_int_equal(model_host_complete(&m, 0, why, sizeof(why)), 1);
+	assert_string_equal(why, "");
+	model_free(&m);
+
+	/* Many seqs missing: the first three and a count. */
+	model_init(&m, 1, names);
+	bf_record_init(&r, BF_REC_SUMMARY);
+	add(&m, &r, 9, MODEL_ADDED);
+	bf_record_free(&r);
+	assert_int_equal(model_host_complete(&m, 0, why, sizeof(why)), 0);
+	assert_string_equal(why, "no plan record, seq 0, 1, 2 and 6 more missing");
+	model_free(&m);
+}
+
+static void test_model_text_is_sanitised(void **state)
+{
+	struct model m;
+	struct bf_record r;
+	struct model_host h;
+	struct model_snapshot snap = { 0 };
+
+	model_init(&m, 1, names);
+	bf_record_init(&r, BF_REC_HOST);
+	r.u.host.hostname = strdup("a\x1b]0;t\x07" "b");
+	r.u.host.agent_source_hash = strdup("\x1b[2J");
+	add(&m, &r, -1, MODEL_ADDED);
+	bf_record_free(&r);
+	bf_record_init(&r, BF_REC_GEMM);
+	r.u.gemm.device = strdup("cpu\x1b");
+	r.u.gemm.dtype = strdup("fp32");
+	r.u.gemm.n = 8;
+	r.u.gemm.reason = strdup("caf\xc3\xa9 \xff\x1b[31m");
+	add(&m, &r, -1, MODEL_ADDED_PROGRESS);
+	bf_record_free(&r);
+	model_set_state(&m, 0, HOST_FAILED,
+			"build failed:\n\x1b[31mline 1\nline\x9b" "2");
+	model_host_get(&m, 0, &h);
+	assert_string_equal(h.hostname, "a?]0;t?b");
+	assert_string_equal(h.agent_hash, "?[2J");
+	/* Line breaks of a reason stay; everything else is clean. */
+	assert_string_equal(h.reason, "build failed:\n?[31mline 1\nline?2");
+	model_snapshot_update(&m, &snap);
+	assert_string_equal(snap.rows[0].device, "cpu?");
+	assert_string_equal(snap.rows[0].reason, "caf\xc3\xa9 ??[31m");
+	model_snapshot_free(&snap);
+	model_free(&m);
+}
+
+static void test_silence_limit(void **state)
+{
+	/* No floor: no limit, whatever the estimate. */
+	assert_true(session_silence_limit_s(0, 1.0, 1000) == 0);
+	/* No estimate yet: the floor. */
+	assert_true(session_silence_limit_s(60, 0, 4096) == 60);
+	/* 1 ns per n^3 at n = 1000 is 1 s: ten times that is under the
+	 * floor; at n = 4000 it is 64 s, ten times 640 s. */
+	assert_true(session_silence_limit_s(60, 1e-9, 1000) == 60);
+	assert_true(fabs(session_silence_limit_s(60, 1e-9, 4000) - 640) < 1e-6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_inventory_defaults),
 		cmocka_unit_test(test_inventory_bad_defaults),
 		cmocka_unit_test(test_agent_outcome),
+		cmocka_unit_test(test_inventory_env_names),
+		cmocka_unit_test(test_model_ranges),
+		cmocka_unit_test(test_model_completeness),
+		cmocka_unit_test(test_model_text_is_sanitised),
+		cmocka_unit_test(test_silence_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

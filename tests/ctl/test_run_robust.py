@@ -1,0 +1,364 @@
+#!/usr/bin/env python3
+"""ctl run against misbehaving agents (issue 11), with no SSH: `ctl run
+local` with $BENCHFLEET_AGENT set to a shell script written by each test,
+which replays records from a real run of the agent (the one beside ctl)
+with a fault added. Checks what the user sees (stdout, stderr, exit
+status) and what run.json and the host files say:
+
+- completeness: summary only, a record rejected (NaN), duplicates;
+- remote text with escape sequences and invalid UTF-8 never reaches the
+  terminal, valid UTF-8 does;
+- numbers out of range are rejected, never printed as -2147483648;
+- 200k garbage lines give bounded stdout and log;
+- a silent agent is stopped by --host-timeout;
+- SIGHUP mid-run: run.json incomplete, exit 130, host files intact;
+- a bad inventory env name is refused before anything runs;
+- a full disk (a 64 KiB tmpfs, as root; skipped where mount is not
+  permitted): one line on stderr, exit 3, run.json says why, host file in
+  whole lines.
+
+No assertion depends on timing: events are waited for, and the only
+clock is --host-timeout's, whose expiry is the outcome tested.
+"""
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+
+CTL = os.environ["BF_CTL"]
+AGENT = os.path.join(os.path.dirname(CTL), "agent")
+EXIT_OK, EXIT_USAGE, EXIT_HOSTS_FAILED, EXIT_INTERRUPTED = 0, 2, 3, 130
+# Three GEMMs, quickly.
+AGENT_ARGS = ["--sizes", "32,48,64", "--dtypes", "fp32", "--iters", "2",
+              "--warmup", "1", "--device", "cpu"]
+REAL = None   # the real agent's records (lines), set up once
+
+
+def setUpModule():
+    global REAL
+    p = subprocess.run([AGENT] + AGENT_ARGS, capture_output=True, text=True,
+                       timeout=120)
+    if p.returncode != 0:
+        raise RuntimeError("agent: %s" % p.stderr)
+    REAL = p.stdout.splitlines()
+
+
+def recs():
+    return [json.loads(l) for l in REAL]
+
+
+def dump(r):
+    return json.dumps(r, separators=(",", ":"), ensure_ascii=False)
+
+
+class Robust(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="bf-robust-")
+        self.results = os.path.join(self.tmp, "res")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def fake_agent(self, script, lines=None, raw=None):
+        """A fake agent: lines (text) or raw (bytes) in records.ndjson
+        beside it, script its body ($d is its directory)."""
+        d = os.path.join(self.tmp, "fake")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "records.ndjson"), "wb") as f:
+            if raw is not None:
+                f.write(raw)
+            else:
+                f.write("".join(l + "\n" for l in lines).encode())
+        path = os.path.join(d, "agent")
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\nd=%s\n%s" % (d, script))
+        os.chmod(path, 0o755)
+        return path
+
+    def env(self, agent):
+        return dict(os.environ, BENCHFLEET_AGENT=agent)
+
+    def ctl(self, agent, extra=(), results=None, timeout=240):
+        p = subprocess.run(
+            [CTL, "run", "local", "--no-tui", "--results",
+             results or self.results] + AGENT_ARGS + list(extra),
+            cwd=self.tmp, env=self.env(agent), capture_output=True,
+            timeout=timeout, stdin=subprocess.DEVNULL)
+        return p
+
+    def archive(self, results=None):
+        results = results or self.results
+        runs = os.listdir(results)
+        self.assertEqual(len(runs), 1, runs)
+        d = os.path.join(results, runs[0])
+        with open(os.path.join(d, "run.json")) as f:
+            run = json.load(f)
+        return d, run, run["hosts"][0]
+
+    def host_lines(self, d, h, key="records_file"):
+        with open(os.path.join(d, h[key]), "rb") as f:
+            return f.read()
+
+    # -- completeness ------------------------------------------------------
+
+    def assert_incomplete(self, p, parts):
+        self.assertEqual(p.returncode, EXIT_HOSTS_FAILED,
+                         p.stdout.decode() + p.stderr.decode())
+        d, run, h = self.archive()
+        self.assertEqual(run["status"], "incomplete")
+        self.assertEqual(h["status"], "failed")
+        self.assertEqual(h["complete_records"], "no")
+        for part in parts:
+            self.assertIn(part, h["reason"])
+            self.assertIn(part, p.stdout.decode())
+        return d, run, h
+
+    def test_complete_run_is_done(self):
+        agent = self.fake_agent('cat "$d/records.ndjson"\n', REAL)
+        p = self.ctl(agent)
+        self.assertEqual(p.returncode, EXIT_OK, p.stdout + p.stderr)
+        d, run, h = self.archive()
+        self.assertEqual((run["status"], h["status"], h["complete_records"]),
+                         ("complete", "done", "yes"))
+        self.assertEqual(h["gemm_done"], 3)
+        self.assertFalse(os.path.exists(os.path.join(d, ".reserve")))
+
+    def test_summary_only_is_incomplete(self):
+        agent = self.fake_agent('cat "$d/records.ndjson"\n', REAL[-1:])
+        self.assert_incomplete(self.ctl(agent), ["no plan record"])
+
+    def test_rejected_record_leaves_a_seq_gap(self):
+        r = recs()
+        k = next(i for i, x in enumerate(r) if x["type"] == "gemm")
+        lines = list(REAL)
+        # NaN is not JSON: the line is malformed, its record missing.
+        lines[k] = re.sub(r'"median_ms":[-0-9.e+]+', '"median_ms":NaN',
+                          lines[k])
+        self.assertIn("NaN", lines[k])
+        agent = self.fake_agent('cat "$d/records.ndjson"\n', lines)
+        d, run, h = self.assert_incomplete(
+            self.ctl(agent), ["2 of 3 gemm records", "seq %d missing" % k])
+        self.assertEqual(h["malformed_lines"], 1)
+        self.assertEqual(h["gemm_done"], 2)
+
+    def test_duplicates_are_counted_once(self):
+        r = recs()
+        k = next(i for i, x in enumerate(r) if x["type"] == "gemm")
+        lines = REAL[:k + 1] + [REAL[k]] * 6 + REAL[k + 1:]
+        agent = self.fake_agent('cat "$d/records.ndjson"\n', lines)
+        d, run, h = self.assert_incomplete(self.ctl(agent),
+                                           ["6 duplicate records"])
+        self.assertEqual((h["gemm_done"], h["gemm_total"]), (3, 3))
+        self.assertEqual(h["records"], len(REAL))
+        # The host file holds each record once.
+        self.assertEqual(self.host_lines(d, h).decode().splitlines(), REAL)
+
+    def test_out_of_range_numbers_are_rejected(self):
+        r = recs()
+        plan = next(i for i, x in enumerate(r) if x["type"] == "plan")
+        gemm = next(i for i, x in enumerate(r) if x["type"] == "gemm")
+        lines = list(REAL)
+        lines[plan] = re.sub(r'"gemm_total":\d+', '"gemm_total":1e300',
+                             lines[plan])
+        lines[gemm] = re.sub(r'"n":\d+', '"n":1e300', lines[gemm])
+        agent = self.fake_agent('cat "$d/records.ndjson"\n', lines)
+        p = self.ctl(agent)
+        self.assertEqual(p.returncode, EXIT_HOSTS_FAILED, p)
+        out = p.stdout.decode() + p.stderr.decode()
+        self.assertNotIn("2147483648", out)
+        self.assertNotIn("1e+300", out)
+        d, run, h = self.archive()
+        self.assertEqual(h["status"], "failed")
+        self.assertNotIn("2147483648", json.dumps(run))
+        self.assertGreaterEqual(h["malformed_lines"], 1)
+
+    # -- terminal safety ---------------------------------------------------
+
+    def test_escape_sequences_never_reach_the_terminal(self):
+        r = recs()
+        r[0]["hostname"] = "evil\x1b]0;title\x07host"
+        g = next(x for x in r if x["type"] == "gemm")
+        g["status"] = "skipped"
+        g["reason"] = "caf\u00e9 \x1b[2J\x1b[31mred\x9b"
+        g["median_ms"] = g["gflops"] = None
+        lines = [dump(x).encode() for x in r]
+        # Invalid UTF-8 inside a JSON string of a malformed line, and in
+        # the agent's stderr, whose last line becomes the host's reason.
+        raw = b"\n".join(lines[:2] + [b'{"bad\xff\xfe \x1b[5m', ] +
+                         lines[2:]) + b"\n"
+        agent = self.fake_agent(
+            'cat "$d/records.ndjson"\n'
+            "printf 'agent: \\033[31mboom\\377\\033]0;x\\007 caf\\303\\251\\n' >&2\n"
+            "exit 4\n", raw=raw)
+        p = self.ctl(agent)
+        self.assertEqual(p.returncode, EXIT_HOSTS_FAILED, p)
+        self.assertNotIn(b"\x1b", p.stdout)
+        self.assertNotIn(b"\x1b", p.stderr)
+        self.assertNotIn(b"\x9b", p.stdout.replace("\u009b".encode(), b""))
+        self.assertNotIn("\u009b".encode(), p.stdout)
+        out = p.stdout.decode("utf-8")   # valid UTF-8 throughout
+        self.assertIn("caf\u00e9", out)   # the skip reason in the table
+        self.assertIn("agent exited with status 4: agent: ", out)
+        d, run, h = self.archive()
+        self.assertNotIn("\x1b", h["reason"])
+        self.assertIn("caf\u00e9", h["reason"])
+        self.assertNotIn("\x1b", h["hostname"] or "")
+        with open(os.path.join(d, h["log_file"]), "rb") as f:
+            self.assertNotIn(b"\x1b[5m", f.read().split(b"agent: ")[0])
+
+    # -- volume ------------------------------------------------------------
+
+    def test_garbage_flood_is_summarised(self):
+        n = 200000
+        agent = self.fake_agent(
+            'head -n 2 "$d/records.ndjson"\n'
+            "yes 'garbage line {not json' | head -n %d\n"
+            'tail -n +3 "$d/records.ndjson"\n' % n, REAL)
+        p = self.ctl(agent)
+        self.assertEqual(p.returncode, EXIT_OK, p.stderr)
+        self.assertLess(len(p.stdout), 16 * 1024)
+        out = p.stdout.decode()
+        self.assertEqual(len(re.findall(r"(?m)^\[local\] malformed line",
+                                        out)), 10)
+        self.assertIn("[local] ... %d more malformed lines (see log)"
+                      % (n - 10), out)
+        d, run, h = self.archive()
+        self.assertEqual(h["malformed_lines"], n)
+        self.assertEqual(h["status"], "done")
+        log = self.host_lines(d, h, "log_file").decode()
+        self.assertLess(len(log), 1024 * 1024)
+        self.assertIn("... %d more malformed lines not logged" % (n - 1000),
+                      log)
+
+    # -- a silent agent ----------------------------------------------------
+
+    def test_silent_agent_is_timed_out(self):
+        # Everything but the summary, then silence while alive.
+        agent = self.fake_agent('cat "$d/records.ndjson"\nexec sleep 3600\n',
+                                REAL[:-1])
+        p = self.ctl(agent, ["--host-timeout", "5"], timeout=120)
+        self.assertEqual(p.returncode, EXIT_HOSTS_FAILED, p)
+        d, run, h = self.archive()
+        self.assertEqual(h["status"], "failed")
+        self.assertIn("no record for 5 s (--host-timeout)", h["reason"])
+        self.assertEqual(h["records"], len(REAL) - 1)
+
+    def test_host_timeout_is_checked(self):
+        p = subprocess.run([CTL, "run", "local", "--host-timeout", "-1"],
+                           capture_output=True, text=True, cwd=self.tmp)
+        self.assertEqual(p.returncode, EXIT_USAGE)
+        self.assertIn("--host-timeout", p.stderr)
+
+    # -- SIGHUP ------------------------------------------------------------
+
+    def test_sighup_ends_the_run_truthfully(self):
+        r = recs()
+        k = next(i for i, x in enumerate(r) if x["type"] == "gemm")
+        agent = self.fake_agent(
+            'head -n %d "$d/records.ndjson"\nexec sleep 3600\n' % (k + 1),
+            REAL)
+        proc = subprocess.Popen(
+            [CTL, "run", "local", "--no-tui", "--results", self.results] +
+            AGENT_ARGS, cwd=self.tmp, env=self.env(agent),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL)
+        try:
+            seen = []
+            for line in proc.stdout:
+                seen.append(line)
+                if line.startswith(b"[local] running 1/3"):
+                    break
+            self.assertTrue(seen and seen[-1].startswith(b"[local] running 1/"),
+                            seen)
+            proc.send_signal(signal.SIGHUP)
+            rest, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        self.assertEqual(proc.returncode, EXIT_INTERRUPTED, err)
+        self.assertIn(b"[local] interrupted", rest)
+        d, run, h = self.archive()
+        self.assertEqual(run["status"], "incomplete")
+        self.assertEqual(run["reason"], "interrupted by signal HUP")
+        self.assertIsNotNone(run["ended_at"])
+        self.assertEqual(h["status"], "interrupted")
+        self.assertEqual(self.host_lines(d, h).decode().splitlines(),
+                         REAL[:k + 1])
+
+    # -- inventory -----------------------------------------------------------
+
+    def test_bad_env_name_is_refused(self):
+        hosts = os.path.join(self.tmp, "hosts")
+        os.mkdir(hosts)
+        with open(os.path.join(hosts, "x.json"), "w") as f:
+            json.dump({"hosts": {"a": {"ssh": "root@127.0.0.1:1",
+                                       "env": {"OK_1": "v", "A;x": "y"}}}},
+                      f)
+        p = subprocess.run([CTL, "run", "a", "--hosts-dir", hosts,
+                            "--results", self.results],
+                           capture_output=True, text=True, cwd=self.tmp)
+        self.assertEqual(p.returncode, EXIT_USAGE, p.stdout + p.stderr)
+        self.assertEqual(p.stderr.count("\n"), 1, p.stderr)
+        self.assertIn("host a: env: 'A;x' is not a variable name", p.stderr)
+        self.assertEqual(p.stdout, "")
+        self.assertFalse(os.path.exists(self.results))
+
+    # -- a full disk ---------------------------------------------------------
+
+    def test_full_disk(self):
+        if os.geteuid() != 0:
+            self.skipTest("mount needs root")
+        mnt = os.path.join(self.tmp, "small")
+        os.mkdir(mnt)
+        m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k",
+                            "tmpfs", mnt], capture_output=True, text=True)
+        if m.returncode != 0:
+            self.skipTest("mount not permitted: %s" % m.stderr.strip())
+        try:
+            self.full_disk(mnt)
+        finally:
+            subprocess.run(["umount", mnt], check=False)
+
+    def full_disk(self, mnt):
+        # 400 distinct GEMM records of about 1 KiB: far more than fits.
+        r = recs()
+        gemm = next(x for x in r if x["type"] == "gemm")
+        out = [r[0], dict(next(x for x in r if x["type"] == "plan"),
+                          checks_total=0, gemm_total=400)]
+        for i in range(400):
+            out.append(dict(gemm, n=16 + i))
+        out.append(r[-1])
+        for i, x in enumerate(out):
+            x["seq"] = i
+        agent = self.fake_agent('cat "$d/records.ndjson"\n',
+                                [dump(x) for x in out])
+        results = os.path.join(mnt, "res")
+        p = self.ctl(agent, results=results)
+        self.assertEqual(p.returncode, EXIT_HOSTS_FAILED, p)
+        err = p.stderr.decode()
+        self.assertEqual(err.count("\n"), 1, err)
+        self.assertRegex(err, r"^ctl: local: archive write failed: "
+                              r"00-local\.ndjson: No space left on device\n$")
+        d, run, h = self.archive(results)
+        self.assertEqual(run["status"], "incomplete")
+        self.assertIsNotNone(run["ended_at"])
+        self.assertTrue(run["reason"].startswith(
+            "archive write failed: 00-local.ndjson: No space left"), run)
+        self.assertEqual(h["status"], "failed")
+        self.assertIn("No space left on device", h["reason"])
+        data = self.host_lines(d, h)
+        self.assertTrue(data == b"" or data.endswith(b"\n"))
+        for line in data.decode().splitlines():
+            json.loads(line)
+        self.assertIn("run %s incomplete" % run["run_id"], p.stdout.decode())
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
