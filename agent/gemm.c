@@ -380,7 +380,7 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 		if (be->mem_info(sd->dev.index, &free_b, &total_b, limit,
 				 sizeof(limit)) != BF_OK)
 			free_b = 0;
-		snprintf(why, sizeof(why), "%s", detail);
+		snprintf(why, sizeof(why), "%.255s", detail);
 		does_not_fit(detail, sizeof(detail), needed, free_b, limit,
 			     device_label(&sd->dev, label, sizeof(label)));
 		snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail),

@@ -139,7 +139,9 @@ class ReportTest(unittest.TestCase):
                 v = sorted(2 * g["n"] ** 3 / ms / 1e6 for ms in g["samples_ms"])
                 med = v[len(v) // 2] if len(v) % 2 else \
                     (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
-                text = "%.0f" % med if med >= 100 else "%.1f" % med
+                # report_html.c's fmt_value
+                text = ("%.0f" if med >= 100 else
+                        "%.1f" if med >= 10 else "%.2f") % med
                 self.assertIn(">%s %s</text>" % (label, text), self.html)
                 self.assertIn(">%s %.1f%%</text>" % (
                     label, 100 * g["fraction_of_peak"]), self.html)
