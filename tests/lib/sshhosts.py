@@ -409,6 +409,7 @@ class SSHHosts:
         if not self.use_unshare:
             os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
         for i in range(1, self.n + 1):
+            os.makedirs(self.host_dir(i), exist_ok=True)
             os.makedirs(self.remote_home(i), exist_ok=True)
         self._keygen([self.user_key] +
                      [self.host_key(i) for i in range(1, self.n + 1)])
