@@ -58,7 +58,9 @@ static char *env_prefix(const struct host_ctx *h);
 
 /* What the toolchain key covers, in the order it is hashed. */
 enum tc_part { TC_ARCH, TC_CC, TC_CUDA, TC_LIBS, TC_PARTS };
-static const char *const tc_names[TC_PARTS] = { "arch", "cc", "nvcc", "libs" };
+static const char *const tc_names[TC_PARTS] = {
+	"arch", "compiler", "nvcc", "libs"
+};
 
 /* Collects "key=value" lines printed by the preflight script. */
 struct probe {
@@ -385,7 +387,7 @@ static char *preflight_command(const char *work_sh, const char *env)
 		"echo \"tc_arch=$(uname -m 2>/dev/null)\"; "
 		"echo \"tc_cc=$(${CC:-cc} --version 2>/dev/null | head -n 1)\"; "
 		"echo \"tc_cuda=$(${CUDACXX:-nvcc} --version 2>/dev/null | grep -i release | head -n 1)\"; "
-		"echo \"tc_libs=$(pkg-config --modversion libcjson openblas 2>/dev/null | tr '\\n' ' ')\"; "
+		"echo \"tc_libs=$(echo $(pkg-config --modversion libcjson openblas 2>/dev/null))\"; "
 		"for x in \"$w\"/%s-*; do [ -x \"$x/build/bin/agent\" ] && echo \"built=${x##*/}\"; done; "
 		"m=; "
 		"command -v cc >/dev/null 2>&1 || m=\"$m compiler\"; "

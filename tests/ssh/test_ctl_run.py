@@ -875,7 +875,7 @@ class DeployKeyTest(CtlTestCase):
             self.assertIn("[%s] building" % n, c.stdout)
             keys[n] = key_of(self.log(d, hs[n]))
         self.assertEqual(len(set(keys.values())), 3, keys)
-        self.assertIn("arch aarch64, cc cc (Fake) 99.1", self.log(d, hs["other"]))
+        self.assertIn("arch aarch64, compiler cc (Fake) 99.1", self.log(d, hs["other"]))
         self.assertIn("nvcc Cuda compilation tools, release 99.9",
                       self.log(d, hs["gpu"]))
         self.assertIn("nvcc none", self.log(d, hs["plain"]))
