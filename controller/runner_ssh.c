@@ -424,7 +424,10 @@ static char *build_command(const char *staging_sh, const char *final_sh,
 		"s=; command -v setsid >/dev/null 2>&1 && s=setsid; "
 		"$s sh -c %s </dev/null >build.log 2>&1 & b=$!; "
 		"trap '' PIPE; "
-		"( while sleep 1; do echo %s || { kill -TERM -\"$b\" \"$b\"; "
+		/* sleep's output goes elsewhere: one left from the last round
+		 * must not hold the channel open once the shell is done. */
+		"( while sleep 1 </dev/null >/dev/null 2>&1; do "
+		"echo %s || { kill -TERM -\"$b\" \"$b\"; "
 		"sleep 2; kill -KILL -\"$b\" \"$b\"; exit 0; } 2>/dev/null; "
 		"done ) & k=$!; "
 		"wait \"$b\"; rc=$?; kill \"$k\" 2>/dev/null; "
