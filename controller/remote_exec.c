@@ -13,6 +13,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <libssh/callbacks.h>
 
@@ -199,6 +200,37 @@ static enum bf_err exec_loop(struct exec_state *st, ssh_channel ch,
 	return BF_OK;
 }
 
+int remote_channel_refused(struct remote *r)
+{
+	return ssh_is_connected(r->session) &&
+	       ssh_get_error_code(r->session) == SSH_REQUEST_DENIED;
+}
+
+enum bf_err remote_refusal_pause(struct remote *r, int attempt,
+				 int64_t deadline_ms)
+{
+	/* 20, 40, 80, then 100 ms: a slot is usually free again within
+	 * one round trip. */
+	int64_t until = remote_mono_ms() + (attempt < 3 ? 20 << attempt : 100);
+	struct timespec ts;
+
+	for (;;) {
+		int64_t now = remote_mono_ms(), left = until - now;
+
+		if (remote_cancelled(r))
+			return BF_ERR_INTERRUPTED;
+		if (now >= deadline_ms)
+			return BF_ERR_TIMEOUT;
+		if (left <= 0)
+			return BF_OK;
+		if (left > REMOTE_SLICE_MS)
+			left = REMOTE_SLICE_MS;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)left * 1000000L;
+		nanosleep(&ts, NULL);
+	}
+}
+
 /* Runs a nonblocking channel step to completion within timeout_s. */
 static enum bf_err channel_step(struct remote *r, ssh_channel ch,
 				const char *command, char *detail,
@@ -242,6 +274,7 @@ enum bf_err remote_exec(struct remote *r, const char *command,
 	struct exec_state st;
 	struct ssh_channel_callbacks_struct ccb;
 	ssh_channel ch = NULL;
+	int64_t deadline_ms;
 	int callbacks_set = 0;
 	enum bf_err err;
 
@@ -268,23 +301,49 @@ enum bf_err remote_exec(struct remote *r, const char *command,
 					 REMOTE_LINE_MAX_BYTES);
 
 	ssh_set_blocking(r->session, 0);
-	ch = ssh_channel_new(r->session);
-	if (!ch) {
-		err = ssh_is_connected(r->session) ?
-		      bf_fail(detail, detail_len, BF_ERR_NOMEM,
-			      "exec on %s: cannot create a channel", r->name) :
-		      remote_lost(r, "exec", detail, detail_len);
-		goto out;
+	/* One channel at a time: a server with MaxSessions 1 refuses a
+	 * second, so an SFTP session left open by remote_upload or
+	 * remote_mkdir_p is ended first (the next SFTP call opens another).
+	 * Nonblocking, as in remote_free: a dead host costs no wait. */
+	remote_sftp_end(r);
+	deadline_ms = remote_mono_ms() + (int64_t)r->timeout_s * 1000;
+	for (int attempt = 0;; attempt++) {
+		ch = ssh_channel_new(r->session);
+		if (!ch) {
+			err = ssh_is_connected(r->session) ?
+			      bf_fail(detail, detail_len, BF_ERR_NOMEM,
+				      "exec on %s: cannot create a channel",
+				      r->name) :
+			      remote_lost(r, "exec", detail, detail_len);
+			goto out;
+		}
+		memset(&ccb, 0, sizeof ccb);
+		ccb.userdata = &st;
+		ccb.channel_exit_status_function = on_exit_status;
+		ccb.channel_exit_signal_function = on_exit_signal;
+		ssh_callbacks_init(&ccb);
+		callbacks_set = ssh_set_channel_callbacks(ch, &ccb) == SSH_OK;
+		err = channel_step(r, ch, NULL, detail, detail_len);
+		if (err != BF_ERR_CONNECT || !remote_channel_refused(r))
+			break;
+		/* Refused while connected: the slot of the channel closed
+		 * just before (ours) may not be free yet on the server. */
+		if (callbacks_set)
+			ssh_remove_channel_callbacks(ch, &ccb);
+		ssh_channel_free(ch);
+		ch = NULL;
+		callbacks_set = 0;
+		switch (remote_refusal_pause(r, attempt, deadline_ms)) {
+		case BF_OK:
+			continue;
+		case BF_ERR_INTERRUPTED:
+			err = bf_fail(detail, detail_len, BF_ERR_INTERRUPTED,
+				      "exec on %s: interrupted", r->name);
+			goto out;
+		default:
+			goto out;  /* err and detail: the last refusal */
+		}
 	}
-	memset(&ccb, 0, sizeof ccb);
-	ccb.userdata = &st;
-	ccb.channel_exit_status_function = on_exit_status;
-	ccb.channel_exit_signal_function = on_exit_signal;
-	ssh_callbacks_init(&ccb);
-	if (ssh_set_channel_callbacks(ch, &ccb) == SSH_OK)
-		callbacks_set = 1;
-
-	err = channel_step(r, ch, NULL, detail, detail_len);
 	if (err == BF_OK)
 		err = channel_step(r, ch, command, detail, detail_len);
 	if (err != BF_OK)

@@ -105,6 +105,22 @@ enum bf_err remote_wait_step(struct remote *r, int64_t deadline_ms);
 enum bf_err remote_lost(struct remote *r, const char *what, char *detail,
 			size_t detail_len);
 
+/* ---- remote_exec.c ------------------------------------------------------ */
+
+/* Non-zero when the last channel open failed because the server refused
+ * it while the connection stays up: OpenSSH's answer when MaxSessions
+ * channels are in use, which includes one just closed whose slot the
+ * server has not released yet (it does so once the channel's close is
+ * processed and, for SFTP, sftp-server has exited). */
+int remote_channel_refused(struct remote *r);
+
+/* Waits before retrying a refused channel: the pause after `attempt`
+ * refusals (0, 1, ...), cut short by the cancel flag. Returns BF_OK to
+ * retry, BF_ERR_INTERRUPTED, or BF_ERR_TIMEOUT once deadline_ms
+ * (remote_mono_ms) has passed. Blocks at most REMOTE_SLICE_MS at a time. */
+enum bf_err remote_refusal_pause(struct remote *r, int attempt,
+				 int64_t deadline_ms);
+
 /* ---- remote_sftp.c ------------------------------------------------------ */
 
 /* Initialises wd's mutex and condition variable (no thread yet: it starts

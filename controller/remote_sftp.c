@@ -199,7 +199,8 @@ static enum bf_err sftp_ready(struct remote *r, const char *what,
 {
 	enum watchdog_fired fired;
 	enum bf_err err;
-	int rc;
+	int64_t deadline_ms;
+	int rc, attempt = 0;
 
 	err = remote_check_usable(r, what, detail, detail_len);
 	if (err != BF_OK)
@@ -210,6 +211,8 @@ static enum bf_err sftp_ready(struct remote *r, const char *what,
 	ssh_set_blocking(r->session, 1);
 	if (r->sftp)
 		return BF_OK;
+	deadline_ms = remote_mono_ms() + (int64_t)r->timeout_s * 1000;
+again:
 	err = watchdog_arm(r, detail, detail_len);
 	if (err != BF_OK)
 		return err;
@@ -218,10 +221,25 @@ static enum bf_err sftp_ready(struct remote *r, const char *what,
 	fired = watchdog_disarm(r);
 	if (fired != WATCHDOG_NONE || rc != SSH_OK) {
 		int code = r->sftp ? sftp_get_error(r->sftp) : 0;
+		int refused = fired == WATCHDOG_NONE && !r->sftp &&
+			      remote_channel_refused(r);
 
 		if (r->sftp) {
 			sftp_free(r->sftp);
 			r->sftp = NULL;
+		}
+		/* The channel was refused, as a server with MaxSessions 1
+		 * does until the exec channel closed just before is
+		 * released: retry within timeout_s (remote_exec does the
+		 * same). */
+		if (refused) {
+			err = remote_refusal_pause(r, attempt++, deadline_ms);
+			if (err == BF_OK)
+				goto again;
+			if (err == BF_ERR_INTERRUPTED)
+				return bf_fail(detail, detail_len, err,
+					       "%s %s:%s: interrupted", what,
+					       r->name, path);
 		}
 		if (fired != WATCHDOG_NONE)
 			return sftp_cut(r, fired, what, path, detail,

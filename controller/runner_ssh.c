@@ -2,24 +2,41 @@
  * A remote host over SSH: connect (remote_ssh.c), then deploy the agent
  * and run it.
  *
- * Deploy: the agent's sources are embedded in ctl; on the host they live
- * in <workdir>/<source hash>/ (workdir defaults to ~/.cache/benchfleet,
- * created 0700). When that directory has a built agent, it is reused.
+ * Deploy: the agent's sources are embedded in ctl; on the host they are
+ * built in <workdir>/<source hash>-<toolchain key>/ (workdir defaults to
+ * ~/.cache/benchfleet, created 0700; one writable by group or others is
+ * made 0700 when the login owns it and refused otherwise). The toolchain
+ * key hashes what decides the binary: the machine (uname -m), the C
+ * compiler's version line, nvcc's (or none: no CUDA), and the cJSON and
+ * OpenBLAS versions from pkg-config, as seen with the host's environment.
+ * So two hosts sharing one home over NFS (x86_64 and aarch64) never run
+ * each other's agent, and a host that gained the CUDA toolkit builds
+ * again, with CUDA. When that directory has a built agent, it is reused.
  * Otherwise a preflight says what the host lacks (with the command that
  * installs it on that distribution), the sources are uploaded over SFTP
  * into a staging directory, built there with the host's own compiler and
  * CMake (CUDA when nvcc and cuBLAS are there, /usr/local/cuda/bin
  * included), and only a successful build is renamed into place, so a
- * half-written or half-built agent never runs.
+ * half-written or half-built agent never runs. The build runs in a
+ * session of its own under a watcher that writes a heartbeat line each
+ * second: once ctl is gone (Ctrl-C, a dropped connection) the write fails
+ * and the watcher kills the build's process group and removes the staging
+ * directory, which sshd's signal forwarding would not do for root logins.
+ *
+ * The connection uses one channel at a time (exec, SFTP, exec, exec), so
+ * a server with MaxSessions 1 is enough.
  *
  * Every word that reaches the remote shell is quoted (remote_quote).
  */
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 
+#include "bf_text.h"
 #include "embedded.h"
 #include "remote_ssh.h"
 #include "runner.h"
@@ -33,23 +50,40 @@
  * for a build that printed megabytes. */
 #define BUILD_LOG_LINES 1000
 
+/* The line the build's watcher prints each second while the build runs
+ * (its failure to print is how the watcher learns that ctl is gone). */
+#define BUILD_HEARTBEAT ":bf-building"
+
 static char *env_prefix(const struct host_ctx *h);
+
+/* What the toolchain key covers, in the order it is hashed. */
+enum tc_part { TC_ARCH, TC_CC, TC_CUDA, TC_LIBS, TC_PARTS };
+static const char *const tc_names[TC_PARTS] = {
+	"arch", "compiler", "nvcc", "libs"
+};
 
 /* Collects "key=value" lines printed by the preflight script. */
 struct probe {
 	char home[1024];
 	char os[64];
 	char missing[256];
-	int cached;
-	int cuda;
+	char tc[TC_PARTS][256];   /* toolchain parts; "" when not found */
+	char built[4096];         /* "\n<dir>\n..." with a built agent */
+	char workdir_fixed[64];   /* its mode before chmod 0700 */
+	char workdir_unsafe[96];  /* "<mode> <owner uid>": refused */
 	int got_home;
 };
 
 static enum bf_err probe_line(void *arg, const char *line, size_t len,
 			      int truncated)
 {
+	static const char *const tc_keys[TC_PARTS] = {
+		"tc_arch=", "tc_cc=", "tc_cuda=", "tc_libs="
+	};
 	struct probe *p = arg;
 
+	(void)len;
+	(void)truncated;
 	if (strncmp(line, "home=", 5) == 0) {
 		snprintf(p->home, sizeof(p->home), "%s", line + 5);
 		p->got_home = 1;
@@ -57,12 +91,76 @@ static enum bf_err probe_line(void *arg, const char *line, size_t len,
 		snprintf(p->os, sizeof(p->os), "%s", line + 3);
 	} else if (strncmp(line, "missing=", 8) == 0) {
 		snprintf(p->missing, sizeof(p->missing), "%s", line + 8);
-	} else if (strcmp(line, "cached=1") == 0) {
-		p->cached = 1;
-	} else if (strcmp(line, "cuda=1") == 0) {
-		p->cuda = 1;
+	} else if (strncmp(line, "built=", 6) == 0) {
+		size_t have = strlen(p->built);
+
+		/* Kept only while whole: a cut name could match a shorter
+		 * one. More than fits means more builds than anyone keeps. */
+		if (have + strlen(line + 6) + 3 < sizeof(p->built))
+			snprintf(p->built + have, sizeof(p->built) - have,
+				 "%s%s\n", have ? "" : "\n", line + 6);
+	} else if (strncmp(line, "workdir_fixed=", 14) == 0) {
+		snprintf(p->workdir_fixed, sizeof(p->workdir_fixed), "%s",
+			 line + 14);
+	} else if (strncmp(line, "workdir_unsafe=", 15) == 0) {
+		snprintf(p->workdir_unsafe, sizeof(p->workdir_unsafe), "%s",
+			 line + 15);
+	} else {
+		for (int i = 0; i < TC_PARTS; i++) {
+			size_t k = strlen(tc_keys[i]);
+
+			if (strncmp(line, tc_keys[i], k) == 0)
+				snprintf(p->tc[i], sizeof(p->tc[i]), "%s",
+					 line + k);
+		}
 	}
 	return BF_OK;
+}
+
+/* The toolchain key: FNV-1a (64-bit; offset basis and prime from
+ * http://www.isthe.com/chongo/tech/comp/fnv/) over "name=value\n" for
+ * each part, as 16 hex digits. Not a defence against anyone: it only
+ * keeps builds for different toolchains apart. */
+static void toolchain_key(const struct probe *p, char out[17])
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	for (int i = 0; i < TC_PARTS; i++) {
+		char *part = bf_xasprintf("%s=%s\n", tc_names[i], p->tc[i]);
+
+		for (const unsigned char *c = (const unsigned char *)part; *c;
+		     c++) {
+			h ^= *c;
+			h *= 1099511628211ULL;
+		}
+		free(part);
+	}
+	snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+/* One line about the host that is not a state change (the toolchain key),
+ * printed as session_progress prints, unless the live table draws; the
+ * host's log has it either way. */
+static void host_note(struct host_ctx *h, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void host_note(struct host_ctx *h, const char *fmt, ...)
+{
+	char text[1024], safe[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	bf_text_sanitize(safe, sizeof(safe), text);
+	fprintf(h->log, "%s\n", safe);
+	fflush(h->log);
+	if (h->quiet)
+		return;
+	pthread_mutex_lock(h->print_lock);
+	printf("[%s] %s\n", h->name, safe);
+	fflush(stdout);
+	pthread_mutex_unlock(h->print_lock);
 }
 
 /* The workdir as a shell word: a leading "~/" becomes "$HOME"/, the rest
@@ -124,11 +222,59 @@ static void install_hint(const struct probe *p, char *out, size_t len)
 						arch ? pkgs[i].arch : pkgs[i].item);
 }
 
-/* Keeps the last lines of a failed build's log (printed by the script). */
+/* Keeps the last lines of a failed build's log (printed by the script),
+ * and picks out the cause from it as the lines go by. */
 struct tail_buf {
 	struct host_ctx *h;
 	char text[2048];
+	/* The first of each kind of cause line; the reason names one. */
+	char pkg_cause[256];    /* pkg-config: "No package 'x' found" */
+	char cmake_cause[384];  /* "CMake Error at ...:" and its message */
+	char cc_cause[256];     /* a compiler's "...: error: ..." */
+	int in_cmake_error;     /* cmake_cause is still collecting */
 };
+
+/* Appends a CMake message line to cause, one space between words. */
+static void cause_append(char *cause, size_t len, const char *line)
+{
+	size_t have = strlen(cause);
+
+	line += strspn(line, " \t");
+	if (*line && have + 1 < len)
+		snprintf(cause + have, len - have, "%s%s", have ? " " : "",
+			 line);
+}
+
+/* Picks out the cause of a failed build. CMake prints its error as
+ * "CMake Error at FILE:LINE (command):" followed by indented message
+ * lines (blank lines between them included), then boilerplate ("See also
+ * .../CMakeOutput.log", a file removed with the staging directory). A
+ * missing package shows first as pkg-config's "No package 'x' found",
+ * which says more than the CMake error after it ("A required package was
+ * not found"). */
+static void cause_scan(struct tail_buf *t, const char *line)
+{
+	if (t->in_cmake_error) {
+		if (*line == ' ' || *line == '\t' || *line == '\0') {
+			cause_append(t->cmake_cause, sizeof(t->cmake_cause),
+				     line);
+			return;
+		}
+		t->in_cmake_error = 0;
+	}
+	if (!t->cmake_cause[0] && strncmp(line, "CMake Error", 11) == 0) {
+		snprintf(t->cmake_cause, sizeof(t->cmake_cause), "%s", line);
+		t->in_cmake_error = 1;
+	} else if (!t->pkg_cause[0] &&
+		   (strstr(line, "No package '") ||
+		    strstr(line, "was not found in the pkg-config search path"))) {
+		line += strspn(line, "- \t");
+		snprintf(t->pkg_cause, sizeof(t->pkg_cause), "%s", line);
+	} else if (!t->cc_cause[0] && (strstr(line, ": error: ") ||
+				       strstr(line, ": fatal error: "))) {
+		snprintf(t->cc_cause, sizeof(t->cc_cause), "%s", line);
+	}
+}
 
 static enum bf_err tail_line(void *arg, const char *line, size_t len,
 			     int truncated)
@@ -136,7 +282,15 @@ static enum bf_err tail_line(void *arg, const char *line, size_t len,
 	struct tail_buf *t = arg;
 	size_t have = strlen(t->text), need = len + 1;
 
+	(void)truncated;
+	if (strcmp(line, BUILD_HEARTBEAT) == 0)
+		return BF_OK;
 	fprintf(t->h->log, "build: %s\n", line);
+	cause_scan(t, line);
+	/* CMake's pointer to its own logs names files in the staging
+	 * directory, which is gone by the time anyone reads this. */
+	if (strncmp(line, "See also \"", 10) == 0)
+		return BF_OK;
 	if (need >= sizeof(t->text))
 		return BF_OK;
 	if (have + need >= sizeof(t->text)) {
@@ -155,6 +309,18 @@ static enum bf_err tail_line(void *arg, const char *line, size_t len,
 	snprintf(t->text + have, sizeof(t->text) - have, "%s%s", have ? "\n" : "",
 		 line);
 	return BF_OK;
+}
+
+/* The cause of a failed build, or NULL when none was recognised. */
+static const char *tail_cause(const struct tail_buf *t)
+{
+	if (t->pkg_cause[0])
+		return t->pkg_cause;
+	if (t->cmake_cause[0])
+		return t->cmake_cause;
+	if (t->cc_cause[0])
+		return t->cc_cause;
+	return NULL;
 }
 
 /* The newest whole lines of text that fit in room bytes (NUL included),
@@ -196,43 +362,117 @@ static enum bf_err upload_sources(struct host_ctx *h, struct remote *r,
 	return err;
 }
 
-static enum bf_err deploy(struct host_ctx *h, struct remote *r,
-			  const char *workdir, char **agent_dir,
-			  char *detail, size_t detail_len)
+/* The preflight, one command: the home directory (for SFTP paths); the
+ * workdir created 0700, or checked and fixed or refused when group or
+ * others can write it (they could swap the agent ctl runs); old staging
+ * directories swept; the toolchain's parts; which builds of these sources
+ * exist; what a build would need. Run with the host's environment (env),
+ * so the parts are what CMake will see: $CC or cc, $CUDACXX or nvcc
+ * (/usr/local/cuda/bin is on PATH, where a DGX Spark keeps it). Caller
+ * frees. */
+static char *preflight_command(const char *work_sh, const char *env)
 {
-	struct probe p = { .cached = 0 };
-	struct remote_exec_cb cb = { probe_line, &p, 0 };
-	struct remote_exec_result res;
-	struct tail_buf tail = { h, "" };
-	char *final_sh = shell_dir(workdir, embedded_agent_hash);
-	char *env = env_prefix(h);
-	char *cmd = NULL, *staging_sh = NULL, *staging_sftp = NULL, *base_sftp = NULL;
-	char sub[96], hint[512];
-	unsigned int rnd = 0;
-	enum bf_err err;
-
-	session_progress(h, HOST_DEPLOYING, NULL);
-	/* Preflight: home directory (for SFTP paths), cache hit, and what a
-	 * build would need. nvcc is looked for in /usr/local/cuda/bin too,
-	 * where a DGX Spark keeps it off PATH. */
-	cmd = bf_xasprintf(
-		"d=%s; echo \"home=$HOME\"; "
-		/* Staging directories of deploys that were cut off (Ctrl-C,
-		 * a dropped connection) are swept after a day. */
-		"find \"$(dirname \"$d\")\" -maxdepth 1 -name '*.tmp-*' -mmin +1440 "
+	return bf_xasprintf(
+		"w=%s; echo \"home=$HOME\"; %s"
+		"if [ ! -d \"$w\" ]; then (umask 077 && mkdir -p \"$w\") || exit 1; fi; "
+		"set -- $(ls -ldnL \"$w\"); "
+		"case \"$1\" in ?????w*|????????w*) "
+		"if [ \"$3\" = \"$(id -u)\" ]; then chmod 0700 \"$w\" || exit 1; "
+		"echo \"workdir_fixed=$1\"; "
+		"else echo \"workdir_unsafe=$1 $3\"; exit 0; fi;; esac; "
+		/* Staging directories of deploys that were cut off before
+		 * their watcher could act are swept after a day. */
+		"find \"$w\" -maxdepth 1 -name '*.tmp-*' -mmin +1440 "
 		"-exec rm -rf {} + 2>/dev/null; "
-		"if [ -x \"$d/build/bin/agent\" ]; then echo cached=1; exit 0; fi; "
-		"%sm=; "
+		"echo \"tc_arch=$(uname -m 2>/dev/null)\"; "
+		"echo \"tc_cc=$(${CC:-cc} --version 2>/dev/null | head -n 1)\"; "
+		"echo \"tc_cuda=$(${CUDACXX:-nvcc} --version 2>/dev/null | grep -i release | head -n 1)\"; "
+		"echo \"tc_libs=$(echo $(pkg-config --modversion libcjson openblas 2>/dev/null))\"; "
+		"for x in \"$w\"/%s-*; do [ -x \"$x/build/bin/agent\" ] && echo \"built=${x##*/}\"; done; "
+		"m=; "
 		"command -v cc >/dev/null 2>&1 || m=\"$m compiler\"; "
 		"command -v cmake >/dev/null 2>&1 || m=\"$m cmake\"; "
 		"if command -v pkg-config >/dev/null 2>&1; then "
 		"pkg-config --exists libcjson || m=\"$m cjson\"; "
 		"pkg-config --exists openblas || m=\"$m openblas\"; "
 		"else m=\"$m pkg-config cjson openblas\"; fi; "
-		"command -v nvcc >/dev/null 2>&1 && echo cuda=1; "
 		"[ -r /etc/os-release ] && . /etc/os-release; echo \"os=$ID\"; "
 		"echo \"missing=$m\"",
-		final_sh, env);
+		work_sh, env, embedded_agent_hash);
+}
+
+/* The build, in the staging directory: CMake in a session of its own
+ * (setsid, where there is one) writing build.log, and a watcher that
+ * prints BUILD_HEARTBEAT each second. SIGPIPE is ignored (after the build
+ * started, which keeps the default), so a heartbeat to a closed channel
+ * fails instead of killing the shell: the watcher then stops the build's
+ * process group, and the shell, once the build is gone, removes the
+ * staging directory. A failed build prints its log's tail; a successful
+ * one is renamed into place. Caller frees. */
+static char *build_command(const char *staging_sh, const char *final_sh,
+			   const char *env)
+{
+	char *inner = bf_xasprintf(
+		"cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "
+		"-DBF_BUILD_CONTROLLER=OFF -DBF_BUILD_TESTS=OFF "
+		"-DBF_AGENT_SOURCE_HASH=%s && "
+		"cmake --build build -j\"$(nproc 2>/dev/null || echo 2)\"",
+		embedded_agent_hash);
+	char *inner_q = remote_quote(inner);
+	char *cmd = bf_xasprintf(
+		"cd %s || exit 1; %s"
+		"s=; command -v setsid >/dev/null 2>&1 && s=setsid; "
+		"$s sh -c %s </dev/null >build.log 2>&1 & b=$!; "
+		"trap '' PIPE; "
+		/* sleep's output goes elsewhere: one left from the last round
+		 * must not hold the channel open once the shell is done. */
+		"( while sleep 1 </dev/null >/dev/null 2>&1; do "
+		"echo %s || { kill -TERM -\"$b\" \"$b\"; "
+		"sleep 2; kill -KILL -\"$b\" \"$b\"; exit 0; } 2>/dev/null; "
+		"done ) & k=$!; "
+		"wait \"$b\"; rc=$?; kill \"$k\" 2>/dev/null; "
+		"if [ $rc -ne 0 ] || [ ! -x build/bin/agent ]; then "
+		"tail -n %d build.log; cd .. && rm -rf %s; exit 1; fi; "
+		"cd .. || exit 1; "
+		/* Another ctl may have finished the same build first: keep
+		 * its. */
+		"mv -T %s %s 2>/dev/null || rm -rf %s; [ -x %s/build/bin/agent ]",
+		staging_sh, env, inner_q, BUILD_HEARTBEAT, BUILD_LOG_LINES,
+		staging_sh, staging_sh, final_sh, staging_sh, final_sh);
+
+	free(inner);
+	free(inner_q);
+	return cmd;
+}
+
+/* Whether name is one of the built directories the preflight listed. */
+static int is_built(const struct probe *p, const char *name)
+{
+	char *needle = bf_xasprintf("\n%s\n", name);
+	int found = strstr(p->built, needle) != NULL;
+
+	free(needle);
+	return found;
+}
+
+static enum bf_err deploy(struct host_ctx *h, struct remote *r,
+			  const char *workdir, char **agent_dir,
+			  char *detail, size_t detail_len)
+{
+	struct probe p = { .got_home = 0 };
+	struct remote_exec_cb cb = { probe_line, &p, 0 };
+	struct remote_exec_result res;
+	struct tail_buf tail = { .h = h };
+	char *work_sh = shell_dir(workdir, "");
+	char *env = env_prefix(h);
+	char *cmd = NULL, *final_sh = NULL, *staging_sh = NULL;
+	char *staging_sftp = NULL;
+	char key[17], name[160], sub[192], hint[512];
+	unsigned int rnd = 0;
+	enum bf_err err;
+
+	session_progress(h, HOST_DEPLOYING, NULL);
+	cmd = preflight_command(work_sh, env);
 	err = remote_exec(r, cmd, &cb, &res, detail, detail_len);
 	if (err != BF_OK)
 		goto out;
@@ -242,8 +482,30 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 			      res.exit_status, res.stderr_tail);
 		goto out;
 	}
+	if (p.workdir_unsafe[0]) {
+		err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
+			      "workdir %s is writable by group or others and "
+			      "not owned by this login (mode and owner uid: "
+			      "%s): refusing to build or run the agent there; "
+			      "make it 0700 or set another \"workdir\" for "
+			      "this host", workdir, p.workdir_unsafe);
+		goto out;
+	}
+	if (p.workdir_fixed[0])
+		fprintf(h->log, "workdir %s was %s (writable by group or "
+			"others): made it 0700\n", workdir, p.workdir_fixed);
+
+	toolchain_key(&p, key);
+	snprintf(name, sizeof(name), "%s-%s", embedded_agent_hash, key);
+	final_sh = shell_dir(workdir, name);
+	host_note(h, "cache key %s (%s %s, %s %s, %s %s, %s %s)%s", key,
+		  tc_names[TC_ARCH], p.tc[TC_ARCH][0] ? p.tc[TC_ARCH] : "?",
+		  tc_names[TC_CC], p.tc[TC_CC][0] ? p.tc[TC_CC] : "none",
+		  tc_names[TC_CUDA], p.tc[TC_CUDA][0] ? p.tc[TC_CUDA] : "none",
+		  tc_names[TC_LIBS], p.tc[TC_LIBS][0] ? p.tc[TC_LIBS] : "none",
+		  is_built(&p, name) ? ": cached" : "");
 	*agent_dir = bf_xstrdup(final_sh);
-	if (p.cached)
+	if (is_built(&p, name))
 		goto out;
 	if (p.missing[0]) {
 		install_hint(&p, hint, sizeof(hint));
@@ -252,63 +514,54 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 			      p.missing, hint);
 		goto out;
 	}
-	if (!p.cuda)
-		fprintf(h->log, "preflight: no nvcc on PATH or in /usr/local/cuda/bin: building without CUDA\n");
+	if (!p.tc[TC_CUDA][0])
+		fprintf(h->log, "preflight: no nvcc ($CUDACXX, PATH or "
+			"/usr/local/cuda/bin): building without CUDA\n");
 
 	/* Upload into a staging directory unique to this deploy. */
 	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
 		rnd = (unsigned int)h->index;
-	snprintf(sub, sizeof(sub), "%s.tmp-%08x", embedded_agent_hash, rnd);
-	base_sftp = sftp_dir(workdir, p.home, "");
+	snprintf(sub, sizeof(sub), "%s.tmp-%08x", name, rnd);
 	staging_sftp = sftp_dir(workdir, p.home, sub);
 	staging_sh = shell_dir(workdir, sub);
-	err = remote_mkdir_p(r, base_sftp, 0700, detail, detail_len);
-	if (err == BF_OK)
-		err = upload_sources(h, r, staging_sftp, detail, detail_len);
+	err = upload_sources(h, r, staging_sftp, detail, detail_len);
 	if (err != BF_OK)
 		goto out;
 
 	session_progress(h, HOST_BUILDING, NULL);
 	free(cmd);
-	cmd = bf_xasprintf(
-		"cd %s || exit 1; %s"
-		"{ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "
-		"-DBF_BUILD_CONTROLLER=OFF -DBF_BUILD_TESTS=OFF "
-		"-DBF_AGENT_SOURCE_HASH=%s && "
-		"cmake --build build -j\"$(nproc 2>/dev/null || echo 2)\"; } "
-		">build.log 2>&1; rc=$?; "
-		"if [ $rc -ne 0 ] || [ ! -x build/bin/agent ]; then tail -n %d build.log; "
-		"cd .. && rm -rf %s; exit 1; fi; cd .. || exit 1; "
-		/* Another ctl may have finished the same hash first: keep its. */
-		"mv -T %s %s 2>/dev/null || rm -rf %s; [ -x %s/build/bin/agent ]",
-		staging_sh, env, embedded_agent_hash, BUILD_LOG_LINES, staging_sh,
-		staging_sh, final_sh, staging_sh, final_sh);
+	cmd = build_command(staging_sh, final_sh, env);
 	cb.on_line = tail_line;
 	cb.arg = &tail;
 	err = remote_exec(r, cmd, &cb, &res, detail, detail_len);
 	fflush(h->log);
 	if (err == BF_OK && res.exit_status != 0) {
 		/* The message becomes the host's reason, which the model keeps
-		 * in a fixed buffer (and the archive with it): keep its last
-		 * lines, not its first, when it is cut. The host's log has
-		 * more (BUILD_LOG_LINES). */
-		static const char head[] =
-			"agent build failed on the host; last lines of build.log:\n";
-		size_t cap = SESSION_REASON_BYTES;
+		 * in a fixed buffer (and the archive with it): the cause
+		 * first, then the log's last lines, not its first, when it is
+		 * cut. The host's log has more (BUILD_LOG_LINES). */
+		const char *cause = tail_cause(&tail);
+		char *head = cause ?
+			bf_xasprintf("agent build failed on the host: %.300s\n"
+				     "last lines of build.log:\n", cause) :
+			bf_xstrdup("agent build failed on the host; last "
+				   "lines of build.log:\n");
+		size_t cap = SESSION_REASON_BYTES, head_len = strlen(head);
 
 		if (detail_len < cap)
 			cap = detail_len;
 		err = bf_fail(detail, detail_len, BF_ERR_BUILD, "%s%s", head,
-			      tail_that_fits(tail.text, cap > sizeof(head) ?
-							cap - (sizeof(head) - 1) : 0));
+			      tail_that_fits(tail.text, cap > head_len + 1 ?
+							cap - head_len : 0));
+		free(head);
 	}
 out:
 	free(cmd);
 	free(env);
+	free(work_sh);
 	free(final_sh);
 	free(staging_sh);
 	free(staging_sftp);
-	free(base_sftp);
 	return err;
 }
 

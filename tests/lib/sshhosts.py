@@ -15,6 +15,8 @@ From Python:
     with SSHHosts(4, unknown={3}) as hosts:
         subprocess.run([...], env=hosts.env())     # HOME points at the fixture
         hosts.hang(2); ...; hosts.resume(2)
+    # host 2 allows one channel at a time and shares host 1's HOME:
+    SSHHosts(2, sshd_extra={2: ["MaxSessions 1"]}, share_home={2: 1})
 
 From the shell (state kept in DIR/state.json, so a later call can act on the
 hosts a previous one started):
@@ -144,7 +146,7 @@ class SSHHosts:
     """
 
     def __init__(self, n, root=None, unknown=(), prefix="bfhost",
-                 keep=False):
+                 keep=False, sshd_extra=None, share_home=None):
         if n < 1:
             raise ValueError("need at least one host")
         self.n = n
@@ -153,6 +155,12 @@ class SSHHosts:
         self._own_root = root is None
         self.root = os.path.abspath(root) if root else None
         self.keep = keep
+        # host number -> extra sshd_config lines ("MaxSessions 1"); they
+        # come first, and sshd keeps the first value of a keyword.
+        self.sshd_extra = dict(sshd_extra or {})
+        # host number -> host number whose remote HOME it uses (two hosts
+        # sharing one home directory, as over NFS).
+        self.share_home = dict(share_home or {})
         self.ports = {}        # host number -> port
         self.pids = {}         # host number -> sshd (listener) pid
         self.ns = {}           # host number -> mount namespace id or None
@@ -189,8 +197,9 @@ class SSHHosts:
         return os.path.join(self.root, "hosts", str(i))
 
     def remote_home(self, i):
-        """The HOME that commands on host i see (a directory of this machine)."""
-        return os.path.join(self.host_dir(i), "home")
+        """The HOME that commands on host i see (a directory of this machine);
+        host share_home[i]'s when host i shares it."""
+        return os.path.join(self.host_dir(self.share_home.get(i, i)), "home")
 
     def host_key(self, i):
         return os.path.join(self.host_dir(i), "ssh_host_ed25519_key")
@@ -266,7 +275,7 @@ class SSHHosts:
 
     def _write_sshd_config(self, i):
         d = self.host_dir(i)
-        text = (
+        text = "".join(l + "\n" for l in self.sshd_extra.get(i, ())) + (
             "ListenAddress 127.0.0.1\n"
             "Port %d\n"
             "HostKey %s\n"
@@ -400,6 +409,7 @@ class SSHHosts:
         if not self.use_unshare:
             os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
         for i in range(1, self.n + 1):
+            os.makedirs(self.host_dir(i), exist_ok=True)
             os.makedirs(self.remote_home(i), exist_ok=True)
         self._keygen([self.user_key] +
                      [self.host_key(i) for i in range(1, self.n + 1)])
@@ -535,6 +545,7 @@ class SSHHosts:
         state = {
             "n": self.n, "prefix": self.prefix, "unknown": sorted(self.unknown),
             "use_unshare": self.use_unshare, "agent_pid": self._agent_pid,
+            "share_home": {str(k): v for k, v in self.share_home.items()},
             "hosts": {str(i): {"port": self.ports[i],
                                "pid": self.pids.get(i),
                                "ns": self.ns.get(i)}
@@ -552,7 +563,9 @@ class SSHHosts:
         with open(os.path.join(root, STATE_FILE)) as f:
             st = json.load(f)
         h = cls(st["n"], root=root, unknown=st["unknown"],
-                prefix=st["prefix"])
+                prefix=st["prefix"],
+                share_home={int(k): v for k, v in
+                            st.get("share_home", {}).items()})
         h.use_unshare = st["use_unshare"]
         h._agent_pid = st.get("agent_pid")
         for k, v in st["hosts"].items():

@@ -7,10 +7,12 @@ tests/lib/sshhosts.py on 127.0.0.1 and checks both what the user sees
 run.json and NN-host.ndjson). Every run uses --no-tui, a temporary results
 directory and a temporary working directory.
 
-A host's agent cache is ~/.cache/benchfleet/<source hash>/build/bin/agent
-on that host. Only DeployTest and the build failure build there; the other
-tests seed the cache with a copy of the agent built beside ctl (same
-sources, same hash), which is what a host that ran benchfleet before looks
+A host's agent cache is ~/.cache/benchfleet/<source hash>-<toolchain
+key>/build/bin/agent on that host. Only DeployTest and the build failures
+build there for real; the other tests seed the cache with a copy of the
+agent built beside ctl (same sources, same hash), put there by ctl itself
+with a fake cmake on the host's PATH that copies it (cmake is not part of
+the toolchain key), which is what a host that ran benchfleet before looks
 like, and keeps the file's run time modest on a 2-core machine.
 FakeAgentTest puts a shell script there instead, replaying records from a
 real run of the agent with a fault added.
@@ -74,19 +76,90 @@ def cache_root(hosts, i):
     return os.path.join(hosts.remote_home(i), ".cache", "benchfleet")
 
 
+def cache_dirs(hosts, i):
+    """Host i's deploy directories of these sources (staging excluded)."""
+    root = cache_root(hosts, i)
+    if not os.path.isdir(root):
+        return []
+    return sorted(os.path.join(root, d) for d in os.listdir(root)
+                  if d.startswith(HASH + "-") and ".tmp-" not in d)
+
+
 def cache_dir(hosts, i):
-    return os.path.join(cache_root(hosts, i), HASH)
+    """Host i's one deploy directory (seed_agents made it)."""
+    dirs = cache_dirs(hosts, i)
+    if len(dirs) != 1:
+        raise AssertionError("host %d: deploy directories %r" % (i, dirs))
+    return dirs[0]
 
 
 def cached_agent(hosts, i):
     return os.path.join(cache_dir(hosts, i), "build", "bin", "agent")
 
 
+def fake_bin(dirpath, name, body):
+    """Writes an executable shell script dirpath/name."""
+    os.makedirs(dirpath, exist_ok=True)
+    path = os.path.join(dirpath, name)
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\n" + body)
+    os.chmod(path, 0o755)
+    return path
+
+
+def copy_cmake(dirpath, count_file=None):
+    """A fake cmake that "builds" by copying the agent beside ctl, and
+    appends a line to count_file for each build."""
+    count = "echo build >> '%s'; " % count_file if count_file else ""
+    return fake_bin(dirpath, "cmake",
+                    'if [ "$1" = --build ]; then %smkdir -p "$2/bin" && '
+                    'cp \'%s\' "$2/bin/agent"; fi\n' % (count, AGENT))
+
+
+def key_of(log):
+    """The toolchain key ctl logged for a host."""
+    m = re.search(r"cache key ([0-9a-f]{16})", log)
+    if not m:
+        raise AssertionError("no cache key in log:\n" + log)
+    return m.group(1)
+
+
+def seed_agents(hosts, nums):
+    """Gives hosts nums a cached agent, as a previous deploy would have:
+    ctl deploys them with copy_cmake on their PATH, through an ssh config
+    of its own that knows every host key (the fixture's known_hosts, which
+    tests check, is not touched)."""
+    d = tempfile.mkdtemp(prefix="bf-seed-", dir=hosts.root)
+    kh = os.path.join(d, "known_hosts")
+    with open(kh, "w") as f:
+        f.write("".join(hosts.known_hosts_line(i) + "\n"
+                        for i in range(1, hosts.n + 1)))
+    with open(hosts.ssh_config) as f:
+        cfg = f.read().replace(hosts.known_hosts, kh)
+    with open(os.path.join(d, "config"), "w") as f:
+        f.write(cfg)
+    fake = os.path.join(d, "bin")
+    copy_cmake(fake)
+    write_inventory(os.path.join(d, "hosts"), {
+        "seed%d" % i: {"ssh": hosts.alias(i), "path_prepend": [fake]}
+        for i in nums})
+    env = hosts.env()
+    env.pop("BENCHFLEET_HOSTS_DIR", None)
+    p = subprocess.run([CTL, "run", "--no-tui", "--results",
+                        os.path.join(d, "results"), "-F",
+                        os.path.join(d, "config"), "--hosts-dir",
+                        os.path.join(d, "hosts")] + TINY +
+                       ["seed%d" % i for i in nums], cwd=d, env=env,
+                       capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        raise RuntimeError("seeding failed: %s%s" % (p.stdout, p.stderr))
+    shutil.rmtree(d, ignore_errors=True)
+    for i in nums:
+        cache_dir(hosts, i)
+
+
 def seed_agent(hosts, i):
-    """Gives host i a cached agent, as a previous deploy would have."""
-    dst = cached_agent(hosts, i)
-    os.makedirs(os.path.dirname(dst), mode=0o700, exist_ok=True)
-    shutil.copy2(AGENT, dst)
+    seed_agents(hosts, [i])
 
 
 def agent_pids(hosts, i):
@@ -243,14 +316,18 @@ class CtlTestCase(unittest.TestCase):
     N_HOSTS = 0
     UNKNOWN = ()
     SEED = ()
+    SSHD_EXTRA = {}    # SSHHosts(sshd_extra=...)
+    SHARE_HOME = {}    # SSHHosts(share_home=...)
     hosts = None
 
     @classmethod
     def setUpClass(cls):
         if cls.N_HOSTS:
-            cls.hosts = SSHHosts(cls.N_HOSTS, unknown=cls.UNKNOWN).start()
-            for i in cls.SEED:
-                seed_agent(cls.hosts, i)
+            cls.hosts = SSHHosts(cls.N_HOSTS, unknown=cls.UNKNOWN,
+                                 sshd_extra=cls.SSHD_EXTRA,
+                                 share_home=cls.SHARE_HOME).start()
+            if cls.SEED:
+                seed_agents(cls.hosts, cls.SEED)
 
     @classmethod
     def tearDownClass(cls):
@@ -426,8 +503,13 @@ class DeployTest(CtlTestCase):
                              % (i - 1, n))
             self.assert_host_complete(d, hs[n], self.hosts.fingerprint(i))
             self.assertTrue(os.access(cached_agent(self.hosts, i), os.X_OK))
-            # Only the final directory: no staging directory left behind.
-            self.assertEqual(os.listdir(cache_root(self.hosts, i)), [HASH])
+            # Only the final directory, named by the sources' hash and
+            # the toolchain key the log shows: no staging directory left.
+            key = key_of(self.log(d, hs[n]))
+            self.assertEqual(os.listdir(cache_root(self.hosts, i)),
+                             [HASH + "-" + key])
+            self.assertRegex(c.stdout, r"(?m)^\[%s\] cache key %s \(arch "
+                             % (n, key))
             self.assertEqual(
                 stat.S_IMODE(os.stat(cache_root(self.hosts, i)).st_mode),
                 0o700)
@@ -437,6 +519,9 @@ class DeployTest(CtlTestCase):
         c2 = self.run_ctl(no_warmup, timeout=120)
         self.assertEqual(c2.rc, EXIT_OK, c2.stdout + c2.stderr)
         self.assertNotIn("building", c2.stdout)
+        for n in names:
+            self.assertRegex(c2.stdout, r"(?m)^\[%s\] cache key .*: cached$"
+                             % n)
         d2, run2, hs2 = self.archive(c2)
         self.assertNotEqual(d2, d)
         self.assertEqual(run2["status"], "complete")
@@ -625,49 +710,294 @@ class AgentFailureTest(CtlTestCase):
         self.assertGreaterEqual(h["gemm_done"], 1)
         self.assertLess(h["gemm_done"], h["gemm_total"])
 
+    def build_failure(self, name, output):
+        """Runs host 2 (not seeded) as `name` with a fake cmake that prints
+        output and fails; returns (ctl, host object, log)."""
+        fake = os.path.join(self.tmp, "fakebin")
+        fake_bin(fake, "cmake", "cat <<'EOF'\n%s\nEOF\nexit 1\n"
+                 % "\n".join(output))
+        hosts_dir = os.path.join(self.tmp, "hosts")
+        write_inventory(hosts_dir, {name: {"ssh": "bfhost2",
+                                           "path_prepend": [fake]}})
+        self.assertEqual(cache_dirs(self.hosts, 2), [])
+        c = self.run_ctl(TINY + ["--hosts-dir", hosts_dir, name])
+        self.assertEqual(c.rc, EXIT_HOSTS_FAILED, c.stdout + c.stderr)
+        self.assertIn("[%s] building" % name, c.stdout)
+        d, run, hs = self.archive(c)
+        h = hs[name]
+        self.assertEqual(h["target"], "bfhost2")
+        self.assertEqual(h["status"], "failed")
+        self.assertEqual(h["host_key_fingerprint"], self.hosts.fingerprint(2))
+        self.assertIn("[%s] failed: %s" % (name, h["reason"]), c.stdout)
+        self.assertEqual(self.records(d, h), [])
+        # Neither a final nor a staging directory is left on the host.
+        self.assertEqual(os.listdir(cache_root(self.hosts, 2)), [])
+        return c, h, self.log(d, h)
+
     def test_remote_build_failure_shows_the_log_tail(self):
         # A fake cmake that fails after long lines, as a compiler error in
         # a real build would: the last lines are the ones that matter.
-        fake = os.path.join(self.tmp, "fakebin")
-        os.makedirs(fake)
         noise = ["/usr/bin/cc -DBF_X -I/a/long/include/path/%02d -O2 -g "
                  "-Wall -Wextra -c /src/agent/file_%02d.c -o file_%02d.o"
                  % (k, k, k) for k in range(30)]
         last = ["CMake Error at CMakeLists.txt:1: fake failure 4711",
                 "-- Configuring incomplete, errors occurred!"]
-        with open(os.path.join(fake, "cmake"), "w") as f:
-            f.write("#!/bin/sh\n")
-            f.write("".join("echo '%s'\n" % l for l in noise + last))
-            f.write("exit 1\n")
-        os.chmod(os.path.join(fake, "cmake"), 0o755)
-        hosts_dir = os.path.join(self.tmp, "hosts")
-        write_inventory(hosts_dir, {"badbuild": {"ssh": "bfhost2",
-                                                 "path_prepend": [fake]}})
-        self.assertFalse(os.path.exists(cache_dir(self.hosts, 2)))
-        c = self.run_ctl(TINY + ["--hosts-dir", hosts_dir, "badbuild"])
-        self.assertEqual(c.rc, EXIT_HOSTS_FAILED, c.stdout + c.stderr)
-        self.assertIn("[badbuild] building", c.stdout)
-        d, run, hs = self.archive(c)
-        h = hs["badbuild"]
-        self.assertEqual(h["target"], "bfhost2")
-        self.assertEqual(h["status"], "failed")
-        self.assertEqual(h["host_key_fingerprint"], self.hosts.fingerprint(2))
-        # The tail of build.log is shown, ending with its last line, in
-        # whole lines, on stdout and in run.json alike.
-        head = "agent build failed on the host; last lines of build.log:"
+        c, h, log = self.build_failure("badbuild", noise + last)
+        # The cause first, then the tail of build.log, ending with its
+        # last line, in whole lines, on stdout and in run.json alike.
         shown = h["reason"].split("\n")
-        self.assertEqual(shown[0], head)
+        self.assertEqual(shown[0], "agent build failed on the host: "
+                         "CMake Error at CMakeLists.txt:1: fake failure 4711")
+        self.assertEqual(shown[1], "last lines of build.log:")
         self.assertEqual(shown[-2:], last)
-        self.assertGreater(len(shown), 3)
-        self.assertEqual(shown[1:], (noise + last)[-(len(shown) - 1):])
-        self.assertIn("[badbuild] failed: " + h["reason"], c.stdout)
+        self.assertGreater(len(shown), 4)
+        self.assertEqual(shown[2:], (noise + last)[-(len(shown) - 2):])
         # The whole output is in the host's log.
-        log = self.log(d, h)
         for l in noise + last:
             self.assertIn("build: " + l + "\n", log)
+
+    def test_configure_failure_names_the_missing_package(self):
+        # What CMake prints when pkg-config finds no cJSON: the first
+        # CMake Error says only "A required package was not found", and
+        # "See also" names a file that went with the staging directory.
+        out = ["-- The C compiler identification is GNU 12.2.0",
+               "-- Checking for module 'libcjson'",
+               "--   No package 'libcjson' found",
+               "CMake Error at /usr/share/cmake-3.25/Modules/"
+               "FindPkgConfig.cmake:607 (message):",
+               "  A required package was not found",
+               "Call Stack (most recent call first):",
+               "  CMakeLists.txt:20 (pkg_check_modules)",
+               "", "",
+               "-- Configuring incomplete, errors occurred!",
+               'See also "$PWD/build/CMakeFiles/CMakeOutput.log".']
+        c, h, log = self.build_failure("nocjson", out)
+        shown = h["reason"].split("\n")
+        self.assertEqual(shown[0], "agent build failed on the host: "
+                         "No package 'libcjson' found")
+        self.assertNotIn("See also", h["reason"])
+        self.assertEqual(shown[-1],
+                         "-- Configuring incomplete, errors occurred!")
+        self.assertIn("build: See also", log)
+
+    def test_configure_failure_joins_the_cmake_message(self):
+        out = ["-- The C compiler identification is unknown",
+               "CMake Error at CMakeLists.txt:2 (project):",
+               "  The CMAKE_C_COMPILER:", "", "    /nonexistent/cc", "",
+               "  is not a full path to an existing compiler tool.", "",
+               "-- Configuring incomplete, errors occurred!",
+               'See also "$PWD/build/CMakeFiles/CMakeError.log".']
+        c, h, log = self.build_failure("nocc", out)
+        self.assertEqual(h["reason"].split("\n")[0],
+                         "agent build failed on the host: CMake Error at "
+                         "CMakeLists.txt:2 (project): The CMAKE_C_COMPILER:"
+                         " /nonexistent/cc is not a full path to an "
+                         "existing compiler tool.")
+
+
+def pids_with_arg(word):
+    """Live processes with word as one of their arguments."""
+    out = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % name, "rb") as f:
+                args = f.read().split(b"\0")
+            with open("/proc/%s/stat" % name) as f:
+                st = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if word.encode() in args and st != "Z":
+            out.append(int(name))
+    return out
+
+
+def pids_in(path):
+    """Live processes whose working directory is path or below it."""
+    out = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            cwd = os.readlink("/proc/%s/cwd" % name)
+        except OSError:
+            continue
+        if cwd == path or cwd.startswith(path + "/"):
+            out.append(int(name))
+    return out
+
+
+class DeployKeyTest(CtlTestCase):
+    """Three sshd's sharing one HOME (as over NFS), so one agent cache:
+    the deploy directory is keyed by the toolchain as well as the
+    sources, so hosts whose toolchains differ never run each other's
+    agent, and a host with the same toolchain finds the build cached.
+    Builds here are copy_cmake's (cmake is not in the key)."""
+
+    N_HOSTS = 3
+    SHARE_HOME = {2: 1, 3: 1}
+
+    def test_toolchain_keys_separate_builds_in_a_shared_home(self):
+        count = os.path.join(self.tmp, "builds")
+        base = os.path.join(self.tmp, "base")
+        copy_cmake(base, count)
+        # Another machine and compiler: uname -m and cc --version differ.
+        other = os.path.join(self.tmp, "other")
+        fake_bin(other, "uname", 'if [ "$1" = -m ]; then echo aarch64; '
+                 'else exec /bin/uname "$@"; fi\n')
+        fake_bin(other, "cc", 'if [ "$1" = --version ]; then '
+                 'echo "cc (Fake) 99.1"; exit 0; fi; exec /usr/bin/cc "$@"\n')
+        # A host that gained the CUDA toolkit (nvcc on PATH).
+        cuda = os.path.join(self.tmp, "cuda")
+        fake_bin(cuda, "nvcc", 'echo "Cuda compilation tools, release '
+                 '99.9, V99.9.1"\n')
+        no_cuda = {"CUDACXX": "/bin/false"}
+        hosts_dir = os.path.join(self.tmp, "hosts")
+        write_inventory(hosts_dir, {
+            "plain": {"ssh": "bfhost1", "path_prepend": [base],
+                      "env": no_cuda},
+            "other": {"ssh": "bfhost2", "path_prepend": [other, base],
+                      "env": no_cuda},
+            "gpu": {"ssh": "bfhost3", "path_prepend": [cuda, base]},
+            "plain3": {"ssh": "bfhost3", "path_prepend": [base],
+                       "env": no_cuda}})
+        root = cache_root(self.hosts, 1)
+        self.assertEqual(root, cache_root(self.hosts, 3))
+
+        c = self.run_ctl(TINY + ["--hosts-dir", hosts_dir, "plain", "other",
+                                 "gpu"], timeout=120)
+        self.assertEqual(c.rc, EXIT_OK, c.stdout + c.stderr)
+        d, run, hs = self.archive(c)
+        keys = {}
+        for n in ("plain", "other", "gpu"):
+            self.assert_host_complete(d, hs[n])
+            self.assertIn("[%s] building" % n, c.stdout)
+            keys[n] = key_of(self.log(d, hs[n]))
+        self.assertEqual(len(set(keys.values())), 3, keys)
+        self.assertIn("arch aarch64, compiler cc (Fake) 99.1", self.log(d, hs["other"]))
+        self.assertIn("nvcc Cuda compilation tools, release 99.9",
+                      self.log(d, hs["gpu"]))
+        self.assertIn("nvcc none", self.log(d, hs["plain"]))
+        self.assertEqual(sorted(os.listdir(root)),
+                         sorted(HASH + "-" + k for k in keys.values()))
+        with open(count) as f:
+            self.assertEqual(len(f.read().splitlines()), 3)
+
+        # The same toolchain through another sshd (host 3), and again on
+        # host 2: cached, nothing built.
+        before = snapshot(root)
+        c = self.run_ctl(TINY + ["--hosts-dir", hosts_dir, "plain3",
+                                 "other"])
+        self.assertEqual(c.rc, EXIT_OK, c.stdout + c.stderr)
+        self.assertNotIn("building", c.stdout)
+        d, run, hs = self.archive(c)
+        self.assertEqual(key_of(self.log(d, hs["plain3"])), keys["plain"])
+        self.assertEqual(key_of(self.log(d, hs["other"])), keys["other"])
+        self.assertRegex(c.stdout, r"(?m)^\[plain3\] cache key %s .*: cached$"
+                         % keys["plain"])
+        with open(count) as f:
+            self.assertEqual(len(f.read().splitlines()), 3)
+        self.assertEqual(snapshot(root), before)
+
+
+class WorkdirModeTest(CtlTestCase):
+    """A workdir that group or others can write: made 0700 when the login
+    owns it, refused when another user does."""
+
+    N_HOSTS = 1
+    SEED = (1,)
+
+    def tearDown(self):
+        os.chown(cache_root(self.hosts, 1), 0, 0)
+        os.chmod(cache_root(self.hosts, 1), 0o700)
+        super().tearDown()
+
+    def mode(self):
+        return stat.S_IMODE(os.stat(cache_root(self.hosts, 1)).st_mode)
+
+    def test_own_group_writable_workdir_is_made_0700(self):
+        os.chmod(cache_root(self.hosts, 1), 0o777)
+        c = self.run_ctl(TINY + ["bfhost1"])
+        self.assertEqual(c.rc, EXIT_OK, c.stdout + c.stderr)
+        d, run, hs = self.archive(c)
+        self.assert_host_complete(d, hs["bfhost1"])
+        self.assertEqual(self.mode(), 0o700)
+        self.assertIn("was drwxrwxrwx (writable by group or others): made "
+                      "it 0700", self.log(d, hs["bfhost1"]))
+
+    def test_foreign_writable_workdir_is_refused(self):
+        os.chown(cache_root(self.hosts, 1), 65534, 65534)
+        os.chmod(cache_root(self.hosts, 1), 0o775)
+        c = self.run_ctl(TINY + ["bfhost1"])
+        self.assertEqual(c.rc, EXIT_HOSTS_FAILED, c.stdout + c.stderr)
+        d, run, hs = self.archive(c)
+        h = hs["bfhost1"]
+        self.assert_host_failed(h, "is writable by group or others and not "
+                                "owned by this login")
+        self.assertIn("drwxrwxr-x 65534", h["reason"])
         self.assertEqual(self.records(d, h), [])
-        # Neither a final nor a staging directory is left on the host.
-        self.assertEqual(os.listdir(cache_root(self.hosts, 2)), [])
+        self.assertEqual(self.mode(), 0o775)
+
+
+class MaxSessionsTest(CtlTestCase):
+    """An sshd that allows one channel at a time (MaxSessions 1): the whole
+    deploy (preflight, SFTP upload, build) and the run, then a cached
+    re-run."""
+
+    N_HOSTS = 1
+    SSHD_EXTRA = {1: ["MaxSessions 1"]}
+
+    def test_deploy_and_run_with_one_session(self):
+        fake = os.path.join(self.tmp, "bin")
+        copy_cmake(fake)
+        hosts_dir = os.path.join(self.tmp, "hosts")
+        write_inventory(hosts_dir, {"one": {"ssh": "bfhost1",
+                                            "path_prepend": [fake]}})
+        for building in (True, False):
+            c = self.run_ctl(TINY + ["--hosts-dir", hosts_dir, "one"])
+            self.assertEqual(c.rc, EXIT_OK, c.stdout + c.stderr)
+            self.assertEqual("[one] building" in c.stdout, building,
+                             c.stdout)
+            d, run, hs = self.archive(c)
+            self.assert_host_complete(d, hs["one"],
+                                      self.hosts.fingerprint(1))
+
+
+class BuildInterruptTest(CtlTestCase):
+    """Ctrl-C while the remote build runs (a fake cmake that never ends):
+    ctl exits 130 and nothing of the build is left on the host, although
+    sshd does not deliver signals for root logins."""
+
+    N_HOSTS = 1
+
+    def test_sigint_during_build_stops_it(self):
+        marker = "bf-slow-build-%d" % os.getpid()
+        fake = os.path.join(self.tmp, "bin")
+        fake_bin(fake, "cmake", "exec sh -c 'while :; do sleep 1; done' %s\n"
+                 % marker)
+        hosts_dir = os.path.join(self.tmp, "hosts")
+        write_inventory(hosts_dir, {"slow": {"ssh": "bfhost1",
+                                             "path_prepend": [fake]}})
+        c = self.start(TINY + ["--hosts-dir", hosts_dir, "slow"])
+        try:
+            c.wait_line(r"^\[slow\] building", timeout=60)
+            self.assertTrue(wait_until(lambda: pids_with_arg(marker), 60),
+                            "the fake build never started")
+            c.proc.send_signal(signal.SIGINT)
+            c.finish(timeout=30)
+        finally:
+            c.kill()
+        self.assertEqual(c.rc, EXIT_INTERRUPTED, c.stdout + c.stderr)
+        d, run, hs = self.archive(c)
+        self.assertEqual(hs["slow"]["status"], "interrupted")
+        root = cache_root(self.hosts, 1)
+        gone = wait_until(lambda: not pids_with_arg(marker) and
+                          not pids_in(root), 30)
+        self.assertTrue(gone, "build processes left: %s %s"
+                        % (pids_with_arg(marker), pids_in(root)))
+        self.assertTrue(wait_until(lambda: os.listdir(root) == [], 30),
+                        os.listdir(root))
 
 
 class FakeAgentTest(CtlTestCase):
@@ -675,6 +1005,7 @@ class FakeAgentTest(CtlTestCase):
     replays records from a real run of the agent with changes."""
 
     N_HOSTS = 1
+    SEED = (1,)
 
     @classmethod
     def setUpClass(cls):

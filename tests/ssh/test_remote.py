@@ -18,6 +18,7 @@ import threading
 import time
 import unittest
 import queue
+import signal
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
@@ -151,6 +152,35 @@ def probe_then(args, event, act, timeout=30):
     return rc, ev, err, acted_at
 
 
+def wait_until(pred, timeout, step=0.05):
+    """Polls pred() until it is true or timeout seconds pass; returns its
+    last value (a bound on waiting for an event, not a delay)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        v = pred()
+        if v or time.monotonic() > deadline:
+            return v
+        time.sleep(step)
+
+
+def pids_with_arg(word):
+    """Live processes with word as one of their arguments."""
+    out = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % name, "rb") as f:
+                args = f.read().split(b"\0")
+            with open("/proc/%s/stat" % name) as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if word.encode() in args and state != "Z":
+            out.append(int(name))
+    return out
+
+
 def of(events, kind):
     return [e for e in events if e["event"] == kind]
 
@@ -234,23 +264,36 @@ class ExecTest(unittest.TestCase):
         self.assertIn("output handler", error(ev)["detail"])
 
     def test_cancel_is_prompt_and_the_handle_stays_usable(self):
-        mark = os.path.join(HOSTS.remote_home(1), "cancel-mark")
-        if os.path.exists(mark):
-            os.unlink(mark)
-        rc, ev = probe(["-t", "10", "--cancel-after", "300", "bfhost1",
-                        "exec", "sleep 1; echo x; touch %s; sleep 5" % mark,
-                        "exec", "echo again"])
+        # Cancelled (SIGINT to the probe) once the command's first line
+        # has arrived, not after a fixed delay: under load, auth alone can
+        # take longer than any delay chosen. The command then writes a
+        # line every 0.1 s until a write fails.
+        mark = "bf-cancel-%d" % os.getpid()
+        p = Probe(["-t", "10", "bfhost1", "exec",
+                   "echo started; exec sh -c 'while echo tick; do sleep 0.1;"
+                   " done' %s" % mark, "exec", "echo again"])
+        try:
+            p.next("line")
+            p.proc.send_signal(signal.SIGINT)
+            sent_ms = (time.monotonic() - p.start) * 1000
+            err = p.next("error")
+            rc, ev = p.finish(timeout=30)
+        finally:
+            if p.proc.poll() is None:
+                p.kill()
         self.assertEqual(rc, BF_ERR_INTERRUPTED, ev)
-        err = error(ev)
         self.assertEqual(err["code"], BF_ERR_INTERRUPTED)
-        self.assertLess(err["ms"], 300 + 200)
+        self.assertEqual(err["action"], "exec")
+        self.assertLess(err["ms"] - sent_ms, SLACK_S * 1000)
         # Same connection, next command runs.
-        self.assertEqual([l["text"] for l in of(ev, "line")], ["again"])
-        # The cancelled command did not go on past its next write (the
+        after = ev[ev.index(err):]
+        self.assertEqual([l["text"] for l in of(after, "line")], ["again"])
+        # The cancelled command does not go on past its next write (the
         # closed channel gives it SIGPIPE; for a root login OpenSSH does
-        # not deliver the SIGTERM the layer sends).
-        time.sleep(1.5)
-        self.assertFalse(os.path.exists(mark))
+        # not deliver the SIGTERM the layer sends): it is gone.
+        gone = wait_until(lambda: not pids_with_arg(mark), 10)
+        self.assertTrue(gone, "cancelled command still runs: %s"
+                        % pids_with_arg(mark))
 
     def test_quiet_command_on_live_host_does_not_time_out(self):
         rc, ev = probe(["-t", "1", "bfhost1", "exec", "sleep 3.5; echo done"])
@@ -574,6 +617,26 @@ class HungHostTest(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(d, "big")))
         print("\n  hung during upload: error %.2f s after the hang"
               % (err["t"] - hung_at), file=sys.stderr)
+
+
+@unittest.skipUnless(PROBE and os.access(PROBE, os.X_OK), "no remote_probe")
+class MaxSessionsTest(unittest.TestCase):
+    """A server that allows one channel at a time (MaxSessions 1): exec and
+    SFTP alternate on one connection, each waiting for the slot the one
+    before frees."""
+
+    def test_exec_and_sftp_alternate_on_one_channel(self):
+        with SSHHosts(1, sshd_extra={1: ["MaxSessions 1"]}) as h:
+            d = os.path.join(h.remote_home(1), "one")
+            args = ["-t", "10", "--size", "3", "bfhost1"]
+            for k in range(3):
+                args += ["exec", "echo %d" % k, "mkdir", os.path.join(d, str(k)),
+                         "upload", os.path.join(d, str(k), "f"), "600"]
+            args += ["exec", "cat %s/*/f" % d]
+            rc, ev = probe(args, env=h.env())
+            self.assertEqual(rc, BF_OK, ev)
+            self.assertEqual([l["text"] for l in of(ev, "line")],
+                             ["0", "1", "2", "abc" * 3])
 
 
 @unittest.skipUnless(PROBE and os.access(PROBE, os.X_OK), "no remote_probe")
