@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -617,6 +618,44 @@ static int cmp_id_entry(const void *a, const void *b)
 	return c ? c : strcmp(x->id, y->id);
 }
 
+/* For a run without a readable started_at: when its first host file was
+ * last written, in started_at's format ("2026-11-30T14:53:09.123Z"), so
+ * that it sorts among runs of the same second as near its place as the
+ * files allow (a run's files are written before the next run starts). ""
+ * when there is none. */
+static char *first_write(const char *results_dir, const char *id)
+{
+	char *dir = bf_xasprintf("%s/%s", results_dir, id), **files, stamp[48];
+	struct timespec first = { 0, 0 };
+	int n;
+
+	files = host_files(dir, &n);
+	for (int i = 0; i < n; i++) {
+		char *p = bf_xasprintf("%s/%s", dir, files[i]);
+		struct stat st;
+
+		if (lstat(p, &st) == 0 &&
+		    (!first.tv_sec || st.st_mtim.tv_sec < first.tv_sec ||
+		     (st.st_mtim.tv_sec == first.tv_sec &&
+		      st.st_mtim.tv_nsec < first.tv_nsec)))
+			first = st.st_mtim;
+		free(p);
+	}
+	bf_xfree_strv(files);
+	free(dir);
+	stamp[0] = '\0';
+	if (first.tv_sec) {
+		struct tm tm;
+		size_t len;
+
+		gmtime_r(&first.tv_sec, &tm);
+		len = strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+		snprintf(stamp + len, sizeof(stamp) - len, ".%03dZ",
+			 (int)(first.tv_nsec / 1000000));
+	}
+	return bf_xstrdup(stamp);
+}
+
 enum bf_err archive_list_ids(const char *results_dir, char ***ids,
 			     int *count, char *detail, size_t detail_len)
 {
@@ -655,7 +694,9 @@ enum bf_err archive_list_ids(const char *results_dir, char ***ids,
 		}
 		read_json_file(path, &doc, ignored, sizeof(ignored));
 		v[n].id = bf_xstrdup(e->d_name);
-		v[n].started_at = strdup_or(json_str(doc, BF_RUN_STARTED_AT), "");
+		v[n].started_at = json_str(doc, BF_RUN_STARTED_AT) ?
+					  bf_xstrdup(json_str(doc, BF_RUN_STARTED_AT)) :
+					  first_write(results_dir, e->d_name);
 		n++;
 		cJSON_Delete(doc);
 		free(path);
