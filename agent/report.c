@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "record.h"
 #include "xmalloc.h"
 
 cJSON *report_record(struct report *r, enum bf_record_type type)
@@ -41,7 +42,11 @@ void report_emit(struct report *r, cJSON *rec)
 	if (r->human) {
 		human_print(r->out, rec);
 	} else {
-		char *line = cJSON_PrintUnformatted(rec);
+		char *line;
+
+		/* Every double reads back bit for bit (docs/schema.md). */
+		bf_json_exact_numbers(rec);
+		line = cJSON_PrintUnformatted(rec);
 
 		if (!line)
 			bf_xmalloc_fatal("cJSON_PrintUnformatted failed");

@@ -5,7 +5,9 @@
  */
 #include "record.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,12 +37,18 @@ static double num(const cJSON *o, const char *key)
 	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
+/* A number as an int: 0 when it is absent, not a whole number or outside
+ * int's range. bf_schema_parse_record refuses such records; the check here
+ * keeps the cast defined for JSON that did not pass through it. */
+static int int_of(double v)
+{
+	return bf_schema_int_ok(v, INT_MIN, INT_MAX) ? (int)v : 0;
+}
+
 /* A required number (validated by bf_schema_parse_record) as an int. */
 static int req_int(const cJSON *o, const char *key)
 {
-	double v = num(o, key);
-
-	return isfinite(v) && fabs(v) < 2e9 ? (int)v : 0;
+	return int_of(num(o, key));
 }
 
 static int boolean(const cJSON *o, const char *key)
@@ -77,7 +85,7 @@ static void decode_options(const cJSON *o, struct bf_rec_options *out)
 					sizeof(*out->sizes));
 		i = 0;
 		cJSON_ArrayForEach(v, arr)
-			out->sizes[i++] = cJSON_IsNumber(v) ? v->valueint : 0;
+			out->sizes[i++] = cJSON_IsNumber(v) ? int_of(v->valuedouble) : 0;
 		out->nsizes = i;
 	}
 	arr = get(o, BF_KEY_DTYPES);
@@ -354,8 +362,8 @@ enum bf_err bf_record_decode(const cJSON *json, enum bf_record_type type,
 	if (!cJSON_IsObject(json) || (int)type < 0 || type >= BF_REC__COUNT)
 		return bf_fail(detail, detail_len, BF_ERR_SCHEMA,
 			       "record is not a JSON object of a known type");
-	if (cJSON_IsNumber(seq))
-		out->seq = seq->valueint;
+	if (cJSON_IsNumber(seq) && bf_schema_int_ok(seq->valuedouble, 0, INT_MAX))
+		out->seq = (int)seq->valuedouble;
 	switch (type) {
 	case BF_REC_HOST:
 		decode_host(json, &out->u.host);
@@ -748,6 +756,65 @@ cJSON *bf_record_encode(const struct bf_record *r)
 		break;
 	}
 	return o;
+}
+
+/*
+ * cJSON 1.7.15 prints a number with %1.15g when that reads back within one
+ * DBL_EPSILON of the value (relative), so a double can come back one unit
+ * in the last place off, and -0 prints as 0. An exact text for every
+ * finite double: the shortest of 15, 16 and 17 significant digits that
+ * strtod reads back bit for bit (17 always does: IEEE 754-2008 5.12.2).
+ * Written into a cJSON raw item, which cJSON prints verbatim; this is the
+ * text cJSON's own printer produces, only checked exactly.
+ */
+static cJSON *exact_number_item(double d)
+{
+	char buf[40];
+
+	for (int digits = 15; digits <= 17; digits++) {
+		double back;
+
+		snprintf(buf, sizeof(buf), "%.*g", digits, d);
+		back = strtod(buf, NULL);
+		if (memcmp(&back, &d, sizeof(d)) == 0)
+			break;
+	}
+	return checked(cJSON_CreateRaw(buf));
+}
+
+/* Whether cJSON prints d exactly by itself: an integer it writes with %d
+ * (not -0), or a value outside JSON (NaN, infinities: written null). */
+static int cjson_prints_exactly(const cJSON *item)
+{
+	double d = item->valuedouble;
+
+	if (!isfinite(d))
+		return 1;
+	return d == (double)item->valueint && !(d == 0 && signbit(d));
+}
+
+void bf_json_exact_numbers(cJSON *tree)
+{
+	cJSON *child, *next;
+
+	if (!tree)
+		return;
+	for (child = tree->child; child; child = next) {
+		next = child->next;
+		if (cJSON_IsNumber(child) && !cjson_prints_exactly(child)) {
+			/* The item becomes raw in place, keeping its key and
+			 * place; the text moves over, allocated by cJSON. */
+			cJSON *raw = exact_number_item(child->valuedouble);
+
+			child->type = cJSON_Raw |
+				      (child->type & cJSON_StringIsConst);
+			child->valuestring = raw->valuestring;
+			raw->valuestring = NULL;
+			cJSON_Delete(raw);
+		} else {
+			bf_json_exact_numbers(child);
+		}
+	}
 }
 
 double bf_speed_ratio(double gflops, double base_gflops)

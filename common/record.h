@@ -224,6 +224,15 @@ enum bf_err bf_record_parse(const char *line, size_t len,
  * Caller frees with cJSON_Delete; aborts on out-of-memory. */
 struct cJSON *bf_record_encode(const struct bf_record *r);
 
+/* Makes every number in tree (an object or array, recursively) print
+ * exactly: a number that cJSON's printer would write within one
+ * DBL_EPSILON rather than bit for bit (and -0) becomes a raw item with the
+ * shortest of 15, 16 or 17 significant digits that reads back as the same
+ * double. Call just before printing the tree (the agent's report_emit):
+ * raw items are no longer cJSON numbers to code that reads the tree.
+ * Aborts on out-of-memory. NULL does nothing. */
+void bf_json_exact_numbers(struct cJSON *tree);
+
 /* The host record's "options" object; caller frees with cJSON_Delete. */
 struct cJSON *bf_rec_options_encode(const struct bf_rec_options *o);
 

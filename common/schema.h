@@ -17,6 +17,11 @@
  * thousands of samples stays far below this). */
 #define BF_RECORD_MAX_BYTES (1u << 20)
 
+/* Largest integer a record field may hold, 2^53 - 1: every integer up to
+ * it is exact in a double (the type cJSON reads numbers into), so a reader
+ * refuses larger ones rather than use a value that may have been rounded. */
+#define BF_JSON_INT_MAX 9007199254740991.0
+
 /* --- exit statuses shared by agent and ctl (documented in README) ------ */
 #define BF_EXIT_OK 0            /* everything ran and every check passed */
 #define BF_EXIT_CHECKS_FAILED 1 /* some check or GEMM verification failed */
@@ -188,9 +193,15 @@ int bf_schema_status_parse(const char *name, enum bf_status *out);
 
 struct cJSON;
 
+/* 1 when v is a whole number in [min, max] (0 for NaN and infinities):
+ * the test every integer field passes before a reader converts it. */
+int bf_schema_int_ok(double v, double min, double max);
+
 /* Parses one line of agent output into a record object and validates it:
  * a JSON object (nothing after it), schema == BF_SCHEMA_VERSION, a known
- * type, and the keys that type requires with the right JSON types. On
+ * type, the keys that type requires with the right JSON types, and every
+ * integer field (seq, n, the counts, byte counts, options) a whole number
+ * in its range (schema.c's int rules; docs/schema.md, "Numbers"). On
  * success returns BF_OK, stores the record in *out (caller frees with
  * cJSON_Delete) and its type in *type. On failure returns BF_ERR_PARSE
  * (not JSON), BF_ERR_SCHEMA (wrong version, type or fields) with a one-line

@@ -3,18 +3,25 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
+#include "bf_text.h"
 #include "xmalloc.h"
 
 /* run.json is a few kilobytes per host; this bounds a corrupt one. */
 #define RUN_JSON_MAX_BYTES (16u << 20)
+/* A host file holds a few hundred records of at most BF_RECORD_MAX_BYTES
+ * each; past this it is not one ctl wrote, and reading stops. */
+#define HOST_FILE_MAX_BYTES (1ul << 30)
 
 static const char *json_str(const cJSON *obj, const char *key)
 {
@@ -28,32 +35,103 @@ static char *strdup_or(const char *s, const char *dflt)
 	return bf_xstrdup(s ? s : dflt);
 }
 
-/* Reads a whole JSON file into *out (caller frees with cJSON_Delete). */
+/* Every string of tree, keys included, made terminal-safe in place
+ * (bf_text_sanitize never lengthens), so that what the archive says
+ * reaches show, list and compare, and their CSV and JSON, clean. */
+static void sanitize_json(cJSON *tree)
+{
+	for (cJSON *c = tree ? tree->child : NULL; c; c = c->next) {
+		if (c->string && !(c->type & cJSON_StringIsConst))
+			bf_text_sanitize_inplace(c->string);
+		if (cJSON_IsString(c) || cJSON_IsRaw(c))
+			bf_text_sanitize_inplace(c->valuestring);
+		sanitize_json(c);
+	}
+}
+
+/* A string from outside the JSON (a file or directory name, an error
+ * with one in it), sanitized in place; NULL stays NULL. */
+static char *clean(char *s)
+{
+	return s ? bf_text_sanitize_inplace(s) : NULL;
+}
+
+/*
+ * Opens path for reading if it is a regular file. O_NOFOLLOW refuses a
+ * symbolic link (a run directory's files are never links, and one could
+ * lead out of it); O_NONBLOCK makes the open of a FIFO return at once
+ * instead of waiting for a writer, and fstat then refuses it, a device,
+ * a socket or a directory, so nothing read here can block for ever.
+ * Returns a stream (caller fcloses) and its size in *size, or NULL with
+ * errno set: ENOENT, ELOOP (a link), EINVAL (not a regular file), EFBIG
+ * (larger than max), or open's.
+ */
+static FILE *open_regular(const char *path, off_t max, off_t *size)
+{
+	struct stat st;
+	FILE *f;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	int e;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0) {
+		e = errno;
+	} else if (!S_ISREG(st.st_mode)) {
+		e = EINVAL;
+	} else if (st.st_size > max) {
+		e = EFBIG;
+	} else {
+		f = fdopen(fd, "r");
+		if (f) {
+			*size = st.st_size;
+			return f;
+		}
+		e = errno;
+	}
+	close(fd);
+	errno = e;
+	return NULL;
+}
+
+/* Why open_regular failed, for "path: why". */
+static const char *open_error(int e)
+{
+	switch (e) {
+	case ELOOP:
+		return "a symbolic link: refused";
+	case EINVAL:
+		return "not a regular file (a FIFO, device or directory): refused";
+	case EFBIG:
+		return "too large: refused";
+	default:
+		return strerror(e);
+	}
+}
+
+/* Reads a whole JSON file into *out (caller frees with cJSON_Delete),
+ * its strings sanitized. */
 static enum bf_err read_json_file(const char *path, cJSON **out, char *detail,
 				  size_t detail_len)
 {
 	enum bf_err err = BF_OK;
-	char *text = NULL;
-	size_t len = 0, cap = 0, got;
+	char *text;
+	size_t len;
+	off_t size;
 	FILE *f;
 
 	*out = NULL;
-	f = fopen(path, "r");
+	f = open_regular(path, RUN_JSON_MAX_BYTES, &size);
 	if (!f) {
 		int e = errno;
 
 		return bf_fail(detail, detail_len,
 			       e == ENOENT ? BF_ERR_NOT_FOUND : BF_ERR_IO,
-			       "%s: %s", path, strerror(e));
+			       "%s: %s", path, open_error(e));
 	}
-	do {
-		if (cap - len < 4096) {
-			cap = cap ? 2 * cap : 8192;
-			text = bf_xrealloc(text, cap + 1);
-		}
-		got = fread(text + len, 1, cap - len, f);
-		len += got;
-	} while (got > 0 && len <= RUN_JSON_MAX_BYTES);
+	/* One byte more than the size, to see a file that grew past it. */
+	text = bf_xmalloc((size_t)size + 2);
+	len = fread(text, 1, (size_t)size + 1, f);
 	if (ferror(f))
 		err = bf_fail(detail, detail_len, BF_ERR_IO, "%s: %s", path,
 			      strerror(errno));
@@ -71,44 +149,93 @@ static enum bf_err read_json_file(const char *path, cJSON **out, char *detail,
 				      "%s: not a JSON object", path);
 		}
 	}
+	sanitize_json(*out);
 	free(text);
 	fclose(f);
+	return err;
+}
+
+/* The next line of f into buf (cap bytes), without its newline and
+ * NUL-terminated; a longer line is cut to cap - 1 bytes and the rest
+ * skipped, with *too_long set. Returns the length kept, or -1 at the end
+ * of the file. *has_newline: the line ended with one. */
+static long next_line(FILE *f, char *buf, size_t cap, int *has_newline,
+		      int *too_long)
+{
+	size_t len = 0;
+	int c;
+
+	*has_newline = *too_long = 0;
+	while ((c = getc_unlocked(f)) != EOF) {
+		if (c == '\n') {
+			*has_newline = 1;
+			break;
+		}
+		if (len + 1 < cap)
+			buf[len++] = (char)c;
+		else
+			*too_long = 1;
+	}
+	if (c == EOF && len == 0 && !*too_long)
+		return -1;
+	buf[len] = '\0';
+	return (long)len;
+}
+
+/* One line into rec: validated as bf_record_parse does, then its strings
+ * sanitized before they are decoded. */
+static enum bf_err parse_line(const char *line, size_t len,
+			      struct bf_record *rec)
+{
+	enum bf_record_type type;
+	char detail[256];
+	enum bf_err err;
+	cJSON *json;
+
+	bf_record_init(rec, BF_REC_HOST);
+	err = bf_schema_parse_record(line, len, &json, &type, detail,
+				     sizeof(detail));
+	if (err != BF_OK)
+		return err;
+	sanitize_json(json);
+	err = bf_record_decode(json, type, rec, detail, sizeof(detail));
+	cJSON_Delete(json);
 	return err;
 }
 
 /* Reads a host's NDJSON into h: every line that validates, in order.
  * Sets read_error and returns the errno when the file cannot be read (0
  * otherwise): the caller decides, since one lost file must not hide the
- * other hosts of a run. */
+ * other hosts of a run. Memory stays bounded: a line is at most
+ * BF_RECORD_MAX_BYTES (a longer one is bad), a file HOST_FILE_MAX_BYTES. */
 static int read_records(const char *path, struct archive_host *h)
 {
-	char *line = NULL, detail[256];
-	size_t cap = 0;
-	ssize_t got;
-	int e, ncap = 0, host_at = -1;
+	char *line;
+	long got;
+	off_t size;
+	int e, ncap = 0, host_at = -1, has_newline, too_long;
 	FILE *f;
 
 	h->records = NULL;
 	h->nrecords = 0;
 	h->records_path = bf_xstrdup(path);
-	f = fopen(path, "r");
+	f = open_regular(path, (off_t)HOST_FILE_MAX_BYTES, &size);
 	if (!f) {
 		e = errno;
-		h->read_error = bf_xasprintf("%s: %s", path, strerror(e));
+		h->read_error = clean(bf_xasprintf("%s: %s", path, open_error(e)));
 		return e;
 	}
-	while ((got = getline(&line, &cap, f)) > 0) {
+	line = bf_xmalloc(BF_RECORD_MAX_BYTES + 2);
+	while ((got = next_line(f, line, BF_RECORD_MAX_BYTES + 2, &has_newline,
+				&too_long)) >= 0) {
 		size_t len = (size_t)got;
-		int has_newline = line[len - 1] == '\n';
 		struct bf_record rec;
 
-		if (has_newline)
-			line[--len] = '\0';
-		if (len == 0)
+		if (len == 0 && !too_long)
 			continue;
-		if (bf_record_parse(line, len, &rec, detail, sizeof(detail)) !=
-		    BF_OK) {
-			bf_record_free(&rec);
+		if (too_long || parse_line(line, len, &rec) != BF_OK) {
+			if (!too_long)
+				bf_record_free(&rec);
 			/* A last line without its newline is where a
 			 * killed ctl stopped writing: expected, not bad. */
 			if (has_newline)
@@ -132,7 +259,7 @@ static int read_records(const char *path, struct archive_host *h)
 		h->host_record = &h->records[host_at].u.host;
 	e = ferror(f) ? (errno ? errno : EIO) : 0;
 	if (e)
-		h->read_error = bf_xasprintf("%s: %s", path, strerror(e));
+		h->read_error = clean(bf_xasprintf("%s: %s", path, strerror(e)));
 	free(line);
 	fclose(f);
 	return e;
@@ -167,7 +294,9 @@ static void load_host(const char *dir, const cJSON *ho,
 	h->status = strdup_or(json_str(ho, BF_RUN_HOST_STATUS), "n/a");
 	h->reason = bf_xstrdup(json_str(ho, BF_RUN_HOST_REASON));
 	h->fingerprint = bf_xstrdup(json_str(ho, BF_RUN_HOST_FINGERPRINT));
-	h->agent_exit = cJSON_IsNumber(ex) ? ex->valueint : -1;
+	h->agent_exit = cJSON_IsNumber(ex) &&
+				bf_schema_int_ok(ex->valuedouble, 0, 255) ?
+			(int)ex->valuedouble : -1;
 	if (!with_records)
 		return; /* run.json only: no records */
 	if (plain_file_name(file)) {
@@ -192,6 +321,104 @@ static const char *base_name(const char *path)
 	return slash;
 }
 
+/* "00-spark.ndjson" as ctl run names it: the host is "spark" (a name
+ * without the index and the extension; NULL when nothing is left). */
+static char *host_from_file_name(const char *base)
+{
+	size_t stem_len = strlen(base);
+
+	if (stem_len > 7 && strcmp(base + stem_len - 7, ".ndjson") == 0)
+		stem_len -= 7;
+	if (stem_len > 3 && base[0] >= '0' && base[0] <= '9' &&
+	    base[1] >= '0' && base[1] <= '9' && base[2] == '-') {
+		base += 3;
+		stem_len -= 3;
+	}
+	return stem_len ? clean(bf_xasprintf("%.*s", (int)stem_len, base)) : NULL;
+}
+
+static int is_host_file_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	return name[0] != '.' && len > 7 && strcmp(name + len - 7, ".ndjson") == 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The host files (*.ndjson) of a run directory, in name order (which is
+ * host order: "00-", "01-"); a NULL-terminated array, caller frees with
+ * bf_xfree_strv. Entries are not opened here (read_records refuses what
+ * is not a regular file). */
+static char **host_files(const char *dir, int *count)
+{
+	char **v = NULL;
+	int n = 0, cap = 0;
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	while (d && (e = readdir(d)) != NULL) {
+		if (!is_host_file_name(e->d_name))
+			continue;
+		if (n + 1 >= cap) {
+			cap = cap ? 2 * cap : 8;
+			v = bf_xrealloc(v, (size_t)cap * sizeof(*v));
+		}
+		v[n++] = bf_xstrdup(e->d_name);
+	}
+	if (d)
+		closedir(d);
+	if (n > 1)
+		qsort(v, (size_t)n, sizeof(*v), cmp_str);
+	if (!v)
+		v = bf_xcalloc(1, sizeof(*v));
+	v[n] = NULL;
+	*count = n;
+	return v;
+}
+
+/* A run whose run.json cannot be used (why: "dir/run.json: ..."): status
+ * "damaged", the reason saying so, and a host per host file found in the
+ * directory, read as archive_load_file reads one (with_records) or only
+ * named. Never fails: a directory with nothing left is a damaged run with
+ * no hosts. */
+static struct archive_run *damaged_run(const char *dir, const char *why,
+				       int with_records)
+{
+	struct archive_run *run = bf_xcalloc(1, sizeof(*run));
+	char **files = host_files(dir, &run->nhosts);
+
+	run->dir = clean(bf_xstrdup(dir));
+	run->run_id = clean(bf_xstrdup(base_name(dir)));
+	run->started_at = bf_xstrdup("n/a");
+	run->status = bf_xstrdup(ARCHIVE_RUN_DAMAGED);
+	run->reason = bf_xasprintf("run.json unreadable (%s)", why);
+	run->incomplete = 1;
+	run->damaged = 1;
+	run->hosts = bf_xcalloc((size_t)(run->nhosts ? run->nhosts : 1),
+				sizeof(*run->hosts));
+	for (int i = 0; i < run->nhosts; i++) {
+		struct archive_host *h = &run->hosts[i];
+		char *path = bf_xasprintf("%s/%s", dir, files[i]);
+
+		h->name = host_from_file_name(files[i]);
+		if (!h->name)
+			h->name = bf_xstrdup("n/a");
+		h->status = bf_xstrdup("n/a");
+		h->agent_exit = -1;
+		if (with_records)
+			read_records(path, h);
+		else
+			h->records_path = bf_xstrdup(path);
+		free(path);
+	}
+	bf_xfree_strv(files);
+	return run;
+}
+
 static enum bf_err load_run(const char *dir, int with_records,
 			    struct archive_run **out, char *detail,
 			    size_t detail_len)
@@ -200,28 +427,44 @@ static enum bf_err load_run(const char *dir, int with_records,
 	const cJSON *hosts, *ho;
 	const char *status, *id;
 	enum bf_err err;
+	struct stat st;
 	char *path;
 	cJSON *doc;
 	int i = 0;
 
 	*out = NULL;
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		int e = errno;
+
+		return bf_fail(detail, detail_len,
+			       e == ENOENT ? BF_ERR_NOT_FOUND : BF_ERR_IO,
+			       "%s: %s", dir,
+			       e == ENOENT ? strerror(e) : "not a run directory");
+	}
 	path = bf_xasprintf("%s/run.json", dir);
 	err = read_json_file(path, &doc, detail, detail_len);
 	free(path);
-	if (err != BF_OK)
-		return err;
-	hosts = cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_HOSTS);
-	status = json_str(doc, BF_RUN_STATUS);
-	id = json_str(doc, BF_RUN_RUN_ID);
-	if (!cJSON_IsArray(hosts) || !status || !id) {
-		cJSON_Delete(doc);
-		return bf_fail(detail, detail_len, BF_ERR_SCHEMA,
-			       "%s/run.json: \"%s\", \"%s\" or \"%s\" missing",
-			       dir, BF_RUN_RUN_ID, BF_RUN_STATUS, BF_RUN_HOSTS);
+	if (err == BF_OK) {
+		hosts = cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_HOSTS);
+		status = json_str(doc, BF_RUN_STATUS);
+		id = json_str(doc, BF_RUN_RUN_ID);
+		if (!cJSON_IsArray(hosts) || !status || !id) {
+			cJSON_Delete(doc);
+			err = bf_fail(detail, detail_len, BF_ERR_SCHEMA,
+				      "%s/run.json: \"%s\", \"%s\" or \"%s\" missing",
+				      dir, BF_RUN_RUN_ID, BF_RUN_STATUS,
+				      BF_RUN_HOSTS);
+		}
+	}
+	if (err != BF_OK) {
+		/* One damaged run.json must not hide the records next
+		 * to it: the run is read from its host files. */
+		*out = damaged_run(dir, clean(detail), with_records);
+		return BF_OK;
 	}
 	run = bf_xcalloc(1, sizeof(*run));
 	run->run_json = doc;
-	run->dir = bf_xstrdup(dir);
+	run->dir = clean(bf_xstrdup(dir));
 	run->run_id = bf_xstrdup(id);
 	run->started_at = strdup_or(json_str(doc, BF_RUN_STARTED_AT), "n/a");
 	run->tag = bf_xstrdup(json_str(doc, BF_RUN_TAG));
@@ -262,8 +505,7 @@ enum bf_err archive_load_file(const char *path, struct archive_run **out,
 {
 	struct archive_run *run;
 	struct archive_host *h;
-	const char *base = base_name(path), *hostname;
-	size_t stem_len = strlen(base);
+	const char *hostname;
 	int e;
 
 	*out = NULL;
@@ -286,21 +528,14 @@ enum bf_err archive_load_file(const char *path, struct archive_run **out,
 		return bf_fail(detail, detail_len, BF_ERR_SCHEMA,
 			       "%s: no valid benchfleet record", path);
 	}
-	/* "00-spark.ndjson" as ctl run names it: the host is "spark". */
-	if (stem_len > 7 && strcmp(base + stem_len - 7, ".ndjson") == 0)
-		stem_len -= 7;
-	if (stem_len > 3 && base[0] >= '0' && base[0] <= '9' &&
-	    base[1] >= '0' && base[1] <= '9' && base[2] == '-') {
-		base += 3;
-		stem_len -= 3;
-	}
 	hostname = h->host_record ? h->host_record->hostname : NULL;
-	h->name = stem_len ? bf_xasprintf("%.*s", (int)stem_len, base) :
-			     strdup_or(hostname, "n/a");
+	h->name = host_from_file_name(base_name(path));
+	if (!h->name)
+		h->name = strdup_or(hostname, "n/a");
 	h->status = bf_xstrdup("n/a");
 	h->agent_exit = -1;
-	run->dir = bf_xstrdup(path);
-	run->run_id = bf_xstrdup(base_name(path));
+	run->dir = clean(bf_xstrdup(path));
+	run->run_id = clean(bf_xstrdup(base_name(path)));
 	run->started_at = bf_xstrdup("n/a");
 	run->status = bf_xstrdup("file");
 	run->incomplete = !h->complete;
@@ -345,6 +580,26 @@ const struct archive_host *archive_run_host(const struct archive_run *run,
 	return NULL;
 }
 
+/* A run directory: a directory holding a run.json (of any kind: a damaged
+ * one is still a run) or, when that was lost, a host file. */
+static int is_run_dir(const char *path)
+{
+	struct stat st;
+	char *p;
+	int found, n;
+
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	p = bf_xasprintf("%s/run.json", path);
+	found = lstat(p, &st) == 0;
+	free(p);
+	if (!found) {
+		bf_xfree_strv(host_files(path, &n));
+		found = n > 0;
+	}
+	return found;
+}
+
 struct id_entry {
 	char *id;
 	char *started_at; /* from run.json; "" when unreadable */
@@ -361,6 +616,44 @@ static int cmp_id_entry(const void *a, const void *b)
 	if (c == 0)
 		c = strcmp(x->started_at, y->started_at);
 	return c ? c : strcmp(x->id, y->id);
+}
+
+/* For a run without a readable started_at: when its first host file was
+ * last written, in started_at's format ("2026-11-30T14:53:09.123Z"), so
+ * that it sorts among runs of the same second as near its place as the
+ * files allow (a run's files are written before the next run starts). ""
+ * when there is none. */
+static char *first_write(const char *results_dir, const char *id)
+{
+	char *dir = bf_xasprintf("%s/%s", results_dir, id), **files, stamp[48];
+	struct timespec first = { 0, 0 };
+	int n;
+
+	files = host_files(dir, &n);
+	for (int i = 0; i < n; i++) {
+		char *p = bf_xasprintf("%s/%s", dir, files[i]);
+		struct stat st;
+
+		if (lstat(p, &st) == 0 &&
+		    (!first.tv_sec || st.st_mtim.tv_sec < first.tv_sec ||
+		     (st.st_mtim.tv_sec == first.tv_sec &&
+		      st.st_mtim.tv_nsec < first.tv_nsec)))
+			first = st.st_mtim;
+		free(p);
+	}
+	bf_xfree_strv(files);
+	free(dir);
+	stamp[0] = '\0';
+	if (first.tv_sec) {
+		struct tm tm;
+		size_t len;
+
+		gmtime_r(&first.tv_sec, &tm);
+		len = strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+		snprintf(stamp + len, sizeof(stamp) - len, ".%03dZ",
+			 (int)(first.tv_nsec / 1000000));
+	}
+	return bf_xstrdup(stamp);
 }
 
 enum bf_err archive_list_ids(const char *results_dir, char ***ids,
@@ -383,24 +676,27 @@ enum bf_err archive_list_ids(const char *results_dir, char ***ids,
 			       "%s: %s", results_dir, strerror(err));
 	}
 	while ((e = readdir(d)) != NULL) {
-		struct stat st;
 		char *path, ignored[256];
 		cJSON *doc = NULL;
 
 		if (e->d_name[0] == '.')
 			continue;
-		path = bf_xasprintf("%s/%s/run.json", results_dir, e->d_name);
-		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+		path = bf_xasprintf("%s/%s", results_dir, e->d_name);
+		if (!is_run_dir(path)) {
 			free(path);
 			continue;
 		}
+		free(path);
+		path = bf_xasprintf("%s/%s/run.json", results_dir, e->d_name);
 		if (n == cap) {
 			cap = cap ? 2 * cap : 32;
 			v = bf_xrealloc(v, (size_t)cap * sizeof(*v));
 		}
 		read_json_file(path, &doc, ignored, sizeof(ignored));
 		v[n].id = bf_xstrdup(e->d_name);
-		v[n].started_at = strdup_or(json_str(doc, BF_RUN_STARTED_AT), "");
+		v[n].started_at = json_str(doc, BF_RUN_STARTED_AT) ?
+					  bf_xstrdup(json_str(doc, BF_RUN_STARTED_AT)) :
+					  first_write(results_dir, e->d_name);
 		n++;
 		cJSON_Delete(doc);
 		free(path);
@@ -491,7 +787,7 @@ enum bf_err archive_resolve(const char *results_dir, const char *arg,
 {
 	struct stat st;
 	enum bf_err err;
-	char **ids, *p;
+	char **ids;
 	int n, i;
 
 	*path = NULL;
@@ -500,11 +796,7 @@ enum bf_err archive_resolve(const char *results_dir, const char *arg,
 		*path = bf_xstrdup(arg);
 		return BF_OK;
 	}
-	p = bf_xasprintf("%s/run.json", arg);
-	i = stat(arg, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    stat(p, &st) == 0 && S_ISREG(st.st_mode);
-	free(p);
-	if (i) {
+	if (is_run_dir(arg)) {
 		*kind = ARCHIVE_TARGET_RUN;
 		*path = bf_xstrdup(arg);
 		return BF_OK;

@@ -56,21 +56,35 @@ struct archive_run {
 	char *started_at;    /* ISO 8601 UTC; "n/a" when unknown */
 	char *status;        /* "complete" or "incomplete" (a run.json
 			      * still "running" reads as incomplete); "file"
-			      * for a lone .ndjson */
+			      * for a lone .ndjson; ARCHIVE_RUN_DAMAGED */
 	char *reason;        /* why incomplete; NULL when complete */
 	char *tag;           /* NULL when none */
 	struct cJSON *run_json; /* the parsed run.json; NULL for a FILE */
 	struct archive_host *hosts;
 	int nhosts;
 	int incomplete;      /* status is not "complete" */
+	int damaged;         /* run.json unreadable: the hosts are the
+			      * directory's host files, named from their
+			      * file names, with status "n/a" */
 };
+
+/* Status of a run whose run.json is missing or unusable. */
+#define ARCHIVE_RUN_DAMAGED "damaged"
 
 /* Loads the run directory dir: run.json, then each host's records file.
  * A host whose file is missing or unreadable keeps read_error and no
- * records; a bad line is skipped and counted. Errors: BF_ERR_NOT_FOUND
- * (no run.json in dir), BF_ERR_IO, BF_ERR_PARSE (run.json is not JSON),
- * BF_ERR_SCHEMA (run.json lacks run_id, status or hosts), with "what: why"
- * in detail. On success *out is set; caller frees with archive_run_free. */
+ * records; a bad line is skipped and counted. A run.json that is missing,
+ * not a regular file, not JSON or lacks run_id, status or hosts does not
+ * fail the load: the run comes back damaged (run->damaged, status
+ * "damaged", reason "run.json unreadable (why)") with a host per *.ndjson
+ * file in dir. Only regular files are opened (no FIFO, device or symbolic
+ * link: read_records and read_json_file say why in read_error or the
+ * reason), and sizes are capped. Every string read from the archive
+ * (run.json, records, file names) is sanitized with bf_text_sanitize
+ * before it is stored, so printers can print it as it is. Errors:
+ * BF_ERR_NOT_FOUND (dir does not exist), BF_ERR_IO (dir is not a
+ * directory), with "what: why" in detail. On success *out is set; caller
+ * frees with archive_run_free. */
 enum bf_err archive_load_run(const char *dir, struct archive_run **out,
 			     char *detail, size_t detail_len);
 
@@ -93,7 +107,8 @@ void archive_run_free(struct archive_run *run);
 const struct archive_host *archive_run_host(const struct archive_run *run,
 					    const char *name);
 
-/* Lists the run ids in results_dir (subdirectories holding a run.json),
+/* Lists the run ids in results_dir (subdirectories holding a run.json,
+ * or at least a host file when run.json was lost),
  * oldest first: by the UTC second an id begins with, then by run.json's
  * started_at (milliseconds), since two runs started within one second
  * differ only in their random suffix. Reads every run.json. *ids is a
@@ -127,7 +142,7 @@ enum archive_target {
 };
 
 /* Resolves arg, in this order: an existing regular file (FILE), an
- * existing directory holding run.json (RUN), a run id of results_dir in
+ * existing directory holding run.json or a host file (RUN), a run id of results_dir in
  * full or by a unique prefix (RUN), the name of a host in some run of
  * results_dir (HOST). On BF_OK sets *kind and *path: the file, the run
  * directory, or for a HOST NULL (then use archive_runs_with_host). Caller

@@ -100,7 +100,9 @@ int cmd_list(int argc, char **argv)
 				free(l[2]);
 				l[2] = hosts;
 			}
-			l[3] = bf_xstrdup(run->status);
+			l[3] = run->damaged ?
+				       bf_xasprintf("%s: %s", run->status, run->reason) :
+				       bf_xstrdup(run->status);
 			l[4] = bf_xstrdup(run->tag ? run->tag : "");
 			archive_run_free(run);
 		}

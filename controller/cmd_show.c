@@ -55,6 +55,7 @@ static void replay(struct model *m, const struct archive_run *run)
 static void print_header(const struct archive_run *run)
 {
 	printf("run %s  started %s  %s", run->run_id, run->started_at,
+	       run->damaged ? "DAMAGED" :
 	       run->incomplete ? "INCOMPLETE" : run->status);
 	if (run->reason)
 		printf(": %s", run->reason);
@@ -78,6 +79,39 @@ static void print_archive_notes(const struct archive_run *run)
 			printf("%s: the records file ends in a partial line (ctl stopped while writing it)\n",
 			       h->name);
 	}
+}
+
+/* The newest run of results whose run.json is readable: a damaged one is
+ * skipped with a one-line warning (ctl show ID still shows it). */
+static enum bf_err load_newest(const char *results, struct archive_run **out,
+			       char *detail, size_t detail_len)
+{
+	enum bf_err err;
+	char **ids;
+	int n;
+
+	*out = NULL;
+	err = archive_list_ids(results, &ids, &n, detail, detail_len);
+	for (int i = n - 1; err == BF_OK && i >= 0 && !*out; i--) {
+		char *dir = bf_xasprintf("%s/%s", results, ids[i]);
+		struct archive_run *run;
+
+		if (archive_load_run(dir, &run, detail, detail_len) == BF_OK) {
+			if (!run->damaged)
+				*out = run;
+			else
+				fprintf(stderr, "ctl: show: warning: skipped run %s: %s\n",
+					run->run_id, run->reason);
+			if (run->damaged)
+				archive_run_free(run);
+		}
+		free(dir);
+	}
+	if (err == BF_OK && !*out)
+		err = bf_fail(detail, detail_len, BF_ERR_NOT_FOUND,
+			      "%s: no runs", results);
+	bf_xfree_strv(ids);
+	return err;
 }
 
 int cmd_show(int argc, char **argv)
@@ -129,18 +163,9 @@ int cmd_show(int argc, char **argv)
 			return BF_EXIT_USAGE;
 		}
 	} else {
-		char **ids;
-		int n;
-
-		err = archive_list_ids(results, &ids, &n, detail, sizeof(detail));
-		if (err == BF_OK && n == 0)
-			err = bf_fail(detail, sizeof(detail), BF_ERR_NOT_FOUND,
-				      "%s: no runs", results);
-		if (err == BF_OK)
-			path = bf_xasprintf("%s/%s", results, ids[n - 1]);
-		bf_xfree_strv(ids);
+		err = load_newest(results, &run, detail, sizeof(detail));
 	}
-	if (err == BF_OK)
+	if (err == BF_OK && !run)
 		err = kind == ARCHIVE_TARGET_FILE ?
 			      archive_load_file(path, &run, detail, sizeof(detail)) :
 			      archive_load_run(path, &run, detail, sizeof(detail));

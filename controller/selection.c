@@ -15,8 +15,35 @@ void selection_free(struct selection *cs)
 	cs->nruns = cs->ncols = 0;
 }
 
+/* Adds run (taking ownership) as a column, restricted to host when not
+ * NULL. Returns 0, or -1 after printing the error. */
+static int add_run_column(struct selection *cs, struct archive_run *run,
+			  const char *host)
+{
+	if (cs->ncols == SELECTION_MAX_COLUMNS) {
+		ctl_error("%s: at most %d columns", cs->cmd,
+			  SELECTION_MAX_COLUMNS);
+		archive_run_free(run);
+		return -1;
+	}
+	cs->runs[cs->nruns++] = run;
+	memset(&cs->cols[cs->ncols], 0, sizeof(cs->cols[0]));
+	cs->cols[cs->ncols].run = run;
+	if (host) {
+		cs->cols[cs->ncols].host = archive_run_host(run, host);
+		if (!cs->cols[cs->ncols].host) {
+			ctl_error("%s: %s: no host %s", cs->cmd, run->dir, host);
+			return -1;
+		}
+	}
+	cs->ncols++;
+	return 0;
+}
+
 /* Loads a run directory or file and adds it as a column (restricted to
- * host when not NULL). Returns 0, or -1 after printing the error. */
+ * host when not NULL). A run named on the command line is compared even
+ * when its run.json is damaged (its host files are the columns' data).
+ * Returns 0, or -1 after printing the error. */
 static int add_column(struct selection *cs, const char *path, int is_file,
 		      const char *host)
 {
@@ -35,67 +62,63 @@ static int add_column(struct selection *cs, const char *path, int is_file,
 		ctl_error("%s: %s", cs->cmd, detail);
 		return -1;
 	}
-	cs->runs[cs->nruns++] = run;
-	memset(&cs->cols[cs->ncols], 0, sizeof(cs->cols[0]));
-	cs->cols[cs->ncols].run = run;
-	if (host) {
-		cs->cols[cs->ncols].host = archive_run_host(run, host);
-		if (!cs->cols[cs->ncols].host) {
-			ctl_error("%s: %s: no host %s", cs->cmd, path, host);
-			return -1;
-		}
-	}
-	cs->ncols++;
-	return 0;
+	return add_run_column(cs, run, host);
 }
 
 /* The newest `count` runs with host (or of all runs when host is NULL),
- * added oldest first so that column A is the earlier run. */
+ * added oldest first so that column A is the earlier run. A run picked
+ * this way whose run.json is damaged is skipped with a one-line warning,
+ * and the next older one taken: one bad run does not stop the others. */
 static int add_last_runs(struct selection *cs, const char *results,
 			 const char *host, int count)
 {
+	struct archive_run *picked[SELECTION_MAX_COLUMNS];
 	char detail[512], **ids;
-	int n, rc = 0;
+	int n, npicked = 0, rc = 0;
 	enum bf_err err;
 
-	if (host) {
-		err = archive_runs_with_host(results, host, count, &ids, &n,
-					     detail, sizeof(detail));
-	} else {
+	if (host)
+		err = archive_runs_with_host(results, host, SELECTION_MAX_COLUMNS * 4,
+					     &ids, &n, detail, sizeof(detail));
+	else
 		err = archive_list_ids(results, &ids, &n, detail, sizeof(detail));
-		if (err == BF_OK && n > count) {
-			/* Keep the newest `count`, newest first, as
-			 * archive_runs_with_host returns them. */
-			char **v = bf_xcalloc((size_t)count + 1, sizeof(*v));
-
-			for (int i = 0; i < count; i++)
-				v[i] = bf_xstrdup(ids[n - 1 - i]);
-			bf_xfree_strv(ids);
-			ids = v;
-			n = count;
-		} else if (err == BF_OK) {
-			for (int i = 0; i < n / 2; i++) {
-				char *tmp = ids[i];
-
-				ids[i] = ids[n - 1 - i];
-				ids[n - 1 - i] = tmp;
-			}
-		}
-	}
 	if (err != BF_OK) {
 		ctl_error("%s: %s", cs->cmd, detail);
 		return -1;
 	}
-	if (n == 0) {
+	if (!host) { /* newest first, as archive_runs_with_host gives them */
+		for (int i = 0; i < n / 2; i++) {
+			char *tmp = ids[i];
+
+			ids[i] = ids[n - 1 - i];
+			ids[n - 1 - i] = tmp;
+		}
+	}
+	for (int i = 0; i < n && npicked < count && npicked < SELECTION_MAX_COLUMNS; i++) {
+		char *path = bf_xasprintf("%s/%s", results, ids[i]);
+		struct archive_run *run;
+
+		err = archive_load_run(path, &run, detail, sizeof(detail));
+		free(path);
+		if (err != BF_OK || run->damaged) {
+			fprintf(stderr, "ctl: %s: warning: skipped run %s: %s\n", cs->cmd,
+				err == BF_OK ? run->run_id : ids[i],
+				err == BF_OK ? run->reason : detail);
+			archive_run_free(err == BF_OK ? run : NULL);
+			continue;
+		}
+		picked[npicked++] = run;
+	}
+	if (npicked == 0) {
 		ctl_error("%s: %s: no runs%s%s", cs->cmd, results,
 			  host ? " with host " : "", host ? host : "");
 		rc = -1;
 	}
-	for (int i = n - 1; i >= 0 && rc == 0; i--) {
-		char *path = bf_xasprintf("%s/%s", results, ids[i]);
-
-		rc = add_column(cs, path, 0, host);
-		free(path);
+	for (int i = npicked - 1; i >= 0; i--) {
+		if (rc == 0)
+			rc = add_run_column(cs, picked[i], host);
+		else
+			archive_run_free(picked[i]);
 	}
 	bf_xfree_strv(ids);
 	return rc;

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -284,6 +285,251 @@ static void test_decode_rejects_non_object(void **state)
 	bf_record_free(NULL);
 }
 
+/* --- integer fields: refused out of range, never cast (issue 11) ---- */
+
+static const char gemm_line[] =
+	"{\"schema\":1,\"type\":\"gemm\",\"seq\":29,\"device\":\"cpu\",\"dtype\":\"fp32\",\"n\":64,\"status\":\"pass\",\"reason\":null,\"library\":\"OpenBLAS 0.3.21\",\"math_mode\":\"cblas_sgemm\",\"c_dtype\":\"fp32\",\"warmup\":1,\"iters\":2,\"samples_ms\":[0.021715,0.021848],\"median_ms\":0.0217815,\"min_ms\":0.021715,\"max_ms\":0.021848,\"gflops\":24.07,\"peak_mib\":0.04296875,\"operand_bytes\":49152,\"max_rel_error\":1.5e-07,\"tolerance\":1e-05,\"verified_elements\":4096,\"nonfinite_elements\":0}";
+
+/* base with its first occurrence of from replaced by to; caller frees. */
+static char *with(const char *base, const char *from, const char *to)
+{
+	const char *at = strstr(base, from);
+	size_t n = strlen(base) - strlen(from) + strlen(to) + 1;
+	char *out = malloc(n);
+
+	assert_non_null(at);
+	snprintf(out, n, "%.*s%s%s", (int)(at - base), base, to,
+		 at + strlen(from));
+	return out;
+}
+
+struct int_case {
+	const char *base;
+	const char *from, *to;
+	int ok;
+	const char *field; /* named in the reason when refused */
+};
+
+static const char plan_line[] =
+	"{\"schema\":1,\"type\":\"plan\",\"seq\":1,\"devices\":[{\"device\":\"cpu\",\"status\":\"pass\",\"reason\":null}],\"checks_total\":23,\"gemm_total\":4}";
+static const char summary_line[] =
+	"{\"schema\":1,\"type\":\"summary\",\"seq\":33,\"ratios\":[{\"kind\":\"vs_fp32\",\"device\":\"cpu\",\"dtype\":\"bf16\",\"n\":64,\"value\":0.5}],\"checks_passed\":22,\"checks_failed\":0,\"checks_skipped\":1,\"gemm_passed\":1,\"gemm_failed\":0,\"gemm_skipped\":3,\"exit_status\":0,\"wall_ms\":159.8}";
+static const char limits_line[] =
+	"{\"schema\":1,\"type\":\"float_limits\",\"seq\":3,\"dtype\":\"fp16\",\"bits\":16,\"exponent_bits\":5,\"mantissa_bits\":10,\"max\":65504,\"eps\":0.0009765625,\"smallest_normal\":6.103515625e-05}";
+static const char host_line[] =
+	"{\"schema\":1,\"type\":\"host\",\"seq\":0,\"agent\":{\"version\":\"0.1.0\",\"source_hash\":\"02e497679ff47c98\"},\"hostname\":\"vm\",\"arch\":\"x86_64\",\"cpu_cores\":2,\"memory_bytes\":25276502016,\"openblas\":{\"threads\":2},\"cuda\":{},\"gpus\":[{\"index\":0,\"sm_count\":48}],\"options\":{\"sizes\":[64,128],\"dtypes\":[\"fp32\"],\"iters\":2,\"cpu_iters\":2,\"warmup\":1,\"seed\":1}}";
+
+static const struct int_case int_cases[] = {
+	{ gemm_line, "\"n\":64", "\"n\":64", 1, NULL },
+	{ gemm_line, "\"n\":64", "\"n\":1", 1, NULL },
+	{ gemm_line, "\"n\":64", "\"n\":65536", 1, NULL },
+	{ gemm_line, "\"n\":64", "\"n\":1e300", 0, "\"n\"" },
+	{ gemm_line, "\"n\":64", "\"n\":-1e300", 0, "\"n\"" },
+	{ gemm_line, "\"n\":64", "\"n\":0", 0, "\"n\"" },
+	{ gemm_line, "\"n\":64", "\"n\":-1", 0, "\"n\"" },
+	{ gemm_line, "\"n\":64", "\"n\":65537", 0, "\"n\"" },
+	{ gemm_line, "\"n\":64", "\"n\":64.5", 0, "\"n\"" },
+	{ gemm_line, "\"n\":64", "\"n\":1e-300", 0, "\"n\"" },
+	{ gemm_line, "\"n\":64", "\"n\":2147483648", 0, "\"n\"" },
+	{ gemm_line, "\"n\":64", "\"n\":9007199254740993", 0, "\"n\"" },
+	{ gemm_line, "\"seq\":29", "\"seq\":-1", 0, "\"seq\"" },
+	{ gemm_line, "\"seq\":29", "\"seq\":1e300", 0, "\"seq\"" },
+	{ gemm_line, "\"seq\":29", "\"seq\":0.5", 0, "\"seq\"" },
+	{ gemm_line, "\"seq\":29", "\"seq\":2147483647", 1, NULL },
+	{ gemm_line, "\"iters\":2", "\"iters\":1e300", 0, "\"iters\"" },
+	{ gemm_line, "\"warmup\":1", "\"warmup\":-3", 0, "\"warmup\"" },
+	{ gemm_line, "\"operand_bytes\":49152", "\"operand_bytes\":9007199254740991", 1, NULL },
+	{ gemm_line, "\"operand_bytes\":49152", "\"operand_bytes\":9007199254740992", 0, "\"operand_bytes\"" },
+	{ gemm_line, "\"operand_bytes\":49152", "\"operand_bytes\":1e300", 0, "\"operand_bytes\"" },
+	{ gemm_line, "\"nonfinite_elements\":0", "\"nonfinite_elements\":-1", 0, "\"nonfinite_elements\"" },
+	{ gemm_line, "\"nonfinite_elements\":0", "\"nonfinite_elements\":0,\"verify_seed\":281474976710656", 0, "\"verify_seed\"" },
+	{ gemm_line, "\"nonfinite_elements\":0", "\"nonfinite_elements\":0,\"verify_seed\":281474976710655", 1, NULL },
+	{ plan_line, "\"gemm_total\":4", "\"gemm_total\":1e300", 0, "\"gemm_total\"" },
+	{ plan_line, "\"gemm_total\":4", "\"gemm_total\":-4", 0, "\"gemm_total\"" },
+	{ plan_line, "\"gemm_total\":4", "\"gemm_total\":2147483647", 1, NULL },
+	{ plan_line, "\"gemm_total\":4", "\"gemm_total\":2147483648", 0, "\"gemm_total\"" },
+	{ plan_line, "\"checks_total\":23", "\"checks_total\":1e300", 0, "\"checks_total\"" },
+	{ summary_line, "\"exit_status\":0", "\"exit_status\":256", 0, "\"exit_status\"" },
+	{ summary_line, "\"gemm_failed\":0", "\"gemm_failed\":-1e300", 0, "\"gemm_failed\"" },
+	{ summary_line, "\"gemm_skipped\":3", "\"gemm_skipped\":3.5", 0, "\"gemm_skipped\"" },
+	{ summary_line, "\"n\":64", "\"n\":1e300", 0, "\"ratios.n\"" },
+	{ limits_line, "\"bits\":16", "\"bits\":1e300", 0, "\"bits\"" },
+	{ limits_line, "\"mantissa_bits\":10", "\"mantissa_bits\":-10", 0, "\"mantissa_bits\"" },
+	{ host_line, "\"sizes\":[64,128]", "\"sizes\":[64,1e300]", 0, "\"options.sizes\"" },
+	{ host_line, "\"seed\":1", "\"seed\":9007199254740993", 0, "\"options.seed\"" },
+	{ host_line, "\"index\":0", "\"index\":-1", 0, "\"gpus.index\"" },
+	{ host_line, "\"sm_count\":48", "\"sm_count\":-1", 1, NULL },
+	{ host_line, "\"threads\":2", "\"threads\":1e300", 0, "\"openblas.threads\"" },
+	{ host_line, "\"memory_bytes\":25276502016", "\"memory_bytes\":1e300", 0, "\"memory_bytes\"" },
+	/* null and other JSON types are the type rules' business */
+	{ host_line, "\"cpu_cores\":2", "\"cpu_cores\":null", 1, NULL },
+};
+
+static void test_int_ranges(void **state)
+{
+	for (size_t i = 0; i < sizeof(int_cases) / sizeof(int_cases[0]); i++) {
+		const struct int_case *c = &int_cases[i];
+		char *line = with(c->base, c->from, c->to), detail[256] = "";
+		struct bf_record r;
+		enum bf_err err = bf_record_parse(line, strlen(line), &r, detail,
+						  sizeof(detail));
+
+		if (c->ok) {
+			if (err != BF_OK)
+				fail_msg("case %zu (%s) refused: %s", i, c->to, detail);
+		} else {
+			if (err != BF_ERR_SCHEMA)
+				fail_msg("case %zu (%s) accepted", i, c->to);
+			if (!strstr(detail, c->field) || !strstr(detail, "expected an integer"))
+				fail_msg("case %zu: reason \"%s\" does not name %s",
+					 i, detail, c->field);
+		}
+		bf_record_free(&r);
+		free(line);
+	}
+}
+
+/* bf_record_decode on JSON that did not pass the validator (out-of-range
+ * numbers everywhere) still converts nothing out of range: no undefined
+ * cast for UBSan's float-cast-overflow to find; the ints read as 0. */
+static void test_decode_unvalidated_no_cast(void **state)
+{
+	const char *json =
+		"{\"seq\":1e300,\"device\":\"cpu\",\"dtype\":\"fp32\",\"n\":1e300,\"status\":\"pass\",\"warmup\":-1e300,\"iters\":3e9,\"samples_ms\":[1]}";
+	cJSON *j = cJSON_Parse(json);
+	struct bf_record r;
+	char detail[128];
+
+	assert_non_null(j);
+	assert_int_equal(bf_record_decode(j, BF_REC_GEMM, &r, detail,
+					  sizeof(detail)), BF_OK);
+	assert_int_equal(r.seq, -1);
+	assert_int_equal(r.u.gemm.n, 0);
+	assert_int_equal(r.u.gemm.warmup, 0);
+	assert_int_equal(r.u.gemm.iters, 0);
+	bf_record_free(&r);
+	cJSON_Delete(j);
+}
+
+/* --- doubles read back bit for bit ----------------------------------- */
+
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* Prints {"v": d} as the agent does and reads it back; 1 when exact. */
+static int exact_through_json(double d, int fix)
+{
+	cJSON *o = cJSON_CreateObject(), *back;
+	char *line;
+	double got;
+	int same;
+
+	cJSON_AddNumberToObject(o, "v", d);
+	if (fix)
+		bf_json_exact_numbers(o);
+	line = cJSON_PrintUnformatted(o);
+	back = cJSON_Parse(line);
+	assert_non_null(back);
+	got = cJSON_GetObjectItemCaseSensitive(back, "v")->valuedouble;
+	same = memcmp(&got, &d, sizeof(d)) == 0;
+	cJSON_Delete(back);
+	free(line);
+	cJSON_Delete(o);
+	return same;
+}
+
+static void test_doubles_round_trip(void **state)
+{
+	static const double fixed[] = {
+		0.0, -0.0, 1.0, -1.0, 0.1, 1.0 / 3.0, 2.0 / 3.0,
+		1.7976931348623157e308,   /* DBL_MAX */
+		-1.7976931348623157e308,
+		2.2250738585072014e-308,  /* DBL_MIN */
+		2.2250738585072009e-308,  /* largest subnormal */
+		4.9406564584124654e-324,  /* smallest subnormal */
+		-4.9406564584124654e-324,
+		9007199254740992.0,       /* 2^53 */
+		9007199254740994.0,
+		3.4028234663852886e38,    /* fp32 max */
+		3.3895313892515355e38,    /* bf16 max */
+		1.1920928955078125e-07, 9.1835496157991212e-41, /* bf16 subnormal */
+		1.401298464324817e-45, 5.9604644775390625e-08,
+		24.070334917246285, 0.0217815, 1e300, 1e-300, 123456789.123456789,
+	};
+	uint64_t s = 0x9e3779b97f4a7c15u;
+	int plain_wrong = 0, checked = 0;
+
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		if (!exact_through_json(fixed[i], 1))
+			fail_msg("%.17g does not read back exactly", fixed[i]);
+		plain_wrong += !exact_through_json(fixed[i], 0);
+	}
+	/* Random bit patterns cover every exponent, subnormals included;
+	 * random values in [0, 1000) are what timings look like. */
+	for (int i = 0; i < 200000; i++) {
+		uint64_t bits = xorshift(&s);
+		double d;
+
+		if (i % 2) {
+			memcpy(&d, &bits, sizeof(d));
+			if (!isfinite(d))
+				continue;
+		} else {
+			d = (double)(bits >> 11) / 9007199254740992.0 * 1000.0;
+		}
+		if (!exact_through_json(d, 1))
+			fail_msg("%.17g (%016llx) does not read back exactly", d,
+				 (unsigned long long)bits);
+		plain_wrong += !exact_through_json(d, 0);
+		checked++;
+	}
+	print_message("%d doubles exact; cJSON's own printer got %d wrong\n",
+		      checked, plain_wrong);
+}
+
+/* A gemm record's doubles through encode, the agent's printing, parse. */
+static void test_record_doubles_exact(void **state)
+{
+	static const double samples[] = { 0.1, 4.9406564584124654e-324,
+					   1.7976931348623157e308,
+					   0.30000000000000004, 1.0000000000000002 };
+	struct bf_record r, d;
+	struct bf_rec_gemm *g = &r.u.gemm;
+	cJSON *j;
+	char *line, detail[256];
+
+	bf_record_init(&r, BF_REC_GEMM);
+	g->device = strdup("cpu");
+	g->dtype = strdup("fp32");
+	g->n = 64;
+	g->status = BF_STATUS_PASS;
+	g->measured = 1;
+	g->samples_ms = malloc(sizeof(samples));
+	memcpy(g->samples_ms, samples, sizeof(samples));
+	g->nsamples = 5;
+	g->iters = 5;
+	g->median_ms = 1.0000000000000002;
+	g->gflops = 0.30000000000000004;
+	j = bf_record_encode(&r);
+	bf_json_exact_numbers(j);
+	line = cJSON_PrintUnformatted(j);
+	assert_int_equal(bf_record_parse(line, strlen(line), &d, detail,
+					 sizeof(detail)), BF_OK);
+	assert_int_equal(d.u.gemm.nsamples, 5);
+	assert_memory_equal(d.u.gemm.samples_ms, samples, sizeof(samples));
+	assert_memory_equal(&d.u.gemm.median_ms, &g->median_ms, sizeof(double));
+	assert_memory_equal(&d.u.gemm.gflops, &g->gflops, sizeof(double));
+	bf_record_free(&d);
+	free(line);
+	cJSON_Delete(j);
+	bf_record_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +539,10 @@ int main(void)
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_speed_ratio),
 		cmocka_unit_test(test_decode_rejects_non_object),
+		cmocka_unit_test(test_int_ranges),
+		cmocka_unit_test(test_decode_unvalidated_no_cast),
+		cmocka_unit_test(test_doubles_round_trip),
+		cmocka_unit_test(test_record_doubles_exact),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
