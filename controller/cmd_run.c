@@ -70,7 +70,8 @@ static int parse_positive(const char *name, const char *s, int min, int max,
  * detail when the agent would refuse them. Caller frees with
  * bf_xfree_strv. */
 static char **host_agent_argv(const struct run_opts *o,
-			      const struct inv_host *inv, char *detail,
+			      const struct inv_host *inv,
+			      const struct inv_group *cluster, char *detail,
 			      size_t detail_len)
 {
 	struct bf_agent_optset set = o->agent;
@@ -78,6 +79,8 @@ static char **host_agent_argv(const struct run_opts *o,
 
 	if (inv)
 		bf_agent_optset_merge(&set, &inv->defaults);
+	if (cluster)
+		bf_agent_optset_merge(&set, &cluster->slurm->defaults);
 	/* The agent stops when ctl or its connection goes away. */
 	set.given |= 1u << BF_AF_EXIT_ON_HANGUP;
 	if (bf_agent_optset_validate(&set, why, sizeof(why)) != BF_OK) {
@@ -214,7 +217,11 @@ int cmd_run(int argc, char **argv)
 	/* Every host's agent options, checked before anything is made. */
 	argvs = bf_xcalloc((size_t)nhosts, sizeof(*argvs));
 	for (int i = 0; i < nhosts; i++) {
+		int rank;
+
 		argvs[i] = host_agent_argv(&opts, inventory_host(&inv, names[i]),
+					   inventory_slurm_rank(&inv, names[i],
+								&rank),
 					   detail, sizeof(detail));
 		if (!argvs[i]) {
 			ctl_error("%s", detail);
@@ -232,8 +239,10 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	for (int i = 0; i < nhosts; i++)
-		s.hosts[i].runner = s.hosts[i].is_local ? &runner_local :
+		s.hosts[i].runner = s.hosts[i].slurm ? &runner_slurm :
+				    s.hosts[i].is_local ? &runner_local :
 							  &runner_ssh;
+	runner_slurm_prepare(s.hosts, nhosts);
 	printf("run %s: %d host%s, results in %s\n", s.archive.run_id,
 	       nhosts, nhosts == 1 ? "" : "s", s.archive.dir);
 	fflush(stdout);
@@ -252,6 +261,8 @@ int cmd_run(int argc, char **argv)
 	session_run(&s, ui);
 	status = session_finish(&s);
 out:
+	if (s.hosts)
+		runner_slurm_release(s.hosts, s.nhosts);
 	session_close(&s);
 	free(argvs);
 	free(names);

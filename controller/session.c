@@ -4,10 +4,12 @@
  */
 #include "session.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -96,6 +98,45 @@ void session_progress(struct host_ctx *h, enum host_state st,
 	       reason ? ": " : "", reason ? reason : "");
 	fflush(stdout);
 	pthread_mutex_unlock(h->print_lock);
+}
+
+enum bf_err session_rename_host(struct host_ctx *h, const char *name,
+				char *detail, size_t detail_len)
+{
+	char base[sizeof(h->basename)], *from = NULL, *to = NULL;
+	const char *dir = NULL;
+	enum bf_err err = BF_OK;
+
+	pthread_mutex_lock(h->run_lock);
+	archive_host_basename(name, h->index, base, sizeof(base));
+	snprintf(h->name_buf, sizeof(h->name_buf), "%s", name);
+	h->name = h->name_buf;
+	model_set_name(h->model, h->index, name);
+	dir = h->archive_dir;
+	for (int i = 0; i < 2 && err == BF_OK && strcmp(base, h->basename); i++) {
+		const char *ext = i == 0 ? "ndjson" : "log";
+
+		free(from);
+		free(to);
+		from = bf_xasprintf("%s/%s.%s", dir, h->basename, ext);
+		to = bf_xasprintf("%s/%s.%s", dir, base, ext);
+		/* link + unlink, not rename: never over an existing file. */
+		if (link(from, to) != 0 || unlink(from) != 0)
+			err = bf_fail(detail, detail_len, BF_ERR_IO,
+				      "rename %s to %s: %s", from, to,
+				      strerror(errno));
+		else if (i == 1)
+			snprintf(h->basename, sizeof(h->basename), "%s", base);
+	}
+	pthread_mutex_unlock(h->run_lock);
+	free(from);
+	free(to);
+	return err;
+}
+
+void session_set_slurm_job(struct host_ctx *h, const char *job_id)
+{
+	model_set_slurm_job(h->model, h->index, job_id);
 }
 
 void session_set_fingerprint(struct host_ctx *h, const char *fingerprint)
@@ -206,6 +247,7 @@ static void save_run_json(struct session *s, const char *status,
 		.started_at = s->started_at,
 		.status = status,
 		.reason = reason,
+		.rerun_of = s->opts->rerun_of,
 		.hosts = rh,
 		.nhosts = s->nhosts,
 	};
@@ -214,14 +256,16 @@ static void save_run_json(struct session *s, const char *status,
 	cJSON *doc;
 
 	/* The strings point into the snapshot, freed after the JSON is
-	 * built. */
+	 * built. The lock also keeps a host's name and file names still
+	 * (session_rename_host) while they are read. */
+	pthread_mutex_lock(&s->lock);
 	model_snapshot_update(&s->model, &snap);
 	for (int i = 0; i < s->nhosts && i < snap.nhosts; i++) {
 		const struct model_host *mh = &snap.hosts[i];
 		const struct host_ctx *h = &s->hosts[i];
 
 		rh[i] = (struct archive_host_info){
-			.name = h->name,
+			.name = mh->name,
 			.target = h->is_local ? "local" : h->target,
 			.status = host_state_name(mh->state),
 			.reason = mh->reason,
@@ -235,11 +279,11 @@ static void save_run_json(struct session *s, const char *status,
 			.gemm_total = mh->gemm_total,
 			.complete_records = mh->saw_summary,
 			.basename = h->basename,
+			.slurm_job = mh->slurm_job,
 		};
 	}
 	doc = archive_run_json(&s->archive, &run);
 	model_snapshot_free(&snap);
-	pthread_mutex_lock(&s->lock);
 	if (archive_write_json(&s->archive, "run.json", doc, detail,
 			       sizeof(detail)) != BF_OK)
 		ctl_error("%s", detail);
@@ -378,6 +422,11 @@ enum bf_err session_open(struct session *s, const struct run_opts *opts,
 		h->cancel = cancel;
 		h->print_lock = &s->print_lock;
 		h->run_id = s->archive.run_id;
+		h->run_lock = &s->lock;
+		h->archive_dir = s->archive.dir;
+		h->slurm = inventory_slurm_rank(inv, names[i], &h->slurm_rank);
+		if (h->slurm)
+			h->target = h->slurm->slurm->target;
 		archive_host_basename(names[i], i, h->basename, sizeof(h->basename));
 		snprintf(fname, sizeof(fname), "%s.ndjson", h->basename);
 		h->ndjson = archive_open_new(&s->archive, fname, detail, detail_len);
@@ -408,6 +457,13 @@ int session_finish(struct session *s)
 		if (st == HOST_PENDING) {
 			session_progress(&s->hosts[i], HOST_INTERRUPTED,
 					 "interrupted before it started");
+			st = HOST_INTERRUPTED;
+		} else if (st != HOST_DONE && st != HOST_FAILED &&
+			   st != HOST_INTERRUPTED) {
+			/* A Slurm node whose job another host's thread ran,
+			 * left unfinished when the run was stopped. */
+			session_progress(&s->hosts[i], HOST_INTERRUPTED,
+					 "interrupted");
 			st = HOST_INTERRUPTED;
 		}
 		if (st != HOST_DONE)
