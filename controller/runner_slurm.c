@@ -710,8 +710,8 @@ static void job_run(struct slurm_job *job, const atomic_int *cancel)
 	err = login_exec(&l, cmd, srun_line, job, cancel, &status, errtail,
 			 sizeof(errtail), job->detail, sizeof(job->detail));
 	job->build = NULL;
-	for (int i = 0; i < job->nranks; i++)
-		fprintf(job->ranks[i].h->log, "build: %s", errtail);
+	for (int i = 0; errtail[0] && i < job->nranks; i++)
+		fprintf(job->ranks[i].h->log, "build: srun: %s", errtail);
 	if (err != BF_OK)
 		goto out;
 	if (job->build_failed[0] || status != 0 || !build.named) {
