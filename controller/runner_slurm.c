@@ -54,6 +54,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bf_parse.h"
 #include "embedded.h"
 #include "linesplit.h"
 #include "remote_ssh.h"
@@ -409,7 +410,10 @@ static void rank_line(struct slurm_job *job, struct rank *rk, const char *p,
 		return;
 	}
 	if (len > 6 && strncmp(p, "@exit ", 6) == 0) {
-		rk->exit_status = atoi(p + 6);
+		long st;
+
+		if (bf_parse_long(p + 6, 0, 255, &st) == 0)
+			rk->exit_status = (int)st;
 		return;
 	}
 	if (len > 14 && strncmp(p, "@build-failed ", 14) == 0) {
