@@ -183,14 +183,15 @@ const char *nvml_reason_names(int64_t mask, char *buf, size_t len)
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (!(mask & names[i].bit))
 			continue;
-		snprintf(buf + used, len - used, "%s%s", used ? "," : "",
-			 names[i].name);
+		if (snprintf(buf + used, len - used, "%s%s", used ? "," : "",
+			     names[i].name) >= (int)(len - used))
+			return buf; /* cut: the buffer is full */
 		used = strlen(buf);
 		mask &= ~names[i].bit;
 	}
-	if (mask)
-		snprintf(buf + used, len - used, "%sother(0x%llx)",
-			 used ? "," : "", (unsigned long long)mask);
+	if (mask && snprintf(buf + used, len - used, "%sother(0x%llx)",
+			     used ? "," : "", (unsigned long long)mask) < 0)
+		buf[used] = '\0';
 	if (!buf[0])
 		snprintf(buf, len, "none");
 	return buf;

@@ -147,6 +147,8 @@ cJSON *archive_run_json(const struct archive *a,
 					bf_utc_iso8601(now, NULL));
 	cJSON_AddStringToObject(doc, BF_RUN_STATUS, run->status);
 	add_string_or_null(doc, BF_RUN_REASON, run->reason);
+	if (run->rerun_of && *run->rerun_of)
+		cJSON_AddStringToObject(doc, BF_RUN_RERUN_OF, run->rerun_of);
 	arr = cJSON_AddArrayToObject(doc, BF_RUN_HOSTS);
 	for (int i = 0; i < run->nhosts; i++) {
 		const struct archive_host_info *h = &run->hosts[i];
@@ -176,6 +178,9 @@ cJSON *archive_run_json(const struct archive *a,
 		cJSON_AddStringToObject(o, BF_RUN_HOST_RECORDS_FILE, name);
 		snprintf(name, sizeof(name), "%s.log", h->basename);
 		cJSON_AddStringToObject(o, BF_RUN_HOST_LOG_FILE, name);
+		if (h->slurm_job && *h->slurm_job)
+			cJSON_AddStringToObject(o, BF_RUN_HOST_SLURM_JOB,
+						h->slurm_job);
 	}
 	return doc;
 }

@@ -41,6 +41,10 @@ struct cJSON;
 #define BF_RUN_HOST_GEMM_TOTAL "gemm_total"
 #define BF_RUN_HOST_COMPLETE_RECORDS "complete_records"
 #define BF_RUN_CTL_VERSION "ctl_version"
+/* Only when set: the run this one re-ran the failed hosts of
+ * (ctl run --rerun-failed), and a Slurm node's job id. */
+#define BF_RUN_RERUN_OF "rerun_of"
+#define BF_RUN_HOST_SLURM_JOB "slurm_job_id"
 /* run.json status values */
 #define BF_RUN_RUNNING "running"
 #define BF_RUN_COMPLETE "complete"
@@ -85,6 +89,7 @@ struct archive_host_info {
 	int records, malformed, gemm_done, gemm_total;
 	int complete_records;
 	const char *basename; /* host file stem: <basename>.ndjson, .log */
+	const char *slurm_job; /* NULL or "": not written */
 };
 
 /* What run.json says about the run. */
@@ -96,6 +101,7 @@ struct archive_run_info {
 	const char *started_at;
 	const char *status;  /* BF_RUN_RUNNING (ended_at null, else now) ... */
 	const char *reason;  /* NULL: null */
+	const char *rerun_of; /* NULL: not written */
 	const struct archive_host_info *hosts;
 	int nhosts;
 };

@@ -19,7 +19,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "agent_opts.h"
+#include "archive.h"
 #include "bf_parse.h"
 #include "ctl.h"
 #include "runner.h"
@@ -37,19 +40,25 @@ static const char run_usage[] =
 	"               [--results DIR] [--tag TEXT]\n"
 	"               [--accept-new-host-keys]\n"
 	"               [-F SSH_CONFIG] [--hosts-dir DIR]\n"
+	"       ctl run --rerun-failed RUN-ID [OPTION...]\n"
 	"\n"
 	"On a terminal, a live table shows results as they arrive (q stops the run;\n"
 	"? lists the keys); --no-tui, stdout not a terminal or TERM=dumb prints plain\n"
 	"lines.\n"
 	"HOST is `local` (the agent beside ctl, no SSH), an alias from ~/.ssh/config,\n"
-	"[user@]host[:port], or a host or group from hosts/*.json.\n"
+	"[user@]host[:port], or a host, group or Slurm cluster from hosts/*.json.\n"
 	"--host-timeout: a running agent silent for longer than this (at least; more\n"
 	"when its own GEMMs predict a longer wait) fails its host; default 3600, 0 none.\n"
+	"--rerun-failed runs again, with that run's options (and any given here),\n"
+	"only the hosts that did not complete in results/RUN-ID (a cluster as a whole).\n"
 	"Results go to DIR/<run-id>/ (default results/). Exit status: 0 all passed,\n"
 	"1 some checks failed, 2 usage error, 3 some hosts failed or the archive\n"
 	"could not be written, 130 interrupted (Ctrl-C, q, SIGTERM, SIGHUP, SIGQUIT).\n";
 
 atomic_int ctl_interrupted;
+
+/* The run being re-run (--rerun-failed), for the run that does it. */
+static const char *rerun_of;
 
 /* Records which signal stopped the run (run.json's reason says). */
 static void on_signal(int sig)
@@ -76,7 +85,8 @@ static int parse_positive(const char *name, const char *s, int min, int max,
  * detail when the agent would refuse them. Caller frees with
  * bf_xfree_strv. */
 static char **host_agent_argv(const struct run_opts *o,
-			      const struct inv_host *inv, char *detail,
+			      const struct inv_host *inv,
+			      const struct inv_group *cluster, char *detail,
 			      size_t detail_len)
 {
 	struct bf_agent_optset set = o->agent;
@@ -84,6 +94,8 @@ static char **host_agent_argv(const struct run_opts *o,
 
 	if (inv)
 		bf_agent_optset_merge(&set, &inv->defaults);
+	if (cluster)
+		bf_agent_optset_merge(&set, &cluster->slurm->defaults);
 	/* The agent stops when ctl or its connection goes away. */
 	set.given |= 1u << BF_AF_EXIT_ON_HANGUP;
 	if (bf_agent_optset_validate(&set, why, sizeof(why)) != BF_OK) {
@@ -94,11 +106,125 @@ static char **host_agent_argv(const struct run_opts *o,
 	return bf_agent_optset_to_argv(&set);
 }
 
+/* Reads results_dir/run_id/run.json. Caller frees with cJSON_Delete;
+ * NULL with a message printed. */
+static cJSON *read_run_json(const char *results_dir, const char *run_id)
+{
+	char *path = bf_xasprintf("%s/%s/run.json", results_dir, run_id);
+	FILE *f = strchr(run_id, '/') ? NULL : fopen(path, "rb");
+	char *text = NULL;
+	size_t len = 0;
+	cJSON *doc = NULL;
+
+	if (!f) {
+		ctl_error("--rerun-failed %s: %s: %s", run_id, path,
+			  strchr(run_id, '/') ? "not a run id" : strerror(errno));
+		goto out;
+	}
+	text = bf_xmalloc(1 << 22);
+	len = fread(text, 1, (1 << 22) - 1, f);
+	fclose(f);
+	text[len] = '\0';
+	doc = cJSON_ParseWithOpts(text, NULL, 1);
+	if (!cJSON_IsObject(doc) ||
+	    !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_COMMAND_LINE)) ||
+	    !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_HOSTS))) {
+		ctl_error("--rerun-failed %s: %s: not a run.json", run_id, path);
+		cJSON_Delete(doc);
+		doc = NULL;
+	}
+out:
+	free(text);
+	free(path);
+	return doc;
+}
+
+/* The arguments of `argv` (from index 1) that are not hosts, appended to
+ * out at *n (getopt with the run's option table, so that an option's
+ * value is never taken for a host); skip_rerun drops --rerun-failed. */
+static void copy_options(int argc, char **argv, const struct option *longopts,
+			 int skip_rerun_code, char **out, int *n)
+{
+	int c, prev = 1;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "-:F:", longopts, NULL)) != -1) {
+		if (c != 1 && c != skip_rerun_code)
+			for (int i = prev; i < optind; i++)
+				out[(*n)++] = argv[i];
+		prev = optind;
+	}
+}
+
+/*
+ * --rerun-failed RUN-ID: the hosts of that run that did not complete
+ * (a Slurm node stands for its cluster), with that run's options, then
+ * this command line's, run as a new run whose run.json says rerun_of.
+ */
+static int rerun_failed(int argc, char **argv, const char *run_id,
+			const char *results_dir, const struct option *longopts,
+			int rerun_code)
+{
+	cJSON *doc = read_run_json(results_dir, run_id), *e;
+	char **old = NULL, **nargv = NULL;
+	int nold = 0, n = 0, nfailed = 0, status = BF_EXIT_USAGE;
+
+	if (!doc)
+		return BF_EXIT_USAGE;
+	old = bf_xcalloc((size_t)cJSON_GetArraySize(
+				 cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_COMMAND_LINE)) + 2,
+			 sizeof(*old));
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_COMMAND_LINE))
+		if (cJSON_IsString(e))
+			old[nold++] = e->valuestring;
+	nargv = bf_xcalloc((size_t)(nold + argc +
+			   cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_HOSTS)) + 2),
+			   sizeof(*nargv));
+	nargv[n++] = argv[0];
+	if (nold > 0)
+		copy_options(nold, old, longopts, rerun_code, nargv, &n);
+	copy_options(argc, argv, longopts, rerun_code, nargv, &n);
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_HOSTS)) {
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, BF_RUN_HOST_NAME);
+		const cJSON *st = cJSON_GetObjectItemCaseSensitive(e, BF_RUN_HOST_STATUS);
+		const cJSON *tg = cJSON_GetObjectItemCaseSensitive(e, BF_RUN_HOST_TARGET);
+		char *host;
+		int dup = 0;
+
+		if (!cJSON_IsString(name) || (cJSON_IsString(st) &&
+		    strcmp(st->valuestring, BF_RUN_HOST_DONE) == 0))
+			continue;
+		host = name->valuestring;
+		if (cJSON_IsString(tg) && strncmp(tg->valuestring, "slurm:", 6) == 0)
+			host = tg->valuestring + 6; /* the cluster, as a whole */
+		for (int i = 0; i < nfailed; i++)
+			dup |= strcmp(nargv[n - 1 - i], host) == 0;
+		if (!dup) {
+			nargv[n++] = host;
+			nfailed++;
+		}
+	}
+	if (nfailed == 0) {
+		printf("run %s: every host completed; nothing to re-run\n", run_id);
+		status = BF_EXIT_OK;
+		goto out;
+	}
+	rerun_of = run_id;
+	status = cmd_run(n, nargv);
+	rerun_of = NULL;
+out:
+	free(nargv);
+	free(old);
+	cJSON_Delete(doc);
+	return status;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	/* The agent's options come from its table, from O_AGENT on. */
-	enum { O_JOBS = 256, O_TIMEOUT, O_HOST_TIMEOUT, O_NO_TUI, O_RESULTS, O_TAG, O_ACCEPT,
-	       O_HOSTS_DIR, O_HELP, O_AGENT = 512 };
+	enum { O_JOBS = 256, O_TIMEOUT, O_HOST_TIMEOUT, O_NO_TUI, O_RESULTS,
+	       O_TAG, O_ACCEPT, O_HOSTS_DIR, O_HELP, O_RERUN, O_AGENT = 512 };
 	static const char *const agent_opts[] = { "size", "sizes", "dtypes",
 		"iters", "cpu-iters", "cpu-warmup", "warmup", "device",
 		"cold-cache", NULL };
@@ -112,6 +238,7 @@ int cmd_run(int argc, char **argv)
 		{ "accept-new-host-keys", no_argument, NULL, O_ACCEPT },
 		{ "hosts-dir", required_argument, NULL, O_HOSTS_DIR },
 		{ "help", no_argument, NULL, O_HELP },
+		{ "rerun-failed", required_argument, NULL, O_RERUN },
 	};
 	struct run_opts opts;
 	struct session s;
@@ -121,7 +248,8 @@ int cmd_run(int argc, char **argv)
 	const char **names = NULL;
 	char ***argvs = NULL;
 	char *hostargs[MAX_HOSTS];
-	int nhostargs = 0, nhosts = 0, c, n = 9, status = BF_EXIT_USAGE;
+	int nhostargs = 0, nhosts = 0, c, n = 10, status = BF_EXIT_USAGE;
+	const char *rerun_id = NULL;
 	char detail[512];
 	enum bf_err err;
 
@@ -190,6 +318,13 @@ int cmd_run(int argc, char **argv)
 			}
 			opts.ssh_config = optarg;
 			break;
+		case O_RERUN:
+			if (rerun_of) {
+				ctl_error("--rerun-failed: not twice");
+				return BF_EXIT_USAGE;
+			}
+			rerun_id = optarg;
+			break;
 		case O_HELP:
 			fputs(run_usage, stdout);
 			return BF_EXIT_OK;
@@ -210,6 +345,16 @@ int cmd_run(int argc, char **argv)
 			break;
 		}
 	}
+	if (rerun_id) {
+		if (nhostargs > 0) {
+			ctl_error("--rerun-failed: takes the hosts from run %s; "
+				  "give no hosts", rerun_id);
+			return BF_EXIT_USAGE;
+		}
+		return rerun_failed(argc, argv, rerun_id, opts.results_dir,
+				    longopts, O_RERUN);
+	}
+	opts.rerun_of = rerun_of;
 	if (nhostargs == 0) {
 		ctl_error("run: no host given (try: ctl run local)");
 		return BF_EXIT_USAGE;
@@ -227,7 +372,11 @@ int cmd_run(int argc, char **argv)
 	/* Every host's agent options, checked before anything is made. */
 	argvs = bf_xcalloc((size_t)nhosts, sizeof(*argvs));
 	for (int i = 0; i < nhosts; i++) {
+		int rank;
+
 		argvs[i] = host_agent_argv(&opts, inventory_host(&inv, names[i]),
+					   inventory_slurm_rank(&inv, names[i],
+								&rank),
 					   detail, sizeof(detail));
 		if (!argvs[i]) {
 			ctl_error("%s", detail);
@@ -257,8 +406,10 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	for (int i = 0; i < nhosts; i++)
-		s.hosts[i].runner = s.hosts[i].is_local ? &runner_local :
+		s.hosts[i].runner = s.hosts[i].slurm ? &runner_slurm :
+				    s.hosts[i].is_local ? &runner_local :
 							  &runner_ssh;
+	runner_slurm_prepare(s.hosts, nhosts);
 	printf("run %s: %d host%s, results in %s\n", s.archive.run_id,
 	       nhosts, nhosts == 1 ? "" : "s", s.archive.dir);
 	fflush(stdout);
@@ -269,6 +420,8 @@ int cmd_run(int argc, char **argv)
 	session_run(&s, ui);
 	status = session_finish(&s);
 out:
+	if (s.hosts)
+		runner_slurm_release(s.hosts, s.nhosts);
 	session_close(&s);
 	free(argvs);
 	free(names);

@@ -61,6 +61,21 @@ enum bf_err inventory_resolve(const struct inventory *inv, int nargs,
 	return BF_OK;
 }
 
+const struct inv_group *inventory_slurm_rank(const struct inventory *inv,
+					     const char *name, int *rank)
+{
+	for (int i = 0; inv && i < inv->ngroups; i++) {
+		const struct inv_group *g = &inv->groups[i];
+
+		for (int k = 0; g->slurm && k < g->nmembers; k++)
+			if (strcmp(g->members[k], name) == 0) {
+				*rank = k;
+				return g;
+			}
+	}
+	return NULL;
+}
+
 static enum bf_err bad(char *detail, size_t len, const char *origin,
 		       const char *what, const char *name)
 {
@@ -207,6 +222,67 @@ static enum bf_err parse_host(const cJSON *h, const char *origin,
 	return BF_OK;
 }
 
+/* A group of "kind": "slurm": the cluster's settings, and its members
+ * made up as its task ranks. */
+static enum bf_err parse_slurm(const cJSON *g, const char *origin,
+			       struct inv_group *out, char *detail,
+			       size_t detail_len)
+{
+	static const char *const keys[] = { "kind", "login", "partition",
+		"nodes", "gres", "time", "account", "nodelist", "workdir",
+		"description", "defaults", NULL };
+	struct inv_slurm *sl = bf_xcalloc(1, sizeof(*sl));
+	const cJSON *v, *kind = cJSON_GetObjectItemCaseSensitive(g, "kind");
+	char *desc = NULL;
+
+	out->slurm = sl;
+	sl->target = bf_xasprintf("slurm:%s", g->string);
+	if (!cJSON_IsString(kind) || strcmp(kind->valuestring, "slurm") != 0)
+		return bad(detail, detail_len, origin,
+			   "a group object needs \"kind\": \"slurm\"", g->string);
+	cJSON_ArrayForEach(v, g)
+		if (!known_key(v->string, keys))
+			return bad(detail, detail_len, origin, "unknown key",
+				   v->string);
+	if (get_string(g, "login", &sl->login) < 0 ||
+	    get_string(g, "partition", &sl->partition) < 0 ||
+	    get_string(g, "gres", &sl->gres) < 0 ||
+	    get_string(g, "time", &sl->time) < 0 ||
+	    get_string(g, "account", &sl->account) < 0 ||
+	    get_string(g, "nodelist", &sl->nodelist) < 0 ||
+	    get_string(g, "workdir", &sl->workdir) < 0 ||
+	    get_string(g, "description", &desc) < 0) {
+		free(desc);
+		return bad(detail, detail_len, origin,
+			   "slurm: login, partition, gres, time, account, "
+			   "nodelist, workdir and description must be strings",
+			   g->string);
+	}
+	free(desc);
+	if (!sl->login)
+		return bad(detail, detail_len, origin,
+			   "slurm: login is required (an SSH alias, or \"local\")",
+			   g->string);
+	v = cJSON_GetObjectItemCaseSensitive(g, "nodes");
+	sl->nodes = 1;
+	if (v && (!cJSON_IsNumber(v) || v->valuedouble < 1 ||
+		  v->valuedouble > 1024 || v->valuedouble != (int)v->valuedouble))
+		return bad(detail, detail_len, origin,
+			   "slurm: nodes must be an integer from 1 to 1024",
+			   g->string);
+	if (v)
+		sl->nodes = v->valueint;
+	out->members = bf_xcalloc((size_t)sl->nodes + 1, sizeof(char *));
+	for (int k = 0; k < sl->nodes; k++)
+		out->members[out->nmembers++] =
+			bf_xasprintf("%s/%d", g->string, k);
+	v = cJSON_GetObjectItemCaseSensitive(g, "defaults");
+	if (v)
+		return parse_defaults(v, origin, g->string, &sl->defaults,
+				      detail, detail_len);
+	return BF_OK;
+}
+
 enum bf_err inventory_parse(const char *json, const char *origin,
 			    struct inventory *inv, char *detail,
 			    size_t detail_len)
@@ -254,7 +330,8 @@ enum bf_err inventory_parse(const char *json, const char *origin,
 	cJSON_ArrayForEach(g, groups) {
 		struct inv_group *ig;
 
-		if (!cJSON_IsArray(g) || inventory_group(inv, g->string) ||
+		if ((!cJSON_IsArray(g) && !cJSON_IsObject(g)) ||
+		    inventory_group(inv, g->string) ||
 		    inventory_host(inv, g->string)) {
 			err = bad(detail, detail_len, origin,
 				  "group is not an array of host names, or is defined twice",
@@ -266,6 +343,12 @@ enum bf_err inventory_parse(const char *json, const char *origin,
 		ig = &inv->groups[inv->ngroups++];
 		memset(ig, 0, sizeof(*ig));
 		ig->name = bf_xstrdup(g->string);
+		if (cJSON_IsObject(g)) {
+			err = parse_slurm(g, origin, ig, detail, detail_len);
+			if (err != BF_OK)
+				goto out;
+			continue;
+		}
 		ig->members = bf_xcalloc((size_t)cJSON_GetArraySize(g) + 1,
 				      sizeof(char *));
 		cJSON_ArrayForEach(m, g) {
@@ -340,7 +423,8 @@ enum bf_err inventory_load(const char *dir, struct inventory *inv,
 		free(text);
 	}
 	for (int g = 0; err == BF_OK && g < inv->ngroups; g++)
-		for (int k = 0; k < inv->groups[g].nmembers; k++)
+		for (int k = 0; !inv->groups[g].slurm &&
+				k < inv->groups[g].nmembers; k++)
 			if (!inventory_host(inv, inv->groups[g].members[k]) &&
 			    strcmp(inv->groups[g].members[k], "local") != 0) {
 				err = bf_fail(detail, detail_len, BF_ERR_USAGE,
@@ -376,6 +460,19 @@ void inventory_free(struct inventory *inv)
 			free(inv->groups[i].members[k]);
 		free(inv->groups[i].members);
 		free(inv->groups[i].name);
+		if (inv->groups[i].slurm) {
+			struct inv_slurm *sl = inv->groups[i].slurm;
+
+			free(sl->login);
+			free(sl->partition);
+			free(sl->gres);
+			free(sl->time);
+			free(sl->account);
+			free(sl->nodelist);
+			free(sl->workdir);
+			free(sl->target);
+			free(sl);
+		}
 	}
 	free(inv->hosts);
 	free(inv->groups);

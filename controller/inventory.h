@@ -31,10 +31,28 @@ struct inv_host {
 	struct bf_agent_optset defaults;
 };
 
+/* A Slurm cluster: a group of "kind": "slurm" (hosts/README.md). Its
+ * members are its task ranks, named "NAME/0" .. "NAME/<nodes-1>" until
+ * each task says which node it runs on (runner_slurm.c). */
+struct inv_slurm {
+	char *login;       /* SSH alias or [user@]host[:port]; "local" */
+	char *partition;   /* NULL: the cluster's default */
+	int nodes;         /* one agent per node, 1..1024 */
+	char *gres;        /* --gres, e.g. "gpu:1"; NULL */
+	char *time;        /* --time, e.g. "00:30:00"; NULL */
+	char *account;     /* --account; NULL */
+	char *nodelist;    /* --nodelist; NULL */
+	char *workdir;     /* shared by login and compute nodes; NULL =
+			    * ~/.cache/benchfleet-slurm on the login host */
+	char *target;      /* "slurm:NAME", run.json's target */
+	struct bf_agent_optset defaults;
+};
+
 struct inv_group {
 	char *name;
 	char **members;
 	int nmembers;
+	struct inv_slurm *slurm; /* NULL: a plain group of hosts */
 };
 
 struct inventory {
@@ -62,6 +80,11 @@ const struct inv_host *inventory_host(const struct inventory *inv,
 				      const char *name);
 const struct inv_group *inventory_group(const struct inventory *inv,
 					const char *name);
+
+/* The Slurm cluster whose task rank `name` is ("NAME/<rank>", a member of
+ * a slurm group), with the rank in *rank; NULL for any other name. */
+const struct inv_group *inventory_slurm_rank(const struct inventory *inv,
+					     const char *name, int *rank);
 
 /* The hosts of a command line: each arg a host, or a group expanded to
  * its members, each host once, in order, into names (at most max; the

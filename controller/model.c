@@ -540,3 +540,20 @@ void model_set_agent_exit(struct model *m, int host, int status)
 	m->st->hosts[host].agent_exit = status;
 	model_unlock(m->st);
 }
+
+void model_set_name(struct model *m, int host, const char *name)
+{
+	model_lock(m->st);
+	snprintf(m->st->hosts[host].name, sizeof(m->st->hosts[host].name),
+		 "%s", name);
+	m->st->version++;
+	model_unlock(m->st);
+}
+
+void model_set_slurm_job(struct model *m, int host, const char *job_id)
+{
+	model_lock(m->st);
+	snprintf(m->st->hosts[host].slurm_job,
+		 sizeof(m->st->hosts[host].slurm_job), "%s", job_id ? job_id : "");
+	model_unlock(m->st);
+}

@@ -79,6 +79,7 @@ struct model_host {
 	char fingerprint[128];  /* SHA256:... of the host key; "" for local */
 	char agent_hash[40];
 	char hostname[128];     /* from the host record */
+	char slurm_job[32];     /* Slurm job id of a cluster node; "" */
 	uint64_t started_ns, ended_ns;
 };
 
@@ -180,5 +181,11 @@ void model_set_baseline(struct model *m, int host,
 /* Records connection facts for the archive. */
 void model_set_fingerprint(struct model *m, int host, const char *fp);
 void model_set_agent_exit(struct model *m, int host, int status);
+
+/* Renames host (a Slurm node, once its task said which node it is). */
+void model_set_name(struct model *m, int host, const char *name);
+
+/* Records the Slurm job a cluster node ran in (run.json). */
+void model_set_slurm_job(struct model *m, int host, const char *job_id);
 
 #endif

@@ -14,4 +14,14 @@ extern const struct runner runner_local;
 /* Connects over SSH, deploys (cached by source hash), runs, streams. */
 extern const struct runner runner_ssh;
 
+/* A node of a Slurm cluster: the first rank's thread runs the cluster's
+ * job (deploy, build, srun) for all ranks, the others wait for it. */
+extern const struct runner runner_slurm;
+
+/* Groups the Slurm ranks among hosts into one job per cluster (sets each
+ * one's slurm_job). Call after session_open, before session_run; free
+ * with runner_slurm_release after the session has run. */
+void runner_slurm_prepare(struct host_ctx *hosts, int nhosts);
+void runner_slurm_release(struct host_ctx *hosts, int nhosts);
+
 #endif

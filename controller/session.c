@@ -258,6 +258,46 @@ static void host_close_files(struct host_ctx *h)
 	}
 }
 
+enum bf_err session_rename_host(struct host_ctx *h, const char *name,
+				char *detail, size_t detail_len)
+{
+	char base[sizeof(h->basename)], *from = NULL, *to = NULL;
+	const char *dir = NULL;
+	enum bf_err err = BF_OK;
+
+	pthread_mutex_lock(h->run_lock);
+	archive_host_basename(name, h->index, base, sizeof(base));
+	snprintf(h->name_buf, sizeof(h->name_buf), "%s", name);
+	h->name = h->name_buf;
+	bf_text_sanitize(h->label, sizeof(h->label), name);
+	model_set_name(h->model, h->index, name);
+	dir = h->archive_dir;
+	for (int i = 0; i < 2 && err == BF_OK && strcmp(base, h->basename); i++) {
+		const char *ext = i == 0 ? "ndjson" : "log";
+
+		free(from);
+		free(to);
+		from = bf_xasprintf("%s/%s.%s", dir, h->basename, ext);
+		to = bf_xasprintf("%s/%s.%s", dir, base, ext);
+		/* link + unlink, not rename: never over an existing file. */
+		if (link(from, to) != 0 || unlink(from) != 0)
+			err = bf_fail(detail, detail_len, BF_ERR_IO,
+				      "rename %s to %s: %s", from, to,
+				      strerror(errno));
+		else if (i == 1)
+			snprintf(h->basename, sizeof(h->basename), "%s", base);
+	}
+	pthread_mutex_unlock(h->run_lock);
+	free(from);
+	free(to);
+	return err;
+}
+
+void session_set_slurm_job(struct host_ctx *h, const char *job_id)
+{
+	model_set_slurm_job(h->model, h->index, job_id);
+}
+
 void session_set_fingerprint(struct host_ctx *h, const char *fingerprint)
 {
 	model_set_fingerprint(h->model, h->index, fingerprint);
@@ -446,6 +486,7 @@ static enum bf_err save_run_json(struct session *s, const char *status,
 		.started_at = s->started_at,
 		.status = status,
 		.reason = reason,
+		.rerun_of = s->opts->rerun_of,
 		.hosts = rh,
 		.nhosts = s->nhosts,
 	};
@@ -454,14 +495,16 @@ static enum bf_err save_run_json(struct session *s, const char *status,
 	cJSON *doc;
 
 	/* The strings point into the snapshot, freed after the JSON is
-	 * built. */
+	 * built. The lock also keeps a host's name and file names still
+	 * (session_rename_host) while they are read. */
+	pthread_mutex_lock(&s->lock);
 	model_snapshot_update(&s->model, &snap);
 	for (int i = 0; i < s->nhosts && i < snap.nhosts; i++) {
 		const struct model_host *mh = &snap.hosts[i];
 		const struct host_ctx *h = &s->hosts[i];
 
 		rh[i] = (struct archive_host_info){
-			.name = h->name,
+			.name = mh->name,
 			.target = h->is_local ? "local" : h->target,
 			.status = host_state_name(mh->state),
 			.reason = mh->reason,
@@ -475,11 +518,11 @@ static enum bf_err save_run_json(struct session *s, const char *status,
 			.gemm_total = mh->gemm_total,
 			.complete_records = h->complete,
 			.basename = h->basename,
+			.slurm_job = mh->slurm_job,
 		};
 	}
 	doc = archive_run_json(&s->archive, &run);
 	model_snapshot_free(&snap);
-	pthread_mutex_lock(&s->lock);
 	err = archive_write_json(&s->archive, "run.json", doc, detail,
 				 detail_len);
 	pthread_mutex_unlock(&s->lock);
@@ -742,6 +785,11 @@ enum bf_err session_open(struct session *s, const struct run_opts *opts,
 		h->cancel = &h->stop;
 		h->print_lock = &s->print_lock;
 		h->run_id = s->archive.run_id;
+		h->run_lock = &s->lock;
+		h->archive_dir = s->archive.dir;
+		h->slurm = inventory_slurm_rank(inv, names[i], &h->slurm_rank);
+		if (h->slurm)
+			h->target = h->slurm->slurm->target;
 		archive_host_basename(names[i], i, h->basename, sizeof(h->basename));
 	}
 	for (int i = 0; i < nhosts; i++) {
@@ -804,6 +852,13 @@ int session_finish(struct session *s)
 		if (mh.state == HOST_PENDING) {
 			session_progress(&s->hosts[i], HOST_INTERRUPTED,
 					 "interrupted before it started");
+			mh.state = HOST_INTERRUPTED;
+		} else if (mh.state != HOST_DONE && mh.state != HOST_FAILED &&
+			   mh.state != HOST_INTERRUPTED) {
+			/* A Slurm node whose job another host's thread ran,
+			 * left unfinished when the run was stopped. */
+			session_progress(&s->hosts[i], HOST_INTERRUPTED,
+					 "interrupted");
 			mh.state = HOST_INTERRUPTED;
 		}
 		if (mh.state != HOST_DONE)

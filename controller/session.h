@@ -38,6 +38,7 @@ struct run_opts {
 	const char *tag;
 	const char *ssh_config;  /* -F: NULL = ~/.ssh/config */
 	const char *hosts_dir;   /* inventory directory */
+	const char *rerun_of;    /* --rerun-failed RUN-ID; NULL */
 };
 
 /* How one host's agent is started: a const table entry per kind
@@ -85,6 +86,14 @@ struct host_ctx {
 	pthread_mutex_t *print_lock; /* serialises progress lines */
 	int quiet;                 /* the live table draws instead */
 	const char *run_id;        /* this run's archive id */
+	/* A node of a Slurm cluster (runner_slurm.c): its group, its task
+	 * rank in the cluster's job, and the job shared by its ranks. */
+	const struct inv_group *slurm;
+	int slurm_rank;
+	struct slurm_job *slurm_job;
+	pthread_mutex_t *run_lock;   /* the session's lock (run.json) */
+	const char *archive_dir;     /* results/<run-id> */
+	char name_buf[128];          /* name after session_rename_host */
 };
 
 struct session {
@@ -162,6 +171,18 @@ enum bf_err session_feed_line(void *host_ctx, const char *line, size_t len,
 /* Sets the host's state and prints one progress line if it changed. */
 void session_progress(struct host_ctx *h, enum host_state st,
 		      const char *reason);
+
+/* Renames host h, as a Slurm node once its task said which node it is:
+ * its name in the model, run.json and progress lines, and its archive
+ * files (NN-name.ndjson, .log, renamed in place; the open streams stay
+ * valid). name is copied. Errors: BF_ERR_IO with the path in detail (the
+ * host keeps its old file names, and its new name). Thread: the one that
+ * feeds h. */
+enum bf_err session_rename_host(struct host_ctx *h, const char *name,
+				char *detail, size_t detail_len);
+
+/* Records the Slurm job id a cluster node runs in (run.json). */
+void session_set_slurm_job(struct host_ctx *h, const char *job_id);
 
 /* Records the verified host key's fingerprint ("SHA256:...") for run.json. */
 void session_set_fingerprint(struct host_ctx *h, const char *fingerprint);

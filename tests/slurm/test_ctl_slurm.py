@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""ctl run on a Slurm cluster, against a real one-node Slurm on loopback.
+
+One cluster ("tiny", login host local) is run for real once: deploy, build
+on the compute node, per-node archive named after SLURMD_NODENAME, job id
+in run.json; a second run reuses the build. The fault cases run copies of
+that deploy whose agent is replaced by a script: one that fails (the node
+is failed, the run incomplete, exit 3) and one that blocks until ctl gets
+SIGINT (exit 130, the job scancelled, nothing left in the queue). No test
+waits on a clock: each waits for a file or a process to appear, with
+generous deadlines only as a guard.
+"""
+
+import glob
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+from slurmcluster import SlurmCluster, missing  # noqa: E402
+
+CTL = os.environ.get("BF_CTL")
+CLUSTER = None
+TMP = None
+ARGS = ["--size", "32", "--device", "cpu", "--dtypes", "fp32", "--no-tui"]
+
+
+def write_inventory(name, workdir, nodes=1):
+    d = os.path.join(TMP, "hosts-" + name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "cluster.json"), "w") as f:
+        json.dump({"groups": {name: {
+            "kind": "slurm", "login": "local", "partition": "debug",
+            "nodes": nodes, "time": "00:20:00", "workdir": workdir}}}, f)
+    return d
+
+
+def ctl(args, hosts_dir, results, **kw):
+    env = CLUSTER.env()
+    env["HOME"] = os.path.join(TMP, "home")
+    return subprocess.Popen([CTL, "run"] + args + ["--hosts-dir", hosts_dir,
+                                                    "--results", results],
+                            cwd=TMP, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True,
+                            stdin=subprocess.DEVNULL, **kw)
+
+
+def finish(p, timeout=600):
+    out, _ = p.communicate(timeout=timeout)
+    return p.returncode, out
+
+
+def run_json(results):
+    runs = sorted(glob.glob(os.path.join(results, "*", "run.json")))
+    assert len(runs) == 1, runs
+    with open(runs[0]) as f:
+        return os.path.dirname(runs[0]), json.load(f)
+
+
+def fake_workdir(name, script):
+    """A copy of the real deploy with its agent replaced by script."""
+    src = os.path.join(TMP, "work")
+    dst = os.path.join(TMP, "work-" + name)
+    shutil.copytree(src, dst, symlinks=True)
+    agents = glob.glob(os.path.join(dst, "*", "build-*", "bin", "agent"))
+    assert agents, "no built agent under " + dst
+    for a in agents:
+        os.unlink(a)
+        with open(a, "w") as f:
+            f.write("#!/bin/sh\n" + script)
+        os.chmod(a, 0o755)
+    return dst
+
+
+class SlurmRun(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.hosts = write_inventory("tiny", os.path.join(TMP, "work"))
+        cls.res1 = os.path.join(TMP, "res-first")
+        cls.rc, cls.out = finish(ctl(["tiny"] + ARGS, cls.hosts, cls.res1))
+
+    def test_1_per_node_archive(self):
+        self.assertEqual(self.rc, 0, self.out)
+        d, meta = run_json(self.res1)
+        self.assertEqual(meta["status"], "complete")
+        self.assertEqual(len(meta["hosts"]), 1)
+        h = meta["hosts"][0]
+        self.assertEqual(h["name"], "bfnode1")          # SLURMD_NODENAME
+        self.assertEqual(h["target"], "slurm:tiny")
+        self.assertEqual(h["status"], "done")
+        self.assertTrue(h["slurm_job_id"].isdigit(), h)
+        self.assertEqual(h["records_file"], "00-bfnode1.ndjson")
+        with open(os.path.join(d, h["records_file"])) as f:
+            recs = [json.loads(line) for line in f]
+        self.assertEqual(recs[-1]["type"], "summary")
+        self.assertEqual(h["records"], len(recs))
+        # The host record is longer than srun's 1 KiB chunks: joined whole.
+        with open(os.path.join(d, h["records_file"])) as f:
+            self.assertGreater(max(len(line) for line in f), 1024)
+        self.assertFalse(glob.glob(os.path.join(d, "*tiny*")))
+        self.assertIn("[bfnode1] done", self.out)
+
+    def test_2_second_run_reuses_the_build(self):
+        res = os.path.join(TMP, "res-second")
+        rc, out = finish(ctl(["tiny"] + ARGS, self.hosts, res))
+        self.assertEqual(rc, 0, out)
+        d, meta = run_json(res)
+        with open(os.path.join(d, meta["hosts"][0]["log_file"])) as f:
+            log = f.read()
+        self.assertNotIn("@building", log)
+
+    def test_3_failing_task(self):
+        wd = fake_workdir("fail", 'echo "agent: no such device" >&2\nexit 4\n')
+        hosts = write_inventory("bad", wd)
+        res = os.path.join(TMP, "res-fail")
+        rc, out = finish(ctl(["bad"] + ARGS, hosts, res))
+        self.assertEqual(rc, 3, out)
+        _, meta = run_json(res)
+        self.assertEqual(meta["status"], "incomplete")
+        h = meta["hosts"][0]
+        self.assertEqual((h["name"], h["status"], h["agent_exit_status"]),
+                         ("bfnode1", "failed", 4))
+        self.assertIn("agent exited with status 4: agent: no such device",
+                      h["reason"])
+        self.assertTrue(CLUSTER.wait_idle())
+
+    def test_4_ctrl_c_scancels(self):
+        flag = os.path.join(TMP, "agent-started")
+        wd = fake_workdir("hang", 'touch %s\nexec sleep 100000\n' % flag)
+        hosts = write_inventory("hang", wd)
+        res = os.path.join(TMP, "res-hang")
+        p = ctl(["hang"] + ARGS, hosts, res)
+        deadline = time.monotonic() + 300
+        while not os.path.exists(flag):
+            self.assertIsNone(p.poll(), "ctl ended early")
+            self.assertLess(time.monotonic(), deadline, "agent never started")
+            time.sleep(0.1)
+        self.assertTrue(CLUSTER.jobs())
+        p.send_signal(signal.SIGINT)
+        rc, out = finish(p)
+        self.assertEqual(rc, 130, out)
+        _, meta = run_json(res)
+        self.assertEqual(meta["hosts"][0]["status"], "interrupted")
+        self.assertTrue(CLUSTER.wait_idle(), "job left behind")
+        d, _ = run_json(res)
+        with open(os.path.join(d, meta["hosts"][0]["log_file"])) as f:
+            self.assertIn("scancel --name=bf-", f.read())
+
+
+def main():
+    global CLUSTER, TMP
+    why = missing()
+    if why or not CTL:
+        print("skipped: slurm not available: %s" % (why or "BF_CTL unset"))
+        return 77
+    TMP = tempfile.mkdtemp(prefix="bf-slurm-test-")
+    os.makedirs(os.path.join(TMP, "home"))
+    try:
+        with SlurmCluster(root=os.path.join(TMP, "cluster")) as c:
+            CLUSTER = c
+            prog = unittest.main(exit=False, verbosity=2)
+            ok = prog.result.wasSuccessful()
+    finally:
+        shutil.rmtree(TMP, ignore_errors=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
