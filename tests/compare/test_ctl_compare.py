@@ -329,8 +329,16 @@ class ShowListTest(ArchiveTest):
                         lines[0])
         self.assertIn("complete", lines[0])
         self.assertNotIn("INCOMPLETE", lines[0])
-        self.assertRegex(r.stdout, r"(?m)^host\s+device\s+dtype\s+n\s+median_ms\s+GFLOP/s")
-        self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s+[\d.]+\s+[\d.]+")
+        # The live table's columns, in its order (ui_layout.c).
+        self.assertRegex(r.stdout, r"(?m)^host\s+device\s+dtype\s+n\s+GFLOP/s\s+"
+                                   r"(Δ|chg)%\s+%peak\s+med ms\s+vs fp32\s+GPU/CPU\s+"
+                                   r"peak MiB\s+checks\s+state$")
+        # GFLOP/s, Δ% against the first run (same machine, same settings),
+        # %peak (the agent knows this CPU's peak, or says n/a).
+        self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s+[\d.]+\??\s+"
+                                   r"([+-][\d.]+%|0\.0%)\s+([\d.]+%|n/a)\s+[\d.]+\s")
+        self.assertIn(f"local: vs run {self.ids[0]}, same machine and settings",
+                      r.stdout)
         # The default is the most recent run.
         self.assertEqual(ctl("show", "--results", self.results).stdout,
                          r.stdout)
