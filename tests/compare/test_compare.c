@@ -183,7 +183,9 @@ static struct archive_run *load(const char *id)
 static void test_fmt(void **state)
 {
 	struct compare_cell c = { .present = 1, .status = BF_STATUS_PASS,
-				  .median_gflops = 18473.2, .spread_pct = 2.3 };
+				  .median_gflops = 18473.2, .spread_pct = 2.3,
+				  .nsamples = 5, .reliable = 1,
+				  .fraction_of_peak = 0.4234 };
 	struct compare_delta d = { .valid = 1, .ratio = 1.234, .p = 0.008,
 				   .n1 = 5, .n2 = 5, .significant = 1 };
 	char buf[96];
@@ -204,6 +206,25 @@ static void test_fmt(void **state)
 	c.spread_pct = 0.42;
 	compare_fmt_cell(buf, sizeof(buf), &c);
 	assert_string_equal(buf, "18473 ±0.4%");
+	/* The agent's verdict: unreliable is marked beside the number. */
+	c.reliable = 0;
+	compare_fmt_cell(buf, sizeof(buf), &c);
+	assert_string_equal(buf, "18473? ±0.4%");
+	/* One sample: no spread to print, never a confident ±0.0%. */
+	c.nsamples = 1;
+	c.spread_pct = NAN;
+	compare_fmt_cell(buf, sizeof(buf), &c);
+	assert_string_equal(buf, "18473? (1 sample)");
+	c.reliable = 1;
+	c.nsamples = 0;
+	compare_fmt_peak(buf, sizeof(buf), &c);
+	assert_string_equal(buf, "42%");
+	c.fraction_of_peak = 0.0351;
+	compare_fmt_peak(buf, sizeof(buf), &c);
+	assert_string_equal(buf, "3.5%");
+	c.fraction_of_peak = NAN;
+	compare_fmt_peak(buf, sizeof(buf), &c);
+	assert_string_equal(buf, "n/a");
 	c.spread_pct = NAN; /* a record without samples */
 	compare_fmt_cell(buf, sizeof(buf), &c);
 	assert_string_equal(buf, "18473");
@@ -213,6 +234,10 @@ static void test_fmt(void **state)
 	c.status = BF_STATUS_FAIL;
 	compare_fmt_cell(buf, sizeof(buf), &c);
 	assert_string_equal(buf, "FAIL");
+	snprintf(c.reason, sizeof(c.reason), "invalid: gflops 1 disagrees");
+	compare_fmt_cell(buf, sizeof(buf), &c);
+	assert_string_equal(buf, "invalid");
+	c.reason[0] = '\0';
 	c.present = 0;
 	compare_fmt_cell(buf, sizeof(buf), &c);
 	assert_string_equal(buf, "n/a");

@@ -123,8 +123,8 @@ class CompareTest(ArchiveTest):
         out = r.stdout
         self.assertIn(f"A  {self.ids[0]}  local", out)
         self.assertIn(f"B  {self.ids[1]}  local", out)
-        self.assertRegex(out, r"device\s+dtype\s+n\s+A GFLOP/s\s+A ms\s+"
-                              r"B GFLOP/s\s+B ms\s+B vs A")
+        self.assertRegex(out, r"device\s+dtype\s+n\s+A GFLOP/s\s+A %peak\s+A ms\s+"
+                              r"B GFLOP/s\s+B %peak\s+B ms\s+B vs A")
         self.assertIn("higher is better", out)
         self.assertIn("lower is better", out)
         # Each size's fp32 CPU row, in sweep order, with a verdict. The
@@ -283,7 +283,7 @@ class CraftedTest(ArchiveTest):
         prov = r.stdout.split("provenance differences:\n", 1)[1]
         keys = [line.split()[0] for line in prov.splitlines() if line.strip()]
         self.assertEqual(keys, ["openblas.threads", "agent.source_hash"])
-        self.assertRegex(prov, r"openblas\.threads\s+A \d+  B 1")
+        self.assertRegex(prov, r"openblas\.threads\s+A \d+\s+B 1")
         doc = json.loads(self.compare("--json", results=self.crafted).stdout)
         self.assertEqual([p["key"] for p in doc["provenance"]],
                          ["openblas.threads", "agent.source_hash"])
