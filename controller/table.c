@@ -60,6 +60,7 @@ static void count_reasons(struct reason_count *rc, int *nrc, int cap,
 			if (*nrc == cap)
 				continue;
 			snprintf(rc[k].text, sizeof(rc[k].text), "%s", tok);
+			rc[k].rows = 0;
 			(*nrc)++;
 		}
 		rc[k].rows++;

@@ -157,7 +157,13 @@ int texttable_width(const struct texttable *t, int col)
 static void print_line(const struct texttable *t, FILE *out,
 		       const char *const *cells, const int *width)
 {
-	for (int c = 0; c < t->ncols; c++) {
+	int last = t->ncols - 1;
+
+	/* No trailing blanks: trailing empty left-aligned cells are not
+	 * printed, and the last printed one is not padded. */
+	while (last > 0 && t->align[last] == TEXTTABLE_LEFT && !cells[last][0])
+		last--;
+	for (int c = 0; c <= last; c++) {
 		int fill = width[c] - texttable_text_width(cells[c]);
 
 		if (fill < 0)
@@ -166,7 +172,7 @@ static void print_line(const struct texttable *t, FILE *out,
 			fprintf(out, "%*s", t->gap, "");
 		if (t->align[c] == TEXTTABLE_RIGHT)
 			fprintf(out, "%*s%s", fill, "", cells[c]);
-		else if (c == t->ncols - 1)
+		else if (c == last)
 			fputs(cells[c], out);
 		else
 			fprintf(out, "%s%*s", cells[c], fill, "");

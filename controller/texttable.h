@@ -44,8 +44,8 @@ int texttable_width(const struct texttable *t, int col);
 
 /* Prints the header line (unless every header is empty) and the rows:
  * left-aligned cells padded on the right, right-aligned on the left,
- * columns separated by gap spaces, and no trailing blanks after a
- * left-aligned last column. */
+ * columns separated by gap spaces, and no trailing blanks (empty
+ * left-aligned cells at the end of a line are left out). */
 void texttable_print(const struct texttable *t, FILE *out);
 
 /* Display cells of s under the current LC_CTYPE (wcswidth of its
