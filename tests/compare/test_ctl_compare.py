@@ -327,6 +327,11 @@ class CraftedTest(ArchiveTest):
 
     def test_one_sample_and_unreliable(self):
         a = self.with_samples(self.records, 64, [1.0])
+        # The real records may carry their own verdict (a busy machine's
+        # spread): only the crafted row is unreliable here.
+        for g in a:
+            if g["type"] == "gemm" and g["status"] == "pass":
+                g.update(reliable=True, unreliable_reasons=[])
         for g in self.gemm(a, 64):
             g.update(reliable=False, unreliable_reasons=["one sample"])
         self.make_run(self.crafted, "20990101T000000Z-0001", a)
