@@ -821,3 +821,39 @@ double bf_speed_ratio(double gflops, double base_gflops)
 {
 	return gflops / base_gflops;
 }
+
+int bf_rec_gemm_consistent(const struct bf_rec_gemm *g, char *why,
+			   size_t why_len)
+{
+	double n = g->n, expect;
+
+	if (isnan(g->gflops) && isnan(g->median_ms))
+		return 1;
+	if (isnan(g->gflops) || isnan(g->median_ms)) /* one without the other */
+		return 1;
+	/* A GEMM of n x n by n x n is 2 n^3 flops; ms and GFLOP/s give
+	 * the 1e6. */
+	expect = g->median_ms > 0 ? 2.0 * n * n * n / g->median_ms / 1e6 : NAN;
+	if (g->n >= 1 && !isnan(expect) &&
+	    fabs(g->gflops - expect) <= BF_GEMM_GFLOPS_RTOL * fabs(expect))
+		return 1;
+	if (why && why_len)
+		snprintf(why, why_len,
+			 "invalid: gflops %.6g disagrees with 2 n^3 / median_ms = %.6g (n %d, median_ms %.6g)",
+			 g->gflops, expect, g->n, g->median_ms);
+	return 0;
+}
+
+int bf_rec_gemm_check(struct bf_rec_gemm *g)
+{
+	char why[200];
+
+	if (bf_rec_gemm_consistent(g, why, sizeof(why)))
+		return 0;
+	g->status = BF_STATUS_FAIL;
+	g->gflops = NAN;
+	g->fraction_of_peak = NAN;
+	free(g->reason);
+	g->reason = bf_xstrdup(why);
+	return 1;
+}

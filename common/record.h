@@ -260,4 +260,25 @@ void bf_rec_options_free(struct bf_rec_options *o);
  */
 double bf_speed_ratio(double gflops, double base_gflops);
 
+/* Relative tolerance of bf_rec_gemm_consistent: the agent writes gflops
+ * and median_ms with 15 significant digits, so an honest record agrees
+ * far closer than this. */
+#define BF_GEMM_GFLOPS_RTOL 1e-6
+
+/*
+ * Whether a gemm record's GFLOP/s is what its own n and median_ms say:
+ * gflops = 2 n^3 / median_ms / 1e6 (docs/schema.md) within
+ * BF_GEMM_GFLOPS_RTOL relative. A record without a gflops or median_ms
+ * (not run, failed) has nothing to check and is consistent. Returns 1
+ * when consistent, else 0 with "what: why" in why (may be NULL).
+ */
+int bf_rec_gemm_consistent(const struct bf_rec_gemm *g, char *why,
+			   size_t why_len);
+
+/* ctl's one gate for gemm records entering a table (the run model and
+ * the archive readers): an inconsistent record (bf_rec_gemm_consistent)
+ * becomes a failed one with no GFLOP/s and no fraction of peak, its
+ * reason saying why ("invalid: ..."). Returns 1 when g was changed. */
+int bf_rec_gemm_check(struct bf_rec_gemm *g);
+
 #endif

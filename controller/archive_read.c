@@ -253,6 +253,8 @@ static int read_records(const char *path, struct archive_host *h)
 			host_at = h->nrecords;
 		else if (rec.type == BF_REC_SUMMARY)
 			h->complete = 1;
+		else if (rec.type == BF_REC_GEMM)
+			bf_rec_gemm_check(&rec.u.gemm); /* gflops vs n, median */
 		h->records[h->nrecords++] = rec;
 	}
 	if (host_at >= 0)
@@ -865,18 +867,52 @@ static struct archive_baseline *baseline_from(const struct archive_host *h,
 		snprintf(r->dtype, sizeof(r->dtype), "%s",
 			 g->dtype ? g->dtype : "?");
 		r->n = g->n;
+		r->occurrence = 1;
+		while (b->nrows > 1 &&
+		       archive_baseline_row(b, r->device, r->dtype, r->n,
+					    r->occurrence) != r)
+			r->occurrence++;
 		r->median_gflops = g->gflops;
 		r->median_ms = g->median_ms;
 	}
 	return b;
 }
 
+static int same_or_none(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+const char *archive_machine_differs(const struct bf_rec_host *a,
+				    const char *fp_a,
+				    const struct bf_rec_host *b,
+				    const char *fp_b, char *buf, size_t len)
+{
+	if (!same_or_none(fp_a, fp_b))
+		return "host key differs";
+	if (!same_or_none(a->hostname, b->hostname)) {
+		snprintf(buf, len, "hostname differs (%.60s, was %.60s)",
+			 a->hostname ? a->hostname : "n/a",
+			 b->hostname ? b->hostname : "n/a");
+		return buf;
+	}
+	if (a->ngpus != b->ngpus)
+		return "GPUs differ";
+	for (int i = 0; i < a->ngpus; i++)
+		if (!same_or_none(a->gpus[i].uuid, b->gpus[i].uuid))
+			return "GPU UUIDs differ";
+	return NULL;
+}
+
 enum bf_err archive_find_baseline(const char *results_dir, const char *host,
-				  const struct bf_rec_options *options,
+				  const struct bf_rec_host *machine,
+				  const char *fingerprint,
 				  const char *before_run_id,
 				  struct archive_baseline **out, char *detail,
 				  size_t detail_len)
 {
+	const struct bf_rec_options *options = machine ? &machine->options : NULL;
+	char skipped[200] = "";
 	enum bf_err err;
 	char **ids;
 	int n, end;
@@ -920,30 +956,46 @@ enum bf_err archive_find_baseline(const char *results_dir, const char *host,
 		read_records(path, &h);
 		free(path);
 		if (h.complete && !h.read_error && h.host_record && options &&
-		    bf_rec_options_equal(&h.host_record->options, options))
-			*out = baseline_from(&h, ids[i],
+		    bf_rec_options_equal(&h.host_record->options, options)) {
+			char why[160];
+			const char *differs = archive_machine_differs(
+				machine, fingerprint, h.host_record,
+				json_str(ho, BF_RUN_HOST_FINGERPRINT), why,
+				sizeof(why));
+
+			/* The newest such run says why, if none is found. */
+			if (differs && !skipped[0])
+				snprintf(skipped, sizeof(skipped),
+					 "different machine than run %s (%s)",
+					 ids[i], differs);
+			if (!differs)
+				*out = baseline_from(&h, ids[i],
 					     json_str(doc, BF_RUN_STARTED_AT) ?
 						     json_str(doc, BF_RUN_STARTED_AT) :
 						     "n/a");
+		}
 		free_records(&h);
 		free(h.records_path);
 		free(h.read_error);
 		cJSON_Delete(doc);
 	}
 	bf_xfree_strv(ids);
+	if (!*out && skipped[0])
+		return bf_fail(detail, detail_len, BF_ERR_NOT_FOUND, "%s",
+			       skipped);
 	if (!*out)
 		return bf_fail(detail, detail_len, BF_ERR_NOT_FOUND,
-			       "%s: no earlier complete run of %s with the same settings",
-			       results_dir, host);
+			       "no earlier run with the same settings");
 	return BF_OK;
 }
 
 const struct archive_baseline_row *
 archive_baseline_row(const struct archive_baseline *b, const char *device,
-		     const char *dtype, int n)
+		     const char *dtype, int n, int occurrence)
 {
 	for (int i = 0; b && i < b->nrows; i++)
-		if (b->rows[i].n == n && strcmp(b->rows[i].device, device) == 0 &&
+		if (b->rows[i].n == n && b->rows[i].occurrence == occurrence &&
+		    strcmp(b->rows[i].device, device) == 0 &&
 		    strcmp(b->rows[i].dtype, dtype) == 0)
 			return &b->rows[i];
 	return NULL;

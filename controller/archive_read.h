@@ -160,6 +160,7 @@ struct archive_baseline_row {
 	char device[16];      /* "cpu", "cuda:0" */
 	char dtype[8];        /* "fp32", "fp16", "bf16" */
 	int n;                /* matrix size */
+	int occurrence;       /* 1, or 2.. for a repeated size's later row */
 	double median_gflops; /* the record's "gflops" (from its median) */
 	double median_ms;     /* the record's "median_ms" */
 };
@@ -180,27 +181,46 @@ struct archive_baseline {
  *    status is "done" and its records end with the summary record, even
  *    if another host of that run failed, and
  *  - the agent ran with the same settings: the "options" of its host
- *    record equal options (bf_rec_options_equal: sizes, dtypes, iters,
- *    cpu_iters, warmup, cpu_warmup, seed), which are the options of the
- *    host record the current run received. The device
+ *    record equal machine->options (bf_rec_options_equal: sizes, dtypes,
+ *    iters, cpu_iters, warmup, cpu_warmup, seed), machine being the host
+ *    record the current run received. The device
  *    selection (--device) is not compared: rows are keyed by device, so
- *    a device the other run did not measure is simply absent.
+ *    a device the other run did not measure is simply absent;
+ *  - it was the same machine: the same host key fingerprint (run.json's
+ *    host_key_fingerprint against fingerprint; NULL and "" are "none",
+ *    as for local), the same hostname (host record) and the same GPU
+ *    UUIDs in index order (host record gpus[].uuid). A name in
+ *    ~/.ssh/config that now points at another box is not a baseline.
  * On BF_OK *out holds that run's passing GEMM rows; caller frees with
  * archive_baseline_free. BF_ERR_NOT_FOUND (with *out NULL) when no such
- * run exists or results_dir does not; BF_ERR_IO when it cannot be read.
+ * run exists or results_dir does not: detail then says why, for the
+ * tables' legend ("different machine than run ID (host key differs)"
+ * when a run with the same settings was skipped for that, else "no
+ * earlier run with the same settings"); BF_ERR_IO when it cannot be read.
  * Reads every run.json, newest first, and each candidate host's records
  * file until the first match; blocks on file I/O, so call it off the UI
  * thread or once before the live table starts. */
 enum bf_err archive_find_baseline(const char *results_dir, const char *host,
-				  const struct bf_rec_options *options,
+				  const struct bf_rec_host *machine,
+				  const char *fingerprint,
 				  const char *before_run_id,
 				  struct archive_baseline **out, char *detail,
 				  size_t detail_len);
 
-/* The row (device, dtype, n) of b, or NULL. */
+/* The row (device, dtype, n, occurrence: 1 for the first) of b, or
+ * NULL. */
 const struct archive_baseline_row *
 archive_baseline_row(const struct archive_baseline *b, const char *device,
-		     const char *dtype, int n);
+		     const char *dtype, int n, int occurrence);
+
+/* Why host record b (with host key fingerprint fp_b) is not the machine
+ * of host record a (fp_a): "host key differs", "hostname differs (x, y)",
+ * "GPU UUIDs differ"; NULL when it is the same machine as far as the
+ * records tell. Static text, or buf (len bytes). */
+const char *archive_machine_differs(const struct bf_rec_host *a,
+				    const char *fp_a,
+				    const struct bf_rec_host *b,
+				    const char *fp_b, char *buf, size_t len);
 
 /* Frees b. NULL does nothing. */
 void archive_baseline_free(struct archive_baseline *b);

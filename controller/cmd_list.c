@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "archive_read.h"
+#include "bf_text.h"
 #include "ctl.h"
+#include "texttable.h"
 #include "xmalloc.h"
 
 static const char list_usage[] =
@@ -30,8 +32,8 @@ int cmd_list(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *results = "results";
-	char detail[512], **ids, *(*lines)[5];
-	int width[4] = { 0, 0, 0, 0 };
+	char detail[512], **ids;
+	struct texttable *tt;
 	long last = 0;
 	int c, n, first;
 
@@ -76,54 +78,52 @@ int cmd_list(int argc, char **argv)
 	if (n == 0)
 		fprintf(stderr, "ctl: list: %s: no runs yet\n", results);
 	first = last && last < n ? n - (int)last : 0;
-	lines = bf_xcalloc((size_t)(n - first + 1), sizeof(*lines));
-	/* Columns: id, start, hosts, status, tag; sized to their contents. */
+	/* Columns: id, start, hosts, status, tag; no header line. */
+	tt = texttable_new(2);
+	for (int k = 0; k < 5; k++)
+		texttable_add_column(tt, "", TEXTTABLE_LEFT);
 	for (int i = first; i < n; i++) {
 		char *dir = bf_xasprintf("%s/%s", results, ids[i]);
 		struct archive_run *run;
-		char **l = lines[i - first];
+		char safe[1024];
 
-		l[0] = bf_xstrdup(ids[i]);
+		texttable_add_row(tt);
+		texttable_cell(tt, bf_text_sanitize(safe, sizeof(safe), ids[i]));
 		if (archive_load_run_info(dir, &run, detail, sizeof(detail)) != BF_OK) {
 			/* One damaged run.json does not hide the others. */
-			l[1] = bf_xstrdup("n/a");
-			l[2] = bf_xstrdup("n/a");
-			l[3] = bf_xasprintf("unreadable: %s", detail);
-			l[4] = bf_xstrdup("");
+			texttable_cell(tt, "n/a");
+			texttable_cell(tt, "n/a");
+			texttable_cellf(tt, "unreadable: %s",
+					bf_text_sanitize(safe, sizeof(safe), detail));
 		} else {
-			l[1] = bf_xstrdup(run->started_at);
-			l[2] = bf_xstrdup("");
-			for (int h = 0; h < run->nhosts; h++) {
-				char *hosts = bf_xasprintf("%s%s%s", l[2], h ? "," : "",
-							run->hosts[h].name);
+			char *hosts = bf_xstrdup("");
 
-				free(l[2]);
-				l[2] = hosts;
+			texttable_cell(tt, bf_text_sanitize(safe, sizeof(safe),
+							    run->started_at));
+			for (int h = 0; h < run->nhosts; h++) {
+				char *more = bf_xasprintf("%s%s%s", hosts, h ? "," : "",
+							  run->hosts[h].name);
+
+				free(hosts);
+				hosts = more;
 			}
-			l[3] = run->damaged ?
-				       bf_xasprintf("%s: %s", run->status, run->reason) :
-				       bf_xstrdup(run->status);
-			l[4] = bf_xstrdup(run->tag ? run->tag : "");
+			texttable_cell(tt, bf_text_sanitize(safe, sizeof(safe), hosts));
+			if (run->damaged)
+				texttable_cellf(tt, "%s: %s", run->status,
+						bf_text_sanitize(safe, sizeof(safe),
+								 run->reason));
+			else
+				texttable_cell(tt, bf_text_sanitize(safe, sizeof(safe),
+								    run->status));
+			texttable_cell(tt, bf_text_sanitize(safe, sizeof(safe),
+							    run->tag ? run->tag : ""));
+			free(hosts);
 			archive_run_free(run);
 		}
 		free(dir);
-		for (int k = 0; k < 4; k++)
-			if ((int)strlen(l[k]) > width[k])
-				width[k] = (int)strlen(l[k]);
 	}
-	for (int i = 0; i < n - first; i++) {
-		char **l = lines[i];
-
-		if (l[4][0])
-			printf("%-*s  %-*s  %-*s  %-*s  %s\n", width[0], l[0],
-			       width[1], l[1], width[2], l[2], width[3], l[3], l[4]);
-		else
-			printf("%-*s  %-*s  %-*s  %s\n", width[0], l[0], width[1],
-			       l[1], width[2], l[2], l[3]);
-		for (int k = 0; k < 5; k++)
-			free(l[k]);
-	}
-	free(lines);
+	texttable_print(tt, stdout);
+	texttable_free(tt);
 	bf_xfree_strv(ids);
 	return fflush(stdout) == 0 ? BF_EXIT_OK : BF_EXIT_INTERNAL;
 }

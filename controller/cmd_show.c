@@ -19,7 +19,9 @@ static const char show_usage[] =
 	"usage: ctl show [RUN-ID | FILE] [--results DIR]\n"
 	"\n"
 	"Prints an archived run (default: the most recent) as ctl run printed it:\n"
-	"rows host x device x dtype x n with median ms, GFLOP/s, peak MiB and ratios.\n"
+	"rows host x device x dtype x n with GFLOP/s (? unreliable), its change\n"
+	"against the previous run on the same machine with the same settings,\n"
+	"% of the device's peak, median ms, ratios, peak MiB, checks and state.\n"
 	"RUN-ID may be a unique prefix; FILE is a host's .ndjson file.\n"
 	"Exit status: 0 printed, 2 bad arguments or no such run.\n";
 
@@ -49,6 +51,44 @@ static void replay(struct model *m, const struct archive_run *run)
 				st == HOST_FAILED && !h->complete ?
 					  "no summary record: the agent ended early" :
 					  NULL);
+	}
+}
+
+/* Each host's Δ% baseline, as ctl run found it when the run was made:
+ * the newest earlier run in results on the same machine with the same
+ * settings (archive_find_baseline), or why there is none. */
+static void load_baselines(struct model *m, const struct archive_run *run,
+			   const char *results)
+{
+	for (int i = 0; i < run->nhosts; i++) {
+		const struct archive_host *h = &run->hosts[i];
+		struct archive_baseline *b = NULL;
+		struct model_baseline *mb;
+		char detail[256];
+
+		if (!h->host_record || !h->host_record->options.present)
+			continue;
+		if (archive_find_baseline(results, h->name, h->host_record,
+					  h->fingerprint, run->run_id, &b,
+					  detail, sizeof(detail)) != BF_OK) {
+			if (strncmp(detail, "different machine", 17) == 0)
+				model_set_baseline_info(m, i, NULL, detail);
+			continue;
+		}
+		mb = bf_xcalloc((size_t)b->nrows + 1, sizeof(*mb));
+		for (int k = 0; k < b->nrows; k++) {
+			snprintf(mb[k].device, sizeof(mb[k].device), "%s",
+				 b->rows[k].device);
+			snprintf(mb[k].dtype, sizeof(mb[k].dtype), "%s",
+				 b->rows[k].dtype);
+			mb[k].n = b->rows[k].n;
+			mb[k].occurrence = b->rows[k].occurrence;
+			mb[k].gflops = b->rows[k].median_gflops;
+		}
+		model_set_baseline(m, i, mb, b->nrows);
+		model_set_baseline_info(m, i, b->run_id, NULL);
+		free(mb);
+		archive_baseline_free(b);
 	}
 }
 
@@ -179,6 +219,8 @@ int cmd_show(int argc, char **argv)
 		names[i] = run->hosts[i].name;
 	model_init(&m, run->nhosts, names);
 	replay(&m, run);
+	if (kind != ARCHIVE_TARGET_FILE)
+		load_baselines(&m, run, results);
 	print_header(run);
 	putchar('\n');
 	table_print_plain(stdout, &m);

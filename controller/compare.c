@@ -8,21 +8,24 @@
 
 #include <cjson/cJSON.h>
 
+#include "bf_text.h"
 #include "stats.h"
 #include "table.h"
+#include "texttable.h"
 #include "xmalloc.h"
 
 /* --- building -------------------------------------------------------- */
 
 static struct compare_row *find_or_add_row(struct compare_table *t,
 					   const char *host, const char *device,
-					   const char *dtype, int n)
+					   const char *dtype, int n, int occurrence)
 {
 	struct compare_row *r;
 
 	for (int i = 0; i < t->nrows; i++) {
 		r = &t->rows[i];
-		if (r->n == n && strcmp(r->host, host) == 0 &&
+		if (r->n == n && r->occurrence == occurrence &&
+		    strcmp(r->host, host) == 0 &&
 		    strcmp(r->device, device) == 0 &&
 		    strcmp(r->dtype, dtype) == 0)
 			return r;
@@ -34,6 +37,7 @@ static struct compare_row *find_or_add_row(struct compare_table *t,
 	snprintf(r->device, sizeof(r->device), "%s", device);
 	snprintf(r->dtype, sizeof(r->dtype), "%s", dtype);
 	r->n = n;
+	r->occurrence = occurrence;
 	r->cells = bf_xcalloc((size_t)t->ncols, sizeof(*r->cells));
 	r->deltas = bf_xcalloc((size_t)t->ncols, sizeof(*r->deltas));
 	for (int c = 0; c < t->ncols; c++) {
@@ -41,6 +45,8 @@ static struct compare_row *find_or_add_row(struct compare_table *t,
 
 		cell->median_gflops = cell->min_gflops = cell->max_gflops = NAN;
 		cell->spread_pct = cell->median_ms = NAN;
+		cell->peak_gflops = cell->fraction_of_peak = NAN;
+		cell->reliable = -1;
 	}
 	return r;
 }
@@ -57,6 +63,18 @@ static void fill_cell(struct compare_cell *c, const struct bf_rec_gemm *g)
 	c->present = 1;
 	c->status = g->status;
 	snprintf(c->reason, sizeof(c->reason), "%s", g->reason ? g->reason : "");
+	c->reliable = g->reliable;
+	c->unreliable[0] = '\0';
+	for (int i = 0, off = 0; i < g->nunreliable && off + 1 < (int)sizeof(c->unreliable); i++) {
+		int w = snprintf(c->unreliable + off, sizeof(c->unreliable) - (size_t)off,
+				 "%s%s", i ? "; " : "",
+				 g->unreliable_reasons[i] ? g->unreliable_reasons[i] : "?");
+
+		if (w < 0)
+			break;
+		off += w;
+	}
+	c->peak_gflops = g->peak_gflops;
 	if (g->measured && g->nsamples > 0) {
 		size_t cap = (size_t)g->nsamples;
 
@@ -78,14 +96,18 @@ static void fill_cell(struct compare_cell *c, const struct bf_rec_gemm *g)
 		c->median_gflops = s.median;
 		c->min_gflops = s.min;
 		c->max_gflops = s.max;
-		c->spread_pct = fmax(s.median - s.min, s.max - s.median) /
-				s.median * 100;
+		/* One sample has no spread: not a confident ±0%. */
+		c->spread_pct = k < 2 ? NAN :
+			fmax(s.median - s.min, s.max - s.median) / s.median * 100;
 		c->median_ms = bf_stats_median(ms, k);
 	} else {
 		c->median_gflops = g->gflops;
 		c->median_ms = g->median_ms;
 		c->min_gflops = c->max_gflops = c->spread_pct = NAN;
 	}
+	/* Of the median shown, so that %peak and GFLOP/s agree. */
+	c->fraction_of_peak = c->status == BF_STATUS_PASS && c->peak_gflops > 0 ?
+				      c->median_gflops / c->peak_gflops : NAN;
 	free(ms);
 }
 
@@ -96,11 +118,23 @@ static void add_host_rows(struct compare_table *t, int col,
 		const struct bf_rec_gemm *g = &h->records[i].u.gemm;
 		struct compare_row *r;
 
+		int occurrence = 1;
+
 		if (h->records[i].type != BF_REC_GEMM || !g->device ||
 		    !g->dtype || !(g->n >= 1 && g->n <= 1000000000))
 			continue;
+		/* A repeated size: the k-th record of (device, dtype, n) in
+		 * this host's file is occurrence k. */
+		for (int j = 0; j < i; j++) {
+			const struct bf_rec_gemm *o = &h->records[j].u.gemm;
+
+			occurrence += h->records[j].type == BF_REC_GEMM &&
+				      o->device && o->dtype && o->n == g->n &&
+				      strcmp(o->device, g->device) == 0 &&
+				      strcmp(o->dtype, g->dtype) == 0;
+		}
 		r = find_or_add_row(t, t->by_host ? h->name : "", g->device,
-				    g->dtype, g->n);
+				    g->dtype, g->n, occurrence);
 		fill_cell(&r->cells[col], g);
 	}
 }
@@ -160,6 +194,7 @@ static char *p_cpu_model(const struct bf_rec_host *h) { return str_text(h->cpu_m
 static char *p_ob_version(const struct bf_rec_host *h) { return str_text(h->openblas_version); }
 static char *p_ob_core(const struct bf_rec_host *h) { return str_text(h->openblas_core); }
 static char *p_ob_threads(const struct bf_rec_host *h) { return num_text(h->openblas_threads); }
+static char *p_ob_replaced(const struct bf_rec_host *h) { return str_text(h->openblas_core_replaced); }
 static char *p_driver(const struct bf_rec_host *h) { return str_text(h->cuda_driver_version); }
 static char *p_runtime(const struct bf_rec_host *h) { return str_text(h->cuda_runtime_version); }
 static char *p_cublas(const struct bf_rec_host *h) { return str_text(h->cuda_cublas_version); }
@@ -175,6 +210,23 @@ static char *p_gpus(const struct bf_rec_host *h)
 		const char *name = h->gpus[i].name;
 		char *next = bf_xasprintf("%s%s%s", out ? out : "", out ? ", " : "",
 				       name ? name : "n/a");
+
+		free(out);
+		out = next;
+	}
+	return out ? out : bf_xstrdup("none");
+}
+
+/* GPUs by UUID, in index order: which physical GPUs ran ("none" for
+ * none, n/a for one NVML could not name). */
+static char *p_gpu_uuids(const struct bf_rec_host *h)
+{
+	char *out = NULL;
+
+	for (int i = 0; i < h->ngpus; i++) {
+		const char *uuid = h->gpus[i].uuid;
+		char *next = bf_xasprintf("%s%s%s", out ? out : "", out ? ", " : "",
+				       uuid ? uuid : "n/a");
 
 		free(out);
 		out = next;
@@ -209,10 +261,12 @@ static const struct prov_item prov_items[] = {
 	{ BF_KEY_OPENBLAS, BF_KEY_VERSION, p_ob_version },
 	{ BF_KEY_OPENBLAS, BF_KEY_CORE, p_ob_core },
 	{ BF_KEY_OPENBLAS, BF_KEY_THREADS, p_ob_threads },
+	{ BF_KEY_OPENBLAS, "core_replaced", p_ob_replaced },
 	{ BF_KEY_CUDA, BF_KEY_DRIVER_VERSION, p_driver },
 	{ BF_KEY_CUDA, BF_KEY_RUNTIME_VERSION, p_runtime },
 	{ BF_KEY_CUDA, BF_KEY_CUBLAS_VERSION, p_cublas },
 	{ NULL, BF_KEY_GPUS, p_gpus },
+	{ BF_KEY_GPUS, "uuid", p_gpu_uuids },
 	{ BF_KEY_AGENT, BF_KEY_SOURCE_HASH, p_source_hash },
 	{ NULL, BF_KEY_OPTIONS, p_options },
 };
@@ -247,6 +301,90 @@ static const struct archive_host *column_host(const struct compare_table *t,
 	if (!name)
 		return col->run->nhosts > 0 ? &col->run->hosts[0] : NULL;
 	return archive_run_host(col->run, name);
+}
+
+/* Appends a provenance row (takes ownership of values) when at least two
+ * columns have the host and their values differ; else frees values. */
+static void add_prov_if_differs(struct compare_table *t, const char *name,
+				const char *key, char **values, int present,
+				int differs)
+{
+	struct compare_prov *p;
+
+	if (present < 2 || !differs) {
+		for (int c = 0; c < t->ncols; c++)
+			free(values[c]);
+		free(values);
+		return;
+	}
+	t->prov = bf_xrealloc(t->prov, (size_t)(t->nprov + 1) * sizeof(*t->prov));
+	p = &t->prov[t->nprov++];
+	memset(p, 0, sizeof(*p));
+	snprintf(p->host, sizeof(p->host), "%s", name ? name : "");
+	snprintf(p->key, sizeof(p->key), "%s", key);
+	p->values = values;
+}
+
+/* The value of environment variable var in h's host record: its value,
+ * "unset", or NULL (n/a) when the record has no env (an older agent). */
+static char *env_value(const struct archive_host *h, const char *var)
+{
+	const struct bf_rec_host *r = h ? h->host_record : NULL;
+
+	if (!r || r->nenv == 0)
+		return NULL;
+	for (int i = 0; i < r->nenv; i++)
+		if (r->env[i].name && strcmp(r->env[i].name, var) == 0)
+			return bf_xstrdup(r->env[i].value ? r->env[i].value :
+							    "unset");
+	return bf_xstrdup("unset");
+}
+
+/* The host record's "env" (CUDA_VISIBLE_DEVICES, CUBLAS_*, LD_PRELOAD,
+ * OPENBLAS_*, ...): one provenance row "env.NAME" per variable whose
+ * value differs, variables in order of first appearance. */
+static void add_env_provenance(struct compare_table *t, const char *name)
+{
+	for (int c = 0; c < t->ncols; c++) {
+		const struct archive_host *h = column_host(t, c, name);
+		const struct bf_rec_host *r = h ? h->host_record : NULL;
+
+		for (int i = 0; r && i < r->nenv; i++) {
+			const char *var = r->env[i].name;
+			char **values, key[48];
+			int seen = 0, present = 0, differs = 0, first = -1;
+
+			if (!var)
+				continue;
+			for (int k = 0; k < c && !seen; k++) {
+				const struct archive_host *o = column_host(t, k, name);
+
+				for (int j = 0; o && o->host_record &&
+						j < o->host_record->nenv && !seen; j++)
+					seen = o->host_record->env[j].name &&
+					       strcmp(o->host_record->env[j].name, var) == 0;
+			}
+			for (int j = 0; j < i && !seen; j++)
+				seen = r->env[j].name && strcmp(r->env[j].name, var) == 0;
+			if (seen)
+				continue;
+			values = bf_xcalloc((size_t)t->ncols, sizeof(*values));
+			for (int k = 0; k < t->ncols; k++) {
+				const struct archive_host *o = column_host(t, k, name);
+
+				if (!o)
+					continue;
+				values[k] = env_value(o, var);
+				present++;
+				if (first < 0)
+					first = k;
+				else if (!same_text(values[first], values[k]))
+					differs = 1;
+			}
+			snprintf(key, sizeof(key), "env.%.40s", var);
+			add_prov_if_differs(t, name, key, values, present, differs);
+		}
+	}
 }
 
 static void add_provenance_for(struct compare_table *t, const char *name)
@@ -293,6 +431,7 @@ static void add_provenance_for(struct compare_table *t, const char *name)
 		}
 	}
 	free(values);
+	add_env_provenance(t, name);
 }
 
 static void add_provenance(struct compare_table *t)
@@ -323,7 +462,7 @@ static void add_provenance(struct compare_table *t)
 
 /* First-seen rank of a row's host, device and dtype, for sorting. */
 struct row_key {
-	int host, device, dtype, n, index;
+	int host, device, dtype, n, occurrence, index;
 };
 
 static int first_seen(const struct compare_table *t, int upto, size_t off,
@@ -345,6 +484,8 @@ static int cmp_row_key(const void *a, const void *b)
 		return x->device - y->device;
 	if (x->n != y->n)
 		return (x->n > y->n) - (x->n < y->n);
+	if (x->occurrence != y->occurrence)
+		return x->occurrence - y->occurrence;
 	if (x->dtype != y->dtype)
 		return x->dtype - y->dtype;
 	return x->index - y->index;
@@ -365,6 +506,7 @@ static void sort_rows(struct compare_table *t)
 		keys[i].device = first_seen(t, i, offsetof(struct compare_row, device), r->device);
 		keys[i].dtype = first_seen(t, i, offsetof(struct compare_row, dtype), r->dtype);
 		keys[i].n = r->n;
+		keys[i].occurrence = r->occurrence;
 		keys[i].index = i;
 	}
 	qsort(keys, (size_t)t->nrows, sizeof(*keys), cmp_row_key);
@@ -458,16 +600,31 @@ void compare_fmt_cell(char *buf, size_t len, const struct compare_cell *c)
 	}
 	if (c->status != BF_STATUS_PASS) {
 		snprintf(buf, len, "%s",
-			 c->status == BF_STATUS_FAIL ? "FAIL" : "skipped");
+			 c->status == BF_STATUS_SKIPPED ? "skipped" :
+			 strncmp(c->reason, "invalid:", 8) == 0 ? "invalid" : "FAIL");
 		return;
 	}
 	compare_fmt_gflops(num, sizeof(num), c->median_gflops);
-	if (isnan(c->spread_pct))
+	if (c->reliable == 0 && !isnan(c->median_gflops))
+		snprintf(num + strlen(num), sizeof(num) - strlen(num), "?");
+	if (c->nsamples == 1)
+		snprintf(buf, len, "%s (1 sample)", num);
+	else if (isnan(c->spread_pct))
 		snprintf(buf, len, "%s", num);
 	else if (c->spread_pct >= 1)
 		snprintf(buf, len, "%s ±%.0f%%", num, c->spread_pct);
 	else
 		snprintf(buf, len, "%s ±%.1f%%", num, c->spread_pct);
+}
+
+void compare_fmt_peak(char *buf, size_t len, const struct compare_cell *c)
+{
+	double pct = 100.0 * c->fraction_of_peak;
+
+	if (!c->present || c->status != BF_STATUS_PASS || isnan(pct))
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%.*f%%", pct < 9.95 ? 1 : 0, pct);
 }
 
 void compare_fmt_verdict(char *buf, size_t len, const struct compare_delta *d)
@@ -497,26 +654,6 @@ void compare_fmt_delta(char *buf, size_t len, const struct compare_delta *d)
 			 d->n1, d->n2);
 }
 
-/* Columns on screen, not bytes: "±" is two bytes of UTF-8. */
-static int text_width(const char *s)
-{
-	int w = 0;
-
-	for (; *s; s++)
-		w += ((unsigned char)*s & 0xC0) != 0x80;
-	return w;
-}
-
-static void pad(FILE *out, const char *s, int width, int right)
-{
-	int fill = width - text_width(s);
-
-	if (right)
-		fprintf(out, "%*s%s", fill > 0 ? fill : 0, "", s);
-	else
-		fprintf(out, "%s%*s", s, fill > 0 ? fill : 0, "");
-}
-
 /* The host names of a column: "spark" or "local,spark". */
 static void column_hosts(const struct compare_column *col, char *buf,
 			 size_t len)
@@ -533,28 +670,83 @@ static void column_hosts(const struct compare_column *col, char *buf,
 					 i ? "," : "", col->run->hosts[i].name);
 }
 
+/* Adds a cell made terminal-safe (the archive is outside input). */
+static void safe_cell(struct texttable *tt, const char *text)
+{
+	char safe[640];
+
+	texttable_cell(tt, bf_text_sanitize(safe, sizeof(safe), text));
+}
+
 static void print_legend(FILE *out, const struct compare_table *t)
 {
+	struct texttable *tt = texttable_new(2);
+
+	for (int k = 0; k < 5; k++)
+		texttable_add_column(tt, "", TEXTTABLE_LEFT);
 	for (int c = 0; c < t->ncols; c++) {
 		const struct compare_column *col = &t->cols[c];
 		const struct archive_run *run = col->run;
-		char hosts[512];
+		char hosts[512], status[1024];
+		size_t off;
 
 		column_hosts(col, hosts, sizeof(hosts));
-		fprintf(out, "%s  %s  %s  %s  %s", col->label,
-			run->run_json ? run->run_id : run->dir, hosts,
-			run->started_at, run->status);
-		if (run->reason)
-			fprintf(out, ": %s", run->reason);
+		off = (size_t)snprintf(status, sizeof(status), "%s", run->status);
+		if (run->reason && off < sizeof(status))
+			off += (size_t)snprintf(status + off, sizeof(status) - off,
+						": %s", run->reason);
 		if (col->host && strcmp(col->host->status, BF_RUN_HOST_DONE) != 0 &&
-		    strcmp(col->host->status, "n/a") != 0)
-			fprintf(out, " (%s %s%s%s)", col->host->name,
-				col->host->status,
-				col->host->reason ? ": " : "",
-				col->host->reason ? col->host->reason : "");
-		if (run->tag)
-			fprintf(out, "  tag: %s", run->tag);
-		fputc('\n', out);
+		    strcmp(col->host->status, "n/a") != 0 && off < sizeof(status))
+			off += (size_t)snprintf(status + off, sizeof(status) - off,
+						" (%s %s%s%s)", col->host->name,
+						col->host->status,
+						col->host->reason ? ": " : "",
+						col->host->reason ? col->host->reason : "");
+		if (run->tag && off < sizeof(status))
+			snprintf(status + off, sizeof(status) - off, "  tag: %s",
+				 run->tag);
+		texttable_add_row(tt);
+		texttable_cell(tt, col->label);
+		safe_cell(tt, run->run_json ? run->run_id : run->dir);
+		safe_cell(tt, hosts);
+		safe_cell(tt, run->started_at);
+		safe_cell(tt, status);
+	}
+	texttable_print(tt, out);
+	texttable_free(tt);
+}
+
+/* Distinct "; "-separated reasons of every cell that has them, with the
+ * cells they come from, for the legend under the table. */
+struct reason_list {
+	char text[16][160];
+	int cells[16];
+	int n;
+};
+
+static void note_reasons(struct reason_list *l, const char *joined)
+{
+	char copy[160], *save = NULL;
+
+	snprintf(copy, sizeof(copy), "%s", joined);
+	for (char *tok = strtok_r(copy, ";", &save); tok;
+	     tok = strtok_r(NULL, ";", &save)) {
+		int k;
+
+		while (*tok == ' ')
+			tok++;
+		if (!*tok)
+			continue;
+		for (k = 0; k < l->n; k++)
+			if (strcmp(l->text[k], tok) == 0)
+				break;
+		if (k == l->n) {
+			if (l->n == 16)
+				continue;
+			snprintf(l->text[k], sizeof(l->text[k]), "%s", tok);
+			l->n++;
+		}
+		l->cells[k]++;
 	}
 }
 
@@ -562,85 +754,82 @@ enum { CELL_LEN = 160 };
 
 void compare_print_plain(FILE *out, const struct compare_table *t)
 {
-	int nfixed = t->by_host ? 4 : 3;
-	int ncolumns = nfixed + 3 * t->ncols - 1;
-	char(*cells)[CELL_LEN];
-	int *width, *right, any_too_few = 0;
+	struct texttable *tt = texttable_new(2);
+	struct reason_list unreliable, invalid;
+	char cell[CELL_LEN];
+	int any_too_few = 0, nunreliable = 0;
 
-	cells = bf_xcalloc((size_t)(t->nrows + 1) * (size_t)ncolumns, CELL_LEN);
-	width = bf_xcalloc((size_t)ncolumns, sizeof(*width));
-	right = bf_xcalloc((size_t)ncolumns, sizeof(*right));
-#define CELL(r, k) cells[(size_t)(r) * (size_t)ncolumns + (size_t)(k)]
-	/* Header, row 0. */
-	{
-		int k = 0;
+	memset(&unreliable, 0, sizeof(unreliable));
+	memset(&invalid, 0, sizeof(invalid));
+	if (t->by_host)
+		texttable_add_column(tt, "host", TEXTTABLE_LEFT);
+	texttable_add_column(tt, "device", TEXTTABLE_LEFT);
+	texttable_add_column(tt, "dtype", TEXTTABLE_LEFT);
+	texttable_add_column(tt, "n", TEXTTABLE_RIGHT);
+	for (int c = 0; c < t->ncols; c++) {
+		const char *l = t->cols[c].label;
 
-		if (t->by_host)
-			snprintf(CELL(0, k++), CELL_LEN, "host");
-		snprintf(CELL(0, k++), CELL_LEN, "device");
-		snprintf(CELL(0, k++), CELL_LEN, "dtype");
-		right[k] = 1;
-		snprintf(CELL(0, k++), CELL_LEN, "n");
-		for (int c = 0; c < t->ncols; c++) {
-			const char *l = t->cols[c].label;
-
-			right[k] = 1;
-			snprintf(CELL(0, k++), CELL_LEN, "%s GFLOP/s", l);
-			right[k] = 1;
-			snprintf(CELL(0, k++), CELL_LEN, "%s ms", l);
-			if (c > 0)
-				snprintf(CELL(0, k++), CELL_LEN, "%s vs A", l);
+		snprintf(cell, sizeof(cell), "%s GFLOP/s", l);
+		texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
+		snprintf(cell, sizeof(cell), "%s %%peak", l);
+		texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
+		snprintf(cell, sizeof(cell), "%s ms", l);
+		texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
+		if (c > 0) {
+			snprintf(cell, sizeof(cell), "%s vs A", l);
+			texttable_add_column(tt, cell, TEXTTABLE_LEFT);
 		}
 	}
 	for (int i = 0; i < t->nrows; i++) {
 		const struct compare_row *r = &t->rows[i];
-		int k = 0;
 
+		texttable_add_row(tt);
 		if (t->by_host)
-			snprintf(CELL(i + 1, k++), CELL_LEN, "%s", r->host);
-		snprintf(CELL(i + 1, k++), CELL_LEN, "%s", r->device);
-		snprintf(CELL(i + 1, k++), CELL_LEN, "%s", r->dtype);
-		snprintf(CELL(i + 1, k++), CELL_LEN, "%d", r->n);
+			safe_cell(tt, r->host);
+		safe_cell(tt, r->device);
+		safe_cell(tt, r->dtype);
+		if (r->occurrence > 1)
+			texttable_cellf(tt, "%d#%d", r->n, r->occurrence);
+		else
+			texttable_cellf(tt, "%d", r->n);
 		for (int c = 0; c < t->ncols; c++) {
-			const struct compare_cell *cell = &r->cells[c];
+			const struct compare_cell *cl = &r->cells[c];
 
-			compare_fmt_cell(CELL(i + 1, k++), CELL_LEN, cell);
-			table_fmt(CELL(i + 1, k++), CELL_LEN,
-				  cell->present && cell->status == BF_STATUS_PASS ?
-					  cell->median_ms : NAN,
+			compare_fmt_cell(cell, sizeof(cell), cl);
+			texttable_cell(tt, cell);
+			compare_fmt_peak(cell, sizeof(cell), cl);
+			texttable_cell(tt, cell);
+			table_fmt(cell, sizeof(cell),
+				  cl->present && cl->status == BF_STATUS_PASS ?
+					  cl->median_ms : NAN,
 				  3);
+			texttable_cell(tt, cell);
 			if (c > 0) {
-				compare_fmt_delta(CELL(i + 1, k++), CELL_LEN,
-						  &r->deltas[c]);
+				compare_fmt_delta(cell, sizeof(cell), &r->deltas[c]);
+				texttable_cell(tt, cell);
 				any_too_few |= r->deltas[c].valid &&
 					       r->deltas[c].too_few;
 			}
+			if (cl->present && cl->status == BF_STATUS_PASS &&
+			    cl->reliable == 0) {
+				nunreliable++;
+				note_reasons(&unreliable, cl->unreliable);
+			}
+			if (cl->present && cl->status == BF_STATUS_FAIL &&
+			    strncmp(cl->reason, "invalid:", 8) == 0)
+				note_reasons(&invalid, cl->reason + 8);
 		}
 	}
-	for (int i = 0; i <= t->nrows; i++)
-		for (int k = 0; k < ncolumns; k++)
-			if (text_width(CELL(i, k)) > width[k])
-				width[k] = text_width(CELL(i, k));
-
 	print_legend(out, t);
 	fputc('\n', out);
-	for (int i = 0; i <= t->nrows; i++) {
-		for (int k = 0; k < ncolumns; k++) {
-			if (k)
-				fputs("  ", out);
-			/* No trailing blanks after the last column. */
-			if (k == ncolumns - 1 && !right[k])
-				fputs(CELL(i, k), out);
-			else
-				pad(out, CELL(i, k), width[k], right[k]);
-		}
-		fputc('\n', out);
-	}
 	if (t->nrows == 0)
 		fprintf(out, "(no GEMM results in any column)\n");
-#undef CELL
+	else
+		texttable_print(tt, out);
+	texttable_free(tt);
 	fprintf(out, "\nGFLOP/s: higher is better; median ±spread (the larger distance of min or max\n"
-		     "from the median). ms: median time per GEMM, lower is better.\n");
+		     "from the median). %%peak: of the device's theoretical peak. ms: median time\n"
+		     "per GEMM, lower is better. n#2: the second run of a size the sweep repeats.\n");
 	if (t->ncols > 1)
 		fprintf(out, "vs A: change in median GFLOP/s from column A (+ is faster); ~: no significant\n"
 			     "difference (two-sided Mann-Whitney U test on the per-iteration GFLOP/s,\n"
@@ -649,35 +838,44 @@ void compare_print_plain(FILE *out, const struct compare_table *t)
 		fprintf(out, "too few samples: with so few on either side no difference can reach\n"
 			     "p < %.2f (4+4 is the least; 3+5 and 2+8 also do); measure more iterations.\n",
 			t->alpha);
+	if (nunreliable) {
+		fprintf(out, "?: unreliable measurement (%d cell%s):", nunreliable,
+			nunreliable == 1 ? "" : "s");
+		for (int k = 0; k < unreliable.n; k++)
+			fprintf(out, "%s %s (%d)", k ? ";" : "",
+				bf_text_sanitize(cell, sizeof(cell), unreliable.text[k]),
+				unreliable.cells[k]);
+		fputc('\n', out);
+	}
+	for (int k = 0; k < invalid.n; k++)
+		fprintf(out, "invalid (no GFLOP/s): %s\n",
+			bf_text_sanitize(cell, sizeof(cell), invalid.text[k]));
 	if (t->nprov > 0) {
-		int kw = 0;
+		struct texttable *pt = texttable_new(2);
+		char key[200];
 
 		fprintf(out, "\nprovenance differences:\n");
-		for (int i = 0; i < t->nprov; i++) {
-			int w = text_width(t->prov[i].key) +
-				(t->prov[i].host[0] ?
-					 text_width(t->prov[i].host) + 2 : 0);
-
-			if (w > kw)
-				kw = w;
-		}
+		texttable_add_column(pt, "", TEXTTABLE_LEFT);
+		for (int c = 0; c < t->ncols; c++)
+			texttable_add_column(pt, "", TEXTTABLE_LEFT);
 		for (int i = 0; i < t->nprov; i++) {
 			const struct compare_prov *p = &t->prov[i];
-			char key[200];
 
-			snprintf(key, sizeof(key), "%s%s%s", p->host,
+			texttable_add_row(pt);
+			snprintf(key, sizeof(key), "  %s%s%s", p->host,
 				 p->host[0] ? ": " : "", p->key);
-			fputs("  ", out);
-			pad(out, key, kw, 0);
-			for (int c = 0; c < t->ncols; c++)
-				fprintf(out, "  %s %s", t->cols[c].label,
-					p->values[c] ? p->values[c] : "n/a");
-			fputc('\n', out);
+			safe_cell(pt, key);
+			for (int c = 0; c < t->ncols; c++) {
+				char *v = bf_xasprintf("%s %s", t->cols[c].label,
+						       p->values[c] ? p->values[c] : "n/a");
+
+				safe_cell(pt, v);
+				free(v);
+			}
 		}
+		texttable_print(pt, out);
+		texttable_free(pt);
 	}
-	free(right);
-	free(width);
-	free(cells);
 	fflush(out);
 }
 
@@ -717,7 +915,8 @@ void compare_print_csv(FILE *out, const struct compare_table *t)
 		"host", "device", "dtype", "n", "column", "run_id", "status",
 		"samples", "median_gflops", "min_gflops", "max_gflops",
 		"spread_pct", "median_ms", "vs_first", "ratio", "p",
-		"significant",
+		"significant", "occurrence", "fraction_of_peak", "reliable",
+		"unreliable_reasons",
 	};
 	const size_t nheader = sizeof(header) / sizeof(header[0]);
 
@@ -755,15 +954,21 @@ void compare_print_csv(FILE *out, const struct compare_table *t)
 				csv_field(out, "n/a", 0);
 				csv_num(out, NAN);
 				csv_num(out, NAN);
-				csv_field(out, "n/a", 1);
-				continue;
+				csv_field(out, "n/a", 0);
+			} else {
+				compare_fmt_verdict(buf, sizeof(buf), d);
+				csv_field(out, buf, 0);
+				csv_num(out, d->ratio);
+				csv_num(out, d->p);
+				csv_field(out, !d->valid ? "n/a" :
+					       d->significant ? "yes" : "no", 0);
 			}
-			compare_fmt_verdict(buf, sizeof(buf), d);
+			snprintf(buf, sizeof(buf), "%d", r->occurrence);
 			csv_field(out, buf, 0);
-			csv_num(out, d->ratio);
-			csv_num(out, d->p);
-			csv_field(out, !d->valid ? "n/a" :
-				       d->significant ? "yes" : "no", 1);
+			csv_num(out, pass ? cell->fraction_of_peak : NAN);
+			csv_field(out, !cell->present || cell->reliable < 0 ? "n/a" :
+				       cell->reliable ? "yes" : "no", 0);
+			csv_field(out, cell->unreliable[0] ? cell->unreliable : "n/a", 1);
 		}
 	}
 	fflush(out);
@@ -830,6 +1035,25 @@ static cJSON *json_cell(const struct compare_cell *cell,
 	add_num_or_null(o, CMP_KEY_MAX_GFLOPS, pass ? cell->max_gflops : NAN);
 	add_num_or_null(o, CMP_KEY_SPREAD_PCT, pass ? cell->spread_pct : NAN);
 	add_num_or_null(o, CMP_KEY_MEDIAN_MS, pass ? cell->median_ms : NAN);
+	add_num_or_null(o, CMP_KEY_PEAK_GFLOPS, cell->present ? cell->peak_gflops : NAN);
+	add_num_or_null(o, CMP_KEY_FRACTION_OF_PEAK, pass ? cell->fraction_of_peak : NAN);
+	if (!cell->present || cell->reliable < 0)
+		cJSON_AddNullToObject(o, CMP_KEY_RELIABLE);
+	else
+		cJSON_AddBoolToObject(o, CMP_KEY_RELIABLE, cell->reliable);
+	{
+		cJSON *reasons = cJSON_AddArrayToObject(o, CMP_KEY_UNRELIABLE_REASONS);
+		char copy[160], *save = NULL;
+
+		snprintf(copy, sizeof(copy), "%s", cell->unreliable);
+		for (char *tok = strtok_r(copy, ";", &save); tok;
+		     tok = strtok_r(NULL, ";", &save)) {
+			while (*tok == ' ')
+				tok++;
+			if (*tok)
+				cJSON_AddItemToArray(reasons, cJSON_CreateString(tok));
+		}
+	}
 	if (first || !d->valid) {
 		cJSON_AddNullToObject(o, CMP_KEY_VS_FIRST);
 		return o;
@@ -865,6 +1089,7 @@ cJSON *compare_to_json(const struct compare_table *t)
 		cJSON_AddStringToObject(o, CMP_KEY_DEVICE, r->device);
 		cJSON_AddStringToObject(o, CMP_KEY_DTYPE, r->dtype);
 		cJSON_AddNumberToObject(o, CMP_KEY_N, r->n);
+		cJSON_AddNumberToObject(o, CMP_KEY_OCCURRENCE, r->occurrence);
 		cells = cJSON_AddArrayToObject(o, CMP_KEY_CELLS);
 		for (int c = 0; c < t->ncols; c++)
 			cJSON_AddItemToArray(cells, json_cell(&r->cells[c],

@@ -56,6 +56,11 @@ struct cJSON;
 #define CMP_KEY_SIGNIFICANT "significant"
 #define CMP_KEY_TOO_FEW "too_few_samples"
 #define CMP_KEY_TEXT "text"
+#define CMP_KEY_OCCURRENCE "occurrence"
+#define CMP_KEY_FRACTION_OF_PEAK "fraction_of_peak"
+#define CMP_KEY_PEAK_GFLOPS "peak_gflops"
+#define CMP_KEY_RELIABLE "reliable"
+#define CMP_KEY_UNRELIABLE_REASONS "unreliable_reasons"
 #define CMP_KEY_PROVENANCE "provenance"
 #define CMP_KEY_KEY "key"
 #define CMP_KEY_VALUES "values"
@@ -78,8 +83,13 @@ struct compare_cell {
 	double median_gflops, min_gflops, max_gflops;
 	double spread_pct;       /* largest distance of min or max from the
 				  * median, in % of the median (benchstat's
-				  * "±") */
+				  * "±"); NaN with fewer than 2 samples (one
+				  * sample has no spread to speak of) */
 	double median_ms;
+	double peak_gflops;      /* the record's; NaN unknown */
+	double fraction_of_peak; /* median GFLOP/s / peak_gflops; NaN */
+	int reliable;            /* the agent's verdict: 1, 0, -1 unknown */
+	char unreliable[160];    /* its reasons, "; "-joined */
 };
 
 /* Column k (k >= 1) against column 0. */
@@ -98,6 +108,9 @@ struct compare_row {
 	char device[16];
 	char dtype[8];
 	int n;
+	int occurrence;   /* 1; 2.. for a size repeated in the sweep
+			   * (--sizes 128,128): each occurrence is its own
+			   * row, matched across columns by its rank */
 	struct compare_cell *cells;   /* ncols */
 	struct compare_delta *deltas; /* ncols; [0] unused */
 };
@@ -132,8 +145,11 @@ void compare_free(struct compare_table *t);
  * "0.52"; "n/a" for NaN. */
 void compare_fmt_gflops(char *buf, size_t len, double v);
 
-/* A cell's GFLOP/s text: "18473 ±2%", "28.5 ±0.4%", "skipped", "FAIL",
- * "n/a" (no such row in that column). */
+/* A cell's GFLOP/s text: "18473 ±2%", "28.5 ±0.4%", "28.5 (1 sample)"
+ * (no spread from one sample), "skipped", "FAIL", "invalid" (gflops
+ * disagrees with n and median_ms: bf_rec_gemm_check), "n/a" (no such row
+ * in that column); the number is followed by "?" when the agent called
+ * the measurement unreliable ("28.5? ±31%"). */
 void compare_fmt_cell(char *buf, size_t len, const struct compare_cell *c);
 
 /* The verdict alone: "+23.4%" / "-5.0%" for a significant change within
@@ -145,8 +161,12 @@ void compare_fmt_verdict(char *buf, size_t len, const struct compare_delta *d);
  * "~ (p=0.421 n=5+5)", "~ (n=3+3: too few samples)", "n/a". */
 void compare_fmt_delta(char *buf, size_t len, const struct compare_delta *d);
 
-/* The plain table: column legend, table, what "better" means, and the
- * provenance differences. */
+/* A cell's %peak text: "42%", "3.5%", "n/a". */
+void compare_fmt_peak(char *buf, size_t len, const struct compare_cell *c);
+
+/* The plain table: column legend, table, what "better" means, the
+ * unreliable and invalid cells' reasons, and the provenance
+ * differences. */
 void compare_print_plain(FILE *out, const struct compare_table *t);
 
 /* One CSV line per (row, column) with a header line; missing is n/a. */

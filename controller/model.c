@@ -264,12 +264,12 @@ static struct model_checks *checks_for(struct model_state *m, int host,
 
 static const struct model_row *find_row(const struct model_state *m, int host,
 					const char *device, const char *dtype,
-					int n)
+					int n, int occurrence)
 {
 	for (int i = 0; i < m->nrows; i++) {
 		const struct model_row *r = &m->rows[i];
 
-		if (r->host == host && r->n == n &&
+		if (r->host == host && r->n == n && r->occurrence == occurrence &&
 		    strcmp(r->device, device) == 0 &&
 		    strcmp(r->dtype, dtype) == 0)
 			return r;
@@ -292,13 +292,14 @@ static void recompute_ratios(struct model_state *m, int host)
 		r->vs_fp32 = r->gpu_vs_cpu = NAN;
 		if (r->status != BF_STATUS_PASS)
 			continue;
-		base = find_row(m, host, r->device, "fp32", r->n);
+		base = find_row(m, host, r->device, "fp32", r->n, r->occurrence);
 		if (base && base->status == BF_STATUS_PASS &&
 		    strcmp(r->dtype, "fp32") != 0)
 			r->vs_fp32 = bf_speed_ratio(r->gflops, base->gflops);
 		if (strcmp(r->dtype, "fp32") == 0 &&
 		    strncmp(r->device, "cuda", 4) == 0) {
-			base = find_row(m, host, "cpu", "fp32", r->n);
+			base = find_row(m, host, "cpu", "fp32", r->n,
+					r->occurrence);
 			if (base && base->status == BF_STATUS_PASS)
 				r->gpu_vs_cpu = bf_speed_ratio(r->gflops,
 							       base->gflops);
@@ -312,7 +313,8 @@ static double baseline_gflops(const struct model_state *m,
 	for (int i = 0; i < m->nbaseline[r->host]; i++) {
 		const struct model_baseline *b = &m->baseline[r->host][i];
 
-		if (b->n == r->n && strcmp(b->device, r->device) == 0 &&
+		if (b->n == r->n && b->occurrence == r->occurrence &&
+		    strcmp(b->device, r->device) == 0 &&
 		    strcmp(b->dtype, r->dtype) == 0)
 			return b->gflops;
 	}
@@ -345,10 +347,34 @@ static const char *str_or(const char *s, const char *dflt)
 	return s ? s : dflt;
 }
 
+/* The reasons of g's unreliable_reasons, "; "-joined into buf. */
+static void join_reasons(char *buf, size_t len, const struct bf_rec_gemm *g)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < g->nunreliable && off + 1 < len; i++) {
+		int k = snprintf(buf + off, len - off, "%s%s", i ? "; " : "",
+				 g->unreliable_reasons[i] ?
+					 g->unreliable_reasons[i] : "?");
+
+		if (k < 0)
+			break;
+		off += (size_t)k;
+	}
+}
+
 static void add_gemm(struct model_state *m, int host,
 		     const struct bf_rec_gemm *g)
 {
 	struct model_row *r;
+	char why[200];
+	int occurrence = 1;
+	const char *device = str_or(g->device, "?");
+	const char *dtype = str_or(g->dtype, "?");
+
+	while (find_row(m, host, device, dtype, g->n, occurrence))
+		occurrence++;
 
 	if (m->nrows == m->rows_cap) {
 		m->rows_cap = m->rows_cap ? 2 * m->rows_cap : 16;
@@ -357,16 +383,29 @@ static void add_gemm(struct model_state *m, int host,
 	r = &m->rows[m->nrows++];
 	memset(r, 0, sizeof(*r));
 	r->host = host;
-	bf_text_sanitize(r->device, sizeof(r->device), str_or(g->device, "?"));
-	bf_text_sanitize(r->dtype, sizeof(r->dtype), str_or(g->dtype, "?"));
+	bf_text_sanitize(r->device, sizeof(r->device), device);
+	bf_text_sanitize(r->dtype, sizeof(r->dtype), dtype);
 	r->n = g->n;
+	r->occurrence = occurrence;
 	r->status = g->status;
 	r->median_ms = g->median_ms;
 	r->min_ms = g->min_ms;
 	r->max_ms = g->max_ms;
 	r->gflops = g->gflops;
 	r->peak_mib = g->peak_mib;
+	r->peak_gflops = g->peak_gflops;
+	r->fraction_of_peak = g->fraction_of_peak;
+	r->reliable = g->reliable;
+	join_reasons(r->unreliable, sizeof(r->unreliable), g);
+	bf_text_sanitize_inplace(r->unreliable);
 	bf_text_sanitize(r->reason, sizeof(r->reason), str_or(g->reason, ""));
+	if (!bf_rec_gemm_consistent(g, why, sizeof(why))) {
+		/* A record that contradicts itself has no speed. */
+		r->status = BF_STATUS_FAIL;
+		r->gflops = r->fraction_of_peak = NAN;
+		snprintf(r->reason, sizeof(r->reason), "%.159s", why);
+		bf_text_sanitize_inplace(r->reason);
+	}
 	r->prev_gflops = baseline_gflops(m, r);
 	recompute_ratios(m, host);
 }
@@ -522,6 +561,20 @@ void model_add_malformed(struct model *m, int host)
 {
 	model_lock(m->st);
 	m->st->hosts[host].malformed++;
+	m->st->version++;
+	model_unlock(m->st);
+}
+
+void model_set_baseline_info(struct model *m, int host, const char *run_id,
+			     const char *note)
+{
+	struct model_host *h = &m->st->hosts[host];
+
+	model_lock(m->st);
+	snprintf(h->baseline_run, sizeof(h->baseline_run), "%s",
+		 run_id ? run_id : "");
+	snprintf(h->baseline_note, sizeof(h->baseline_note), "%s",
+		 note ? note : "");
 	m->st->version++;
 	model_unlock(m->st);
 }

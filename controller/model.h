@@ -35,16 +35,24 @@ struct model_row {
 	char device[16];
 	char dtype[8];
 	int n;
+	int occurrence;    /* 1 for the host's first (device, dtype, n), 2
+			    * for a repeated size's second, ... */
 	enum bf_status status;
 	double median_ms, min_ms, max_ms;
 	double gflops;
 	double peak_mib;
+	double peak_gflops;      /* the device's theoretical peak; NaN */
+	double fraction_of_peak; /* gflops / peak_gflops; NaN */
+	int reliable;      /* the agent's verdict: 1, 0, -1 unknown */
+	char unreliable[160]; /* its reasons, "; "-joined; "" when none */
 	double vs_fp32;    /* this dtype's GFLOP/s over fp32's, same device */
 	double gpu_vs_cpu; /* fp32 on a GPU over fp32 on the host's CPU */
 	double prev_gflops; /* same host, device, dtype and n in the previous
 			     * archived run with the same settings (see
 			     * model_set_baseline); NaN when there is none */
-	char reason[160];
+	char reason[160];  /* why failed or skipped; "invalid: ..." for a
+			    * record whose gflops disagrees with its n and
+			    * median_ms (bf_rec_gemm_consistent) */
 };
 
 /* One GEMM result of a host's previous archived run: the baseline a new
@@ -53,6 +61,7 @@ struct model_baseline {
 	char device[16];
 	char dtype[8];
 	int n;
+	int occurrence;    /* as model_row's */
 	double gflops;     /* median GFLOP/s; NaN when it had none */
 };
 
@@ -80,6 +89,9 @@ struct model_host {
 	char agent_hash[40];
 	char hostname[128];     /* from the host record */
 	char slurm_job[32];     /* Slurm job id of a cluster node; "" */
+	char baseline_run[64];  /* the run Δ% compares with; "" none */
+	char baseline_note[160]; /* why there is none ("different machine:
+				  * host key differs from run ..."); "" */
 	uint64_t started_ns, ended_ns;
 };
 
@@ -177,6 +189,11 @@ void model_add_malformed(struct model *m, int host);
  * Replaces an earlier baseline; count 0 clears it. */
 void model_set_baseline(struct model *m, int host,
 			const struct model_baseline *b, int count);
+
+/* Which run host's baseline came from (run_id, may be NULL) or why it
+ * has none (note, may be NULL), for the tables' Δ% legend. */
+void model_set_baseline_info(struct model *m, int host, const char *run_id,
+			     const char *note);
 
 /* Records connection facts for the archive. */
 void model_set_fingerprint(struct model *m, int host, const char *fp);

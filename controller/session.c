@@ -303,26 +303,32 @@ void session_set_fingerprint(struct host_ctx *h, const char *fingerprint)
 	model_set_fingerprint(h->model, h->index, fingerprint);
 }
 
-/* Hands the model this host's previous archived result with the same
- * agent options (its host record's "options"), the baseline of the live
- * table's change column. Runs on the host's thread when the host record
- * arrives, since the options are only known then; reads the archive. */
+/* Hands the model this host's previous archived result on the same
+ * machine with the same agent options (its host record's "options"), the
+ * baseline of the tables' Δ% column, or why there is none. Runs on the
+ * host's thread when the host record arrives, since the options and the
+ * machine's identity (hostname, GPU UUIDs) are only known then, and the
+ * host key before it; reads the archive. */
 static void host_load_baseline(struct host_ctx *h,
 			       const struct bf_rec_host *host_rec)
 {
-	const struct bf_rec_options *options = &host_rec->options;
 	struct archive_baseline *b = NULL;
 	struct model_baseline *mb;
+	struct model_host mh;
 	char detail[256];
 	enum bf_err err;
 
-	if (!options->present)
+	if (!host_rec->options.present)
 		return;
-	err = archive_find_baseline(h->opts->results_dir, h->name, options,
-				    h->run_id, &b, detail, sizeof(detail));
+	model_host_get(h->model, h->index, &mh);
+	err = archive_find_baseline(h->opts->results_dir, h->name, host_rec,
+				    mh.fingerprint, h->run_id, &b, detail,
+				    sizeof(detail));
 	if (err != BF_OK) {
 		if (err != BF_ERR_NOT_FOUND)
 			host_log(h, "previous run: %s\n", detail);
+		else if (strncmp(detail, "different machine", 17) == 0)
+			model_set_baseline_info(h->model, h->index, NULL, detail);
 		return;
 	}
 	mb = bf_xcalloc((size_t)b->nrows + 1, sizeof(*mb));
@@ -330,9 +336,11 @@ static void host_load_baseline(struct host_ctx *h,
 		snprintf(mb[i].device, sizeof(mb[i].device), "%s", b->rows[i].device);
 		snprintf(mb[i].dtype, sizeof(mb[i].dtype), "%s", b->rows[i].dtype);
 		mb[i].n = b->rows[i].n;
+		mb[i].occurrence = b->rows[i].occurrence;
 		mb[i].gflops = b->rows[i].median_gflops;
 	}
 	model_set_baseline(h->model, h->index, mb, b->nrows);
+	model_set_baseline_info(h->model, h->index, b->run_id, NULL);
 	host_log(h, "previous run: %s (%d GEMM results)\n", b->run_id,
 		 b->nrows);
 	free(mb);
@@ -458,8 +466,7 @@ enum bf_err session_feed_line(void *arg, const char *line, size_t len,
 	archive_line(h, line, len);
 	if (rec.type == BF_REC_HOST) {
 		host_note_sizes(h, &rec.u.host);
-		if (h->quiet) /* only the live table shows it */
-			host_load_baseline(h, &rec.u.host);
+		host_load_baseline(h, &rec.u.host); /* Δ%, live and plain */
 	}
 	model_host_get(h->model, h->index, &mh);
 	host_note_timing(h, &rec, &mh);

@@ -1,11 +1,23 @@
 /*
- * The plain results table. Columns are sized to their contents; missing
- * values print as n/a, never 0.
+ * The plain results table, printed at the end of ctl run and by ctl
+ * show: the live table's columns (ui_layout.c's one definition: titles,
+ * order, cell texts), every one of them, sized to their contents by
+ * texttable.c. Missing values print as n/a, never 0. Under the table, a
+ * legend for what a cell alone cannot say: which rows are unreliable and
+ * why, where Δ% comes from or why it is n/a, and the hosts that did not
+ * finish.
  */
 #include "table.h"
 
+#include <langinfo.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "bf_text.h"
+#include "texttable.h"
+#include "ui_layout.h"
+#include "xmalloc.h"
 
 void table_fmt(char *buf, size_t len, double v, int decimals)
 {
@@ -15,88 +27,116 @@ void table_fmt(char *buf, size_t len, double v, int decimals)
 		snprintf(buf, len, "%.*f", decimals, v);
 }
 
-enum { C_HOST, C_DEVICE, C_DTYPE, C_N, C_MED, C_GF, C_PEAK, C_VS32, C_GPU,
-       C_CHECKS, C_STATUS, NCOL };
-
-static const char *const headers[NCOL] = {
-	"host", "device", "dtype", "n", "median_ms", "GFLOP/s", "peak_MiB",
-	"vs_fp32", "GPU_vs_CPU", "checks", "status",
-};
-
-/* Appends s to cell (size bytes, NUL-terminated), cut to fit. */
-static void cell_append(char *cell, size_t size, const char *s)
+int table_utf8(void)
 {
-	size_t len = strnlen(cell, size);
-
-	if (len + 1 < size)
-		snprintf(cell + len, size - len, "%s", s);
+	return strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 }
 
-static void row_cells(const struct model_snapshot *m, const struct model_row *r,
-		      char cells[NCOL][160])
-{
-	const struct model_checks *c = model_snapshot_checks(m, r->host, r->device);
+/* One "REASON (k rows)" entry of the unreliable legend. */
+struct reason_count {
+	char text[160];
+	int rows;
+};
 
-	snprintf(cells[C_HOST], 160, "%.150s", m->hosts[r->host].name);
-	snprintf(cells[C_DEVICE], 160, "%s", r->device);
-	snprintf(cells[C_DTYPE], 160, "%s", r->dtype);
-	snprintf(cells[C_N], 160, "%d", r->n);
-	table_fmt(cells[C_MED], 160, r->median_ms, 3);
-	table_fmt(cells[C_GF], 160, r->gflops, 1);
-	table_fmt(cells[C_PEAK], 160, r->peak_mib, 0);
-	table_fmt(cells[C_VS32], 64, r->vs_fp32, 2);
-	if (!isnan(r->vs_fp32))
-		cell_append(cells[C_VS32], 160, "x");
-	table_fmt(cells[C_GPU], 160, r->gpu_vs_cpu, 1);
-	if (!isnan(r->gpu_vs_cpu))
-		cell_append(cells[C_GPU], 160, "x");
-	if (c && c->passed + c->failed == 0)
-		snprintf(cells[C_CHECKS], 160, "%d skipped", c->skipped);
-	else if (c)
-		snprintf(cells[C_CHECKS], 160, "%d ok/%d fail", c->passed, c->failed);
+/* Counts each distinct reason of r's "; "-joined list. */
+static void count_reasons(struct reason_count *rc, int *nrc, int cap,
+			  const char *joined)
+{
+	char copy[160], *save = NULL;
+
+	snprintf(copy, sizeof(copy), "%s", joined);
+	for (char *tok = strtok_r(copy, ";", &save); tok;
+	     tok = strtok_r(NULL, ";", &save)) {
+		int k;
+
+		while (*tok == ' ')
+			tok++;
+		if (!*tok)
+			continue;
+		for (k = 0; k < *nrc; k++)
+			if (strcmp(rc[k].text, tok) == 0)
+				break;
+		if (k == *nrc) {
+			if (*nrc == cap)
+				continue;
+			snprintf(rc[k].text, sizeof(rc[k].text), "%s", tok);
+			rc[k].rows = 0;
+			(*nrc)++;
+		}
+		rc[k].rows++;
+	}
+}
+
+void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8)
+{
+	struct ui_col_spec spec[UI_NCOLS];
+	struct texttable *t = texttable_new(1);
+	struct reason_count rc[16];
+	char cell[640], safe[640], note[1024];
+	int nrc = 0, unreliable = 0, with_delta = 0;
+
+	ui_columns_for(m, utf8, spec);
+	for (int c = 0; c < UI_NCOLS; c++)
+		texttable_add_column(t, spec[c].title, spec[c].right ?
+							TEXTTABLE_RIGHT :
+							TEXTTABLE_LEFT);
+	for (int i = 0; i < m->nrows; i++) {
+		const struct model_row *r = &m->rows[i];
+
+		texttable_add_row(t);
+		for (int c = 0; c < UI_NCOLS; c++) {
+			ui_cell_text(m, r, (enum ui_col)c, cell, sizeof(cell));
+			texttable_cell(t, bf_text_sanitize(safe, sizeof(safe), cell));
+		}
+		if (r->reliable == 0 && !isnan(r->gflops)) {
+			unreliable++;
+			count_reasons(rc, &nrc, 16, r->unreliable);
+		}
+		with_delta += !isnan(ui_delta_pct(r->gflops, r->prev_gflops));
+	}
+	if (m->nrows == 0)
+		fprintf(out, "(no GEMM results)\n");
 	else
-		snprintf(cells[C_CHECKS], 160, "n/a");
-	snprintf(cells[C_STATUS], 160, "%s",
-		 r->status == BF_STATUS_PASS ? "pass" :
-		 r->status == BF_STATUS_FAIL ? "FAIL" : "skipped");
+		texttable_print(t, out);
+	texttable_free(t);
+	if (unreliable) {
+		fprintf(out, "%s unreliable (%d row%s):", UI_UNRELIABLE_MARK,
+			unreliable, unreliable == 1 ? "" : "s");
+		for (int k = 0; k < nrc; k++)
+			fprintf(out, "%s %s (%d)", k ? ";" : "",
+				bf_text_sanitize(safe, sizeof(safe), rc[k].text),
+				rc[k].rows);
+		fputc('\n', out);
+	}
+	for (int h = 0; h < m->nhosts && with_delta; h++)
+		if (m->hosts[h].baseline_run[0])
+			fprintf(out, "%s %s: vs run %s, same machine and settings\n",
+				spec[UI_COL_DELTA].title,
+				bf_text_sanitize(safe, sizeof(safe), m->hosts[h].name),
+				m->hosts[h].baseline_run);
+	if (ui_delta_note(m, utf8, note, sizeof(note)) > 0)
+		fprintf(out, "%s\n", bf_text_sanitize(safe, sizeof(safe), note));
+	for (int h = 0; h < m->nhosts; h++) {
+		const struct model_host *mh = &m->hosts[h];
+
+		if (mh->state != HOST_DONE) {
+			char reason[512];
+
+			fprintf(out, "%s: %s%s%s\n",
+				bf_text_sanitize(safe, sizeof(safe), mh->name),
+				host_state_name(mh->state),
+				mh->reason[0] ? ": " : "",
+				bf_text_sanitize(reason, sizeof(reason), mh->reason));
+		}
+	}
+	fflush(out);
 }
 
 void table_print_plain(FILE *out, struct model *model)
 {
-	struct model_snapshot snap = { 0 }, *m = &snap;
-	char cells[NCOL][160];
-	int width[NCOL];
+	struct model_snapshot snap = { 0 };
 
 	model_snapshot_update(model, &snap);
-	for (int c = 0; c < NCOL; c++)
-		width[c] = (int)strlen(headers[c]);
-	for (int i = 0; i < m->nrows; i++) {
-		row_cells(m, &m->rows[i], cells);
-		for (int c = 0; c < NCOL; c++)
-			if ((int)strlen(cells[c]) > width[c])
-				width[c] = (int)strlen(cells[c]);
-	}
-	for (int c = 0; c < NCOL; c++)
-		fprintf(out, c < C_N ? "%-*s " : "%*s ", width[c], headers[c]);
-	fputc('\n', out);
-	for (int i = 0; i < m->nrows; i++) {
-		row_cells(m, &m->rows[i], cells);
-		for (int c = 0; c < NCOL; c++)
-			fprintf(out, c < C_N ? "%-*s " : "%*s ", width[c], cells[c]);
-		if (m->rows[i].status != BF_STATUS_PASS && m->rows[i].reason[0])
-			fprintf(out, " %s", m->rows[i].reason);
-		fputc('\n', out);
-	}
-	if (m->nrows == 0)
-		fprintf(out, "(no GEMM results)\n");
-	for (int h = 0; h < m->nhosts; h++) {
-		const struct model_host *mh = &m->hosts[h];
-
-		if (mh->state != HOST_DONE)
-			fprintf(out, "%s: %s%s%s\n", mh->name,
-				host_state_name(mh->state),
-				mh->reason[0] ? ": " : "", mh->reason);
-	}
+	table_print_snapshot(out, &snap, table_utf8());
 	model_snapshot_free(&snap);
-	fflush(out);
 }

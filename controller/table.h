@@ -6,10 +6,20 @@
 
 #include "model.h"
 
-/* Prints host x device x dtype (x n) rows with median ms, GFLOP/s, peak
- * MiB, speed vs fp32, GPU vs CPU and checks, then one line per host that
- * did not finish, with its reason, from a snapshot of m. */
+/* Prints the rows of a snapshot of m, one per host x device x dtype x n,
+ * with the live table's columns (ui_layout.h: host, device, dtype, n,
+ * GFLOP/s, Δ%, %peak, med ms, vs fp32, GPU/CPU, peak MiB, checks,
+ * state), then the legend: unreliable rows and their reasons, the run
+ * each host's Δ% compares with or why it is n/a, and one line per host
+ * that did not finish, with its reason. */
 void table_print_plain(FILE *out, struct model *m);
+
+/* The same from a snapshot; utf8 selects "Δ%" over "chg%". */
+void table_print_snapshot(FILE *out, const struct model_snapshot *snap,
+			  int utf8);
+
+/* Whether the locale's codeset is UTF-8. */
+int table_utf8(void);
 
 /* Formats v with `decimals` digits, or "n/a" when v is NaN. */
 void table_fmt(char *buf, size_t len, double v, int decimals);

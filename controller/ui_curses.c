@@ -374,7 +374,7 @@ static void draw_table(struct ui *ui, const struct ui_rows *rows)
 
 static void draw_footer(struct ui *ui, int y)
 {
-	char right[64];
+	char right[64], note[512];
 
 	if (atomic_load(ui->stopping)) {
 		put(ui, y, 0, ui->utf8 ? "stopping: waiting for the agents to stop\xe2\x80\xa6" :
@@ -385,6 +385,7 @@ static void draw_footer(struct ui *ui, int y)
 	put(ui, y, 0, ui->utf8 ? "q quit  \xe2\x86\x91\xe2\x86\x93 PgUp PgDn scroll  s sort  g group  ? help" :
 				 "q quit  Up/Down PgUp PgDn scroll  s sort  g group  ? help",
 	    0, 0, A_DIM);
+	right[0] = '\0';
 	if (ui->nlines > 0) {
 		int last = ui->top + ui->body_lines;
 
@@ -392,6 +393,16 @@ static void draw_footer(struct ui *ui, int y)
 			 last < ui->nlines ? last : ui->nlines, ui->nlines);
 		if (COLS - ui_text_width(right) > 56)
 			put(ui, y, COLS - ui_text_width(right), right, 0, 0, A_DIM);
+		else
+			right[0] = '\0';
+	}
+	/* Why a host has no Δ% (a different machine), between the keys and
+	 * the line count, cut to the room there is. */
+	if (ui_delta_note(&ui->snap, ui->utf8, note, sizeof(note)) > 0) {
+		int room = COLS - 57 - ui_text_width(right);
+
+		if (room > 8)
+			put(ui, y, 57, note, room, 0, tone_attr(ui, UI_TONE_DIM));
 	}
 }
 

@@ -9,27 +9,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <wchar.h>
+
+#include "texttable.h"
 #include "xmalloc.h"
 
 /*
  * The columns. When the terminal is too narrow for all of them at their
  * minimum widths, they are dropped in this order (highest drop_rank first):
  *
- *   1. peak MiB    (7)  memory is a secondary concern while it runs
- *   2. GPU/CPU     (6)  derivable from two rows of the table
- *   3. median ms   (5)  redundant with GFLOP/s for a given n
- *   4. vs fp32     (4)  derivable from two rows of the table
- *   5. Δ%          (3)
- *   6. checks      (2)  failures still show in the state column and panel
- *   7. n           (1)  (only shown when sweeping)
+ *   1. peak MiB    (8)  memory is a secondary concern while it runs
+ *   2. GPU/CPU     (7)  derivable from two rows of the table
+ *   3. median ms   (6)  redundant with GFLOP/s for a given n
+ *   4. vs fp32     (5)  derivable from two rows of the table
+ *   5. %peak       (4)  the GFLOP/s against what the device could do
+ *   6. Δ%          (3)
+ *   7. checks      (2)  failures still show in the state column and panel
+ *   8. n           (1)  (only shown when sweeping)
  *
  * host, device, dtype, GFLOP/s and state are never dropped. A column with
  * no value in any row (vs fp32 and GPU/CPU when only fp32 ran on a CPU)
  * goes before all of these, in the same order among themselves: it would
- * only show n/a. With short host names and one size, an 80-column terminal
- * drops peak MiB and GPU/CPU; sweeping sizes on CPUs only, it drops
- * GPU/CPU and vs fp32 (empty), then peak MiB (tests/tui/test_ui_layout.c
- * holds these cases).
+ * only show n/a (tests/tui/test_ui_layout.c holds the 80-column cases).
+ *
+ * The plain table (table.c) prints every column with these titles, in
+ * this order, with ui_cell_text's texts.
  */
 static const struct {
 	const char *title;
@@ -43,10 +47,11 @@ static const struct {
 	[UI_COL_N] = { "n", 5, 1, 1 },
 	[UI_COL_GFLOPS] = { "GFLOP/s", 8, 0, 1 },
 	[UI_COL_DELTA] = { "\xce\x94%", 7, 3, 1 },
-	[UI_COL_MEDIAN] = { "med ms", 8, 5, 1 },
-	[UI_COL_VS_FP32] = { "vs fp32", 7, 4, 1 },
-	[UI_COL_GPU_VS_CPU] = { "GPU/CPU", 7, 6, 1 },
-	[UI_COL_PEAK] = { "peak MiB", 8, 7, 1 },
+	[UI_COL_PCT_PEAK] = { "%peak", 5, 4, 1 },
+	[UI_COL_MEDIAN] = { "med ms", 8, 6, 1 },
+	[UI_COL_VS_FP32] = { "vs fp32", 7, 5, 1 },
+	[UI_COL_GPU_VS_CPU] = { "GPU/CPU", 7, 7, 1 },
+	[UI_COL_PEAK] = { "peak MiB", 8, 8, 1 },
 	[UI_COL_CHECKS] = { "checks", 6, 2, 1 },
 	[UI_COL_STATE] = { "state", 13, 0, 0 },
 };
@@ -72,12 +77,24 @@ static int imin(int a, int b)
 
 int ui_text_width(const char *s)
 {
-	int w = 0;
+	return texttable_text_width(s);
+}
 
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xC0) != 0x80)
-			w++;
-	return w;
+/* Display cells of the one character at s (nbytes long): wcwidth under
+ * the locale, one cell where it does not convert. */
+static int char_width(const char *s, size_t nbytes)
+{
+	mbstate_t ps;
+	wchar_t wc;
+	size_t k;
+	int w;
+
+	memset(&ps, 0, sizeof(ps));
+	k = mbrtowc(&wc, s, nbytes, &ps);
+	if (k == (size_t)-1 || k == (size_t)-2)
+		return 1;
+	w = wcwidth(wc);
+	return w < 0 ? 0 : w;
 }
 
 /* s made safe to draw into out (len bytes): control characters (a
@@ -130,17 +147,50 @@ void ui_fit(char *buf, size_t len, const char *raw, int width, int right,
 			 right ? 0 : pad, "");
 		return;
 	}
-	/* Cut on a code point boundary, one cell left for the ellipsis. */
+	/* Cut on a character boundary, one cell left for the ellipsis; a
+	 * wide character that would not fit whole is left out and its cell
+	 * padded. */
 	keep = width - 1;
-	for (p = s; *p && keep > 0; keep--) {
-		p++;
-		while (((unsigned char)*p & 0xC0) == 0x80)
-			p++;
+	for (p = s; *p;) {
+		const char *q = p + 1;
+		int cw;
+
+		while (((unsigned char)*q & 0xC0) == 0x80)
+			q++;
+		cw = char_width(p, (size_t)(q - p));
+		if (cw > keep)
+			break;
+		keep -= cw;
+		p = q;
 	}
 	nbytes = (size_t)(p - s);
-	off = (size_t)snprintf(buf, len, "%.*s", (int)nbytes, s);
+	off = (size_t)snprintf(buf, len, "%.*s%*s", (int)nbytes, s, keep, "");
 	if (off < len)
 		snprintf(buf + off, len - off, "%s", utf8 ? "\xe2\x80\xa6" : "~");
+}
+
+size_t ui_delta_note(const struct model_snapshot *snap, int utf8, char *buf,
+		     size_t len)
+{
+	size_t off = 0;
+
+	if (len == 0)
+		return 0;
+	buf[0] = '\0';
+	for (int i = 0; i < snap->nhosts && off + 1 < len; i++) {
+		const struct model_host *h = &snap->hosts[i];
+		int k;
+
+		if (!h->baseline_note[0])
+			continue;
+		k = snprintf(buf + off, len - off, "%s%s n/a for %s: %s",
+			     off ? "; " : "", utf8 ? "\xce\x94%" : "chg%",
+			     h->name, h->baseline_note);
+		if (k < 0)
+			break;
+		off += (size_t)k;
+	}
+	return off < len ? off : len - 1;
 }
 
 double ui_delta_pct(double now, double prev)
@@ -213,10 +263,21 @@ enum ui_tone ui_cell_text(const struct model_snapshot *snap, const struct model_
 		snprintf(buf, len, "%s", r->dtype);
 		return UI_TONE_NORMAL;
 	case UI_COL_N:
-		snprintf(buf, len, "%d", r->n);
+		if (r->occurrence > 1)
+			snprintf(buf, len, "%d#%d", r->n, r->occurrence);
+		else
+			snprintf(buf, len, "%d", r->n);
 		return UI_TONE_NORMAL;
 	case UI_COL_GFLOPS:
+		if (!isnan(r->gflops) && r->reliable == 0) {
+			snprintf(buf, len, "%.1f%s", r->gflops,
+				 UI_UNRELIABLE_MARK);
+			return UI_TONE_DIM;
+		}
 		return fmt_num(buf, len, r->gflops, 1, "");
+	case UI_COL_PCT_PEAK:
+		d = 100.0 * r->fraction_of_peak;
+		return fmt_num(buf, len, d, !isnan(d) && d < 9.95 ? 1 : 0, "%");
 	case UI_COL_DELTA:
 		d = ui_delta_pct(r->gflops, r->prev_gflops);
 		if (isnan(d))
@@ -439,6 +500,7 @@ static const struct {
 	[UI_SORT_ARRIVAL] = { "arrival", UI_NCOLS, 1 },
 	[UI_SORT_GFLOPS] = { "GFLOP/s", UI_COL_GFLOPS, 0 },
 	[UI_SORT_DELTA] = { "change", UI_COL_DELTA, 0 },
+	[UI_SORT_PCT_PEAK] = { "%peak", UI_COL_PCT_PEAK, 0 },
 	[UI_SORT_MEDIAN] = { "median ms", UI_COL_MEDIAN, 1 },
 	[UI_SORT_VS_FP32] = { "vs fp32", UI_COL_VS_FP32, 0 },
 	[UI_SORT_GPU_VS_CPU] = { "GPU/CPU", UI_COL_GPU_VS_CPU, 0 },
@@ -467,6 +529,8 @@ static double sort_value(const struct model_row *r, enum ui_sort s)
 		return r->gflops;
 	case UI_SORT_DELTA:
 		return ui_delta_pct(r->gflops, r->prev_gflops);
+	case UI_SORT_PCT_PEAK:
+		return r->fraction_of_peak;
 	case UI_SORT_MEDIAN:
 		return r->median_ms;
 	case UI_SORT_VS_FP32:
@@ -685,15 +749,17 @@ const char *const *ui_help_lines(void)
 		"  Up/Down      scroll one line",
 		"  PgUp/PgDn    scroll one screen (Home/End: first/last)",
 		"  s            cycle the sort column: arrival, GFLOP/s, change,",
-		"               median ms, vs fp32, GPU/CPU, peak MiB",
+		"               %peak, median ms, vs fp32, GPU/CPU, peak MiB",
 		"  g            group rows by host or by dtype",
 		"  ?            this help (any key closes it)",
 		"",
-		"Columns: median ms, GFLOP/s, peak MiB, speed vs fp32 on the same",
-		"device, fp32 GPU vs CPU, checks passed/failed on the device, and the",
-		"change of GFLOP/s against this host's previous archived run with the",
-		"same settings (green faster, red slower). Narrow terminals drop, in",
-		"order: peak MiB, GPU/CPU, median ms, vs fp32, change, checks, n.",
+		"Columns: GFLOP/s (? unreliable: one sample, no warm-up, wide spread",
+		"or throttled), its change against this machine's previous archived",
+		"run with the same settings (green faster, red slower), % of the",
+		"device's theoretical peak, median ms, speed vs fp32 on the same",
+		"device, fp32 GPU vs CPU, peak MiB, checks passed/failed. Narrow",
+		"terminals drop, in order: peak MiB, GPU/CPU, median ms, vs fp32,",
+		"%peak, change, checks, n.",
 		"Without a terminal, or with --no-tui, ctl run prints plain lines.",
 		NULL,
 	};

@@ -18,7 +18,10 @@
 
 #include "model.h"
 
-/* Columns in display order. */
+/* Columns in display order: the ONE column definition of the results
+ * table, shared by the live table (ui_curses.c) and the plain table
+ * (table.c, ctl run's last table and ctl show): same titles, same order,
+ * same cell texts (ui_cell_text). */
 enum ui_col {
 	UI_COL_HOST,
 	UI_COL_DEVICE,
@@ -26,6 +29,7 @@ enum ui_col {
 	UI_COL_N,          /* only when sweeping (more than one size) */
 	UI_COL_GFLOPS,
 	UI_COL_DELTA,      /* GFLOP/s change against the previous run, % */
+	UI_COL_PCT_PEAK,   /* GFLOP/s in % of the device's theoretical peak */
 	UI_COL_MEDIAN,     /* median ms */
 	UI_COL_VS_FP32,
 	UI_COL_GPU_VS_CPU,
@@ -110,6 +114,7 @@ enum ui_sort {
 	UI_SORT_ARRIVAL,   /* as the agents reported them */
 	UI_SORT_GFLOPS,    /* highest first */
 	UI_SORT_DELTA,     /* most improved first */
+	UI_SORT_PCT_PEAK,  /* highest first */
 	UI_SORT_MEDIAN,    /* fastest first */
 	UI_SORT_VS_FP32,   /* highest first */
 	UI_SORT_GPU_VS_CPU,
@@ -151,6 +156,16 @@ enum ui_tone {
 	UI_TONE_DIM,      /* skipped, pending, n/a */
 };
 
+/* Appended to an unreliable row's GFLOP/s ("51.2?"). */
+#define UI_UNRELIABLE_MARK "?"
+
+/* The Δ% legend of the table into buf ("" when there is nothing to
+ * say): for every host whose Δ% is n/a for a stated reason,
+ * "Δ% n/a for HOST: REASON", "; "-joined (utf8 0: "chg%"). Returns its
+ * length. */
+size_t ui_delta_note(const struct model_snapshot *snap, int utf8, char *buf,
+		     size_t len);
+
 /* Percentage change from prev to now: 100 * (now - prev) / prev; NaN when
  * either is NaN or prev is not positive. */
 double ui_delta_pct(double now, double prev);
@@ -164,7 +179,11 @@ enum ui_tone ui_host_state_text(const struct model_host *h, char *buf,
  * are "n/a". The state of a row is its own when it failed or was skipped
  * ("FAIL: <reason>", "skipped: <reason>"), else its host's. Δ% is signed
  * with one decimal ("+3.2%", "-0.4%") and toned good when positive, bad
- * when negative (higher GFLOP/s is better). */
+ * when negative (higher GFLOP/s is better). GFLOP/s carries
+ * UI_UNRELIABLE_MARK when the agent called the measurement unreliable
+ * (one sample, no warm-up, wide spread, throttled: model_row.unreliable).
+ * %peak is the fraction of the theoretical peak in percent ("42%",
+ * "3.5%"). n of a repeated size's second row is "128#2". */
 enum ui_tone ui_cell_text(const struct model_snapshot *snap, const struct model_row *r,
 			  enum ui_col c, char *buf, size_t len);
 
@@ -182,13 +201,14 @@ void ui_bar(char *buf, size_t len, int width, int done, int total, int utf8);
 /* Elapsed time as "m:ss", or "h:mm:ss" from an hour on. */
 void ui_fmt_elapsed(char *buf, size_t len, uint64_t ns);
 
-/* Display cells of UTF-8 text s: one per code point (everything the table
- * draws is single-width). */
+/* Display cells of text s under the user's locale
+ * (texttable_text_width: a CJK character is two). */
 int ui_text_width(const char *s);
 
 /* s fitted to exactly `width` cells into buf: padded with spaces (on the
  * left when right), or cut with an ellipsis ("…" in UTF-8, "~" otherwise)
- * when longer. Control characters become spaces; without utf8, each
+ * when longer, in display cells (a wide character that would straddle
+ * the edge is left out). Control characters become spaces; without utf8, each
  * non-ASCII character becomes '?'. buf needs 4 * width + 1 bytes at
  * most. */
 void ui_fit(char *buf, size_t len, const char *s, int width, int right,

@@ -183,7 +183,9 @@ static struct archive_run *load(const char *id)
 static void test_fmt(void **state)
 {
 	struct compare_cell c = { .present = 1, .status = BF_STATUS_PASS,
-				  .median_gflops = 18473.2, .spread_pct = 2.3 };
+				  .median_gflops = 18473.2, .spread_pct = 2.3,
+				  .nsamples = 5, .reliable = 1,
+				  .fraction_of_peak = 0.4234 };
 	struct compare_delta d = { .valid = 1, .ratio = 1.234, .p = 0.008,
 				   .n1 = 5, .n2 = 5, .significant = 1 };
 	char buf[96];
@@ -204,6 +206,25 @@ static void test_fmt(void **state)
 	c.spread_pct = 0.42;
 	compare_fmt_cell(buf, sizeof(buf), &c);
 	assert_string_equal(buf, "18473 ±0.4%");
+	/* The agent's verdict: unreliable is marked beside the number. */
+	c.reliable = 0;
+	compare_fmt_cell(buf, sizeof(buf), &c);
+	assert_string_equal(buf, "18473? ±0.4%");
+	/* One sample: no spread to print, never a confident ±0.0%. */
+	c.nsamples = 1;
+	c.spread_pct = NAN;
+	compare_fmt_cell(buf, sizeof(buf), &c);
+	assert_string_equal(buf, "18473? (1 sample)");
+	c.reliable = 1;
+	c.nsamples = 0;
+	compare_fmt_peak(buf, sizeof(buf), &c);
+	assert_string_equal(buf, "42%");
+	c.fraction_of_peak = 0.0351;
+	compare_fmt_peak(buf, sizeof(buf), &c);
+	assert_string_equal(buf, "3.5%");
+	c.fraction_of_peak = NAN;
+	compare_fmt_peak(buf, sizeof(buf), &c);
+	assert_string_equal(buf, "n/a");
 	c.spread_pct = NAN; /* a record without samples */
 	compare_fmt_cell(buf, sizeof(buf), &c);
 	assert_string_equal(buf, "18473");
@@ -213,6 +234,10 @@ static void test_fmt(void **state)
 	c.status = BF_STATUS_FAIL;
 	compare_fmt_cell(buf, sizeof(buf), &c);
 	assert_string_equal(buf, "FAIL");
+	snprintf(c.reason, sizeof(c.reason), "invalid: gflops 1 disagrees");
+	compare_fmt_cell(buf, sizeof(buf), &c);
+	assert_string_equal(buf, "invalid");
+	c.reason[0] = '\0';
 	c.present = 0;
 	compare_fmt_cell(buf, sizeof(buf), &c);
 	assert_string_equal(buf, "n/a");
@@ -350,14 +375,14 @@ static void test_find_baseline(void **state)
 {
 	char *h = host_rec("vm", 2, 5);
 	struct bf_record rec;
-	const struct bf_rec_options *options = &rec.u.host.options;
+	const struct bf_rec_host *options = &rec.u.host;
 	struct archive_baseline *b;
 	const struct archive_baseline_row *row;
 	char detail[256];
 
 	assert_int_equal(bf_record_parse(h, strlen(h), &rec, detail,
 					 sizeof(detail)), BF_OK);
-	assert_true(options->present);
+	assert_true(options->options.present);
 	/* Oldest to newest: a match, a match, a failed host, different
 	 * options (iters 7), no summary, then the current run. */
 	write_simple_run("20261201T080000Z-0001", "complete", "done", 2, half_ms, 5, 1);
@@ -368,38 +393,115 @@ static void test_find_baseline(void **state)
 	write_simple_run("20261201T120000Z-0005", "incomplete", "done", 2, half_ms, 5, 0);
 	write_simple_run("20261201T130000Z-0006", "running", "running", 2, half_ms, 5, 0);
 
-	assert_int_equal(archive_find_baseline(tmpdir, "local", options,
+	assert_int_equal(archive_find_baseline(tmpdir, "local", options, NULL,
 					       "20261201T130000Z-0006", &b,
 					       detail, sizeof(detail)), BF_OK);
 	assert_string_equal(b->run_id, "20261201T090000Z-0002");
 	assert_int_equal(b->nrows, 1); /* the skipped cuda row is left out */
-	row = archive_baseline_row(b, "cpu", "fp32", 256);
+	row = archive_baseline_row(b, "cpu", "fp32", 256, 1);
 	assert_non_null(row);
 	assert_true(row->median_ms == 1.01);
 	assert_true(fabs(row->median_gflops - 2.0 * 256 * 256 * 256 / 1.01 / 1e6) < 1e-9);
-	assert_null(archive_baseline_row(b, "cuda:0", "fp32", 256));
+	assert_null(archive_baseline_row(b, "cuda:0", "fp32", 256, 1));
+	assert_null(archive_baseline_row(b, "cpu", "fp32", 256, 2));
 	archive_baseline_free(b);
 
 	/* Bounded by the current run id. */
-	assert_int_equal(archive_find_baseline(tmpdir, "local", options,
+	assert_int_equal(archive_find_baseline(tmpdir, "local", options, NULL,
 					       "20261201T090000Z-0002", &b,
 					       detail, sizeof(detail)), BF_OK);
 	assert_string_equal(b->run_id, "20261201T080000Z-0001");
 	archive_baseline_free(b);
-	assert_int_equal(archive_find_baseline(tmpdir, "local", options,
+	assert_int_equal(archive_find_baseline(tmpdir, "local", options, NULL,
 					       "20261201T080000Z-0001", &b,
 					       detail, sizeof(detail)),
 			 BF_ERR_NOT_FOUND);
 	assert_null(b);
-	assert_int_equal(archive_find_baseline(tmpdir, "spark", options, NULL,
+	assert_int_equal(archive_find_baseline(tmpdir, "spark", options, NULL, NULL,
 					       &b, detail, sizeof(detail)),
 			 BF_ERR_NOT_FOUND);
 	assert_int_equal(archive_find_baseline("/nonexistent/bf", "local",
-					       options, NULL, &b, detail,
+					       options, NULL, NULL, &b, detail,
 					       sizeof(detail)),
 			 BF_ERR_NOT_FOUND);
 	archive_baseline_free(NULL);
+
+	/* Only the same machine is a baseline: another host key is not. */
+	assert_int_equal(archive_find_baseline(tmpdir, "local", options,
+					       "SHA256:other", NULL, &b, detail,
+					       sizeof(detail)),
+			 BF_ERR_NOT_FOUND);
+	assert_null(b);
+	assert_non_null(strstr(detail, "different machine than run "
+					"20261201T090000Z-0002 (host key differs)"));
 	bf_record_free(&rec);
+	free(h);
+}
+
+/* A newer run with the same settings on another machine (another
+ * hostname behind the same name, or other GPUs) is skipped for an older
+ * one on this machine; with none, the lookup says why. */
+static void test_find_baseline_same_machine(void **state)
+{
+	const char *names[] = { "local" }, *st[] = { "done" };
+	const char *gpu = "\"gpus\":[{\"index\":0,\"uuid\":\"GPU-aaaa\"}]";
+	char *h = host_rec("vm", 2, 5), *other = host_rec("box", 2, 5);
+	char *g = gemm_rec("cpu", "fp32", 256, base_ms, 5), *all, *line;
+	const char *recs[1];
+	struct bf_record rec, rec_gpu;
+	struct archive_baseline *b;
+	char detail[256];
+
+	all = bf_xasprintf("%s%s%s", h, g, summary_rec);
+	recs[0] = all;
+	write_run("20261202T080000Z-0001", "complete", 1, names, st, recs);
+	free(all);
+	all = bf_xasprintf("%s%s%s", other, g, summary_rec);
+	recs[0] = all;
+	write_run("20261202T090000Z-0002", "complete", 1, names, st, recs);
+	free(all);
+	assert_int_equal(bf_record_parse(h, strlen(h), &rec, detail,
+					 sizeof(detail)), BF_OK);
+	assert_int_equal(archive_find_baseline(tmpdir, "local", &rec.u.host, "",
+					       "20261202T100000Z-0003", &b,
+					       detail, sizeof(detail)), BF_OK);
+	assert_string_equal(b->run_id, "20261202T080000Z-0001");
+	archive_baseline_free(b);
+	bf_record_free(&rec);
+
+	/* Box's record against the runs: 0002 is box, same machine. */
+	assert_int_equal(bf_record_parse(other, strlen(other), &rec, detail,
+					 sizeof(detail)), BF_OK);
+	assert_int_equal(archive_find_baseline(tmpdir, "local", &rec.u.host, NULL,
+					       "20261202T100000Z-0003", &b,
+					       detail, sizeof(detail)), BF_OK);
+	assert_string_equal(b->run_id, "20261202T090000Z-0002");
+	archive_baseline_free(b);
+	bf_record_free(&rec);
+
+	/* Box with a GPU the archive never saw on it. */
+	line = bf_xstrdup(other);
+	{
+		char *at = strstr(line, "\"gpus\":[]");
+		char *with = bf_xasprintf("%.*s%s%s", (int)(at - line), line, gpu,
+					  at + strlen("\"gpus\":[]"));
+
+		free(line);
+		line = with;
+	}
+	assert_int_equal(bf_record_parse(line, strlen(line), &rec_gpu, detail,
+					 sizeof(detail)), BF_OK);
+	assert_int_equal(rec_gpu.u.host.ngpus, 1);
+	assert_int_equal(archive_find_baseline(tmpdir, "local", &rec_gpu.u.host,
+					       NULL, "20261202T100000Z-0003", &b,
+					       detail, sizeof(detail)),
+			 BF_ERR_NOT_FOUND);
+	assert_non_null(strstr(detail, "different machine than run "
+					"20261202T090000Z-0002 (GPUs differ)"));
+	bf_record_free(&rec_gpu);
+	free(line);
+	free(g);
+	free(other);
 	free(h);
 }
 
@@ -590,6 +692,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_incomplete_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_find_baseline, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_find_baseline_same_machine, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_real_difference, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_difference, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_by_host, setup, teardown),

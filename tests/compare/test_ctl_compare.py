@@ -123,8 +123,8 @@ class CompareTest(ArchiveTest):
         out = r.stdout
         self.assertIn(f"A  {self.ids[0]}  local", out)
         self.assertIn(f"B  {self.ids[1]}  local", out)
-        self.assertRegex(out, r"device\s+dtype\s+n\s+A GFLOP/s\s+A ms\s+"
-                              r"B GFLOP/s\s+B ms\s+B vs A")
+        self.assertRegex(out, r"device\s+dtype\s+n\s+A GFLOP/s\s+A %peak\s+A ms\s+"
+                              r"B GFLOP/s\s+B %peak\s+B ms\s+B vs A")
         self.assertIn("higher is better", out)
         self.assertIn("lower is better", out)
         # Each size's fp32 CPU row, in sweep order, with a verdict. The
@@ -283,7 +283,7 @@ class CraftedTest(ArchiveTest):
         prov = r.stdout.split("provenance differences:\n", 1)[1]
         keys = [line.split()[0] for line in prov.splitlines() if line.strip()]
         self.assertEqual(keys, ["openblas.threads", "agent.source_hash"])
-        self.assertRegex(prov, r"openblas\.threads\s+A \d+  B 1")
+        self.assertRegex(prov, r"openblas\.threads\s+A \d+\s+B 1")
         doc = json.loads(self.compare("--json", results=self.crafted).stdout)
         self.assertEqual([p["key"] for p in doc["provenance"]],
                          ["openblas.threads", "agent.source_hash"])
@@ -319,6 +319,170 @@ class CraftedTest(ArchiveTest):
         row128 = re.search(r"(?m)^cpu\s+fp32\s+128\s.*$", r.stdout).group(0)
         self.assertTrue(row128.endswith("n/a"), row128)
 
+    # --- issue 10: reliability, validity, same machine, repeats, env ----
+
+    def gemm(self, records, n, device="cpu", dtype="fp32"):
+        return [r for r in records if r["type"] == "gemm" and
+                r["device"] == device and r["dtype"] == dtype and r["n"] == n]
+
+    def test_one_sample_and_unreliable(self):
+        a = self.with_samples(self.records, 64, [1.0])
+        # The real records may carry their own verdict (a busy machine's
+        # spread): only the crafted row is unreliable here.
+        for g in a:
+            if g["type"] == "gemm" and g["status"] == "pass":
+                g.update(reliable=True, unreliable_reasons=[])
+        for g in self.gemm(a, 64):
+            g.update(reliable=False, unreliable_reasons=["one sample"])
+        self.make_run(self.crafted, "20990101T000000Z-0001", a)
+        self.make_run(self.crafted, "20990101T000100Z-0002", a)
+        r = self.compare(results=self.crafted)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        row = re.search(r"(?m)^cpu\s+fp32\s+64\s.*$", r.stdout).group(0)
+        # No confident ±0.0% from one sample; the agent's verdict shown.
+        self.assertNotIn("±", row)
+        self.assertIn("? (1 sample)", row)
+        self.assertIn("~ (n=1+1: too few samples)", row)
+        self.assertIn("?: unreliable measurement (2 cells): one sample (2)",
+                      r.stdout)
+        doc = json.loads(self.compare("--json", results=self.crafted).stdout)
+        cell = [row for row in doc["rows"] if row["device"] == "cpu" and
+                row["dtype"] == "fp32" and row["n"] == 64][0]["cells"][0]
+        self.assertIs(cell["reliable"], False)
+        self.assertEqual(cell["unreliable_reasons"], ["one sample"])
+        self.assertIsNone(cell["spread_pct"])
+        rows = list(csv.DictReader(io.StringIO(
+            self.compare("--csv", results=self.crafted).stdout)))
+        x = [x for x in rows if x["device"] == "cpu" and x["dtype"] == "fp32"
+             and x["n"] == "64"][0]
+        self.assertEqual(x["reliable"], "no")
+        self.assertEqual(x["spread_pct"], "n/a")
+
+    def test_peak_everywhere(self):
+        a = json.loads(json.dumps(self.records))
+        for g in self.gemm(a, 64):
+            g.update(peak_gflops=g["gflops"] * 4, fraction_of_peak=0.25)
+        self.make_run(self.crafted, "20990101T000000Z-0001", a)
+        self.make_run(self.crafted, "20990101T000100Z-0002", a)
+        r = self.compare(results=self.crafted)
+        row = re.search(r"(?m)^cpu\s+fp32\s+64\s.*$", r.stdout).group(0)
+        self.assertRegex(row, r"\s25%\s")
+        doc = json.loads(self.compare("--json", results=self.crafted).stdout)
+        cell = [row for row in doc["rows"] if row["device"] == "cpu" and
+                row["dtype"] == "fp32" and row["n"] == 64][0]["cells"][1]
+        self.assertAlmostEqual(cell["fraction_of_peak"], 0.25, places=6)
+        rows = list(csv.DictReader(io.StringIO(
+            self.compare("--csv", results=self.crafted).stdout)))
+        x = [x for x in rows if x["device"] == "cpu" and x["dtype"] == "fp32"
+             and x["n"] == "64"][0]
+        self.assertAlmostEqual(float(x["fraction_of_peak"]), 0.25, places=6)
+        r = ctl("show", "--results", self.crafted)
+        self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s+[\d.]+\??\s+\S+\s+25%\s")
+
+    def test_invalid_gflops(self):
+        # gflops that 2 n^3 / median_ms does not give: shown as invalid.
+        b = json.loads(json.dumps(self.records))
+        for g in self.gemm(b, 64):
+            g["gflops"] = g["gflops"] * 2
+        self.make_run(self.crafted, "20990101T000000Z-0001", self.records)
+        self.make_run(self.crafted, "20990101T000100Z-0002", b)
+        r = self.compare(results=self.crafted)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        row = re.search(r"(?m)^cpu\s+fp32\s+64\s.*$", r.stdout).group(0)
+        self.assertRegex(row, r"\sinvalid\s+n/a\s+n/a\s+n/a$")
+        self.assertIn("invalid (no GFLOP/s): gflops", r.stdout)
+        r = ctl("show", "--results", self.crafted)
+        row = re.search(r"(?m)^local\s+cpu\s+fp32\s+64\s.*$", r.stdout).group(0)
+        self.assertRegex(row, r"^local\s+cpu\s+fp32\s+64\s+n/a\s")
+        self.assertIn("FAIL: invalid: gflops", row)
+
+    def test_delta_only_on_the_same_machine(self):
+        # Same settings, but the earlier run was another box behind the
+        # same name: no Δ%, and the table says why.
+        other = json.loads(json.dumps(self.records))
+        other[0]["hostname"] = "elsewhere"
+        self.make_run(self.crafted, "20990101T000000Z-0001", other)
+        self.make_run(self.crafted, "20990101T000100Z-0002", self.records)
+        r = ctl("show", "--results", self.crafted, "20990101T000100Z-0002")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s+[\d.]+\??\s+n/a\s")
+        self.assertRegex(r.stdout, r"(?m)^(Δ|chg)% n/a for local: different machine "
+                                   r"than run 20990101T000000Z-0001 \(hostname differs")
+        # Other GPUs (UUIDs) under the same hostname: the same.
+        gpus = json.loads(json.dumps(self.records))
+        gpus[0]["gpus"] = [{"index": 0, "name": "NVIDIA H200",
+                            "uuid": "GPU-0000-1111"}]
+        self.make_run(self.crafted, "20990101T000200Z-0003", gpus)
+        r = ctl("show", "--results", self.crafted, "20990101T000200Z-0003")
+        self.assertIn("different machine than run 20990101T000100Z-0002 "
+                      "(GPUs differ)", r.stdout)
+        # The same machine again: Δ% against it.
+        self.make_run(self.crafted, "20990101T000300Z-0004", self.records)
+        r = ctl("show", "--results", self.crafted, "20990101T000300Z-0004")
+        self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s+[\d.]+\??\s+"
+                                   r"([+-][\d.]+%|0\.0%)\s")
+        self.assertIn("local: vs run 20990101T000100Z-0002", r.stdout)
+
+    def test_repeated_sizes(self):
+        # --sizes 64,64: each occurrence is its own row, n#2 the second.
+        recs = []
+        for rec in self.records:
+            recs.append(rec)
+        extra = json.loads(json.dumps(self.gemm(self.records, 64)))
+        for g in extra:
+            g["samples_ms"] = [x * 2 for x in g["samples_ms"]]
+            s = sorted(g["samples_ms"])
+            g.update(median_ms=s[len(s) // 2], min_ms=s[0], max_ms=s[-1],
+                     gflops=2.0 * 64 ** 3 / s[len(s) // 2] / 1e6)
+        at = recs.index(self.gemm(recs, 128)[0])
+        recs[at:at] = extra
+        # As the agent numbers them: a repeated size is a new record with
+        # its own seq (ctl ignores a seq it has seen, as a duplicate).
+        recs = json.loads(json.dumps(recs))
+        for i, rec in enumerate(recs):
+            rec["seq"] = i
+        self.make_run(self.crafted, "20990101T000000Z-0001", recs)
+        self.make_run(self.crafted, "20990101T000100Z-0002", recs)
+        r = self.compare(results=self.crafted)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        ns = re.findall(r"(?m)^cpu\s+fp32\s+(\S+)\s", r.stdout)
+        self.assertEqual(ns, ["64", "64#2", "128"])
+        doc = json.loads(self.compare("--json", results=self.crafted).stdout)
+        occ = [(row["n"], row["occurrence"]) for row in doc["rows"]
+               if row["device"] == "cpu" and row["dtype"] == "fp32"]
+        self.assertEqual(occ, [(64, 1), (64, 2), (128, 1)])
+        second = [row for row in doc["rows"] if row["device"] == "cpu" and
+                  row["dtype"] == "fp32" and row["occurrence"] == 2][0]
+        first = [row for row in doc["rows"] if row["device"] == "cpu" and
+                 row["dtype"] == "fp32" and row["n"] == 64 and
+                 row["occurrence"] == 1][0]
+        self.assertAlmostEqual(first["cells"][0]["median_ms"] * 2,
+                               second["cells"][0]["median_ms"], places=9)
+        r = ctl("show", "--results", self.crafted)
+        self.assertEqual(re.findall(r"(?m)^local\s+cpu\s+fp32\s+(\S+)\s", r.stdout),
+                         ["64", "64#2", "128"])
+
+    def test_env_and_gpu_provenance(self):
+        b = json.loads(json.dumps(self.records))
+        b[0].setdefault("env", {})["OMP_NUM_THREADS"] = "1"
+        b[0]["env"]["LD_PRELOAD"] = "/opt/libfaster.so"
+        b[0]["openblas"]["core_replaced"] = "Prescott"
+        b[0]["gpus"] = [{"index": 0, "name": "NVIDIA H200", "uuid": "GPU-b"}]
+        self.make_run(self.crafted, "20990101T000000Z-0001", self.records)
+        self.make_run(self.crafted, "20990101T000100Z-0002", b)
+        r = self.compare(results=self.crafted)
+        prov = r.stdout.split("provenance differences:\n", 1)[1]
+        keys = [line.split()[0] for line in prov.splitlines() if line.strip()]
+        for key in ("env.OMP_NUM_THREADS", "env.LD_PRELOAD",
+                    "openblas.core_replaced", "gpus.uuid"):
+            self.assertIn(key, keys)
+        self.assertRegex(prov, r"env\.LD_PRELOAD\s+A unset\s+B /opt/libfaster\.so")
+        self.assertRegex(prov, r"gpus\.uuid\s+A none\s+B GPU-b")
+        doc = json.loads(self.compare("--json", results=self.crafted).stdout)
+        p = {x["key"]: x["values"] for x in doc["provenance"]}
+        self.assertEqual(p["env.OMP_NUM_THREADS"][1], "1")
+        self.assertEqual(p["openblas.core_replaced"], [None, "Prescott"])
+
 
 class ShowListTest(ArchiveTest):
     def test_show(self):
@@ -329,8 +493,16 @@ class ShowListTest(ArchiveTest):
                         lines[0])
         self.assertIn("complete", lines[0])
         self.assertNotIn("INCOMPLETE", lines[0])
-        self.assertRegex(r.stdout, r"(?m)^host\s+device\s+dtype\s+n\s+median_ms\s+GFLOP/s")
-        self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s+[\d.]+\s+[\d.]+")
+        # The live table's columns, in its order (ui_layout.c).
+        self.assertRegex(r.stdout, r"(?m)^host\s+device\s+dtype\s+n\s+GFLOP/s\s+"
+                                   r"(Δ|chg)%\s+%peak\s+med ms\s+vs fp32\s+GPU/CPU\s+"
+                                   r"peak MiB\s+checks\s+state$")
+        # GFLOP/s, Δ% against the first run (same machine, same settings),
+        # %peak (the agent knows this CPU's peak, or says n/a).
+        self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s+[\d.]+\??\s+"
+                                   r"([+-][\d.]+%|0\.0%)\s+([\d.]+%|n/a)\s+[\d.]+\s")
+        self.assertIn(f"local: vs run {self.ids[0]}, same machine and settings",
+                      r.stdout)
         # The default is the most recent run.
         self.assertEqual(ctl("show", "--results", self.results).stdout,
                          r.stdout)

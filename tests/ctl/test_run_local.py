@@ -140,6 +140,36 @@ class RunLocal(unittest.TestCase):
                     self.assertIn("host a: defaults: cpu_iters '0'", p.stderr)
                     self.assertFalse(os.path.exists(os.path.join(tmp, "res")))
 
+    def test_plain_table_marks_unreliable_and_shows_peak_and_delta(self):
+        # One timed iteration and no warm-up: the agent calls the row
+        # unreliable; the plain table marks its GFLOP/s and says why,
+        # and shows %peak. The second run has a Δ% against the first (same
+        # machine, same settings) and names it.
+        env = dict(os.environ, LANG="C.UTF-8", LC_ALL="C.UTF-8")
+        args = ["run", "local", "--size", "64", "--iters", "1", "--warmup",
+                "0", "--device", "cpu", "--dtypes", "fp32", "--no-tui",
+                "--results", "res"]
+        with tempfile.TemporaryDirectory() as tmp:
+            first = run_ctl(args, tmp, env=env)
+            self.assertIn(first.returncode, (0, 1), first.stdout + first.stderr)
+            out = first.stdout
+            self.assertRegex(out, r"(?m)^host\s+device\s+dtype\s+n\s+GFLOP/s\s+"
+                                  r"Δ%\s+%peak\s+med ms\s")
+            row = [l for l in out.splitlines() if l.startswith("local ")][0]
+            self.assertRegex(row, r"^local\s+cpu\s+fp32\s+64\s+[\d.]+\?\s+n/a\s+"
+                                  r"([\d.]+%|n/a)\s")
+            self.assertRegex(out, r"(?m)^\? unreliable \(1 row\): .*one sample")
+            self.assertRegex(out, r"(?m)^\? unreliable .*no warm-up")
+            first_id = os.path.basename(only_run_dir(os.path.join(tmp, "res")))
+            second = run_ctl(args, tmp, env=env)
+            self.assertIn(second.returncode, (0, 1), second.stdout)
+            row = [l for l in second.stdout.splitlines()
+                   if l.startswith("local ")][0]
+            self.assertRegex(row, r"^local\s+cpu\s+fp32\s+64\s+[\d.]+\?\s+"
+                                  r"([+-][\d.]+%|0\.0%)\s")
+            self.assertIn(f"Δ% local: vs run {first_id}, same machine and "
+                          "settings", second.stdout)
+
     def test_example_inventory_parses(self):
         here = os.path.dirname(os.path.abspath(__file__))
         example = os.path.join(here, "..", "..", "hosts", "examples", "lab.json")

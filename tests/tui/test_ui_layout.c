@@ -68,8 +68,11 @@ static struct model_row *add_row(struct model_snapshot *m, int host, const char 
 	snprintf(r->device, sizeof(r->device), "%s", dev);
 	snprintf(r->dtype, sizeof(r->dtype), "%s", dtype);
 	r->n = n;
+	r->occurrence = 1;
 	r->status = BF_STATUS_PASS;
 	r->gflops = gflops;
+	r->reliable = -1;
+	r->peak_gflops = r->fraction_of_peak = NAN;
 	r->median_ms = isnan(gflops) ? NAN : 2.0 * n * n * n / gflops / 1e6;
 	r->min_ms = r->max_ms = r->median_ms;
 	r->peak_mib = 12;
@@ -371,7 +374,7 @@ static void test_drop_order(void **state)
 {
 	static const enum ui_col order[] = {
 		UI_COL_PEAK, UI_COL_GPU_VS_CPU, UI_COL_MEDIAN, UI_COL_VS_FP32,
-		UI_COL_DELTA, UI_COL_CHECKS, UI_COL_N,
+		UI_COL_PCT_PEAK, UI_COL_DELTA, UI_COL_CHECKS, UI_COL_N,
 	};
 	struct model_snapshot *m = gpu_fleet();
 	struct ui_col_spec spec[UI_NCOLS];
@@ -379,6 +382,8 @@ static void test_drop_order(void **state)
 	int was_shown[UI_NCOLS], ndropped = 0;
 
 	add_row(m, 0, "cpu", "fp32", 8192, 400.0)->prev_gflops = 390.0; /* a sweep */
+	for (int i = 0; i < m->nrows; i++)
+		m->rows[i].fraction_of_peak = 0.5; /* %peak is not empty */
 	ui_columns_for(m, 1, spec);
 	assert_true(spec[UI_COL_N].enabled);
 	ui_layout_columns(300, spec, p);
@@ -402,10 +407,10 @@ static void test_drop_order(void **state)
 		assert_true(p[UI_COL_HOST].shown && p[UI_COL_DEVICE].shown &&
 			    p[UI_COL_DTYPE].shown && p[UI_COL_GFLOPS].shown &&
 			    p[UI_COL_STATE].shown);
-		if (ndropped < 7)
+		if (ndropped < 8)
 			assert_true(used <= w);
 	}
-	assert_int_equal(ndropped, 7);
+	assert_int_equal(ndropped, 8);
 	free_model(m);
 }
 
@@ -732,8 +737,8 @@ static void test_model_baseline(void **state)
 {
 	struct model mm, *m = &mm;
 	struct model_baseline b[2] = {
-		{ "cpu", "fp32", 256, 10.0 },
-		{ "cpu", "fp32", 512, 20.0 },
+		{ "cpu", "fp32", 256, 1, 10.0 },
+		{ "cpu", "fp32", 512, 1, 20.0 },
 	};
 	struct bf_record rec;
 
