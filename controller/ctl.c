@@ -17,6 +17,7 @@ static const struct ctl_command commands[] = {
 	{ "compare", "archived runs or hosts side by side, with significance", cmd_compare },
 	{ "show", "print one archived run as a table", cmd_show },
 	{ "list", "list archived runs: id, date, hosts, status, tag", cmd_list },
+	{ "resolve", "print what ssh_config resolves hosts to (user, hostname, port, keys, known_hosts, proxy)", cmd_resolve },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
