@@ -18,6 +18,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -493,10 +494,14 @@ static enum bf_err check_host_key(struct remote *r, int accept_new,
 		if (err != BF_OK)
 			break;
 		r->key_added = 1;
-		fprintf(stderr, "ctl: %s: host key %s %s added to %s%s\n",
-			r->name, type, r->fingerprint, r->known_hosts,
-			c->hash_known_hosts ? " (name hashed: HashKnownHosts "
-			"yes)" : "");
+		/* A hashed line cannot be read back by eye: say what it is.
+		 * (ctl run logs every added key in the host's log too.) */
+		if (c->hash_known_hosts)
+			fprintf(stderr, "ctl: %s: host key %s %s added to %s, "
+				"name hashed (HashKnownHosts yes; find it with "
+				"ssh-keygen -F %s -f %s)\n", r->name, type,
+				r->fingerprint, r->known_hosts, name,
+				r->known_hosts);
 		break;
 	}
 out:
@@ -576,11 +581,35 @@ out:
 	return err;
 }
 
+/* Appends to the "tried: ..." list of an auth failure, cut at its end. */
+static void tried_add(char *buf, size_t size, size_t *len, const char *fmt,
+		      ...) __attribute__((format(printf, 4, 5)));
+static void tried_add(char *buf, size_t size, size_t *len, const char *fmt,
+		      ...)
+{
+	va_list ap;
+	int n;
+
+	if (*len >= size - 1)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *len, size - *len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*len += (size_t)n < size - *len ? (size_t)n : size - 1 - *len;
+}
+
 /* Runs one nonblocking auth call to its end. */
 #define AUTH_LOOP(r, call, deadline, rc, err)				\
 	do {								\
 		(err) = BF_OK;						\
 		while (((rc) = (call)) == SSH_AUTH_AGAIN) {		\
+			/* sshd's disconnect (MaxAuthTries) leaves	\
+			 * libssh answering AGAIN */			\
+			if (!ssh_is_connected((r)->session)) {		\
+				(rc) = SSH_AUTH_ERROR;			\
+				break;					\
+			}						\
 			(err) = remote_wait_step((r), (deadline));	\
 			if ((err) != BF_OK)				\
 				break;					\
@@ -588,10 +617,15 @@ out:
 	} while (0)
 
 /*
- * Public-key authentication as OpenSSH does it: the ssh-agent's keys
- * first (not with IdentitiesOnly yes; libssh 0.10 cannot offer only the
- * agent keys that match IdentityFile), then each IdentityFile that exists
- * and loads without a passphrase. ssh -G lists ~/.ssh/id_* only when no
+ * Public-key authentication as OpenSSH does it, as far as libssh 0.10
+ * allows: each IdentityFile that exists and loads without a passphrase,
+ * then the ssh-agent's keys (not with IdentitiesOnly yes). OpenSSH offers
+ * the agent's copies of IdentityFile keys first, then the files, then the
+ * agent's other keys; libssh cannot offer one chosen agent key, so files
+ * come first here: the key a config names is tried before sshd's
+ * MaxAuthTries runs out on the agent's others. A passphrase-protected
+ * IdentityFile is therefore used only through the agent, and not with
+ * IdentitiesOnly yes. ssh -G lists ~/.ssh/id_* only when no
  * IdentityFile is set. Keys are loaded with ssh_pki_import_privkey_file,
  * never through ssh_userauth_publickey_auto, which writes a missing
  * <key>.pub next to the key.
@@ -611,41 +645,10 @@ static enum bf_err authenticate(struct remote *r, int64_t deadline_ms,
 	if (agent && (!*agent || !strcmp(agent, "none")))
 		agent = NULL;
 	if (agent && c->identities_only) {
-		tl += (size_t)snprintf(tried + tl, sizeof tried - tl,
+		tried_add(tried, sizeof tried, &tl,
 				       "ssh-agent not used: IdentitiesOnly "
 				       "yes; ");
 		agent = NULL;
-	}
-	if (agent) {
-		err = agent_probe(r, agent, deadline_ms, &agent_keys);
-		if (err == BF_ERR_INTERRUPTED)
-			return connect_wait_error(r, err, "auth", 0, "",
-						  detail, detail_len);
-		if (err == BF_ERR_TIMEOUT)
-			return bf_fail(detail, detail_len, BF_ERR_TIMEOUT,
-				       "auth %s: the ssh-agent at %s did not "
-				       "answer within %d s (restart it, or "
-				       "unset SSH_AUTH_SOCK)", r->name, agent,
-				       r->timeout_s);
-		if (err != BF_OK) {
-			tl += (size_t)snprintf(tried + tl, sizeof tried - tl,
-					       "ssh-agent at %s not "
-					       "answering; ", agent);
-		} else {
-			AUTH_LOOP(r, ssh_userauth_agent(s, NULL),
-				  deadline_ms, rc, err);
-			if (err != BF_OK)
-				return connect_wait_error(r, err, "auth",
-					r->timeout_s, "", detail, detail_len);
-			if (rc == SSH_AUTH_SUCCESS)
-				return BF_OK;
-			tl += (size_t)snprintf(tried + tl, sizeof tried - tl,
-					       "the ssh-agent's %d keys; ",
-					       agent_keys);
-		}
-	} else if (!c->identities_only) {
-		tl += (size_t)snprintf(tried + tl, sizeof tried - tl,
-				       "no ssh-agent (SSH_AUTH_SOCK unset); ");
 	}
 	for (size_t i = 0; i < c->identity_files.n &&
 	     rc != SSH_AUTH_SUCCESS && rc != SSH_AUTH_PARTIAL &&
@@ -657,10 +660,8 @@ static enum bf_err authenticate(struct remote *r, int64_t deadline_ms,
 			continue;
 		if (ssh_pki_import_privkey_file(path, NULL, NULL, NULL,
 						&key) != SSH_OK) {
-			if (tl < sizeof tried)
-				tl += (size_t)snprintf(tried + tl,
-					sizeof tried - tl, "%s skipped "
-					"(passphrase or unreadable); ", path);
+			tried_add(tried, sizeof tried, &tl, "%s skipped "
+				  "(passphrase or unreadable); ", path);
 			continue;
 		}
 		files_tried++;
@@ -671,9 +672,39 @@ static enum bf_err authenticate(struct remote *r, int64_t deadline_ms,
 			return connect_wait_error(r, err, "auth",
 						  r->timeout_s, "", detail,
 						  detail_len);
-		if (tl < sizeof tried)
-			tl += (size_t)snprintf(tried + tl, sizeof tried - tl,
-					       "%s; ", path);
+		tried_add(tried, sizeof tried, &tl, "%s; ", path);
+	}
+	if (agent && rc != SSH_AUTH_SUCCESS && rc != SSH_AUTH_PARTIAL &&
+	    ssh_is_connected(s)) {
+		err = agent_probe(r, agent, deadline_ms, &agent_keys);
+		if (err == BF_ERR_INTERRUPTED)
+			return connect_wait_error(r, err, "auth", 0, "",
+						  detail, detail_len);
+		if (err == BF_ERR_TIMEOUT)
+			return bf_fail(detail, detail_len, BF_ERR_TIMEOUT,
+				       "auth %s: the ssh-agent at %s did not "
+				       "answer within %d s (restart it, or "
+				       "unset SSH_AUTH_SOCK)", r->name, agent,
+				       r->timeout_s);
+		if (err != BF_OK) {
+			tried_add(tried, sizeof tried, &tl,
+					       "ssh-agent at %s not "
+					       "answering; ", agent);
+		} else {
+			AUTH_LOOP(r, ssh_userauth_agent(s, NULL),
+				  deadline_ms, rc, err);
+			if (err != BF_OK)
+				return connect_wait_error(r, err, "auth",
+					r->timeout_s, "", detail, detail_len);
+			if (rc == SSH_AUTH_SUCCESS)
+				return BF_OK;
+			tried_add(tried, sizeof tried, &tl,
+					       "the ssh-agent's %d keys; ",
+					       agent_keys);
+		}
+	} else if (!c->identities_only) {
+		tried_add(tried, sizeof tried, &tl,
+				       "no ssh-agent (SSH_AUTH_SOCK unset); ");
 	}
 	if (rc == SSH_AUTH_SUCCESS)
 		return BF_OK;

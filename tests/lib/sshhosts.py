@@ -144,7 +144,7 @@ class SSHHosts:
     """
 
     def __init__(self, n, root=None, unknown=(), prefix="bfhost",
-                 keep=False):
+                 keep=False, sshd_extra=""):
         if n < 1:
             raise ValueError("need at least one host")
         self.n = n
@@ -153,6 +153,9 @@ class SSHHosts:
         self._own_root = root is None
         self.root = os.path.abspath(root) if root else None
         self.keep = keep
+        # sshd_config lines put before the defaults (sshd takes the first
+        # value of a keyword), e.g. "MaxStartups 1:100:1\nMaxAuthTries 3"
+        self.sshd_extra = sshd_extra
         self.ports = {}        # host number -> port
         self.pids = {}         # host number -> sshd (listener) pid
         self.ns = {}           # host number -> mount namespace id or None
@@ -266,7 +269,8 @@ class SSHHosts:
 
     def _write_sshd_config(self, i):
         d = self.host_dir(i)
-        text = (
+        extra = self.sshd_extra.strip()
+        text = (extra + "\n" if extra else "") + (
             "ListenAddress 127.0.0.1\n"
             "Port %d\n"
             "HostKey %s\n"
