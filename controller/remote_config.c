@@ -7,6 +7,7 @@
  * flag, then killed and reaped.
  */
 #include "remote_config.h"
+#include "bf_parse.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -202,6 +203,14 @@ static int set_str(char **dst, const char *v)
 	return *dst ? 0 : -1;
 }
 
+/* A number ssh -G printed, or 0 when it is not one in 0..max. */
+static int num(const char *v, long max)
+{
+	long n;
+
+	return bf_parse_long(v, 0, max, &n) == 0 ? (int)n : 0;
+}
+
 /* "none" (any case) as ssh -G prints an unset option. */
 static int is_none(const char *v)
 {
@@ -289,7 +298,7 @@ enum bf_err remote_config_parse_g(struct remote_config *cfg,
 		else if (!strcmp(key, "user"))
 			oom = set_str(&cfg->user, val);
 		else if (!strcmp(key, "port"))
-			cfg->port = atoi(val);
+			cfg->port = num(val, 65535);
 		else if (!strcmp(key, "identityfile"))
 			oom = strv_push(&ids, val);
 		else if (!strcmp(key, "identitiesonly"))
@@ -309,11 +318,11 @@ enum bf_err remote_config_parse_g(struct remote_config *cfg,
 		else if (!strcmp(key, "proxycommand") && !is_none(val))
 			oom = set_str(&proxy, val);
 		else if (!strcmp(key, "connecttimeout") && !is_none(val))
-			cfg->connect_timeout_s = atoi(val);
+			cfg->connect_timeout_s = num(val, 86400);
 		else if (!strcmp(key, "serveraliveinterval"))
-			cfg->server_alive_interval_s = atoi(val);
+			cfg->server_alive_interval_s = num(val, 86400);
 		else if (!strcmp(key, "serveralivecountmax"))
-			cfg->server_alive_count_max = atoi(val);
+			cfg->server_alive_count_max = num(val, 1000000);
 		else if (!strcmp(key, "stricthostkeychecking"))
 			oom = set_str(&cfg->strict_host_key_checking, val);
 		else if (!strcmp(key, "batchmode"))

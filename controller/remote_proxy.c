@@ -45,7 +45,7 @@ static int jump_argv(const struct remote_config *cfg, int accept_new,
 		ssh = "ssh";
 	if (strlen(cfg->proxy_jump) + 512 + strlen(cfg->hostname) > store_size)
 		return -1;
-	strcpy(jumps, cfg->proxy_jump);
+	memcpy(jumps, cfg->proxy_jump, strlen(cfg->proxy_jump) + 1);
 	last = strrchr(jumps, ',');
 	if (last)
 		*last++ = '\0';

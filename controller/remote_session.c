@@ -1,10 +1,13 @@
 /*
  * remote_session: one SSH session to one host through libssh 0.10, from
- * connect to free (see remote_ssh.h for the contract): ssh_config
- * resolution (the user's or the given file, then the system one, as
- * OpenSSH reads them), the host key against known_hosts, authentication by
- * ssh-agent and key files, and teardown. It also holds the helpers that
- * remote_exec.c and remote_sftp.c share (remote_internal.h).
+ * connect to free (see remote_ssh.h for the contract): the target resolved
+ * by OpenSSH's ssh -G (remote_config.c), the connection (directly, or
+ * through a ProxyJump/ProxyCommand child, remote_proxy.c; retried when
+ * dropped before the key exchange), the host key against every known_hosts
+ * file (remote_knownhosts.c), public-key authentication by IdentityFile
+ * and ssh-agent, and teardown. libssh reads no ssh_config itself. It also
+ * holds the helpers that remote_exec.c and remote_sftp.c share
+ * (remote_internal.h).
  *
  * Everything except SFTP runs with the session in nonblocking mode, driven
  * by short waits on the session's socket (REMOTE_SLICE_MS), so that the

@@ -138,7 +138,8 @@ class SSHHosts:
     """N OpenSSH servers on loopback plus a client HOME that knows them.
 
     Hosts are numbered 1..n; host i has alias "<prefix><i>". `unknown` is a
-    set of host numbers left out of known_hosts. The fixture cleans up all of
+    set of host numbers left out of known_hosts; `sshd_extra` is sshd_config
+    text every sshd reads before the defaults (so it wins). The fixture cleans up all of
     its processes and (unless keep=True or root was given) its directory on
     stop(), also when the with-block raises.
     """
