@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -248,7 +249,7 @@ static enum bf_err connect_failed(struct remote *r, const char *msg,
 	const char *why;
 
 	addr_port(r, ap, sizeof ap);
-	if (r->proxy_pid > 0) {
+	if (r->cfg.proxy_jump || r->cfg.proxy_command) {
 		why = remote_proxy_reason(r, 2000);
 		return bf_fail(detail, detail_len, BF_ERR_CONNECT,
 			       "connect %s via %s %s: %s", r->name,
@@ -314,6 +315,14 @@ static enum bf_err connect_once(struct remote *r, int accept_new,
 		err = remote_wait_step(r, deadline_ms);
 		if (err != BF_OK)
 			return err;   /* the caller words it */
+		/* A jump ssh that gave up (unknown key, auth) has exited:
+		 * do not wait for libssh to notice its closed socket. */
+		if (r->proxy_pid > 0 &&
+		    waitpid(r->proxy_pid, NULL, WNOHANG) == r->proxy_pid) {
+			r->proxy_pid = 0;
+			snprintf(msg, msg_len, "the proxy exited");
+			return BF_ERR_CONNECT;
+		}
 	}
 	if (rc != SSH_OK) {
 		snprintf(msg, msg_len, "%s", ssh_get_error(r->session));
@@ -354,8 +363,7 @@ static enum bf_err connect_retrying(struct remote *r, int accept_new,
 		err = connect_once(r, accept_new, deadline_ms, msg,
 				   sizeof msg, detail, detail_len);
 		if (err == BF_ERR_TIMEOUT || err == BF_ERR_INTERRUPTED) {
-			const char *why = r->proxy_pid > 0 ?
-					  remote_proxy_reason(r, 0) : "";
+			const char *why = remote_proxy_reason(r, 0);
 			char extra[700];
 
 			snprintf(extra, sizeof extra, "%s%s%s", limit_why,
@@ -365,7 +373,8 @@ static enum bf_err connect_retrying(struct remote *r, int accept_new,
 		}
 		if (err == BF_OK || !msg[0])
 			return err;
-		if (!kex_dropped(msg) ||
+		if (!kex_dropped(msg) || r->cfg.proxy_jump ||
+		    r->cfg.proxy_command ||
 		    remote_mono_ms() + pause_ms >= deadline_ms)
 			return connect_failed(r, msg, tries, detail,
 					      detail_len);

@@ -425,11 +425,13 @@ class ProxyJumpTest(Base):
             (self.hosts.ports[2],) + self.hosts.public_key(2)))
         cfg = self.jump_cfg(kh)
         self.assertNotEqual(self.ssh(cfg, "target").returncode, 0)
-        code, ev, _ = self.probe(["-F", cfg, "target", "connect"])
+        code, ev, _ = self.probe(["-t", "120", "-F", cfg, "target",
+                                  "connect"])
         self.assertEqual(code, BF_ERR_CONNECT, ev)
         self.assertIn("Host key verification failed",
                       self.error(ev)["detail"])
-        code, ev, _ = self.probe(["--accept-new", "-F", cfg, "target",
+        code, ev, _ = self.probe(["-t", "120", "--accept-new", "-F", cfg,
+                                  "target",
                                   "connect"])
         self.assertEqual(code, 0, ev)
         self.assertIn("[127.0.0.1]:%d" % self.hosts.ports[1],
