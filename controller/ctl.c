@@ -18,6 +18,7 @@ static const struct ctl_command commands[] = {
 	{ "report", "archived runs as one self-contained HTML page with charts", cmd_report },
 	{ "show", "print one archived run as a table", cmd_show },
 	{ "list", "list archived runs: id, date, hosts, status, tag", cmd_list },
+	{ "resolve", "print what ssh_config resolves hosts to (user, hostname, port, keys, known_hosts, proxy)", cmd_resolve },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

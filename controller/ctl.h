@@ -29,6 +29,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_resolve(int argc, char **argv);
 
 /* Prints "ctl: <message>" on stderr (one line). */
 void ctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -79,6 +79,8 @@ static int64_t probe_after_ms(const struct remote *r)
 {
 	int64_t ms = (int64_t)r->timeout_s * 1000 / 4;
 
+	if (r->probe_after_ms > 0)   /* ServerAliveInterval */
+		return r->probe_after_ms;
 	if (ms < REMOTE_PROBE_MIN_MS)
 		ms = REMOTE_PROBE_MIN_MS;
 	if (ms > REMOTE_PROBE_MAX_MS)
@@ -179,11 +181,12 @@ static enum bf_err exec_loop(struct exec_state *st, ssh_channel ch,
 		now = remote_mono_ms();
 		if (probe(r, now - last_alive_ms))
 			last_alive_ms = now;
-		if (now - last_alive_ms >= (int64_t)r->timeout_s * 1000) {
+		if (now - last_alive_ms >= r->silence_max_ms) {
 			remote_mark_broken(r, BF_ERR_TIMEOUT);
 			return bf_fail(detail, detail_len, BF_ERR_TIMEOUT,
-				       "exec on %s: ssh server silent for %d s",
-				       r->name, r->timeout_s);
+				       "exec on %s: ssh server silent for %lld s",
+				       r->name,
+				       (long long)(r->silence_max_ms / 1000));
 		}
 		remote_io_wait(r, REMOTE_SLICE_MS);
 	}

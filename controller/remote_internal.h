@@ -10,6 +10,7 @@
 #define REMOTE_INTERNAL_H
 
 #include <pthread.h>
+#include <sys/types.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -17,6 +18,7 @@
 #include <libssh/sftp.h>
 
 #include "linesplit.h"
+#include "remote_config.h"
 #include "remote_output.h"
 #include "remote_ssh.h"
 
@@ -56,6 +58,17 @@ struct remote {
 	const atomic_int *cancel;   /* NULL: no cancel flag */
 	int key_added;
 	int probe_pending;          /* a liveness probe awaits its answer */
+	/* Silence before remote_exec sends a liveness probe (0: its default,
+	 * from timeout_s), and the silence after which it gives up; from
+	 * ServerAliveInterval x ServerAliveCountMax when set, else
+	 * timeout_s. */
+	int64_t probe_after_ms;
+	int64_t silence_max_ms;
+	struct remote_config cfg;   /* what ssh_config resolved to */
+	pid_t proxy_pid;            /* ProxyJump/ProxyCommand child; 0: none */
+	int proxy_err_fd;           /* its stderr (nonblocking); -1: none */
+	char proxy_err[2048];       /* the last of it, NUL-terminated */
+	size_t proxy_err_len;
 	/* BF_OK while usable; otherwise why not (the socket is shut down). */
 	enum bf_err broken;
 	int fd;
@@ -104,6 +117,26 @@ enum bf_err remote_wait_step(struct remote *r, int64_t deadline_ms);
  * "<what> on <host>: connection lost: <libssh's reason>" in detail. */
 enum bf_err remote_lost(struct remote *r, const char *what, char *detail,
 			size_t detail_len);
+
+/* Sleeps ms milliseconds (no cancel check). */
+void remote_sleep_ms(int64_t ms);
+
+/* ---- remote_proxy.c ----------------------------------------------------- */
+
+/* Starts r->cfg's ProxyJump (an ssh -W, see remote_proxy.c) or
+ * ProxyCommand (/bin/sh -c) with one end of a socketpair as its stdin and
+ * stdout; *fd is the other end, for SSH_OPTIONS_FD (libssh closes it).
+ * BF_ERR_USAGE for a ProxyJump that does not parse, BF_ERR_CONNECT when
+ * it cannot start, BF_ERR_IO. */
+enum bf_err remote_proxy_start(struct remote *r, int accept_new, int *fd,
+			       char *detail, size_t detail_len);
+
+/* The last line the proxy wrote to stderr ("" when none), waiting up to
+ * wait_ms for it to finish writing. Static to r. */
+const char *remote_proxy_reason(struct remote *r, int64_t wait_ms);
+
+/* Ends and reaps the proxy, if any (bounded: TERM, then KILL). */
+void remote_proxy_stop(struct remote *r);
 
 /* ---- remote_exec.c ------------------------------------------------------ */
 

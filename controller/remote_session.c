@@ -1,10 +1,13 @@
 /*
  * remote_session: one SSH session to one host through libssh 0.10, from
- * connect to free (see remote_ssh.h for the contract): ssh_config
- * resolution (the user's or the given file, then the system one, as
- * OpenSSH reads them), the host key against known_hosts, authentication by
- * ssh-agent and key files, and teardown. It also holds the helpers that
- * remote_exec.c and remote_sftp.c share (remote_internal.h).
+ * connect to free (see remote_ssh.h for the contract): the target resolved
+ * by OpenSSH's ssh -G (remote_config.c), the connection (directly, or
+ * through a ProxyJump/ProxyCommand child, remote_proxy.c; retried when
+ * dropped before the key exchange), the host key against every known_hosts
+ * file (remote_knownhosts.c), public-key authentication by IdentityFile
+ * and ssh-agent, and teardown. libssh reads no ssh_config itself. It also
+ * holds the helpers that remote_exec.c and remote_sftp.c share
+ * (remote_internal.h).
  *
  * Everything except SFTP runs with the session in nonblocking mode, driven
  * by short waits on the session's socket (REMOTE_SLICE_MS), so that the
@@ -13,21 +16,23 @@
  */
 #include "remote_internal.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <pwd.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "remote_knownhosts.h"
 #include "remote_target.h"
-
-#define REMOTE_SYSTEM_SSH_CONFIG "/etc/ssh/ssh_config"
 
 /* ---- shared helpers (remote_internal.h) --------------------------------- */
 
@@ -138,76 +143,69 @@ enum bf_err remote_lost(struct remote *r, const char *what, char *detail,
 
 /* ---- connect ------------------------------------------------------------ */
 
-/* "~/.ssh" with ~ = $HOME when set (so tests and wrappers can point HOME
- * elsewhere; libssh itself would use the passwd entry), into buf. */
-static int user_ssh_dir(char *buf, size_t size)
+void remote_sleep_ms(int64_t ms)
 {
-	const char *home = getenv("HOME");
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
 
-	if (!home || !*home) {
-		struct passwd *pw = getpwuid(getuid());
-
-		home = pw ? pw->pw_dir : NULL;
-	}
-	if (!home)
-		return -1;
-	return snprintf(buf, size, "%s/.ssh", home) < (int)size ? 0 : -1;
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
 }
 
-static enum bf_err configure(struct remote *r, const struct remote_opts *opts,
-			     const char *user, const char *host, int port,
-			     char *detail, size_t detail_len)
+/* A host name OpenSSH would take: letters, digits and ".-_:%" (an IPv6
+ * address, a zone), not starting with '-' (it would read as an option). */
+static int valid_hostname(const char *h)
+{
+	if (!*h || *h == '-')
+		return 0;
+	for (; *h; h++)
+		if (!isalnum((unsigned char)*h) && !strchr(".-_:%", *h))
+			return 0;
+	return 1;
+}
+
+/* "host:port", with brackets for an IPv6 address, into buf. */
+static const char *addr_port(const struct remote *r, char *buf, size_t size)
+{
+	snprintf(buf, size, strchr(r->cfg.hostname, ':') ? "[%s]:%d" :
+		 "%s:%d", r->cfg.hostname, r->cfg.port);
+	return buf;
+}
+
+/* Sets the resolved options on a fresh session: libssh reads no config
+ * file of its own. */
+static enum bf_err configure(struct remote *r, char *detail,
+			     size_t detail_len)
 {
 	ssh_session s = r->session;
-	char dir[4096], path[4200];
+	const struct remote_config *c = &r->cfg;
+	char dir[4096], sshdir[4200];
 	long timeout = r->timeout_s;
-	int on = 1;
-	int off = 0;
+	int on = 1, off = 0, port = c->port;
 
-	if (user_ssh_dir(dir, sizeof dir) != 0)
-		dir[0] = '\0';   /* no home: libssh's defaults, no user config */
-	else if (ssh_options_set(s, SSH_OPTIONS_SSH_DIR, dir) != SSH_OK)
-		goto fail;
-	/* HOST first: config Host blocks are matched against it. */
-	if (ssh_options_set(s, SSH_OPTIONS_HOST, host) != SSH_OK)
-		goto fail;
-	if (opts->ssh_config) {
-		/* libssh silently accepts a missing file; ssh -F does not. */
-		if (access(opts->ssh_config, R_OK) != 0)
-			return bf_fail(detail, detail_len,
-				       errno == ENOENT ? BF_ERR_NOT_FOUND :
-				       BF_ERR_IO, "ssh config %s: %s",
-				       opts->ssh_config, strerror(errno));
-		if (ssh_options_parse_config(s, opts->ssh_config) != 0)
-			return bf_fail(detail, detail_len, BF_ERR_PARSE,
-				       "ssh config %s: %s", opts->ssh_config,
-				       ssh_get_error(s));
-	} else {
-		snprintf(path, sizeof path, "%s/config", dir);
-		if (dir[0] && access(path, R_OK) == 0 &&
-		    ssh_options_parse_config(s, path) != 0)
-			return bf_fail(detail, detail_len, BF_ERR_PARSE,
-				       "ssh config %s: %s", path,
-				       ssh_get_error(s));
-		if (access(REMOTE_SYSTEM_SSH_CONFIG, R_OK) == 0 &&
-		    ssh_options_parse_config(s, REMOTE_SYSTEM_SSH_CONFIG) != 0)
-			return bf_fail(detail, detail_len, BF_ERR_PARSE,
-				       "ssh config %s: %s",
-				       REMOTE_SYSTEM_SSH_CONFIG,
-				       ssh_get_error(s));
+	if (remote_home_dir(dir, sizeof dir) == 0) {
+		snprintf(sshdir, sizeof sshdir, "%s/.ssh", dir);
+		if (ssh_options_set(s, SSH_OPTIONS_SSH_DIR, sshdir) != SSH_OK)
+			goto fail;
 	}
-	/* The files above are all; ssh_connect must not read ~/.ssh/config
-	 * (by libssh's idea of ~) on its own. */
-	if (ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &off) != SSH_OK)
+	if (ssh_options_set(s, SSH_OPTIONS_HOST, c->hostname) != SSH_OK ||
+	    ssh_options_set(s, SSH_OPTIONS_USER, c->user) != SSH_OK ||
+	    ssh_options_set(s, SSH_OPTIONS_PORT, &port) != SSH_OK ||
+	    ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &off) != SSH_OK)
 		goto fail;
-	/* Set after the config so that they win over it, like ssh -l / -p. */
-	if (user && ssh_options_set(s, SSH_OPTIONS_USER, user) != SSH_OK)
+	/* Host keys are checked by remote_knownhosts.c; these files only
+	 * make libssh prefer the host key types already known, as OpenSSH
+	 * does. */
+	if (c->user_known_hosts.n &&
+	    ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS,
+			    c->user_known_hosts.v[0]) != SSH_OK)
 		goto fail;
-	if (port && ssh_options_set(s, SSH_OPTIONS_PORT, &port) != SSH_OK)
+	if (c->global_known_hosts.n &&
+	    ssh_options_set(s, SSH_OPTIONS_GLOBAL_KNOWNHOSTS,
+			    c->global_known_hosts.v[0]) != SSH_OK)
 		goto fail;
-	if (opts->known_hosts &&
-	    ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, opts->known_hosts) !=
-	    SSH_OK)
+	if (c->identity_agent && strcmp(c->identity_agent, "none") != 0 &&
+	    ssh_options_set(s, SSH_OPTIONS_IDENTITY_AGENT,
+			    c->identity_agent) != SSH_OK)
 		goto fail;
 	/* Bounds libssh's blocking calls (SFTP setup); our own loops do the
 	 * rest. NODELAY: without it auth and SFTP writes crawl (Nagle). */
@@ -221,33 +219,214 @@ fail:
 }
 
 static enum bf_err connect_wait_error(struct remote *r, enum bf_err err,
-				      const char *phase, char *detail,
+				      const char *phase, int limit_s,
+				      const char *why, char *detail,
 				      size_t detail_len)
 {
 	if (err == BF_ERR_INTERRUPTED)
 		return bf_fail(detail, detail_len, err, "%s %s: interrupted",
 			       phase, r->name);
 	return bf_fail(detail, detail_len, err,
-		       "%s %s: no answer within %d s", phase, r->name,
-		       r->timeout_s);
+		       "%s %s: no answer within %d s%s", phase, r->name,
+		       limit_s, why);
+}
+
+/* The server dropped the connection before the key exchange finished, as
+ * sshd does beyond MaxStartups concurrent unauthenticated connections:
+ * worth another try. */
+static int kex_dropped(const char *msg)
+{
+	return strstr(msg, "reset by peer") || strstr(msg, "closed by") ||
+	       strstr(msg, "disconnected") || strstr(msg, "Connection closed") ||
+	       strstr(msg, "Broken pipe");
+}
+
+/* Why ssh_connect failed, in the user's terms, into detail. */
+static enum bf_err connect_failed(struct remote *r, const char *msg,
+				  int tries, char *detail, size_t detail_len)
+{
+	char ap[300];
+	const char *why;
+
+	addr_port(r, ap, sizeof ap);
+	if (r->cfg.proxy_jump || r->cfg.proxy_command) {
+		why = remote_proxy_reason(r, 2000);
+		return bf_fail(detail, detail_len, BF_ERR_CONNECT,
+			       "connect %s via %s %s: %s", r->name,
+			       r->cfg.proxy_jump ? "ProxyJump" :
+			       "ProxyCommand", r->cfg.proxy_jump ?
+			       r->cfg.proxy_jump : r->cfg.proxy_command,
+			       why[0] ? why : msg);
+	}
+	if (strstr(msg, "refused"))
+		return bf_fail(detail, detail_len, BF_ERR_CONNECT,
+			       "connect %s: connection refused by %s (no "
+			       "sshd listening there?)", r->name, ap);
+	if (strstr(msg, "resolve hostname"))
+		return bf_fail(detail, detail_len, BF_ERR_CONNECT,
+			       "connect %s: host name '%s' does not resolve "
+			       "(%s)", r->name, r->cfg.hostname, msg);
+	if (kex_dropped(msg) && tries > 1)
+		return bf_fail(detail, detail_len, BF_ERR_CONNECT,
+			       "connect %s (%s): the server dropped the "
+			       "connection before the key exchange, %d times "
+			       "(%s): sshd's MaxStartups limit on concurrent "
+			       "handshakes; raise it on the host or connect "
+			       "to fewer hosts at once (--jobs)", r->name, ap,
+			       tries, msg);
+	return bf_fail(detail, detail_len, BF_ERR_CONNECT,
+		       "connect %s (%s): %s", r->name, ap, msg);
+}
+
+/* One connection attempt on a fresh session, up to the key exchange. */
+static enum bf_err connect_once(struct remote *r, int accept_new,
+				int64_t deadline_ms, char *msg, size_t msg_len,
+				char *detail, size_t detail_len)
+{
+	enum bf_err err;
+	int rc, fd;
+
+	msg[0] = '\0';
+	r->session = ssh_new();
+	if (!r->session)
+		return bf_fail(detail, detail_len, BF_ERR_NOMEM,
+			       "connect %s: out of memory", r->name);
+	err = configure(r, detail, detail_len);
+	if (err != BF_OK)
+		return err;
+	if (r->cfg.proxy_jump || r->cfg.proxy_command) {
+		err = remote_proxy_start(r, accept_new, &fd, detail,
+					 detail_len);
+		if (err != BF_OK)
+			return err;
+		if (ssh_options_set(r->session, SSH_OPTIONS_FD, &fd) !=
+		    SSH_OK) {
+			close(fd);
+			return bf_fail(detail, detail_len, BF_ERR_CONNECT,
+				       "connect %s: %s", r->name,
+				       ssh_get_error(r->session));
+		}
+	}
+	ssh_set_blocking(r->session, 0);
+	for (;;) {
+		rc = ssh_connect(r->session);
+		if (rc != SSH_AGAIN)
+			break;
+		err = remote_wait_step(r, deadline_ms);
+		if (err != BF_OK)
+			return err;   /* the caller words it */
+		/* A jump ssh that gave up (unknown key, auth) has exited:
+		 * do not wait for libssh to notice its closed socket. */
+		if (r->proxy_pid > 0 &&
+		    waitpid(r->proxy_pid, NULL, WNOHANG) == r->proxy_pid) {
+			r->proxy_pid = 0;
+			snprintf(msg, msg_len, "the proxy exited");
+			return BF_ERR_CONNECT;
+		}
+	}
+	if (rc != SSH_OK) {
+		snprintf(msg, msg_len, "%s", ssh_get_error(r->session));
+		return BF_ERR_CONNECT;
+	}
+	r->fd = ssh_get_fd(r->session);
+	return BF_OK;
+}
+
+/* Drops a failed attempt's session and proxy. */
+static void connect_reset(struct remote *r)
+{
+	if (r->session) {
+		ssh_free(r->session);
+		r->session = NULL;
+	}
+	remote_proxy_stop(r);
+	r->fd = -1;
+}
+
+/*
+ * Connects up to the end of the key exchange, by deadline_ms. A connection
+ * the server drops before its banner or during the key exchange (sshd's
+ * MaxStartups) is tried again after a growing, jittered pause (100 ms
+ * doubling to 2 s), until the deadline; the cancel flag ends the pauses.
+ */
+static enum bf_err connect_retrying(struct remote *r, int accept_new,
+				    int64_t deadline_ms, int limit_s,
+				    const char *limit_why, char *detail,
+				    size_t detail_len)
+{
+	unsigned seed = (unsigned)remote_mono_ms() ^ (unsigned)(uintptr_t)r;
+	int64_t pause_ms = 100;
+	char msg[512];
+	enum bf_err err;
+
+	for (int tries = 1;; tries++) {
+		err = connect_once(r, accept_new, deadline_ms, msg,
+				   sizeof msg, detail, detail_len);
+		if (err == BF_ERR_TIMEOUT || err == BF_ERR_INTERRUPTED) {
+			const char *why = remote_proxy_reason(r, 0);
+			char extra[700];
+
+			snprintf(extra, sizeof extra, "%s%s%s", limit_why,
+				 why[0] ? "; proxy said: " : "", why);
+			return connect_wait_error(r, err, "connect", limit_s,
+						  extra, detail, detail_len);
+		}
+		if (err == BF_OK || !msg[0])
+			return err;
+		if (!kex_dropped(msg) || r->cfg.proxy_jump ||
+		    r->cfg.proxy_command ||
+		    remote_mono_ms() + pause_ms >= deadline_ms)
+			return connect_failed(r, msg, tries, detail,
+					      detail_len);
+		connect_reset(r);
+		for (int64_t until = remote_mono_ms() + pause_ms / 2 +
+				     rand_r(&seed) % (pause_ms / 2 + 1);
+		     remote_mono_ms() < until;) {
+			if (remote_cancelled(r))
+				return connect_wait_error(r,
+					BF_ERR_INTERRUPTED, "connect", 0, "",
+					detail, detail_len);
+			remote_sleep_ms(REMOTE_SLICE_MS / 2);
+		}
+		pause_ms = pause_ms * 2 > 2000 ? 2000 : pause_ms * 2;
+	}
+}
+
+/* The hint for a changed key: the exact command that removes the line. */
+static void keygen_hint(char *buf, size_t size, const char *name,
+			const char *file)
+{
+	char def[4200], home[4096];
+
+	if (remote_home_dir(home, sizeof home) == 0)
+		snprintf(def, sizeof def, "%s/.ssh/known_hosts", home);
+	else
+		def[0] = '\0';
+	snprintf(buf, size, "ssh-keygen%s%s%s -R %s%s%s",
+		 strcmp(file, def) ? " -f '" : "", strcmp(file, def) ? file :
+		 "", strcmp(file, def) ? "'" : "", name[0] == '[' ? "'" : "",
+		 name, name[0] == '[' ? "'" : "");
 }
 
 static enum bf_err check_host_key(struct remote *r, int accept_new,
 				  char *detail, size_t detail_len)
 {
 	ssh_session s = r->session;
+	const struct remote_config *c = &r->cfg;
 	ssh_key key = NULL;
 	unsigned char *hash = NULL;
-	size_t hash_len = 0;
-	char *fp = NULL;
-	char *kh = NULL;
+	size_t hash_len = 0, nfiles = 0;
+	char *fp = NULL, *b64 = NULL;
+	const char **files = NULL;
+	char name[1100], hint[2400];
 	const char *type;
-	enum ssh_known_hosts_e state;
+	struct remote_kh_match m;
 	enum bf_err err = BF_OK;
 
 	if (ssh_get_server_publickey(s, &key) != SSH_OK ||
 	    ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash,
-				   &hash_len) != 0) {
+				   &hash_len) != 0 ||
+	    ssh_pki_export_pubkey_base64(key, &b64) != SSH_OK) {
 		err = bf_fail(detail, detail_len, BF_ERR_CONNECT,
 			      "host key of %s: cannot read it: %s", r->name,
 			      ssh_get_error(s));
@@ -255,7 +434,9 @@ static enum bf_err check_host_key(struct remote *r, int accept_new,
 	}
 	fp = ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash,
 				      hash_len);
-	if (!fp) {
+	files = calloc(c->user_known_hosts.n + c->global_known_hosts.n + 1,
+		       sizeof *files);
+	if (!fp || !files) {
 		err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
 			      "host key of %s: out of memory", r->name);
 		goto out;
@@ -264,40 +445,53 @@ static enum bf_err check_host_key(struct remote *r, int accept_new,
 	type = ssh_key_type_to_char(ssh_key_type(key));
 	if (!type)
 		type = "key";
-	/* Expanded by ssh_connect; used only to name the file in messages. */
-	if (ssh_options_get(s, SSH_OPTIONS_KNOWNHOSTS, &kh) == SSH_OK && kh) {
-		r->known_hosts = strdup(kh);
-		ssh_string_free_char(kh);
-	}
-	if (!r->known_hosts)
-		r->known_hosts = strdup("known_hosts");
+	for (size_t i = 0; i < c->user_known_hosts.n; i++)
+		files[nfiles++] = c->user_known_hosts.v[i];
+	for (size_t i = 0; i < c->global_known_hosts.n; i++)
+		files[nfiles++] = c->global_known_hosts.v[i];
+	r->known_hosts = strdup(c->user_known_hosts.n ?
+				c->user_known_hosts.v[0] : "known_hosts");
 	if (!r->known_hosts) {
 		err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
 			      "host key of %s: out of memory", r->name);
 		goto out;
 	}
-
-	state = ssh_session_is_known_server(s);
-	switch (state) {
-	case SSH_KNOWN_HOSTS_OK:
+	if (c->host_key_alias)
+		snprintf(name, sizeof name, "%s", c->host_key_alias);
+	else
+		remote_kh_name(name, sizeof name, c->hostname, c->port);
+	err = remote_kh_check(files, nfiles, name, type, b64, &m, detail,
+			      detail_len);
+	if (err != BF_OK)
+		goto out;
+	keygen_hint(hint, sizeof hint, name, m.file);
+	switch (m.state) {
+	case REMOTE_KH_OK:
 		break;
-	case SSH_KNOWN_HOSTS_CHANGED:
+	case REMOTE_KH_REVOKED:
+		err = bf_fail(detail, detail_len, BF_ERR_HOSTKEY_CHANGED,
+			      "host key of %s is revoked: server offers %s %s, "
+			      "marked @revoked in %s line %d; refused",
+			      r->name, type, r->fingerprint, m.file, m.line);
+		break;
+	case REMOTE_KH_CHANGED:
 		err = bf_fail(detail, detail_len, BF_ERR_HOSTKEY_CHANGED,
 			      "host key of %s changed: server offers %s %s, "
-			      "%s holds another (possible attack; if the host "
-			      "was reinstalled, remove its line with "
-			      "ssh-keygen -R)", r->name, type, r->fingerprint,
-			      r->known_hosts);
+			      "%s line %d holds another (possible attack; if "
+			      "the host was reinstalled, remove that line "
+			      "with: %s)", r->name, type, r->fingerprint,
+			      m.file, m.line, hint);
 		break;
-	case SSH_KNOWN_HOSTS_OTHER:
+	case REMOTE_KH_OTHER:
 		err = bf_fail(detail, detail_len, BF_ERR_HOSTKEY_CHANGED,
 			      "host key of %s changed: server offers %s %s, "
-			      "%s holds a key of another type for it "
-			      "(possible attack)", r->name, type,
-			      r->fingerprint, r->known_hosts);
+			      "%s line %d holds a key of another type for it "
+			      "(possible attack; if the host was reinstalled: "
+			      "%s)", r->name, type, r->fingerprint, m.file,
+			      m.line, hint);
 		break;
-	case SSH_KNOWN_HOSTS_UNKNOWN:   /* also: the file does not exist */
-	case SSH_KNOWN_HOSTS_NOT_FOUND:
+	case REMOTE_KH_UNKNOWN:
+	default:
 		if (!accept_new) {
 			err = bf_fail(detail, detail_len,
 				      BF_ERR_HOSTKEY_UNKNOWN,
@@ -307,75 +501,243 @@ static enum bf_err check_host_key(struct remote *r, int accept_new,
 				      type, r->fingerprint, r->known_hosts);
 			break;
 		}
-		if (ssh_session_update_known_hosts(s) != SSH_OK) {
-			err = bf_fail(detail, detail_len, BF_ERR_IO,
-				      "known_hosts %s: cannot add %s: %s",
-				      r->known_hosts, r->name,
-				      ssh_get_error(s));
+		err = remote_kh_add(r->known_hosts, name, type, b64,
+				    c->hash_known_hosts, detail, detail_len);
+		if (err != BF_OK)
 			break;
-		}
 		r->key_added = 1;
-		break;
-	case SSH_KNOWN_HOSTS_ERROR:
-	default:
-		err = bf_fail(detail, detail_len, BF_ERR_IO,
-			      "known_hosts %s: %s", r->known_hosts,
-			      ssh_get_error(s));
+		/* A hashed line cannot be read back by eye: say what it is.
+		 * (ctl run logs every added key in the host's log too.) */
+		if (c->hash_known_hosts)
+			fprintf(stderr, "ctl: %s: host key %s %s added to %s, "
+				"name hashed (HashKnownHosts yes; find it with "
+				"ssh-keygen -F %s -f %s)\n", r->name, type,
+				r->fingerprint, r->known_hosts, name,
+				r->known_hosts);
 		break;
 	}
 out:
+	free(files);
+	ssh_string_free_char(b64);
 	ssh_string_free_char(fp);
 	ssh_clean_pubkey_hash(&hash);
 	ssh_key_free(key);
 	return err;
 }
 
+/*
+ * Asks the ssh-agent at sock for its identities (SSH2_AGENTC_REQUEST_
+ * IDENTITIES, draft-miller-ssh-agent) and waits for the answer under the
+ * deadline and the cancel flag, because libssh talks to the agent with
+ * blocking calls and an agent that never answers would hang the connect.
+ * Returns BF_OK with *nkeys (-1 when the answer was not understood),
+ * BF_ERR_NOT_FOUND when nothing answers the socket, BF_ERR_TIMEOUT,
+ * BF_ERR_INTERRUPTED.
+ */
+static enum bf_err agent_probe(struct remote *r, const char *sock,
+			       int64_t deadline_ms, int *nkeys)
+{
+	static const unsigned char req[5] = { 0, 0, 0, 1, 11 };
+	struct sockaddr_un sa;
+	unsigned char ans[9];
+	size_t got = 0;
+	enum bf_err err = BF_ERR_NOT_FOUND;
+	int fd;
+
+	*nkeys = -1;
+	if (strlen(sock) >= sizeof sa.sun_path)
+		return BF_ERR_NOT_FOUND;
+	memset(&sa, 0, sizeof sa);
+	sa.sun_family = AF_UNIX;
+	memcpy(sa.sun_path, sock, strlen(sock));
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return BF_ERR_NOT_FOUND;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+	    send(fd, req, sizeof req, MSG_NOSIGNAL) != (ssize_t)sizeof req)
+		goto out;
+	for (;;) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		int64_t left = deadline_ms - remote_mono_ms();
+		ssize_t n;
+
+		if (remote_cancelled(r)) {
+			err = BF_ERR_INTERRUPTED;
+			break;
+		}
+		if (left <= 0) {
+			err = BF_ERR_TIMEOUT;
+			break;
+		}
+		if (poll(&p, 1, left < REMOTE_SLICE_MS ? (int)left :
+			 REMOTE_SLICE_MS) <= 0)
+			continue;
+		n = recv(fd, ans + got, sizeof ans - got, 0);
+		if (n <= 0) {
+			if (n < 0 && errno == EAGAIN)
+				continue;
+			break;   /* closed without answering */
+		}
+		got += (size_t)n;
+		if (got == sizeof ans || (got >= 5 && ans[4] != 12)) {
+			err = BF_OK;
+			if (ans[4] == 12 && got == sizeof ans)
+				*nkeys = (int)((unsigned)ans[5] << 24 |
+					       (unsigned)ans[6] << 16 |
+					       (unsigned)ans[7] << 8 | ans[8]);
+			break;
+		}
+	}
+out:
+	close(fd);
+	return err;
+}
+
+/* Appends to the "tried: ..." list of an auth failure, cut at its end. */
+static void tried_add(char *buf, size_t size, size_t *len, const char *fmt,
+		      ...) __attribute__((format(printf, 4, 5)));
+static void tried_add(char *buf, size_t size, size_t *len, const char *fmt,
+		      ...)
+{
+	va_list ap;
+	int n;
+
+	if (*len >= size - 1)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *len, size - *len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*len += (size_t)n < size - *len ? (size_t)n : size - 1 - *len;
+}
+
+/* Runs one nonblocking auth call to its end. */
+#define AUTH_LOOP(r, call, deadline, rc, err)				\
+	do {								\
+		(err) = BF_OK;						\
+		while (((rc) = (call)) == SSH_AUTH_AGAIN) {		\
+			/* sshd's disconnect (MaxAuthTries) leaves	\
+			 * libssh answering AGAIN */			\
+			if (!ssh_is_connected((r)->session)) {		\
+				(rc) = SSH_AUTH_ERROR;			\
+				break;					\
+			}						\
+			(err) = remote_wait_step((r), (deadline));	\
+			if ((err) != BF_OK)				\
+				break;					\
+		}							\
+	} while (0)
+
+/*
+ * Public-key authentication as OpenSSH does it, as far as libssh 0.10
+ * allows: each IdentityFile that exists and loads without a passphrase,
+ * then the ssh-agent's keys (not with IdentitiesOnly yes). OpenSSH offers
+ * the agent's copies of IdentityFile keys first, then the files, then the
+ * agent's other keys; libssh cannot offer one chosen agent key, so files
+ * come first here: the key a config names is tried before sshd's
+ * MaxAuthTries runs out on the agent's others. A passphrase-protected
+ * IdentityFile is therefore used only through the agent, and not with
+ * IdentitiesOnly yes. ssh -G lists ~/.ssh/id_* only when no
+ * IdentityFile is set. Keys are loaded with ssh_pki_import_privkey_file,
+ * never through ssh_userauth_publickey_auto, which writes a missing
+ * <key>.pub next to the key.
+ */
 static enum bf_err authenticate(struct remote *r, int64_t deadline_ms,
 				char *detail, size_t detail_len)
 {
 	ssh_session s = r->session;
-	const char *agent = getenv("SSH_AUTH_SOCK");
-	char *user = NULL;
+	const struct remote_config *c = &r->cfg;
+	const char *agent = c->identity_agent ? c->identity_agent :
+			    getenv("SSH_AUTH_SOCK");
+	char tried[1024] = "";
+	size_t tl = 0;
+	int agent_keys = -1, files_tried = 0, rc = SSH_AUTH_DENIED;
 	enum bf_err err;
-	int rc;
 
-	/* publickey_auto tries the ssh-agent's keys first (when SSH_AUTH_SOCK
-	 * or IdentityAgent names one), then IdentityFile and the default key
-	 * files; encrypted key files are skipped (no passphrase prompt). */
-	for (;;) {
-		rc = ssh_userauth_publickey_auto(s, NULL, NULL);
-		if (rc != SSH_AUTH_AGAIN)
-			break;
-		err = remote_wait_step(r, deadline_ms);
+	if (agent && (!*agent || !strcmp(agent, "none")))
+		agent = NULL;
+	if (agent && c->identities_only) {
+		tried_add(tried, sizeof tried, &tl,
+				       "ssh-agent not used: IdentitiesOnly "
+				       "yes; ");
+		agent = NULL;
+	}
+	for (size_t i = 0; i < c->identity_files.n &&
+	     rc != SSH_AUTH_SUCCESS && rc != SSH_AUTH_PARTIAL &&
+	     ssh_is_connected(s); i++) {
+		const char *path = c->identity_files.v[i];
+		ssh_key key = NULL;
+
+		if (access(path, F_OK) != 0)
+			continue;
+		if (ssh_pki_import_privkey_file(path, NULL, NULL, NULL,
+						&key) != SSH_OK) {
+			tried_add(tried, sizeof tried, &tl, "%s skipped "
+				  "(passphrase or unreadable); ", path);
+			continue;
+		}
+		files_tried++;
+		AUTH_LOOP(r, ssh_userauth_publickey(s, NULL, key),
+			  deadline_ms, rc, err);
+		ssh_key_free(key);
 		if (err != BF_OK)
-			return connect_wait_error(r, err, "auth", detail,
+			return connect_wait_error(r, err, "auth",
+						  r->timeout_s, "", detail,
 						  detail_len);
+		tried_add(tried, sizeof tried, &tl, "%s; ", path);
+	}
+	if (agent && rc != SSH_AUTH_SUCCESS && rc != SSH_AUTH_PARTIAL &&
+	    ssh_is_connected(s)) {
+		err = agent_probe(r, agent, deadline_ms, &agent_keys);
+		if (err == BF_ERR_INTERRUPTED)
+			return connect_wait_error(r, err, "auth", 0, "",
+						  detail, detail_len);
+		if (err == BF_ERR_TIMEOUT)
+			return bf_fail(detail, detail_len, BF_ERR_TIMEOUT,
+				       "auth %s: the ssh-agent at %s did not "
+				       "answer within %d s (restart it, or "
+				       "unset SSH_AUTH_SOCK)", r->name, agent,
+				       r->timeout_s);
+		if (err != BF_OK) {
+			tried_add(tried, sizeof tried, &tl,
+					       "ssh-agent at %s not "
+					       "answering; ", agent);
+		} else {
+			AUTH_LOOP(r, ssh_userauth_agent(s, NULL),
+				  deadline_ms, rc, err);
+			if (err != BF_OK)
+				return connect_wait_error(r, err, "auth",
+					r->timeout_s, "", detail, detail_len);
+			if (rc == SSH_AUTH_SUCCESS)
+				return BF_OK;
+			tried_add(tried, sizeof tried, &tl,
+					       "the ssh-agent's %d keys; ",
+					       agent_keys);
+		}
+	} else if (!c->identities_only) {
+		tried_add(tried, sizeof tried, &tl,
+				       "no ssh-agent (SSH_AUTH_SOCK unset); ");
 	}
 	if (rc == SSH_AUTH_SUCCESS)
 		return BF_OK;
-	if (rc == SSH_AUTH_ERROR)
-		return bf_fail(detail, detail_len, BF_ERR_CONNECT,
-			       "auth %s: %s", r->name, ssh_get_error(s));
-	if (ssh_options_get(s, SSH_OPTIONS_USER, &user) != SSH_OK)
-		user = NULL;
+	if (tl >= 2 && tl < sizeof tried)
+		tried[tl - 2] = '\0';
 	if (rc == SSH_AUTH_PARTIAL)
-		err = bf_fail(detail, detail_len, BF_ERR_AUTH,
-			      "auth %s as %s: key accepted but the server "
-			      "wants another method too", r->name,
-			      user ? user : "?");
-	else if (agent && *agent)
-		err = bf_fail(detail, detail_len, BF_ERR_AUTH,
-			      "auth %s as %s: no key accepted (tried the "
-			      "ssh-agent, then IdentityFile or ~/.ssh/id_* key "
-			      "files)", r->name, user ? user : "?");
-	else
-		err = bf_fail(detail, detail_len, BF_ERR_AUTH,
-			      "auth %s as %s: no key accepted (tried "
-			      "IdentityFile or ~/.ssh/id_* key files; no "
-			      "ssh-agent: SSH_AUTH_SOCK unset)", r->name,
-			      user ? user : "?");
-	ssh_string_free_char(user);
-	return err;
+		return bf_fail(detail, detail_len, BF_ERR_AUTH,
+			       "auth %s as %s: key accepted but the server "
+			       "wants another method too", r->name, c->user);
+	if (!ssh_is_connected(s))
+		return bf_fail(detail, detail_len, BF_ERR_AUTH,
+			       "auth %s as %s: the server closed the "
+			       "connection after too many refused keys "
+			       "(sshd MaxAuthTries; tried: %s): set "
+			       "IdentitiesOnly yes and the right IdentityFile "
+			       "for this host", r->name, c->user, tried);
+	return bf_fail(detail, detail_len, BF_ERR_AUTH,
+		       "auth %s as %s: no key accepted (tried: %s%s)",
+		       r->name, c->user, tried[0] ? tried : "nothing",
+		       files_tried || c->identity_files.n ? "" :
+		       "; no IdentityFile");
 }
 
 enum bf_err remote_connect(struct remote **out, const struct remote_opts *opts,
@@ -383,10 +745,10 @@ enum bf_err remote_connect(struct remote **out, const struct remote_opts *opts,
 {
 	struct remote *r = NULL;
 	char *user = NULL, *host = NULL;
-	int port = 0;
-	int64_t deadline_ms;
+	char limit_why[64] = "";
+	int port = 0, limit_s;
+	int64_t start_ms, deadline_ms, connect_deadline_ms;
 	enum bf_err err;
-	int rc;
 
 	if (!out)
 		return bf_fail(detail, detail_len, BF_ERR_USAGE,
@@ -396,13 +758,21 @@ enum bf_err remote_connect(struct remote **out, const struct remote_opts *opts,
 		return bf_fail(detail, detail_len, BF_ERR_USAGE,
 			       "connect: no host given");
 	err = remote_target_parse(opts->host, &user, &host, &port, detail,
-			   detail_len);
+				  detail_len);
 	if (err != BF_OK)
 		goto out;
+	if (!valid_hostname(host)) {
+		err = bf_fail(detail, detail_len, BF_ERR_USAGE,
+			      "host '%s': invalid host name (letters, digits, "
+			      "'.', '-', '_' and ':' only, not starting with "
+			      "'-')", opts->host);
+		goto out;
+	}
 
 	r = calloc(1, sizeof *r);
 	if (r) {
 		r->fd = -1;
+		r->proxy_err_fd = -1;
 		r->name = strdup(opts->host);
 	}
 	if (!r || !r->name ||
@@ -415,37 +785,67 @@ enum bf_err remote_connect(struct remote **out, const struct remote_opts *opts,
 	r->timeout_s = opts->timeout_s > 0 ? opts->timeout_s :
 		       REMOTE_TIMEOUT_DEFAULT_S;
 	r->cancel = opts->cancel;
-	r->session = ssh_new();
-	if (!r->session) {
-		err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
-			      "connect %s: out of memory", r->name);
-		goto out;
-	}
-	err = configure(r, opts, user, host, port, detail, detail_len);
+	start_ms = remote_mono_ms();
+	deadline_ms = start_ms + (int64_t)r->timeout_s * 1000;
+	err = remote_config_resolve(&r->cfg, host, user, port,
+				    opts->ssh_config, r->timeout_s, r->cancel,
+				    detail, detail_len);
 	if (err != BF_OK)
 		goto out;
+	if (opts->known_hosts) {
+		struct remote_strv *kh = &r->cfg.user_known_hosts;
+		char *dup = strdup(opts->known_hosts);
 
-	deadline_ms = remote_mono_ms() + (int64_t)r->timeout_s * 1000;
-	ssh_set_blocking(r->session, 0);
-	for (;;) {
-		rc = ssh_connect(r->session);
-		if (rc != SSH_AGAIN)
-			break;
-		err = remote_wait_step(r, deadline_ms);
-		if (err != BF_OK) {
-			err = connect_wait_error(r, err, "connect", detail,
-						 detail_len);
+		if (!dup) {
+			err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
+				      "connect %s: out of memory", r->name);
 			goto out;
 		}
+		for (size_t i = 0; i < kh->n; i++)
+			free(kh->v[i]);
+		kh->n = 0;
+		if (!kh->v)
+			kh->v = calloc(1, sizeof *kh->v);
+		if (!kh->v) {
+			free(dup);
+			err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
+				      "connect %s: out of memory", r->name);
+			goto out;
+		}
+		kh->v[kh->n++] = dup;
 	}
-	if (rc != SSH_OK) {
-		err = bf_fail(detail, detail_len, BF_ERR_CONNECT,
-			      "connect %s: %s", r->name,
-			      ssh_get_error(r->session));
-		goto out;
-	}
-	r->fd = ssh_get_fd(r->session);
+	/* ServerAliveInterval x ServerAliveCountMax drive remote_exec's
+	 * liveness probes where they detect a silent server sooner than
+	 * timeout_s would (which probes after a quarter of timeout_s and
+	 * gives up after timeout_s of silence). Debian's ssh makes BatchMode
+	 * imply ServerAliveInterval 300: never longer than --timeout. */
+	r->silence_max_ms = (int64_t)r->timeout_s * 1000;
+	if (r->cfg.server_alive_interval_s > 0) {
+		int64_t every = (int64_t)r->cfg.server_alive_interval_s * 1000;
+		int count = r->cfg.server_alive_count_max > 0 ?
+			    r->cfg.server_alive_count_max : 1;
 
+		if (every < r->silence_max_ms / 4)
+			r->probe_after_ms = every;
+		if (every * count < r->silence_max_ms)
+			r->silence_max_ms = every * count;
+	}
+	/* ConnectTimeout bounds the connection up to the end of the key
+	 * exchange; timeout_s still bounds the whole connect. */
+	connect_deadline_ms = deadline_ms;
+	limit_s = r->timeout_s;
+	if (r->cfg.connect_timeout_s > 0 &&
+	    r->cfg.connect_timeout_s < r->timeout_s) {
+		connect_deadline_ms = remote_mono_ms() +
+				      (int64_t)r->cfg.connect_timeout_s * 1000;
+		limit_s = r->cfg.connect_timeout_s;
+		snprintf(limit_why, sizeof limit_why, " (ConnectTimeout)");
+	}
+	err = connect_retrying(r, opts->accept_new_host_keys,
+			       connect_deadline_ms, limit_s, limit_why,
+			       detail, detail_len);
+	if (err != BF_OK)
+		goto out;
 	err = check_host_key(r, opts->accept_new_host_keys, detail,
 			     detail_len);
 	if (err != BF_OK)
@@ -489,6 +889,8 @@ void remote_free(struct remote *r)
 			ssh_disconnect(r->session);
 		ssh_free(r->session);
 	}
+	remote_proxy_stop(r);
+	remote_config_clear(&r->cfg);
 	remote_watchdog_stop(&r->wd);
 	linesplit_free(&r->out);
 	remote_tail_free(&r->err);

@@ -13,11 +13,15 @@
  * threads. Use one handle per host, on that host's thread.
  *
  * Behaviour follows OpenSSH where a user would expect it to: the host is an
- * alias from ssh_config (Host, HostName, User, Port, IdentityFile,
- * ProxyCommand, ProxyJump, Include, UserKnownHostsFile, via libssh's own
- * parser) or user@host[:port]; host keys are checked against known_hosts and
- * an unknown or changed key is refused; authentication is by ssh-agent, then
- * key files, never by password or prompt.
+ * alias from ssh_config or user@host[:port], resolved by OpenSSH's own
+ * `ssh -G` (remote_config.h; libssh's parser only where no ssh client
+ * exists); host keys are checked against every UserKnownHostsFile and
+ * GlobalKnownHostsFile, "@revoked" and hashed lines included
+ * (remote_knownhosts.h), and an unknown, changed or revoked key is
+ * refused; authentication is by the IdentityFile keys, then ssh-agent (not
+ * with IdentitiesOnly), never by password or prompt, and nothing is written
+ * under ~/.ssh but known_hosts when asked. ProxyJump and ProxyCommand run
+ * as child processes of ours (remote_proxy.c) without a terminal.
  *
  * Timeouts: every call is bounded. remote_connect gives up after timeout_s
  * in total. remote_exec gives up when the SSH server has been silent for
@@ -54,19 +58,22 @@ struct remote_opts {
 	/* ssh_config file (like ssh -F): only it is read, and it must exist.
 	 * NULL: ~/.ssh/config if it exists, then /etc/ssh/ssh_config, as
 	 * OpenSSH does. Here "~" is $HOME when HOME is set, else the passwd
-	 * entry, and so are the default key files and known_hosts; inside a
-	 * config file libssh 0.10 expands "~" from the passwd entry only ("%d"
-	 * is the ~/.ssh directory in the sense above). ProxyJump is rewritten
-	 * by libssh 0.10 to "ssh -W" run without -F (reading OpenSSH's default
-	 * config); ProxyCommand is run as given. */
+	 * entry, and so are the default key files and known_hosts (when HOME
+	 * differs from the passwd entry, $HOME/.ssh/config is given to ssh
+	 * as -F; see remote_config.h). ProxyJump runs `ssh -W` with this
+	 * -F, BatchMode=yes and StrictHostKeyChecking=yes (accept-new with
+	 * accept_new_host_keys). */
 	const char *ssh_config;
 	/* known_hosts file to check and, with accept_new_host_keys, to append
-	 * to. NULL: UserKnownHostsFile from the config, else
-	 * ~/.ssh/known_hosts (the system-wide file is checked too). */
+	 * to. NULL: every UserKnownHostsFile from the config (the first is
+	 * appended to), else ~/.ssh/known_hosts; GlobalKnownHostsFile is
+	 * checked too. */
 	const char *known_hosts;
 	/* Seconds: the bound on remote_connect as a whole, on silence from
 	 * the server during remote_exec, and on each SFTP request. <= 0 means
-	 * REMOTE_TIMEOUT_DEFAULT_S. */
+	 * REMOTE_TIMEOUT_DEFAULT_S. ConnectTimeout from the config bounds the
+	 * connection up to the key exchange, and ServerAliveInterval x
+	 * ServerAliveCountMax the silence in remote_exec, where shorter. */
 	int timeout_s;
 	/* Non-zero: a host whose key is not in known_hosts has the key added
 	 * (OpenSSH's StrictHostKeyChecking=accept-new). A changed key is
@@ -87,17 +94,28 @@ struct remote_opts {
  *
  * On BF_OK *out is a new handle (caller frees with remote_free). On error
  * *out is NULL and detail says what happened:
- *   BF_ERR_USAGE            bad opts->host (e.g. port out of range)
+ *   BF_ERR_USAGE            bad opts->host (e.g. port out of range, an
+ *                           invalid host name, one ssh -G refuses)
  *   BF_ERR_NOT_FOUND        opts->ssh_config does not exist
  *   BF_ERR_PARSE            ssh_config could not be parsed
- *   BF_ERR_CONNECT          name did not resolve, connection refused/reset,
- *                           key exchange failed
+ *   BF_ERR_CONNECT          name did not resolve, connection refused
+ *                           (detail: address:port), reset, key exchange
+ *                           failed, the ProxyJump failed (detail: its
+ *                           ssh's reason). A connection dropped before
+ *                           the key exchange (sshd MaxStartups) is
+ *                           retried with backoff until the deadline;
+ *                           detail then names MaxStartups and --jobs
  *   BF_ERR_TIMEOUT          no answer within timeout_s
  *   BF_ERR_HOSTKEY_UNKNOWN  key not in known_hosts (detail: the SHA256
  *                           fingerprint and --accept-new-host-keys)
  *   BF_ERR_HOSTKEY_CHANGED  key differs from known_hosts, or only a key of
- *                           another type is known (detail: the file)
- *   BF_ERR_AUTH             no key from the agent or key files accepted
+ *                           another type is known (detail: the file, line
+ *                           and the ssh-keygen -R command), or the key is
+ *                           @revoked
+ *   BF_ERR_TIMEOUT also:    an ssh-agent that does not answer
+ *   BF_ERR_AUTH             no key from the key files or agent accepted
+ *                           (detail: what was tried; MaxAuthTries when
+ *                           sshd disconnected)
  *   BF_ERR_IO               known_hosts unreadable or not writable
  *   BF_ERR_INTERRUPTED      *opts->cancel was set
  *   BF_ERR_NOMEM

@@ -140,7 +140,8 @@ class SSHHosts:
     """N OpenSSH servers on loopback plus a client HOME that knows them.
 
     Hosts are numbered 1..n; host i has alias "<prefix><i>". `unknown` is a
-    set of host numbers left out of known_hosts. The fixture cleans up all of
+    set of host numbers left out of known_hosts; `sshd_extra` is sshd_config
+    text every sshd reads before the defaults (so it wins). The fixture cleans up all of
     its processes and (unless keep=True or root was given) its directory on
     stop(), also when the with-block raises.
     """
@@ -155,9 +156,14 @@ class SSHHosts:
         self._own_root = root is None
         self.root = os.path.abspath(root) if root else None
         self.keep = keep
-        # host number -> extra sshd_config lines ("MaxSessions 1"); they
-        # come first, and sshd keeps the first value of a keyword.
-        self.sshd_extra = dict(sshd_extra or {})
+        # Extra sshd_config lines, put before the defaults (sshd keeps the
+        # first value of a keyword): a string for every host ("MaxStartups
+        # 1:100:1\nMaxAuthTries 3"), or a dict host number -> lines (a
+        # list or a string) for some ("MaxSessions 1").
+        if isinstance(sshd_extra, str):
+            self.sshd_extra_all, self.sshd_extra = sshd_extra, {}
+        else:
+            self.sshd_extra_all, self.sshd_extra = "", dict(sshd_extra or {})
         # host number -> host number whose remote HOME it uses (two hosts
         # sharing one home directory, as over NFS).
         self.share_home = dict(share_home or {})
@@ -275,7 +281,11 @@ class SSHHosts:
 
     def _write_sshd_config(self, i):
         d = self.host_dir(i)
-        text = "".join(l + "\n" for l in self.sshd_extra.get(i, ())) + (
+        per_host = self.sshd_extra.get(i, ())
+        if isinstance(per_host, str):
+            per_host = per_host.splitlines()
+        extra = list(per_host) + self.sshd_extra_all.strip().splitlines()
+        text = "".join(l + "\n" for l in extra if l.strip()) + (
             "ListenAddress 127.0.0.1\n"
             "Port %d\n"
             "HostKey %s\n"

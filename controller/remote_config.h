@@ -1,0 +1,102 @@
+/*
+ * remote_config: what ssh_config says about one target, resolved the way
+ * OpenSSH resolves it. Where an OpenSSH client exists, OpenSSH itself is
+ * asked: `ssh -G [-F FILE] [-l USER] [-p PORT] -- HOST` prints the final
+ * options after every Host/Match block, Include and default (it does not
+ * touch the network), and remote_config_parse_g reads those "key value"
+ * lines. Only without an ssh client does libssh 0.10's own parser answer
+ * (its Host blocks match the name as rewritten by HostName, and it ignores
+ * IdentitiesOnly, ServerAlive*, HashKnownHosts), and the result says so.
+ *
+ * "~" and the ~/.ssh directory are $HOME's when HOME is set, else the
+ * passwd entry's (remote_ssh.h). OpenSSH reads the passwd entry only, so
+ * when the two differ and no file is given, ~/.ssh/config under $HOME is
+ * passed to ssh as -F (then /etc/ssh/ssh_config is not read, as with any
+ * -F), and default paths ssh reports under the passwd home's .ssh are moved
+ * under $HOME's.
+ */
+#ifndef REMOTE_CONFIG_H
+#define REMOTE_CONFIG_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "bf_error.h"
+
+/* The environment variable naming the ssh client to ask (default "ssh" on
+ * PATH); "none" forces libssh's parser. */
+#define REMOTE_SSH_CLIENT_ENV "BF_SSH_CLIENT"
+
+struct remote_strv {
+	char **v;
+	size_t n;
+};
+
+struct remote_config {
+	char *alias;            /* the host as given, before HostName */
+	char *hostname;         /* where to connect */
+	char *user;
+	int port;
+	struct remote_strv identity_files;   /* expanded, in order */
+	int identities_only;
+	char *identity_agent;   /* NULL: $SSH_AUTH_SOCK; "none": no agent */
+	struct remote_strv user_known_hosts; /* expanded; first is written */
+	struct remote_strv global_known_hosts;
+	int hash_known_hosts;
+	char *host_key_alias;   /* NULL: none */
+	char *proxy_jump;       /* NULL: none */
+	char *proxy_command;    /* NULL: none; %-tokens expanded */
+	int connect_timeout_s;  /* 0: none */
+	int server_alive_interval_s;  /* 0: off */
+	int server_alive_count_max;
+	char *strict_host_key_checking;  /* "yes", "no", "ask", "accept-new" */
+	int batch_mode;
+	char *config_file;      /* the -F file used, NULL: ssh's defaults */
+	/* "ssh -G (OpenSSH_9.2p1 ...)" or "libssh 0.10 parser (...: why)" */
+	char *resolver;
+};
+
+/*
+ * Resolves target (an alias or host, with user and port from
+ * "[user@]host[:port]" already split off: user NULL and port 0 when not
+ * given; they win over the config as ssh -l / -p do) with ssh_config file
+ * ssh_config (NULL: the defaults above). Runs the ssh client for at most
+ * timeout_s seconds, stopping early when *cancel is set (cancel may be
+ * NULL).
+ *
+ * On BF_OK *cfg is filled (free with remote_config_clear). Errors:
+ * BF_ERR_USAGE (ssh rejects the host name or the config; detail has ssh's
+ * words), BF_ERR_NOT_FOUND (ssh_config missing), BF_ERR_PARSE,
+ * BF_ERR_TIMEOUT, BF_ERR_INTERRUPTED, BF_ERR_NOMEM.
+ */
+enum bf_err remote_config_resolve(struct remote_config *cfg,
+				  const char *target, const char *user,
+				  int port, const char *ssh_config,
+				  int timeout_s, const atomic_int *cancel,
+				  char *detail, size_t detail_len);
+
+/* Fills cfg from the text `ssh -G` printed (NUL-terminated), expanding
+ * "~" and the %-tokens ssh -G leaves in identityfile, userknownhostsfile
+ * and proxycommand. alias is the host as given. home is "~". Pure; for
+ * tests. BF_ERR_PARSE when hostname, user or port is missing. */
+enum bf_err remote_config_parse_g(struct remote_config *cfg,
+				  const char *alias, const char *text,
+				  const char *home, char *detail,
+				  size_t detail_len);
+
+/* Expands OpenSSH's %-tokens (%% %h %p %r %n %d %u %l %L %i %k) and a
+ * leading "~" in s for cfg (hostname, port, user, alias must be set).
+ * Returns a new string (caller frees) or NULL on out-of-memory. */
+char *remote_config_expand(const struct remote_config *cfg, const char *s,
+			   const char *home);
+
+/* Prints cfg as "key value" lines (the `ctl resolve` format). */
+void remote_config_print(const struct remote_config *cfg, void *file);
+
+/* Frees what cfg holds and zeroes it. */
+void remote_config_clear(struct remote_config *cfg);
+
+/* "~" in the sense above into buf: 0, or -1 when there is no home. */
+int remote_home_dir(char *buf, size_t size);
+
+#endif

@@ -1,0 +1,61 @@
+/*
+ * remote_knownhosts: OpenSSH's known_hosts format, checked and appended to
+ * by benchfleet itself, because libssh 0.10's ssh_session_is_known_server
+ * reads one user file (and one global one), and skips marker lines, so a
+ * "@revoked" key is accepted or even added again. Here every file of
+ * UserKnownHostsFile and GlobalKnownHostsFile is read; host patterns are
+ * matched as sshd(8) "SSH_KNOWN_HOSTS FILE FORMAT" describes (comma lists,
+ * "*" and "?" wildcards, "!" negation, "[host]:port", hashed "|1|salt|hash"
+ * names: HMAC-SHA1 of the name keyed by the salt, OpenSSL's HMAC); keys are
+ * compared as type and base64 blob. "@cert-authority" lines are skipped
+ * (host certificates are not used). No libssh: unit-testable.
+ */
+#ifndef REMOTE_KNOWNHOSTS_H
+#define REMOTE_KNOWNHOSTS_H
+
+#include <stddef.h>
+
+#include "bf_error.h"
+
+enum remote_kh_state {
+	REMOTE_KH_UNKNOWN = 0,  /* no line for the host */
+	REMOTE_KH_OK,           /* a line holds this key */
+	REMOTE_KH_CHANGED,      /* lines hold another key of this type */
+	REMOTE_KH_OTHER,        /* lines hold only keys of other types */
+	REMOTE_KH_REVOKED,      /* an @revoked line holds this key */
+};
+
+struct remote_kh_match {
+	enum remote_kh_state state;
+	char file[1024];   /* where the deciding line is ("" when unknown) */
+	int line;          /* its number, 1-based */
+};
+
+/* The name known_hosts lists a host under: "host" for port 22, else
+ * "[host]:port" (into buf). */
+void remote_kh_name(char *buf, size_t size, const char *host, int port);
+
+/*
+ * Looks up name (from remote_kh_name, or HostKeyAlias) with key type
+ * key_type ("ssh-ed25519") and key_b64 (the base64 blob) in files[0..n).
+ * Missing files are skipped. Revoked wins over everything, then OK, then
+ * CHANGED, then OTHER. Returns BF_OK with *m filled, or BF_ERR_IO when a
+ * file exists but cannot be read (detail names it).
+ */
+enum bf_err remote_kh_check(const char *const *files, size_t n,
+			    const char *name, const char *key_type,
+			    const char *key_b64, struct remote_kh_match *m,
+			    char *detail, size_t detail_len);
+
+/* Appends "name type b64" to file, or with hashed non-zero
+ * "|1|salt|hash type b64" (random 20-byte salt), creating the file (0600)
+ * and its directory (0700) when missing. BF_ERR_IO on failure. */
+enum bf_err remote_kh_add(const char *file, const char *name,
+			  const char *key_type, const char *key_b64,
+			  int hashed, char *detail, size_t detail_len);
+
+/* Non-zero when pattern-list `patterns` (a known_hosts host field) matches
+ * name. Exposed for tests. */
+int remote_kh_host_matches(const char *patterns, const char *name);
+
+#endif
