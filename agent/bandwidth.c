@@ -147,8 +147,8 @@ static double run_one(struct report *r, const struct sweep_device *sd,
 		      enum bw_kind kind, const struct agent_opts *o)
 {
 	const struct backend *be = backend_for(sd->dev.kind);
-	int warmup = sd->dev.kind == DEVICE_CPU ? o->cpu_warmup : o->warmup;
-	struct bw_job job = { .kind = kind, .warmup = warmup, .iters = o->iters };
+	struct bw_job job = { .kind = kind, .warmup = BW_WARMUP,
+			      .iters = BW_ITERS };
 	struct bw_result res = { 0 };
 	struct bf_stats_summary st;
 	struct bf_rec_bandwidth *b;
@@ -217,7 +217,7 @@ static double run_one(struct report *r, const struct sweep_device *sd,
 	b->bytes = res.bytes;
 	b->counting = bf_xstrdup(res.counting);
 	b->threads = res.threads > 0 ? res.threads : NAN;
-	b->warmup = warmup > 0 ? warmup : 1; /* the backends run at least one */
+	b->warmup = job.warmup;
 	b->iters = job.iters;
 	b->samples_ms = res.samples_ms; /* lent: freed below */
 	b->nsamples = job.iters;

@@ -12,6 +12,12 @@
 
 #include "gemm.h"
 
+/* Timed and untimed passes of every measurement: fixed, not --iters (a
+ * long GEMM sweep with --iters 400 need not stream gigabytes 400 times);
+ * ten samples give a median as nvbandwidth's default does. */
+#define BW_ITERS 10
+#define BW_WARMUP 1
+
 /* "triad", "d2d", "h2d_pageable", ...; static. */
 const char *bandwidth_kind_name(enum bw_kind k);
 
