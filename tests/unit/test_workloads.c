@@ -206,10 +206,11 @@ static void round_trip(const struct bf_record *r, struct bf_record *out)
 
 static char *dup(const char *s)
 {
-	char *p = malloc(strlen(s) + 1);
+	size_t n = strlen(s) + 1;
+	char *p = malloc(n);
 
 	assert_non_null(p);
-	return strcpy(p, s);
+	return memcpy(p, s, n);
 }
 
 static double *dup_nums(const double *v, int n)
