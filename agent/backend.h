@@ -70,6 +70,62 @@ struct transfer_result {
 	int roundtrip_equal; /* 1 when D2H(H2D(x)) == x byte for byte */
 };
 
+/* Memory-bandwidth measurements (agent/bandwidth.c), in record order. */
+enum bw_kind {
+	BW_TRIAD = 0,    /* CPU: a[i] = b[i] + s c[i] over fp64 arrays */
+	BW_D2D,          /* GPU: device-to-device copy */
+	BW_H2D_PAGEABLE, /* GPU: copies across the link, both directions, */
+	BW_D2H_PAGEABLE, /* from malloc'd (pageable) and */
+	BW_H2D_PINNED,   /* cudaMallocHost'd (pinned) host memory */
+	BW_D2H_PINNED,
+	BW__COUNT
+};
+
+/* One bandwidth measurement request. */
+struct bw_job {
+	enum bw_kind kind;
+	size_t array_bytes; /* each array (triad: a, b and c) or buffer */
+	int warmup;         /* untimed passes first (at least 1 is run:
+			     * the first touch of pageable memory) */
+	int iters;          /* timed passes; samples_ms has this many */
+};
+
+struct bw_result {
+	double *samples_ms; /* caller-allocated, job->iters entries */
+	double bytes;       /* bytes counted per pass (see counting) */
+	int threads;        /* CPU threads that ran the passes; 0 on a GPU */
+	int verified;       /* 1: the output held the expected values */
+	char counting[112]; /* which bytes count, for the record */
+	char timing[80];    /* how samples_ms were taken */
+};
+
+/* The seed's batching model (agent/mlp.h) as a backend runs it: two
+ * row-major GEMMs, x (rows, in) W1 (in, hidden), relu, W2 (hidden, out),
+ * the biases folded into W1 and W2 (see mlp.h). */
+struct mlp_job {
+	enum bf_dtype dtype; /* fp32 (CPU) or fp16 (GPU): inputs, weights,
+			      * hidden layer and scores stored in it */
+	int rows;            /* the batch: 20 */
+	int in, hidden, out; /* widths as stored, biases folded in */
+	const float *x;      /* rows x in */
+	const float *w1;     /* in x hidden */
+	const float *w2;     /* hidden x out */
+	int warmup, iters;   /* untimed rounds, timed rounds */
+};
+
+/* What an MLP run gives back; every array caller-allocated. One round is
+ * rows one-row calls, then one call on all rows; a call starts from the
+ * input in host memory and ends with the scores in host memory. */
+struct mlp_result {
+	double *single_ms; /* iters entries: each round's one-row calls,
+			    * total time / rows (ms per call) */
+	double *batch_ms;  /* iters entries: each round's batch call (ms) */
+	float *single_out; /* rows x out: row r scored alone (last round) */
+	float *batch_out;  /* rows x out: the batch's scores (last round) */
+	char math_mode[64];
+	char timing[96];
+};
+
 struct backend {
 	const char *name;       /* "openblas", "cublas" */
 	enum device_kind kind;
@@ -146,6 +202,20 @@ struct backend {
 	enum bf_err (*gemm_run)(int dev, const struct gemm_job *job,
 				struct gemm_result *res, char *detail,
 				size_t detail_len);
+
+	/* --- workloads beyond GEMM ---------------------------------------- */
+	/* Runs one bandwidth measurement (warm-up, then job->iters timed
+	 * passes) in buffers it allocates and frees. BF_ERR_UNSUPPORTED for
+	 * a kind this backend does not run; BF_ERR_NOMEM when the buffers
+	 * cannot be had. */
+	enum bf_err (*bandwidth)(int dev, const struct bw_job *job,
+				 struct bw_result *res, char *detail,
+				 size_t detail_len);
+	/* Runs the batching model (job->warmup untimed rounds, job->iters
+	 * timed ones). BF_ERR_UNSUPPORTED for a dtype it does not run. */
+	enum bf_err (*mlp_run)(int dev, const struct mlp_job *job,
+			       struct mlp_result *res, char *detail,
+			       size_t detail_len);
 
 	/* --- plausibility and state --------------------------------------- */
 	/* The theoretical peak of a GEMM of dtype on device dev, with its

@@ -19,6 +19,7 @@
 #include <cjson/cJSON.h>
 
 #include "backend.h"
+#include "bf_clock.h"
 #include "hostinfo.h"
 #include "kernels_cuda.h"
 #include "nvml.h"
@@ -342,38 +343,53 @@ out:
 	return err;
 }
 
-/* Median bandwidth in bytes/s of `reps` copies of `bytes`, timed with
- * events. */
+/* Times `reps` copies of `bytes` from src to dst with CUDA events, after
+ * `warmup` untimed ones (at least one: the first touch of pageable
+ * memory pays for page faults that later copies do not); ms_out gets
+ * every sample (reps entries). Shared by the transfer check and the
+ * bandwidth measurements. */
 static enum bf_err time_copies(void *dst, const void *src, size_t bytes,
-			       enum cudaMemcpyKind kind, int reps,
-			       double *bps, char *detail, size_t detail_len)
+			       enum cudaMemcpyKind kind, int warmup, int reps,
+			       double *ms_out, char *detail, size_t detail_len)
 {
 	cudaEvent_t start = NULL, stop = NULL;
-	double *ms = calloc((size_t)reps, sizeof(*ms));
 	enum bf_err err = BF_OK;
 	float t;
 
-	if (!ms)
-		return bf_fail(detail, detail_len, BF_ERR_NOMEM, "no memory");
 	CUDA_TRY(cudaEventCreate(&start));
 	CUDA_TRY(cudaEventCreate(&stop));
-	/* One untimed copy first: the first touch of pageable memory pays
-	 * for page faults that later copies do not. */
-	CUDA_TRY(cudaMemcpy(dst, src, bytes, kind));
+	for (int i = 0; i < (warmup > 0 ? warmup : 1); i++)
+		CUDA_TRY(cudaMemcpy(dst, src, bytes, kind));
 	for (int i = 0; i < reps; i++) {
 		CUDA_TRY(cudaEventRecord(start, 0));
 		CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, kind, 0));
 		CUDA_TRY(cudaEventRecord(stop, 0));
 		CUDA_TRY(cudaEventSynchronize(stop));
 		CUDA_TRY(cudaEventElapsedTime(&t, start, stop));
-		ms[i] = t;
+		ms_out[i] = t;
 	}
-	*bps = (double)bytes / (bf_stats_median(ms, (size_t)reps) / 1e3);
 out:
 	if (start)
 		cudaEventDestroy(start);
 	if (stop)
 		cudaEventDestroy(stop);
+	return err;
+}
+
+/* Median bandwidth in bytes/s of `reps` copies (time_copies). */
+static enum bf_err median_copy_bps(void *dst, const void *src, size_t bytes,
+				   enum cudaMemcpyKind kind, int reps,
+				   double *bps, char *detail, size_t detail_len)
+{
+	double *ms = calloc((size_t)reps, sizeof(*ms));
+	enum bf_err err;
+
+	if (!ms)
+		return bf_fail(detail, detail_len, BF_ERR_NOMEM, "no memory");
+	err = time_copies(dst, src, bytes, kind, 1, reps, ms, detail,
+			  detail_len);
+	if (err == BF_OK)
+		*bps = (double)bytes / (bf_stats_median(ms, (size_t)reps) / 1e3);
 	free(ms);
 	return err;
 }
@@ -401,20 +417,21 @@ static enum bf_err cuda_transfer(int dev, size_t bytes, int reps,
 	CUDA_TRY(cudaMalloc(&d, bytes));
 	CUDA_TRY(cudaMallocHost((void **)&pinned, bytes));
 	memcpy(pinned, pageable, bytes);
-	err = time_copies(d, pageable, bytes, cudaMemcpyHostToDevice, reps,
-			  &res->h2d_pageable_bps, detail, detail_len);
+	err = median_copy_bps(d, pageable, bytes, cudaMemcpyHostToDevice, reps,
+			      &res->h2d_pageable_bps, detail, detail_len);
 	if (err == BF_OK)
-		err = time_copies(back, d, bytes, cudaMemcpyDeviceToHost, reps,
-				  &res->d2h_pageable_bps, detail, detail_len);
+		err = median_copy_bps(back, d, bytes, cudaMemcpyDeviceToHost,
+				      reps, &res->d2h_pageable_bps, detail,
+				      detail_len);
 	if (err != BF_OK)
 		goto out;
 	res->roundtrip_equal = memcmp(pageable, back, bytes) == 0;
-	err = time_copies(d, pinned, bytes, cudaMemcpyHostToDevice, reps,
-			  &res->h2d_pinned_bps, detail, detail_len);
+	err = median_copy_bps(d, pinned, bytes, cudaMemcpyHostToDevice, reps,
+			      &res->h2d_pinned_bps, detail, detail_len);
 	if (err == BF_OK)
-		err = time_copies(pinned, d, bytes, cudaMemcpyDeviceToHost,
-				  reps, &res->d2h_pinned_bps, detail,
-				  detail_len);
+		err = median_copy_bps(pinned, d, bytes, cudaMemcpyDeviceToHost,
+				      reps, &res->d2h_pinned_bps, detail,
+				      detail_len);
 	if (err == BF_OK && memcmp(pinned, pageable, bytes) != 0)
 		res->roundtrip_equal = 0;
 out:
@@ -424,6 +441,246 @@ out:
 		cudaFree(d);
 	free(pageable);
 	free(back);
+	return err;
+}
+
+/* A CUDA allocation that failed for want of memory is "does not fit"
+ * (BF_ERR_NOMEM), any other error a device error. */
+static enum bf_err alloc_err(cudaError_t e, const char *what, size_t bytes,
+			     char *detail, size_t detail_len)
+{
+	return bf_fail(detail, detail_len,
+		       e == cudaErrorMemoryAllocation ? BF_ERR_NOMEM :
+							BF_ERR_DEVICE,
+		       "%s of %zu bytes: %s: %s", what, bytes,
+		       cudaGetErrorName(e), cudaGetErrorString(e));
+}
+
+/* The GPU's bandwidths: a device-to-device copy (cudaMemcpy D2D: each
+ * byte read and written in device memory, so 2 x the buffer counts, as
+ * STREAM's copy and nvbandwidth's device-local copy count it) and the
+ * host <-> device copies of the transfer check (the buffer counts once:
+ * each byte crosses the link once). A D2D copy ends with a pattern check
+ * of the destination; a transfer with the bytes compared. */
+static enum bf_err cuda_bandwidth(int dev, const struct bw_job *job,
+				  struct bw_result *res, char *detail,
+				  size_t detail_len)
+{
+	size_t bytes = job->array_bytes;
+	unsigned char *host = NULL, *back = NULL;
+	void *d = NULL, *d2 = NULL;
+	enum cudaMemcpyKind kind;
+	int pinned = job->kind == BW_H2D_PINNED || job->kind == BW_D2H_PINNED;
+	enum bf_err err = BF_OK;
+	cudaError_t e;
+
+	res->threads = 0;
+	snprintf(res->timing, sizeof(res->timing), "CUDA events around each copy");
+	CUDA_TRY(cudaSetDevice(dev));
+	if ((e = cudaMalloc(&d, bytes)) != cudaSuccess) {
+		err = alloc_err(e, "cudaMalloc", bytes, detail, detail_len);
+		goto out;
+	}
+	if (job->kind == BW_D2D) {
+		if ((e = cudaMalloc(&d2, bytes)) != cudaSuccess) {
+			err = alloc_err(e, "cudaMalloc", bytes, detail,
+					detail_len);
+			goto out;
+		}
+		CUDA_TRY(cudaMemset(d, 0x5a, bytes));
+		CUDA_TRY(cudaMemset(d2, 0, bytes));
+		err = time_copies(d2, d, bytes, cudaMemcpyDeviceToDevice,
+				  job->warmup, job->iters, res->samples_ms,
+				  detail, detail_len);
+		if (err != BF_OK)
+			goto out;
+		back = malloc(bytes);
+		if (!back) {
+			err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
+				      "host allocation of %zu bytes failed",
+				      bytes);
+			goto out;
+		}
+		CUDA_TRY(cudaMemcpy(back, d2, bytes, cudaMemcpyDeviceToHost));
+		res->verified = 1;
+		for (size_t i = 0; i < bytes; i++)
+			if (back[i] != 0x5a) {
+				res->verified = 0;
+				break;
+			}
+		res->bytes = 2.0 * (double)bytes;
+		snprintf(res->counting, sizeof(res->counting),
+			 "2 x the buffer: each byte read and written in device "
+			 "memory (STREAM's copy)");
+		goto out;
+	}
+	if (pinned) {
+		if ((e = cudaMallocHost((void **)&host, bytes)) != cudaSuccess) {
+			err = alloc_err(e, "cudaMallocHost", bytes, detail,
+					detail_len);
+			goto out;
+		}
+	} else if (!(host = malloc(bytes))) {
+		err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
+			      "host allocation of %zu bytes failed", bytes);
+		goto out;
+	}
+	for (size_t i = 0; i < bytes; i++)
+		host[i] = (unsigned char)(i * 131u + 7u);
+	kind = (job->kind == BW_H2D_PAGEABLE || job->kind == BW_H2D_PINNED) ?
+		       cudaMemcpyHostToDevice :
+		       cudaMemcpyDeviceToHost;
+	if (kind == cudaMemcpyDeviceToHost)
+		CUDA_TRY(cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice));
+	err = time_copies(kind == cudaMemcpyHostToDevice ? d : (void *)host,
+			  kind == cudaMemcpyHostToDevice ? (void *)host : d,
+			  bytes, kind, job->warmup, job->iters, res->samples_ms,
+			  detail, detail_len);
+	if (err != BF_OK)
+		goto out;
+	back = malloc(bytes);
+	if (!back) {
+		err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
+			      "host allocation of %zu bytes failed", bytes);
+		goto out;
+	}
+	CUDA_TRY(cudaMemcpy(back, d, bytes, cudaMemcpyDeviceToHost));
+	res->verified = memcmp(back, host, bytes) == 0;
+	res->bytes = (double)bytes;
+	snprintf(res->counting, sizeof(res->counting),
+		 "the buffer once: each byte crosses the link once");
+out:
+	if (pinned && host)
+		cudaFreeHost(host);
+	else
+		free(host);
+	free(back);
+	cudaFree(d);
+	cudaFree(d2);
+	return err;
+}
+
+/* --- the batching model ------------------------------------------------ */
+
+/* fp32 values as fp16 patterns, on the host. */
+static void to_fp16(const float *in, uint16_t *out, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		out[i] = bf_fp32_to_fp16(in[i]);
+}
+
+/* One scoring call on `rows` rows, synchronous: the rows' fp16 features
+ * from the host, x W1 (cuBLAS), relu (a kernel), h W2 (cuBLAS), the
+ * scores back to the host. Row-major C = A B as column-major C^T =
+ * B^T A^T (see cuda_matmul_f32): the weights go first. */
+static enum bf_err mlp_call(cublasHandle_t hd, const struct mlp_job *job,
+			    int rows, const uint16_t *x_host, void *x, void *w1,
+			    void *w2, void *h, void *out, uint16_t *out_host,
+			    char *detail, size_t detail_len)
+{
+	const float one = 1.0f, zero = 0.0f;
+	enum bf_err err = BF_OK;
+
+	CUDA_TRY(cudaMemcpy(x, x_host, (size_t)rows * job->in * sizeof(uint16_t),
+			    cudaMemcpyHostToDevice));
+	CUBLAS_TRY(cublasGemmEx(hd, CUBLAS_OP_N, CUBLAS_OP_N, job->hidden, rows,
+				job->in, &one, w1, CUDA_R_16F, job->hidden, x,
+				CUDA_R_16F, job->in, &zero, h, CUDA_R_16F,
+				job->hidden, CUBLAS_COMPUTE_32F,
+				CUBLAS_GEMM_DEFAULT));
+	CUDA_TRY((cudaError_t)bf_cuda_relu_f16(h, (size_t)rows * job->hidden));
+	CUBLAS_TRY(cublasGemmEx(hd, CUBLAS_OP_N, CUBLAS_OP_N, job->out, rows,
+				job->hidden, &one, w2, CUDA_R_16F, job->out, h,
+				CUDA_R_16F, job->hidden, &zero, out, CUDA_R_16F,
+				job->out, CUBLAS_COMPUTE_32F,
+				CUBLAS_GEMM_DEFAULT));
+	CUDA_TRY(cudaMemcpy(out_host, out, (size_t)rows * job->out * sizeof(uint16_t),
+			    cudaMemcpyDeviceToHost));
+out:
+	return err;
+}
+
+static enum bf_err cuda_mlp_run(int dev, const struct mlp_job *job,
+				struct mlp_result *res, char *detail,
+				size_t detail_len)
+{
+	size_t nx = (size_t)job->rows * job->in, nw1 = (size_t)job->in * job->hidden;
+	size_t nw2 = (size_t)job->hidden * job->out;
+	size_t nh = (size_t)job->rows * job->hidden, no = (size_t)job->rows * job->out;
+	uint16_t *x16 = NULL, *w16 = NULL, *single16 = NULL, *batch16 = NULL;
+	void *x = NULL, *w1 = NULL, *w2 = NULL, *h = NULL, *o = NULL;
+	cublasHandle_t hd = NULL;
+	enum bf_err err = BF_OK;
+
+	if (job->dtype != BF_DTYPE_FP16)
+		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
+			       "%s: the GPU runs the model in fp16",
+			       bf_dtype_name(job->dtype));
+	x16 = malloc(nx * sizeof(*x16));
+	w16 = malloc((nw1 + nw2) * sizeof(*w16));
+	single16 = malloc(no * sizeof(*single16));
+	batch16 = malloc(no * sizeof(*batch16));
+	if (!x16 || !w16 || !single16 || !batch16) {
+		err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
+			      "host allocation failed");
+		goto out;
+	}
+	to_fp16(job->x, x16, nx);
+	to_fp16(job->w1, w16, nw1);
+	to_fp16(job->w2, w16 + nw1, nw2);
+	CUDA_TRY(cudaSetDevice(dev));
+	CUBLAS_TRY(cublasCreate(&hd));
+	CUDA_TRY(cudaMalloc(&x, nx * sizeof(uint16_t)));
+	CUDA_TRY(cudaMalloc(&w1, nw1 * sizeof(uint16_t)));
+	CUDA_TRY(cudaMalloc(&w2, nw2 * sizeof(uint16_t)));
+	CUDA_TRY(cudaMalloc(&h, nh * sizeof(uint16_t)));
+	CUDA_TRY(cudaMalloc(&o, no * sizeof(uint16_t)));
+	/* The weights stay on the device, as a served model's do. */
+	CUDA_TRY(cudaMemcpy(w1, w16, nw1 * sizeof(uint16_t), cudaMemcpyHostToDevice));
+	CUDA_TRY(cudaMemcpy(w2, w16 + nw1, nw2 * sizeof(uint16_t),
+			    cudaMemcpyHostToDevice));
+	snprintf(res->math_mode, sizeof(res->math_mode),
+		 "cublasGemmEx CUDA_R_16F, CUBLAS_COMPUTE_32F");
+	snprintf(res->timing, sizeof(res->timing),
+		 "CLOCK_MONOTONIC around the %d one-row calls and the batch "
+		 "call, each synchronous", job->rows);
+	for (int it = 0; it < job->warmup + job->iters; it++) {
+		uint64_t t0 = bf_now_ns(), t1;
+
+		for (int r = 0; r < job->rows && err == BF_OK; r++)
+			err = mlp_call(hd, job, 1, x16 + (size_t)r * job->in, x,
+				       w1, w2, h, o,
+				       single16 + (size_t)r * job->out, detail,
+				       detail_len);
+		t1 = bf_now_ns();
+		if (err == BF_OK)
+			err = mlp_call(hd, job, job->rows, x16, x, w1, w2, h, o,
+				       batch16, detail, detail_len);
+		if (err != BF_OK)
+			goto out;
+		if (it >= job->warmup) {
+			res->single_ms[it - job->warmup] =
+				(double)(t1 - t0) / 1e6 / job->rows;
+			res->batch_ms[it - job->warmup] =
+				(double)(bf_now_ns() - t1) / 1e6;
+		}
+	}
+	for (size_t i = 0; i < no; i++) {
+		res->single_out[i] = bf_fp16_to_fp32(single16[i]);
+		res->batch_out[i] = bf_fp16_to_fp32(batch16[i]);
+	}
+out:
+	cudaFree(x);
+	cudaFree(w1);
+	cudaFree(w2);
+	cudaFree(h);
+	cudaFree(o);
+	if (hd)
+		cublasDestroy(hd);
+	free(x16);
+	free(w16);
+	free(single16);
+	free(batch16);
 	return err;
 }
 
@@ -662,6 +919,8 @@ const struct backend backend_cublas = {
 	.gemm_supports = cuda_gemm_supports,
 	.gemm_library = cublas_library,
 	.gemm_run = cuda_gemm_run,
+	.bandwidth = cuda_bandwidth,
+	.mlp_run = cuda_mlp_run,
 	.peak = cuda_peak,
 	.read_state = cuda_read_state,
 };

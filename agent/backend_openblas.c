@@ -416,6 +416,227 @@ static enum bf_err cpu_gemm_run(int dev, const struct gemm_job *job,
 	return BF_OK;
 }
 
+/* --- bandwidth: the STREAM triad ---------------------------------------- */
+
+/* What the triad's threads share. The workers wait at the gate until
+ * every one of them exists (go = 1) or one could not be created (go =
+ * -1: they leave), so that the barrier only ever counts live threads. */
+struct triad_shared {
+	double *a, *b, *c;
+	size_t n;
+	int nthreads;
+	int passes;                /* warm-up + timed */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int go;
+	pthread_barrier_t barrier; /* every worker and the timing thread */
+};
+
+struct triad_worker_arg {
+	struct triad_shared *sh;
+	int index;
+};
+
+/* The scalar of pass p: changes every pass, so the last pass's output
+ * (1 + 2 s) shows that it ran; small integers, exact in fp64. */
+static double triad_scalar(int pass)
+{
+	return (double)(pass + 1);
+}
+
+/* One thread's share: its slice of a, b and c, which it first-touches
+ * too, so that on a NUMA machine each page lives on the node of the
+ * thread that streams it (as STREAM's OpenMP version arranges with its
+ * parallel initialisation). */
+static void *triad_worker(void *arg)
+{
+	const struct triad_worker_arg *w = arg;
+	struct triad_shared *sh = w->sh;
+	double *restrict a = sh->a;
+	const double *restrict b = sh->b, *restrict c = sh->c;
+	size_t begin, end;
+	int go;
+
+	pthread_mutex_lock(&sh->lock);
+	while (sh->go == 0)
+		pthread_cond_wait(&sh->cond, &sh->lock);
+	go = sh->go;
+	pthread_mutex_unlock(&sh->lock);
+	if (go < 0)
+		return NULL;
+	begin = sh->n * (size_t)w->index / (size_t)sh->nthreads;
+	end = sh->n * (size_t)(w->index + 1) / (size_t)sh->nthreads;
+	for (size_t i = begin; i < end; i++) {
+		sh->a[i] = 0.0;
+		sh->b[i] = 1.0;
+		sh->c[i] = 2.0;
+	}
+	pthread_barrier_wait(&sh->barrier); /* all pages touched */
+	for (int p = 0; p < sh->passes; p++) {
+		double s = triad_scalar(p);
+
+		pthread_barrier_wait(&sh->barrier); /* start */
+		for (size_t i = begin; i < end; i++)
+			a[i] = b[i] + s * c[i];
+		pthread_barrier_wait(&sh->barrier); /* done */
+	}
+	return NULL;
+}
+
+static enum bf_err cpu_bandwidth(int dev, const struct bw_job *job,
+				 struct bw_result *res, char *detail,
+				 size_t detail_len)
+{
+	struct triad_shared sh = {
+		.lock = PTHREAD_MUTEX_INITIALIZER,
+		.cond = PTHREAD_COND_INITIALIZER,
+	};
+	struct triad_worker_arg *args = NULL;
+	pthread_t *threads = NULL;
+	int warmup = job->warmup > 0 ? job->warmup : 1, started = 0;
+	enum bf_err err = BF_OK;
+	double want;
+
+	if (job->kind != BW_TRIAD)
+		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
+			       "the CPU measures the triad only");
+	sh.n = job->array_bytes / sizeof(double);
+	sh.passes = warmup + job->iters;
+	/* As many threads as OpenBLAS runs its GEMMs with. */
+	sh.nthreads = openblas_get_num_threads();
+	if (sh.nthreads < 1)
+		sh.nthreads = 1;
+	if ((size_t)sh.nthreads > sh.n)
+		sh.nthreads = sh.n > 0 ? (int)sh.n : 1;
+	/* Not touched here: each worker first-touches its own slice. */
+	sh.a = hostinfo_alloc_operand(sh.n * sizeof(double));
+	sh.b = hostinfo_alloc_operand(sh.n * sizeof(double));
+	sh.c = hostinfo_alloc_operand(sh.n * sizeof(double));
+	args = calloc((size_t)sh.nthreads, sizeof(*args));
+	threads = calloc((size_t)sh.nthreads, sizeof(*threads));
+	if (!sh.a || !sh.b || !sh.c || !args || !threads) {
+		err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
+			      "host allocation of 3 x %zu bytes failed",
+			      sh.n * sizeof(double));
+		goto out;
+	}
+	if (pthread_barrier_init(&sh.barrier, NULL,
+				 (unsigned)sh.nthreads + 1) != 0) {
+		err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
+			      "pthread_barrier_init failed");
+		goto out;
+	}
+	for (; started < sh.nthreads; started++) {
+		args[started] = (struct triad_worker_arg){ &sh, started };
+		if (pthread_create(&threads[started], NULL, triad_worker,
+				   &args[started]) != 0)
+			break;
+	}
+	pthread_mutex_lock(&sh.lock);
+	sh.go = started == sh.nthreads ? 1 : -1;
+	pthread_cond_broadcast(&sh.cond);
+	pthread_mutex_unlock(&sh.lock);
+	if (sh.go < 0) {
+		err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
+			      "pthread_create failed after %d of %d threads",
+			      started, sh.nthreads);
+	} else {
+		pthread_barrier_wait(&sh.barrier); /* first touch done */
+		for (int p = 0; p < sh.passes; p++) {
+			uint64_t t0 = bf_now_ns();
+
+			pthread_barrier_wait(&sh.barrier); /* start */
+			pthread_barrier_wait(&sh.barrier); /* done */
+			if (p >= warmup)
+				res->samples_ms[p - warmup] =
+					(double)(bf_now_ns() - t0) / 1e6;
+		}
+	}
+	for (int t = 0; t < started; t++)
+		pthread_join(threads[t], NULL);
+	pthread_barrier_destroy(&sh.barrier);
+	if (err != BF_OK)
+		goto out;
+	/* Outside the timed region: every element holds the last pass's
+	 * 1 + s 2. */
+	want = 1.0 + triad_scalar(sh.passes - 1) * 2.0;
+	res->verified = 1;
+	for (size_t i = 0; i < sh.n; i++)
+		if (sh.a[i] != want) {
+			res->verified = 0;
+			break;
+		}
+	res->threads = sh.nthreads;
+	res->bytes = 3.0 * (double)sh.n * sizeof(double);
+	snprintf(res->counting, sizeof(res->counting),
+		 "3 arrays x 8 bytes (fp64) per element: b and c read, a "
+		 "written (STREAM's count)");
+	snprintf(res->timing, sizeof(res->timing),
+		 "CLOCK_MONOTONIC around each pass of %d threads", sh.nthreads);
+out:
+	free(threads);
+	free(args);
+	free(sh.a);
+	free(sh.b);
+	free(sh.c);
+	return err;
+}
+
+/* --- the batching model ------------------------------------------------ */
+
+/* One scoring call: rows of x through W1, relu, W2, in fp32 (sgemm). */
+static void mlp_call(const struct mlp_job *job, int rows, const float *x,
+		     float *h, float *out)
+{
+	/* Row-major, as everywhere here: h (rows, hidden) = x W1. */
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows,
+		    job->hidden, job->in, 1.0f, x, job->in, job->w1,
+		    job->hidden, 0.0f, h, job->hidden);
+	for (int i = 0; i < rows * job->hidden; i++)
+		if (h[i] < 0.0f)
+			h[i] = 0.0f;
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, job->out,
+		    job->hidden, 1.0f, h, job->hidden, job->w2, job->out, 0.0f,
+		    out, job->out);
+}
+
+static enum bf_err cpu_mlp_run(int dev, const struct mlp_job *job,
+			       struct mlp_result *res, char *detail,
+			       size_t detail_len)
+{
+	float *h;
+
+	if (job->dtype != BF_DTYPE_FP32)
+		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
+			       "%s: the CPU runs the model in fp32",
+			       bf_dtype_name(job->dtype));
+	h = malloc((size_t)job->rows * (size_t)job->hidden * sizeof(*h));
+	if (!h)
+		return bf_fail(detail, detail_len, BF_ERR_NOMEM,
+			       "host allocation failed");
+	snprintf(res->math_mode, sizeof(res->math_mode), "cblas_sgemm");
+	snprintf(res->timing, sizeof(res->timing),
+		 "CLOCK_MONOTONIC around the %d one-row calls and the batch call",
+		 job->rows);
+	for (int it = 0; it < job->warmup + job->iters; it++) {
+		uint64_t t0 = bf_now_ns(), t1;
+
+		for (int r = 0; r < job->rows; r++)
+			mlp_call(job, 1, job->x + (size_t)r * job->in, h,
+				 res->single_out + (size_t)r * job->out);
+		t1 = bf_now_ns();
+		mlp_call(job, job->rows, job->x, h, res->batch_out);
+		if (it >= job->warmup) {
+			res->single_ms[it - job->warmup] =
+				(double)(t1 - t0) / 1e6 / job->rows;
+			res->batch_ms[it - job->warmup] =
+				(double)(bf_now_ns() - t1) / 1e6;
+		}
+	}
+	free(h);
+	return BF_OK;
+}
+
 const struct backend backend_openblas = {
 	.name = "openblas",
 	.kind = DEVICE_CPU,
@@ -436,6 +657,8 @@ const struct backend backend_openblas = {
 	.gemm_supports = cpu_gemm_supports,
 	.gemm_library = openblas_library,
 	.gemm_run = cpu_gemm_run,
+	.bandwidth = cpu_bandwidth,
+	.mlp_run = cpu_mlp_run,
 	.peak = cpu_peak,
 	.read_state = cpu_read_state,
 };

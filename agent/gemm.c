@@ -40,6 +40,7 @@
 
 #include "bf_clock.h"
 #include "hostinfo.h"
+#include "roofline.h"
 #include "stats.h"
 #include "xmalloc.h"
 
@@ -483,6 +484,20 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 	g->device_state = device_state_json(&state_before, &state_after,
 					    &g->throttled);
 	gemm_reliability(g, job.warmup, st.median, st.min, st.max);
+	if (sd->bandwidth_kind) {
+		struct roofline rl;
+		const char *bound;
+
+		roofline_place(gemm_flops(n), g->operand_bytes, peak.gflops,
+			       sd->bandwidth_gbps, gflops, &rl);
+		bound = roofline_bound_name(rl.bound);
+		g->bandwidth_kind = bf_xstrdup(sd->bandwidth_kind);
+		g->bandwidth_gbps = sd->bandwidth_gbps;
+		g->arithmetic_intensity = rl.arithmetic_intensity;
+		g->roofline_gflops = rl.roofline_gflops;
+		g->bound = bound ? bf_xstrdup(bound) : NULL;
+		g->fraction_of_roofline = rl.fraction;
+	}
 	report_emit_record(r, &rec);
 	g->samples_ms = NULL;
 	bf_record_free(&rec);

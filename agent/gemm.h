@@ -15,6 +15,10 @@ struct sweep_device {
 	struct device dev;
 	int usable;
 	char reason[256];
+	/* The device's measured bandwidth for the roofline (bandwidth.c):
+	 * kind NULL (static string otherwise) when it was not measured. */
+	const char *bandwidth_kind;
+	double bandwidth_gbps;
 };
 
 /* One (device, dtype, n) outcome, kept for the summary's ratios. */

@@ -135,18 +135,78 @@ static void print_limits(FILE *out, const cJSON *rec)
 static void print_gemm(FILE *out, const cJSON *rec)
 {
 	static int header;
-	char med[32], gf[32], peak[32];
+	char med[32], gf[32], peak[32], ai[32], roof[32], frac[32];
+	const cJSON *f = get(rec, BF_KEY_FRACTION_OF_ROOFLINE);
 
 	if (!header++)
-		fprintf(out, "\n=== GEMM (median of timed iterations) ===\n"
-			     "%-7s %-5s %6s %11s %11s %9s  %s\n", "device",
-			"dtype", "n", "median_ms", "GFLOP/s", "peak_MiB", "check");
+		fprintf(out, "\n=== GEMM (median of timed iterations; roofline: "
+			     "min(peak, FLOP/B x bandwidth)) ===\n"
+			     "%-7s %-5s %6s %11s %11s %9s %8s %11s %-7s %6s  %s\n",
+			"device", "dtype", "n", "median_ms", "GFLOP/s", "peak_MiB",
+			"FLOP/B", "roofline", "bound", "%roof", "check");
 	num(med, sizeof(med), rec, BF_KEY_MEDIAN_MS, 3);
 	num(gf, sizeof(gf), rec, BF_KEY_GFLOPS, 1);
 	num(peak, sizeof(peak), rec, BF_KEY_PEAK_MIB, 0);
-	fprintf(out, "%-7s %-5s %6.0f %11s %11s %9s  %s", str(rec, BF_KEY_DEVICE),
-		str(rec, BF_KEY_DTYPE), get(rec, BF_KEY_N)->valuedouble, med, gf,
-		peak, str(rec, BF_KEY_STATUS));
+	num(ai, sizeof(ai), rec, BF_KEY_ARITHMETIC_INTENSITY, 1);
+	num(roof, sizeof(roof), rec, BF_KEY_ROOFLINE_GFLOPS, 1);
+	if (cJSON_IsNumber(f))
+		snprintf(frac, sizeof(frac), "%.1f", 100 * f->valuedouble);
+	else
+		snprintf(frac, sizeof(frac), "n/a");
+	fprintf(out, "%-7s %-5s %6.0f %11s %11s %9s %8s %11s %-7s %6s  %s",
+		str(rec, BF_KEY_DEVICE), str(rec, BF_KEY_DTYPE),
+		get(rec, BF_KEY_N)->valuedouble, med, gf, peak, ai, roof,
+		str(rec, BF_KEY_BOUND), frac, str(rec, BF_KEY_STATUS));
+	if (cJSON_IsString(get(rec, BF_KEY_REASON)))
+		fprintf(out, " (%s)", str(rec, BF_KEY_REASON));
+	fputc('\n', out);
+}
+
+static void print_bandwidth(FILE *out, const cJSON *rec)
+{
+	static int header;
+	char gbps[32], mib[32], med[32], thr[16];
+	const cJSON *ab = get(rec, BF_KEY_ARRAY_BYTES);
+
+	if (!header++)
+		fprintf(out, "\n=== memory bandwidth (median; GB/s = 1e9 B/s, "
+			     "bytes read + written) ===\n"
+			     "%-7s %-13s %10s %10s %8s %7s  %s\n", "device", "kind",
+			"array_MiB", "median_ms", "GB/s", "threads", "check");
+	num(gbps, sizeof(gbps), rec, BF_KEY_MEDIAN_GBPS, 1);
+	num(med, sizeof(med), rec, BF_KEY_MEDIAN_MS, 3);
+	num(thr, sizeof(thr), rec, BF_KEY_THREADS, 0);
+	if (cJSON_IsNumber(ab))
+		snprintf(mib, sizeof(mib), "%.1f", ab->valuedouble / 1048576.0);
+	else
+		snprintf(mib, sizeof(mib), "n/a");
+	fprintf(out, "%-7s %-13s %10s %10s %8s %7s  %s", str(rec, BF_KEY_DEVICE),
+		str(rec, BF_KEY_KIND), mib, med, gbps, thr,
+		str(rec, BF_KEY_STATUS));
+	if (cJSON_IsString(get(rec, BF_KEY_REASON)))
+		fprintf(out, " (%s)", str(rec, BF_KEY_REASON));
+	fputc('\n', out);
+}
+
+static void print_batching(FILE *out, const cJSON *rec)
+{
+	static int header;
+	char one[32], batch[32], one_rps[32], batch_rps[32], sp[32];
+
+	if (!header++)
+		fprintf(out, "\n=== batching: 20 one-row calls vs one (20, 30) "
+			     "batch, model 30-16-relu-1 ===\n"
+			     "%-7s %-5s %12s %12s %12s %12s %8s  %s\n", "device",
+			"dtype", "one_row_ms", "batch_ms", "one_rows/s",
+			"batch_rows/s", "speedup", "check");
+	num(one, sizeof(one), rec, BF_KEY_SINGLE_MS, 4);
+	num(batch, sizeof(batch), rec, BF_KEY_BATCH_MS, 4);
+	num(one_rps, sizeof(one_rps), rec, BF_KEY_SINGLE_ROWS_PER_S, 0);
+	num(batch_rps, sizeof(batch_rps), rec, BF_KEY_BATCH_ROWS_PER_S, 0);
+	num(sp, sizeof(sp), rec, BF_KEY_SPEEDUP, 1);
+	fprintf(out, "%-7s %-5s %12s %12s %12s %12s %8s  %s",
+		str(rec, BF_KEY_DEVICE), str(rec, BF_KEY_DTYPE), one, batch,
+		one_rps, batch_rps, sp, str(rec, BF_KEY_STATUS));
 	if (cJSON_IsString(get(rec, BF_KEY_REASON)))
 		fprintf(out, " (%s)", str(rec, BF_KEY_REASON));
 	fputc('\n', out);
@@ -190,6 +250,10 @@ void human_print(FILE *out, const cJSON *rec)
 		print_limits(out, rec);
 	else if (strcmp(type, BF_TYPE_GEMM) == 0)
 		print_gemm(out, rec);
+	else if (strcmp(type, BF_TYPE_BANDWIDTH) == 0)
+		print_bandwidth(out, rec);
+	else if (strcmp(type, BF_TYPE_BATCHING) == 0)
+		print_batching(out, rec);
 	else if (strcmp(type, BF_TYPE_SUMMARY) == 0)
 		print_summary(out, rec);
 }

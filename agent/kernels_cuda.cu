@@ -42,6 +42,15 @@ __global__ void relu_f32_kernel(float *p, size_t count)
 		p[i] = p[i] < 0.0f ? 0.0f : p[i]; /* NaN stays NaN */
 }
 
+__global__ void relu_f16_kernel(__half *p, size_t count)
+{
+	const __half zero = __float2half(0.0f);
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+	     i < count; i += (size_t)gridDim.x * blockDim.x)
+		if (__hlt(p[i], zero)) /* false for NaN: NaN stays NaN */
+			p[i] = zero;
+}
+
 __global__ void round16_kernel(int to_bf16, const float *in, uint16_t *out,
 			       size_t count)
 {
@@ -92,6 +101,18 @@ extern "C" int bf_cuda_relu_f32(float *p, size_t count)
 	if (count == 0)
 		return 0;
 	relu_f32_kernel<<<blocks_for((long long)count), 256>>>(p, count);
+	cudaError_t err = cudaGetLastError();
+	if (err == cudaSuccess)
+		err = cudaDeviceSynchronize();
+	return (int)err;
+}
+
+extern "C" int bf_cuda_relu_f16(void *p, size_t count)
+{
+	if (count == 0)
+		return 0;
+	relu_f16_kernel<<<blocks_for((long long)count), 256>>>(
+		static_cast<__half *>(p), count);
 	cudaError_t err = cudaGetLastError();
 	if (err == cudaSuccess)
 		err = cudaDeviceSynchronize();

@@ -24,6 +24,9 @@ int bf_cuda_add_f32(int rank, const int64_t *shape, const float *a,
 /* p[i] = max(p[i], 0) for count elements. */
 int bf_cuda_relu_f32(float *p, size_t count);
 
+/* p[i] = max(p[i], 0) for count fp16 values (bit patterns); NaN stays. */
+int bf_cuda_relu_f16(void *p, size_t count);
+
 /* out[i] = bits of __float2half_rn(in[i]) (to_bf16 == 0) or
  * __float2bfloat16_rn(in[i]) (to_bf16 == 1). */
 int bf_cuda_round16(int to_bf16, const float *in, uint16_t *out,

@@ -1,9 +1,11 @@
 /*
  * agent: runs benchfleet's tensor checks and dtype GEMM sweep on this
  * machine and streams newline-delimited JSON records to stdout (schema in
- * docs/schema.md): host, plan, float limits and checks, one gemm record per
- * (device, dtype, size), then a summary. Diagnostics go to stderr.
+ * docs/schema.md): host, plan, float limits and checks, bandwidth records
+ * per device, one gemm record per (device, dtype, size), one batching
+ * record per device, then a summary. Diagnostics go to stderr.
  */
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -14,6 +16,8 @@
 #include <cjson/cJSON.h>
 
 #include "backend.h"
+#include "bandwidth.h"
+#include "batching.h"
 #include "bf_clock.h"
 #include "checks.h"
 #include "gemm.h"
@@ -55,7 +59,7 @@ static int list_devices(const struct agent_opts *o, struct sweep_device *devs)
 	int n = 0;
 
 	if (o->devices & AGENT_DEV_CPU) {
-		devs[n] = (struct sweep_device){ { DEVICE_CPU, 0 }, 1, "" };
+		devs[n] = (struct sweep_device){ { DEVICE_CPU, 0 }, 1, "", NULL, NAN };
 		n++;
 	}
 	if (o->devices & AGENT_DEV_CUDA) {
@@ -69,12 +73,12 @@ static int list_devices(const struct agent_opts *o, struct sweep_device *devs)
 		else
 			be->probe(&count, reason, sizeof(reason));
 		if (count == 0) {
-			devs[n] = (struct sweep_device){ { DEVICE_CUDA, 0 }, 0, "" };
+			devs[n] = (struct sweep_device){ { DEVICE_CUDA, 0 }, 0, "", NULL, NAN };
 			snprintf(devs[n].reason, sizeof(devs[n].reason), "%s", reason);
 			n++;
 		}
 		for (int i = 0; i < count && n < MAX_DEVICES; i++) {
-			devs[n] = (struct sweep_device){ { DEVICE_CUDA, i }, 1, "" };
+			devs[n] = (struct sweep_device){ { DEVICE_CUDA, i }, 1, "", NULL, NAN };
 			n++;
 		}
 	}
@@ -140,6 +144,8 @@ static void emit_plan(struct report *r, const struct agent_opts *o,
 	}
 	p->checks_total = checks;
 	p->gemm_total = o->gemm ? gemm_count(ndev, o) : 0;
+	p->bandwidth_total = o->bandwidth ? bandwidth_count(devs, ndev) : 0;
+	p->batching_total = o->batching ? batching_count(ndev) : 0;
 	report_emit_record(r, &rec);
 	bf_record_free(&rec);
 }
@@ -159,6 +165,12 @@ static void emit_summary(struct report *r, const struct gemm_sweep *sweep,
 	s->gemm_passed = r->gemms[BF_STATUS_PASS];
 	s->gemm_failed = r->gemms[BF_STATUS_FAIL];
 	s->gemm_skipped = r->gemms[BF_STATUS_SKIPPED];
+	s->bandwidth_passed = r->bandwidths[BF_STATUS_PASS];
+	s->bandwidth_failed = r->bandwidths[BF_STATUS_FAIL];
+	s->bandwidth_skipped = r->bandwidths[BF_STATUS_SKIPPED];
+	s->batching_passed = r->batchings[BF_STATUS_PASS];
+	s->batching_failed = r->batchings[BF_STATUS_FAIL];
+	s->batching_skipped = r->batchings[BF_STATUS_SKIPPED];
 	s->exit_status = status;
 	s->wall_ms = (double)(bf_now_ns() - t0) / 1e6;
 	report_emit_record(r, &rec);
@@ -217,10 +229,17 @@ int main(int argc, char **argv)
 					     NULL);
 		}
 	}
+	/* Bandwidth first: the sweep places each GEMM on the roofline. */
+	if (o.bandwidth)
+		bandwidth_run(&rep, devs, ndev, &o);
 	if (o.gemm)
 		gemm_sweep_run(&rep, devs, ndev, &o, &sweep);
+	if (o.batching)
+		batching_run(&rep, devs, ndev, &o);
 
-	status = (rep.checks[BF_STATUS_FAIL] || rep.gemms[BF_STATUS_FAIL]) ?
+	status = (rep.checks[BF_STATUS_FAIL] || rep.gemms[BF_STATUS_FAIL] ||
+		  rep.bandwidths[BF_STATUS_FAIL] ||
+		  rep.batchings[BF_STATUS_FAIL]) ?
 			 BF_EXIT_CHECKS_FAILED :
 			 BF_EXIT_OK;
 	emit_summary(&rep, &sweep, status, t0);

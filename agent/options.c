@@ -15,14 +15,17 @@ const char *agent_usage(void)
 	       "             [--iters N] [--warmup N] [--cpu-iters N] [--cpu-warmup N]\n"
 	       "             [--device cpu|cuda|all]\n"
 	       "             [--seed N] [--transfer-mib N] [--no-checks] [--no-gemm]\n"
-	       "             [--cold-cache]\n"
+	       "             [--cold-cache] [--no-bandwidth] [--bandwidth-mib N]\n"
+	       "             [--no-batching]\n"
 	       "             [--human] [--exit-on-hangup] [--help] [--version]\n"
 	       "\n"
 	       "Runs tensor checks and a GEMM sweep on every device present and writes\n"
 	       "one JSON record per line to stdout (see docs/schema.md); --human prints\n"
 	       "a table instead. Defaults: --size 4096 --iters 20 --warmup 5\n"
 	       "--dtypes fp32,fp16,bf16, CPU iterations max(3, iters/4), CPU warm-up\n"
-	       "the --warmup given, else 1.\n"
+	       "the --warmup given, else 1. Before the sweep, memory bandwidth per\n"
+	       "device (CPU triad, GPU copies) for the roofline; after it, the seed's\n"
+	       "batching case (20 one-row scorings vs one (20, 30) batch).\n"
 	       "Exit status: 0 all passed, 1 a check failed, 2 usage error, 4 could not run.\n";
 }
 
@@ -57,6 +60,10 @@ static void apply_defaults(const struct bf_agent_optset *s,
 	o->gemm = !bf_agent_optset_has(s, BF_AF_NO_GEMM);
 	o->exit_on_hangup = bf_agent_optset_has(s, BF_AF_EXIT_ON_HANGUP);
 	o->cold_cache = bf_agent_optset_has(s, BF_AF_COLD_CACHE);
+	o->bandwidth = !bf_agent_optset_has(s, BF_AF_NO_BANDWIDTH);
+	o->bandwidth_mib = bf_agent_optset_has(s, BF_AF_BANDWIDTH_MIB) ?
+				   s->bandwidth_mib : 0;
+	o->batching = !bf_agent_optset_has(s, BF_AF_NO_BATCHING);
 	if (bf_agent_optset_has(s, BF_AF_CPU_ITERS)) {
 		o->cpu_iters = s->cpu_iters;
 	} else {

@@ -41,6 +41,10 @@ struct agent_opts {
 	int gemm;         /* run the GEMM sweep (default 1) */
 	int exit_on_hangup; /* exit when the reader of stdout goes away */
 	int cold_cache;     /* flush the caches before every timed GEMM */
+	int bandwidth;      /* measure memory bandwidth first (default 1) */
+	int bandwidth_mib;  /* working set of each bandwidth measurement,
+			     * MiB; 0: the default sizes (bandwidth.h) */
+	int batching;       /* run the seed's batching case (default 1) */
 	int help;         /* --help given: print usage, exit 0 */
 	int version;      /* --version given */
 };

@@ -34,6 +34,10 @@ static void count(struct report *r, const cJSON *rec)
 		r->checks[s]++;
 	else if (strcmp(type->valuestring, BF_TYPE_GEMM) == 0)
 		r->gemms[s]++;
+	else if (strcmp(type->valuestring, BF_TYPE_BANDWIDTH) == 0)
+		r->bandwidths[s]++;
+	else if (strcmp(type->valuestring, BF_TYPE_BATCHING) == 0)
+		r->batchings[s]++;
 }
 
 void report_emit(struct report *r, cJSON *rec)

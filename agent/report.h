@@ -21,6 +21,8 @@ struct report {
 	int seq;
 	int checks[3]; /* indexed by enum bf_status */
 	int gemms[3];
+	int bandwidths[3];
+	int batchings[3];
 };
 
 /* A new record object with schema, type and seq already set; the caller
@@ -28,7 +30,7 @@ struct report {
 struct cJSON *report_record(struct report *r, enum bf_record_type type);
 
 /* Writes rec (one line, or the human rendering), flushes, updates the
- * counts for check and gemm records, and frees rec. A write error (a
+ * counts for check, gemm, bandwidth and batching records, and frees rec. A write error (a
  * closed pipe) is left to SIGPIPE / the final fflush check. */
 void report_emit(struct report *r, struct cJSON *rec);
 

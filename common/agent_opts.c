@@ -23,11 +23,15 @@ const struct bf_agent_opt bf_agent_opt_table[] = {
 	{ "warmup", "warmup", BF_AF_WARMUP, BF_AOT_INT, 0, BF_AGENT_MAX_ITERS },
 	{ "seed", NULL, BF_AF_SEED, BF_AOT_INT, 0, 2147483647L },
 	{ "transfer-mib", NULL, BF_AF_TRANSFER_MIB, BF_AOT_INT, 1, 65536 },
+	{ "bandwidth-mib", "bandwidth_mib", BF_AF_BANDWIDTH_MIB, BF_AOT_INT, 1,
+	  65536 },
 	{ "exit-on-hangup", NULL, BF_AF_EXIT_ON_HANGUP, BF_AOT_FLAG, 0, 0 },
 	{ "human", NULL, BF_AF_HUMAN, BF_AOT_FLAG, 0, 0 },
 	{ "no-checks", NULL, BF_AF_NO_CHECKS, BF_AOT_FLAG, 0, 0 },
 	{ "no-gemm", NULL, BF_AF_NO_GEMM, BF_AOT_FLAG, 0, 0 },
 	{ "cold-cache", NULL, BF_AF_COLD_CACHE, BF_AOT_FLAG, 0, 0 },
+	{ "no-bandwidth", NULL, BF_AF_NO_BANDWIDTH, BF_AOT_FLAG, 0, 0 },
+	{ "no-batching", NULL, BF_AF_NO_BATCHING, BF_AOT_FLAG, 0, 0 },
 	{ NULL, NULL, BF_AF__COUNT, BF_AOT_FLAG, 0, 0 },
 };
 
@@ -69,6 +73,8 @@ static int *int_field(struct bf_agent_optset *s, enum bf_agent_field f)
 		return &s->warmup;
 	case BF_AF_TRANSFER_MIB:
 		return &s->transfer_mib;
+	case BF_AF_BANDWIDTH_MIB:
+		return &s->bandwidth_mib;
 	default:
 		return NULL;
 	}

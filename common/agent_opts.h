@@ -46,6 +46,9 @@ enum bf_agent_field {
 	BF_AF_NO_GEMM,
 	BF_AF_EXIT_ON_HANGUP,
 	BF_AF_COLD_CACHE,
+	BF_AF_BANDWIDTH_MIB,
+	BF_AF_NO_BANDWIDTH,
+	BF_AF_NO_BATCHING,
 	BF_AF__COUNT
 };
 
@@ -90,6 +93,7 @@ struct bf_agent_optset {
 	int iters, cpu_iters, cpu_warmup, warmup;
 	long seed;
 	int transfer_mib;
+	int bandwidth_mib;
 	/* BF_AOT_FLAG fields are set by their given bit alone. */
 };
 

@@ -58,6 +58,30 @@ static int boolean(const cJSON *o, const char *key)
 	return cJSON_IsBool(v) ? cJSON_IsTrue(v) : -1;
 }
 
+/* An optional count: -1 when absent, null or not a number. */
+static int opt_int(const cJSON *o, const char *key)
+{
+	double v = num(o, key);
+
+	return isfinite(v) && v >= 0 && v < 2e9 ? (int)v : -1;
+}
+
+/* The numbers of the array at key, owned (null elements read as NaN);
+ * NULL with *n = 0 when key is not an array. */
+static double *num_array(const cJSON *o, const char *key, int *n)
+{
+	const cJSON *arr = get(o, key), *v;
+	double *out;
+
+	*n = 0;
+	if (!cJSON_IsArray(arr))
+		return NULL;
+	out = bf_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(*out));
+	cJSON_ArrayForEach(v, arr)
+		out[(*n)++] = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+	return out;
+}
+
 static enum bf_status status_of(const cJSON *o, enum bf_status dflt)
 {
 	const cJSON *v = get(o, BF_KEY_STATUS);
@@ -180,6 +204,8 @@ static void decode_plan(const cJSON *j, struct bf_rec_plan *p)
 	}
 	p->checks_total = req_int(j, BF_KEY_CHECKS_TOTAL);
 	p->gemm_total = req_int(j, BF_KEY_GEMM_TOTAL);
+	p->bandwidth_total = opt_int(j, BF_KEY_BANDWIDTH_TOTAL);
+	p->batching_total = opt_int(j, BF_KEY_BATCHING_TOTAL);
 }
 
 static void decode_check(const cJSON *j, struct bf_rec_check *c)
@@ -273,6 +299,79 @@ static void decode_gemm(const cJSON *j, struct bf_rec_gemm *g)
 		g->device_state = cJSON_Duplicate(get(j, BF_KEY_DEVICE_STATE), 1);
 		g->throttled = boolean(g->device_state, BF_KEY_THROTTLED);
 	}
+	g->bandwidth_kind = dup_str(j, BF_KEY_BANDWIDTH_KIND);
+	g->bandwidth_gbps = num(j, BF_KEY_BANDWIDTH_GBPS);
+	g->arithmetic_intensity = num(j, BF_KEY_ARITHMETIC_INTENSITY);
+	g->roofline_gflops = num(j, BF_KEY_ROOFLINE_GFLOPS);
+	g->bound = dup_str(j, BF_KEY_BOUND);
+	g->fraction_of_roofline = num(j, BF_KEY_FRACTION_OF_ROOFLINE);
+}
+
+static void decode_bandwidth(const cJSON *j, struct bf_rec_bandwidth *b)
+{
+	b->device = dup_str(j, BF_KEY_DEVICE);
+	b->kind = dup_str(j, BF_KEY_KIND);
+	b->status = status_of(j, BF_STATUS_FAIL);
+	b->reason = dup_str(j, BF_KEY_REASON);
+	b->median_gbps = num(j, BF_KEY_MEDIAN_GBPS);
+	b->samples_ms = num_array(j, BF_KEY_SAMPLES_MS, &b->nsamples);
+	b->measured = b->samples_ms != NULL;
+	b->dtype = dup_str(j, BF_KEY_DTYPE);
+	b->array_bytes = num(j, BF_KEY_ARRAY_BYTES);
+	b->bytes = num(j, BF_KEY_BYTES);
+	b->counting = dup_str(j, BF_KEY_COUNTING);
+	b->threads = num(j, BF_KEY_THREADS);
+	b->warmup = req_int(j, BF_KEY_WARMUP);
+	b->iters = req_int(j, BF_KEY_ITERS);
+	b->median_ms = num(j, BF_KEY_MEDIAN_MS);
+	b->min_ms = num(j, BF_KEY_MIN_MS);
+	b->max_ms = num(j, BF_KEY_MAX_MS);
+	b->timing = dup_str(j, BF_KEY_TIMING);
+	b->needed_bytes = num(j, BF_KEY_NEEDED_BYTES);
+	b->free_bytes = num(j, BF_KEY_FREE_BYTES);
+}
+
+static void decode_batching(const cJSON *j, struct bf_rec_batching *b)
+{
+	double *layers;
+	int n;
+
+	b->device = dup_str(j, BF_KEY_DEVICE);
+	b->dtype = dup_str(j, BF_KEY_DTYPE);
+	b->status = status_of(j, BF_STATUS_FAIL);
+	b->reason = dup_str(j, BF_KEY_REASON);
+	b->speedup = num(j, BF_KEY_SPEEDUP);
+	b->single_samples_ms = num_array(j, BF_KEY_SINGLE_SAMPLES_MS, &b->nsingle);
+	b->batch_samples_ms = num_array(j, BF_KEY_BATCH_SAMPLES_MS, &b->nbatch);
+	b->measured = b->single_samples_ms != NULL;
+	b->model = dup_str(j, BF_KEY_MODEL);
+	layers = num_array(j, BF_KEY_LAYERS, &n);
+	if (layers) {
+		b->layers = bf_xcalloc((size_t)n + 1, sizeof(*b->layers));
+		for (int i = 0; i < n; i++)
+			b->layers[i] = isfinite(layers[i]) &&
+						       fabs(layers[i]) < 2e9 ?
+					       (int)layers[i] :
+					       0;
+		b->nlayers = n;
+		free(layers);
+	}
+	b->rows = req_int(j, BF_KEY_ROWS);
+	b->features = req_int(j, BF_KEY_FEATURES);
+	b->library = dup_str(j, BF_KEY_LIBRARY);
+	b->math_mode = dup_str(j, BF_KEY_MATH_MODE);
+	b->timing = dup_str(j, BF_KEY_TIMING);
+	b->warmup = req_int(j, BF_KEY_WARMUP);
+	b->iters = req_int(j, BF_KEY_ITERS);
+	b->single_ms = num(j, BF_KEY_SINGLE_MS);
+	b->batch_ms = num(j, BF_KEY_BATCH_MS);
+	b->single_rows_per_s = num(j, BF_KEY_SINGLE_ROWS_PER_S);
+	b->batch_rows_per_s = num(j, BF_KEY_BATCH_ROWS_PER_S);
+	b->max_abs_diff = num(j, BF_KEY_MAX_ABS_DIFF);
+	b->max_abs_error = num(j, BF_KEY_MAX_ABS_ERROR);
+	b->tolerance = num(j, BF_KEY_TOLERANCE);
+	b->scores = num_array(j, BF_KEY_SCORES, &b->nscores);
+	b->expected_scores = num_array(j, BF_KEY_EXPECTED_SCORES, &b->nexpected);
 }
 
 static void decode_summary(const cJSON *j, struct bf_rec_summary *s)
@@ -298,6 +397,12 @@ static void decode_summary(const cJSON *j, struct bf_rec_summary *s)
 	s->gemm_skipped = num(j, BF_KEY_GEMM_SKIPPED);
 	s->exit_status = req_int(j, BF_KEY_EXIT_STATUS);
 	s->wall_ms = num(j, BF_KEY_WALL_MS);
+	s->bandwidth_passed = num(j, BF_KEY_BANDWIDTH_PASSED);
+	s->bandwidth_failed = num(j, BF_KEY_BANDWIDTH_FAILED);
+	s->bandwidth_skipped = num(j, BF_KEY_BANDWIDTH_SKIPPED);
+	s->batching_passed = num(j, BF_KEY_BATCHING_PASSED);
+	s->batching_failed = num(j, BF_KEY_BATCHING_FAILED);
+	s->batching_skipped = num(j, BF_KEY_BATCHING_SKIPPED);
 }
 
 void bf_record_init(struct bf_record *r, enum bf_record_type type)
@@ -339,12 +444,36 @@ void bf_record_init(struct bf_record *r, enum bf_record_type type)
 		g->peak_gflops = g->fraction_of_peak = g->spread = NAN;
 		g->reliable = g->throttled = -1;
 		g->nonfinite_elements = g->needed_bytes = g->free_bytes = NAN;
+		g->bandwidth_gbps = g->arithmetic_intensity = NAN;
+		g->roofline_gflops = g->fraction_of_roofline = NAN;
+		break;
+	}
+	case BF_REC_PLAN:
+		r->u.plan.bandwidth_total = r->u.plan.batching_total = -1;
+		break;
+	case BF_REC_BANDWIDTH: {
+		struct bf_rec_bandwidth *b = &r->u.bandwidth;
+
+		b->median_gbps = b->array_bytes = b->bytes = b->threads = NAN;
+		b->median_ms = b->min_ms = b->max_ms = NAN;
+		b->needed_bytes = b->free_bytes = NAN;
+		break;
+	}
+	case BF_REC_BATCHING: {
+		struct bf_rec_batching *b = &r->u.batching;
+
+		b->speedup = b->single_ms = b->batch_ms = NAN;
+		b->single_rows_per_s = b->batch_rows_per_s = NAN;
+		b->max_abs_diff = b->max_abs_error = b->tolerance = NAN;
 		break;
 	}
 	case BF_REC_SUMMARY: {
 		struct bf_rec_summary *s = &r->u.summary;
 
 		s->checks_skipped = s->gemm_skipped = s->wall_ms = NAN;
+		s->bandwidth_passed = s->bandwidth_failed = NAN;
+		s->bandwidth_skipped = s->batching_passed = NAN;
+		s->batching_failed = s->batching_skipped = NAN;
 		break;
 	}
 	default:
@@ -382,6 +511,12 @@ enum bf_err bf_record_decode(const cJSON *json, enum bf_record_type type,
 		break;
 	case BF_REC_SUMMARY:
 		decode_summary(json, &out->u.summary);
+		break;
+	case BF_REC_BANDWIDTH:
+		decode_bandwidth(json, &out->u.bandwidth);
+		break;
+	case BF_REC_BATCHING:
+		decode_batching(json, &out->u.batching);
 		break;
 	default:
 		break;
@@ -497,7 +632,38 @@ void bf_record_free(struct bf_record *r)
 			free(r->u.gemm.unreliable_reasons[i]);
 		free(r->u.gemm.unreliable_reasons);
 		cJSON_Delete(r->u.gemm.device_state);
+		free(r->u.gemm.bandwidth_kind);
+		free(r->u.gemm.bound);
 		break;
+	case BF_REC_BANDWIDTH: {
+		struct bf_rec_bandwidth *b = &r->u.bandwidth;
+
+		free(b->device);
+		free(b->kind);
+		free(b->reason);
+		free(b->dtype);
+		free(b->counting);
+		free(b->samples_ms);
+		free(b->timing);
+		break;
+	}
+	case BF_REC_BATCHING: {
+		struct bf_rec_batching *b = &r->u.batching;
+
+		free(b->device);
+		free(b->dtype);
+		free(b->reason);
+		free(b->model);
+		free(b->layers);
+		free(b->library);
+		free(b->math_mode);
+		free(b->timing);
+		free(b->single_samples_ms);
+		free(b->batch_samples_ms);
+		free(b->scores);
+		free(b->expected_scores);
+		break;
+	}
 	case BF_REC_SUMMARY:
 		for (int i = 0; i < r->u.summary.nratios; i++) {
 			free(r->u.summary.ratios[i].kind);
@@ -604,6 +770,10 @@ static void encode_plan(cJSON *o, const struct bf_rec_plan *p)
 	}
 	cJSON_AddNumberToObject(o, BF_KEY_CHECKS_TOTAL, p->checks_total);
 	cJSON_AddNumberToObject(o, BF_KEY_GEMM_TOTAL, p->gemm_total);
+	if (p->bandwidth_total >= 0)
+		cJSON_AddNumberToObject(o, BF_KEY_BANDWIDTH_TOTAL, p->bandwidth_total);
+	if (p->batching_total >= 0)
+		cJSON_AddNumberToObject(o, BF_KEY_BATCHING_TOTAL, p->batching_total);
 }
 
 static void encode_check(cJSON *o, const struct bf_rec_check *c)
@@ -697,6 +867,88 @@ static void encode_gemm(cJSON *o, const struct bf_rec_gemm *g)
 	if (g->device_state)
 		cJSON_AddItemToObject(o, BF_KEY_DEVICE_STATE,
 				      checked(cJSON_Duplicate(g->device_state, 1)));
+	if (g->bandwidth_kind) {
+		add_str_or_null(o, BF_KEY_BANDWIDTH_KIND, g->bandwidth_kind);
+		add_num_or_null(o, BF_KEY_BANDWIDTH_GBPS, g->bandwidth_gbps);
+		add_num_or_null(o, BF_KEY_ARITHMETIC_INTENSITY,
+				g->arithmetic_intensity);
+		add_num_or_null(o, BF_KEY_ROOFLINE_GFLOPS, g->roofline_gflops);
+		add_str_or_null(o, BF_KEY_BOUND, g->bound);
+		add_num_or_null(o, BF_KEY_FRACTION_OF_ROOFLINE,
+				g->fraction_of_roofline);
+	}
+}
+
+/* An array of numbers (NaN and infinity written as null by cJSON). */
+static void add_num_array(cJSON *o, const char *key, const double *v, int n)
+{
+	cJSON *arr = cJSON_AddArrayToObject(o, key);
+
+	for (int i = 0; i < n; i++)
+		cJSON_AddItemToArray(arr, checked(cJSON_CreateNumber(v[i])));
+}
+
+static void encode_bandwidth(cJSON *o, const struct bf_rec_bandwidth *b)
+{
+	cJSON_AddStringToObject(o, BF_KEY_DEVICE, b->device);
+	cJSON_AddStringToObject(o, BF_KEY_KIND, b->kind);
+	cJSON_AddStringToObject(o, BF_KEY_STATUS, bf_schema_status_name(b->status));
+	add_str_or_null(o, BF_KEY_REASON, b->reason);
+	add_num_or_null(o, BF_KEY_MEDIAN_GBPS, b->median_gbps);
+	if (!b->measured) {
+		add_num_opt(o, BF_KEY_NEEDED_BYTES, b->needed_bytes);
+		add_num_opt(o, BF_KEY_FREE_BYTES, b->free_bytes);
+		return;
+	}
+	add_str_or_null(o, BF_KEY_DTYPE, b->dtype);
+	add_num_or_null(o, BF_KEY_ARRAY_BYTES, b->array_bytes);
+	add_num_or_null(o, BF_KEY_BYTES, b->bytes);
+	add_str_or_null(o, BF_KEY_COUNTING, b->counting);
+	add_num_or_null(o, BF_KEY_THREADS, b->threads);
+	cJSON_AddNumberToObject(o, BF_KEY_WARMUP, b->warmup);
+	cJSON_AddNumberToObject(o, BF_KEY_ITERS, b->iters);
+	add_num_array(o, BF_KEY_SAMPLES_MS, b->samples_ms, b->nsamples);
+	add_num_or_null(o, BF_KEY_MEDIAN_MS, b->median_ms);
+	add_num_or_null(o, BF_KEY_MIN_MS, b->min_ms);
+	add_num_or_null(o, BF_KEY_MAX_MS, b->max_ms);
+	add_str_or_null(o, BF_KEY_TIMING, b->timing);
+}
+
+static void encode_batching(cJSON *o, const struct bf_rec_batching *b)
+{
+	cJSON *arr;
+
+	cJSON_AddStringToObject(o, BF_KEY_DEVICE, b->device);
+	cJSON_AddStringToObject(o, BF_KEY_DTYPE, b->dtype);
+	cJSON_AddStringToObject(o, BF_KEY_STATUS, bf_schema_status_name(b->status));
+	add_str_or_null(o, BF_KEY_REASON, b->reason);
+	add_num_or_null(o, BF_KEY_SPEEDUP, b->speedup);
+	if (!b->measured)
+		return;
+	add_str_or_null(o, BF_KEY_MODEL, b->model);
+	arr = cJSON_AddArrayToObject(o, BF_KEY_LAYERS);
+	for (int i = 0; i < b->nlayers; i++)
+		cJSON_AddItemToArray(arr, checked(cJSON_CreateNumber(b->layers[i])));
+	cJSON_AddNumberToObject(o, BF_KEY_ROWS, b->rows);
+	cJSON_AddNumberToObject(o, BF_KEY_FEATURES, b->features);
+	add_str_or_null(o, BF_KEY_LIBRARY, b->library);
+	add_str_or_null(o, BF_KEY_MATH_MODE, b->math_mode);
+	add_str_or_null(o, BF_KEY_TIMING, b->timing);
+	cJSON_AddNumberToObject(o, BF_KEY_WARMUP, b->warmup);
+	cJSON_AddNumberToObject(o, BF_KEY_ITERS, b->iters);
+	add_num_array(o, BF_KEY_SINGLE_SAMPLES_MS, b->single_samples_ms,
+		      b->nsingle);
+	add_num_array(o, BF_KEY_BATCH_SAMPLES_MS, b->batch_samples_ms, b->nbatch);
+	add_num_or_null(o, BF_KEY_SINGLE_MS, b->single_ms);
+	add_num_or_null(o, BF_KEY_BATCH_MS, b->batch_ms);
+	add_num_or_null(o, BF_KEY_SINGLE_ROWS_PER_S, b->single_rows_per_s);
+	add_num_or_null(o, BF_KEY_BATCH_ROWS_PER_S, b->batch_rows_per_s);
+	add_num_or_null(o, BF_KEY_MAX_ABS_DIFF, b->max_abs_diff);
+	add_num_or_null(o, BF_KEY_MAX_ABS_ERROR, b->max_abs_error);
+	add_num_or_null(o, BF_KEY_TOLERANCE, b->tolerance);
+	add_num_array(o, BF_KEY_SCORES, b->scores, b->nscores);
+	add_num_array(o, BF_KEY_EXPECTED_SCORES, b->expected_scores,
+		      b->nexpected);
 }
 
 static void encode_summary(cJSON *o, const struct bf_rec_summary *s)
@@ -723,6 +975,12 @@ static void encode_summary(cJSON *o, const struct bf_rec_summary *s)
 	add_num_opt(o, BF_KEY_GEMM_SKIPPED, s->gemm_skipped);
 	cJSON_AddNumberToObject(o, BF_KEY_EXIT_STATUS, s->exit_status);
 	add_num_opt(o, BF_KEY_WALL_MS, s->wall_ms);
+	add_num_opt(o, BF_KEY_BANDWIDTH_PASSED, s->bandwidth_passed);
+	add_num_opt(o, BF_KEY_BANDWIDTH_FAILED, s->bandwidth_failed);
+	add_num_opt(o, BF_KEY_BANDWIDTH_SKIPPED, s->bandwidth_skipped);
+	add_num_opt(o, BF_KEY_BATCHING_PASSED, s->batching_passed);
+	add_num_opt(o, BF_KEY_BATCHING_FAILED, s->batching_failed);
+	add_num_opt(o, BF_KEY_BATCHING_SKIPPED, s->batching_skipped);
 }
 
 cJSON *bf_record_encode(const struct bf_record *r)
@@ -751,6 +1009,12 @@ cJSON *bf_record_encode(const struct bf_record *r)
 		break;
 	case BF_REC_SUMMARY:
 		encode_summary(o, &r->u.summary);
+		break;
+	case BF_REC_BANDWIDTH:
+		encode_bandwidth(o, &r->u.bandwidth);
+		break;
+	case BF_REC_BATCHING:
+		encode_batching(o, &r->u.batching);
 		break;
 	default:
 		break;

@@ -89,6 +89,8 @@ struct bf_rec_plan {
 	int ndevices;
 	int checks_total;
 	int gemm_total;
+	int bandwidth_total; /* -1: absent (older agents) */
+	int batching_total;  /* -1: absent */
 };
 
 /* metrics of transfer.h2d_d2h; GB/s is 1e9 bytes per second. */
@@ -158,6 +160,63 @@ struct bf_rec_gemm {
 	struct cJSON *device_state; /* owned: {before, after, throttled},
 				     * free-form per device kind; NULL absent */
 	int throttled;           /* device_state.throttled: 1, 0, -1 unknown */
+	/* The roofline (agent/roofline.h): present when bandwidth_kind is
+	 * non-NULL (the device's bandwidth was measured first). */
+	char *bandwidth_kind;        /* "triad" (CPU), "d2d" (GPU) */
+	double bandwidth_gbps;       /* NaN: not measured */
+	double arithmetic_intensity; /* FLOP per operand byte */
+	double roofline_gflops;      /* min(peak, AI x bandwidth); NaN */
+	char *bound;                 /* BF_BOUND_COMPUTE / _MEMORY; NULL */
+	double fraction_of_roofline; /* gflops / roofline_gflops; NaN */
+};
+
+/* One memory-bandwidth measurement of a device (agent/bandwidth.c). */
+struct bf_rec_bandwidth {
+	char *device;
+	char *kind;          /* BF_BW_TRIAD, BF_BW_D2D, BF_BW_H2D_PAGEABLE, ... */
+	enum bf_status status;
+	char *reason;
+	double median_gbps;  /* bytes / median_ms; NaN: null (not run) */
+	/* measured: it ran; the fields below are in the record. */
+	int measured;
+	char *dtype;         /* element type of the triad ("fp64"); NULL */
+	double array_bytes;  /* one array (triad) or buffer (copies) */
+	double bytes;        /* bytes counted per sample (see counting) */
+	char *counting;      /* which bytes count, one line */
+	double threads;      /* CPU threads; NaN: null (a GPU) */
+	int warmup, iters;
+	double *samples_ms;  /* owned; nsamples entries */
+	int nsamples;
+	double median_ms, min_ms, max_ms;
+	char *timing;
+	double needed_bytes, free_bytes; /* NaN: absent (no fit refusal) */
+};
+
+/* The seed's batching case on one device (agent/batching.c). */
+struct bf_rec_batching {
+	char *device;
+	char *dtype;
+	enum bf_status status;
+	char *reason;
+	double speedup;      /* batch_rows_per_s / single_rows_per_s; NaN */
+	int measured;        /* it ran; the fields below are in the record */
+	char *model;         /* "30-16-relu-1" */
+	int *layers;         /* owned; widths, input first */
+	int nlayers;
+	int rows, features;
+	char *library, *math_mode, *timing;
+	int warmup, iters;
+	double *single_samples_ms; /* owned; nsingle entries */
+	int nsingle;
+	double *batch_samples_ms;  /* owned; nbatch entries */
+	int nbatch;
+	double single_ms, batch_ms;
+	double single_rows_per_s, batch_rows_per_s;
+	double max_abs_diff, max_abs_error, tolerance;
+	double *scores;            /* owned; nscores entries */
+	int nscores;
+	double *expected_scores;   /* owned; nexpected entries */
+	int nexpected;
 };
 
 /* One entry of the summary's ratios; see bf_speed_ratio. */
@@ -178,6 +237,8 @@ struct bf_rec_summary {
 	double gemm_skipped;         /* NaN: absent */
 	int exit_status;
 	double wall_ms;              /* NaN: absent */
+	double bandwidth_passed, bandwidth_failed, bandwidth_skipped; /* NaN */
+	double batching_passed, batching_failed, batching_skipped;    /* NaN */
 };
 
 struct bf_record {
@@ -190,6 +251,8 @@ struct bf_record {
 		struct bf_rec_float_limits float_limits;
 		struct bf_rec_gemm gemm;
 		struct bf_rec_summary summary;
+		struct bf_rec_bandwidth bandwidth;
+		struct bf_rec_batching batching;
 	} u;
 };
 

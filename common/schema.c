@@ -19,6 +19,8 @@ static const char *const type_names[BF_REC__COUNT] = {
 	[BF_REC_FLOAT_LIMITS] = BF_TYPE_FLOAT_LIMITS,
 	[BF_REC_GEMM] = BF_TYPE_GEMM,
 	[BF_REC_SUMMARY] = BF_TYPE_SUMMARY,
+	[BF_REC_BANDWIDTH] = BF_TYPE_BANDWIDTH,
+	[BF_REC_BATCHING] = BF_TYPE_BATCHING,
 };
 
 static const char *const status_names[] = {
@@ -121,6 +123,20 @@ static const struct field_rule summary_rules[] = {
 	{ BF_KEY_RATIOS, F_ARRAY },
 	{ NULL, 0 },
 };
+static const struct field_rule bandwidth_rules[] = {
+	{ BF_KEY_DEVICE, F_STRING },
+	{ BF_KEY_KIND, F_STRING },
+	{ BF_KEY_STATUS, F_STRING },
+	{ BF_KEY_MEDIAN_GBPS, F_NUMBER | F_NULLABLE },
+	{ NULL, 0 },
+};
+static const struct field_rule batching_rules[] = {
+	{ BF_KEY_DEVICE, F_STRING },
+	{ BF_KEY_DTYPE, F_STRING },
+	{ BF_KEY_STATUS, F_STRING },
+	{ BF_KEY_SPEEDUP, F_NUMBER | F_NULLABLE },
+	{ NULL, 0 },
+};
 
 static const struct field_rule *const rules_by_type[BF_REC__COUNT] = {
 	[BF_REC_HOST] = host_rules,
@@ -129,6 +145,8 @@ static const struct field_rule *const rules_by_type[BF_REC__COUNT] = {
 	[BF_REC_FLOAT_LIMITS] = limits_rules,
 	[BF_REC_GEMM] = gemm_rules,
 	[BF_REC_SUMMARY] = summary_rules,
+	[BF_REC_BANDWIDTH] = bandwidth_rules,
+	[BF_REC_BATCHING] = batching_rules,
 };
 
 /*

@@ -38,6 +38,8 @@ enum bf_record_type {
 	BF_REC_FLOAT_LIMITS,
 	BF_REC_GEMM,
 	BF_REC_SUMMARY,
+	BF_REC_BANDWIDTH,
+	BF_REC_BATCHING,
 	BF_REC__COUNT
 };
 
@@ -47,6 +49,8 @@ enum bf_record_type {
 #define BF_TYPE_FLOAT_LIMITS "float_limits"
 #define BF_TYPE_GEMM "gemm"
 #define BF_TYPE_SUMMARY "summary"
+#define BF_TYPE_BANDWIDTH "bandwidth"
+#define BF_TYPE_BATCHING "batching"
 
 /* --- statuses -------------------------------------------------------- */
 enum bf_status { BF_STATUS_PASS = 0, BF_STATUS_FAIL, BF_STATUS_SKIPPED };
@@ -108,6 +112,8 @@ enum bf_status { BF_STATUS_PASS = 0, BF_STATUS_FAIL, BF_STATUS_SKIPPED };
 #define BF_KEY_DEVICES "devices"
 #define BF_KEY_CHECKS_TOTAL "checks_total"
 #define BF_KEY_GEMM_TOTAL "gemm_total"
+#define BF_KEY_BANDWIDTH_TOTAL "bandwidth_total" /* bandwidth records that follow */
+#define BF_KEY_BATCHING_TOTAL "batching_total"   /* batching records that follow */
 
 /* --- check ----------------------------------------------------------- */
 #define BF_KEY_EXPECTED "expected"
@@ -167,6 +173,45 @@ enum bf_status { BF_STATUS_PASS = 0, BF_STATUS_FAIL, BF_STATUS_SKIPPED };
 #define BF_KEY_NEEDED_BYTES "needed_bytes"
 #define BF_KEY_FREE_BYTES "free_bytes"
 
+/* gemm: the roofline (agent/roofline.h) */
+#define BF_KEY_ARITHMETIC_INTENSITY "arithmetic_intensity" /* FLOP per byte */
+#define BF_KEY_BANDWIDTH_GBPS "bandwidth_gbps" /* the device's measured GB/s */
+#define BF_KEY_BANDWIDTH_KIND "bandwidth_kind" /* which measurement: "triad" */
+#define BF_KEY_ROOFLINE_GFLOPS "roofline_gflops" /* min(peak, AI x bandwidth) */
+#define BF_KEY_BOUND "bound"                   /* "compute" or "memory" */
+#define BF_KEY_FRACTION_OF_ROOFLINE "fraction_of_roofline"
+#define BF_BOUND_COMPUTE "compute"
+#define BF_BOUND_MEMORY "memory"
+
+/* --- bandwidth ------------------------------------------------------- */
+/* kind (BF_KEY_KIND), dtype, bytes, threads, samples_ms, ... are shared */
+#define BF_KEY_ARRAY_BYTES "array_bytes" /* one array or buffer */
+#define BF_KEY_MEDIAN_GBPS "median_gbps" /* bytes / median time, 1e9 B/s */
+#define BF_KEY_COUNTING "counting"       /* which bytes count, one line */
+#define BF_BW_TRIAD "triad"
+#define BF_BW_D2D "d2d"
+#define BF_BW_H2D_PAGEABLE "h2d_pageable"
+#define BF_BW_D2H_PAGEABLE "d2h_pageable"
+#define BF_BW_H2D_PINNED "h2d_pinned"
+#define BF_BW_D2H_PINNED "d2h_pinned"
+
+/* --- batching -------------------------------------------------------- */
+#define BF_KEY_MODEL "model"   /* "30-16-relu-1" */
+#define BF_KEY_LAYERS "layers" /* widths, input first: [30, 16, 1] */
+#define BF_KEY_ROWS "rows"     /* rows in the batch: 20 */
+#define BF_KEY_FEATURES "features"
+#define BF_KEY_SINGLE_SAMPLES_MS "single_samples_ms"
+#define BF_KEY_BATCH_SAMPLES_MS "batch_samples_ms"
+#define BF_KEY_SINGLE_MS "single_ms" /* median ms per one-row call */
+#define BF_KEY_BATCH_MS "batch_ms"   /* median ms per batch call */
+#define BF_KEY_SINGLE_ROWS_PER_S "single_rows_per_s"
+#define BF_KEY_BATCH_ROWS_PER_S "batch_rows_per_s"
+#define BF_KEY_SPEEDUP "speedup"     /* batch_rows_per_s / single_rows_per_s */
+#define BF_KEY_MAX_ABS_DIFF "max_abs_diff"   /* batch rows vs single calls */
+#define BF_KEY_MAX_ABS_ERROR "max_abs_error" /* vs the float64 reference */
+#define BF_KEY_SCORES "scores"
+#define BF_KEY_EXPECTED_SCORES "expected_scores"
+
 /* --- summary --------------------------------------------------------- */
 #define BF_KEY_RATIOS "ratios"
 #define BF_KEY_KIND "kind"
@@ -179,6 +224,12 @@ enum bf_status { BF_STATUS_PASS = 0, BF_STATUS_FAIL, BF_STATUS_SKIPPED };
 #define BF_KEY_GEMM_SKIPPED "gemm_skipped"
 #define BF_KEY_EXIT_STATUS "exit_status"
 #define BF_KEY_WALL_MS "wall_ms"
+#define BF_KEY_BANDWIDTH_PASSED "bandwidth_passed"
+#define BF_KEY_BANDWIDTH_FAILED "bandwidth_failed"
+#define BF_KEY_BANDWIDTH_SKIPPED "bandwidth_skipped"
+#define BF_KEY_BATCHING_PASSED "batching_passed"
+#define BF_KEY_BATCHING_FAILED "batching_failed"
+#define BF_KEY_BATCHING_SKIPPED "batching_skipped"
 #define BF_RATIO_GPU_VS_CPU "gpu_vs_cpu"
 #define BF_RATIO_VS_FP32 "vs_fp32"
 

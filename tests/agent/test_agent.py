@@ -26,7 +26,8 @@ import agentlib  # noqa: E402
 from agentlib import (SCHEMA_VERSION, SEED_LIMITS, SEED_TENSORS, is_int,  # noqa: E402
                       is_number, parse_records, run_agent)
 
-TYPES = {"host", "plan", "check", "float_limits", "gemm", "summary"}
+TYPES = {"host", "plan", "check", "float_limits", "gemm", "summary",
+         "bandwidth", "batching"}
 STATUSES = {"pass", "fail", "skipped"}
 
 # Every check the agent runs on the CPU (the tensor checks, minus the two
@@ -56,6 +57,26 @@ def row_major_strides(shape):
     return strides
 
 
+def mlp_scores():
+    """The batching model's scores, from the formulas of docs/schema.md
+    (agent/mlp.h) with explicit biases, in exact integer arithmetic."""
+    x = [[(r * (f + 2) + f) % 23 % 7 - 3 for f in range(30)]
+         for r in range(20)]
+    w1 = [[(f * f + 2 * j + f * j) % 3 - 1 for j in range(16)]
+          for f in range(30)]
+    b1 = [j % 4 - 1 for j in range(16)]
+    w2 = [j % 3 - 1 for j in range(16)]
+    scores = []
+    for r in range(20):
+        h = [max(0, sum(x[r][f] * w1[f][j] for f in range(30)) + b1[j])
+             for j in range(16)]
+        scores.append(sum(h[j] * w2[j] for j in range(16)) + 3)
+    return scores
+
+
+EXPECTED_SCORES = mlp_scores()
+
+
 class RunChecks:
     """Assertions shared by every test that runs a full agent job."""
 
@@ -75,8 +96,24 @@ class RunChecks:
         check_recs = [r for r in body if r["type"] == "check"]
         gemm_recs = [r for r in body if r["type"] == "gemm"]
         limit_recs = [r for r in body if r["type"] == "float_limits"]
-        self.assertEqual(len(check_recs) + len(gemm_recs) + len(limit_recs),
-                         len(body))
+        bw_recs = [r for r in body if r["type"] == "bandwidth"]
+        batch_recs = [r for r in body if r["type"] == "batching"]
+        self.assertEqual(len(check_recs) + len(gemm_recs) + len(limit_recs) +
+                         len(bw_recs) + len(batch_recs), len(body))
+        # Bandwidth before the sweep (the roofline needs it), batching
+        # after it; each counted in the plan.
+        self.assertEqual(plan["bandwidth_total"], len(bw_recs))
+        self.assertEqual(plan["batching_total"], len(batch_recs))
+        types = [r["type"] for r in body]
+        if bw_recs and gemm_recs:
+            self.assertLess(types.index("bandwidth"), types.index("gemm"))
+        if batch_recs and gemm_recs:
+            self.assertGreater(types.index("batching"),
+                               len(types) - 1 - types[::-1].index("gemm"))
+        for b in bw_recs:
+            self.check_bandwidth(b, host)
+        for b in batch_recs:
+            self.check_batching(b, host)
         # The plan announces exactly what follows.
         self.assertEqual([d["device"] for d in plan["devices"]], ["cpu"])
         self.assertEqual(plan["devices"][0]["status"], "pass")
@@ -288,6 +325,80 @@ class RunChecks:
         self.assertEqual(g["c_dtype"], "fp32")  # OpenBLAS writes fp32 C
         self.assertEqual(g["operand_bytes"], 2 * n * n * ebytes + 4 * n * n)
         self.assertTrue(g["peak_mib"] is None or g["peak_mib"] >= 0)
+        if "bandwidth_kind" in g:
+            self.check_roofline(g)
+
+    def check_roofline(self, g):
+        """The roofline of docs/schema.md: AI = 2 n^3 / operand bytes,
+        bound min(peak, AI x bandwidth)."""
+        n = g["n"]
+        self.assertEqual(g["bandwidth_kind"], "triad")
+        self.assertTrue(is_number(g["bandwidth_gbps"]) and
+                        g["bandwidth_gbps"] > 0)
+        ai = 2 * n ** 3 / g["operand_bytes"]
+        self.assertLessEqual(abs(g["arithmetic_intensity"] - ai), 1e-12 * ai)
+        if g["peak_gflops"] is None:
+            self.assertIsNone(g["bound"])
+            self.assertIsNone(g["roofline_gflops"])
+            return
+        mem = ai * g["bandwidth_gbps"]
+        roof = min(g["peak_gflops"], mem)
+        self.assertLessEqual(abs(g["roofline_gflops"] - roof), 1e-9 * roof)
+        self.assertEqual(g["bound"],
+                         "memory" if mem < g["peak_gflops"] else "compute")
+        want = g["gflops"] / g["roofline_gflops"]
+        self.assertLessEqual(abs(g["fraction_of_roofline"] - want),
+                             1e-9 * want)
+
+    def check_bandwidth(self, b, host):
+        """A CPU triad record: every sample, the median, GB/s from the
+        bytes counted (3 fp64 arrays) and the median."""
+        self.assertEqual((b["device"], b["kind"]), ("cpu", "triad"))
+        self.assertEqual(b["status"], "pass", b)
+        self.assertIsNone(b["reason"])
+        self.assertEqual(b["dtype"], "fp64")
+        self.assertEqual(b["array_bytes"] % 64, 0)
+        self.assertEqual(b["bytes"], 3 * b["array_bytes"])
+        self.assertEqual(b["threads"], host["openblas"]["threads"])
+        s = b["samples_ms"]
+        self.assertEqual(len(s), b["iters"])
+        self.assertEqual((b["warmup"], b["iters"]), (1, 10))  # fixed
+        self.assertTrue(all(is_number(x) and x > 0 for x in s), s)
+        self.assertUlpEqual(b["median_ms"], statistics.median(s))
+        self.assertEqual((b["min_ms"], b["max_ms"]), (min(s), max(s)))
+        want = b["bytes"] / b["median_ms"] / 1e6  # GB/s from ms
+        self.assertLessEqual(abs(b["median_gbps"] - want), 1e-9 * want)
+        self.assertIn("STREAM", b["counting"])
+
+    def check_batching(self, b, host):
+        """The CPU's batching record: the seed's shapes, exact scores,
+        latency and throughput consistent with the samples."""
+        self.assertEqual((b["device"], b["dtype"]), ("cpu", "fp32"))
+        self.assertEqual(b["status"], "pass", b)
+        self.assertIsNone(b["reason"])
+        # seed-facts.md: 2,000 transactions/s gathered for 10 ms -> a
+        # (20, 30) tensor; the lesson's layer (30, 16), relu.
+        self.assertEqual(b["rows"], 2000 * 10 // 1000)
+        self.assertEqual(b["features"], 30)
+        self.assertEqual(b["layers"], [30, 16, 1])
+        self.assertEqual(b["model"], "30-16-relu-1")
+        self.assertTrue(b["library"].startswith("OpenBLAS "))
+        self.assertEqual(b["math_mode"], "cblas_sgemm")
+        self.assertEqual(b["expected_scores"], EXPECTED_SCORES)
+        self.assertEqual(b["scores"], EXPECTED_SCORES)
+        self.assertEqual((b["max_abs_diff"], b["max_abs_error"],
+                          b["tolerance"]), (0, 0, 0))
+        for key in ("single_samples_ms", "batch_samples_ms"):
+            self.assertEqual(len(b[key]), b["iters"])
+            self.assertTrue(all(is_number(x) and x > 0 for x in b[key]))
+        self.assertUlpEqual(b["single_ms"],
+                            statistics.median(b["single_samples_ms"]))
+        self.assertUlpEqual(b["batch_ms"],
+                            statistics.median(b["batch_samples_ms"]))
+        self.assertUlpEqual(b["single_rows_per_s"], 1e3 / b["single_ms"], 4)
+        self.assertUlpEqual(b["batch_rows_per_s"], 20e3 / b["batch_ms"], 4)
+        self.assertUlpEqual(b["speedup"], b["batch_rows_per_s"] /
+                            b["single_rows_per_s"], 8)
 
     def check_summary(self, s, check_recs, gemm_recs, rc):
         for kind, recs in (("checks", check_recs), ("gemm", gemm_recs)):
@@ -318,7 +429,8 @@ class RecordsTest(unittest.TestCase, RunChecks):
                       "--dtypes", "fp32")
         recs = self.check_run(p, [32], ["fp32"], 3, 4, checks=False,
                               cpu_warmup=2)
-        self.assertEqual(recs[2]["warmup"], 2)
+        g = [r for r in recs if r["type"] == "gemm"][0]
+        self.assertEqual(g["warmup"], 2)
 
     def test_openblas_core_env(self):
         """A core the user forces is kept, and not reported as replaced."""
@@ -467,12 +579,13 @@ class HumanTest(unittest.TestCase):
 
     def test_human(self):
         p = run_agent("--size", "64", "--device", "cpu", "--iters", "2",
-                      "--warmup", "0", "--human")
+                      "--warmup", "0", "--human", "--bandwidth-mib", "3")
         self.assertEqual(p.returncode, 0, p.stderr)
         out = p.stdout
         self.assertNotIn("{", out)
         for heading in ("=== host ===", "=== float limits ===",
-                        "=== checks ===", "=== GEMM", "=== summary ==="):
+                        "=== checks ===", "=== memory bandwidth", "=== GEMM",
+                        "=== batching", "=== summary ==="):
             self.assertEqual(out.count(heading), 1, heading)
         # The limits as the seed printed them.
         self.assertIn("fp32  max=3.403e+38 eps=1.192e-07", out)
@@ -484,14 +597,22 @@ class HumanTest(unittest.TestCase):
         self.assertRegex(out, r"props\.vector +rank=1 shape=\(3,\) ")
         self.assertRegex(out, r"props\.scalar +rank=0 shape=\(\) ")
         self.assertRegex(out, r"(?m)^device +dtype +n +median_ms +GFLOP/s "
-                              r"+peak_MiB +check$")
-        m = re.search(r"(?m)^cpu +fp32 +64 +(\d+\.\d{3}) +(\d+\.\d) +\S+ +pass$",
+                              r"+peak_MiB +FLOP/B +roofline +bound +%roof "
+                              r"+check$")
+        # n = 64 at fp32: 2 n^3 / (3 n^2 4 bytes) = 10.7 FLOP/B.
+        m = re.search(r"(?m)^cpu +fp32 +64 +(\d+\.\d{3}) +(\d+\.\d) +\S+ "
+                      r"+10\.7 +(\d+\.\d|n/a) +(compute|memory|n/a) +\S+ +pass$",
                       out)
         self.assertIsNotNone(m, out)
         self.assertGreater(float(m.group(2)), 0)
         # Missing values print as n/a, never 0.
-        self.assertRegex(out, r"(?m)^cpu +bf16 +64 +n/a +n/a +n/a +skipped "
-                              r"\(bf16: .*cblas_sbgemm\)$")
+        self.assertRegex(out, r"(?m)^cpu +bf16 +64 +n/a +n/a +n/a +n/a +n/a "
+                              r"+n/a +n/a +skipped \(bf16: .*cblas_sbgemm\)$")
+        self.assertRegex(out, r"(?m)^cpu +triad +1\.0 +\d+\.\d{3} +\d+\.\d "
+                              r"+\d+ +pass$")
+        m = re.search(r"(?m)^cpu +fp32 +(\d+\.\d{4}) +(\d+\.\d{4}) +(\d+) "
+                      r"+(\d+) +(\d+\.\d) +pass$", out)
+        self.assertIsNotNone(m, out)
         self.assertRegex(out, r"(?m)^checks: 24 passed, 0 failed, 0 skipped; "
                               r"GEMM: 1 passed, 0 failed, 2 skipped$")
         self.assertNotRegex(out, r"FAIL")
@@ -503,7 +624,8 @@ class StreamTest(unittest.TestCase):
     limit and check records can be read while a long GEMM is still
     running."""
 
-    BEFORE_GEMM = 2 + 4 + len(CPU_CHECKS | LIMIT_CHECKS)  # all but gemm
+    # all but gemm: the triad comes before it
+    BEFORE_GEMM = 2 + 4 + len(CPU_CHECKS | LIMIT_CHECKS) + 1
 
     def start(self, *extra):
         if not agentlib.AGENT:
@@ -512,7 +634,8 @@ class StreamTest(unittest.TestCase):
         # the test never waits for.
         return subprocess.Popen([agentlib.AGENT, "--size", "2048", "--device",
                                  "cpu", "--dtypes", "fp32", "--warmup", "1000",
-                                 "--iters", "1", *extra],
+                                 "--iters", "1", "--bandwidth-mib", "3",
+                                 *extra],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 stdin=subprocess.DEVNULL, bufsize=0)
 
@@ -543,7 +666,7 @@ class StreamTest(unittest.TestCase):
             self.assertEqual(len(recs), self.BEFORE_GEMM)
             self.assertEqual(recs[0]["type"], "host")
             self.assertEqual(recs[1]["type"], "plan")
-            self.assertEqual(recs[-1]["type"], "check")
+            self.assertEqual(recs[-1]["type"], "bandwidth")
             self.assertEqual(recs[1]["gemm_total"], 1)
         finally:
             p.kill()
@@ -592,6 +715,98 @@ class ColdCacheTest(unittest.TestCase):
         self.assertNotIn("cold_cache", recs[0]["options"])
         g = [x for x in recs if x["type"] == "gemm"][0]
         self.assertNotIn("flushed", g["timing"])
+
+
+class WorkloadsTest(unittest.TestCase, RunChecks):
+    """Bandwidth, the roofline and the seed's batching case (issue 14),
+    on small sizes: values and their arithmetic, never speeds."""
+
+    def test_bandwidth_roofline_batching(self):
+        p = run_agent("--size", "64", "--device", "cpu", "--iters", "3",
+                      "--warmup", "1", "--dtypes", "fp32", "--no-checks",
+                      "--bandwidth-mib", "3")
+        recs = self.check_run(p, [64], ["fp32"], 3, 1, checks=False)
+        bws = [r for r in recs if r["type"] == "bandwidth"]
+        self.assertEqual(len(bws), 1)
+        # 3 MiB over the triad's three arrays: 1 MiB each.
+        self.assertEqual(bws[0]["array_bytes"], 2 ** 20)
+        self.assertEqual(bws[0]["bytes"], 3 * 2 ** 20)
+        g = [r for r in recs if r["type"] == "gemm"][0]
+        self.assertEqual(g["bandwidth_gbps"], bws[0]["median_gbps"])
+        self.assertEqual(g["arithmetic_intensity"], 2 * 64 ** 3 / (12 * 64 ** 2))
+        self.assertEqual(len([r for r in recs if r["type"] == "batching"]), 1)
+        s = recs[-1]
+        self.assertEqual((s["bandwidth_passed"], s["bandwidth_failed"],
+                          s["bandwidth_skipped"]), (1, 0, 0))
+        self.assertEqual((s["batching_passed"], s["batching_failed"],
+                          s["batching_skipped"]), (1, 0, 0))
+
+    def test_off(self):
+        """--no-bandwidth and --no-batching: no records, totals 0, and no
+        roofline keys in the gemm records."""
+        p = run_agent("--size", "32", "--device", "cpu", "--iters", "2",
+                      "--dtypes", "fp32", "--no-checks", "--no-bandwidth",
+                      "--no-batching")
+        recs = self.check_run(p, [32], ["fp32"], 2, 5, checks=False,
+                              cpu_warmup=1)
+        self.assertEqual((recs[1]["bandwidth_total"],
+                          recs[1]["batching_total"]), (0, 0))
+        g = [r for r in recs if r["type"] == "gemm"][0]
+        for k in ("bandwidth_kind", "bandwidth_gbps", "arithmetic_intensity",
+                  "roofline_gflops", "bound", "fraction_of_roofline"):
+            self.assertNotIn(k, g)
+
+    def test_batching_only(self):
+        p = run_agent("--device", "cpu", "--iters", "5", "--no-checks",
+                      "--no-gemm", "--no-bandwidth")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        recs = parse_records(p.stdout)
+        self.assertEqual([r["type"] for r in recs],
+                         ["host", "plan", "batching", "summary"])
+        self.assertEqual(recs[1]["batching_total"], 1)
+        b = recs[2]
+        self.check_batching(b, recs[0])
+        self.assertEqual(b["iters"], 5)
+        # The seed's scores are exact: the batch's rows equal the 20
+        # one-row calls and the float64 reference.
+        self.assertEqual(b["scores"], mlp_scores())
+
+    def test_gpu_skipped_with_reason(self):
+        """Without a GPU, cuda:0 gets its five bandwidth kinds and its
+        fp16 batching record, each skipped with the device's reason."""
+        if agentlib.nvidia_gpu_present():
+            self.skipTest("a GPU is present")
+        p = run_agent("--device", "all", "--size", "16", "--iters", "2",
+                      "--dtypes", "fp32", "--no-checks", "--bandwidth-mib",
+                      "3")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        recs = parse_records(p.stdout)
+        reason = recs[1]["devices"][1]["reason"]
+        self.assertTrue(reason)
+        gpu_bw = [r for r in recs if r["type"] == "bandwidth" and
+                  r["device"] == "cuda:0"]
+        self.assertEqual([r["kind"] for r in gpu_bw],
+                         ["d2d", "h2d_pageable", "d2h_pageable", "h2d_pinned",
+                          "d2h_pinned"])
+        gpu_batch = [r for r in recs if r["type"] == "batching" and
+                     r["device"] == "cuda:0"]
+        self.assertEqual(len(gpu_batch), 1)
+        self.assertEqual(gpu_batch[0]["dtype"], "fp16")
+        for r in gpu_bw + gpu_batch:
+            self.assertEqual(r["status"], "skipped")
+            self.assertEqual(r["reason"], reason)
+        self.assertIsNone(gpu_batch[0]["speedup"])
+        self.assertTrue(all(r["median_gbps"] is None for r in gpu_bw))
+        self.assertEqual(recs[1]["bandwidth_total"], 6)
+        self.assertEqual(recs[1]["batching_total"], 2)
+        self.assertEqual(recs[-1]["bandwidth_skipped"], 5)
+        self.assertEqual(recs[-1]["batching_skipped"], 1)
+
+    def test_bad_bandwidth_mib(self):
+        p = run_agent("--bandwidth-mib", "0", timeout=60)
+        self.assertEqual(p.returncode, 2)
+        self.assertEqual(p.stderr, "agent: --bandwidth-mib '0': expected an "
+                         "integer from 1 to 65536\ntry 'agent --help'\n")
 
 
 class DefaultRunTest(unittest.TestCase, RunChecks):

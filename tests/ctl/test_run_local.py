@@ -61,6 +61,19 @@ class RunLocal(unittest.TestCase):
             for g in gemms:
                 self.assertEqual(len(g["samples_ms"]), 4)
                 self.assertEqual(g["status"], "pass")
+            # The workloads beyond GEMM (issue 14) arrive, are archived as
+            # they came and are not counted malformed.
+            self.assertEqual(host["malformed_lines"], 0)
+            types = [r["type"] for r in recs]
+            self.assertEqual(types.count("bandwidth"),
+                             recs[1]["bandwidth_total"])
+            self.assertEqual(types.count("bandwidth"), 1)
+            self.assertEqual(types.count("batching"),
+                             recs[1]["batching_total"])
+            self.assertEqual(types.count("batching"), 1)
+            self.assertEqual(types[-1], "summary")
+            for g in gemms:
+                self.assertEqual(g["bandwidth_kind"], "triad")
             # The plain table: one row per GEMM, after the progress lines.
             self.assertRegex(p.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s")
             self.assertRegex(p.stdout, r"(?m)^local\s+cpu\s+fp32\s+96\s")

@@ -12,6 +12,7 @@
  * agent's own writers (report.c, check_limits.c, check_tensor.c, gemm.c)
  * produce in this process.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +24,8 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "bandwidth.h"
+#include "batching.h"
 #include "checks.h"
 #include "gemm.h"
 #include "record.h"
@@ -197,25 +200,28 @@ static void test_accepts_records_written_in_process(void **state)
 {
 	static const struct device cpu = { DEVICE_CPU, 0 };
 	struct sweep_device devs[2] = {
-		{ { DEVICE_CPU, 0 }, 1, "" },
-		{ { DEVICE_CUDA, 0 }, 0, "no CUDA device found" },
+		{ { DEVICE_CPU, 0 }, 1, "", NULL, NAN },
+		{ { DEVICE_CUDA, 0 }, 0, "no CUDA device found", NULL, NAN },
 	};
 	struct agent_opts o = { .sizes = { 16 }, .nsizes = 1,
 				.dtypes = { BF_DTYPE_FP32, BF_DTYPE_BF16 },
 				.ndtypes = 2, .iters = 2, .warmup = 1,
-				.cpu_iters = 2, .seed = 1, .transfer_mib = 1 };
+				.cpu_iters = 2, .seed = 1, .transfer_mib = 1,
+				.bandwidth_mib = 1 };
 	struct gemm_sweep sweep = { NULL, 0 };
 	char *buf = NULL, *line, *save = NULL;
 	size_t size = 0;
 	FILE *f = open_memstream(&buf, &size);
 	struct report r = { .out = f };
-	int lines = 0, gemms = 0;
+	int lines = 0, gemms = 0, bws = 0, batchings = 0;
 	struct bf_record sum;
 
 	assert_non_null(f);
 	checks_run_limits(&r);
 	checks_run_device(&r, &cpu, &o);
+	bandwidth_run(&r, devs, 2, &o);
 	gemm_sweep_run(&r, devs, 2, &o, &sweep);
+	batching_run(&r, devs, 2, &o);
 	bf_record_init(&sum, BF_REC_SUMMARY);
 	gemm_ratios(&sweep, &sum.u.summary);
 	sum.u.summary.checks_passed = r.checks[0];
@@ -233,13 +239,24 @@ static void test_accepts_records_written_in_process(void **state)
 
 		expect_accept(line, t);
 		gemms += t == BF_REC_GEMM;
+		bws += t == BF_REC_BANDWIDTH;
+		batchings += t == BF_REC_BATCHING;
 		lines++;
 	}
 	/* 4 float_limits + 3 limit checks + the CPU's tensor checks, then
 	 * 2 devices x 1 size x 2 dtypes gemm records, then the summary. */
 	assert_int_equal(gemms, 4);
-	assert_int_equal(lines, 4 + 3 + checks_count(&cpu) + 4 + 1);
+	/* The CPU's triad and the skipped GPU's five copies; one batching
+	 * record per device. */
+	assert_int_equal(bws, bandwidth_count(devs, 2));
+	assert_int_equal(bws, 1 + 5);
+	assert_int_equal(batchings, 2);
+	assert_int_equal(lines, 4 + 3 + checks_count(&cpu) + 6 + 4 + 2 + 1);
 	assert_int_equal(r.checks[BF_STATUS_FAIL], 0);
+	assert_int_equal(r.bandwidths[BF_STATUS_PASS], 1);
+	assert_int_equal(r.bandwidths[BF_STATUS_SKIPPED], 5);
+	assert_int_equal(r.batchings[BF_STATUS_PASS], 1);
+	assert_int_equal(r.batchings[BF_STATUS_SKIPPED], 1);
 	gemm_sweep_free(&sweep);
 	free(buf);
 }
@@ -497,7 +514,8 @@ static void test_line_length_limit(void **state)
 static void test_names(void **state)
 {
 	static const char *const types[] = { "host", "plan", "check",
-					     "float_limits", "gemm", "summary" };
+					     "float_limits", "gemm", "summary",
+					     "bandwidth", "batching" };
 	enum bf_record_type t;
 	enum bf_status s;
 

@@ -1,0 +1,430 @@
+/*
+ * Unit tests of the workloads beyond GEMM (issue 14): the roofline's
+ * arithmetic, the batching model's data and reference forward pass on
+ * known inputs, the bandwidth sizes, and the round trips of the new
+ * records (bandwidth, batching, the gemm record's roofline fields, the
+ * plan's and the summary's new counts) through bf_record_encode and
+ * bf_record_parse.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+#include <cmocka.h>
+
+#include "bandwidth.h"
+#include "batching.h"
+#include "gemm.h"
+#include "mlp.h"
+#include "record.h"
+#include "roofline.h"
+
+/* --- roofline ------------------------------------------------------- */
+
+static void test_roofline_memory_and_compute(void **state)
+{
+	struct roofline rl;
+
+	/* n = 64, fp32: 2 n^3 = 524288 FLOPs over 3 n^2 4 = 49152 bytes,
+	 * AI = 32/3. At 10 GB/s the memory roof is 106.67 GFLOP/s, below a
+	 * 500 GFLOP/s peak: memory-bound; 80 GFLOP/s is 75 % of it. */
+	roofline_place(gemm_flops(64),
+		       gemm_operand_bytes(64, BF_DTYPE_FP32, BF_DTYPE_FP32), 500,
+		       10, 80, &rl);
+	assert_true(fabs(rl.arithmetic_intensity - 32.0 / 3.0) < 1e-12);
+	assert_int_equal(rl.bound, ROOFLINE_MEMORY);
+	assert_true(fabs(rl.roofline_gflops - 320.0 / 3.0) < 1e-9);
+	assert_true(fabs(rl.fraction - 0.75) < 1e-12);
+	assert_string_equal(roofline_bound_name(rl.bound), "memory");
+
+	/* n = 4096, fp32: AI = 4096 / 6 = 682.67; x 10 GB/s = 6826.7, above
+	 * the peak: compute-bound at the peak. */
+	roofline_place(gemm_flops(4096),
+		       gemm_operand_bytes(4096, BF_DTYPE_FP32, BF_DTYPE_FP32),
+		       500, 10, 250, &rl);
+	assert_true(fabs(rl.arithmetic_intensity - 4096.0 / 6.0) < 1e-9);
+	assert_int_equal(rl.bound, ROOFLINE_COMPUTE);
+	assert_true(rl.roofline_gflops == 500);
+	assert_true(rl.fraction == 0.5);
+	assert_string_equal(roofline_bound_name(rl.bound), "compute");
+
+	/* Exactly at the ridge point: AI x bandwidth == peak is compute. */
+	roofline_place(1000, 100, 100, 10, NAN, &rl);
+	assert_int_equal(rl.bound, ROOFLINE_COMPUTE);
+	assert_true(isnan(rl.fraction)); /* no GFLOP/s, no fraction */
+}
+
+static void test_roofline_unknown(void **state)
+{
+	struct roofline rl;
+
+	roofline_place(1000, 100, NAN, 10, 50, &rl); /* peak unknown */
+	assert_true(rl.arithmetic_intensity == 10);
+	assert_int_equal(rl.bound, ROOFLINE_UNKNOWN);
+	assert_true(isnan(rl.roofline_gflops));
+	assert_true(isnan(rl.fraction));
+	assert_null(roofline_bound_name(rl.bound));
+	roofline_place(1000, 100, 500, NAN, 50, &rl); /* bandwidth unknown */
+	assert_int_equal(rl.bound, ROOFLINE_UNKNOWN);
+	roofline_place(1000, 0, 500, 10, 50, &rl); /* no bytes */
+	assert_true(isnan(rl.arithmetic_intensity));
+	assert_int_equal(rl.bound, ROOFLINE_UNKNOWN);
+}
+
+/* --- the batching model ----------------------------------------------- */
+
+static float x[MLP_ROWS * MLP_IN], w1[MLP_IN * MLP_HID], w2[MLP_HID * MLP_OUTPUTS];
+
+static void test_mlp_shapes_and_data(void **state)
+{
+	/* The seed: 2,000 transactions/s for 10 ms is a (20, 30) batch; the
+	 * lesson's layer is (30, 16). */
+	assert_int_equal(MLP_ROWS, 20);
+	assert_int_equal(MLP_FEATURES, 30);
+	assert_int_equal(MLP_HIDDEN, 16);
+	mlp_fill(x, w1, w2);
+	/* The formulas of mlp.h, spot-checked, and the folded biases. */
+	assert_true(x[0] == -3);                       /* r 0, f 0: 0 - 3 */
+	assert_true(x[1 * MLP_IN + 1] == 1);           /* (3 + 1) % 23 % 7 - 3 */
+	assert_true(x[19 * MLP_IN + 29] == 3);  /* 618 % 23 = 20, % 7 = 6 */
+	for (int r = 0; r < MLP_ROWS; r++)
+		assert_true(x[r * MLP_IN + MLP_FEATURES] == 1);
+	assert_true(w1[2 * MLP_HID + 3] == 0); /* (4 + 6 + 6) % 3 - 1 */
+	assert_true(w1[MLP_FEATURES * MLP_HID + 0] == -1); /* b1[0] */
+	assert_true(w1[MLP_FEATURES * MLP_HID + 3] == 2);  /* b1[3] */
+	assert_true(w1[MLP_FEATURES * MLP_HID + MLP_HIDDEN] == 1);
+	for (int f = 0; f < MLP_FEATURES; f++)
+		assert_true(w1[f * MLP_HID + MLP_HIDDEN] == 0);
+	assert_true(w2[MLP_HIDDEN] == 3); /* b2 */
+}
+
+static void test_mlp_forward_known_scores(void **state)
+{
+	/* Computed independently (Python, from the formulas of mlp.h with
+	 * explicit biases rather than folded ones). */
+	static const double want[MLP_ROWS] = {
+		-20, -44, -26, 1, -2, 11, 17, -15, 11, -60,
+		-42, -36, -30, 26, -18, -29, -23, 4, -4, 2,
+	};
+	double got[MLP_ROWS];
+
+	mlp_fill(x, w1, w2);
+	mlp_forward_ref(MLP_ROWS, x, w1, w2, got);
+	for (int r = 0; r < MLP_ROWS; r++)
+		assert_true(got[r] == want[r]);
+	/* A row scored alone gives the batch's score. */
+	mlp_forward_ref(1, x + 13 * MLP_IN, w1, w2, got);
+	assert_true(got[0] == 26);
+}
+
+static void test_mlp_relu_and_bias(void **state)
+{
+	/* A hand-made case: one row with features all 0 leaves only the
+	 * biases: h = relu(b1), score = sum relu(b1_j) W2_j + b2. b1 = j % 4
+	 * - 1 gives relu 0, 0, 1, 2 repeating; W2 = j % 3 - 1. */
+	float row[MLP_IN] = { 0 };
+	double s, want = 3;
+
+	mlp_fill(x, w1, w2);
+	row[MLP_FEATURES] = 1;
+	for (int j = 0; j < MLP_HIDDEN; j++) {
+		int b1 = j % 4 - 1;
+
+		want += (b1 > 0 ? b1 : 0) * (j % 3 - 1);
+	}
+	mlp_forward_ref(1, row, w1, w2, &s);
+	assert_true(s == want);
+	/* Negative features drive every hidden unit below 0 but the
+	 * constant one: the score is b2. */
+	for (int f = 0; f < MLP_FEATURES; f++)
+		row[f] = 0;
+	memset(w1, 0, sizeof(w1));
+	for (int j = 0; j < MLP_HIDDEN; j++)
+		w1[MLP_FEATURES * MLP_HID + j] = -5;
+	w1[MLP_FEATURES * MLP_HID + MLP_HIDDEN] = 1;
+	mlp_forward_ref(1, row, w1, w2, &s);
+	assert_true(s == 3);
+	assert_int_equal(batching_dtype(DEVICE_CPU), BF_DTYPE_FP32);
+	assert_int_equal(batching_dtype(DEVICE_CUDA), BF_DTYPE_FP16);
+}
+
+/* --- bandwidth sizes ---------------------------------------------------- */
+
+static void test_bandwidth_sizes(void **state)
+{
+	enum bw_kind kinds[BW__COUNT];
+	const size_t mib = 1u << 20;
+	struct sweep_device devs[2] = {
+		{ { DEVICE_CPU, 0 }, 1, "", NULL, NAN },
+		{ { DEVICE_CUDA, 0 }, 0, "none", NULL, NAN },
+	};
+
+	/* Each triad array four times the LLC, the three at least 256 MiB. */
+	assert_int_equal(bandwidth_array_bytes(BW_TRIAD, 32 * mib, 0), 128 * mib);
+	assert_int_equal(bandwidth_array_bytes(BW_TRIAD, 1 * mib, 0),
+			 (256 * mib / 3) & ~(size_t)63);
+	/* --bandwidth-mib: the working set, split over the arrays. */
+	assert_int_equal(bandwidth_array_bytes(BW_TRIAD, 32 * mib, 3), mib);
+	assert_int_equal(bandwidth_array_bytes(BW_D2D, 0, 8), 4 * mib);
+	assert_int_equal(bandwidth_array_bytes(BW_H2D_PINNED, 0, 8), 8 * mib);
+	assert_int_equal(bandwidth_array_bytes(BW_D2D, 0, 0), 256 * mib);
+	assert_int_equal(bandwidth_array_bytes(BW_TRIAD, 0, 1) % 64, 0);
+	assert_int_equal(bandwidth_kinds(DEVICE_CPU, kinds), 1);
+	assert_int_equal(kinds[0], BW_TRIAD);
+	assert_int_equal(bandwidth_kinds(DEVICE_CUDA, kinds), 5);
+	assert_int_equal(kinds[0], BW_D2D);
+	assert_int_equal(bandwidth_count(devs, 2), 6);
+	assert_string_equal(bandwidth_kind_name(BW_H2D_PAGEABLE), "h2d_pageable");
+	assert_string_equal(bandwidth_kind_name(BW_D2H_PINNED), "d2h_pinned");
+	assert_int_equal(batching_count(2), 2);
+}
+
+/* --- record round trips ------------------------------------------------- */
+
+static void round_trip(const struct bf_record *r, struct bf_record *out)
+{
+	cJSON *j = bf_record_encode(r), *j2;
+	char *line = cJSON_PrintUnformatted(j), *line2, detail[256];
+
+	assert_non_null(line);
+	assert_int_equal(bf_record_parse(line, strlen(line), out, detail,
+					 sizeof(detail)), BF_OK);
+	assert_int_equal(out->type, r->type);
+	j2 = bf_record_encode(out);
+	line2 = cJSON_PrintUnformatted(j2);
+	assert_string_equal(line2, line);
+	free(line2);
+	free(line);
+	cJSON_Delete(j2);
+	cJSON_Delete(j);
+}
+
+static char *dup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = malloc(n);
+
+	assert_non_null(p);
+	return memcpy(p, s, n);
+}
+
+static double *dup_nums(const double *v, int n)
+{
+	double *p = malloc((size_t)n * sizeof(*p));
+
+	assert_non_null(p);
+	return memcpy(p, v, (size_t)n * sizeof(*p));
+}
+
+static void test_bandwidth_record(void **state)
+{
+	static const double samples[] = { 2.5, 2.0, 3.0 };
+	struct bf_record r, d;
+	struct bf_rec_bandwidth *b = &r.u.bandwidth;
+
+	bf_record_init(&r, BF_REC_BANDWIDTH);
+	r.seq = 5;
+	b->device = dup("cpu");
+	b->kind = dup("triad");
+	b->status = BF_STATUS_PASS;
+	b->median_gbps = 12.5;
+	b->measured = 1;
+	b->dtype = dup("fp64");
+	b->array_bytes = 1 << 20;
+	b->bytes = 3 << 20;
+	b->counting = dup("3 arrays x 8 bytes");
+	b->threads = 2;
+	b->warmup = 1;
+	b->iters = 3;
+	b->samples_ms = dup_nums(samples, 3);
+	b->nsamples = 3;
+	b->median_ms = 2.5;
+	b->min_ms = 2;
+	b->max_ms = 3;
+	b->timing = dup("CLOCK_MONOTONIC");
+	round_trip(&r, &d);
+	assert_string_equal(d.u.bandwidth.kind, "triad");
+	assert_int_equal(d.u.bandwidth.status, BF_STATUS_PASS);
+	assert_null(d.u.bandwidth.reason);
+	assert_true(d.u.bandwidth.median_gbps == 12.5);
+	assert_true(d.u.bandwidth.threads == 2);
+	assert_int_equal(d.u.bandwidth.nsamples, 3);
+	assert_true(d.u.bandwidth.samples_ms[1] == 2.0);
+	assert_true(d.u.bandwidth.bytes == 3 << 20);
+	assert_true(isnan(d.u.bandwidth.needed_bytes));
+	bf_record_free(&d);
+	bf_record_free(&r);
+
+	/* A GPU's record: threads null; a skipped one: median null only. */
+	bf_record_init(&r, BF_REC_BANDWIDTH);
+	b->device = dup("cuda:0");
+	b->kind = dup("h2d_pinned");
+	b->status = BF_STATUS_SKIPPED;
+	b->reason = dup("no CUDA device found");
+	round_trip(&r, &d);
+	assert_false(d.u.bandwidth.measured);
+	assert_true(isnan(d.u.bandwidth.median_gbps));
+	assert_string_equal(d.u.bandwidth.reason, "no CUDA device found");
+	bf_record_free(&d);
+	bf_record_free(&r);
+}
+
+static void test_batching_record(void **state)
+{
+	static const double single[] = { 0.02, 0.03 }, batch[] = { 0.05, 0.04 };
+	static const double scores[] = { -20, -44, 26 };
+	struct bf_record r, d;
+	struct bf_rec_batching *b = &r.u.batching;
+
+	bf_record_init(&r, BF_REC_BATCHING);
+	b->device = dup("cpu");
+	b->dtype = dup("fp32");
+	b->status = BF_STATUS_PASS;
+	b->speedup = 10;
+	b->measured = 1;
+	b->model = dup("30-16-relu-1");
+	b->layers = calloc(3, sizeof(int));
+	b->layers[0] = 30;
+	b->layers[1] = 16;
+	b->layers[2] = 1;
+	b->nlayers = 3;
+	b->rows = 20;
+	b->features = 30;
+	b->library = dup("OpenBLAS 0.3.21");
+	b->math_mode = dup("cblas_sgemm");
+	b->timing = dup("CLOCK_MONOTONIC");
+	b->warmup = 1;
+	b->iters = 2;
+	b->single_samples_ms = dup_nums(single, 2);
+	b->nsingle = 2;
+	b->batch_samples_ms = dup_nums(batch, 2);
+	b->nbatch = 2;
+	b->single_ms = 0.025;
+	b->batch_ms = 0.045;
+	b->single_rows_per_s = 40000;
+	b->batch_rows_per_s = 444444.4;
+	b->max_abs_diff = 0;
+	b->max_abs_error = 0;
+	b->tolerance = 0;
+	b->scores = dup_nums(scores, 3);
+	b->nscores = 3;
+	b->expected_scores = dup_nums(scores, 3);
+	b->nexpected = 3;
+	round_trip(&r, &d);
+	assert_int_equal(d.u.batching.nlayers, 3);
+	assert_int_equal(d.u.batching.layers[1], 16);
+	assert_int_equal(d.u.batching.rows, 20);
+	assert_true(d.u.batching.speedup == 10);
+	assert_int_equal(d.u.batching.nscores, 3);
+	assert_true(d.u.batching.scores[2] == 26);
+	assert_true(d.u.batching.tolerance == 0);
+	bf_record_free(&d);
+	bf_record_free(&r);
+
+	bf_record_init(&r, BF_REC_BATCHING);
+	b->device = dup("cuda:0");
+	b->dtype = dup("fp16");
+	b->status = BF_STATUS_SKIPPED;
+	b->reason = dup("agent built without CUDA");
+	round_trip(&r, &d);
+	assert_false(d.u.batching.measured);
+	assert_true(isnan(d.u.batching.speedup));
+	bf_record_free(&d);
+	bf_record_free(&r);
+}
+
+static void test_gemm_roofline_plan_summary(void **state)
+{
+	static const double samples[] = { 1.0 };
+	struct bf_record r, d;
+	struct bf_rec_gemm *g = &r.u.gemm;
+
+	bf_record_init(&r, BF_REC_GEMM);
+	g->device = dup("cpu");
+	g->dtype = dup("fp32");
+	g->n = 64;
+	g->status = BF_STATUS_PASS;
+	g->measured = 1;
+	g->iters = 1;
+	g->samples_ms = dup_nums(samples, 1);
+	g->nsamples = 1;
+	g->median_ms = 1;
+	g->gflops = 80;
+	g->bandwidth_kind = dup("triad");
+	g->bandwidth_gbps = 10;
+	g->arithmetic_intensity = 32.0 / 3.0;
+	g->roofline_gflops = 320.0 / 3.0;
+	g->bound = dup("memory");
+	g->fraction_of_roofline = 0.75;
+	round_trip(&r, &d);
+	assert_string_equal(d.u.gemm.bound, "memory");
+	assert_string_equal(d.u.gemm.bandwidth_kind, "triad");
+	assert_true(d.u.gemm.fraction_of_roofline == 0.75);
+	assert_true(d.u.gemm.bandwidth_gbps == 10);
+	bf_record_free(&d);
+	bf_record_free(&r);
+
+	/* Without a bandwidth, no roofline keys at all. */
+	bf_record_init(&r, BF_REC_GEMM);
+	g->device = dup("cpu");
+	g->dtype = dup("fp32");
+	g->n = 64;
+	g->measured = 1;
+	round_trip(&r, &d);
+	assert_null(d.u.gemm.bandwidth_kind);
+	assert_null(d.u.gemm.bound);
+	assert_true(isnan(d.u.gemm.roofline_gflops));
+	bf_record_free(&d);
+	bf_record_free(&r);
+
+	bf_record_init(&r, BF_REC_PLAN);
+	r.u.plan.bandwidth_total = 6;
+	r.u.plan.batching_total = 2;
+	round_trip(&r, &d);
+	assert_int_equal(d.u.plan.bandwidth_total, 6);
+	assert_int_equal(d.u.plan.batching_total, 2);
+	bf_record_free(&d);
+	bf_record_free(&r);
+	/* An older agent's plan: the counts read as absent. */
+	bf_record_init(&r, BF_REC_PLAN);
+	round_trip(&r, &d);
+	assert_int_equal(d.u.plan.bandwidth_total, -1);
+	assert_int_equal(d.u.plan.batching_total, -1);
+	bf_record_free(&d);
+	bf_record_free(&r);
+
+	bf_record_init(&r, BF_REC_SUMMARY);
+	r.u.summary.bandwidth_passed = 1;
+	r.u.summary.bandwidth_failed = 0;
+	r.u.summary.bandwidth_skipped = 5;
+	r.u.summary.batching_passed = 1;
+	r.u.summary.batching_failed = 0;
+	r.u.summary.batching_skipped = 1;
+	round_trip(&r, &d);
+	assert_true(d.u.summary.bandwidth_skipped == 5);
+	assert_true(d.u.summary.batching_passed == 1);
+	bf_record_free(&d);
+	bf_record_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roofline_memory_and_compute),
+		cmocka_unit_test(test_roofline_unknown),
+		cmocka_unit_test(test_mlp_shapes_and_data),
+		cmocka_unit_test(test_mlp_forward_known_scores),
+		cmocka_unit_test(test_mlp_relu_and_bias),
+		cmocka_unit_test(test_bandwidth_sizes),
+		cmocka_unit_test(test_bandwidth_record),
+		cmocka_unit_test(test_batching_record),
+		cmocka_unit_test(test_gemm_roofline_plan_summary),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
