@@ -193,6 +193,8 @@ static const struct int_rule host_ints[] = {
 static const struct int_rule plan_ints[] = {
 	{ { BF_KEY_CHECKS_TOTAL }, 0, COUNT_MAX },
 	{ { BF_KEY_GEMM_TOTAL }, 0, COUNT_MAX },
+	{ { BF_KEY_BANDWIDTH_TOTAL }, 0, COUNT_MAX },
+	{ { BF_KEY_BATCHING_TOTAL }, 0, COUNT_MAX },
 	INT_RULES_END,
 };
 static const struct int_rule check_ints[] = {
@@ -226,6 +228,30 @@ static const struct int_rule summary_ints[] = {
 	{ { BF_KEY_GEMM_SKIPPED }, 0, COUNT_MAX },
 	{ { BF_KEY_EXIT_STATUS }, 0, 255 },
 	{ { BF_KEY_RATIOS, BF_KEY_N }, 1, BF_AGENT_MAX_N },
+	{ { BF_KEY_BANDWIDTH_PASSED }, 0, COUNT_MAX },
+	{ { BF_KEY_BANDWIDTH_FAILED }, 0, COUNT_MAX },
+	{ { BF_KEY_BANDWIDTH_SKIPPED }, 0, COUNT_MAX },
+	{ { BF_KEY_BATCHING_PASSED }, 0, COUNT_MAX },
+	{ { BF_KEY_BATCHING_FAILED }, 0, COUNT_MAX },
+	{ { BF_KEY_BATCHING_SKIPPED }, 0, COUNT_MAX },
+	INT_RULES_END,
+};
+static const struct int_rule bandwidth_ints[] = {
+	{ { BF_KEY_ARRAY_BYTES }, 0, BF_JSON_INT_MAX },
+	{ { BF_KEY_BYTES }, 0, BF_JSON_INT_MAX },
+	{ { BF_KEY_THREADS }, 1, COUNT_MAX },
+	{ { BF_KEY_WARMUP }, 0, BF_AGENT_MAX_ITERS },
+	{ { BF_KEY_ITERS }, 1, BF_AGENT_MAX_ITERS },
+	{ { BF_KEY_NEEDED_BYTES }, 0, BF_JSON_INT_MAX },
+	{ { BF_KEY_FREE_BYTES }, 0, BF_JSON_INT_MAX },
+	INT_RULES_END,
+};
+static const struct int_rule batching_ints[] = {
+	{ { BF_KEY_LAYERS }, 1, 65536 },
+	{ { BF_KEY_ROWS }, 1, 65536 },
+	{ { BF_KEY_FEATURES }, 1, 65536 },
+	{ { BF_KEY_WARMUP }, 0, BF_AGENT_MAX_ITERS },
+	{ { BF_KEY_ITERS }, 1, BF_AGENT_MAX_ITERS },
 	INT_RULES_END,
 };
 
@@ -236,6 +262,8 @@ static const struct int_rule *const ints_by_type[BF_REC__COUNT] = {
 	[BF_REC_FLOAT_LIMITS] = limits_ints,
 	[BF_REC_GEMM] = gemm_ints,
 	[BF_REC_SUMMARY] = summary_ints,
+	[BF_REC_BANDWIDTH] = bandwidth_ints,
+	[BF_REC_BATCHING] = batching_ints,
 };
 
 int bf_schema_int_ok(double v, double min, double max)
@@ -274,7 +302,7 @@ static const struct int_rule *broken_int_rule(const cJSON *rec,
 					      const struct int_rule *rules,
 					      double *bad)
 {
-	for (const struct int_rule *r = rules; r->path[0]; r++)
+	for (const struct int_rule *r = rules; r && r->path[0]; r++)
 		if (check_int_path(rec, r, 0, bad) < 0)
 			return r;
 	return NULL;

@@ -58,10 +58,11 @@ class SchemaJsonTest(unittest.TestCase):
     def test_full_run_validates(self):
         # Every type: host, plan, checks, float limits, gemm (pass on the
         # CPU, skipped on the absent GPU or 16-bit OpenBLAS), summary.
-        recs = records("--sizes", "48,80", "--device", "all")
+        recs = records("--sizes", "48,80", "--device", "all",
+                       "--bandwidth-mib", "8")
         self.assertEqual({r["type"] for r in recs},
                          {"host", "plan", "check", "float_limits", "gemm",
-                          "summary"})
+                          "bandwidth", "batching", "summary"})
         self.assert_valid(recs)
 
     def test_cold_cache_and_failures_validate(self):
