@@ -2,7 +2,10 @@
  * The plain results table, printed at the end of ctl run and by ctl
  * show: the live table's columns (ui_layout.c's one definition: titles,
  * order, cell texts), every one of them, sized to their contents by
- * texttable.c. Missing values print as n/a, never 0. Under the table, a
+ * texttable.c. Hosts in the run's order (the command line's), each
+ * host's rows in the order they arrived (the agent's sweep), however the
+ * hosts' records interleaved. Missing values print as n/a, never 0.
+ * Under the table, a
  * legend for what a cell alone cannot say: which rows are unreliable and
  * why, where Δ% comes from or why it is n/a, and the hosts that did not
  * finish.
@@ -73,15 +76,24 @@ void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8)
 	struct texttable *t = texttable_new(1);
 	struct reason_count rc[16];
 	char cell[640], safe[640], note[1024];
-	int nrc = 0, unreliable = 0, with_delta = 0;
+	int nrc = 0, unreliable = 0, with_delta = 0, n = 0;
+	int *order = bf_xcalloc((size_t)m->nrows + 1, sizeof(*order));
 
 	ui_columns_for(m, utf8, spec);
 	for (int c = 0; c < UI_NCOLS; c++)
 		texttable_add_column(t, spec[c].title, spec[c].right ?
 							TEXTTABLE_RIGHT :
 							TEXTTABLE_LEFT);
-	for (int i = 0; i < m->nrows; i++) {
-		const struct model_row *r = &m->rows[i];
+	/* Rows by host (a stable pass per host), then any of no known host. */
+	for (int h = 0; h < m->nhosts; h++)
+		for (int i = 0; i < m->nrows; i++)
+			if (m->rows[i].host == h)
+				order[n++] = i;
+	for (int i = 0; i < m->nrows; i++)
+		if (m->rows[i].host < 0 || m->rows[i].host >= m->nhosts)
+			order[n++] = i;
+	for (int k = 0; k < n; k++) {
+		const struct model_row *r = &m->rows[order[k]];
 
 		texttable_add_row(t);
 		for (int c = 0; c < UI_NCOLS; c++) {
@@ -99,6 +111,7 @@ void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8)
 	else
 		texttable_print(t, out);
 	texttable_free(t);
+	free(order);
 	if (unreliable) {
 		fprintf(out, "%s unreliable (%d row%s):", UI_UNRELIABLE_MARK,
 			unreliable, unreliable == 1 ? "" : "s");
@@ -120,13 +133,16 @@ void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8)
 		const struct model_host *mh = &m->hosts[h];
 
 		if (mh->state != HOST_DONE) {
+			const char *state = host_state_name(mh->state);
+			/* A reason that only names the state is not said twice. */
+			int said = !mh->reason[0] || strcmp(mh->reason, state) == 0;
 			char reason[512];
 
 			fprintf(out, "%s: %s%s%s\n",
 				bf_text_sanitize(safe, sizeof(safe), mh->name),
-				host_state_name(mh->state),
-				mh->reason[0] ? ": " : "",
-				bf_text_sanitize(reason, sizeof(reason), mh->reason));
+				state, said ? "" : ": ",
+				said ? "" : bf_text_sanitize(reason, sizeof(reason),
+							     mh->reason));
 		}
 	}
 	fflush(out);

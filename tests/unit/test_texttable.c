@@ -212,6 +212,65 @@ static void test_plain_table_columns(void **state)
 	model_free(&m);
 }
 
+/* Rows in the run's host order (the command line's), however the hosts'
+ * records interleaved, each host's rows in arrival order; a host whose
+ * reason only names its state says it once. */
+static void test_plain_table_host_order(void **state)
+{
+	struct model m;
+	const char *names[] = { "zeta", "alpha", "mid" };
+	static const struct { int host, n; } arrivals[] = {
+		{ 1, 64 }, { 0, 64 }, { 1, 128 }, { 2, 64 }, { 0, 128 }, { 1, 32 },
+	};
+	static const char *const expect[] = {
+		"zeta  cpu    fp32   64", "zeta  cpu    fp32  128",
+		"alpha cpu    fp32   64", "alpha cpu    fp32  128",
+		"alpha cpu    fp32   32", "mid   cpu    fp32   64",
+	};
+	struct model_snapshot snap = { 0 };
+	struct bf_record rec;
+	char *text = NULL;
+	const char *p;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	model_init(&m, 3, names);
+	bf_record_init(&rec, BF_REC_GEMM);
+	rec.u.gemm.device = "cpu";
+	rec.u.gemm.dtype = "fp32";
+	rec.u.gemm.status = BF_STATUS_PASS;
+	rec.u.gemm.reliable = 1;
+	for (size_t i = 0; i < sizeof(arrivals) / sizeof(arrivals[0]); i++) {
+		double n = arrivals[i].n;
+
+		rec.u.gemm.n = arrivals[i].n;
+		rec.u.gemm.gflops = 100.0;
+		rec.u.gemm.median_ms = 2.0 * n * n * n / 100.0 / 1e6;
+		model_add_record(&m, arrivals[i].host, &rec);
+	}
+	model_set_state(&m, 0, HOST_DONE, NULL);
+	model_set_state(&m, 1, HOST_DONE, NULL);
+	model_set_state(&m, 2, HOST_INTERRUPTED, "interrupted");
+	rec.u.gemm.device = rec.u.gemm.dtype = NULL; /* not owned */
+	model_snapshot_update(&m, &snap);
+	f = open_memstream(&text, &len);
+	table_print_snapshot(f, &snap, 1);
+	fclose(f);
+	p = text;
+	for (size_t i = 0; i < sizeof(expect) / sizeof(expect[0]); i++) {
+		p = strstr(p, expect[i]);
+		assert_non_null(p);
+		p += strlen(expect[i]);
+	}
+	assert_non_null(strstr(text, "\nmid: interrupted\n"));
+	assert_null(strstr(text, "interrupted: interrupted"));
+	free(text);
+	model_snapshot_free(&snap);
+	bf_record_free(&rec);
+	model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -219,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_no_header),
 		cmocka_unit_test(test_cjk),
 		cmocka_unit_test(test_plain_table_columns),
+		cmocka_unit_test(test_plain_table_host_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
