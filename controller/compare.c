@@ -654,6 +654,12 @@ void compare_fmt_delta(char *buf, size_t len, const struct compare_delta *d)
 			 d->n1, d->n2);
 }
 
+/* A host's reason, unless it only names its state ("interrupted"). */
+static const char *host_reason(const struct archive_host *h)
+{
+	return h->reason && strcmp(h->reason, h->status) ? h->reason : NULL;
+}
+
 /* The host names of a column: "spark" or "local,spark". */
 static void column_hosts(const struct compare_column *col, char *buf,
 			 size_t len)
@@ -700,8 +706,8 @@ static void print_legend(FILE *out, const struct compare_table *t)
 			off += (size_t)snprintf(status + off, sizeof(status) - off,
 						" (%s %s%s%s)", col->host->name,
 						col->host->status,
-						col->host->reason ? ": " : "",
-						col->host->reason ? col->host->reason : "");
+						host_reason(col->host) ? ": " : "",
+						host_reason(col->host) ? host_reason(col->host) : "");
 		if (run->tag && off < sizeof(status))
 			snprintf(status + off, sizeof(status) - off, "  tag: %s",
 				 run->tag);

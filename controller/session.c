@@ -131,8 +131,11 @@ void session_progress(struct host_ctx *h, enum host_state st,
 		h->last_record_ns = bf_now_ns();
 	if (!model_set_state(h->model, h->index, st, reason))
 		return;
-	/* The model's copy of the reason is the terminal-safe one. */
+	/* The model's copy of the reason is the terminal-safe one; a reason
+	 * that only names the state ("interrupted") is not said twice. */
 	model_host_get(h->model, h->index, &mh);
+	if (reason && strcmp(reason, host_state_name(st)) == 0)
+		reason = NULL;
 	host_say(h, "%s%s%s", host_state_name(st), reason ? ": " : "",
 		 reason ? mh.reason : "");
 }
