@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "archive.h"
 #include "bf_parse.h"
+#include "bf_text.h"
 #include "ctl.h"
 #include "xmalloc.h"
 
@@ -65,10 +67,34 @@ static int add_column(struct selection *cs, const char *path, int is_file,
 	return add_run_column(cs, run, host);
 }
 
+/* Whether host completed in run (run.json says "done"); when not, says
+ * so on stderr in one line: "skipped run ID: HOST failed: why". The
+ * strings come from the archive: made terminal-safe first. */
+static int host_done(const struct selection *cs,
+		     const struct archive_run *run, const char *host)
+{
+	const struct archive_host *h = archive_run_host(run, host);
+	char id[128], name[256], status[64], why[512];
+
+	if (h && h->status && strcmp(h->status, BF_RUN_HOST_DONE) == 0)
+		return 1;
+	fprintf(stderr, "ctl: %s: warning: skipped run %s: %s %s%s%s\n",
+		cs->cmd, bf_text_sanitize(id, sizeof(id), run->run_id),
+		bf_text_sanitize(name, sizeof(name), host),
+		h && h->status ? bf_text_sanitize(status, sizeof(status), h->status) :
+				 "missing",
+		h && h->reason && strcmp(h->reason, h->status) ? ": " : "",
+		h && h->reason && strcmp(h->reason, h->status) ?
+			bf_text_sanitize(why, sizeof(why), h->reason) : "");
+	return 0;
+}
+
 /* The newest `count` runs with host (or of all runs when host is NULL),
  * added oldest first so that column A is the earlier run. A run picked
- * this way whose run.json is damaged is skipped with a one-line warning,
- * and the next older one taken: one bad run does not stop the others. */
+ * this way whose run.json is damaged, or (with host) in which that host
+ * did not complete (its run.json status is not "done"), is skipped with a
+ * one-line warning, and the next older one taken: one bad run does not
+ * stop the others. */
 static int add_last_runs(struct selection *cs, const char *results,
 			 const char *host, int count)
 {
@@ -107,11 +133,16 @@ static int add_last_runs(struct selection *cs, const char *results,
 			archive_run_free(err == BF_OK ? run : NULL);
 			continue;
 		}
+		if (host && !host_done(cs, run, host)) {
+			archive_run_free(run);
+			continue;
+		}
 		picked[npicked++] = run;
 	}
 	if (npicked == 0) {
-		ctl_error("%s: %s: no runs%s%s", cs->cmd, results,
-			  host ? " with host " : "", host ? host : "");
+		ctl_error("%s: %s: no runs%s%s%s", cs->cmd, results,
+			  host ? " with host " : "", host ? host : "",
+			  host && n > 0 ? " completed" : "");
 		rc = -1;
 	}
 	for (int i = npicked - 1; i >= 0; i--) {

@@ -230,7 +230,11 @@ class CompareTest(ArchiveTest):
         self.assertEqual(r.stdout, "")
         missing = os.path.join(self.tmp, "missing")
         self.assert_one_line_error(self.compare(results=missing))
-        self.assert_one_line_error(ctl("list", "--results", missing))
+        # No results directory yet: no runs, said in one line, exit 0.
+        r = ctl("list", "--results", missing)
+        self.assertEqual((r.returncode, r.stdout), (0, ""), r.stderr)
+        self.assertEqual(r.stderr, "ctl: list: %s: no runs yet "
+                         "(no such directory)\n" % missing)
 
 
 class CraftedTest(ArchiveTest):
@@ -318,6 +322,51 @@ class CraftedTest(ArchiveTest):
         self.assertIn("incomplete", r.stdout.splitlines()[1])
         row128 = re.search(r"(?m)^cpu\s+fp32\s+128\s.*$", r.stdout).group(0)
         self.assertTrue(row128.endswith("n/a"), row128)
+
+    def test_host_skips_runs_it_did_not_complete(self):
+        # Issue 13: `ctl compare HOST` takes the host's newest runs in
+        # which it completed; the others are skipped, one line each.
+        self.make_run(self.crafted, "20990101T000000Z-0001", self.records)
+        self.make_run(self.crafted, "20990101T000100Z-0002", self.records)
+        self.make_run(self.crafted, "20990101T000200Z-0003", self.records,
+                      status="incomplete", host_status="failed")
+        self.make_run(self.crafted, "20990101T000300Z-0004", self.records,
+                      status="incomplete", host_status="interrupted")
+        for d, why in (("20990101T000200Z-0003", "agent exited with status 4"),
+                       ("20990101T000300Z-0004", "interrupted")):
+            path = os.path.join(self.crafted, d, "run.json")
+            with open(path) as f:
+                doc = json.load(f)
+            doc["hosts"][0]["reason"] = why
+            with open(path, "w") as f:
+                json.dump(doc, f)
+        for cmd in ("compare", "report"):
+            args = [cmd, "--results", self.crafted, "local"]
+            if cmd == "report":
+                args += ["-o", os.path.join(self.crafted, "r.html")]
+            r = ctl(*args)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stderr.splitlines()[:2], [
+                "ctl: %s: warning: skipped run 20990101T000300Z-0004: "
+                "local interrupted" % cmd,
+                "ctl: %s: warning: skipped run 20990101T000200Z-0003: "
+                "local failed: agent exited with status 4" % cmd])
+            if cmd == "compare":
+                head = r.stdout.splitlines()
+                self.assertTrue(head[0].startswith("A  20990101T000000Z-0001"),
+                                head[0])
+                self.assertTrue(head[1].startswith("B  20990101T000100Z-0002"),
+                                head[1])
+        # Only runs the host did not complete: one line saying so.
+        only = os.path.join(self.crafted, "only")
+        os.makedirs(only)
+        self.make_run(only, "20990101T000200Z-0003", self.records,
+                      status="incomplete", host_status="failed")
+        r = ctl("compare", "--results", only, "local")
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.stderr.splitlines()[-1],
+                         "ctl: compare: %s: no runs with host local "
+                         "completed" % only)
 
     # --- issue 10: reliability, validity, same machine, repeats, env ----
 
