@@ -39,7 +39,7 @@ static const char compare_usage[] =
 	"                 n, sample, ms, GFLOP/s\n"
 	"  --benchstat    every sample in Go's benchmark format, for benchstat\n"
 	"                 (benchstat -col run FILE)\n"
-	"  --results DIR  the archive (default results/)\n"
+	"  --results DIR  the archive (default: see ctl --help)\n"
 	"\n"
 	"Exit status: 0 table printed, 2 bad arguments or nothing to compare.\n";
 
@@ -57,7 +57,7 @@ int cmd_compare(int argc, char **argv)
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *results = "results";
+	const char *results = NULL;
 	int c, last = 0, json = 0, csv = 0, samples = 0, benchstat = 0, npos,
 	    status = BF_EXIT_USAGE;
 	struct compare_table *t = NULL;
@@ -105,6 +105,7 @@ int cmd_compare(int argc, char **argv)
 		return BF_EXIT_USAGE;
 	}
 	npos = argc - optind;
+	results = ctl_results_dir(results);
 	if (selection_build(&cs, results, last, argv + optind, npos))
 		goto out;
 	if (cs.ncols < 2) {

@@ -19,8 +19,9 @@ static const char list_usage[] =
 	"\n"
 	"Lists archived runs, oldest first: id, start time (UTC), hosts, status\n"
 	"(complete or incomplete) and tag. --last N lists the newest N only.\n"
-	"Exit status: 0 listed (also when there is no run yet), 2 bad arguments or\n"
-	"no such results directory.\n";
+	"The archive is --results DIR, else as ctl --help says. Exit status: 0 listed\n"
+	"(also when there is no run yet, or no results directory), 2 bad arguments\n"
+	"or an unreadable results directory.\n";
 
 int cmd_list(int argc, char **argv)
 {
@@ -31,10 +32,11 @@ int cmd_list(int argc, char **argv)
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *results = "results";
+	const char *results = NULL;
 	char detail[512], **ids;
 	struct texttable *tt;
 	long last = 0;
+	enum bf_err err;
 	int c, n, first;
 
 	optind = 0;
@@ -71,7 +73,15 @@ int cmd_list(int argc, char **argv)
 		ctl_error("list: '%s': unexpected argument", argv[optind]);
 		return BF_EXIT_USAGE;
 	}
-	if (archive_list_ids(results, &ids, &n, detail, sizeof(detail)) != BF_OK) {
+	results = ctl_results_dir(results);
+	err = archive_list_ids(results, &ids, &n, detail, sizeof(detail));
+	if (err == BF_ERR_NOT_FOUND) {
+		/* No results directory yet: no run has been made. */
+		fprintf(stderr, "ctl: list: %s: no runs yet (no such directory)\n",
+			results);
+		return BF_EXIT_OK;
+	}
+	if (err != BF_OK) {
 		ctl_error("list: %s", detail);
 		return BF_EXIT_USAGE;
 	}

@@ -109,7 +109,7 @@ int cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *results = "results", *output = "report.html";
+	const char *results = NULL, *output = "report.html";
 	struct report_history *hist = NULL;
 	struct compare_table *t = NULL;
 	struct selection sel;
@@ -154,6 +154,7 @@ int cmd_report(int argc, char **argv)
 			return BF_EXIT_USAGE;
 		}
 	}
+	results = ctl_results_dir(results);
 	if (selection_build(&sel, results, last, argv + optind, argc - optind))
 		goto out;
 	t = compare_build(sel.cols, sel.ncols, COMPARE_ALPHA);

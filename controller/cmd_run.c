@@ -51,7 +51,7 @@ static const char run_usage[] =
 	"when its own GEMMs predict a longer wait) fails its host; default 3600, 0 none.\n"
 	"--rerun-failed runs again, with that run's options (and any given here),\n"
 	"only the hosts that did not complete in results/RUN-ID (a cluster as a whole).\n"
-	"Results go to DIR/<run-id>/ (default results/). Exit status: 0 all passed,\n"
+	"Results go to DIR/<run-id>/ (default: see ctl --help). Exit status: 0 all passed,\n"
 	"1 some checks failed, 2 usage error, 3 some hosts failed or the archive\n"
 	"could not be written, 130 interrupted (Ctrl-C, q, SIGTERM, SIGHUP, SIGQUIT).\n";
 
@@ -266,8 +266,6 @@ int cmd_run(int argc, char **argv)
 	opts.jobs = 16;
 	opts.timeout_s = 30;
 	opts.host_timeout_s = 3600;
-	opts.results_dir = "results";
-	opts.hosts_dir = getenv("BENCHFLEET_HOSTS_DIR") ? getenv("BENCHFLEET_HOSTS_DIR") : "hosts";
 
 	optind = 0;
 	opterr = 0;
@@ -345,6 +343,8 @@ int cmd_run(int argc, char **argv)
 			break;
 		}
 	}
+	opts.results_dir = ctl_results_dir(opts.results_dir);
+	opts.hosts_dir = ctl_hosts_dir(opts.hosts_dir);
 	if (rerun_id) {
 		if (nhostargs > 0) {
 			ctl_error("--rerun-failed: takes the hosts from run %s; "

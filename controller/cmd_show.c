@@ -162,7 +162,7 @@ int cmd_show(int argc, char **argv)
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *results = "results";
+	const char *results = NULL;
 	struct archive_run *run = NULL;
 	enum archive_target kind = ARCHIVE_TARGET_RUN;
 	char detail[512], *path = NULL;
@@ -190,6 +190,7 @@ int cmd_show(int argc, char **argv)
 			return BF_EXIT_USAGE;
 		}
 	}
+	results = ctl_results_dir(results);
 	if (argc - optind > 1) {
 		ctl_error("show: one run at a time (see ctl show --help)");
 		return BF_EXIT_USAGE;

@@ -38,6 +38,14 @@ static void usage(FILE *out)
 	fprintf(out, "usage: ctl COMMAND [ARGS]\n\ncommands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out,
+		"\nThe archive (results/) and the inventory (hosts/), for every command:\n"
+		"--results DIR (--hosts-dir DIR), else $BENCHFLEET_RESULTS_DIR\n"
+		"($BENCHFLEET_HOSTS_DIR), else ./results (./hosts) if it exists, else those\n"
+		"of the benchfleet checkout at or above the current directory (one holding\n"
+		"hosts/ and results/README.md), else of the checkout ctl was built from,\n"
+		"else ./results (./hosts). From here: %s and %s.\n",
+		ctl_results_dir(NULL), ctl_hosts_dir(NULL));
 	fprintf(out, "\n`ctl COMMAND --help` describes a command. `ctl --version` prints the version.\n");
 }
 

@@ -31,6 +31,17 @@ int cmd_list(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_resolve(int argc, char **argv);
 
+/* Where results/ and hosts/ are (paths.c has the rule): given (a
+ * --results or --hosts-dir value) when not NULL, else
+ * $BENCHFLEET_RESULTS_DIR / $BENCHFLEET_HOSTS_DIR, else ./results
+ * (./hosts) when it exists, else the benchfleet checkout's, else
+ * ./results (./hosts). The strings live until ctl exits. */
+const char *ctl_results_dir(const char *given);
+const char *ctl_hosts_dir(const char *given);
+/* The benchfleet checkout that ctl falls back to (at or above the current
+ * directory, else the one ctl was built from), or NULL. */
+const char *ctl_checkout_dir(void);
+
 /* Prints "ctl: <message>" on stderr (one line). */
 void ctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
