@@ -288,7 +288,16 @@ class Robust(unittest.TestCase):
                 proc.kill()
                 proc.wait()
         self.assertEqual(proc.returncode, EXIT_INTERRUPTED, err)
-        self.assertIn(b"[local] interrupted", rest)
+        self.assertIn(b"[local] interrupted\n", rest)
+        # The state once, not "interrupted: interrupted" (issue 13), in
+        # the progress line, the table's footer and ctl show's.
+        self.assertNotIn(b"interrupted: interrupted", rest)
+        self.assertIn(b"\nlocal: interrupted\n", rest)
+        shown = subprocess.run([CTL, "show", "--results", self.results],
+                               capture_output=True, timeout=60)
+        self.assertEqual(shown.returncode, 0, shown.stderr)
+        self.assertIn(b"\nlocal: interrupted\n", shown.stdout)
+        self.assertNotIn(b"interrupted: interrupted", shown.stdout)
         d, run, h = self.archive()
         self.assertEqual(run["status"], "incomplete")
         self.assertEqual(run["reason"], "interrupted by signal HUP")
