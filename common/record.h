@@ -35,6 +35,10 @@ struct bf_rec_options {
 	double seed;      /* a JSON number (the agent's uint64 as double);
 			   * NaN: absent */
 	int cold_cache;   /* --cold-cache: 1; 0 or absent (older agents): 0 */
+	int no_bandwidth; /* --no-bandwidth: 1; 0 or absent: 0 */
+	double bandwidth_mib; /* --bandwidth-mib N; NaN (or <= 0): absent,
+			       * the agent's default sizes */
+	int no_batching;  /* --no-batching: 1; 0 or absent: 0 */
 };
 
 struct bf_rec_gpu {
