@@ -1135,6 +1135,7 @@ int bf_rec_gemm_check(struct bf_rec_gemm *g)
 	g->status = BF_STATUS_FAIL;
 	g->gflops = NAN;
 	g->fraction_of_peak = NAN;
+	g->fraction_of_roofline = NAN;
 	free(g->reason);
 	g->reason = bf_xstrdup(why);
 	return 1;

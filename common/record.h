@@ -344,7 +344,8 @@ int bf_rec_gemm_consistent(const struct bf_rec_gemm *g, char *why,
 
 /* ctl's one gate for gemm records entering a table (the run model and
  * the archive readers): an inconsistent record (bf_rec_gemm_consistent)
- * becomes a failed one with no GFLOP/s and no fraction of peak, its
+ * becomes a failed one with no GFLOP/s and no fraction of peak or of
+ * the roofline, its
  * reason saying why ("invalid: ..."). Returns 1 when g was changed. */
 int bf_rec_gemm_check(struct bf_rec_gemm *g);
 
