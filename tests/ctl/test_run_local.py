@@ -230,7 +230,8 @@ class RunLocal(unittest.TestCase):
             self.assertRegex(row, r"^local\s+cpu\s+fp32\s+64\s+[\d.]+\??\s+n/a\s+"
                                   r"([\d.]+%|n/a)\s+n/a\s")
             self.assertNotIn("vs run", out)  # other settings: no baseline
-            newest = sorted(glob.glob(os.path.join(tmp, "res", "*")))[-1]
+            newest = [d for d in glob.glob(os.path.join(tmp, "res", "*"))
+                      if os.path.isdir(d) and d != run][0]
             with open(os.path.join(newest, "run.json")) as f:
                 meta = json.load(f)
             self.assertIn("--no-bandwidth", meta["command_line"])
