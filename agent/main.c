@@ -117,6 +117,9 @@ static void emit_host(struct report *r, const struct agent_opts *o)
 	opts.cpu_warmup = o->cpu_warmup;
 	opts.seed = (double)o->seed;
 	opts.cold_cache = o->cold_cache;
+	opts.no_bandwidth = !o->bandwidth;
+	opts.bandwidth_mib = o->bandwidth_mib > 0 ? o->bandwidth_mib : NAN;
+	opts.no_batching = !o->batching;
 	cJSON_AddItemToObject(rec, BF_KEY_OPTIONS, bf_rec_options_encode(&opts));
 	free(opts.dtypes); /* the names and sizes are borrowed */
 	report_emit(r, rec);

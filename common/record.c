@@ -99,7 +99,7 @@ static void decode_options(const cJSON *o, struct bf_rec_options *out)
 
 	memset(out, 0, sizeof(*out));
 	out->iters = out->cpu_iters = out->warmup = out->cpu_warmup = NAN;
-	out->seed = NAN;
+	out->seed = out->bandwidth_mib = NAN;
 	if (!cJSON_IsObject(o))
 		return;
 	out->present = 1;
@@ -128,6 +128,9 @@ static void decode_options(const cJSON *o, struct bf_rec_options *out)
 	out->cpu_warmup = num(o, BF_KEY_CPU_WARMUP);
 	out->seed = num(o, BF_KEY_SEED);
 	out->cold_cache = boolean(o, BF_KEY_COLD_CACHE) == 1;
+	out->no_bandwidth = boolean(o, BF_KEY_NO_BANDWIDTH) == 1;
+	out->bandwidth_mib = num(o, BF_KEY_BANDWIDTH_MIB);
+	out->no_batching = boolean(o, BF_KEY_NO_BATCHING) == 1;
 }
 
 static void decode_host(const cJSON *j, struct bf_rec_host *h)
@@ -728,12 +731,24 @@ cJSON *bf_rec_options_encode(const struct bf_rec_options *o)
 	add_num_opt(opts, BF_KEY_SEED, o->seed);
 	if (o->cold_cache)
 		cJSON_AddBoolToObject(opts, BF_KEY_COLD_CACHE, 1);
+	if (o->no_bandwidth)
+		cJSON_AddBoolToObject(opts, BF_KEY_NO_BANDWIDTH, 1);
+	if (o->bandwidth_mib > 0)
+		cJSON_AddNumberToObject(opts, BF_KEY_BANDWIDTH_MIB, o->bandwidth_mib);
+	if (o->no_batching)
+		cJSON_AddBoolToObject(opts, BF_KEY_NO_BATCHING, 1);
 	return opts;
 }
 
 static int same_num(double a, double b)
 {
 	return (isnan(a) && isnan(b)) || a == b;
+}
+
+/* --bandwidth-mib as options_equal compares it: NaN when not given. */
+static double bandwidth_mib_of(const struct bf_rec_options *o)
+{
+	return o->bandwidth_mib > 0 ? o->bandwidth_mib : NAN;
 }
 
 int bf_rec_options_equal(const struct bf_rec_options *a,
@@ -752,7 +767,10 @@ int bf_rec_options_equal(const struct bf_rec_options *a,
 	       same_num(a->cpu_iters, b->cpu_iters) &&
 	       same_num(a->warmup, b->warmup) &&
 	       same_num(a->cpu_warmup, b->cpu_warmup) &&
-	       same_num(a->seed, b->seed) && a->cold_cache == b->cold_cache;
+	       same_num(a->seed, b->seed) && a->cold_cache == b->cold_cache &&
+	       a->no_bandwidth == b->no_bandwidth &&
+	       same_num(bandwidth_mib_of(a), bandwidth_mib_of(b)) &&
+	       a->no_batching == b->no_batching;
 }
 
 static void encode_plan(cJSON *o, const struct bf_rec_plan *p)
@@ -1117,6 +1135,7 @@ int bf_rec_gemm_check(struct bf_rec_gemm *g)
 	g->status = BF_STATUS_FAIL;
 	g->gflops = NAN;
 	g->fraction_of_peak = NAN;
+	g->fraction_of_roofline = NAN;
 	free(g->reason);
 	g->reason = bf_xstrdup(why);
 	return 1;

@@ -35,6 +35,10 @@ struct bf_rec_options {
 	double seed;      /* a JSON number (the agent's uint64 as double);
 			   * NaN: absent */
 	int cold_cache;   /* --cold-cache: 1; 0 or absent (older agents): 0 */
+	int no_bandwidth; /* --no-bandwidth: 1; 0 or absent: 0 */
+	double bandwidth_mib; /* --bandwidth-mib N; NaN (or <= 0): absent,
+			       * the agent's default sizes */
+	int no_batching;  /* --no-batching: 1; 0 or absent: 0 */
 };
 
 struct bf_rec_gpu {
@@ -340,7 +344,8 @@ int bf_rec_gemm_consistent(const struct bf_rec_gemm *g, char *why,
 
 /* ctl's one gate for gemm records entering a table (the run model and
  * the archive readers): an inconsistent record (bf_rec_gemm_consistent)
- * becomes a failed one with no GFLOP/s and no fraction of peak, its
+ * becomes a failed one with no GFLOP/s and no fraction of peak or of
+ * the roofline, its
  * reason saying why ("invalid: ..."). Returns 1 when g was changed. */
 int bf_rec_gemm_check(struct bf_rec_gemm *g);
 

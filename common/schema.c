@@ -188,6 +188,7 @@ static const struct int_rule host_ints[] = {
 	{ { BF_KEY_OPTIONS, BF_KEY_WARMUP }, 0, BF_AGENT_MAX_ITERS },
 	{ { BF_KEY_OPTIONS, BF_KEY_CPU_WARMUP }, 0, BF_AGENT_MAX_ITERS },
 	{ { BF_KEY_OPTIONS, BF_KEY_SEED }, 0, BF_JSON_INT_MAX },
+	{ { BF_KEY_OPTIONS, BF_KEY_BANDWIDTH_MIB }, 1, 65536 },
 	INT_RULES_END,
 };
 static const struct int_rule plan_ints[] = {

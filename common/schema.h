@@ -107,6 +107,9 @@ enum bf_status { BF_STATUS_PASS = 0, BF_STATUS_FAIL, BF_STATUS_SKIPPED };
 #define BF_KEY_CPU_WARMUP "cpu_warmup"
 #define BF_KEY_SEED "seed"
 #define BF_KEY_COLD_CACHE "cold_cache" /* options: --cold-cache given */
+#define BF_KEY_NO_BANDWIDTH "no_bandwidth" /* options: --no-bandwidth given */
+#define BF_KEY_BANDWIDTH_MIB "bandwidth_mib" /* options: --bandwidth-mib N */
+#define BF_KEY_NO_BATCHING "no_batching" /* options: --no-batching given */
 
 /* --- plan ------------------------------------------------------------ */
 #define BF_KEY_DEVICES "devices"

@@ -35,6 +35,7 @@
 static const char run_usage[] =
 	"usage: ctl run HOST... [--size N | --sizes LIST] [--dtypes LIST] [--iters N]\n"
 	"               [--cpu-iters N] [--warmup N] [--cpu-warmup N] [--cold-cache]\n"
+	"               [--bandwidth-mib N] [--no-bandwidth] [--no-batching]\n"
 	"               [--device cpu|cuda|all] [--jobs N]\n"
 	"               [--timeout SECONDS] [--host-timeout SECONDS] [--no-tui]\n"
 	"               [--results DIR] [--tag TEXT]\n"
@@ -49,6 +50,9 @@ static const char run_usage[] =
 	"[user@]host[:port], or a host, group or Slurm cluster from hosts/*.json.\n"
 	"--host-timeout: a running agent silent for longer than this (at least; more\n"
 	"when its own GEMMs predict a longer wait) fails its host; default 3600, 0 none.\n"
+	"--bandwidth-mib N: each memory-bandwidth measurement's working set (default:\n"
+	"larger than the caches); --no-bandwidth: no bandwidth, so no roofline;\n"
+	"--no-batching: no batching case. Runs with other settings are not a baseline.\n"
 	"--rerun-failed runs again, with that run's options (and any given here),\n"
 	"only the hosts that did not complete in results/RUN-ID (a cluster as a whole).\n"
 	"Results go to DIR/<run-id>/ (default: see ctl --help). Exit status: 0 all passed,\n"
@@ -227,7 +231,8 @@ int cmd_run(int argc, char **argv)
 	       O_TAG, O_ACCEPT, O_HOSTS_DIR, O_HELP, O_RERUN, O_AGENT = 512 };
 	static const char *const agent_opts[] = { "size", "sizes", "dtypes",
 		"iters", "cpu-iters", "cpu-warmup", "warmup", "device",
-		"cold-cache", NULL };
+		"cold-cache", "bandwidth-mib", "no-bandwidth", "no-batching",
+		NULL };
 	static struct option longopts[32] = {
 		{ "jobs", required_argument, NULL, O_JOBS },
 		{ "timeout", required_argument, NULL, O_TIMEOUT },

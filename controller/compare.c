@@ -46,6 +46,7 @@ static struct compare_row *find_or_add_row(struct compare_table *t,
 		cell->median_gflops = cell->min_gflops = cell->max_gflops = NAN;
 		cell->spread_pct = cell->median_ms = NAN;
 		cell->peak_gflops = cell->fraction_of_peak = NAN;
+		cell->roofline_gflops = cell->fraction_of_roofline = NAN;
 		cell->reliable = -1;
 	}
 	return r;
@@ -108,12 +109,53 @@ static void fill_cell(struct compare_cell *c, const struct bf_rec_gemm *g)
 	/* Of the median shown, so that %peak and GFLOP/s agree. */
 	c->fraction_of_peak = c->status == BF_STATUS_PASS && c->peak_gflops > 0 ?
 				      c->median_gflops / c->peak_gflops : NAN;
+	/* The roofline the same way: of the median shown. */
+	c->roofline_gflops = g->bandwidth_kind ? g->roofline_gflops : NAN;
+	c->fraction_of_roofline = c->status == BF_STATUS_PASS &&
+					  c->roofline_gflops > 0 ?
+				  c->median_gflops / c->roofline_gflops : NAN;
+	snprintf(c->bound, sizeof(c->bound), "%s",
+		 g->bandwidth_kind && g->bound ? g->bound : "");
 	free(ms);
+}
+
+/* Column col's median GB/s for each measured bandwidth record of h. */
+static void add_host_bandwidth(struct compare_table *t, int col,
+			       const struct archive_host *h)
+{
+	for (int i = 0; i < h->nrecords; i++) {
+		const struct bf_rec_bandwidth *b = &h->records[i].u.bandwidth;
+		const char *host = t->by_host ? h->name : "";
+		struct compare_bw *e = NULL;
+
+		if (h->records[i].type != BF_REC_BANDWIDTH || !b->device ||
+		    !b->kind || b->status != BF_STATUS_PASS ||
+		    !(b->median_gbps > 0))
+			continue;
+		for (int k = 0; k < t->nbw && !e; k++)
+			if (strcmp(t->bw[k].host, host) == 0 &&
+			    strcmp(t->bw[k].device, b->device) == 0 &&
+			    strcmp(t->bw[k].kind, b->kind) == 0)
+				e = &t->bw[k];
+		if (!e) {
+			t->bw = bf_xrealloc(t->bw, (size_t)(t->nbw + 1) * sizeof(*t->bw));
+			e = &t->bw[t->nbw++];
+			memset(e, 0, sizeof(*e));
+			snprintf(e->host, sizeof(e->host), "%s", host);
+			snprintf(e->device, sizeof(e->device), "%s", b->device);
+			snprintf(e->kind, sizeof(e->kind), "%s", b->kind);
+			e->gbps = bf_xcalloc((size_t)t->ncols, sizeof(*e->gbps));
+			for (int c = 0; c < t->ncols; c++)
+				e->gbps[c] = NAN;
+		}
+		e->gbps[col] = b->median_gbps;
+	}
 }
 
 static void add_host_rows(struct compare_table *t, int col,
 			  const struct archive_host *h)
 {
+	add_host_bandwidth(t, col, h);
 	for (int i = 0; i < h->nrecords; i++) {
 		const struct bf_rec_gemm *g = &h->records[i].u.gemm;
 		struct compare_row *r;
@@ -563,6 +605,9 @@ void compare_free(struct compare_table *t)
 		free(t->prov[i].values);
 	}
 	free(t->prov);
+	for (int i = 0; i < t->nbw; i++)
+		free(t->bw[i].gbps);
+	free(t->bw);
 	for (int i = 0; i < t->nrows; i++) {
 		for (int c = 0; c < t->ncols; c++)
 			free(t->rows[i].cells[c].gflops);
@@ -625,6 +670,18 @@ void compare_fmt_peak(char *buf, size_t len, const struct compare_cell *c)
 		snprintf(buf, len, "n/a");
 	else
 		snprintf(buf, len, "%.*f%%", pct < 9.95 ? 1 : 0, pct);
+}
+
+void compare_fmt_roof(char *buf, size_t len, const struct compare_cell *c)
+{
+	double pct = 100.0 * c->fraction_of_roofline;
+	const char *b = strcmp(c->bound, "memory") == 0 ? " M" :
+			strcmp(c->bound, "compute") == 0 ? " C" : "";
+
+	if (!c->present || c->status != BF_STATUS_PASS || isnan(pct))
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%.*f%%%s", pct < 9.95 ? 1 : 0, pct, b);
 }
 
 void compare_fmt_verdict(char *buf, size_t len, const struct compare_delta *d)
@@ -758,6 +815,59 @@ static void note_reasons(struct reason_list *l, const char *joined)
 
 enum { CELL_LEN = 160 };
 
+/* A bandwidth median's change from column A: "+2.6%", "n/a". */
+static void fmt_bw_change(char *buf, size_t len, double a, double b)
+{
+	if (!(a > 0) || isnan(b))
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%+.1f%%", 100.0 * (b - a) / a);
+}
+
+/* The bandwidth medians side by side, with each column's change from A
+ * (medians only: the bandwidth records' samples are not tested). */
+static void print_bandwidth(FILE *out, const struct compare_table *t)
+{
+	struct texttable *tt;
+	char cell[CELL_LEN];
+
+	if (t->nbw == 0)
+		return;
+	tt = texttable_new(2);
+	if (t->by_host)
+		texttable_add_column(tt, "host", TEXTTABLE_LEFT);
+	texttable_add_column(tt, "device", TEXTTABLE_LEFT);
+	texttable_add_column(tt, "kind", TEXTTABLE_LEFT);
+	for (int c = 0; c < t->ncols; c++) {
+		snprintf(cell, sizeof(cell), "%s GB/s", t->cols[c].label);
+		texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
+		if (c > 0) {
+			snprintf(cell, sizeof(cell), "%s vs A", t->cols[c].label);
+			texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
+		}
+	}
+	for (int i = 0; i < t->nbw; i++) {
+		const struct compare_bw *b = &t->bw[i];
+
+		texttable_add_row(tt);
+		if (t->by_host)
+			safe_cell(tt, b->host);
+		safe_cell(tt, b->device);
+		safe_cell(tt, b->kind);
+		for (int c = 0; c < t->ncols; c++) {
+			table_fmt(cell, sizeof(cell), b->gbps[c], 1);
+			texttable_cell(tt, cell);
+			if (c > 0) {
+				fmt_bw_change(cell, sizeof(cell), b->gbps[0], b->gbps[c]);
+				texttable_cell(tt, cell);
+			}
+		}
+	}
+	fprintf(out, "\nbandwidth (median GB/s; vs A: change of the median, not tested):\n");
+	texttable_print(tt, out);
+	texttable_free(tt);
+}
+
 void compare_print_plain(FILE *out, const struct compare_table *t)
 {
 	struct texttable *tt = texttable_new(2);
@@ -778,6 +888,8 @@ void compare_print_plain(FILE *out, const struct compare_table *t)
 		snprintf(cell, sizeof(cell), "%s GFLOP/s", l);
 		texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
 		snprintf(cell, sizeof(cell), "%s %%peak", l);
+		texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
+		snprintf(cell, sizeof(cell), "%s %%roof", l);
 		texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
 		snprintf(cell, sizeof(cell), "%s ms", l);
 		texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
@@ -804,6 +916,8 @@ void compare_print_plain(FILE *out, const struct compare_table *t)
 			compare_fmt_cell(cell, sizeof(cell), cl);
 			texttable_cell(tt, cell);
 			compare_fmt_peak(cell, sizeof(cell), cl);
+			texttable_cell(tt, cell);
+			compare_fmt_roof(cell, sizeof(cell), cl);
 			texttable_cell(tt, cell);
 			table_fmt(cell, sizeof(cell),
 				  cl->present && cl->status == BF_STATUS_PASS ?
@@ -834,8 +948,10 @@ void compare_print_plain(FILE *out, const struct compare_table *t)
 		texttable_print(tt, out);
 	texttable_free(tt);
 	fprintf(out, "\nGFLOP/s: higher is better; median ±spread (the larger distance of min or max\n"
-		     "from the median). %%peak: of the device's theoretical peak. ms: median time\n"
-		     "per GEMM, lower is better. n#2: the second run of a size the sweep repeats.\n");
+		     "from the median). %%peak: of the device's theoretical peak. %%roof: of its\n"
+		     "roofline, min(peak, FLOP/byte x measured bandwidth); M memory-, C compute-\n"
+		     "bound. ms: median time per GEMM, lower is better. n#2: the second run of a\n"
+		     "size the sweep repeats.\n");
 	if (t->ncols > 1)
 		fprintf(out, "vs A: change in median GFLOP/s from column A (+ is faster); ~: no significant\n"
 			     "difference (two-sided Mann-Whitney U test on the per-iteration GFLOP/s,\n"
@@ -856,6 +972,7 @@ void compare_print_plain(FILE *out, const struct compare_table *t)
 	for (int k = 0; k < invalid.n; k++)
 		fprintf(out, "invalid (no GFLOP/s): %s\n",
 			bf_text_sanitize(cell, sizeof(cell), invalid.text[k]));
+	print_bandwidth(out, t);
 	if (t->nprov > 0) {
 		struct texttable *pt = texttable_new(2);
 		char key[200];
@@ -922,7 +1039,8 @@ void compare_print_csv(FILE *out, const struct compare_table *t)
 		"samples", "median_gflops", "min_gflops", "max_gflops",
 		"spread_pct", "median_ms", "vs_first", "ratio", "p",
 		"significant", "occurrence", "fraction_of_peak", "reliable",
-		"unreliable_reasons",
+		"unreliable_reasons", "roofline_gflops", "fraction_of_roofline",
+		"bound",
 	};
 	const size_t nheader = sizeof(header) / sizeof(header[0]);
 
@@ -974,7 +1092,11 @@ void compare_print_csv(FILE *out, const struct compare_table *t)
 			csv_num(out, pass ? cell->fraction_of_peak : NAN);
 			csv_field(out, !cell->present || cell->reliable < 0 ? "n/a" :
 				       cell->reliable ? "yes" : "no", 0);
-			csv_field(out, cell->unreliable[0] ? cell->unreliable : "n/a", 1);
+			csv_field(out, cell->unreliable[0] ? cell->unreliable : "n/a", 0);
+			csv_num(out, cell->present ? cell->roofline_gflops : NAN);
+			csv_num(out, pass ? cell->fraction_of_roofline : NAN);
+			csv_field(out, cell->present && cell->bound[0] ? cell->bound :
+								 "n/a", 1);
 		}
 	}
 	fflush(out);
@@ -1043,6 +1165,12 @@ static cJSON *json_cell(const struct compare_cell *cell,
 	add_num_or_null(o, CMP_KEY_MEDIAN_MS, pass ? cell->median_ms : NAN);
 	add_num_or_null(o, CMP_KEY_PEAK_GFLOPS, cell->present ? cell->peak_gflops : NAN);
 	add_num_or_null(o, CMP_KEY_FRACTION_OF_PEAK, pass ? cell->fraction_of_peak : NAN);
+	add_num_or_null(o, CMP_KEY_ROOFLINE_GFLOPS,
+			cell->present ? cell->roofline_gflops : NAN);
+	add_num_or_null(o, CMP_KEY_FRACTION_OF_ROOFLINE,
+			pass ? cell->fraction_of_roofline : NAN);
+	add_str_or_null(o, CMP_KEY_BOUND, cell->present && cell->bound[0] ?
+						  cell->bound : NULL);
 	if (!cell->present || cell->reliable < 0)
 		cJSON_AddNullToObject(o, CMP_KEY_RELIABLE);
 	else
@@ -1076,7 +1204,7 @@ static cJSON *json_cell(const struct compare_cell *cell,
 
 cJSON *compare_to_json(const struct compare_table *t)
 {
-	cJSON *doc = cJSON_CreateObject(), *better, *rows, *prov;
+	cJSON *doc = cJSON_CreateObject(), *better, *rows, *prov, *bw;
 
 	cJSON_AddNumberToObject(doc, CMP_KEY_ALPHA, t->alpha);
 	cJSON_AddStringToObject(doc, CMP_KEY_TEST,
@@ -1100,6 +1228,26 @@ cJSON *compare_to_json(const struct compare_table *t)
 		for (int c = 0; c < t->ncols; c++)
 			cJSON_AddItemToArray(cells, json_cell(&r->cells[c],
 							      &r->deltas[c], c == 0));
+	}
+	bw = cJSON_AddArrayToObject(doc, CMP_KEY_BANDWIDTH);
+	for (int i = 0; i < t->nbw; i++) {
+		const struct compare_bw *b = &t->bw[i];
+		cJSON *o = cJSON_CreateObject(), *vals, *vs;
+
+		cJSON_AddItemToArray(bw, o);
+		add_str_or_null(o, CMP_KEY_HOST, t->by_host ? b->host : NULL);
+		cJSON_AddStringToObject(o, CMP_KEY_DEVICE, b->device);
+		cJSON_AddStringToObject(o, CMP_KEY_KIND, b->kind);
+		vals = cJSON_AddArrayToObject(o, CMP_KEY_MEDIAN_GBPS);
+		vs = cJSON_AddArrayToObject(o, CMP_KEY_VS_FIRST);
+		for (int c = 0; c < t->ncols; c++) {
+			double r = c > 0 && b->gbps[0] > 0 ? b->gbps[c] / b->gbps[0] : NAN;
+
+			cJSON_AddItemToArray(vals, isnan(b->gbps[c]) ? cJSON_CreateNull() :
+					     cJSON_CreateNumber(b->gbps[c]));
+			cJSON_AddItemToArray(vs, isnan(r) ? cJSON_CreateNull() :
+					     cJSON_CreateNumber(r));
+		}
 	}
 	prov = cJSON_AddArrayToObject(doc, CMP_KEY_PROVENANCE);
 	for (int i = 0; i < t->nprov; i++) {

@@ -61,6 +61,12 @@ struct cJSON;
 #define CMP_KEY_PEAK_GFLOPS "peak_gflops"
 #define CMP_KEY_RELIABLE "reliable"
 #define CMP_KEY_UNRELIABLE_REASONS "unreliable_reasons"
+#define CMP_KEY_ROOFLINE_GFLOPS "roofline_gflops"
+#define CMP_KEY_FRACTION_OF_ROOFLINE "fraction_of_roofline"
+#define CMP_KEY_BOUND "bound"
+#define CMP_KEY_BANDWIDTH "bandwidth"
+#define CMP_KEY_KIND "kind"
+#define CMP_KEY_MEDIAN_GBPS "median_gbps"
 #define CMP_KEY_PROVENANCE "provenance"
 #define CMP_KEY_KEY "key"
 #define CMP_KEY_VALUES "values"
@@ -90,6 +96,9 @@ struct compare_cell {
 	double fraction_of_peak; /* median GFLOP/s / peak_gflops; NaN */
 	int reliable;            /* the agent's verdict: 1, 0, -1 unknown */
 	char unreliable[160];    /* its reasons, "; "-joined */
+	double roofline_gflops;  /* the record's roofline; NaN: none */
+	double fraction_of_roofline; /* median GFLOP/s / roofline_gflops */
+	char bound[8];           /* "memory", "compute"; "" unknown */
 };
 
 /* Column k (k >= 1) against column 0. */
@@ -122,6 +131,15 @@ struct compare_prov {
 	char **values;    /* ncols; NULL: not known (n/a) */
 };
 
+/* One bandwidth measurement (device, kind) across the columns: each
+ * column's median GB/s (NaN: absent, skipped or failed there). */
+struct compare_bw {
+	char host[128];   /* "" unless the table is by host */
+	char device[16];
+	char kind[16];
+	double *gbps;     /* ncols */
+};
+
 struct compare_table {
 	int ncols;
 	struct compare_column *cols;  /* copied */
@@ -132,6 +150,8 @@ struct compare_table {
 	int nrows;
 	struct compare_prov *prov;
 	int nprov;
+	struct compare_bw *bw;  /* measured in some column, first seen order */
+	int nbw;
 };
 
 /* Builds the table for ncols columns (copied; labels assigned A, B, ...;
@@ -164,9 +184,13 @@ void compare_fmt_delta(char *buf, size_t len, const struct compare_delta *d);
 /* A cell's %peak text: "42%", "3.5%", "n/a". */
 void compare_fmt_peak(char *buf, size_t len, const struct compare_cell *c);
 
+/* A cell's %roof text, as the run tables write it: "52% M" (memory-
+ * bound), "80% C" (compute-bound), "n/a". */
+void compare_fmt_roof(char *buf, size_t len, const struct compare_cell *c);
+
 /* The plain table: column legend, table, what "better" means, the
- * unreliable and invalid cells' reasons, and the provenance
- * differences. */
+ * unreliable and invalid cells' reasons, the bandwidth medians side by
+ * side, and the provenance differences. */
 void compare_print_plain(FILE *out, const struct compare_table *t);
 
 /* One CSV line per (row, column) with a header line; missing is n/a. */

@@ -27,6 +27,10 @@ struct model_state {
 	int nrows, rows_cap;
 	struct model_checks *checks;
 	int nchecks, checks_cap;
+	struct model_bandwidth *bandwidth;
+	int nbandwidth, bandwidth_cap;
+	struct model_batching *batching;
+	int nbatching, batching_cap;
 	struct model_baseline **baseline; /* per host; NULL: none */
 	int *nbaseline;
 	struct seq_set *seqs; /* per host */
@@ -136,6 +140,8 @@ void model_free(struct model *m)
 	free(st->hosts);
 	free(st->rows);
 	free(st->checks);
+	free(st->bandwidth);
+	free(st->batching);
 	pthread_mutex_destroy(&st->lock);
 	free(st);
 	m->st = NULL;
@@ -163,6 +169,19 @@ void model_host_get(struct model *m, int host, struct model_host *out)
 	model_unlock(m->st);
 }
 
+/* Copies n entries of size from src into *dst, growing it (cap
+ * entries) as needed; *dst is never NULL after. */
+static void copy_list(void **dst, int *cap, const void *src, int n,
+		      size_t size)
+{
+	if (n > *cap || !*dst) {
+		*cap = n * 2 + 1;
+		*dst = bf_xrealloc(*dst, (size_t)*cap * size);
+	}
+	if (n)
+		memcpy(*dst, src, (size_t)n * size);
+}
+
 int model_snapshot_update(struct model *m, struct model_snapshot *s)
 {
 	struct model_state *st = m->st;
@@ -186,6 +205,12 @@ int model_snapshot_update(struct model *m, struct model_snapshot *s)
 			s->checks = bf_xrealloc(s->checks, (size_t)s->checks_cap *
 								   sizeof(*s->checks));
 		}
+		copy_list((void **)&s->bandwidth, &s->bandwidth_cap,
+			  st->bandwidth, st->nbandwidth, sizeof(*s->bandwidth));
+		copy_list((void **)&s->batching, &s->batching_cap,
+			  st->batching, st->nbatching, sizeof(*s->batching));
+		s->nbandwidth = st->nbandwidth;
+		s->nbatching = st->nbatching;
 		memcpy(s->hosts, st->hosts, (size_t)st->nhosts * sizeof(*s->hosts));
 		if (st->nrows)
 			memcpy(s->rows, st->rows, (size_t)st->nrows * sizeof(*s->rows));
@@ -209,6 +234,8 @@ void model_snapshot_free(struct model_snapshot *s)
 	free(s->hosts);
 	free(s->rows);
 	free(s->checks);
+	free(s->bandwidth);
+	free(s->batching);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -395,6 +422,20 @@ static void add_gemm(struct model_state *m, int host,
 	r->peak_mib = g->peak_mib;
 	r->peak_gflops = g->peak_gflops;
 	r->fraction_of_peak = g->fraction_of_peak;
+	if (g->bandwidth_kind) {
+		bf_text_sanitize(r->bandwidth_kind, sizeof(r->bandwidth_kind),
+				 g->bandwidth_kind);
+		r->bandwidth_gbps = g->bandwidth_gbps;
+		r->arithmetic_intensity = g->arithmetic_intensity;
+		r->roofline_gflops = g->roofline_gflops;
+		r->fraction_of_roofline = g->fraction_of_roofline;
+	} else {
+		r->bandwidth_gbps = r->arithmetic_intensity = NAN;
+		r->roofline_gflops = r->fraction_of_roofline = NAN;
+	}
+	r->bound = !g->bound ? 0 :
+		   strcmp(g->bound, BF_BOUND_MEMORY) == 0 ? 'M' :
+		   strcmp(g->bound, BF_BOUND_COMPUTE) == 0 ? 'C' : 0;
 	r->reliable = g->reliable;
 	join_reasons(r->unreliable, sizeof(r->unreliable), g);
 	bf_text_sanitize_inplace(r->unreliable);
@@ -403,11 +444,61 @@ static void add_gemm(struct model_state *m, int host,
 		/* A record that contradicts itself has no speed. */
 		r->status = BF_STATUS_FAIL;
 		r->gflops = r->fraction_of_peak = NAN;
+		r->fraction_of_roofline = NAN;
 		snprintf(r->reason, sizeof(r->reason), "%.159s", why);
 		bf_text_sanitize_inplace(r->reason);
 	}
 	r->prev_gflops = baseline_gflops(m, r);
 	recompute_ratios(m, host);
+}
+
+/* Grows a list of size-byte entries (n used, cap allocated) for one
+ * more; returns the new entry, zeroed. */
+static void *list_add(void **list, int *n, int *cap, size_t size)
+{
+	char *e;
+
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 8;
+		*list = bf_xrealloc(*list, (size_t)*cap * size);
+	}
+	e = (char *)*list + (size_t)(*n)++ * size;
+	memset(e, 0, size);
+	return e;
+}
+
+static void add_bandwidth(struct model_state *m, int host,
+			  const struct bf_rec_bandwidth *b)
+{
+	struct model_bandwidth *e =
+		list_add((void **)&m->bandwidth, &m->nbandwidth,
+			 &m->bandwidth_cap, sizeof(*m->bandwidth));
+
+	e->host = host;
+	bf_text_sanitize(e->device, sizeof(e->device), str_or(b->device, "?"));
+	bf_text_sanitize(e->kind, sizeof(e->kind), str_or(b->kind, "?"));
+	e->status = b->status;
+	e->median_gbps = b->median_gbps;
+	e->array_bytes = b->measured ? b->array_bytes : NAN;
+	bf_text_sanitize(e->reason, sizeof(e->reason), str_or(b->reason, ""));
+}
+
+static void add_batching(struct model_state *m, int host,
+			 const struct bf_rec_batching *b)
+{
+	struct model_batching *e =
+		list_add((void **)&m->batching, &m->nbatching,
+			 &m->batching_cap, sizeof(*m->batching));
+
+	e->host = host;
+	bf_text_sanitize(e->device, sizeof(e->device), str_or(b->device, "?"));
+	bf_text_sanitize(e->dtype, sizeof(e->dtype), str_or(b->dtype, "?"));
+	e->status = b->status;
+	e->speedup = b->speedup;
+	e->single_ms = b->measured ? b->single_ms : NAN;
+	e->batch_ms = b->measured ? b->batch_ms : NAN;
+	e->rows = b->measured ? b->rows : 0;
+	bf_text_sanitize(e->reason, sizeof(e->reason), str_or(b->reason, ""));
 }
 
 /* Whether rec's numbers are within model.h's bounds. */
@@ -479,6 +570,12 @@ enum model_added model_add_record(struct model *mm, int host,
 		add_gemm(m, host, &rec->u.gemm);
 		h->gemm_done++;
 		added = MODEL_ADDED_PROGRESS;
+		break;
+	case BF_REC_BANDWIDTH:
+		add_bandwidth(m, host, &rec->u.bandwidth);
+		break;
+	case BF_REC_BATCHING:
+		add_batching(m, host, &rec->u.batching);
 		break;
 	case BF_REC_SUMMARY:
 		h->saw_summary = 1;

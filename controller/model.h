@@ -43,6 +43,14 @@ struct model_row {
 	double peak_mib;
 	double peak_gflops;      /* the device's theoretical peak; NaN */
 	double fraction_of_peak; /* gflops / peak_gflops; NaN */
+	/* The roofline (docs/schema.md, gemm): NaN / "" when the device's
+	 * bandwidth was not measured (--no-bandwidth, older agents). */
+	char bandwidth_kind[16];     /* "triad", "d2d"; "" */
+	double bandwidth_gbps;
+	double arithmetic_intensity; /* FLOP per operand byte */
+	double roofline_gflops;      /* min(peak, AI x bandwidth) */
+	char bound;                  /* 'M' memory, 'C' compute, 0 unknown */
+	double fraction_of_roofline; /* gflops / roofline_gflops */
 	int reliable;      /* the agent's verdict: 1, 0, -1 unknown */
 	char unreliable[160]; /* its reasons, "; "-joined; "" when none */
 	double vs_fp32;    /* this dtype's GFLOP/s over fp32's, same device */
@@ -63,6 +71,31 @@ struct model_baseline {
 	int n;
 	int occurrence;    /* as model_row's */
 	double gflops;     /* median GFLOP/s; NaN when it had none */
+};
+
+/* One memory-bandwidth measurement (a bandwidth record): host x device x
+ * kind. */
+struct model_bandwidth {
+	int host;
+	char device[16];
+	char kind[16];       /* "triad", "d2d", "h2d_pinned", ... */
+	enum bf_status status;
+	double median_gbps;  /* NaN: not run or wrong */
+	double array_bytes;  /* one array or buffer; NaN */
+	char reason[160];    /* why failed or skipped */
+};
+
+/* The seed's batching case on one device (a batching record). */
+struct model_batching {
+	int host;
+	char device[16];
+	char dtype[8];
+	enum bf_status status;
+	double single_ms;    /* median latency of a one-row call; NaN */
+	double batch_ms;     /* of the 20-row batch call; NaN */
+	double speedup;      /* batch rows/s over one-row rows/s; NaN */
+	int rows;            /* rows per batch; 0 unknown */
+	char reason[160];
 };
 
 /* Check counts per host x device. */
@@ -112,9 +145,14 @@ struct model_snapshot {
 	int nrows;
 	struct model_checks *checks;
 	int nchecks;
+	struct model_bandwidth *bandwidth; /* in arrival order */
+	int nbandwidth;
+	struct model_batching *batching;   /* in arrival order */
+	int nbatching;
 	uint64_t version;    /* the model's change counter when copied */
 	uint64_t started_ns; /* when the model was initialised */
 	int rows_cap, checks_cap; /* allocated entries, reused by updates */
+	int bandwidth_cap, batching_cap;
 };
 
 /* Initialises m for nhosts hosts named names[i] (copied). */
@@ -129,7 +167,7 @@ int model_nhosts(const struct model *m);
 void model_host_get(struct model *m, int host, struct model_host *out);
 
 /* Refreshes s from m when m changed since s was taken (or s is empty):
- * hosts, rows and checks copied under the lock, growing s's arrays as
+ * hosts, rows, checks, bandwidth and batching copied under the lock, growing s's arrays as
  * needed. Returns 1 when s was refreshed, 0 when it was already current.
  * Cheap when nothing changed (one locked compare). */
 int model_snapshot_update(struct model *m, struct model_snapshot *s);
@@ -168,7 +206,9 @@ enum model_added {
  * A record outside the bounds above, or whose seq (>= 0) was seen before
  * for this host, is not taken: it changes nothing but the host's
  * duplicates count (duplicates) or nothing at all (range; the caller
- * counts it as malformed). Strings are sanitised (bf_text) as they
+ * counts it as malformed). gemm records become rows (with their
+ * roofline), bandwidth and batching records entries of their own lists
+ * (read through snapshots). Strings are sanitised (bf_text) as they
  * enter, so every printer of the model prints terminal-safe text. */
 enum model_added model_add_record(struct model *m, int host,
 				  const struct bf_record *rec);

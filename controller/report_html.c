@@ -359,6 +359,314 @@ static void section_peak(FILE *out, const struct compare_table *t,
 	free(tips);
 }
 
+/* The hosts a column covers: its own, or every host of its run. */
+static int column_hosts(const struct compare_column *col,
+			const struct archive_host **out, int cap)
+{
+	int n = 0;
+
+	for (int h = 0; h < col->run->nhosts && n < cap; h++)
+		if (!col->host || col->host == &col->run->hosts[h])
+			out[n++] = &col->run->hosts[h];
+	return n;
+}
+
+/* Whether g is a measured, passing GEMM placed on a roofline. */
+static int on_roofline(const struct bf_record *r)
+{
+	const struct bf_rec_gemm *g = &r->u.gemm;
+
+	return r->type == BF_REC_GEMM && g->status == BF_STATUS_PASS &&
+	       g->device && g->dtype && g->bandwidth_kind &&
+	       g->bandwidth_gbps > 0 && g->arithmetic_intensity > 0 &&
+	       g->gflops > 0;
+}
+
+#define ROOF_W 640
+#define ROOF_H 360
+#define ROOF_L 70
+#define ROOF_R 20
+#define ROOF_T 20
+#define ROOF_B 46
+
+/* One device's log-log roofline chart (x: FLOP/byte, y: GFLOP/s): the
+ * memory roof (AI x bandwidth) up to each peak, the compute roofs
+ * (peak_gflops of each dtype), each GEMM a point labelled dtype/n, then
+ * the same numbers as a table. */
+static void roofline_chart(FILE *out, int col, const struct archive_host *ah,
+			   const char *device)
+{
+	double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0, bw = NAN;
+	double peaks[8];
+	int npeaks = 0;
+	const char *kind = "";
+
+	for (int i = 0; i < ah->nrecords; i++) {
+		const struct bf_rec_gemm *g = &ah->records[i].u.gemm;
+
+		if (!on_roofline(&ah->records[i]) || strcmp(g->device, device) != 0)
+			continue;
+		bw = g->bandwidth_gbps;
+		kind = g->bandwidth_kind;
+		xmin = fmin(xmin, g->arithmetic_intensity);
+		xmax = fmax(xmax, g->arithmetic_intensity);
+		ymin = fmin(ymin, g->gflops);
+		ymax = fmax(ymax, g->gflops);
+		if (g->peak_gflops > 0) {
+			int seen = 0;
+
+			for (int k = 0; k < npeaks; k++)
+				seen |= peaks[k] == g->peak_gflops;
+			if (!seen && npeaks < 8)
+				peaks[npeaks++] = g->peak_gflops;
+			ymax = fmax(ymax, g->peak_gflops);
+			/* The ridge point, where the roofs meet. */
+			xmin = fmin(xmin, g->peak_gflops / bw);
+			xmax = fmax(xmax, g->peak_gflops / bw);
+		}
+	}
+	xmin = pow(10, floor(log10(xmin / 2)));
+	xmax = pow(10, ceil(log10(xmax * 2)));
+	ymin = pow(10, floor(log10(fmin(ymin, xmin * bw) / 2)));
+	ymax = pow(10, ceil(log10(ymax * 2)));
+	if (ymin < ymax / 1e6)
+		ymin = ymax / 1e6;
+#define RX(v) (ROOF_L + (log10(v) - log10(xmin)) / (log10(xmax) - log10(xmin)) * \
+	       (ROOF_W - ROOF_L - ROOF_R))
+#define RY(v) (ROOF_H - ROOF_B - (log10(v) - log10(ymin)) / \
+	       (log10(ymax) - log10(ymin)) * (ROOF_H - ROOF_B - ROOF_T))
+	fprintf(out, "<h3>%c ", 'A' + col);
+	report_html_escape(out, ah->name);
+	fputs(" ", out);
+	report_html_escape(out, device);
+	fprintf(out, ": %s %.1f GB/s</h3>\n", kind, bw);
+	fprintf(out, "<svg class=\"chart roofline\" width=\"%d\" height=\"%d\" "
+		     "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"roofline\" "
+		     "xmlns=\"http://www.w3.org/2000/svg\">\n",
+		ROOF_W, ROOF_H, ROOF_W, ROOF_H);
+	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>\n",
+		ROOF_L, ROOF_H - ROOF_B, ROOF_W - ROOF_R, ROOF_H - ROOF_B);
+	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>\n",
+		ROOF_L, ROOF_T, ROOF_L, ROOF_H - ROOF_B);
+	for (double x = xmin; x <= xmax * 1.001; x *= 10)
+		fprintf(out, "<text x=\"%.1f\" y=\"%d\" class=\"tick\" "
+			     "text-anchor=\"middle\">%g</text>\n",
+			RX(x), ROOF_H - ROOF_B + 14, x);
+	for (double y = ymin; y <= ymax * 1.001; y *= 10)
+		fprintf(out, "<text x=\"%d\" y=\"%.1f\" class=\"tick\" "
+			     "text-anchor=\"end\">%g</text>\n",
+			ROOF_L - 4, RY(y) + 4, y);
+	fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"unit\" text-anchor=\"middle\">"
+		     "arithmetic intensity (FLOP/byte)</text>\n",
+		(ROOF_L + ROOF_W - ROOF_R) / 2, ROOF_H - 8);
+	fprintf(out, "<text x=\"12\" y=\"%d\" class=\"unit\" transform=\"rotate(-90 12 %d)\" "
+		     "text-anchor=\"middle\">GFLOP/s</text>\n",
+		(ROOF_T + ROOF_H - ROOF_B) / 2, (ROOF_T + ROOF_H - ROOF_B) / 2);
+	for (int k = 0; k < npeaks; k++) {
+		double ridge = peaks[k] / bw;
+		double x0 = fmax(xmin, ymin / bw);
+
+		/* memory roof up to the ridge, then the compute roof */
+		fprintf(out, "<path class=\"roof\" fill=\"none\" stroke=\"#222\" "
+			     "stroke-width=\"1.5\" d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1f\">"
+			     "<title>roof: %.1f GB/s x FLOP/byte up to %.1f GFLOP/s "
+			     "(ridge %.2f FLOP/byte)</title></path>\n",
+			RX(x0), RY(x0 * bw), RX(ridge), RY(peaks[k]), RX(xmax),
+			RY(peaks[k]), bw, peaks[k], ridge);
+		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" class=\"unit\" "
+			     "text-anchor=\"end\">peak %.1f GFLOP/s</text>\n",
+			(double)(ROOF_W - ROOF_R), RY(peaks[k]) - 4, peaks[k]);
+	}
+	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" class=\"unit\">%.1f GB/s</text>\n",
+		RX(fmax(xmin, ymin / bw)) + 4, RY(fmax(xmin, ymin / bw) * bw) - 8, bw);
+	for (int i = 0; i < ah->nrecords; i++) {
+		const struct bf_rec_gemm *g = &ah->records[i].u.gemm;
+
+		if (!on_roofline(&ah->records[i]) || strcmp(g->device, device) != 0)
+			continue;
+		fprintf(out, "<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
+			     "fill=\"%s\"><title>", RX(g->arithmetic_intensity),
+			RY(g->gflops), color(col));
+		report_html_escape(out, g->dtype);
+		fprintf(out, " n=%d: %.1f GFLOP/s at %.2f FLOP/byte</title></circle>\n",
+			g->n, g->gflops, g->arithmetic_intensity);
+		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" class=\"value\">",
+			RX(g->arithmetic_intensity) + 6, RY(g->gflops) + 4);
+		report_html_escape(out, g->dtype);
+		fprintf(out, "/%d</text>\n", g->n);
+	}
+	fprintf(out, "</svg>\n");
+#undef RX
+#undef RY
+	fprintf(out, "<table><tr><th>dtype</th><th>n</th><th>FLOP/byte</th>"
+		     "<th>GFLOP/s</th><th>roofline GFLOP/s</th><th>bound</th>"
+		     "<th>of roofline</th></tr>\n");
+	for (int i = 0; i < ah->nrecords; i++) {
+		const struct bf_rec_gemm *g = &ah->records[i].u.gemm;
+		char roof[32], frac[32];
+
+		if (!on_roofline(&ah->records[i]) || strcmp(g->device, device) != 0)
+			continue;
+		fmt_value(roof, sizeof(roof), g->roofline_gflops, 0);
+		fmt_value(frac, sizeof(frac), g->fraction_of_roofline, 1);
+		fprintf(out, "<tr class=\"roofrow\"><td>");
+		report_html_escape(out, g->dtype);
+		fprintf(out, "</td><td>%d</td><td>%.2f</td><td>%.1f</td><td>%s</td><td>",
+			g->n, g->arithmetic_intensity, g->gflops, roof);
+		report_html_escape(out, g->bound ? g->bound : "n/a");
+		fprintf(out, "</td><td>%s</td></tr>\n", frac);
+	}
+	fprintf(out, "</table>\n");
+}
+
+static void section_roofline(FILE *out, const struct compare_table *t)
+{
+	int any = 0;
+
+	fprintf(out, "<h2>Roofline</h2>\n<p>Each GEMM placed against its "
+		     "device's roofline (Williams, Waterman and Patterson 2009), "
+		     "both axes logarithmic: x the arithmetic intensity, 2 "
+		     "n&sup3; FLOP over the operand bytes (A and B read once, C "
+		     "written once); y GFLOP/s. The sloped roof is the measured "
+		     "memory bandwidth times the intensity, the flat one the "
+		     "theoretical peak of the dtype; a point under the sloped "
+		     "part is memory-bound.</p>\n");
+	for (int c = 0; c < t->ncols; c++) {
+		const struct archive_host *hosts[256];
+		int nh = column_hosts(&t->cols[c], hosts, 256);
+
+		for (int h = 0; h < nh; h++) {
+			const struct archive_host *ah = hosts[h];
+
+			for (int i = 0; i < ah->nrecords; i++) {
+				const char *dev = ah->records[i].u.gemm.device;
+				int first = 1;
+
+				if (!on_roofline(&ah->records[i]))
+					continue;
+				for (int j = 0; j < i && first; j++)
+					first = !(on_roofline(&ah->records[j]) &&
+						  strcmp(ah->records[j].u.gemm.device, dev) == 0);
+				if (!first)
+					continue;
+				roofline_chart(out, c, ah, dev);
+				any = 1;
+			}
+		}
+	}
+	if (!any)
+		fprintf(out, "<p>No GEMM result carries a roofline (runs with "
+			     "--no-bandwidth, or of an older agent).</p>\n");
+}
+
+static void status_cell(FILE *out, enum bf_status st, const char *reason)
+{
+	fprintf(out, "<td>%s", bf_schema_status_name(st));
+	if (reason) {
+		fputs(": ", out);
+		report_html_escape(out, reason);
+	}
+	fputs("</td>", out);
+}
+
+static void section_bandwidth(FILE *out, const struct compare_table *t)
+{
+	int any = 0;
+
+	fprintf(out, "<h2>Bandwidth</h2>\n");
+	for (int c = 0; c < t->ncols; c++) {
+		const struct archive_host *hosts[256];
+		int nh = column_hosts(&t->cols[c], hosts, 256);
+
+		for (int h = 0; h < nh; h++)
+			for (int i = 0; i < hosts[h]->nrecords; i++) {
+				const struct bf_record *r = &hosts[h]->records[i];
+				const struct bf_rec_bandwidth *b = &r->u.bandwidth;
+				char v[32];
+
+				if (r->type != BF_REC_BANDWIDTH)
+					continue;
+				if (!any++)
+					fprintf(out, "<p>Median GB/s (1e9 bytes/s) of the "
+						     "timed passes; bytes counted as STREAM "
+						     "counts them.</p>\n<table><tr><th></th>"
+						     "<th>host</th><th>device</th><th>kind</th>"
+						     "<th>GB/s</th><th>MiB per array</th>"
+						     "<th>status</th></tr>\n");
+				fprintf(out, "<tr class=\"bwrow\"><td>%c</td><td>", 'A' + c);
+				report_html_escape(out, hosts[h]->name);
+				fputs("</td><td>", out);
+				report_html_escape(out, b->device);
+				fputs("</td><td>", out);
+				report_html_escape(out, b->kind);
+				fmt_value(v, sizeof(v), b->median_gbps, 0);
+				fprintf(out, "</td><td>%s</td>", v);
+				fmt_value(v, sizeof(v), b->measured ?
+						b->array_bytes / 1048576.0 : NAN, 0);
+				fprintf(out, "<td>%s</td>", v);
+				status_cell(out, b->status, b->reason);
+				fputs("</tr>\n", out);
+			}
+	}
+	if (any)
+		fprintf(out, "</table>\n");
+	else
+		fprintf(out, "<p>No bandwidth records (runs with --no-bandwidth, "
+			     "or of an older agent).</p>\n");
+}
+
+static void section_batching(FILE *out, const struct compare_table *t)
+{
+	int any = 0;
+
+	fprintf(out, "<h2>Batching</h2>\n");
+	for (int c = 0; c < t->ncols; c++) {
+		const struct archive_host *hosts[256];
+		int nh = column_hosts(&t->cols[c], hosts, 256);
+
+		for (int h = 0; h < nh; h++)
+			for (int i = 0; i < hosts[h]->nrecords; i++) {
+				const struct bf_record *r = &hosts[h]->records[i];
+				const struct bf_rec_batching *b = &r->u.batching;
+
+				if (r->type != BF_REC_BATCHING)
+					continue;
+				if (!any++)
+					fprintf(out, "<p>The seed's batching case: rows "
+						     "scored by one-row calls or by one "
+						     "batch through a 30-16-relu-1 model; "
+						     "median ms per call and the rows/s "
+						     "speed-up of the batch.</p>\n<table><tr>"
+						     "<th></th><th>host</th><th>device</th>"
+						     "<th>dtype</th><th>rows</th><th>single ms</th>"
+						     "<th>batch ms</th><th>speed-up</th>"
+						     "<th>status</th></tr>\n");
+				fprintf(out, "<tr class=\"batchrow\"><td>%c</td><td>", 'A' + c);
+				report_html_escape(out, hosts[h]->name);
+				fputs("</td><td>", out);
+				report_html_escape(out, b->device);
+				fputs("</td><td>", out);
+				report_html_escape(out, b->dtype);
+				if (b->measured)
+					fprintf(out, "</td><td>%d</td><td>%.4g</td><td>%.4g</td>",
+						b->rows, b->single_ms, b->batch_ms);
+				else
+					fprintf(out, "</td><td>n/a</td><td>n/a</td><td>n/a</td>");
+				if (isnan(b->speedup))
+					fprintf(out, "<td>n/a</td>");
+				else
+					fprintf(out, "<td>%.2fx</td>", b->speedup);
+				status_cell(out, b->status, b->reason);
+				fputs("</tr>\n", out);
+			}
+	}
+	if (any)
+		fprintf(out, "</table>\n");
+	else
+		fprintf(out, "<p>No batching records (runs with --no-batching, "
+			     "or of an older agent).</p>\n");
+}
+
 /* One line per (device, dtype, n) across the host's runs, oldest left. */
 static void history_chart(FILE *out, const struct report_history *h)
 {
@@ -589,6 +897,9 @@ int report_html_write(FILE *out, const struct compare_table *t,
 	section_gflops(out, t, labels);
 	section_speedups(out, t);
 	section_peak(out, t, labels);
+	section_roofline(out, t);
+	section_bandwidth(out, t);
+	section_batching(out, t);
 	fprintf(out, "<h2>History</h2>\n<p>Median GFLOP/s of each result "
 		     "across the host's recent runs, oldest on the left.</p>\n");
 	for (int i = 0; i < nhist; i++)

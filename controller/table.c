@@ -8,7 +8,7 @@
  * Under the table, a
  * legend for what a cell alone cannot say: which rows are unreliable and
  * why, where Δ% comes from or why it is n/a, and the hosts that did not
- * finish.
+ * finish; then the bandwidth and batching results (ui_workload_lines).
  */
 #include "table.h"
 
@@ -68,6 +68,20 @@ static void count_reasons(struct reason_count *rc, int *nrc, int cap,
 		}
 		rc[k].rows++;
 	}
+}
+
+/* The bandwidth and batching sections (ui_workload_lines, as the live
+ * table draws them under its rows), each after a blank line. */
+static void print_workloads(FILE *out, const struct model_snapshot *m)
+{
+	struct ui_text_line *lines;
+	char safe[640];
+	int n = ui_workload_lines(m, &lines);
+
+	for (int i = 0; i < n; i++)
+		fprintf(out, "%s%s\n", lines[i].heading ? "\n" : "",
+			bf_text_sanitize(safe, sizeof(safe), lines[i].text));
+	free(lines);
 }
 
 void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8)
@@ -145,6 +159,7 @@ void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8)
 							     mh->reason));
 		}
 	}
+	print_workloads(out, m);
 	fflush(out);
 }
 

@@ -8,10 +8,11 @@
 
 /* Prints the rows of a snapshot of m, one per host x device x dtype x n,
  * with the live table's columns (ui_layout.h: host, device, dtype, n,
- * GFLOP/s, Δ%, %peak, med ms, vs fp32, GPU/CPU, peak MiB, checks,
+ * GFLOP/s, Δ%, %peak, %roof, med ms, vs fp32, GPU/CPU, peak MiB, checks,
  * state), then the legend: unreliable rows and their reasons, the run
  * each host's Δ% compares with or why it is n/a, and one line per host
- * that did not finish, with its reason. */
+ * that did not finish, with its reason; then the bandwidth and batching
+ * sections (ui_workload_lines). */
 void table_print_plain(FILE *out, struct model *m);
 
 /* The same from a snapshot; utf8 selects "Δ%" over "chg%". */

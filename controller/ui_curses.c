@@ -61,7 +61,9 @@ struct ui {
 	int rows_cap;                   /* entries of order; lines has twice */
 	int *order;
 	struct ui_line *lines;
-	int nlines, lines_cap;
+	int nlines, lines_cap;          /* nlines: GEMM lines + extra */
+	struct ui_text_line *extra;     /* bandwidth, batching (ui_layout.h) */
+	int nextra;
 	int body_lines;                 /* of the last draw, for PgUp/PgDn */
 };
 
@@ -332,7 +334,7 @@ static void draw_table(struct ui *ui, const struct ui_rows *rows)
 	struct ui_col_place place[UI_NCOLS];
 	enum ui_col sorted = ui_sort_column(ui->sort);
 	char cell[640];
-	int max_top;
+	int max_top, ngemm;
 
 	ui_columns_for(&ui->snap, ui->utf8, spec);
 	ui_layout_columns(COLS, spec, place);
@@ -343,7 +345,10 @@ static void draw_table(struct ui *ui, const struct ui_rows *rows)
 			    A_BOLD | ((int)c == (int)sorted ? A_UNDERLINE : A_NORMAL));
 
 	ui_sort_rows(&ui->snap, ui->group, ui->sort, ui->order);
-	ui->nlines = ui_build_lines(&ui->snap, ui->group, ui->order, ui->lines);
+	ngemm = ui_build_lines(&ui->snap, ui->group, ui->order, ui->lines);
+	free(ui->extra);
+	ui->nextra = ui_workload_lines(&ui->snap, &ui->extra);
+	ui->nlines = ngemm + ui->nextra;
 	ui->body_lines = rows->body_lines;
 	max_top = ui->nlines - rows->body_lines;
 	ui->top = ui->top > max_top ? max_top : ui->top;
@@ -351,10 +356,22 @@ static void draw_table(struct ui *ui, const struct ui_rows *rows)
 	if (ui->nlines == 0)
 		put(ui, rows->body_y, 0, "waiting for the first results", 0, 0, A_DIM);
 	for (int i = 0; i < rows->body_lines && ui->top + i < ui->nlines; i++) {
-		const struct ui_line *ln = &ui->lines[ui->top + i];
-		const struct model_row *r = &ui->snap.rows[ln->row];
+		const struct ui_line *ln;
+		const struct model_row *r;
 		int y = rows->body_y + i;
 
+		if (ui->top + i >= ngemm) {
+			const struct ui_text_line *t = &ui->extra[ui->top + i - ngemm];
+
+			if (t->heading)
+				rule(ui, y, t->text);
+			else
+				put(ui, y, 0, t->text, 0, 0,
+				    t->titles ? A_BOLD : tone_attr(ui, t->tone));
+			continue;
+		}
+		ln = &ui->lines[ui->top + i];
+		r = &ui->snap.rows[ln->row];
 		if (ln->heading) {
 			rule(ui, y, ui->group == UI_GROUP_HOST ?
 					    ui->snap.hosts[r->host].name : r->dtype);
@@ -691,6 +708,7 @@ void ui_close(struct ui *ui)
 	sigaction(SIGTSTP, &old_tstp, NULL);
 	release_stderr();
 	model_snapshot_free(&ui->snap);
+	free(ui->extra);
 	free(ui->order);
 	free(ui->lines);
 	free(ui);

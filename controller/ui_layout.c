@@ -18,14 +18,16 @@
  * The columns. When the terminal is too narrow for all of them at their
  * minimum widths, they are dropped in this order (highest drop_rank first):
  *
- *   1. peak MiB    (8)  memory is a secondary concern while it runs
- *   2. GPU/CPU     (7)  derivable from two rows of the table
- *   3. median ms   (6)  redundant with GFLOP/s for a given n
- *   4. vs fp32     (5)  derivable from two rows of the table
- *   5. %peak       (4)  the GFLOP/s against what the device could do
- *   6. Δ%          (3)
- *   7. checks      (2)  failures still show in the state column and panel
- *   8. n           (1)  (only shown when sweeping)
+ *   1. peak MiB    (9)  memory is a secondary concern while it runs
+ *   2. GPU/CPU     (8)  derivable from two rows of the table
+ *   3. median ms   (7)  redundant with GFLOP/s for a given n
+ *   4. vs fp32     (6)  derivable from two rows of the table
+ *   5. %roof       (5)  the GFLOP/s against the roofline: for a large n it
+ *                       is %peak (compute-bound), so %peak outlives it
+ *   6. %peak       (4)  the GFLOP/s against what the device could do
+ *   7. Δ%          (3)
+ *   8. checks      (2)  failures still show in the state column and panel
+ *   9. n           (1)  (only shown when sweeping)
  *
  * host, device, dtype, GFLOP/s and state are never dropped. A column with
  * no value in any row (vs fp32 and GPU/CPU when only fp32 ran on a CPU)
@@ -48,10 +50,11 @@ static const struct {
 	[UI_COL_GFLOPS] = { "GFLOP/s", 8, 0, 1 },
 	[UI_COL_DELTA] = { "\xce\x94%", 7, 3, 1 },
 	[UI_COL_PCT_PEAK] = { "%peak", 5, 4, 1 },
-	[UI_COL_MEDIAN] = { "med ms", 8, 6, 1 },
-	[UI_COL_VS_FP32] = { "vs fp32", 7, 5, 1 },
-	[UI_COL_GPU_VS_CPU] = { "GPU/CPU", 7, 7, 1 },
-	[UI_COL_PEAK] = { "peak MiB", 8, 8, 1 },
+	[UI_COL_PCT_ROOF] = { "%roof", 6, 5, 1 },
+	[UI_COL_MEDIAN] = { "med ms", 8, 7, 1 },
+	[UI_COL_VS_FP32] = { "vs fp32", 7, 6, 1 },
+	[UI_COL_GPU_VS_CPU] = { "GPU/CPU", 7, 8, 1 },
+	[UI_COL_PEAK] = { "peak MiB", 8, 9, 1 },
 	[UI_COL_CHECKS] = { "checks", 6, 2, 1 },
 	[UI_COL_STATE] = { "state", 13, 0, 0 },
 };
@@ -278,6 +281,11 @@ enum ui_tone ui_cell_text(const struct model_snapshot *snap, const struct model_
 	case UI_COL_PCT_PEAK:
 		d = 100.0 * r->fraction_of_peak;
 		return fmt_num(buf, len, d, !isnan(d) && d < 9.95 ? 1 : 0, "%");
+	case UI_COL_PCT_ROOF:
+		d = 100.0 * r->fraction_of_roofline;
+		return fmt_num(buf, len, d, !isnan(d) && d < 9.95 ? 1 : 0,
+			       r->bound == 'M' ? "% M" :
+			       r->bound == 'C' ? "% C" : "%");
 	case UI_COL_DELTA:
 		d = ui_delta_pct(r->gflops, r->prev_gflops);
 		if (isnan(d))
@@ -501,6 +509,7 @@ static const struct {
 	[UI_SORT_GFLOPS] = { "GFLOP/s", UI_COL_GFLOPS, 0 },
 	[UI_SORT_DELTA] = { "change", UI_COL_DELTA, 0 },
 	[UI_SORT_PCT_PEAK] = { "%peak", UI_COL_PCT_PEAK, 0 },
+	[UI_SORT_PCT_ROOF] = { "%roof", UI_COL_PCT_ROOF, 0 },
 	[UI_SORT_MEDIAN] = { "median ms", UI_COL_MEDIAN, 1 },
 	[UI_SORT_VS_FP32] = { "vs fp32", UI_COL_VS_FP32, 0 },
 	[UI_SORT_GPU_VS_CPU] = { "GPU/CPU", UI_COL_GPU_VS_CPU, 0 },
@@ -531,6 +540,8 @@ static double sort_value(const struct model_row *r, enum ui_sort s)
 		return ui_delta_pct(r->gflops, r->prev_gflops);
 	case UI_SORT_PCT_PEAK:
 		return r->fraction_of_peak;
+	case UI_SORT_PCT_ROOF:
+		return r->fraction_of_roofline;
 	case UI_SORT_MEDIAN:
 		return r->median_ms;
 	case UI_SORT_VS_FP32:
@@ -661,6 +672,197 @@ int ui_build_lines(const struct model_snapshot *snap, enum ui_group g,
 	return n;
 }
 
+/* Cells of a small section table: ncols columns, rows added in order. */
+struct sect {
+	int ncols;
+	const char *const *titles;
+	const int *right;
+	char (*cells)[200];   /* nrows x ncols */
+	enum ui_tone *tones;  /* per row */
+	int nrows, cap;
+};
+
+static char *sect_cell(struct sect *t, int row, int col)
+{
+	return t->cells[(size_t)row * (size_t)t->ncols + (size_t)col];
+}
+
+static int sect_row(struct sect *t, enum ui_tone tone)
+{
+	if (t->nrows == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 8;
+		t->cells = bf_xrealloc(t->cells, (size_t)t->cap *
+						 (size_t)t->ncols * sizeof(*t->cells));
+		t->tones = bf_xrealloc(t->tones, (size_t)t->cap * sizeof(*t->tones));
+	}
+	for (int c = 0; c < t->ncols; c++)
+		sect_cell(t, t->nrows, c)[0] = '\0';
+	t->tones[t->nrows] = tone;
+	return t->nrows++;
+}
+
+/* One aligned line: cells padded to widths w (the last left-aligned one
+ * not padded). */
+static void sect_line(const struct sect *t, const int *w, const char *const *cells,
+		      char *buf, size_t len)
+{
+	size_t off = 0;
+	int last = t->ncols - 1;
+
+	buf[0] = '\0';
+	for (int c = 0; c < t->ncols && off + 1 < len; c++) {
+		int pad = w[c] - ui_text_width(cells[c]);
+		int k;
+
+		pad = pad < 0 ? 0 : pad;
+		if (c == last && !t->right[c])
+			pad = 0;
+		k = snprintf(buf + off, len - off, "%s%*s%s%*s", c ? " " : "",
+			     t->right[c] ? pad : 0, "", cells[c],
+			     t->right[c] ? 0 : pad, "");
+		if (k < 0)
+			break;
+		off += (size_t)k;
+		if (off >= len)
+			off = len - 1;
+	}
+}
+
+/* Appends heading, titles and rows of t to *out (n lines, cap). */
+static void sect_emit(const struct sect *t, const char *heading,
+		      struct ui_text_line **out, int *n, int *cap)
+{
+	int w[8] = { 0 };
+	const char *cells[8];
+
+	if (t->nrows == 0)
+		return;
+	for (int c = 0; c < t->ncols; c++) {
+		w[c] = ui_text_width(t->titles[c]);
+		for (int r = 0; r < t->nrows; r++)
+			w[c] = imax(w[c], ui_text_width(t->cells[(size_t)r * (size_t)t->ncols + (size_t)c]));
+	}
+	if (*n + t->nrows + 2 > *cap) {
+		*cap = *n + t->nrows + 2 + 8;
+		*out = bf_xrealloc(*out, (size_t)*cap * sizeof(**out));
+	}
+	memset(&(*out)[*n], 0, sizeof(**out));
+	(*out)[*n].heading = 1;
+	snprintf((*out)[*n].text, sizeof((*out)[*n].text), "%s", heading);
+	(*n)++;
+	memset(&(*out)[*n], 0, sizeof(**out));
+	(*out)[*n].titles = 1;
+	sect_line(t, w, t->titles, (*out)[*n].text, sizeof((*out)[*n].text));
+	(*n)++;
+	for (int r = 0; r < t->nrows; r++) {
+		for (int c = 0; c < t->ncols; c++)
+			cells[c] = t->cells[(size_t)r * (size_t)t->ncols + (size_t)c];
+		memset(&(*out)[*n], 0, sizeof(**out));
+		(*out)[*n].tone = t->tones[r];
+		sect_line(t, w, cells, (*out)[*n].text, sizeof((*out)[*n].text));
+		(*n)++;
+	}
+}
+
+/* "pass", "FAIL: reason", "skipped: reason", and its tone. */
+static enum ui_tone status_text(enum bf_status st, const char *reason,
+				char *buf, size_t len)
+{
+	if (st == BF_STATUS_FAIL) {
+		snprintf(buf, len, "FAIL%s%s", reason[0] ? ": " : "", reason);
+		return UI_TONE_BAD;
+	}
+	if (st == BF_STATUS_SKIPPED) {
+		snprintf(buf, len, "skipped%s%s", reason[0] ? ": " : "", reason);
+		return UI_TONE_DIM;
+	}
+	snprintf(buf, len, "pass");
+	return UI_TONE_NORMAL;
+}
+
+/* A latency in ms with three significant digits ("0.000204", "1.23"). */
+static void fmt_ms3(char *buf, size_t len, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "n/a");
+	else if (v >= 100)
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.3g", v);
+}
+
+int ui_workload_lines(const struct model_snapshot *snap,
+		      struct ui_text_line **out)
+{
+	static const char *const bw_titles[] = { "host", "device", "kind",
+						 "GB/s", "state" };
+	static const int bw_right[] = { 0, 0, 0, 1, 0 };
+	static const char *const ba_titles[] = { "host", "device", "dtype",
+		"single ms", "batch ms", "speed-up", "state" };
+	static const int ba_right[] = { 0, 0, 0, 1, 1, 1, 0 };
+	struct sect bw = { 5, bw_titles, bw_right, NULL, NULL, 0, 0 };
+	struct sect ba = { 7, ba_titles, ba_right, NULL, NULL, 0, 0 };
+	char heading[96];
+	int n = 0, cap = 0, rows = 0;
+
+	*out = NULL;
+	for (int i = 0; i < snap->nbandwidth; i++) {
+		const struct model_bandwidth *b = &snap->bandwidth[i];
+		int same = 1, r;
+		char st[400];
+		enum ui_tone tone;
+
+		/* The skipped kinds of one device for one reason: one line. */
+		while (b->status == BF_STATUS_SKIPPED && i + same < snap->nbandwidth) {
+			const struct model_bandwidth *o = &snap->bandwidth[i + same];
+
+			if (o->host != b->host || o->status != b->status ||
+			    strcmp(o->device, b->device) != 0 ||
+			    strcmp(o->reason, b->reason) != 0)
+				break;
+			same++;
+		}
+		tone = status_text(b->status, b->reason, st, sizeof(st));
+		r = sect_row(&bw, tone);
+		snprintf(sect_cell(&bw, r, 0), 200, "%s", snap->hosts[b->host].name);
+		snprintf(sect_cell(&bw, r, 1), 200, "%s", b->device);
+		if (same > 1)
+			snprintf(sect_cell(&bw, r, 2), 200, "%d kinds", same);
+		else
+			snprintf(sect_cell(&bw, r, 2), 200, "%s", b->kind);
+		fmt_num(sect_cell(&bw, r, 3), 200, b->median_gbps, 1, "");
+		snprintf(sect_cell(&bw, r, 4), 200, "%.199s", st);
+		i += same - 1;
+	}
+	for (int i = 0; i < snap->nbatching; i++) {
+		const struct model_batching *b = &snap->batching[i];
+		char st[400];
+		int r = sect_row(&ba, status_text(b->status, b->reason, st, sizeof(st)));
+
+		if (b->rows > 0)
+			rows = b->rows;
+		snprintf(sect_cell(&ba, r, 0), 200, "%s", snap->hosts[b->host].name);
+		snprintf(sect_cell(&ba, r, 1), 200, "%s", b->device);
+		snprintf(sect_cell(&ba, r, 2), 200, "%s", b->dtype);
+		fmt_ms3(sect_cell(&ba, r, 3), 200, b->single_ms);
+		fmt_ms3(sect_cell(&ba, r, 4), 200, b->batch_ms);
+		fmt_num(sect_cell(&ba, r, 5), 200, b->speedup, 1, "x");
+		snprintf(sect_cell(&ba, r, 6), 200, "%.199s", st);
+	}
+	sect_emit(&bw, "bandwidth (median GB/s)", out, &n, &cap);
+	if (rows > 0)
+		snprintf(heading, sizeof(heading),
+			 "batching (%d one-row calls vs one %d-row batch)", rows, rows);
+	else
+		snprintf(heading, sizeof(heading), "batching");
+	sect_emit(&ba, heading, out, &n, &cap);
+	free(bw.cells);
+	free(bw.tones);
+	free(ba.cells);
+	free(ba.tones);
+	return n;
+}
+
 int ui_host_progress(const struct model_host *h)
 {
 	long checks = 0, gemm = 0;
@@ -749,17 +951,18 @@ const char *const *ui_help_lines(void)
 		"  Up/Down      scroll one line",
 		"  PgUp/PgDn    scroll one screen (Home/End: first/last)",
 		"  s            cycle the sort column: arrival, GFLOP/s, change,",
-		"               %peak, median ms, vs fp32, GPU/CPU, peak MiB",
+		"               %peak, %roof, median ms, vs fp32, GPU/CPU, peak MiB",
 		"  g            group rows by host or by dtype",
 		"  ?            this help (any key closes it)",
 		"",
 		"Columns: GFLOP/s (? unreliable: one sample, no warm-up, wide spread",
 		"or throttled), its change against this machine's previous archived",
 		"run with the same settings (green faster, red slower), % of the",
-		"device's theoretical peak, median ms, speed vs fp32 on the same",
-		"device, fp32 GPU vs CPU, peak MiB, checks passed/failed. Narrow",
-		"terminals drop, in order: peak MiB, GPU/CPU, median ms, vs fp32,",
-		"%peak, change, checks, n.",
+		"device's theoretical peak, % of its roofline (M memory-, C compute-",
+		"bound), median ms, speed vs fp32 on the same device, fp32 GPU vs",
+		"CPU, peak MiB, checks passed/failed. Narrow terminals drop, in",
+		"order: peak MiB, GPU/CPU, median ms, vs fp32, %roof, %peak, change,",
+		"checks, n. Bandwidth and batching results follow the GEMM rows.",
 		"Without a terminal, or with --no-tui, ctl run prints plain lines.",
 		NULL,
 	};

@@ -30,6 +30,7 @@ enum ui_col {
 	UI_COL_GFLOPS,
 	UI_COL_DELTA,      /* GFLOP/s change against the previous run, % */
 	UI_COL_PCT_PEAK,   /* GFLOP/s in % of the device's theoretical peak */
+	UI_COL_PCT_ROOF,   /* GFLOP/s in % of the roofline, and the bound */
 	UI_COL_MEDIAN,     /* median ms */
 	UI_COL_VS_FP32,
 	UI_COL_GPU_VS_CPU,
@@ -115,6 +116,7 @@ enum ui_sort {
 	UI_SORT_GFLOPS,    /* highest first */
 	UI_SORT_DELTA,     /* most improved first */
 	UI_SORT_PCT_PEAK,  /* highest first */
+	UI_SORT_PCT_ROOF,  /* highest first */
 	UI_SORT_MEDIAN,    /* fastest first */
 	UI_SORT_VS_FP32,   /* highest first */
 	UI_SORT_GPU_VS_CPU,
@@ -183,9 +185,32 @@ enum ui_tone ui_host_state_text(const struct model_host *h, char *buf,
  * UI_UNRELIABLE_MARK when the agent called the measurement unreliable
  * (one sample, no warm-up, wide spread, throttled: model_row.unreliable).
  * %peak is the fraction of the theoretical peak in percent ("42%",
- * "3.5%"). n of a repeated size's second row is "128#2". */
+ * "3.5%"); %roof the fraction of the roofline, min(peak, arithmetic
+ * intensity x measured bandwidth), the same way, followed by the bound:
+ * "52% M" memory-bound, "80% C" compute-bound. n of a repeated size's second row is "128#2". */
 enum ui_tone ui_cell_text(const struct model_snapshot *snap, const struct model_row *r,
 			  enum ui_col c, char *buf, size_t len);
+
+/* One line of the section under the GEMM rows (ui_workload_lines). */
+struct ui_text_line {
+	int heading;       /* 1: a section title, drawn as a rule */
+	int titles;        /* 1: the section's column titles */
+	enum ui_tone tone; /* of the line (a failure: bad; skipped: dim) */
+	char text[512];
+};
+
+/* The bandwidth and batching results under the GEMM rows, as aligned text
+ * lines, the same for the live table (drawn after the rows, scrolled
+ * with them) and the plain table (printed under it): a "bandwidth"
+ * heading, titles "host device kind GB/s state" and one line per host x
+ * device x kind (median GB/s), then a "batching" heading, titles "host
+ * device dtype single ms batch ms speed-up state" and one line per host x
+ * device. The skipped kinds of one device with one reason (a GPU the agent
+ * cannot use) are one line, "5 kinds". A section without records is left
+ * out. *out is malloc'd (caller frees; NULL when there are no lines);
+ * returns the number of lines. */
+int ui_workload_lines(const struct model_snapshot *snap,
+		      struct ui_text_line **out);
 
 /* A host's progress in thousandths, for its bar: checks count for the
  * first tenth and GEMMs for the rest, since the checks take a moment and

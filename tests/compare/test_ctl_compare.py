@@ -123,8 +123,8 @@ class CompareTest(ArchiveTest):
         out = r.stdout
         self.assertIn(f"A  {self.ids[0]}  local", out)
         self.assertIn(f"B  {self.ids[1]}  local", out)
-        self.assertRegex(out, r"device\s+dtype\s+n\s+A GFLOP/s\s+A %peak\s+A ms\s+"
-                              r"B GFLOP/s\s+B %peak\s+B ms\s+B vs A")
+        self.assertRegex(out, r"device\s+dtype\s+n\s+A GFLOP/s\s+A %peak\s+A %roof\s+"
+                              r"A ms\s+B GFLOP/s\s+B %peak\s+B %roof\s+B ms\s+B vs A")
         self.assertIn("higher is better", out)
         self.assertIn("lower is better", out)
         # Each size's fp32 CPU row, in sweep order, with a verdict. The
@@ -169,6 +169,56 @@ class CompareTest(ArchiveTest):
                 if cell["status"] != "pass":
                     self.assertIsNone(cell["median_gflops"])
                     self.assertIsNone(cell["median_ms"])
+
+    def test_roofline_and_bandwidth(self):
+        # The roofline fraction of each cell is the median GFLOP/s shown
+        # over the record's roofline; the bandwidth medians are the
+        # records' own, side by side, with B's ratio to A.
+        doc = json.loads(self.compare("--last", "2", "--json").stdout)
+        recs = []
+        for i in range(2):
+            with open(self.host_file(i)) as f:
+                recs.append([json.loads(line) for line in f])
+        gemm = [{(g["device"], g["dtype"], g["n"]): g for g in rs
+                 if g["type"] == "gemm"} for rs in recs]
+        placed = 0
+        for row in doc["rows"]:
+            for c, cell in enumerate(row["cells"]):
+                g = gemm[c][(row["device"], row["dtype"], row["n"])]
+                if cell["status"] != "pass" or "roofline_gflops" not in g:
+                    self.assertIsNone(cell["fraction_of_roofline"])
+                    continue
+                placed += 1
+                self.assertEqual(cell["roofline_gflops"], g["roofline_gflops"])
+                self.assertEqual(cell["bound"], g["bound"])
+                self.assertAlmostEqual(cell["fraction_of_roofline"],
+                                       cell["median_gflops"] /
+                                       g["roofline_gflops"], places=9)
+        self.assertGreater(placed, 0)
+        triad = [[r for r in rs if r["type"] == "bandwidth" and
+                  r["kind"] == "triad"][0] for rs in recs]
+        bw = [b for b in doc["bandwidth"]
+              if (b["device"], b["kind"]) == ("cpu", "triad")]
+        self.assertEqual(len(bw), 1)
+        self.assertEqual(bw[0]["median_gbps"],
+                         [t["median_gbps"] for t in triad])
+        self.assertIsNone(bw[0]["vs_first"][0])
+        self.assertAlmostEqual(bw[0]["vs_first"][1], triad[1]["median_gbps"] /
+                               triad[0]["median_gbps"])
+        # Skipped kinds (no GPU here) are not compared.
+        self.assertTrue(all(b["device"] == "cpu" for b in doc["bandwidth"]))
+        out = self.compare("--last", "2").stdout
+        self.assertIn("bandwidth (median GB/s", out)
+        line = re.search(r"(?m)^cpu\s+triad\s.*$", out).group(0)
+        a, b = triad[0]["median_gbps"], triad[1]["median_gbps"]
+        self.assertEqual(line.split()[2:], ["%.1f" % a, "%.1f" % b,
+                                            "%+.1f%%" % (100 * (b - a) / a)])
+        rows = list(csv.DictReader(io.StringIO(
+            self.compare("--last", "2", "--csv").stdout)))
+        for x in rows:
+            if x["status"] == "pass" and x["bound"] != "n/a":
+                self.assertIn(x["bound"], ("memory", "compute"))
+                self.assertGreater(float(x["fraction_of_roofline"]), 0)
 
     def test_csv(self):
         r = self.compare("--last", "2", "--csv")
@@ -438,7 +488,7 @@ class CraftedTest(ArchiveTest):
         r = self.compare(results=self.crafted)
         self.assertEqual(r.returncode, 0, r.stderr)
         row = re.search(r"(?m)^cpu\s+fp32\s+64\s.*$", r.stdout).group(0)
-        self.assertRegex(row, r"\sinvalid\s+n/a\s+n/a\s+n/a$")
+        self.assertRegex(row, r"\sinvalid\s+n/a\s+n/a\s+n/a\s+n/a$")
         self.assertIn("invalid (no GFLOP/s): gflops", r.stdout)
         r = ctl("show", "--results", self.crafted)
         row = re.search(r"(?m)^local\s+cpu\s+fp32\s+64\s.*$", r.stdout).group(0)
@@ -508,7 +558,9 @@ class CraftedTest(ArchiveTest):
         self.assertAlmostEqual(first["cells"][0]["median_ms"] * 2,
                                second["cells"][0]["median_ms"], places=9)
         r = ctl("show", "--results", self.crafted)
-        self.assertEqual(re.findall(r"(?m)^local\s+cpu\s+fp32\s+(\S+)\s", r.stdout),
+        # The GEMM rows only: the batching lines follow the table.
+        gemm_part = r.stdout.split("\nbatching (")[0]
+        self.assertEqual(re.findall(r"(?m)^local\s+cpu\s+fp32\s+(\S+)\s", gemm_part),
                          ["64", "64#2", "128"])
 
     def test_env_and_gpu_provenance(self):
@@ -544,12 +596,19 @@ class ShowListTest(ArchiveTest):
         self.assertNotIn("INCOMPLETE", lines[0])
         # The live table's columns, in its order (ui_layout.c).
         self.assertRegex(r.stdout, r"(?m)^host\s+device\s+dtype\s+n\s+GFLOP/s\s+"
-                                   r"(Δ|chg)%\s+%peak\s+med ms\s+vs fp32\s+GPU/CPU\s+"
+                                   r"(Δ|chg)%\s+%peak\s+%roof\s+med ms\s+vs fp32\s+GPU/CPU\s+"
                                    r"peak MiB\s+checks\s+state$")
         # GFLOP/s, Δ% against the first run (same machine, same settings),
         # %peak (the agent knows this CPU's peak, or says n/a).
         self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s+[\d.]+\??\s+"
-                                   r"([+-][\d.]+%|0\.0%)\s+([\d.]+%|n/a)\s+[\d.]+\s")
+                                   r"([+-][\d.]+%|0\.0%)\s+([\d.]+%|n/a)\s+"
+                                   r"([\d.]+% [MC]|n/a)\s+[\d.]+\s")
+        # Under the table, as ctl run printed it: bandwidth and batching.
+        self.assertRegex(r.stdout, r"(?m)^bandwidth \(median GB/s\)$")
+        self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+triad\s+[\d.]+\s+pass$")
+        self.assertRegex(r.stdout, r"(?m)^batching \(20 one-row calls")
+        self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+[\d.e-]+\s+"
+                                   r"[\d.e-]+\s+[\d.]+x\s+pass$")
         self.assertIn(f"local: vs run {self.ids[0]}, same machine and settings",
                       r.stdout)
         # The default is the most recent run.

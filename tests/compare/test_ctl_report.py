@@ -126,7 +126,8 @@ class ReportTest(unittest.TestCase):
         urls = set(re.findall(r"https?://[^\"'\s<>]+", h))
         self.assertEqual(urls, {"http://www.w3.org/2000/svg"})
         for section in ("GFLOP/s", "Speed-ups", "Fraction of peak",
-                        "History", "Provenance"):
+                        "Roofline", "Bandwidth", "Batching", "History",
+                        "Provenance"):
             self.assertIn("<h2>%s</h2>" % section, h)
 
     def test_figures_from_the_records(self):
@@ -145,6 +146,46 @@ class ReportTest(unittest.TestCase):
                 self.assertIn(">%s %s</text>" % (label, text), self.html)
                 self.assertIn(">%s %.1f%%</text>" % (
                     label, 100 * g["fraction_of_peak"]), self.html)
+
+    def test_roofline_from_the_records(self):
+        # One log-log chart per run and device, its roofs from the
+        # records' peak and bandwidth, each GEMM a point labelled dtype/n
+        # and a table row with the record's own numbers; then the
+        # bandwidth and batching records.
+        charts = re.findall(r'<svg class="chart roofline".*?</svg>', self.html,
+                            re.S)
+        self.assertEqual(len(charts), 2)  # A cpu, B cpu
+        for label, run_id, svg in zip("AB", self.ids, charts):
+            recs = self.records(run_id)
+            gemms = [g for g in recs if g["type"] == "gemm" and
+                     g["status"] == "pass" and "bandwidth_kind" in g]
+            self.assertEqual(len(gemms), 2)
+            bw = gemms[0]["bandwidth_gbps"]
+            self.assertIn("<h3>%s local cpu: triad %.1f GB/s</h3>" % (label, bw),
+                          self.html)
+            self.assertIn("roof: %.1f GB/s x FLOP/byte up to %.1f GFLOP/s" %
+                          (bw, gemms[0]["peak_gflops"]), svg)
+            for g in gemms:
+                self.assertIn('class="value">fp32/%d</text>' % g["n"], svg)
+                self.assertIn("<title>fp32 n=%d: %.1f GFLOP/s at %.2f FLOP/byte"
+                              "</title>" % (g["n"], g["gflops"],
+                                            g["arithmetic_intensity"]), svg)
+                self.assertIn("<td>fp32</td><td>%d</td><td>%.2f</td><td>%.1f</td>"
+                              % (g["n"], g["arithmetic_intensity"], g["gflops"]),
+                              self.html)
+                self.assertIn("<td>%s</td><td>%.1f%%</td></tr>" % (
+                    g["bound"], 100 * g["fraction_of_roofline"]), self.html)
+            for b in recs:
+                if b["type"] == "bandwidth" and b["status"] == "pass":
+                    v = b["median_gbps"]
+                    text = ("%.0f" if v >= 100 else
+                            "%.1f" if v >= 10 else "%.2f") % v
+                    self.assertIn('<tr class="bwrow"><td>%s</td><td>local</td>'
+                                  "<td>cpu</td><td>%s</td><td>%s</td>" %
+                                  (label, b["kind"], text), self.html)
+                if b["type"] == "batching" and b["status"] == "pass":
+                    self.assertIn("<td>%.2fx</td><td>pass</td>" % b["speedup"],
+                                  self.html)
 
     def test_outside_text_escaped(self):
         self.assertNotIn("<b>", self.html)

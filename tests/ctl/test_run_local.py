@@ -6,6 +6,7 @@ when stdout is not a terminal, and a missing agent is a clear failure."""
 import glob
 import json
 import os
+import re
 import subprocess
 import tempfile
 import unittest
@@ -167,7 +168,7 @@ class RunLocal(unittest.TestCase):
             self.assertIn(first.returncode, (0, 1), first.stdout + first.stderr)
             out = first.stdout
             self.assertRegex(out, r"(?m)^host\s+device\s+dtype\s+n\s+GFLOP/s\s+"
-                                  r"Δ%\s+%peak\s+med ms\s")
+                                  r"Δ%\s+%peak\s+%roof\s+med ms\s")
             row = [l for l in out.splitlines() if l.startswith("local ")][0]
             self.assertRegex(row, r"^local\s+cpu\s+fp32\s+64\s+[\d.]+\?\s+n/a\s+"
                                   r"([\d.]+%|n/a)\s")
@@ -182,6 +183,65 @@ class RunLocal(unittest.TestCase):
                                   r"([+-][\d.]+%|0\.0%)\s")
             self.assertIn(f"Δ% local: vs run {first_id}, same machine and "
                           "settings", second.stdout)
+
+    def test_roofline_bandwidth_and_batching(self):
+        # A real run: the %roof column (the record's fraction of the
+        # roofline and its bound) and the bandwidth and batching lines
+        # under the table, with the records' numbers. --no-bandwidth then
+        # takes the bandwidth lines and the roofline away, --no-batching
+        # the batching lines; both reach the host record's options, and
+        # the runs are not each other's Δ% baseline.
+        env = dict(os.environ, LANG="C.UTF-8", LC_ALL="C.UTF-8")
+        base = ["run", "local", "--size", "64", "--device", "cpu",
+                "--dtypes", "fp32", "--no-tui", "--results", "res"]
+        with tempfile.TemporaryDirectory() as tmp:
+            p = run_ctl(base + ["--bandwidth-mib", "8"], tmp, env=env)
+            self.assertIn(p.returncode, (0, 1), p.stdout + p.stderr)
+            out = p.stdout
+            self.assertRegex(out, r"(?m)^host\s+device\s+dtype\s+n\s+GFLOP/s\s+"
+                                  r"Δ%\s+%peak\s+%roof\s+med ms\s")
+            run = only_run_dir(os.path.join(tmp, "res"))
+            recs = records(glob.glob(os.path.join(run, "*.ndjson"))[0])
+            self.assertEqual(recs[0]["options"]["bandwidth_mib"], 8)
+            g = [r for r in recs if r["type"] == "gemm"][0]
+            self.assertEqual(g["bandwidth_kind"], "triad")
+            pct = 100 * g["fraction_of_roofline"]
+            cell = "%.*f%% %s" % (1 if pct < 9.95 else 0, pct,
+                                  g["bound"][0].upper())
+            row = [l for l in out.splitlines() if l.startswith("local ")][0]
+            self.assertIn(" " + cell + " ", row)
+            bw = [r for r in recs if r["type"] == "bandwidth"][0]
+            self.assertIn("\nbandwidth (median GB/s)\n", out)
+            self.assertRegex(out, r"(?m)^local\s+cpu\s+triad\s+%s\s+pass$" %
+                             re.escape("%.1f" % bw["median_gbps"]))
+            ba = [r for r in recs if r["type"] == "batching"][0]
+            self.assertIn("\nbatching (20 one-row calls vs one 20-row batch)\n",
+                          out)
+            self.assertRegex(out, r"(?m)^local\s+cpu\s+fp32\s+%s\s+%s\s+%s\s+pass$" %
+                             ("%.3g" % ba["single_ms"], "%.3g" % ba["batch_ms"],
+                              re.escape("%.1fx" % ba["speedup"])))
+
+            p = run_ctl(base + ["--no-bandwidth", "--no-batching"], tmp, env=env)
+            self.assertIn(p.returncode, (0, 1), p.stdout + p.stderr)
+            out = p.stdout
+            self.assertNotIn("bandwidth (", out)
+            self.assertNotIn("batching (", out)
+            row = [l for l in out.splitlines() if l.startswith("local ")][0]
+            self.assertRegex(row, r"^local\s+cpu\s+fp32\s+64\s+[\d.]+\??\s+n/a\s+"
+                                  r"([\d.]+%|n/a)\s+n/a\s")
+            self.assertNotIn("vs run", out)  # other settings: no baseline
+            newest = [d for d in glob.glob(os.path.join(tmp, "res", "*"))
+                      if os.path.isdir(d) and d != run][0]
+            with open(os.path.join(newest, "run.json")) as f:
+                meta = json.load(f)
+            self.assertIn("--no-bandwidth", meta["command_line"])
+            recs = records(os.path.join(newest, meta["hosts"][0]["records_file"]))
+            opts = recs[0]["options"]
+            self.assertIs(opts["no_bandwidth"], True)
+            self.assertIs(opts["no_batching"], True)
+            self.assertNotIn("bandwidth_mib", opts)
+            self.assertEqual([r for r in recs if r["type"] in
+                              ("bandwidth", "batching")], [])
 
     def test_example_inventory_parses(self):
         here = os.path.dirname(os.path.abspath(__file__))

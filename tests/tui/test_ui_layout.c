@@ -73,6 +73,8 @@ static struct model_row *add_row(struct model_snapshot *m, int host, const char 
 	r->gflops = gflops;
 	r->reliable = -1;
 	r->peak_gflops = r->fraction_of_peak = NAN;
+	r->bandwidth_gbps = r->arithmetic_intensity = NAN;
+	r->roofline_gflops = r->fraction_of_roofline = NAN;
 	r->median_ms = isnan(gflops) ? NAN : 2.0 * n * n * n / gflops / 1e6;
 	r->min_ms = r->max_ms = r->median_ms;
 	r->peak_mib = 12;
@@ -374,7 +376,8 @@ static void test_drop_order(void **state)
 {
 	static const enum ui_col order[] = {
 		UI_COL_PEAK, UI_COL_GPU_VS_CPU, UI_COL_MEDIAN, UI_COL_VS_FP32,
-		UI_COL_PCT_PEAK, UI_COL_DELTA, UI_COL_CHECKS, UI_COL_N,
+		UI_COL_PCT_ROOF, UI_COL_PCT_PEAK, UI_COL_DELTA, UI_COL_CHECKS,
+		UI_COL_N,
 	};
 	struct model_snapshot *m = gpu_fleet();
 	struct ui_col_spec spec[UI_NCOLS];
@@ -382,8 +385,11 @@ static void test_drop_order(void **state)
 	int was_shown[UI_NCOLS], ndropped = 0;
 
 	add_row(m, 0, "cpu", "fp32", 8192, 400.0)->prev_gflops = 390.0; /* a sweep */
-	for (int i = 0; i < m->nrows; i++)
+	for (int i = 0; i < m->nrows; i++) {
 		m->rows[i].fraction_of_peak = 0.5; /* %peak is not empty */
+		m->rows[i].fraction_of_roofline = 0.6; /* nor %roof */
+		m->rows[i].bound = 'C';
+	}
 	ui_columns_for(m, 1, spec);
 	assert_true(spec[UI_COL_N].enabled);
 	ui_layout_columns(300, spec, p);
@@ -407,10 +413,10 @@ static void test_drop_order(void **state)
 		assert_true(p[UI_COL_HOST].shown && p[UI_COL_DEVICE].shown &&
 			    p[UI_COL_DTYPE].shown && p[UI_COL_GFLOPS].shown &&
 			    p[UI_COL_STATE].shown);
-		if (ndropped < 8)
+		if (ndropped < 9)
 			assert_true(used <= w);
 	}
-	assert_int_equal(ndropped, 8);
+	assert_int_equal(ndropped, 9);
 	free_model(m);
 }
 
@@ -836,6 +842,130 @@ static void test_model_snapshot(void **state)
 	model_snapshot_free(NULL);
 }
 
+/* %roof: the fraction of the roofline with the bound's letter. */
+static void test_cell_roof(void **state)
+{
+	struct model_snapshot *m = new_model(1);
+	struct model_row *r = add_row(m, 0, "cpu", "fp32", 64, 100.0);
+	char buf[64];
+
+	assert_int_equal(ui_cell_text(m, r, UI_COL_PCT_ROOF, buf, sizeof(buf)),
+			 UI_TONE_DIM);
+	assert_string_equal(buf, "n/a");
+	r->fraction_of_roofline = 0.52;
+	r->bound = 'M';
+	ui_cell_text(m, r, UI_COL_PCT_ROOF, buf, sizeof(buf));
+	assert_string_equal(buf, "52% M");
+	r->fraction_of_roofline = 0.035;
+	r->bound = 'C';
+	ui_cell_text(m, r, UI_COL_PCT_ROOF, buf, sizeof(buf));
+	assert_string_equal(buf, "3.5% C");
+	r->bound = 0;
+	ui_cell_text(m, r, UI_COL_PCT_ROOF, buf, sizeof(buf));
+	assert_string_equal(buf, "3.5%");
+	assert_string_equal(ui_sort_name(UI_SORT_PCT_ROOF), "%roof");
+	assert_int_equal(ui_sort_column(UI_SORT_PCT_ROOF), UI_COL_PCT_ROOF);
+	free_model(m);
+}
+
+/* A run without bandwidth (--no-bandwidth): %roof is empty and goes
+ * first at 80 columns, before %peak. */
+static void test_roof_empty_goes_first(void **state)
+{
+	struct model_snapshot *m = gpu_fleet();
+	struct ui_col_spec spec[UI_NCOLS];
+	struct ui_col_place p[UI_NCOLS];
+	int w;
+
+	for (int i = 0; i < m->nrows; i++)
+		m->rows[i].fraction_of_peak = 0.5;
+	ui_columns_for(m, 1, spec);
+	assert_true(spec[UI_COL_PCT_ROOF].empty);
+	assert_false(spec[UI_COL_PCT_PEAK].empty);
+	assert_int_equal(spec[UI_COL_PCT_ROOF].drop_rank,
+			 spec[UI_COL_PCT_PEAK].drop_rank + 1);
+	ui_layout_columns(300, spec, p);
+	assert_true(shown(p, UI_COL_PCT_ROOF));
+	/* The widest width that drops anything drops %roof alone. */
+	for (w = 300; w > 10; w--) {
+		ui_layout_columns(w, spec, p);
+		if (!shown(p, UI_COL_PCT_ROOF))
+			break;
+	}
+	assert_true(shown(p, UI_COL_PEAK));
+	assert_true(shown(p, UI_COL_PCT_PEAK));
+	free_model(m);
+}
+
+static void add_bw(struct model_snapshot *m, int host, const char *dev,
+		   const char *kind, enum bf_status st, double gbps,
+		   const char *reason)
+{
+	struct model_bandwidth *b;
+
+	m->bandwidth = realloc(m->bandwidth, (size_t)(m->nbandwidth + 1) * sizeof(*b));
+	b = &m->bandwidth[m->nbandwidth++];
+	memset(b, 0, sizeof(*b));
+	b->host = host;
+	snprintf(b->device, sizeof(b->device), "%s", dev);
+	snprintf(b->kind, sizeof(b->kind), "%s", kind);
+	b->status = st;
+	b->median_gbps = gbps;
+	b->array_bytes = NAN;
+	snprintf(b->reason, sizeof(b->reason), "%s", reason);
+}
+
+/* The section under the rows: bandwidth (skipped kinds of one device
+ * collapsed) and batching, aligned, headings first. */
+static void test_workload_lines(void **state)
+{
+	struct model_snapshot *m = new_model(2);
+	struct ui_text_line *l;
+	struct model_batching *b;
+	int n;
+
+	assert_int_equal(ui_workload_lines(m, &l), 0);
+	assert_null(l);
+	add_bw(m, 0, "cpu", "triad", BF_STATUS_PASS, 12.345, "");
+	for (int k = 0; k < 5; k++)
+		add_bw(m, 0, "cuda:0", k ? "h2d_pinned" : "d2d",
+		       BF_STATUS_SKIPPED, NAN, "no GPU");
+	add_bw(m, 1, "cuda:0", "d2d", BF_STATUS_FAIL, NAN, "wrong copy");
+	n = ui_workload_lines(m, &l);
+	assert_int_equal(n, 5);
+	assert_true(l[0].heading);
+	assert_string_equal(l[0].text, "bandwidth (median GB/s)");
+	assert_true(l[1].titles);
+	assert_string_equal(l[1].text, "host    device kind    GB/s state");
+	assert_string_equal(l[2].text, "bfhost1 cpu    triad   12.3 pass");
+	assert_int_equal(l[2].tone, UI_TONE_NORMAL);
+	assert_string_equal(l[3].text, "bfhost1 cuda:0 5 kinds  n/a skipped: no GPU");
+	assert_int_equal(l[3].tone, UI_TONE_DIM);
+	assert_string_equal(l[4].text, "bfhost2 cuda:0 d2d      n/a FAIL: wrong copy");
+	assert_int_equal(l[4].tone, UI_TONE_BAD);
+	free(l);
+
+	m->batching = calloc(1, sizeof(*b));
+	m->nbatching = 1;
+	b = &m->batching[0];
+	b->host = 1;
+	snprintf(b->device, sizeof(b->device), "cpu");
+	snprintf(b->dtype, sizeof(b->dtype), "fp32");
+	b->status = BF_STATUS_PASS;
+	b->single_ms = 0.000206;
+	b->batch_ms = 0.000671;
+	b->speedup = 6.14;
+	b->rows = 20;
+	n = ui_workload_lines(m, &l);
+	assert_int_equal(n, 8);
+	assert_true(l[5].heading);
+	assert_string_equal(l[5].text, "batching (20 one-row calls vs one 20-row batch)");
+	assert_string_equal(l[6].text, "host    device dtype single ms batch ms speed-up state");
+	assert_string_equal(l[7].text, "bfhost2 cpu    fp32   0.000206 0.000671     6.1x pass");
+	free(l);
+	free_model(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -849,6 +979,9 @@ int main(void)
 		cmocka_unit_test(test_columns_all_fit_when_wide),
 		cmocka_unit_test(test_columns_at_80),
 		cmocka_unit_test(test_drop_order),
+		cmocka_unit_test(test_cell_roof),
+		cmocka_unit_test(test_roof_empty_goes_first),
+		cmocka_unit_test(test_workload_lines),
 		cmocka_unit_test(test_columns_tiny),
 		cmocka_unit_test(test_empty_columns_go_first),
 		cmocka_unit_test(test_rows_layout),

@@ -240,6 +240,7 @@ static void test_options(void **state)
 	a.warmup = 5;
 	a.cpu_warmup = 1;
 	a.seed = 1;
+	a.bandwidth_mib = NAN;
 	j = bf_rec_options_encode(&a);
 	line = cJSON_PrintUnformatted(j);
 	assert_string_equal(line, "{\"sizes\":[1024,4096],\"dtypes\":[\"fp32\",\"bf16\"],"
@@ -255,6 +256,27 @@ static void test_options(void **state)
 	b.sizes[1] = 2048;
 	assert_false(bf_rec_options_equal(&a, &b));
 	b.sizes[1] = 4096;
+	b.no_bandwidth = 1; /* --no-bandwidth: not the same settings */
+	assert_false(bf_rec_options_equal(&a, &b));
+	b.no_bandwidth = 0;
+	b.bandwidth_mib = 8;
+	assert_false(bf_rec_options_equal(&a, &b));
+	a.bandwidth_mib = 8;
+	assert_true(bf_rec_options_equal(&a, &b));
+	a.bandwidth_mib = NAN;
+	b.bandwidth_mib = 0; /* not given, either way */
+	assert_true(bf_rec_options_equal(&a, &b));
+	b.no_batching = 1;
+	assert_false(bf_rec_options_equal(&a, &b));
+	b.no_batching = 0;
+	b.no_bandwidth = b.no_batching = 1;
+	b.bandwidth_mib = 8;
+	j = bf_rec_options_encode(&b);
+	line = cJSON_PrintUnformatted(j);
+	assert_non_null(strstr(line, "\"seed\":1,\"no_bandwidth\":true,"
+				     "\"bandwidth_mib\":8,\"no_batching\":true}"));
+	free(line);
+	cJSON_Delete(j);
 	b.present = 0;
 	assert_false(bf_rec_options_equal(&a, &b)); /* absent is not equal */
 	bf_rec_options_free(&b);

@@ -1,0 +1,188 @@
+/*
+ * Unit tests for controller/model.c's typed adds of the newer records:
+ * bandwidth and batching records become lists of their own in the
+ * snapshot, and a gemm record's roofline fields (bandwidth, arithmetic
+ * intensity, roofline, bound, fraction) reach its row; an inconsistent
+ * gemm record keeps no fraction of the roofline. Records come from JSON
+ * lines as the agent writes them (bf_record_parse).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "model.h"
+#include "record.h"
+
+static const char *const names[] = { "spark", "box" };
+
+static void add_line(struct model *m, int host, const char *line)
+{
+	struct bf_record rec;
+	char detail[256];
+
+	assert_int_equal(bf_record_parse(line, strlen(line), &rec, detail,
+					 sizeof(detail)), BF_OK);
+	assert_int_not_equal(model_add_record(m, host, &rec),
+			     MODEL_REJECTED_RANGE);
+	bf_record_free(&rec);
+}
+
+static const char bw_triad[] =
+	"{\"schema\":1,\"type\":\"bandwidth\",\"seq\":2,\"device\":\"cpu\","
+	"\"kind\":\"triad\",\"status\":\"pass\",\"reason\":null,"
+	"\"median_gbps\":40.5,\"dtype\":\"fp64\",\"array_bytes\":2796160,"
+	"\"bytes\":8388480,\"counting\":\"c\",\"threads\":2,\"warmup\":1,"
+	"\"iters\":2,\"samples_ms\":[0.2,0.21],\"median_ms\":0.2,"
+	"\"min_ms\":0.2,\"max_ms\":0.21,\"timing\":\"t\"}";
+static const char bw_skip[] =
+	"{\"schema\":1,\"type\":\"bandwidth\",\"seq\":3,\"device\":\"cuda:0\","
+	"\"kind\":\"d2d\",\"status\":\"skipped\",\"reason\":\"no GPU\","
+	"\"median_gbps\":null}";
+static const char batch_cpu[] =
+	"{\"schema\":1,\"type\":\"batching\",\"seq\":5,\"device\":\"cpu\","
+	"\"dtype\":\"fp32\",\"status\":\"pass\",\"reason\":null,\"speedup\":6,"
+	"\"model\":\"30-16-relu-1\",\"layers\":[30,16,1],\"rows\":20,"
+	"\"features\":30,\"library\":\"l\",\"math_mode\":\"m\",\"timing\":\"t\","
+	"\"warmup\":1,\"iters\":1,\"single_samples_ms\":[0.001],"
+	"\"batch_samples_ms\":[0.0033333333333333335],\"single_ms\":0.001,"
+	"\"batch_ms\":0.0033333333333333335,\"single_rows_per_s\":1000000,"
+	"\"batch_rows_per_s\":6000000,\"max_abs_diff\":0,\"max_abs_error\":0,"
+	"\"tolerance\":0,\"scores\":[1],\"expected_scores\":[1]}";
+/* n = 64: 2 n^3 = 524288 FLOP in 0.004 ms is 131.072 GFLOP/s. */
+#define GEMM_HEAD \
+	"{\"schema\":1,\"type\":\"gemm\",\"seq\":4,\"device\":\"cpu\"," \
+	"\"dtype\":\"fp32\",\"n\":64,\"status\":\"pass\",\"reason\":null," \
+	"\"library\":\"l\",\"math_mode\":\"m\",\"c_dtype\":\"fp32\"," \
+	"\"warmup\":1,\"iters\":1,\"samples_ms\":[0.004],\"median_ms\":0.004," \
+	"\"min_ms\":0.004,\"max_ms\":0.004,"
+#define GEMM_TAIL \
+	"\"peak_mib\":0,\"operand_bytes\":49152,\"max_rel_error\":0," \
+	"\"tolerance\":1e-5,\"verify_seed\":1,\"verified_elements\":1," \
+	"\"nonfinite_elements\":0,\"peak_gflops\":500," \
+	"\"fraction_of_peak\":0.262144,\"bandwidth_kind\":\"triad\"," \
+	"\"bandwidth_gbps\":40.5,\"arithmetic_intensity\":10.666666666666666," \
+	"\"roofline_gflops\":432,\"bound\":\"memory\"," \
+	"\"fraction_of_roofline\":0.3034074074074074}"
+static const char gemm_roof[] = GEMM_HEAD "\"gflops\":131.072," GEMM_TAIL;
+/* Its gflops disagrees with n and median_ms: no speed, no fraction. */
+static const char gemm_bad[] = GEMM_HEAD "\"gflops\":500," GEMM_TAIL;
+
+static void test_bandwidth_batching(void **state)
+{
+	struct model m;
+	struct model_snapshot s = { 0 };
+
+	model_init(&m, 2, names);
+	add_line(&m, 1, bw_triad);
+	add_line(&m, 1, bw_skip);
+	add_line(&m, 0, batch_cpu);
+	model_snapshot_update(&m, &s);
+	assert_int_equal(s.nbandwidth, 2);
+	assert_int_equal(s.bandwidth[0].host, 1);
+	assert_string_equal(s.bandwidth[0].device, "cpu");
+	assert_string_equal(s.bandwidth[0].kind, "triad");
+	assert_int_equal(s.bandwidth[0].status, BF_STATUS_PASS);
+	assert_true(s.bandwidth[0].median_gbps == 40.5);
+	assert_true(s.bandwidth[0].array_bytes == 2796160);
+	assert_string_equal(s.bandwidth[1].kind, "d2d");
+	assert_int_equal(s.bandwidth[1].status, BF_STATUS_SKIPPED);
+	assert_true(isnan(s.bandwidth[1].median_gbps));
+	assert_string_equal(s.bandwidth[1].reason, "no GPU");
+	assert_int_equal(s.nbatching, 1);
+	assert_int_equal(s.batching[0].host, 0);
+	assert_string_equal(s.batching[0].dtype, "fp32");
+	assert_true(s.batching[0].speedup == 6);
+	assert_true(s.batching[0].single_ms == 0.001);
+	assert_int_equal(s.batching[0].rows, 20);
+	assert_int_equal(s.hosts[1].records, 2);
+	assert_int_equal(s.nrows, 0); /* not GEMM rows */
+	/* A duplicate seq is not added again. */
+	{
+		struct bf_record rec;
+		char detail[128];
+
+		bf_record_parse(bw_triad, strlen(bw_triad), &rec, detail,
+				sizeof(detail));
+		assert_int_equal(model_add_record(&m, 1, &rec),
+				 MODEL_REJECTED_DUPLICATE);
+		bf_record_free(&rec);
+	}
+	model_snapshot_update(&m, &s);
+	assert_int_equal(s.nbandwidth, 2);
+	/* The snapshot outlives the model. */
+	model_free(&m);
+	assert_string_equal(s.bandwidth[0].kind, "triad");
+	model_snapshot_free(&s);
+	assert_null(s.bandwidth);
+	assert_null(s.batching);
+}
+
+static void test_gemm_roofline(void **state)
+{
+	struct model m;
+	struct model_snapshot s = { 0 };
+	const struct model_row *r;
+
+	model_init(&m, 2, names);
+	add_line(&m, 0, gemm_roof);
+	add_line(&m, 1, gemm_bad);
+	model_snapshot_update(&m, &s);
+	assert_int_equal(s.nrows, 2);
+	r = &s.rows[0];
+	assert_string_equal(r->bandwidth_kind, "triad");
+	assert_true(r->bandwidth_gbps == 40.5);
+	assert_true(r->arithmetic_intensity == 10.666666666666666);
+	assert_true(r->roofline_gflops == 432);
+	assert_int_equal(r->bound, 'M');
+	assert_true(r->fraction_of_roofline == 0.3034074074074074);
+	r = &s.rows[1];
+	assert_int_equal(r->status, BF_STATUS_FAIL);
+	assert_true(isnan(r->gflops));
+	assert_true(isnan(r->fraction_of_roofline));
+	assert_non_null(strstr(r->reason, "invalid"));
+	model_free(&m);
+	model_snapshot_free(&s);
+}
+
+/* A gemm record without the roofline (--no-bandwidth, older agents). */
+static void test_gemm_without_roofline(void **state)
+{
+	struct model m;
+	struct model_snapshot s = { 0 };
+	struct bf_record rec;
+
+	model_init(&m, 1, names);
+	bf_record_init(&rec, BF_REC_GEMM);
+	rec.u.gemm.device = strdup("cpu");
+	rec.u.gemm.dtype = strdup("fp32");
+	rec.u.gemm.n = 64;
+	rec.u.gemm.status = BF_STATUS_SKIPPED;
+	model_add_record(&m, 0, &rec);
+	bf_record_free(&rec);
+	model_snapshot_update(&m, &s);
+	assert_int_equal(s.nrows, 1);
+	assert_string_equal(s.rows[0].bandwidth_kind, "");
+	assert_true(isnan(s.rows[0].bandwidth_gbps));
+	assert_true(isnan(s.rows[0].roofline_gflops));
+	assert_true(isnan(s.rows[0].fraction_of_roofline));
+	assert_int_equal(s.rows[0].bound, 0);
+	model_free(&m);
+	model_snapshot_free(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bandwidth_batching),
+		cmocka_unit_test(test_gemm_roofline),
+		cmocka_unit_test(test_gemm_without_roofline),
+	};
+
+	return cmocka_run_group_tests_name("model", tests, NULL, NULL);
+}
