@@ -67,7 +67,9 @@ class FaultTest(unittest.TestCase):
     def test_faster_than_peak(self):
         # Right numbers at an impossible speed (a cached C copied back):
         # above the CPU's theoretical peak, so fail and no GFLOP/s.
-        r, g = run_with_fault("cached", size=1536)
+        # n = 4096: the copy (64 MiB) must beat 2n^3 / peak, about 0.24 s
+        # here; even a loaded machine copies 64 MiB ten times faster.
+        r, g = run_with_fault("cached", size=4096)
         self.assert_failed(r, g, "above the device's theoretical peak")
         self.assertGreater(g["peak_gflops"], 0)
         self.assertIn("cores x", g["peak_basis"])
