@@ -157,10 +157,28 @@ static void copy_options(int argc, char **argv, const struct option *longopts,
 	}
 }
 
+/* A name Slurm could have given a node (and "NAME:node,..." takes). */
+static int plain_node_name(const char *s)
+{
+	return *s && s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			      "abcdefghijklmnopqrstuvwxyz0123456789._-")] == '\0';
+}
+
+/* The failed nodes of one Slurm cluster in the run being re-run. */
+struct rerun_cluster {
+	const char *name;
+	char *nodes;   /* "node,node" */
+	char *arg;     /* "NAME:node,node" */
+	int slot;      /* its place among the new run's arguments */
+	int whole;     /* a rank that never learnt its node failed */
+};
+
 /*
- * --rerun-failed RUN-ID: the hosts of that run that did not complete
- * (a Slurm node stands for its cluster), with that run's options, then
- * this command line's, run as a new run whose run.json says rerun_of.
+ * --rerun-failed RUN-ID: the hosts of that run that did not complete,
+ * with that run's options, then this command line's, run as a new run
+ * whose run.json says rerun_of. A Slurm cluster's failed nodes run again
+ * as "CLUSTER:node,node" (srun --nodelist); the whole cluster when a
+ * failed rank never learnt which node it had.
  */
 static int rerun_failed(int argc, char **argv, const char *run_id,
 			const char *results_dir, const struct option *longopts,
@@ -168,7 +186,8 @@ static int rerun_failed(int argc, char **argv, const char *run_id,
 {
 	cJSON *doc = read_run_json(results_dir, run_id), *e;
 	char **old = NULL, **nargv = NULL;
-	int nold = 0, n = 0, nfailed = 0, status = BF_EXIT_USAGE;
+	struct rerun_cluster *cl = NULL;
+	int nold = 0, n = 0, nfailed = 0, ncl = 0, status = BF_EXIT_USAGE;
 
 	if (!doc)
 		return BF_EXIT_USAGE;
@@ -185,6 +204,9 @@ static int rerun_failed(int argc, char **argv, const char *run_id,
 	if (nold > 0)
 		copy_options(nold, old, longopts, rerun_code, nargv, &n);
 	copy_options(argc, argv, longopts, rerun_code, nargv, &n);
+	cl = bf_xcalloc((size_t)cJSON_GetArraySize(
+				cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_HOSTS)) + 1,
+			sizeof(*cl));
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_HOSTS)) {
 		const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, BF_RUN_HOST_NAME);
 		const cJSON *st = cJSON_GetObjectItemCaseSensitive(e, BF_RUN_HOST_STATUS);
@@ -196,14 +218,47 @@ static int rerun_failed(int argc, char **argv, const char *run_id,
 		    strcmp(st->valuestring, BF_RUN_HOST_DONE) == 0))
 			continue;
 		host = name->valuestring;
-		if (cJSON_IsString(tg) && strncmp(tg->valuestring, "slurm:", 6) == 0)
-			host = tg->valuestring + 6; /* the cluster, as a whole */
+		if (cJSON_IsString(tg) && strncmp(tg->valuestring, "slurm:", 6) == 0) {
+			struct rerun_cluster *c = NULL;
+
+			for (int i = 0; i < ncl && !c; i++)
+				if (strcmp(cl[i].name, tg->valuestring + 6) == 0)
+					c = &cl[i];
+			if (!c) {
+				/* Its argument takes this place, made below. */
+				c = &cl[ncl++];
+				c->name = tg->valuestring + 6;
+				c->slot = n;
+				nargv[n++] = (char *)c->name;
+				nfailed++;
+			}
+			/* "NAME/3": the rank never learnt its node. */
+			if (!plain_node_name(host)) {
+				c->whole = 1;
+			} else if (!c->whole) {
+				char *more = bf_xasprintf("%s%s%s",
+							  c->nodes ? c->nodes : "",
+							  c->nodes ? "," : "", host);
+
+				free(c->nodes);
+				c->nodes = more;
+			}
+			continue;
+		}
 		for (int i = 0; i < nfailed; i++)
 			dup |= strcmp(nargv[n - 1 - i], host) == 0;
 		if (!dup) {
 			nargv[n++] = host;
 			nfailed++;
 		}
+	}
+	for (int i = 0; i < ncl; i++) {
+		if (cl[i].whole || !cl[i].nodes) {
+			nargv[cl[i].slot] = (char *)cl[i].name;
+			continue;
+		}
+		cl[i].arg = bf_xasprintf("%s:%s", cl[i].name, cl[i].nodes);
+		nargv[cl[i].slot] = cl[i].arg;
 	}
 	if (nfailed == 0) {
 		printf("run %s: every host completed; nothing to re-run\n", run_id);
@@ -214,6 +269,11 @@ static int rerun_failed(int argc, char **argv, const char *run_id,
 	status = cmd_run(n, nargv);
 	rerun_of = NULL;
 out:
+	for (int i = 0; i < ncl; i++) {
+		free(cl[i].nodes);
+		free(cl[i].arg);
+	}
+	free(cl);
 	free(nargv);
 	free(old);
 	cJSON_Delete(doc);

@@ -5,8 +5,11 @@ tests/lib/slurmcluster.py with nodes=2: two slurmd daemons on this machine
 ("bfnode1", "bfnode2", a port each). One real run of both nodes: srun's
 multiplexed output is split by task id into one archive per node, each
 complete, both with the one job id. Then a copy of that deploy whose
-agent fails on bfnode2 only and runs the real agent elsewhere: bfnode1
-completes although bfnode2 fails (exit 3). No test waits on a clock.
+agent fails on bfnode2 only (while a flag file exists) and runs the real
+agent elsewhere: bfnode1 completes although bfnode2 fails (exit 3); and
+--rerun-failed of that run runs bfnode2 alone (srun -N1
+--nodelist=bfnode2, from the argument "half:bfnode2"), now without the
+flag; such arguments are checked. No test waits on a clock.
 """
 
 import glob
@@ -98,7 +101,7 @@ class TwoNodes(unittest.TestCase):
         self.assertEqual(len(files), 2)
         self.assertTrue(CLUSTER.wait_idle())
 
-    def test_2_failed_node_does_not_stop_the_other(self):
+    def test_2_failed_node_does_not_stop_the_other_and_reruns_alone(self):
         flag = os.path.join(TMP, "bfnode2-broken")
         open(flag, "w").close()
         src, dst = os.path.join(TMP, "work"), os.path.join(TMP, "work-half")
@@ -126,6 +129,35 @@ class TwoNodes(unittest.TestCase):
                          ("failed", 5), out)
         self.assertIn("agent: node broken", hosts_["bfnode2"]["reason"])
         self.assertTrue(CLUSTER.wait_idle())
+
+        # Only the failed node runs again, on that node.
+        os.unlink(flag)
+        rc, out = ctl(["--rerun-failed", first, "--results", res])
+        self.assertEqual(rc, 0, out)
+        again = {k: v for k, v in runs(res).items() if k != first}
+        (d2, meta2), = again.values()
+        self.assertEqual(meta2.get("rerun_of"), first)
+        self.assertEqual([(h["name"], h["status"]) for h in meta2["hosts"]],
+                         [("bfnode2", "done")], out)
+        with open(os.path.join(d2, meta2["hosts"][0]["log_file"])) as f:
+            log = f.read()
+        self.assertIn("srun -N1 ", log)
+        self.assertIn("--nodelist=bfnode2", log)
+        self.assertIn("half:bfnode2", meta2["command_line"])
+        self.assertTrue(CLUSTER.wait_idle())
+
+    def test_3_node_arguments_checked(self):
+        for args, why in ((["duo:bfnode1,bfnode2,bfnode3"],
+                           "1 to 2 node names of cluster duo"),
+                          (["duo:bfnode1,"], "1 to 2 node names"),
+                          (["duo:gpu[1-2]"], "1 to 2 node names"),
+                          (["duo", "duo:bfnode1"], "cluster duo given twice"),
+                          (["duo:bfnode1", "duo"], "given twice")):
+            rc, out = ctl(args + ARGS, self.hosts,
+                          os.path.join(TMP, "res-usage"))
+            self.assertEqual(rc, 2, out)
+            self.assertIn(why, out)
+        self.assertFalse(os.path.exists(os.path.join(TMP, "res-usage")))
 
 
 def main():
