@@ -47,15 +47,20 @@ static const char run_usage[] =
 	"? lists the keys); --no-tui, stdout not a terminal or TERM=dumb prints plain\n"
 	"lines.\n"
 	"HOST is `local` (the agent beside ctl, no SSH), an alias from ~/.ssh/config,\n"
-	"[user@]host[:port], or a host, group or Slurm cluster from hosts/*.json.\n"
+	"[user@]host[:port], or a host, group or Slurm cluster from hosts/*.json;\n"
+	"CLUSTER:node1,node2 runs a Slurm cluster on those nodes only.\n"
 	"--host-timeout: a running agent silent for longer than this (at least; more\n"
 	"when its own GEMMs predict a longer wait) fails its host; default 3600, 0 none.\n"
 	"--bandwidth-mib N: each memory-bandwidth measurement's working set (default:\n"
 	"larger than the caches); --no-bandwidth: no bandwidth, so no roofline;\n"
 	"--no-batching: no batching case. Runs with other settings are not a baseline.\n"
 	"--rerun-failed runs again, with that run's options (and any given here),\n"
-	"only the hosts that did not complete in results/RUN-ID (a cluster as a whole).\n"
-	"Results go to DIR/<run-id>/ (default: see ctl --help). Exit status: 0 all passed,\n"
+	"only the hosts that did not complete in results/RUN-ID (of a cluster, its
+"
+	"failed nodes).
+"
+	"Results go to DIR/<run-id>/ (default: see ctl --help). Exit status: 0 all passed,
+"
 	"1 some checks failed, 2 usage error, 3 some hosts failed or the archive\n"
 	"could not be written, 130 interrupted (Ctrl-C, q, SIGTERM, SIGHUP, SIGQUIT).\n";
 
@@ -161,10 +166,28 @@ static void copy_options(int argc, char **argv, const struct option *longopts,
 	}
 }
 
+/* A name Slurm could have given a node (and "NAME:node,..." takes). */
+static int plain_node_name(const char *s)
+{
+	return *s && s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			      "abcdefghijklmnopqrstuvwxyz0123456789._-")] == '\0';
+}
+
+/* The failed nodes of one Slurm cluster in the run being re-run. */
+struct rerun_cluster {
+	const char *name;
+	char *nodes;   /* "node,node" */
+	char *arg;     /* "NAME:node,node" */
+	int slot;      /* its place among the new run's arguments */
+	int whole;     /* a rank that never learnt its node failed */
+};
+
 /*
- * --rerun-failed RUN-ID: the hosts of that run that did not complete
- * (a Slurm node stands for its cluster), with that run's options, then
- * this command line's, run as a new run whose run.json says rerun_of.
+ * --rerun-failed RUN-ID: the hosts of that run that did not complete,
+ * with that run's options, then this command line's, run as a new run
+ * whose run.json says rerun_of. A Slurm cluster's failed nodes run again
+ * as "CLUSTER:node,node" (srun --nodelist); the whole cluster when a
+ * failed rank never learnt which node it had.
  */
 static int rerun_failed(int argc, char **argv, const char *run_id,
 			const char *results_dir, const struct option *longopts,
@@ -172,7 +195,8 @@ static int rerun_failed(int argc, char **argv, const char *run_id,
 {
 	cJSON *doc = read_run_json(results_dir, run_id), *e;
 	char **old = NULL, **nargv = NULL;
-	int nold = 0, n = 0, nfailed = 0, status = BF_EXIT_USAGE;
+	struct rerun_cluster *cl = NULL;
+	int nold = 0, n = 0, nfailed = 0, ncl = 0, status = BF_EXIT_USAGE;
 
 	if (!doc)
 		return BF_EXIT_USAGE;
@@ -189,6 +213,9 @@ static int rerun_failed(int argc, char **argv, const char *run_id,
 	if (nold > 0)
 		copy_options(nold, old, longopts, rerun_code, nargv, &n);
 	copy_options(argc, argv, longopts, rerun_code, nargv, &n);
+	cl = bf_xcalloc((size_t)cJSON_GetArraySize(
+				cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_HOSTS)) + 1,
+			sizeof(*cl));
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_HOSTS)) {
 		const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, BF_RUN_HOST_NAME);
 		const cJSON *st = cJSON_GetObjectItemCaseSensitive(e, BF_RUN_HOST_STATUS);
@@ -200,14 +227,47 @@ static int rerun_failed(int argc, char **argv, const char *run_id,
 		    strcmp(st->valuestring, BF_RUN_HOST_DONE) == 0))
 			continue;
 		host = name->valuestring;
-		if (cJSON_IsString(tg) && strncmp(tg->valuestring, "slurm:", 6) == 0)
-			host = tg->valuestring + 6; /* the cluster, as a whole */
+		if (cJSON_IsString(tg) && strncmp(tg->valuestring, "slurm:", 6) == 0) {
+			struct rerun_cluster *c = NULL;
+
+			for (int i = 0; i < ncl && !c; i++)
+				if (strcmp(cl[i].name, tg->valuestring + 6) == 0)
+					c = &cl[i];
+			if (!c) {
+				/* Its argument takes this place, made below. */
+				c = &cl[ncl++];
+				c->name = tg->valuestring + 6;
+				c->slot = n;
+				nargv[n++] = (char *)c->name;
+				nfailed++;
+			}
+			/* "NAME/3": the rank never learnt its node. */
+			if (!plain_node_name(host)) {
+				c->whole = 1;
+			} else if (!c->whole) {
+				char *more = bf_xasprintf("%s%s%s",
+							  c->nodes ? c->nodes : "",
+							  c->nodes ? "," : "", host);
+
+				free(c->nodes);
+				c->nodes = more;
+			}
+			continue;
+		}
 		for (int i = 0; i < nfailed; i++)
 			dup |= strcmp(nargv[n - 1 - i], host) == 0;
 		if (!dup) {
 			nargv[n++] = host;
 			nfailed++;
 		}
+	}
+	for (int i = 0; i < ncl; i++) {
+		if (cl[i].whole || !cl[i].nodes) {
+			nargv[cl[i].slot] = (char *)cl[i].name;
+			continue;
+		}
+		cl[i].arg = bf_xasprintf("%s:%s", cl[i].name, cl[i].nodes);
+		nargv[cl[i].slot] = cl[i].arg;
 	}
 	if (nfailed == 0) {
 		printf("run %s: every host completed; nothing to re-run\n", run_id);
@@ -218,6 +278,11 @@ static int rerun_failed(int argc, char **argv, const char *run_id,
 	status = cmd_run(n, nargv);
 	rerun_of = NULL;
 out:
+	for (int i = 0; i < ncl; i++) {
+		free(cl[i].nodes);
+		free(cl[i].arg);
+	}
+	free(cl);
 	free(nargv);
 	free(old);
 	cJSON_Delete(doc);

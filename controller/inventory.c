@@ -29,7 +29,43 @@ const struct inv_group *inventory_group(const struct inventory *inv,
 	return NULL;
 }
 
-enum bf_err inventory_resolve(const struct inventory *inv, int nargs,
+/* "NAME:node,node" of a Slurm cluster NAME: the cluster (NULL when arg
+ * is no such thing) and the number of nodes in *nodes (0: a bad list). */
+static struct inv_group *slurm_nodes_arg(struct inventory *inv,
+					 const char *arg, int *nodes)
+{
+	const char *colon = strchr(arg, ':'), *p;
+
+	*nodes = 0;
+	if (!colon || inventory_host(inv, arg))
+		return NULL;
+	for (int i = 0; i < inv->ngroups; i++) {
+		struct inv_group *g = &inv->groups[i];
+
+		if (!g->slurm || strlen(g->name) != (size_t)(colon - arg) ||
+		    strncmp(g->name, arg, (size_t)(colon - arg)) != 0)
+			continue;
+		/* Node names one by one: letters, digits, '.', '_', '-'. */
+		for (p = colon + 1;; p++) {
+			size_t len = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					       "abcdefghijklmnopqrstuvwxyz"
+					       "0123456789._-");
+
+			if (len == 0 || (p[len] != ',' && p[len] != '\0')) {
+				*nodes = 0;
+				break;
+			}
+			(*nodes)++;
+			p += len;
+			if (!*p)
+				break;
+		}
+		return g;
+	}
+	return NULL;
+}
+
+enum bf_err inventory_resolve(struct inventory *inv, int nargs,
 			      char *const *args, const char **names, int max,
 			      int *count, char *detail, size_t detail_len)
 {
@@ -37,7 +73,37 @@ enum bf_err inventory_resolve(const struct inventory *inv, int nargs,
 
 	for (int i = 0; i < nargs; i++) {
 		const struct inv_group *g = inventory_group(inv, args[i]);
-		int nmem = g ? g->nmembers : 1;
+		int nmem = g ? g->nmembers : 1, nodes = 0;
+		struct inv_group *by_nodes = g ? NULL :
+			slurm_nodes_arg(inv, args[i], &nodes);
+
+		if (by_nodes) {
+			if (nodes == 0 || nodes > by_nodes->nmembers)
+				return bf_fail(detail, detail_len, BF_ERR_USAGE,
+					       "%s: 1 to %d node names of cluster "
+					       "%s, separated by commas",
+					       args[i], by_nodes->nmembers,
+					       by_nodes->name);
+			if (by_nodes->slurm->only_nodes)
+				return bf_fail(detail, detail_len, BF_ERR_USAGE,
+					       "%s: cluster %s given twice",
+					       args[i], by_nodes->name);
+			for (int j = 0; j < n; j++)
+				for (int k = 0; k < by_nodes->nmembers; k++)
+					if (strcmp(names[j],
+						   by_nodes->members[k]) == 0)
+						return bf_fail(detail, detail_len,
+							       BF_ERR_USAGE,
+							       "%s: cluster %s given twice",
+							       args[i], by_nodes->name);
+			by_nodes->slurm->only_nodes =
+				bf_xstrdup(strchr(args[i], ':') + 1);
+			g = by_nodes;
+			nmem = nodes;
+		} else if (g && g->slurm && g->slurm->only_nodes) {
+			return bf_fail(detail, detail_len, BF_ERR_USAGE,
+				       "%s: cluster given twice", args[i]);
+		}
 
 		for (int k = 0; k < nmem; k++) {
 			const char *name = g ? g->members[k] : args[i];
@@ -469,6 +535,7 @@ void inventory_free(struct inventory *inv)
 			free(sl->time);
 			free(sl->account);
 			free(sl->nodelist);
+			free(sl->only_nodes);
 			free(sl->workdir);
 			free(sl->target);
 			free(sl);

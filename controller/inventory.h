@@ -42,6 +42,8 @@ struct inv_slurm {
 	char *time;        /* --time, e.g. "00:30:00"; NULL */
 	char *account;     /* --account; NULL */
 	char *nodelist;    /* --nodelist; NULL */
+	char *only_nodes;  /* "NAME:node,node" on the command line: these
+			    * nodes (--nodelist), one rank each; NULL */
 	char *workdir;     /* shared by login and compute nodes; NULL =
 			    * ~/.cache/benchfleet-slurm on the login host */
 	char *target;      /* "slurm:NAME", run.json's target */
@@ -88,9 +90,12 @@ const struct inv_group *inventory_slurm_rank(const struct inventory *inv,
 
 /* The hosts of a command line: each arg a host, or a group expanded to
  * its members, each host once, in order, into names (at most max; the
- * strings are args' or inv's). Errors: BF_ERR_USAGE ("host '-x': not a
- * host name", too many hosts). */
-enum bf_err inventory_resolve(const struct inventory *inv, int nargs,
+ * strings are args' or inv's). "NAME:node1,node2" names nodes of Slurm
+ * cluster NAME: its first ranks, one per node, and the cluster's
+ * only_nodes set to the list. Errors: BF_ERR_USAGE ("host '-x': not a
+ * host name", too many hosts, a bad node list, a cluster both whole and
+ * by nodes). */
+enum bf_err inventory_resolve(struct inventory *inv, int nargs,
 			      char *const *args, const char **names, int max,
 			      int *count, char *detail, size_t detail_len);
 

@@ -746,8 +746,11 @@ static void job_run(struct slurm_job *job, const atomic_int *cancel)
 	{
 		char *nl = NULL;
 
-		if (sl->nodelist) {
-			char *q = word(sl->nodelist);
+		/* "NAME:node,..." (as --rerun-failed gives) wins over the
+		 * inventory's nodelist. */
+		if (sl->only_nodes || sl->nodelist) {
+			char *q = word(sl->only_nodes ? sl->only_nodes :
+							sl->nodelist);
 
 			nl = bf_xasprintf(" --nodelist=%s", q);
 			free(q);

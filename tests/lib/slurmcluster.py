@@ -5,7 +5,11 @@ Debian's munged, slurmctld and slurmd (packages munge, slurmctld, slurmd,
 slurm-client) started from a throwaway directory: its own munge key and
 socket, a slurm.conf with ports the kernel picked, state and spool
 directories inside it, no cgroups (proctrack/linuxproc, task/none), one
-node named "bfnode1" (SLURMD_NODENAME) with 2 CPUs in partition "debug".
+node named "bfnode1" (SLURMD_NODENAME) with 2 CPUs in partition "debug";
+SlurmCluster(nodes=N) runs N nodes "bfnode1".."bfnodeN", one slurmd each on
+a port of its own (Debian's Slurm is built with --enable-multiple-slurmd:
+`scontrol show config` says MULTIPLE_SLURMD = Yes), spool, pid and log
+files per node (%n).
 Clients find it through SLURM_CONF, which env() sets; nothing of the
 machine's own /etc/slurm or /etc/munge is read or touched.
 
@@ -18,7 +22,7 @@ From Python:
 
 From the shell:
 
-    python3 tests/lib/slurmcluster.py start DIR   # prints export SLURM_CONF=...
+    python3 tests/lib/slurmcluster.py start DIR [NODES]  # prints export SLURM_CONF=...
     python3 tests/lib/slurmcluster.py stop DIR
 
 Needs root (slurmd runs jobs as their users). Python 3 standard library.
@@ -69,7 +73,10 @@ def _alive(pid):
 
 
 class SlurmCluster:
-    def __init__(self, root=None, keep=False):
+    def __init__(self, root=None, keep=False, nodes=1):
+        if nodes < 1:
+            raise ValueError("need at least one node")
+        self.nodes = ["bfnode%d" % (i + 1) for i in range(nodes)]
         self._own_root = root is None
         self.root = os.path.abspath(root) if root else None
         self.keep = keep
@@ -91,13 +98,23 @@ class SlurmCluster:
     def _write_files(self):
         for d in ("state", "spool", "log", "munge"):
             os.makedirs(self.path(d), exist_ok=True)
+        for n in self.nodes:
+            os.makedirs(self.path("spool", n), exist_ok=True)
         os.chmod(self.path("munge"), 0o711)
         with open(self.path("munge", "munge.key"), "wb") as f:
             f.write(os.urandom(1024))
         os.chmod(self.path("munge", "munge.key"), 0o400)
-        self.ctld_port, self.slurmd_port = _free_port(), _free_port()
-        while self.slurmd_port == self.ctld_port:
-            self.slurmd_port = _free_port()
+        ports = set()
+        while len(ports) < 1 + len(self.nodes):
+            ports.add(_free_port())
+        ports = sorted(ports)
+        self.ctld_port, self.slurmd_ports = ports[0], ports[1:]
+        self.slurmd_port = self.slurmd_ports[0]
+        node_lines = "".join(
+            f"NodeName={n} NodeHostname={self.hostname} NodeAddr=127.0.0.1 "
+            f"Port={p} CPUs=2 State=UNKNOWN\n"
+            for n, p in zip(self.nodes, self.slurmd_ports))
+        node_names = ",".join(self.nodes)
         sock = self.path("munge", "munge.socket")
         conf = f"""\
 ClusterName=bftest
@@ -110,11 +127,11 @@ AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket={sock}
 StateSaveLocation={self.path("state")}
-SlurmdSpoolDir={self.path("spool")}
+SlurmdSpoolDir={self.path("spool")}/%n
 SlurmctldPidFile={self.path("slurmctld.pid")}
-SlurmdPidFile={self.path("slurmd.pid")}
+SlurmdPidFile={self.path("slurmd-%n.pid")}
 SlurmctldLogFile={self.path("log", "slurmctld.log")}
-SlurmdLogFile={self.path("log", "slurmd.log")}
+SlurmdLogFile={self.path("log", "slurmd-%n.log")}
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
@@ -130,8 +147,7 @@ MessageTimeout=30
 InactiveLimit=0
 MinJobAge=2
 SlurmdTimeout=300
-NodeName={NODE} NodeHostname={self.hostname} NodeAddr=127.0.0.1 CPUs=2 State=UNKNOWN
-PartitionName={PARTITION} Nodes={NODE} Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
+{node_lines}PartitionName={PARTITION} Nodes={node_names} Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 """
         with open(self.conf, "w") as f:
             f.write(conf)
@@ -163,9 +179,15 @@ PartitionName={PARTITION} Nodes={NODE} Default=YES MaxTime=INFINITE State=UP Ove
         raise RuntimeError("timed out waiting for " + what)
 
     def _node_idle(self):
-        r = subprocess.run(["sinfo", "-h", "-n", NODE, "-o", "%T"],
+        """Every node idle."""
+        r = subprocess.run(["sinfo", "-h", "-N", "-n", ",".join(self.nodes),
+                            "-o", "%N %T"],
                            env=self.env(), capture_output=True, text=True)
-        return r.returncode == 0 and r.stdout.strip().startswith("idle")
+        if r.returncode != 0:
+            return False
+        state = dict(l.split()[:2] for l in r.stdout.splitlines()
+                     if len(l.split()) >= 2)
+        return all(state.get(n, "").startswith("idle") for n in self.nodes)
 
     def start(self):
         if self.root is None:
@@ -182,8 +204,10 @@ PartitionName={PARTITION} Nodes={NODE} Default=YES MaxTime=INFINITE State=UP Ove
                                "--seed-file", self.path("munge", "seed")])
         self._wait("munged", lambda: os.path.exists(sock))
         self._spawn("slurmctld", [SLURMCTLD, "-D", "-i", "-f", self.conf])
-        self._spawn("slurmd", [SLURMD, "-D", "-N", NODE, "-f", self.conf])
-        self._wait("node %s idle" % NODE, self._node_idle)
+        for n in self.nodes:
+            self._spawn("slurmd-" + n, [SLURMD, "-D", "-N", n, "-f",
+                                        self.conf])
+        self._wait("nodes %s idle" % ",".join(self.nodes), self._node_idle)
         return self
 
     def jobs(self):
@@ -215,7 +239,8 @@ PartitionName={PARTITION} Nodes={NODE} Default=YES MaxTime=INFINITE State=UP Ove
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        for name in ("slurmd", "slurmctld", "munged"):
+        slurmds = sorted(k for k in self.pids if k.startswith("slurmd"))
+        for name in slurmds + ["slurmctld", "munged"]:
             pid = self.pids.get(name)
             if not pid:
                 continue
@@ -268,10 +293,13 @@ def _pids_with_env(entry):
 
 
 def main(argv):
-    if len(argv) != 3 or argv[1] not in ("start", "stop"):
-        print("usage: slurmcluster.py start|stop DIR", file=sys.stderr)
+    if not 3 <= len(argv) <= 4 or argv[1] not in ("start", "stop") or \
+            (len(argv) == 4 and not argv[3].isdigit()):
+        print("usage: slurmcluster.py start DIR [NODES] | stop DIR",
+              file=sys.stderr)
         return 2
-    c = SlurmCluster(root=argv[2], keep=True)
+    c = SlurmCluster(root=argv[2], keep=True,
+                     nodes=int(argv[3]) if len(argv) == 4 else 1)
     if argv[1] == "start":
         why = missing()
         if why:

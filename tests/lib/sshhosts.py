@@ -17,6 +17,8 @@ From Python:
         hosts.hang(2); ...; hosts.resume(2)
     # host 2 allows one channel at a time and shares host 1's HOME:
     SSHHosts(2, sshd_extra={2: ["MaxSessions 1"]}, share_home={2: 1})
+    # every session also gets SLURM_CONF (a login host of a test cluster):
+    SSHHosts(1, session_env={"SLURM_CONF": "/tmp/x/slurm.conf"})
 
 From the shell (state kept in DIR/state.json, so a later call can act on the
 hosts a previous one started):
@@ -147,7 +149,8 @@ class SSHHosts:
     """
 
     def __init__(self, n, root=None, unknown=(), prefix="bfhost",
-                 keep=False, sshd_extra=None, share_home=None):
+                 keep=False, sshd_extra=None, share_home=None,
+                 session_env=None):
         if n < 1:
             raise ValueError("need at least one host")
         self.n = n
@@ -167,6 +170,10 @@ class SSHHosts:
         # host number -> host number whose remote HOME it uses (two hosts
         # sharing one home directory, as over NFS).
         self.share_home = dict(share_home or {})
+        # Variables every session gets besides HOME (sshd's SetEnv, which
+        # counts only its first line: they share HOME's), e.g.
+        # {"SLURM_CONF": path} for a login host of a test Slurm cluster.
+        self.session_env = dict(session_env or {})
         self.ports = {}        # host number -> port
         self.pids = {}         # host number -> sshd (listener) pid
         self.ns = {}           # host number -> mount namespace id or None
@@ -302,10 +309,12 @@ class SSHHosts:
             "MaxSessions 50\n"
             "PrintMotd no\n"
             "UseDNS no\n"
-            "SetEnv HOME=%s\n"
+            "SetEnv HOME=%s%s\n"
             % (self.ports[i], self.host_key(i), os.path.join(d, "sshd.pid"),
                os.path.join(self.root, "authorized_keys"), _sftp_server(),
-               self.remote_home(i)))
+               self.remote_home(i),
+               "".join(" %s=%s" % kv for kv in
+                       sorted(self.session_env.items()))))
         with open(os.path.join(d, "sshd_config"), "w") as f:
             f.write(text)
 

@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""ctl run on a two-node Slurm cluster on loopback (login host local).
+
+tests/lib/slurmcluster.py with nodes=2: two slurmd daemons on this machine
+("bfnode1", "bfnode2", a port each). One real run of both nodes: srun's
+multiplexed output is split by task id into one archive per node, each
+complete, both with the one job id. Then a copy of that deploy whose
+agent fails on bfnode2 only (while a flag file exists) and runs the real
+agent elsewhere: bfnode1 completes although bfnode2 fails (exit 3); and
+--rerun-failed of that run runs bfnode2 alone (srun -N1
+--nodelist=bfnode2, from the argument "half:bfnode2"), now without the
+flag; such arguments are checked. No test waits on a clock.
+"""
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+from slurmcluster import SlurmCluster, missing  # noqa: E402
+
+CTL = os.environ.get("BF_CTL")
+CLUSTER = None
+TMP = None
+ARGS = ["--size", "32", "--device", "cpu", "--dtypes", "fp32", "--no-tui"]
+
+
+def write_inventory(name, workdir, nodes=2):
+    d = os.path.join(TMP, "hosts-" + name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "cluster.json"), "w") as f:
+        json.dump({"groups": {name: {
+            "kind": "slurm", "login": "local", "partition": "debug",
+            "nodes": nodes, "time": "00:20:00", "workdir": workdir}}}, f)
+    return d
+
+
+def ctl(args, hosts_dir=None, results=None):
+    env = CLUSTER.env()
+    env["HOME"] = os.path.join(TMP, "home")
+    extra = []
+    if hosts_dir:
+        extra += ["--hosts-dir", hosts_dir]
+    if results:
+        extra += ["--results", results]
+    p = subprocess.run([CTL, "run"] + args + extra, cwd=TMP, env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, stdin=subprocess.DEVNULL, timeout=600)
+    return p.returncode, p.stdout
+
+
+def runs(results):
+    """run id -> (directory, run.json) of every run in results."""
+    out = {}
+    for path in glob.glob(os.path.join(results, "*", "run.json")):
+        with open(path) as f:
+            out[os.path.basename(os.path.dirname(path))] = (
+                os.path.dirname(path), json.load(f))
+    return out
+
+
+def by_name(meta):
+    return {h["name"]: h for h in meta["hosts"]}
+
+
+class TwoNodes(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.hosts = write_inventory("duo", os.path.join(TMP, "work"))
+        cls.res1 = os.path.join(TMP, "res-first")
+        cls.rc, cls.out = ctl(["duo"] + ARGS, cls.hosts, cls.res1)
+
+    def test_1_one_archive_per_node(self):
+        self.assertEqual(self.rc, 0, self.out)
+        (d, meta), = runs(self.res1).values()
+        self.assertEqual(meta["status"], "complete")
+        hosts = by_name(meta)
+        self.assertEqual(sorted(hosts), ["bfnode1", "bfnode2"], self.out)
+        jobs = {h["slurm_job_id"] for h in hosts.values()}
+        self.assertEqual(len(jobs), 1, jobs)
+        files = set()
+        for name, h in hosts.items():
+            self.assertEqual(h["status"], "done", h)
+            self.assertEqual(h["target"], "slurm:duo")
+            self.assertTrue(h["records_file"].endswith("-%s.ndjson" % name))
+            files.add(h["records_file"])
+            with open(os.path.join(d, h["records_file"])) as f:
+                recs = [json.loads(line) for line in f]
+            # Each node's stream whole and its own: seq 0..N once each.
+            self.assertEqual(recs[-1]["type"], "summary")
+            self.assertEqual(sorted(r["seq"] for r in recs),
+                             list(range(len(recs))))
+            self.assertEqual(h["records"], len(recs))
+            self.assertIn("[%s] done" % name, self.out)
+        self.assertEqual(len(files), 2)
+        self.assertTrue(CLUSTER.wait_idle())
+
+    def test_2_failed_node_does_not_stop_the_other_and_reruns_alone(self):
+        flag = os.path.join(TMP, "bfnode2-broken")
+        open(flag, "w").close()
+        src, dst = os.path.join(TMP, "work"), os.path.join(TMP, "work-half")
+        shutil.copytree(src, dst, symlinks=True)
+        agents = glob.glob(os.path.join(dst, "*", "build-*", "bin", "agent"))
+        self.assertTrue(agents)
+        for a in agents:
+            os.rename(a, a + ".real")
+            with open(a, "w") as f:
+                f.write('#!/bin/sh\n'
+                        'if [ "$SLURMD_NODENAME" = bfnode2 ] && [ -e %s ]; '
+                        'then echo "agent: node broken" >&2; exit 5; fi\n'
+                        'exec "$0.real" "$@"\n' % flag)
+            os.chmod(a, 0o755)
+        hosts = write_inventory("half", dst)
+        res = os.path.join(TMP, "res-half")
+        rc, out = ctl(["half"] + ARGS, hosts, res)
+        self.assertEqual(rc, 3, out)
+        (first, (d, meta)), = runs(res).items()
+        self.assertEqual(meta["status"], "incomplete")
+        hosts_ = by_name(meta)
+        self.assertEqual(hosts_["bfnode1"]["status"], "done", out)
+        self.assertEqual((hosts_["bfnode2"]["status"],
+                          hosts_["bfnode2"]["agent_exit_status"]),
+                         ("failed", 5), out)
+        self.assertIn("agent: node broken", hosts_["bfnode2"]["reason"])
+        self.assertTrue(CLUSTER.wait_idle())
+
+        # Only the failed node runs again, on that node.
+        os.unlink(flag)
+        rc, out = ctl(["--rerun-failed", first, "--results", res])
+        self.assertEqual(rc, 0, out)
+        again = {k: v for k, v in runs(res).items() if k != first}
+        (d2, meta2), = again.values()
+        self.assertEqual(meta2.get("rerun_of"), first)
+        self.assertEqual([(h["name"], h["status"]) for h in meta2["hosts"]],
+                         [("bfnode2", "done")], out)
+        with open(os.path.join(d2, meta2["hosts"][0]["log_file"])) as f:
+            log = f.read()
+        self.assertIn("srun -N1 ", log)
+        self.assertIn("--nodelist=bfnode2", log)
+        self.assertIn("half:bfnode2", meta2["command_line"])
+        self.assertTrue(CLUSTER.wait_idle())
+
+    def test_3_node_arguments_checked(self):
+        for args, why in ((["duo:bfnode1,bfnode2,bfnode3"],
+                           "1 to 2 node names of cluster duo"),
+                          (["duo:bfnode1,"], "1 to 2 node names"),
+                          (["duo:gpu[1-2]"], "1 to 2 node names"),
+                          (["duo", "duo:bfnode1"], "cluster duo given twice"),
+                          (["duo:bfnode1", "duo"], "given twice")):
+            rc, out = ctl(args + ARGS, self.hosts,
+                          os.path.join(TMP, "res-usage"))
+            self.assertEqual(rc, 2, out)
+            self.assertIn(why, out)
+        self.assertFalse(os.path.exists(os.path.join(TMP, "res-usage")))
+
+
+def main():
+    global CLUSTER, TMP
+    why = missing()
+    if why or not CTL:
+        print("skipped: slurm not available: %s" % (why or "BF_CTL unset"))
+        return 77
+    TMP = tempfile.mkdtemp(prefix="bf-slurm2-test-")
+    os.makedirs(os.path.join(TMP, "home"))
+    ok = False
+    try:
+        with SlurmCluster(root=os.path.join(TMP, "cluster"), nodes=2) as c:
+            CLUSTER = c
+            prog = unittest.main(exit=False, verbosity=2)
+            ok = prog.result.wasSuccessful()
+    finally:
+        shutil.rmtree(TMP, ignore_errors=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
