@@ -194,12 +194,22 @@ def ensure_root(cache=None, log=None):
         blog = os.path.join(cache, "debootstrap.log")
         # In a private mount namespace: the /proc and /sys debootstrap
         # mounts in the target go away with it even when it fails midway.
-        with open(blog, "w") as f:
-            r = subprocess.run(
-                ["unshare", "-m", "--propagation", "private",
-                 "debootstrap", "--arch=" + ARCH, "--variant=" + VARIANT,
-                 "--include=" + ",".join(PACKAGES), SUITE, tmp, m],
-                stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        # A second try from scratch when the first fails (a download cut
+        # short by the mirror).
+        for attempt in (1, 2):
+            if attempt == 2:
+                log("arm64root: debootstrap failed (%d); once more"
+                    % r.returncode)
+                _remove_root(tmp)
+            with open(blog, "a" if attempt == 2 else "w") as f:
+                r = subprocess.run(
+                    ["unshare", "-m", "--propagation", "private",
+                     "debootstrap", "--arch=" + ARCH, "--variant=" + VARIANT,
+                     "--include=" + ",".join(PACKAGES), SUITE, tmp, m],
+                    stdout=f, stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL)
+            if r.returncode == 0:
+                break
         if r.returncode != 0:
             with open(blog) as f:
                 tail = f.read()[-3000:]

@@ -85,9 +85,9 @@ class Aarch64Test(tcr.CtlTestCase):
                              self.hosts_dir] + ARGS + [ARM, X86],
                             timeout=timeout)
 
-    def host_span(self, c, name):
-        """Seconds from ctl's start to the host's "done" line."""
-        t = c.line_time(r"^\[%s\] done" % name)
+    def host_span(self, c, name, state="done"):
+        """Seconds from ctl's start to the host's first line in state."""
+        t = c.line_time(r"^\[%s\] %s" % (name, state))
         self.assertIsNotNone(t, c.stdout)
         return t
 
@@ -150,12 +150,15 @@ class Aarch64Test(tcr.CtlTestCase):
                              before[n])
 
         print("\n  aarch64 root: %s\n"
-              "  first run (upload + build + run): aarch64 %.1f s, x86_64 "
-              "%.1f s, ctl %.1f s\n"
+              "  first run (upload + build + run): aarch64 %.1f s (running "
+              "after %.1f s), x86_64 %.1f s (running after %.1f s), ctl "
+              "%.1f s\n"
               "  cached run: aarch64 %.1f s, x86_64 %.1f s, ctl %.1f s"
               % ("built in %.0f s" % ROOT_BUILD_S if ROOT_BUILD_S is not None
                  else "reused from the cache",
-                 self.host_span(c, ARM), self.host_span(c, X86), c.elapsed,
+                 self.host_span(c, ARM), self.host_span(c, ARM, "running"),
+                 self.host_span(c, X86), self.host_span(c, X86, "running"),
+                 c.elapsed,
                  self.host_span(c2, ARM), self.host_span(c2, X86),
                  c2.elapsed), file=sys.stderr)
 
