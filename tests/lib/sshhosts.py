@@ -148,6 +148,10 @@ class SSHHosts:
     stop(), also when the with-block raises.
     """
 
+    # How long _wait_ready waits for every sshd to listen (a subclass whose
+    # sshd starts slowly raises it).
+    START_TIMEOUT_S = START_TIMEOUT_S
+
     def __init__(self, n, root=None, unknown=(), prefix="bfhost",
                  keep=False, sshd_extra=None, share_home=None,
                  session_env=None):
@@ -341,7 +345,7 @@ class SSHHosts:
     def _wait_ready(self, hosts):
         """Wait until every host in `hosts` accepts TCP; restart a host on a
         new port if its port was taken meanwhile."""
-        deadline = time.monotonic() + START_TIMEOUT_S
+        deadline = time.monotonic() + self.START_TIMEOUT_S
         pending = set(hosts)
         retries = {i: 0 for i in hosts}
         while pending:
