@@ -55,12 +55,9 @@ static const char run_usage[] =
 	"larger than the caches); --no-bandwidth: no bandwidth, so no roofline;\n"
 	"--no-batching: no batching case. Runs with other settings are not a baseline.\n"
 	"--rerun-failed runs again, with that run's options (and any given here),\n"
-	"only the hosts that did not complete in results/RUN-ID (of a cluster, its
-"
-	"failed nodes).
-"
-	"Results go to DIR/<run-id>/ (default: see ctl --help). Exit status: 0 all passed,
-"
+	"only the hosts that did not complete in results/RUN-ID (of a cluster, its\n"
+	"failed nodes).\n"
+	"Results go to DIR/<run-id>/ (default: see ctl --help). Exit status: 0 all passed,\n"
 	"1 some checks failed, 2 usage error, 3 some hosts failed or the archive\n"
 	"could not be written, 130 interrupted (Ctrl-C, q, SIGTERM, SIGHUP, SIGQUIT).\n";
 
