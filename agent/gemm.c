@@ -423,7 +423,7 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 	be->peak(sd->dev.index, dt, &peak);
 	status = v.status;
 	if (status == BF_STATUS_PASS && isfinite(peak.gflops) &&
-	    gflops > peak.gflops) {
+	    gflops > GEMM_PEAK_MARGIN * peak.gflops) {
 		/* Faster than the hardware can be: the timing or the library
 		 * is wrong, and the number must not be shown as a result. */
 		snprintf(detail, sizeof(detail),

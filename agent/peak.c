@@ -261,6 +261,29 @@ static double measure_clock_ghz(void)
 #endif
 }
 
+/* The largest "cpu MHz" line of /proc/cpuinfo; 0 when none. */
+static double cpuinfo_mhz(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[256];
+	double best = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, "cpu MHz", 7) == 0 && colon) {
+			double v = strtod(colon + 1, NULL);
+
+			if (v > best)
+				best = v;
+		}
+	}
+	fclose(f);
+	return best;
+}
+
 void peak_cpu_probe(struct cpu_caps *c)
 {
 	char *flags = cpuinfo_flags();
@@ -332,5 +355,16 @@ void peak_cpu_probe(struct cpu_caps *c)
 		c->clock_ghz = measured;
 		snprintf(c->clock_source, sizeof(c->clock_source),
 			 "measured (dependent adds)");
+	}
+	/* A measurement on a loaded machine reads low; /proc/cpuinfo's
+	 * "cpu MHz" (the nominal clock in a VM) is the floor. */
+	{
+		double mhz = cpuinfo_mhz();
+
+		if (mhz > 0 && !(c->clock_ghz >= mhz / 1000)) {
+			c->clock_ghz = mhz / 1000;
+			snprintf(c->clock_source, sizeof(c->clock_source),
+				 "/proc/cpuinfo cpu MHz");
+		}
 	}
 }

@@ -8,23 +8,23 @@
  * This file parses the command line and wires the parts together: the
  * agent's options are checked here, with the inventory's defaults, by the
  * agent's own table (common/agent_opts.c) before any host is touched or
- * any archive made; the session (session.c) then runs the hosts through
- * their runners (runner_local.c, runner_ssh.c).
+ * any archive made (inventory_agent_argvs); the session (session.c) then
+ * runs the hosts through their runners (runner_local.c, runner_ssh.c,
+ * runner_slurm.c). --rerun-failed's command line comes from rerun.c, the
+ * signal handlers from ctl.c.
  */
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
-
 #include "agent_opts.h"
 #include "archive.h"
 #include "bf_parse.h"
 #include "ctl.h"
+#include "rerun.h"
 #include "runner.h"
 #include "session.h"
 #include "ui_curses.h"
@@ -61,16 +61,8 @@ static const char run_usage[] =
 	"1 some checks failed, 2 usage error, 3 some hosts failed or the archive\n"
 	"could not be written, 130 interrupted (Ctrl-C, q, SIGTERM, SIGHUP, SIGQUIT).\n";
 
-atomic_int ctl_interrupted;
-
 /* The run being re-run (--rerun-failed), for the run that does it. */
 static const char *rerun_of;
-
-/* Records which signal stopped the run (run.json's reason says). */
-static void on_signal(int sig)
-{
-	ctl_interrupted = sig;
-}
 
 static int parse_positive(const char *name, const char *s, int min, int max,
 			  int *out)
@@ -86,203 +78,26 @@ static int parse_positive(const char *name, const char *s, int min, int max,
 	return 0;
 }
 
-/* The agent's arguments for host `name`: ctl's options, then the host's
- * inventory defaults, checked as a whole. NULL with a one-line message in
- * detail when the agent would refuse them. Caller frees with
- * bf_xfree_strv. */
-static char **host_agent_argv(const struct run_opts *o,
-			      const struct inv_host *inv,
-			      const struct inv_group *cluster, char *detail,
-			      size_t detail_len)
-{
-	struct bf_agent_optset set = o->agent;
-	char why[256];
-
-	if (inv)
-		bf_agent_optset_merge(&set, &inv->defaults);
-	if (cluster)
-		bf_agent_optset_merge(&set, &cluster->slurm->defaults);
-	/* The agent stops when ctl or its connection goes away. */
-	set.given |= 1u << BF_AF_EXIT_ON_HANGUP;
-	if (bf_agent_optset_validate(&set, why, sizeof(why)) != BF_OK) {
-		bf_fail(detail, detail_len, BF_ERR_USAGE, "%s%s%s",
-			inv ? inv->name : "", inv ? ": " : "", why);
-		return NULL;
-	}
-	return bf_agent_optset_to_argv(&set);
-}
-
-/* Reads results_dir/run_id/run.json. Caller frees with cJSON_Delete;
- * NULL with a message printed. */
-static cJSON *read_run_json(const char *results_dir, const char *run_id)
-{
-	char *path = bf_xasprintf("%s/%s/run.json", results_dir, run_id);
-	FILE *f = strchr(run_id, '/') ? NULL : fopen(path, "rb");
-	char *text = NULL;
-	size_t len = 0;
-	cJSON *doc = NULL;
-
-	if (!f) {
-		ctl_error("--rerun-failed %s: %s: %s", run_id, path,
-			  strchr(run_id, '/') ? "not a run id" : strerror(errno));
-		goto out;
-	}
-	text = bf_xmalloc(1 << 22);
-	len = fread(text, 1, (1 << 22) - 1, f);
-	fclose(f);
-	text[len] = '\0';
-	doc = cJSON_ParseWithOpts(text, NULL, 1);
-	if (!cJSON_IsObject(doc) ||
-	    !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_COMMAND_LINE)) ||
-	    !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_HOSTS))) {
-		ctl_error("--rerun-failed %s: %s: not a run.json", run_id, path);
-		cJSON_Delete(doc);
-		doc = NULL;
-	}
-out:
-	free(text);
-	free(path);
-	return doc;
-}
-
-/* The arguments of `argv` (from index 1) that are not hosts, appended to
- * out at *n (getopt with the run's option table, so that an option's
- * value is never taken for a host); skip_rerun drops --rerun-failed. */
-static void copy_options(int argc, char **argv, const struct option *longopts,
-			 int skip_rerun_code, char **out, int *n)
-{
-	int c, prev = 1;
-
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "-:F:", longopts, NULL)) != -1) {
-		if (c != 1 && c != skip_rerun_code)
-			for (int i = prev; i < optind; i++)
-				out[(*n)++] = argv[i];
-		prev = optind;
-	}
-}
-
-/* A name Slurm could have given a node (and "NAME:node,..." takes). */
-static int plain_node_name(const char *s)
-{
-	return *s && s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			      "abcdefghijklmnopqrstuvwxyz0123456789._-")] == '\0';
-}
-
-/* The failed nodes of one Slurm cluster in the run being re-run. */
-struct rerun_cluster {
-	const char *name;
-	char *nodes;   /* "node,node" */
-	char *arg;     /* "NAME:node,node" */
-	int slot;      /* its place among the new run's arguments */
-	int whole;     /* a rank that never learnt its node failed */
-};
-
-/*
- * --rerun-failed RUN-ID: the hosts of that run that did not complete,
- * with that run's options, then this command line's, run as a new run
- * whose run.json says rerun_of. A Slurm cluster's failed nodes run again
- * as "CLUSTER:node,node" (srun --nodelist); the whole cluster when a
- * failed rank never learnt which node it had.
- */
+/* --rerun-failed RUN-ID (rerun.c builds the command line): the new run's
+ * run.json says rerun_of. */
 static int rerun_failed(int argc, char **argv, const char *run_id,
 			const char *results_dir, const struct option *longopts,
 			int rerun_code)
 {
-	cJSON *doc = read_run_json(results_dir, run_id), *e;
-	char **old = NULL, **nargv = NULL;
-	struct rerun_cluster *cl = NULL;
-	int nold = 0, n = 0, nfailed = 0, ncl = 0, status = BF_EXIT_USAGE;
+	struct rerun_args ra;
+	int status = BF_EXIT_OK;
 
-	if (!doc)
+	if (rerun_build(argc, argv, run_id, results_dir, longopts, rerun_code,
+			&ra) < 0)
 		return BF_EXIT_USAGE;
-	old = bf_xcalloc((size_t)cJSON_GetArraySize(
-				 cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_COMMAND_LINE)) + 2,
-			 sizeof(*old));
-	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_COMMAND_LINE))
-		if (cJSON_IsString(e))
-			old[nold++] = e->valuestring;
-	nargv = bf_xcalloc((size_t)(nold + argc +
-			   cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_HOSTS)) + 2),
-			   sizeof(*nargv));
-	nargv[n++] = argv[0];
-	if (nold > 0)
-		copy_options(nold, old, longopts, rerun_code, nargv, &n);
-	copy_options(argc, argv, longopts, rerun_code, nargv, &n);
-	cl = bf_xcalloc((size_t)cJSON_GetArraySize(
-				cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_HOSTS)) + 1,
-			sizeof(*cl));
-	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_HOSTS)) {
-		const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, BF_RUN_HOST_NAME);
-		const cJSON *st = cJSON_GetObjectItemCaseSensitive(e, BF_RUN_HOST_STATUS);
-		const cJSON *tg = cJSON_GetObjectItemCaseSensitive(e, BF_RUN_HOST_TARGET);
-		char *host;
-		int dup = 0;
-
-		if (!cJSON_IsString(name) || (cJSON_IsString(st) &&
-		    strcmp(st->valuestring, BF_RUN_HOST_DONE) == 0))
-			continue;
-		host = name->valuestring;
-		if (cJSON_IsString(tg) && strncmp(tg->valuestring, "slurm:", 6) == 0) {
-			struct rerun_cluster *c = NULL;
-
-			for (int i = 0; i < ncl && !c; i++)
-				if (strcmp(cl[i].name, tg->valuestring + 6) == 0)
-					c = &cl[i];
-			if (!c) {
-				/* Its argument takes this place, made below. */
-				c = &cl[ncl++];
-				c->name = tg->valuestring + 6;
-				c->slot = n;
-				nargv[n++] = (char *)c->name;
-				nfailed++;
-			}
-			/* "NAME/3": the rank never learnt its node. */
-			if (!plain_node_name(host)) {
-				c->whole = 1;
-			} else if (!c->whole) {
-				char *more = bf_xasprintf("%s%s%s",
-							  c->nodes ? c->nodes : "",
-							  c->nodes ? "," : "", host);
-
-				free(c->nodes);
-				c->nodes = more;
-			}
-			continue;
-		}
-		for (int i = 0; i < nfailed; i++)
-			dup |= strcmp(nargv[n - 1 - i], host) == 0;
-		if (!dup) {
-			nargv[n++] = host;
-			nfailed++;
-		}
-	}
-	for (int i = 0; i < ncl; i++) {
-		if (cl[i].whole || !cl[i].nodes) {
-			nargv[cl[i].slot] = (char *)cl[i].name;
-			continue;
-		}
-		cl[i].arg = bf_xasprintf("%s:%s", cl[i].name, cl[i].nodes);
-		nargv[cl[i].slot] = cl[i].arg;
-	}
-	if (nfailed == 0) {
+	if (ra.argc == 0) {
 		printf("run %s: every host completed; nothing to re-run\n", run_id);
-		status = BF_EXIT_OK;
-		goto out;
+	} else {
+		rerun_of = run_id;
+		status = cmd_run(ra.argc, ra.argv);
+		rerun_of = NULL;
 	}
-	rerun_of = run_id;
-	status = cmd_run(n, nargv);
-	rerun_of = NULL;
-out:
-	for (int i = 0; i < ncl; i++) {
-		free(cl[i].nodes);
-		free(cl[i].arg);
-	}
-	free(cl);
-	free(nargv);
-	free(old);
-	cJSON_Delete(doc);
+	rerun_args_free(&ra);
 	return status;
 }
 
@@ -311,7 +126,6 @@ int cmd_run(int argc, char **argv)
 	struct session s;
 	struct inventory inv;
 	struct ui *ui = NULL;
-	struct sigaction sa;
 	const char **names = NULL;
 	char ***argvs = NULL;
 	char *hostargs[MAX_HOSTS];
@@ -437,32 +251,13 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	/* Every host's agent options, checked before anything is made. */
-	argvs = bf_xcalloc((size_t)nhosts, sizeof(*argvs));
-	for (int i = 0; i < nhosts; i++) {
-		int rank;
-
-		argvs[i] = host_agent_argv(&opts, inventory_host(&inv, names[i]),
-					   inventory_slurm_rank(&inv, names[i],
-								&rank),
-					   detail, sizeof(detail));
-		if (!argvs[i]) {
-			ctl_error("%s", detail);
-			for (int k = 0; k < i; k++)
-				bf_xfree_strv(argvs[k]);
-			goto out;
-		}
+	argvs = inventory_agent_argvs(&inv, &opts.agent, nhosts, names, detail,
+				      sizeof(detail));
+	if (!argvs) {
+		ctl_error("%s", detail);
+		goto out;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	/* A closed terminal (HUP) or SIGQUIT stops the run as Ctrl-C does:
-	 * the agents are stopped, run.json and the table are written. */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
+	ctl_catch_signals();
 
 	err = session_open(&s, &opts, argc, argv, nhosts, names, &inv, argvs,
 			   &ctl_interrupted, detail, sizeof(detail));

@@ -24,6 +24,10 @@ struct ctl_command {
  * C11 7.14.1.1), so plain reads and writes of it are atomic accesses. */
 extern atomic_int ctl_interrupted;
 
+/* Installs the handlers that set ctl_interrupted on SIGINT, SIGTERM,
+ * SIGHUP and SIGQUIT (to the signal's number) and ignores SIGPIPE. */
+void ctl_catch_signals(void);
+
 int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_show(int argc, char **argv);

@@ -545,3 +545,51 @@ void inventory_free(struct inventory *inv)
 	free(inv->groups);
 	memset(inv, 0, sizeof(*inv));
 }
+
+/* One host's agent arguments: ctl's options, then the host's inventory
+ * defaults (or its cluster's), checked as a whole. */
+static char **host_agent_argv(const struct bf_agent_optset *given,
+			      const struct inv_host *inv,
+			      const struct inv_group *cluster, char *detail,
+			      size_t detail_len)
+{
+	struct bf_agent_optset set = *given;
+	char why[256];
+
+	if (inv)
+		bf_agent_optset_merge(&set, &inv->defaults);
+	if (cluster)
+		bf_agent_optset_merge(&set, &cluster->slurm->defaults);
+	/* The agent stops when ctl or its connection goes away. */
+	set.given |= 1u << BF_AF_EXIT_ON_HANGUP;
+	if (bf_agent_optset_validate(&set, why, sizeof(why)) != BF_OK) {
+		bf_fail(detail, detail_len, BF_ERR_USAGE, "%s%s%s",
+			inv ? inv->name : "", inv ? ": " : "", why);
+		return NULL;
+	}
+	return bf_agent_optset_to_argv(&set);
+}
+
+char ***inventory_agent_argvs(const struct inventory *inv,
+			      const struct bf_agent_optset *given, int nhosts,
+			      const char *const *names, char *detail,
+			      size_t detail_len)
+{
+	char ***argvs = bf_xcalloc((size_t)nhosts + 1, sizeof(*argvs));
+
+	for (int i = 0; i < nhosts; i++) {
+		int rank;
+
+		argvs[i] = host_agent_argv(given, inventory_host(inv, names[i]),
+					   inventory_slurm_rank(inv, names[i],
+								&rank),
+					   detail, detail_len);
+		if (!argvs[i]) {
+			for (int k = 0; k < i; k++)
+				bf_xfree_strv(argvs[k]);
+			free(argvs);
+			return NULL;
+		}
+	}
+	return argvs;
+}

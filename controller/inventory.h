@@ -101,4 +101,18 @@ enum bf_err inventory_resolve(struct inventory *inv, int nargs,
 
 void inventory_free(struct inventory *inv);
 
+/*
+ * The agent's arguments for each of nhosts hosts named names[i]: the
+ * options given to ctl (given), then the host's inventory defaults (or
+ * its Slurm cluster's), validated as a whole by common/agent_opts and
+ * written as the agent's argv (with --exit-on-hangup). Returns an array of
+ * nhosts NULL-terminated argvs (free each with bf_xfree_strv, then the
+ * array), or NULL with a one-line message in detail ("HOST: --iters '0':
+ * expected ...") when the agent would refuse one.
+ */
+char ***inventory_agent_argvs(const struct inventory *inv,
+			      const struct bf_agent_optset *given, int nhosts,
+			      const char *const *names, char *detail,
+			      size_t detail_len);
+
 #endif

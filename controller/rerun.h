@@ -1,0 +1,36 @@
+/*
+ * ctl run --rerun-failed RUN-ID: which command line runs again the hosts
+ * of an archived run that did not complete. The new command line is the
+ * program name, the old run's options (its run.json command_line, hosts
+ * left out), this command line's options (which win, coming later; the
+ * --rerun-failed option left out) and the failed hosts. A Slurm cluster's
+ * failed nodes come back as "CLUSTER:node,node" (srun --nodelist), or the
+ * whole cluster when a failed rank never learnt its node.
+ */
+#ifndef BF_RERUN_H
+#define BF_RERUN_H
+
+#include <getopt.h>
+
+struct rerun_args {
+	char **argv;   /* the new command line; argc entries */
+	int argc;      /* 0: every host completed, nothing to re-run */
+	char **old;    /* the old command line's strings (owned) */
+	char **owned;  /* host and cluster names, node lists (owned) */
+	int nfree;
+};
+
+/*
+ * Builds ra from argv (this command line, argc entries), the run run_id
+ * of results_dir, and longopts (ctl run's option table, so that an
+ * option's value is never taken for a host; rerun_code is
+ * --rerun-failed's code). Returns 0, or -1 after printing one line (no
+ * such run, not a run.json). Free ra with rerun_args_free.
+ */
+int rerun_build(int argc, char **argv, const char *run_id,
+		const char *results_dir, const struct option *longopts,
+		int rerun_code, struct rerun_args *ra);
+
+void rerun_args_free(struct rerun_args *ra);
+
+#endif
