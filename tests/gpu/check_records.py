@@ -74,6 +74,7 @@ class Checker:
         self.check_plan(plan, gpus, checks, gemms)
         self.check_checks(checks, gpus)
         self.check_gemms(gemms, host, iters)
+        self.check_workloads(recs, gpus, plan)
         self.check_summary(summary, checks, gemms, rc)
 
     def check_host(self, h):
@@ -101,6 +102,43 @@ class Checker:
                         and g["sm_count"] > 0,
                         f"host: gpu {i} sm_count {g.get('sm_count')!r}")
         return [f"cuda:{g.get('index')}" for g in gpus]
+
+    def check_workloads(self, recs, gpus, plan):
+        """Issue 14 on the GPU: every bandwidth kind measured with a
+        positive median, the fp16 batching case passing with the exact
+        scores, and each passing GPU GEMM placed on its roofline."""
+        bws = [r for r in recs if r.get("type") == "bandwidth"]
+        bats = [r for r in recs if r.get("type") == "batching"]
+        self.expect(plan.get("bandwidth_total", len(bws)) == len(bws),
+                    f"plan: bandwidth_total {plan.get('bandwidth_total')}, "
+                    f"{len(bws)} bandwidth records")
+        self.expect(plan.get("batching_total", len(bats)) == len(bats),
+                    f"plan: batching_total {plan.get('batching_total')}, "
+                    f"{len(bats)} batching records")
+        for dev in gpus:
+            kinds = {b.get("kind"): b for b in bws if b.get("device") == dev}
+            for k in ("d2d", "h2d_pageable", "d2h_pageable", "h2d_pinned",
+                      "d2h_pinned"):
+                b = kinds.get(k)
+                self.expect(b is not None and b.get("status") == "pass" and
+                            (b.get("median_gbps") or 0) > 0,
+                            f"{dev} bandwidth {k}: {b and b.get('status')} "
+                            f"{b and b.get('reason')}")
+            for b in bats:
+                if b.get("device") != dev:
+                    continue
+                self.expect(b.get("status") == "pass" and
+                            b.get("scores") == b.get("expected_scores"),
+                            f"{dev} batching {b.get('dtype')}: "
+                            f"{b.get('status')} {b.get('reason')}")
+        for g in recs:
+            if g.get("type") == "gemm" and g.get("status") == "pass" and \
+                    g.get("device") != "cpu":
+                self.expect(g.get("bound") in ("compute", "memory") and
+                            (g.get("peak_gflops") or 0) > 0,
+                            f"{g.get('device')} {g.get('dtype')} "
+                            f"n={g.get('n')}: no roofline "
+                            f"({g.get('peak_basis')})")
 
     def check_plan(self, plan, gpus, checks, gemms):
         devices = [d.get("device") for d in plan.get("devices", [])]
