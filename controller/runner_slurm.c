@@ -56,6 +56,7 @@
 
 #include "bf_parse.h"
 #include "embedded.h"
+#include "child.h"
 #include "linesplit.h"
 #include "remote_ssh.h"
 #include "runner.h"
@@ -117,6 +118,19 @@ struct login {
 	char home[1024];   /* $HOME there */
 };
 
+/* child_err_fn: the last bytes of a local command's stderr. */
+struct login_tail {
+	char *buf;
+	size_t len;
+};
+
+static void login_stderr(void *arg, const char *buf, size_t n)
+{
+	struct login_tail *t = arg;
+
+	child_tail_append(t->buf, t->len, buf, n);
+}
+
 /* Runs command with sh on the login host, stdout lines to fn(arg), the
  * last bytes of stderr into errtail, the exit status into *status (-1 when
  * none). Stops the command when *cancel (may be NULL) becomes non-zero:
@@ -127,14 +141,10 @@ static enum bf_err login_exec(struct login *l, const char *command,
 			      char *errtail, size_t errtail_len, char *detail,
 			      size_t detail_len)
 {
-	int out_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 }, open_fds = 2;
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	struct linesplit lines = { 0 };
 	char *argv[] = { "sh", "-c", (char *)command, NULL };
+	struct login_tail tail = { errtail, errtail_len };
 	enum bf_err err = BF_OK;
-	int wstatus = 0, term_sent = 0;
-	pid_t pid = -1;
+	int wstatus = 0, stopped = 0;
 
 	*status = -1;
 	if (errtail_len)
@@ -160,105 +170,17 @@ static enum bf_err login_exec(struct login *l, const char *command,
 		return err;
 	}
 
-	linesplit_reset(&lines, BF_RECORD_MAX_BYTES);
-	if (pipe2(out_pipe, O_CLOEXEC) < 0 || pipe2(err_pipe, O_CLOEXEC) < 0) {
-		err = bf_fail(detail, detail_len, BF_ERR_IO, "pipe: %s",
-			      strerror(errno));
-		goto out;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, out_pipe[1], STDOUT_FILENO);
-	posix_spawn_file_actions_adddup2(&fa, err_pipe[1], STDERR_FILENO);
-	posix_spawnattr_init(&attr);
-	/* Its own process group: a Ctrl-C reaches ctl alone, which then
-	 * stops srun and scancels the job itself. */
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-	posix_spawnattr_setpgroup(&attr, 0);
-	errno = posix_spawn(&pid, "/bin/sh", &fa, &attr, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	close(out_pipe[1]);
-	close(err_pipe[1]);
-	out_pipe[1] = err_pipe[1] = -1;
-	if (errno != 0) {
-		pid = -1;
-		err = bf_fail(detail, detail_len, BF_ERR_IO, "cannot start sh: %s",
-			      strerror(errno));
-		goto out;
-	}
-	while (open_fds > 0) {
-		struct pollfd p[2] = { { out_pipe[0], POLLIN, 0 },
-				       { err_pipe[0], POLLIN, 0 } };
-		char buf[65536];
-
-		if (cancel && *cancel && !term_sent) {
-			kill(-pid, SIGTERM);
-			term_sent = 1;
-		}
-		if (poll(p, 2, 200) < 0 && errno != EINTR)
-			break;
-		for (int i = 0; i < 2; i++) {
-			ssize_t n;
-
-			if (p[i].fd < 0 ||
-			    !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			n = read(p[i].fd, buf, sizeof(buf));
-			if (n <= 0) {
-				close(p[i].fd);
-				*(i == 0 ? &out_pipe[0] : &err_pipe[0]) = -1;
-				open_fds--;
-				continue;
-			}
-			if (i == 0 && fn) {
-				if (linesplit_feed(&lines, buf, (size_t)n, fn,
-						   arg) != BF_OK)
-					linesplit_reset(&lines,
-							BF_RECORD_MAX_BYTES);
-			} else if (i == 1 && errtail_len > 1) {
-				size_t have = strlen(errtail), add = (size_t)n;
-				const char *src = buf;
-
-				if (add >= errtail_len) {
-					src += add - (errtail_len - 1);
-					add = errtail_len - 1;
-					have = 0;
-				} else if (have + add >= errtail_len) {
-					size_t drop = have + add - (errtail_len - 1);
-
-					memmove(errtail, errtail + drop, have - drop);
-					have -= drop;
-				}
-				memcpy(errtail + have, src, add);
-				errtail[have + add] = '\0';
-			}
-		}
-	}
-	if (fn)
-		linesplit_finish(&lines, fn, arg);
-	while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
-		;
-	pid = -1;
-	if (term_sent)
-		err = bf_fail(detail, detail_len, BF_ERR_INTERRUPTED,
-			      "interrupted");
-	else
-		*status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) :
-					       128 + WTERMSIG(wstatus);
-out:
-	if (pid > 0) {
-		kill(-pid, SIGKILL);
-		waitpid(pid, &wstatus, 0);
-	}
-	for (int i = 0; i < 2; i++) {
-		if (out_pipe[i] >= 0)
-			close(out_pipe[i]);
-		if (err_pipe[i] >= 0)
-			close(err_pipe[i]);
-	}
-	linesplit_free(&lines);
-	return err;
+	err = child_run("/bin/sh", argv, BF_RECORD_MAX_BYTES, fn, arg,
+			errtail_len > 1 ? login_stderr : NULL, &tail, cancel,
+			&wstatus, &stopped, detail, detail_len);
+	if (err != BF_OK)
+		return err;
+	if (stopped)
+		return bf_fail(detail, detail_len, BF_ERR_INTERRUPTED,
+			       "interrupted");
+	*status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) :
+				       128 + WTERMSIG(wstatus);
+	return BF_OK;
 }
 
 /* mkdir -p path (absolute) on the login host. */
