@@ -17,11 +17,9 @@ import glob
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -29,12 +27,15 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 from slurmcluster import SlurmCluster, missing  # noqa: E402
 from sshhosts import SSHHosts  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from slurmcases import (ARGS, FaultCases, finish,  # noqa: E402
+                        run_json)
+
 CTL = os.environ.get("BF_CTL")
 CLUSTER = None
 HOSTS = None
 TMP = None
 LOGIN = "bflogin1"
-ARGS = ["--size", "32", "--device", "cpu", "--dtypes", "fp32", "--no-tui"]
 
 
 def write_inventory(name, workdir=None, nodes=1):
@@ -59,34 +60,24 @@ def ctl(args, hosts_dir, results):
                             stdin=subprocess.DEVNULL)
 
 
-def finish(p, timeout=600):
-    out, _ = p.communicate(timeout=timeout)
-    return p.returncode, out
+class SlurmOverSSH(FaultCases, unittest.TestCase):
+    # FaultCases' hooks: the login host is the sshd alias, and the deploy
+    # made over SSH sits in its home.
+    def cluster(self):
+        return CLUSTER
 
+    def tmp(self):
+        return TMP
 
-def run_json(results):
-    runs = sorted(glob.glob(os.path.join(results, "*", "run.json")))
-    assert len(runs) == 1, runs
-    with open(runs[0]) as f:
-        return os.path.dirname(runs[0]), json.load(f)
+    def run_ctl(self, args, hosts_dir, results):
+        return ctl(args, hosts_dir, results)
 
+    def inventory(self, name, workdir):
+        return write_inventory(name, workdir)
 
-def fake_workdir(name, script):
-    """A copy of the deploy made over SSH with its agent replaced."""
-    src = os.path.join(HOSTS.remote_home(1), ".cache", "benchfleet-slurm")
-    dst = os.path.join(TMP, "work-" + name)
-    shutil.copytree(src, dst, symlinks=True)
-    agents = glob.glob(os.path.join(dst, "*", "build-*", "bin", "agent"))
-    assert agents, "no built agent under " + dst
-    for a in agents:
-        os.unlink(a)
-        with open(a, "w") as f:
-            f.write("#!/bin/sh\n" + script)
-        os.chmod(a, 0o755)
-    return dst
+    def deployed_workdir(self):
+        return os.path.join(HOSTS.remote_home(1), ".cache", "benchfleet-slurm")
 
-
-class SlurmOverSSH(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.hosts = write_inventory("viassh")
@@ -119,44 +110,6 @@ class SlurmOverSSH(unittest.TestCase):
         self.assertIn("exec srun -N1 --ntasks-per-node=1", log)
         self.assertIn("[bfnode1] done", self.out)
         self.assertTrue(CLUSTER.wait_idle())
-
-    def test_2_failing_task(self):
-        wd = fake_workdir("fail", 'echo "agent: no such device" >&2\nexit 4\n')
-        hosts = write_inventory("bad", wd)
-        res = os.path.join(TMP, "res-fail")
-        rc, out = finish(ctl(["bad"] + ARGS, hosts, res))
-        self.assertEqual(rc, 3, out)
-        _, meta = run_json(res)
-        self.assertEqual(meta["status"], "incomplete")
-        h = meta["hosts"][0]
-        self.assertEqual((h["name"], h["status"], h["agent_exit_status"]),
-                         ("bfnode1", "failed", 4))
-        self.assertIn("agent exited with status 4: agent: no such device",
-                      h["reason"])
-        self.assertTrue(CLUSTER.wait_idle())
-
-    def test_3_ctrl_c_scancels(self):
-        flag = os.path.join(TMP, "agent-started")
-        wd = fake_workdir("hang", 'touch %s\nexec sleep 100000\n' % flag)
-        hosts = write_inventory("hang", wd)
-        res = os.path.join(TMP, "res-hang")
-        p = ctl(["hang"] + ARGS, hosts, res)
-        deadline = time.monotonic() + 300
-        while not os.path.exists(flag):
-            self.assertIsNone(p.poll(), "ctl ended early")
-            self.assertLess(time.monotonic(), deadline, "agent never started")
-            time.sleep(0.1)
-        self.assertTrue(CLUSTER.jobs())
-        p.send_signal(signal.SIGINT)
-        rc, out = finish(p)
-        self.assertEqual(rc, 130, out)
-        d, meta = run_json(res)
-        self.assertEqual(meta["hosts"][0]["status"], "interrupted")
-        self.assertTrue(CLUSTER.wait_idle(), "job left behind")
-        with open(os.path.join(d, meta["hosts"][0]["log_file"])) as f:
-            log = f.read()
-        self.assertIn("scancel --name=bf-", log)
-        self.assertIn(": exit 0", log.split("scancel --name=bf-", 1)[1])
 
 
 def main():
