@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "compare.h"
+#include "record.h"
 #include "ctl.h"
 #include "selection.h"
 
@@ -116,7 +117,12 @@ int cmd_compare(int argc, char **argv)
 	t = compare_build(cs.cols, cs.ncols, COMPARE_ALPHA);
 	if (json) {
 		cJSON *doc = compare_to_json(t);
-		char *text = cJSON_Print(doc);
+		char *text;
+
+		/* The medians are the records' own doubles, bit for bit:
+		 * cJSON alone may print them one unit in the last place off. */
+		bf_json_exact_numbers(doc);
+		text = cJSON_Print(doc);
 
 		puts(text);
 		cJSON_free(text);

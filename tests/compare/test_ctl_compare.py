@@ -170,6 +170,25 @@ class CompareTest(ArchiveTest):
                     self.assertIsNone(cell["median_gflops"])
                     self.assertIsNone(cell["median_ms"])
 
+    def test_json_numbers_exact(self):
+        # A median that cJSON's own %.15g prints one unit in the last
+        # place off (20.515435163508997 -> 20.515435163509) comes out of
+        # --json bit for bit, as the agent wrote it.
+        exact = 20.515435163508997
+        self.assertNotEqual(float("%.15g" % exact), exact)
+        recs = read_ndjson(self.host_file(0))
+        for r in recs:
+            if r["type"] == "bandwidth" and r["kind"] == "triad":
+                r["median_gbps"] = exact
+        results = os.path.join(tempfile.mkdtemp(dir=self.tmp), "results")
+        for run_id in ("20990101T000000Z-0001", "20990101T000100Z-0002"):
+            self.make_run(results, run_id, recs)
+        r = self.compare("--last", "2", "--json", results=results)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        bw = [b for b in json.loads(r.stdout)["bandwidth"]
+              if (b["device"], b["kind"]) == ("cpu", "triad")]
+        self.assertEqual(bw[0]["median_gbps"], [exact, exact])
+
     def test_roofline_and_bandwidth(self):
         # The roofline fraction of each cell is the median GFLOP/s shown
         # over the record's roofline; the bandwidth medians are the
