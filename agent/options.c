@@ -95,11 +95,7 @@ enum bf_err agent_opts_parse(int argc, char **argv, struct agent_opts *o,
 	int c, n = 0;
 
 	for (const struct bf_agent_opt *t = bf_agent_opt_table; t->name; t++)
-		longopts[n++] = (struct option){
-			t->name,
-			t->type == BF_AOT_FLAG ? no_argument : required_argument,
-			NULL, O_TABLE + (int)(t - bf_agent_opt_table)
-		};
+		longopts[n++] = bf_agent_opt_longopt(t, O_TABLE);
 	longopts[n++] = (struct option){ "help", no_argument, NULL, O_HELP };
 	longopts[n++] = (struct option){ "version", no_argument, NULL, O_VERSION };
 	longopts[n] = (struct option){ NULL, 0, NULL, 0 };

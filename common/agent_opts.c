@@ -51,6 +51,14 @@ const struct bf_agent_opt *bf_agent_opt_find_key(const char *key)
 	return NULL;
 }
 
+struct option bf_agent_opt_longopt(const struct bf_agent_opt *t, int base)
+{
+	return (struct option){
+		t->name, t->type == BF_AOT_FLAG ? no_argument : required_argument,
+		NULL, base + (int)(t - bf_agent_opt_table)
+	};
+}
+
 /* The row that writes a field into argv (sizes: --sizes). */
 static const struct bf_agent_opt *opt_for_field(enum bf_agent_field f)
 {

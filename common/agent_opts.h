@@ -13,6 +13,7 @@
 #ifndef BF_AGENT_OPTS_H
 #define BF_AGENT_OPTS_H
 
+#include <getopt.h>
 #include <stddef.h>
 
 #include "bf_error.h"
@@ -81,6 +82,10 @@ extern const struct bf_agent_opt bf_agent_opt_table[];
 const struct bf_agent_opt *bf_agent_opt_find(const char *name);
 /* The row for an inventory defaults key ("cpu_iters"), NULL if none. */
 const struct bf_agent_opt *bf_agent_opt_find_key(const char *key);
+/* Row t as a getopt_long option (flag: no_argument, else
+ * required_argument) whose value is base + t's index in the table, so
+ * that bf_agent_opt_table[c - base] is the row getopt_long answered. */
+struct option bf_agent_opt_longopt(const struct bf_agent_opt *t, int base);
 
 /* Values given (a field counts only when its bit is set in `given`). */
 struct bf_agent_optset {

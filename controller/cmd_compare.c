@@ -92,13 +92,8 @@ int cmd_compare(int argc, char **argv)
 		case O_HELP:
 			fputs(compare_usage, stdout);
 			return BF_EXIT_OK;
-		case ':':
-			ctl_error("%s: needs a value", argv[optind - 1]);
-			return BF_EXIT_USAGE;
-		default:
-			ctl_error("%s: unknown option (see ctl compare --help)",
-				  argv[optind - 1]);
-			return BF_EXIT_USAGE;
+		default: /* ':' or an unknown option */
+			return ctl_option_error("compare", c, argv);
 		}
 	}
 	if (json + csv + samples + benchstat > 1) {

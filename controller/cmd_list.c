@@ -60,13 +60,8 @@ int cmd_list(int argc, char **argv)
 		case O_HELP:
 			fputs(list_usage, stdout);
 			return BF_EXIT_OK;
-		case ':':
-			ctl_error("%s: needs a value", argv[optind - 1]);
-			return BF_EXIT_USAGE;
-		default:
-			ctl_error("%s: unknown option (see ctl list --help)",
-				  argv[optind - 1]);
-			return BF_EXIT_USAGE;
+		default: /* ':' or an unknown option */
+			return ctl_option_error("list", c, argv);
 		}
 	}
 	if (optind < argc) {

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "bf_clock.h"
-#include "bf_parse.h"
 #include "compare.h"
 #include "ctl.h"
 #include "report_html.h"
@@ -115,7 +114,6 @@ int cmd_report(int argc, char **argv)
 	struct selection sel;
 	char when[32], *tmp = NULL;
 	int c, last = 0, history = 10, nhist = 0, status = BF_EXIT_USAGE;
-	long v;
 	FILE *out = NULL;
 
 	memset(&sel, 0, sizeof(sel));
@@ -132,12 +130,8 @@ int cmd_report(int argc, char **argv)
 			results = optarg;
 			break;
 		case O_HISTORY:
-			if (bf_parse_long(optarg, 0, 100, &v) < 0) {
-				ctl_error("--history '%s': expected an integer from 0 to 100",
-					  optarg);
+			if (ctl_parse_int("--history", optarg, 0, 100, &history))
 				return BF_EXIT_USAGE;
-			}
-			history = (int)v;
 			break;
 		case 'o':
 			output = optarg;
@@ -145,13 +139,8 @@ int cmd_report(int argc, char **argv)
 		case O_HELP:
 			fputs(report_usage, stdout);
 			return BF_EXIT_OK;
-		case ':':
-			ctl_error("%s: needs a value", argv[optind - 1]);
-			return BF_EXIT_USAGE;
-		default:
-			ctl_error("%s: unknown option (see ctl report --help)",
-				  argv[optind - 1]);
-			return BF_EXIT_USAGE;
+		default: /* ':' or an unknown option */
+			return ctl_option_error("report", c, argv);
 		}
 	}
 	results = ctl_results_dir(results);

@@ -58,13 +58,8 @@ int cmd_resolve(int argc, char **argv)
 		case 'h':
 			fputs(resolve_usage, stdout);
 			return BF_EXIT_OK;
-		case ':':
-			ctl_error("%s: needs a value", argv[optind - 1]);
-			return BF_EXIT_USAGE;
-		default:
-			ctl_error("%s: unknown option (see ctl resolve --help)",
-				  argv[optind - 1]);
-			return BF_EXIT_USAGE;
+		default: /* ':' or an unknown option */
+			return ctl_option_error("resolve", c, argv);
 		}
 	}
 	if (optind >= argc) {

@@ -22,7 +22,6 @@
 
 #include "agent_opts.h"
 #include "archive.h"
-#include "bf_parse.h"
 #include "ctl.h"
 #include "rerun.h"
 #include "runner.h"
@@ -63,20 +62,6 @@ static const char run_usage[] =
 
 /* The run being re-run (--rerun-failed), for the run that does it. */
 static const char *rerun_of;
-
-static int parse_positive(const char *name, const char *s, int min, int max,
-			  int *out)
-{
-	long v;
-
-	if (bf_parse_long(s, min, max, &v) < 0) {
-		ctl_error("%s '%s': expected an integer from %d to %d", name, s,
-			  min, max);
-		return -1;
-	}
-	*out = (int)v;
-	return 0;
-}
 
 /* --rerun-failed RUN-ID (rerun.c builds the command line): the new run's
  * run.json says rerun_of. */
@@ -134,13 +119,9 @@ int cmd_run(int argc, char **argv)
 	char detail[512];
 	enum bf_err err;
 
-	for (int i = 0; agent_opts[i]; i++) {
-		const struct bf_agent_opt *t = bf_agent_opt_find(agent_opts[i]);
-
-		longopts[n++] = (struct option){ t->name,
-			t->type == BF_AOT_FLAG ? no_argument : required_argument,
-			NULL, O_AGENT + (int)(t - bf_agent_opt_table) };
-	}
+	for (int i = 0; agent_opts[i]; i++)
+		longopts[n++] = bf_agent_opt_longopt(
+			bf_agent_opt_find(agent_opts[i]), O_AGENT);
 	memset(&s, 0, sizeof(s));
 	memset(&inv, 0, sizeof(inv));
 	memset(&opts, 0, sizeof(opts));
@@ -163,15 +144,15 @@ int cmd_run(int argc, char **argv)
 			hostargs[nhostargs++] = optarg;
 			break;
 		case O_JOBS:
-			if (parse_positive("--jobs", optarg, 1, 64, &opts.jobs))
+			if (ctl_parse_int("--jobs", optarg, 1, 64, &opts.jobs))
 				return BF_EXIT_USAGE;
 			break;
 		case O_TIMEOUT:
-			if (parse_positive("--timeout", optarg, 1, 86400, &opts.timeout_s))
+			if (ctl_parse_int("--timeout", optarg, 1, 86400, &opts.timeout_s))
 				return BF_EXIT_USAGE;
 			break;
 		case O_HOST_TIMEOUT:
-			if (parse_positive("--host-timeout", optarg, 0, 7 * 86400,
+			if (ctl_parse_int("--host-timeout", optarg, 0, 7 * 86400,
 					   &opts.host_timeout_s))
 				return BF_EXIT_USAGE;
 			break;
@@ -208,12 +189,8 @@ int cmd_run(int argc, char **argv)
 			fputs(run_usage, stdout);
 			return BF_EXIT_OK;
 		case ':':
-			ctl_error("%s: needs a value", argv[optind - 1]);
-			return BF_EXIT_USAGE;
 		case '?':
-			ctl_error("%s: unknown option (see ctl run --help)",
-				  argv[optind - 1]);
-			return BF_EXIT_USAGE;
+			return ctl_option_error("run", c, argv);
 		default: /* one of the agent's options, in the agent's words */
 			if (bf_agent_opt_parse(&bf_agent_opt_table[c - O_AGENT],
 					       NULL, optarg, &opts.agent, detail,

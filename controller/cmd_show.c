@@ -181,13 +181,8 @@ int cmd_show(int argc, char **argv)
 		case O_HELP:
 			fputs(show_usage, stdout);
 			return BF_EXIT_OK;
-		case ':':
-			ctl_error("%s: needs a value", argv[optind - 1]);
-			return BF_EXIT_USAGE;
-		default:
-			ctl_error("%s: unknown option (see ctl show --help)",
-				  argv[optind - 1]);
-			return BF_EXIT_USAGE;
+		default: /* ':' or an unknown option */
+			return ctl_option_error("show", c, argv);
 		}
 	}
 	results = ctl_results_dir(results);

@@ -2,12 +2,14 @@
  * ctl: benchfleet's controller. Dispatches to one command per file through
  * the table below.
  */
+#include <getopt.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "bf_parse.h"
 #include "ctl.h"
 #include "embedded.h"
 #include "schema.h"
@@ -57,6 +59,30 @@ void ctl_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+int ctl_option_error(const char *command, int c, char **argv)
+{
+	if (c == ':')
+		ctl_error("%s: needs a value", argv[optind - 1]);
+	else
+		ctl_error("%s: unknown option (see ctl %s --help)",
+			  argv[optind - 1], command);
+	return BF_EXIT_USAGE;
+}
+
+int ctl_parse_int(const char *name, const char *s, int min, int max,
+		  int *out)
+{
+	long v;
+
+	if (bf_parse_long(s, min, max, &v) < 0) {
+		ctl_error("%s '%s': expected an integer from %d to %d", name, s,
+			  min, max);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
 }
 
 static void usage(FILE *out)

@@ -49,4 +49,16 @@ const char *ctl_checkout_dir(void);
 /* Prints "ctl: <message>" on stderr (one line). */
 void ctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The one-line error for getopt_long's answer c when it is ':' (an option
+ * without its value) or anything else it gives for an option that command
+ * (ctl COMMAND) does not have, naming argv[optind - 1]. Returns
+ * BF_EXIT_USAGE, for the caller to return. */
+int ctl_option_error(const char *command, int c, char **argv);
+
+/* Option `name`'s value s as an integer from min to max (decimal, whole
+ * string; bf_parse_long). Returns 0 with *out set, or -1 after a one-line
+ * error ("--jobs 'x': expected an integer from 1 to 64"), *out untouched. */
+int ctl_parse_int(const char *name, const char *s, int min, int max,
+		  int *out);
+
 #endif

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "archive.h"
-#include "bf_parse.h"
 #include "bf_text.h"
 #include "ctl.h"
 #include "xmalloc.h"
@@ -157,15 +156,7 @@ static int add_last_runs(struct selection *cs, const char *results,
 
 int selection_parse_last(const char *s, int *out)
 {
-	long v;
-
-	if (bf_parse_long(s, 1, SELECTION_MAX_COLUMNS, &v) < 0) {
-		ctl_error("--last '%s': expected an integer from 1 to %d", s,
-			  SELECTION_MAX_COLUMNS);
-		return -1;
-	}
-	*out = (int)v;
-	return 0;
+	return ctl_parse_int("--last", s, 1, SELECTION_MAX_COLUMNS, out);
 }
 
 int selection_build(struct selection *cs, const char *results, int last,
