@@ -569,11 +569,22 @@ static void status_cell(FILE *out, enum bf_status st, const char *reason)
 	fputs("</td>", out);
 }
 
-static void section_bandwidth(FILE *out, const struct compare_table *t)
-{
-	int any = 0;
+/* A row's cells after the column letter and host: device on. */
+typedef void (*record_cells_fn)(FILE *out, const struct bf_record *r);
 
-	fprintf(out, "<h2>Bandwidth</h2>\n");
+/*
+ * A table of every record of `type` in the hosts of t's columns (column,
+ * host, then record order): `head` (the <table> and its header row)
+ * before the first, then a <tr class="row_class"> per record with the
+ * column letter, the host name, and cells() for the rest. Returns how
+ * many rows; no record writes nothing.
+ */
+static int record_table(FILE *out, const struct compare_table *t,
+			enum bf_record_type type, const char *row_class,
+			const char *head, record_cells_fn cells)
+{
+	int rows = 0;
+
 	for (int c = 0; c < t->ncols; c++) {
 		const struct archive_host *hosts[256];
 		int nh = column_hosts(&t->cols[c], hosts, 256);
@@ -581,88 +592,91 @@ static void section_bandwidth(FILE *out, const struct compare_table *t)
 		for (int h = 0; h < nh; h++)
 			for (int i = 0; i < hosts[h]->nrecords; i++) {
 				const struct bf_record *r = &hosts[h]->records[i];
-				const struct bf_rec_bandwidth *b = &r->u.bandwidth;
-				char v[32];
 
-				if (r->type != BF_REC_BANDWIDTH)
+				if (r->type != type)
 					continue;
-				if (!any++)
-					fprintf(out, "<p>Median GB/s (1e9 bytes/s) of the "
-						     "timed passes; bytes counted as STREAM "
-						     "counts them.</p>\n<table><tr><th></th>"
-						     "<th>host</th><th>device</th><th>kind</th>"
-						     "<th>GB/s</th><th>MiB per array</th>"
-						     "<th>status</th></tr>\n");
-				fprintf(out, "<tr class=\"bwrow\"><td>%c</td><td>", 'A' + c);
+				if (!rows++)
+					fputs(head, out);
+				fprintf(out, "<tr class=\"%s\"><td>%c</td><td>",
+					row_class, 'A' + c);
 				report_html_escape(out, hosts[h]->name);
-				fputs("</td><td>", out);
-				report_html_escape(out, b->device);
-				fputs("</td><td>", out);
-				report_html_escape(out, b->kind);
-				fmt_value(v, sizeof(v), b->median_gbps, 0);
-				fprintf(out, "</td><td>%s</td>", v);
-				fmt_value(v, sizeof(v), b->measured ?
-						b->array_bytes / 1048576.0 : NAN, 0);
-				fprintf(out, "<td>%s</td>", v);
-				status_cell(out, b->status, b->reason);
+				fputs("</td>", out);
+				cells(out, r);
 				fputs("</tr>\n", out);
 			}
 	}
-	if (any)
-		fprintf(out, "</table>\n");
-	else
+	if (rows)
+		fputs("</table>\n", out);
+	return rows;
+}
+
+/* <td>text</td>, escaped. */
+static void text_cell(FILE *out, const char *text)
+{
+	fputs("<td>", out);
+	report_html_escape(out, text);
+	fputs("</td>", out);
+}
+
+static void bandwidth_cells(FILE *out, const struct bf_record *r)
+{
+	const struct bf_rec_bandwidth *b = &r->u.bandwidth;
+	char v[32];
+
+	text_cell(out, b->device);
+	text_cell(out, b->kind);
+	fmt_value(v, sizeof(v), b->median_gbps, 0);
+	fprintf(out, "<td>%s</td>", v);
+	fmt_value(v, sizeof(v), b->measured ? b->array_bytes / 1048576.0 : NAN,
+		  0);
+	fprintf(out, "<td>%s</td>", v);
+	status_cell(out, b->status, b->reason);
+}
+
+static void section_bandwidth(FILE *out, const struct compare_table *t)
+{
+	fprintf(out, "<h2>Bandwidth</h2>\n");
+	if (!record_table(out, t, BF_REC_BANDWIDTH, "bwrow",
+			  "<p>Median GB/s (1e9 bytes/s) of the timed passes; "
+			  "bytes counted as STREAM counts them.</p>\n"
+			  "<table><tr><th></th><th>host</th><th>device</th>"
+			  "<th>kind</th><th>GB/s</th><th>MiB per array</th>"
+			  "<th>status</th></tr>\n",
+			  bandwidth_cells))
 		fprintf(out, "<p>No bandwidth records (runs with --no-bandwidth, "
 			     "or of an older agent).</p>\n");
 }
 
+static void batching_cells(FILE *out, const struct bf_record *r)
+{
+	const struct bf_rec_batching *b = &r->u.batching;
+
+	text_cell(out, b->device);
+	text_cell(out, b->dtype);
+	if (b->measured)
+		fprintf(out, "<td>%d</td><td>%.4g</td><td>%.4g</td>", b->rows,
+			b->single_ms, b->batch_ms);
+	else
+		fprintf(out, "<td>n/a</td><td>n/a</td><td>n/a</td>");
+	if (isnan(b->speedup))
+		fprintf(out, "<td>n/a</td>");
+	else
+		fprintf(out, "<td>%.2fx</td>", b->speedup);
+	status_cell(out, b->status, b->reason);
+}
+
 static void section_batching(FILE *out, const struct compare_table *t)
 {
-	int any = 0;
-
 	fprintf(out, "<h2>Batching</h2>\n");
-	for (int c = 0; c < t->ncols; c++) {
-		const struct archive_host *hosts[256];
-		int nh = column_hosts(&t->cols[c], hosts, 256);
-
-		for (int h = 0; h < nh; h++)
-			for (int i = 0; i < hosts[h]->nrecords; i++) {
-				const struct bf_record *r = &hosts[h]->records[i];
-				const struct bf_rec_batching *b = &r->u.batching;
-
-				if (r->type != BF_REC_BATCHING)
-					continue;
-				if (!any++)
-					fprintf(out, "<p>The seed's batching case: rows "
-						     "scored by one-row calls or by one "
-						     "batch through a 30-16-relu-1 model; "
-						     "median ms per call and the rows/s "
-						     "speed-up of the batch.</p>\n<table><tr>"
-						     "<th></th><th>host</th><th>device</th>"
-						     "<th>dtype</th><th>rows</th><th>single ms</th>"
-						     "<th>batch ms</th><th>speed-up</th>"
-						     "<th>status</th></tr>\n");
-				fprintf(out, "<tr class=\"batchrow\"><td>%c</td><td>", 'A' + c);
-				report_html_escape(out, hosts[h]->name);
-				fputs("</td><td>", out);
-				report_html_escape(out, b->device);
-				fputs("</td><td>", out);
-				report_html_escape(out, b->dtype);
-				if (b->measured)
-					fprintf(out, "</td><td>%d</td><td>%.4g</td><td>%.4g</td>",
-						b->rows, b->single_ms, b->batch_ms);
-				else
-					fprintf(out, "</td><td>n/a</td><td>n/a</td><td>n/a</td>");
-				if (isnan(b->speedup))
-					fprintf(out, "<td>n/a</td>");
-				else
-					fprintf(out, "<td>%.2fx</td>", b->speedup);
-				status_cell(out, b->status, b->reason);
-				fputs("</tr>\n", out);
-			}
-	}
-	if (any)
-		fprintf(out, "</table>\n");
-	else
+	if (!record_table(out, t, BF_REC_BATCHING, "batchrow",
+			  "<p>The seed's batching case: rows scored by one-row "
+			  "calls or by one batch through a 30-16-relu-1 model; "
+			  "median ms per call and the rows/s speed-up of the "
+			  "batch.</p>\n<table><tr><th></th><th>host</th>"
+			  "<th>device</th><th>dtype</th><th>rows</th>"
+			  "<th>single ms</th><th>batch ms</th><th>speed-up</th>"
+			  "<th>status</th></tr>\n",
+			  batching_cells))
 		fprintf(out, "<p>No batching records (runs with --no-batching, "
 			     "or of an older agent).</p>\n");
 }
