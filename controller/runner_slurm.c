@@ -34,10 +34,13 @@
  *
  * One node failing never stops the others: the task script always exits
  * 0 after reporting the agent's status ("@exit N"), and srun runs with
- * --kill-on-bad-exit=0 --no-kill --wait=0. On Ctrl-C (or a lost login
- * connection) ctl stops srun and scancels the job by its name
+ * --kill-on-bad-exit=0 --no-kill --wait=0. A node whose agent has
+ * reported its end is no longer timed by --host-timeout; a silent node
+ * that is timed out waits for the rest. The job stops when no node needs
+ * it: on Ctrl-C, or once every node has ended or been timed out (see
+ * slurm_watch). ctl then stops srun and scancels the job by its name
  * (bf-<run id>-<cluster>), which also reaches a job still queued, whose
- * id no task has printed yet.
+ * id no task has printed yet; so does a lost login connection.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -258,6 +261,7 @@ struct slurm_job {
 	char job_name[160];
 	char build_failed[ERRTAIL_BYTES]; /* "@build-failed" text; "" */
 	struct rank *build;     /* collects the build step's lines */
+	atomic_int stop;        /* no rank needs the job (slurm_watch) */
 };
 
 /* Keeps the newest lines of the agent's stderr (whole lines, as the
@@ -336,6 +340,8 @@ static void rank_line(struct slurm_job *job, struct rank *rk, const char *p,
 
 		if (bf_parse_long(p + 6, 0, 255, &st) == 0)
 			rk->exit_status = (int)st;
+		if (rk != job->build)
+			h->agent_ended = 1;
 		return;
 	}
 	if (len > 14 && strncmp(p, "@build-failed ", 14) == 0) {
@@ -719,16 +725,15 @@ out:
 }
 
 /* One rank's end, after the job: the agent's status when its task
- * reported one, else the job's failure. */
+ * reported one, else its stop or the job's failure. */
 static enum bf_err rank_end(struct slurm_job *job, struct rank *rk,
 			    char *detail, size_t detail_len)
 {
 	struct host_ctx *h = rk->h;
 	int st = rk->exit_status;
 
-	if (*h->cancel)
-		return bf_fail(detail, detail_len, BF_ERR_INTERRUPTED,
-			       "interrupted: job cancelled");
+	/* A node whose agent reported its end before the job was stopped
+	 * keeps that end. */
 	if (st >= 0) {
 		const char *sig = st > 128 && st < 128 + 65 ?
 					  sigabbrev_np(st - 128) : NULL;
@@ -736,6 +741,9 @@ static enum bf_err rank_end(struct slurm_job *job, struct rank *rk,
 		return session_agent_ended(h, sig ? -1 : st, sig, rk->errtail,
 					   detail, detail_len);
 	}
+	if (*h->cancel)
+		return bf_fail(detail, detail_len, BF_ERR_INTERRUPTED,
+			       "interrupted: job cancelled");
 	if (job->err != BF_OK)
 		return bf_fail(detail, detail_len, job->err, "%s", job->detail);
 	return bf_fail(detail, detail_len, BF_ERR_REMOTE,
@@ -756,7 +764,10 @@ static enum bf_err run_slurm(struct host_ctx *h, char *detail,
 		job->started = lead = 1;
 	pthread_mutex_unlock(&job->lock);
 	if (lead) {
-		job_run(job, h->cancel);
+		/* Under the session's watch (h->cancel is h's stop flag) the
+		 * job stops on its own flag, which slurm_watch sets from every
+		 * rank's; without the watch, on ctl's cancel itself. */
+		job_run(job, h->cancel == &h->stop ? &job->stop : h->cancel);
 		pthread_mutex_lock(&job->lock);
 		job->finished = 1;
 		pthread_cond_broadcast(&job->cond);
@@ -770,9 +781,33 @@ static enum bf_err run_slurm(struct host_ctx *h, char *detail,
 	return rank_end(job, &job->ranks[h->slurm_rank], detail, detail_len);
 }
 
+/* The job is no longer needed when every rank's agent has ended or the
+ * rank has been stopped (Ctrl-C, the host timeout), and one was stopped:
+ * a timed-out node does not cut short the others still running, and a
+ * job whose nodes all ended ends by itself. */
+static void slurm_watch(struct host_ctx *h)
+{
+	struct slurm_job *job = h->slurm_job;
+	int stopped = 0;
+
+	if (!job || job->stop)
+		return;
+	for (int i = 0; i < job->nranks; i++) {
+		const struct host_ctx *r = job->ranks[i].h;
+
+		if (r->stop)
+			stopped = 1;
+		else if (!r->agent_ended)
+			return;
+	}
+	if (stopped)
+		job->stop = 1;
+}
+
 const struct runner runner_slurm = {
 	.name = "slurm",
 	.run = run_slurm,
+	.watch = slurm_watch,
 };
 
 void runner_slurm_prepare(struct host_ctx *hosts, int nhosts)

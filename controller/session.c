@@ -686,7 +686,8 @@ static int workers_all_finished(struct session *s, int nthreads)
 
 /* The session's watch, every tick of the main thread: ctl's cancel flag
  * reaches every host's, and a running host silent for longer than its
- * limit is stopped (its runner sees its flag and ends). */
+ * limit is stopped (its runner sees its flag and ends), unless its agent
+ * has already ended; then the host's runner may watch too. */
 static void watch_hosts(struct session *s)
 {
 	uint64_t now = bf_now_ns();
@@ -699,16 +700,16 @@ static void watch_hosts(struct session *s)
 
 		if (cancelled(s)) {
 			h->stop = 1;
-			continue;
+		} else if (limit > 0 && !h->stop && !h->agent_ended && last &&
+			   now >= last && (double)(now - last) / 1e9 > limit) {
+			model_host_get(h->model, h->index, &mh);
+			if (mh.state == HOST_RUNNING) {
+				h->timed_out = 1;
+				h->stop = 1;
+			}
 		}
-		if (limit <= 0 || h->stop || !last || now < last ||
-		    (double)(now - last) / 1e9 <= limit)
-			continue;
-		model_host_get(h->model, h->index, &mh);
-		if (mh.state != HOST_RUNNING)
-			continue;
-		h->timed_out = 1;
-		h->stop = 1;
+		if (h->runner && h->runner->watch)
+			h->runner->watch(h);
 	}
 }
 
@@ -793,6 +794,9 @@ enum bf_err session_open(struct session *s, const struct run_opts *opts,
 		h->opts = opts;
 		h->model = &s->model;
 		h->cancel = &h->stop;
+		/* Timed from the running state on, before any record too. */
+		h->silence_limit_s = session_silence_limit_s(
+			opts->host_timeout_s, 0, 0);
 		h->print_lock = &s->print_lock;
 		h->run_id = s->archive.run_id;
 		h->run_lock = &s->lock;

@@ -42,13 +42,19 @@ struct run_opts {
 };
 
 /* How one host's agent is started: a const table entry per kind
- * (runner_local.c, runner_ssh.c). */
+ * (runner_local.c, runner_ssh.c, runner_slurm.c). */
 struct runner {
 	const char *name;
 	/* Runs the agent for h to its end, blocking; BF_OK when it ran and
 	 * ended with a status that counts as a result (see
 	 * session_agent_ended), else the error with a one-line reason. */
 	enum bf_err (*run)(struct host_ctx *h, char *detail, size_t detail_len);
+	/* Optional (NULL: none). Called from the session's watch (the main
+	 * thread, every tick of about 100 ms, while run() goes on in h's
+	 * thread) after the watch has set h's stop flag for Ctrl-C or the
+	 * host timeout: for a runner whose hosts share one remote job, to
+	 * stop that job once none of them still needs it. */
+	void (*watch)(struct host_ctx *h);
 };
 
 struct host_ctx {
@@ -70,6 +76,9 @@ struct host_ctx {
 				    * and on the host timeout */
 	atomic_int stop;
 	atomic_int timed_out;      /* stopped by the host timeout */
+	atomic_int agent_ended;    /* its agent has exited while its runner
+				    * goes on (a Slurm rank whose job still
+				    * runs): its silence is no longer timed */
 	_Atomic uint64_t last_record_ns; /* when the last record (or the
 					  * running state) arrived */
 	_Atomic double silence_limit_s;  /* allowed silence now; 0: none */

@@ -10,7 +10,8 @@ status) and what run.json and the host files say:
   terminal, valid UTF-8 does;
 - numbers out of range are rejected, never printed as -2147483648;
 - 200k garbage lines give bounded stdout and log;
-- a silent agent is stopped by --host-timeout;
+- a silent agent is stopped by --host-timeout, also one silent from the
+  start;
 - SIGHUP mid-run: run.json incomplete, exit 130, host files intact;
 - a bad inventory env name is refused before anything runs;
 - a full disk (a 64 KiB tmpfs, as root; skipped where mount is not
@@ -253,6 +254,17 @@ class Robust(unittest.TestCase):
         self.assertEqual(h["status"], "failed")
         self.assertIn("no record for 5 s (--host-timeout)", h["reason"])
         self.assertEqual(h["records"], len(REAL) - 1)
+
+    def test_agent_silent_from_the_start_is_timed_out(self):
+        # Not one record (an agent hung before its first): the host
+        # timeout counts from the running state, not from a record.
+        agent = self.fake_agent("exec sleep 3600\n", [])
+        p = self.ctl(agent, ["--host-timeout", "5"], timeout=120)
+        self.assertEqual(p.returncode, EXIT_HOSTS_FAILED, p)
+        d, run, h = self.archive()
+        self.assertEqual(h["status"], "failed")
+        self.assertIn("no record for 5 s (--host-timeout)", h["reason"])
+        self.assertEqual(h["records"], 0)
 
     def test_host_timeout_is_checked(self):
         p = subprocess.run([CTL, "run", "local", "--host-timeout", "-1"],

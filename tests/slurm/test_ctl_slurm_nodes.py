@@ -9,7 +9,9 @@ agent fails on bfnode2 only (while a flag file exists) and runs the real
 agent elsewhere: bfnode1 completes although bfnode2 fails (exit 3); and
 --rerun-failed of that run runs bfnode2 alone (srun -N1
 --nodelist=bfnode2, from the argument "half:bfnode2"), now without the
-flag; such arguments are checked. No test waits on a clock.
+flag; such arguments are checked. A node whose agent stays silent is
+failed by --host-timeout alone, the other node done, the job scancelled:
+the one test whose clock is --host-timeout's, the outcome it tests.
 """
 
 import glob
@@ -145,6 +147,45 @@ class TwoNodes(unittest.TestCase):
         self.assertIn("--nodelist=bfnode2", log)
         self.assertIn("half:bfnode2", meta2["command_line"])
         self.assertTrue(CLUSTER.wait_idle())
+
+    def test_4_silent_node_times_out_alone(self):
+        # bfnode2's agent never writes a record; bfnode1's is the real
+        # one. --host-timeout fails bfnode2 only: bfnode1, whose agent
+        # has ended, is no longer timed while the job waits for bfnode2,
+        # and once no node needs the job it is scancelled. The clock here
+        # is --host-timeout's, whose expiry is the outcome tested; 20 s
+        # is far above the gaps between a --size 32 agent's records.
+        src, dst = os.path.join(TMP, "work"), os.path.join(TMP, "work-mute")
+        shutil.copytree(src, dst, symlinks=True)
+        agents = glob.glob(os.path.join(dst, "*", "build-*", "bin", "agent"))
+        self.assertTrue(agents)
+        for a in agents:
+            os.rename(a, a + ".real")
+            with open(a, "w") as f:
+                f.write('#!/bin/sh\n'
+                        'if [ "$SLURMD_NODENAME" = bfnode2 ]; '
+                        'then exec sleep 100000; fi\n'
+                        'exec "$0.real" "$@"\n')
+            os.chmod(a, 0o755)
+        hosts = write_inventory("mute", dst)
+        res = os.path.join(TMP, "res-mute")
+        rc, out = ctl(["mute", "--host-timeout", "20"] + ARGS, hosts, res)
+        self.assertEqual(rc, 3, out)
+        (d, meta), = runs(res).values()
+        self.assertEqual(meta["status"], "incomplete")
+        h = by_name(meta)
+        self.assertEqual(h["bfnode1"]["status"], "done", out)
+        self.assertEqual(h["bfnode1"]["agent_exit_status"], 0)
+        self.assertEqual(h["bfnode2"]["status"], "failed", out)
+        self.assertIn("no record for 20 s (--host-timeout)",
+                      h["bfnode2"]["reason"])
+        self.assertEqual(h["bfnode2"]["records"], 0)
+        self.assertTrue(CLUSTER.wait_idle(), "job left behind")
+        log = ""
+        for x in h.values():
+            with open(os.path.join(d, x["log_file"])) as f:
+                log += f.read()
+        self.assertIn("scancel --name=bf-", log)
 
     def test_3_node_arguments_checked(self):
         for args, why in ((["duo:bfnode1,bfnode2,bfnode3"],
