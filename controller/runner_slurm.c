@@ -34,13 +34,14 @@
  *
  * One node failing never stops the others: the task script always exits
  * 0 after reporting the agent's status ("@exit N"), and srun runs with
- * --kill-on-bad-exit=0 --no-kill --wait=0. A node whose agent has
- * reported its end is no longer timed by --host-timeout; a silent node
- * that is timed out waits for the rest. The job stops when no node needs
- * it: on Ctrl-C, or once every node has ended or been timed out (see
- * slurm_watch). ctl then stops srun and scancels the job by its name
- * (bf-<run id>-<cluster>), which also reaches a job still queued, whose
- * id no task has printed yet; so does a lost login connection.
+ * --kill-on-bad-exit=0 --no-kill --wait=0. A node is timed by
+ * --host-timeout from its task's start (not while the job is queued) to
+ * its agent's reported end; a silent node that is timed out waits for
+ * the rest. The job stops when no node needs it: on Ctrl-C, or once every
+ * node has ended or been timed out (see slurm_watch). ctl then stops srun
+ * and scancels the job by its name (bf-<run id>-<cluster>), which also
+ * reaches a job still queued, whose id no task has printed yet; so does
+ * a lost login connection.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -325,6 +326,8 @@ static void rank_line(struct slurm_job *job, struct rank *rk, const char *p,
 
 		if (sscanf(p + 6, "%127s %31s", node, jobid) >= 1) {
 			rk->named = 1;
+			if (rk != job->build)
+				session_agent_started(h);
 			if (rk != job->build &&
 			    session_rename_host(h, node, detail,
 						sizeof(detail)) != BF_OK)
@@ -654,8 +657,11 @@ static void job_run(struct slurm_job *job, const atomic_int *cancel)
 		goto out;
 	}
 
-	/* Run: one task per node. */
+	/* Run: one task per node. A node's --host-timeout clock starts when
+	 * its task does ("@node"), not while the job waits in the queue. */
 	job_progress(job, HOST_RUNNING);
+	for (int i = 0; i < job->nranks; i++)
+		session_agent_queued(job->ranks[i].h);
 	free(common);
 	common = srun_common(sl, job->job_name);
 	for (char **a = h0->agent_argv; *a; a++) {

@@ -122,6 +122,16 @@ static void host_say(struct host_ctx *h, const char *fmt, ...)
 	pthread_mutex_unlock(h->print_lock);
 }
 
+void session_agent_queued(struct host_ctx *h)
+{
+	h->last_record_ns = 0;
+}
+
+void session_agent_started(struct host_ctx *h)
+{
+	h->last_record_ns = bf_now_ns();
+}
+
 void session_progress(struct host_ctx *h, enum host_state st,
 		      const char *reason)
 {

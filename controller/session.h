@@ -80,7 +80,8 @@ struct host_ctx {
 				    * goes on (a Slurm rank whose job still
 				    * runs): its silence is no longer timed */
 	_Atomic uint64_t last_record_ns; /* when the last record (or the
-					  * running state) arrived */
+					  * running state, or the agent's
+					  * start) arrived; 0: not timed */
 	_Atomic double silence_limit_s;  /* allowed silence now; 0: none */
 	long lineno;
 	/* The host thread's own (no lock): */
@@ -177,7 +178,16 @@ double session_silence_limit_s(double floor_s, double s_per_n3, int next_n);
 enum bf_err session_feed_line(void *host_ctx, const char *line, size_t len,
 			      int truncated);
 
-/* Sets the host's state and prints one progress line if it changed. */
+/* For a runner whose agent may wait after the running state before it
+ * starts (a Slurm job in the queue): h's silence is not timed by
+ * --host-timeout from now until session_agent_started(h), which the
+ * runner calls when the agent has started. Thread: the host's (or its
+ * job leader's). */
+void session_agent_queued(struct host_ctx *h);
+void session_agent_started(struct host_ctx *h);
+
+/* Sets the host's state and prints one progress line if it changed.
+ * HOST_RUNNING starts h's --host-timeout clock. */
 void session_progress(struct host_ctx *h, enum host_state st,
 		      const char *reason);
 

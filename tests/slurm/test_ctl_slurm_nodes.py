@@ -10,8 +10,10 @@ agent elsewhere: bfnode1 completes although bfnode2 fails (exit 3); and
 --rerun-failed of that run runs bfnode2 alone (srun -N1
 --nodelist=bfnode2, from the argument "half:bfnode2"), now without the
 flag; such arguments are checked. A node whose agent stays silent is
-failed by --host-timeout alone, the other node done, the job scancelled:
-the one test whose clock is --host-timeout's, the outcome it tests.
+failed by --host-timeout alone, the other node done, the job scancelled;
+a job that waits in the queue (a node held by another job) for longer
+than --host-timeout is not timed out. --host-timeout's clock is the only
+one, and its expiry (or not) is the outcome tested.
 """
 
 import glob
@@ -21,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -186,6 +189,60 @@ class TwoNodes(unittest.TestCase):
             with open(os.path.join(d, x["log_file"])) as f:
                 log += f.read()
         self.assertIn("scancel --name=bf-", log)
+
+    def test_5_queued_job_is_not_timed(self):
+        # bfnode2 held by another job: the run's job waits in the queue
+        # (its build, one node, runs on bfnode1) for longer than
+        # --host-timeout, then runs: both nodes done. The clock starts
+        # when a node's task does, not while the job is queued.
+        env = CLUSTER.env()
+        blocker = subprocess.Popen(
+            ["srun", "-w", "bfnode2", "--exclusive", "-J", "bf-blocker",
+             "sleep", "600"], env=env, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+        try:
+            self.assertTrue(self.wait_squeue("bf-blocker", "RUNNING"))
+            env["HOME"] = os.path.join(TMP, "home")
+            res = os.path.join(TMP, "res-queued")
+            p = subprocess.Popen(
+                [CTL, "run", "duo", "--host-timeout", "15"] + ARGS +
+                ["--hosts-dir", self.hosts, "--results", res], cwd=TMP,
+                env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                text=True, stdin=subprocess.DEVNULL)
+            queued = self.wait_squeue(None, "PENDING", p)
+            # Longer in the queue than --host-timeout: what is tested.
+            time.sleep(20)
+        finally:
+            subprocess.run(["scancel", "-n", "bf-blocker"], env=env)
+            blocker.wait(timeout=120)
+        out, _ = p.communicate(timeout=600)
+        self.assertTrue(queued, out)
+        self.assertEqual(p.returncode, 0, out)
+        (d, meta), = runs(res).values()
+        self.assertEqual([(h["name"], h["status"]) for h in
+                          sorted(meta["hosts"], key=lambda h: h["name"])],
+                         [("bfnode1", "done"), ("bfnode2", "done")], out)
+        self.assertTrue(CLUSTER.wait_idle())
+
+    @staticmethod
+    def wait_squeue(name, state, proc=None):
+        """Waits until a job named name (None: ctl's run job, bf-...-duo)
+        is in state; False if proc ends first or after 300 s (a guard)."""
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            r = subprocess.run(["squeue", "-h", "-o", "%j %T"],
+                               env=CLUSTER.env(), capture_output=True,
+                               text=True)
+            for line in r.stdout.splitlines():
+                j, st = (line.split() + ["", ""])[:2]
+                mine = (j == name if name else
+                        j.startswith("bf-") and j.endswith("-duo"))
+                if mine and st == state:
+                    return True
+            if proc is not None and proc.poll() is not None:
+                return False
+            time.sleep(0.2)
+        return False
 
     def test_3_node_arguments_checked(self):
         for args, why in ((["duo:bfnode1,bfnode2,bfnode3"],
