@@ -151,15 +151,24 @@ void remote_sleep_ms(int64_t ms)
 		;
 }
 
-/* A host name OpenSSH would take: letters, digits and ".-_:%" (an IPv6
- * address, a zone), not starting with '-' (it would read as an option). */
+/* A host name OpenSSH and libssh would take: letters, digits and ".-_:%"
+ * (an IPv6 address, a zone), not starting with '-' (it would read as an
+ * option); a name (no ':') in dot-separated labels of 1 to 63 characters,
+ * as DNS has them (RFC 1035 2.3.4) and libssh's ssh_options_set checks. */
 static int valid_hostname(const char *h)
 {
+	int ipv6 = strchr(h, ':') != NULL;
+	size_t label = 0;
+
 	if (!*h || *h == '-')
 		return 0;
-	for (; *h; h++)
+	for (; *h; h++) {
 		if (!isalnum((unsigned char)*h) && !strchr(".-_:%", *h))
 			return 0;
+		label = *h == '.' ? 0 : label + 1;
+		if (!ipv6 && (label > 63 || (*h == '.' && h[1] == '.')))
+			return 0;
+	}
 	return 1;
 }
 
@@ -214,8 +223,10 @@ static enum bf_err configure(struct remote *r, char *detail,
 		goto fail;
 	return BF_OK;
 fail:
+	/* libssh refuses some values without a message of its own. */
 	return bf_fail(detail, detail_len, BF_ERR_USAGE, "connect %s: %s",
-		       r->name, ssh_get_error(s));
+		       r->name, *ssh_get_error(s) ? ssh_get_error(s) :
+		       "libssh refused the resolved settings (see ctl resolve)");
 }
 
 static enum bf_err connect_wait_error(struct remote *r, enum bf_err err,
@@ -765,7 +776,7 @@ enum bf_err remote_connect(struct remote **out, const struct remote_opts *opts,
 		err = bf_fail(detail, detail_len, BF_ERR_USAGE,
 			      "host '%s': invalid host name (letters, digits, "
 			      "'.', '-', '_' and ':' only, not starting with "
-			      "'-')", opts->host);
+			      "'-', at most 63 between dots)", opts->host);
 		goto out;
 	}
 

@@ -498,6 +498,13 @@ class MessageTest(Base):
         self.assertEqual(r.returncode, 2)
         self.assertIn("invalid characters", r.stderr)
 
+    def test_host_name_label_over_63_characters(self):
+        # DNS labels are at most 63 characters (RFC 1035); libssh refuses
+        # a longer one without a message: the reason must still say why.
+        code, ev, _ = self.probe(["a" * 64 + ".example", "connect"])
+        self.assertEqual(code, BF_ERR_USAGE, ev)
+        self.assertIn("at most 63 between dots", self.error(ev)["detail"])
+
     def test_dropped_before_kex_names_maxstartups(self):
         """What a client beyond sshd's MaxStartups sees: the connection
         closed before the banner, every time. Retried, then named."""
