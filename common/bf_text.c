@@ -2,7 +2,10 @@
 #include "bf_text.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "xmalloc.h"
 
 /* Length of the well-formed UTF-8 sequence at p (1-4), or 0 when the
  * bytes there are not one (RFC 3629, table 3-7 of Unicode 15). Sets *cp
@@ -69,6 +72,39 @@ char *bf_text_sanitize(char *dst, size_t dst_len, const char *src)
 		p += n;
 	}
 	dst[out] = '\0';
+	return dst;
+}
+
+char *bf_text_one_line(char *dst, size_t dst_len, const char *src)
+{
+	size_t used = 0;
+
+	if (dst_len == 0)
+		return dst;
+	dst[0] = '\0';
+	for (const char *p = src ? src : ""; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		char *line;
+
+		if (n > 0 && p[n - 1] == '\r')
+			n--;
+		if (n > 0) {
+			if (used > 0 && used + 3 < dst_len) {
+				memcpy(dst + used, "; ", 3);
+				used += 2;
+			} else if (used > 0) {
+				break;
+			}
+			line = bf_xasprintf("%.*s", (int)(n < 65536 ? n : 65536), p);
+			bf_text_sanitize(dst + used, dst_len - used, line);
+			free(line);
+			used += strlen(dst + used);
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
 	return dst;
 }
 

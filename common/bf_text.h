@@ -23,6 +23,15 @@
  */
 char *bf_text_sanitize(char *dst, size_t dst_len, const char *src);
 
+/*
+ * As bf_text_sanitize, for one line of output: src's lines (split at '\n',
+ * a '\r' before it dropped) sanitized and joined with "; ", empty lines
+ * skipped, so that a multi-line reason (a remote command's stderr) stays
+ * one line: "Unknown host\nsrun: error: ..." -> "Unknown host; srun:
+ * error: ...". Cut as bf_text_sanitize cuts. Returns dst.
+ */
+char *bf_text_one_line(char *dst, size_t dst_len, const char *src);
+
 /* Sanitizes s in place (the result is never longer). Returns s. */
 char *bf_text_sanitize_inplace(char *s);
 

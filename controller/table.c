@@ -150,12 +150,12 @@ void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8)
 			const char *state = host_state_name(mh->state);
 			/* A reason that only names the state is not said twice. */
 			int said = !mh->reason[0] || strcmp(mh->reason, state) == 0;
-			char reason[512];
+			char reason[sizeof(mh->reason) + 256];
 
 			fprintf(out, "%s: %s%s%s\n",
 				bf_text_sanitize(safe, sizeof(safe), mh->name),
 				state, said ? "" : ": ",
-				said ? "" : bf_text_sanitize(reason, sizeof(reason),
+				said ? "" : bf_text_one_line(reason, sizeof(reason),
 							     mh->reason));
 		}
 	}

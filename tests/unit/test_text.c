@@ -58,12 +58,36 @@ static void test_cut_at_boundary(void **state)
 	assert_string_equal(bf_text_sanitize(buf, sizeof(buf), NULL), "");
 }
 
+static void test_one_line(void **state)
+{
+	char buf[64], tiny[12];
+
+	(void)state;
+	assert_string_equal(bf_text_one_line(buf, sizeof(buf),
+					     "Unknown host\nsrun: error: x\n"),
+			    "Unknown host; srun: error: x");
+	/* CRLF, empty lines and controls inside a line. */
+	assert_string_equal(bf_text_one_line(buf, sizeof(buf),
+					     "\na\r\n\n\x1b[1mb\n"),
+			    "a; ?[1mb");
+	assert_string_equal(bf_text_one_line(buf, sizeof(buf), NULL), "");
+	assert_string_equal(bf_text_one_line(buf, sizeof(buf), "one"), "one");
+	/* Cut: no separator without room for what follows it. */
+	assert_string_equal(bf_text_one_line(tiny, sizeof(tiny),
+					     "abcdefghi\nxyz"),
+			    "abcdefghi");
+	assert_string_equal(bf_text_one_line(tiny, sizeof(tiny),
+					     "abcdef\nxyz\nq"),
+			    "abcdef; xyz");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_controls),
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_cut_at_boundary),
+		cmocka_unit_test(test_one_line),
 	};
 
 	return cmocka_run_group_tests_name("text", tests, NULL, NULL);
