@@ -60,10 +60,20 @@ static enum bf_err cuda_probe(int *ndevices, char *detail, size_t detail_len)
 	cudaError_t e = cudaGetDeviceCount(&n);
 
 	*ndevices = 0;
-	if (e != cudaSuccess)
+	if (e != cudaSuccess) {
+		int driver = -1;
+
+		/* cudaDriverGetVersion gives 0 when no driver is installed
+		 * (CUDA Runtime API); cudart then says "insufficient", which
+		 * reads as an old driver. */
+		if (cudaDriverGetVersion(&driver) == cudaSuccess && driver == 0)
+			return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
+				       "no NVIDIA driver installed (%s)",
+				       cudaGetErrorName(e));
 		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
 			       "no usable CUDA device: %s: %s",
 			       cudaGetErrorName(e), cudaGetErrorString(e));
+	}
 	if (n == 0)
 		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
 			       "no CUDA device found");
