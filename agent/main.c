@@ -120,6 +120,11 @@ static void emit_host(struct report *r, const struct agent_opts *o)
 	opts.no_bandwidth = !o->bandwidth;
 	opts.bandwidth_mib = o->bandwidth_mib > 0 ? o->bandwidth_mib : NAN;
 	opts.no_batching = !o->batching;
+	/* Which devices were asked for: a run of one is no baseline for a
+	 * run of both, whose rows it lacks. */
+	if (o->devices == AGENT_DEV_CPU || o->devices == AGENT_DEV_CUDA)
+		snprintf(opts.device, sizeof(opts.device), "%s",
+			 o->devices == AGENT_DEV_CPU ? "cpu" : "cuda");
 	cJSON_AddItemToObject(rec, BF_KEY_OPTIONS, bf_rec_options_encode(&opts));
 	free(opts.dtypes); /* the names and sizes are borrowed */
 	report_emit(r, rec);

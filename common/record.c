@@ -131,6 +131,9 @@ static void decode_options(const cJSON *o, struct bf_rec_options *out)
 	out->no_bandwidth = boolean(o, BF_KEY_NO_BANDWIDTH) == 1;
 	out->bandwidth_mib = num(o, BF_KEY_BANDWIDTH_MIB);
 	out->no_batching = boolean(o, BF_KEY_NO_BATCHING) == 1;
+	v = get(o, BF_KEY_DEVICE);
+	if (cJSON_IsString(v))
+		snprintf(out->device, sizeof(out->device), "%s", v->valuestring);
 }
 
 static void decode_host(const cJSON *j, struct bf_rec_host *h)
@@ -737,6 +740,8 @@ cJSON *bf_rec_options_encode(const struct bf_rec_options *o)
 		cJSON_AddNumberToObject(opts, BF_KEY_BANDWIDTH_MIB, o->bandwidth_mib);
 	if (o->no_batching)
 		cJSON_AddBoolToObject(opts, BF_KEY_NO_BATCHING, 1);
+	if (o->device[0])
+		cJSON_AddStringToObject(opts, BF_KEY_DEVICE, o->device);
 	return opts;
 }
 
@@ -751,26 +756,48 @@ static double bandwidth_mib_of(const struct bf_rec_options *o)
 	return o->bandwidth_mib > 0 ? o->bandwidth_mib : NAN;
 }
 
+const char *bf_rec_options_differ(const struct bf_rec_options *a,
+				  const struct bf_rec_options *b)
+{
+	if (!a->present || !b->present)
+		return "options";
+	if (a->nsizes != b->nsizes)
+		return BF_KEY_SIZES;
+	for (int i = 0; i < a->nsizes; i++)
+		if (a->sizes[i] != b->sizes[i])
+			return BF_KEY_SIZES;
+	if (a->ndtypes != b->ndtypes)
+		return BF_KEY_DTYPES;
+	for (int i = 0; i < a->ndtypes; i++)
+		if (strcmp(a->dtypes[i], b->dtypes[i]) != 0)
+			return BF_KEY_DTYPES;
+	if (strcmp(a->device, b->device) != 0)
+		return BF_KEY_DEVICE;
+	if (!same_num(a->iters, b->iters))
+		return BF_KEY_ITERS;
+	if (!same_num(a->cpu_iters, b->cpu_iters))
+		return BF_KEY_CPU_ITERS;
+	if (!same_num(a->warmup, b->warmup))
+		return BF_KEY_WARMUP;
+	if (!same_num(a->cpu_warmup, b->cpu_warmup))
+		return BF_KEY_CPU_WARMUP;
+	if (!same_num(a->seed, b->seed))
+		return BF_KEY_SEED;
+	if (a->cold_cache != b->cold_cache)
+		return BF_KEY_COLD_CACHE;
+	if (a->no_bandwidth != b->no_bandwidth)
+		return BF_KEY_NO_BANDWIDTH;
+	if (!same_num(bandwidth_mib_of(a), bandwidth_mib_of(b)))
+		return BF_KEY_BANDWIDTH_MIB;
+	if (a->no_batching != b->no_batching)
+		return BF_KEY_NO_BATCHING;
+	return NULL;
+}
+
 int bf_rec_options_equal(const struct bf_rec_options *a,
 			 const struct bf_rec_options *b)
 {
-	if (!a->present || !b->present || a->nsizes != b->nsizes ||
-	    a->ndtypes != b->ndtypes)
-		return 0;
-	for (int i = 0; i < a->nsizes; i++)
-		if (a->sizes[i] != b->sizes[i])
-			return 0;
-	for (int i = 0; i < a->ndtypes; i++)
-		if (strcmp(a->dtypes[i], b->dtypes[i]) != 0)
-			return 0;
-	return same_num(a->iters, b->iters) &&
-	       same_num(a->cpu_iters, b->cpu_iters) &&
-	       same_num(a->warmup, b->warmup) &&
-	       same_num(a->cpu_warmup, b->cpu_warmup) &&
-	       same_num(a->seed, b->seed) && a->cold_cache == b->cold_cache &&
-	       a->no_bandwidth == b->no_bandwidth &&
-	       same_num(bandwidth_mib_of(a), bandwidth_mib_of(b)) &&
-	       a->no_batching == b->no_batching;
+	return bf_rec_options_differ(a, b) == NULL;
 }
 
 static void encode_plan(cJSON *o, const struct bf_rec_plan *p)

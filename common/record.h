@@ -39,6 +39,7 @@ struct bf_rec_options {
 	double bandwidth_mib; /* --bandwidth-mib N; NaN (or <= 0): absent,
 			       * the agent's default sizes */
 	int no_batching;  /* --no-batching: 1; 0 or absent: 0 */
+	char device[8];   /* --device cpu | cuda; "" when absent (all) */
 };
 
 struct bf_rec_gpu {
@@ -303,9 +304,14 @@ void bf_json_exact_numbers(struct cJSON *tree);
 /* The host record's "options" object; caller frees with cJSON_Delete. */
 struct cJSON *bf_rec_options_encode(const struct bf_rec_options *o);
 
-/* Whether two runs used the same agent options: every field equal (sizes
- * and dtypes in order; both absent counts as equal). Two absent options
- * objects are not "the same settings": returns 0 when either is. */
+/* The first option in which a and b differ, by its key in the host
+ * record's "options" ("sizes", "dtypes", "device", "iters", ...), or
+ * "options" when either object is absent (two absent ones are not "the
+ * same settings"); NULL when every field is equal (sizes and dtypes in
+ * order; a field absent from both counts as equal). Static string. */
+const char *bf_rec_options_differ(const struct bf_rec_options *a,
+				  const struct bf_rec_options *b);
+/* Whether two runs used the same agent options: !bf_rec_options_differ. */
 int bf_rec_options_equal(const struct bf_rec_options *a,
 			 const struct bf_rec_options *b);
 

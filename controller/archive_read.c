@@ -912,7 +912,7 @@ enum bf_err archive_find_baseline(const char *results_dir, const char *host,
 				  size_t detail_len)
 {
 	const struct bf_rec_options *options = machine ? &machine->options : NULL;
-	char skipped[200] = "";
+	char skipped[200] = "", other[200] = "";
 	enum bf_err err;
 	char **ids;
 	int n, end;
@@ -955,6 +955,16 @@ enum bf_err archive_find_baseline(const char *results_dir, const char *host,
 		path = bf_xasprintf("%s/%s/%s", results_dir, ids[i], file);
 		read_records(path, &h);
 		free(path);
+		/* The newest complete run with other settings says which,
+		 * if nothing closer explains the n/a. */
+		if (h.complete && !h.read_error && h.host_record && options &&
+		    !other[0] &&
+		    bf_rec_options_differ(&h.host_record->options, options))
+			snprintf(other, sizeof(other),
+				 "no earlier run with the same settings (run %s: "
+				 "%s differs)", ids[i],
+				 bf_rec_options_differ(&h.host_record->options,
+						       options));
 		if (h.complete && !h.read_error && h.host_record && options &&
 		    bf_rec_options_equal(&h.host_record->options, options)) {
 			char why[160];
@@ -980,12 +990,12 @@ enum bf_err archive_find_baseline(const char *results_dir, const char *host,
 		cJSON_Delete(doc);
 	}
 	bf_xfree_strv(ids);
-	if (!*out && skipped[0])
+	if (!*out && (skipped[0] || other[0]))
 		return bf_fail(detail, detail_len, BF_ERR_NOT_FOUND, "%s",
-			       skipped);
+			       skipped[0] ? skipped : other);
 	if (!*out)
 		return bf_fail(detail, detail_len, BF_ERR_NOT_FOUND,
-			       "no earlier run with the same settings");
+			       "no earlier run of this host");
 	return BF_OK;
 }
 

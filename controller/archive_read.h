@@ -194,9 +194,12 @@ struct archive_baseline {
  * On BF_OK *out holds that run's passing GEMM rows; caller frees with
  * archive_baseline_free. BF_ERR_NOT_FOUND (with *out NULL) when no such
  * run exists or results_dir does not: detail then says why, for the
- * tables' legend ("different machine than run ID (host key differs)"
+ * tables' legend: "different machine than run ID (host key differs)"
  * when a run with the same settings was skipped for that, else "no
- * earlier run with the same settings"); BF_ERR_IO when it cannot be read.
+ * earlier run with the same settings (run ID: device differs)" naming the
+ * newest complete run of the host and its first differing option
+ * (bf_rec_options_differ), else "no earlier run of this host";
+ * BF_ERR_IO when it cannot be read.
  * Reads every run.json, newest first, and each candidate host's records
  * file until the first match; blocks on file I/O, so call it off the UI
  * thread or once before the live table starts. */

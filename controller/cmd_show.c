@@ -65,13 +65,15 @@ static void load_baselines(struct model *m, const struct archive_run *run,
 		struct archive_baseline *b = NULL;
 		struct model_baseline *mb;
 		char detail[256];
+		enum bf_err err;
 
 		if (!h->host_record || !h->host_record->options.present)
 			continue;
-		if (archive_find_baseline(results, h->name, h->host_record,
-					  h->fingerprint, run->run_id, &b,
-					  detail, sizeof(detail)) != BF_OK) {
-			if (strncmp(detail, "different machine", 17) == 0)
+		err = archive_find_baseline(results, h->name, h->host_record,
+					    h->fingerprint, run->run_id, &b,
+					    detail, sizeof(detail));
+		if (err != BF_OK) {
+			if (err == BF_ERR_NOT_FOUND) /* the table says why */
 				model_set_baseline_info(m, i, NULL, detail);
 			continue;
 		}

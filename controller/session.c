@@ -341,7 +341,7 @@ static void host_load_baseline(struct host_ctx *h,
 	if (err != BF_OK) {
 		if (err != BF_ERR_NOT_FOUND)
 			host_log(h, "previous run: %s\n", detail);
-		else if (strncmp(detail, "different machine", 17) == 0)
+		else
 			model_set_baseline_info(h->model, h->index, NULL, detail);
 		return;
 	}

@@ -31,6 +31,35 @@ def records(path):
 
 
 class RunLocal(unittest.TestCase):
+    def test_delta_baseline_needs_the_same_devices_and_says_why(self):
+        # A first run, a --device cuda run, then the first run's settings
+        # again: Δ% compares with the first (the cuda-only run lacks its
+        # cpu rows) and every n/a says why.
+        with tempfile.TemporaryDirectory() as tmp:
+            base = ["run", "local", "--sizes", "64", "--dtypes", "fp32",
+                    "--iters", "2", "--warmup", "0", "--no-bandwidth",
+                    "--no-batching", "--no-tui", "--results", "res"]
+            ids, outs = [], []
+            for extra in ([], ["--device", "cuda"], [], ["--iters", "3"]):
+                p = run_ctl(base + extra, tmp)
+                self.assertIn(p.returncode, (0, 1), p.stdout + p.stderr)
+                ids.append(re.search(r"^run (\S+):", p.stdout, re.M).group(1))
+                outs.append(p.stdout)
+            self.assertIn("n/a for local: no earlier run of this host",
+                          outs[0])
+            self.assertIn("n/a for local: no earlier run with the same "
+                          "settings (run %s: device differs)" % ids[0], outs[1])
+            self.assertIn("local: vs run %s, same machine and settings" %
+                          ids[0], outs[2])
+            self.assertIn("n/a for local: no earlier run with the same "
+                          "settings (run %s: iters differs)" % ids[2], outs[3])
+            recs = records(glob.glob(os.path.join(tmp, "res", ids[1],
+                                                  "*.ndjson"))[0])
+            self.assertEqual(recs[0]["options"]["device"], "cuda")
+            recs = records(glob.glob(os.path.join(tmp, "res", ids[0],
+                                                  "*.ndjson"))[0])
+            self.assertNotIn("device", recs[0]["options"])
+
     def test_options_reach_agent_and_command_line_is_kept(self):
         with tempfile.TemporaryDirectory() as tmp:
             args = ["run", "--sizes", "64,96", "local", "--iters", "6",

@@ -269,12 +269,18 @@ static void test_options(void **state)
 	b.no_batching = 1;
 	assert_false(bf_rec_options_equal(&a, &b));
 	b.no_batching = 0;
+	snprintf(b.device, sizeof(b.device), "cuda"); /* --device cuda */
+	assert_false(bf_rec_options_equal(&a, &b));
+	snprintf(a.device, sizeof(a.device), "cuda");
+	assert_true(bf_rec_options_equal(&a, &b));
+	a.device[0] = '\0';
 	b.no_bandwidth = b.no_batching = 1;
 	b.bandwidth_mib = 8;
 	j = bf_rec_options_encode(&b);
 	line = cJSON_PrintUnformatted(j);
 	assert_non_null(strstr(line, "\"seed\":1,\"no_bandwidth\":true,"
-				     "\"bandwidth_mib\":8,\"no_batching\":true}"));
+				     "\"bandwidth_mib\":8,\"no_batching\":true,"
+				     "\"device\":\"cuda\"}"));
 	free(line);
 	cJSON_Delete(j);
 	b.present = 0;
