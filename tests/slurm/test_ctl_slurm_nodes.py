@@ -70,6 +70,23 @@ def runs(results):
     return out
 
 
+def bfnode2_wrapped(name, script):
+    """A copy of the first run's deploy (TMP/work-NAME) whose agent runs
+    script (sh) first on bfnode2, then the real agent on every node."""
+    dst = os.path.join(TMP, "work-" + name)
+    shutil.copytree(os.path.join(TMP, "work"), dst, symlinks=True)
+    agents = glob.glob(os.path.join(dst, "*", "build-*", "bin", "agent"))
+    assert agents, "no built agent under " + dst
+    for a in agents:
+        os.rename(a, a + ".real")
+        with open(a, "w") as f:
+            f.write('#!/bin/sh\n'
+                    'if [ "$SLURMD_NODENAME" = bfnode2 ]; then %s; fi\n'
+                    'exec "$0.real" "$@"\n' % script)
+        os.chmod(a, 0o755)
+    return dst
+
+
 def by_name(meta):
     return {h["name"]: h for h in meta["hosts"]}
 
@@ -109,18 +126,9 @@ class TwoNodes(unittest.TestCase):
     def test_2_failed_node_does_not_stop_the_other_and_reruns_alone(self):
         flag = os.path.join(TMP, "bfnode2-broken")
         open(flag, "w").close()
-        src, dst = os.path.join(TMP, "work"), os.path.join(TMP, "work-half")
-        shutil.copytree(src, dst, symlinks=True)
-        agents = glob.glob(os.path.join(dst, "*", "build-*", "bin", "agent"))
-        self.assertTrue(agents)
-        for a in agents:
-            os.rename(a, a + ".real")
-            with open(a, "w") as f:
-                f.write('#!/bin/sh\n'
-                        'if [ "$SLURMD_NODENAME" = bfnode2 ] && [ -e %s ]; '
-                        'then echo "agent: node broken" >&2; exit 5; fi\n'
-                        'exec "$0.real" "$@"\n' % flag)
-            os.chmod(a, 0o755)
+        dst = bfnode2_wrapped(
+            "half", '[ -e %s ] && { echo "agent: node broken" >&2; exit 5; }'
+            % flag)
         hosts = write_inventory("half", dst)
         res = os.path.join(TMP, "res-half")
         rc, out = ctl(["half"] + ARGS, hosts, res)
@@ -158,18 +166,7 @@ class TwoNodes(unittest.TestCase):
         # and once no node needs the job it is scancelled. The clock here
         # is --host-timeout's, whose expiry is the outcome tested; 20 s
         # is far above the gaps between a --size 32 agent's records.
-        src, dst = os.path.join(TMP, "work"), os.path.join(TMP, "work-mute")
-        shutil.copytree(src, dst, symlinks=True)
-        agents = glob.glob(os.path.join(dst, "*", "build-*", "bin", "agent"))
-        self.assertTrue(agents)
-        for a in agents:
-            os.rename(a, a + ".real")
-            with open(a, "w") as f:
-                f.write('#!/bin/sh\n'
-                        'if [ "$SLURMD_NODENAME" = bfnode2 ]; '
-                        'then exec sleep 100000; fi\n'
-                        'exec "$0.real" "$@"\n')
-            os.chmod(a, 0o755)
+        dst = bfnode2_wrapped("mute", "exec sleep 100000")
         hosts = write_inventory("mute", dst)
         res = os.path.join(TMP, "res-mute")
         rc, out = ctl(["mute", "--host-timeout", "20"] + ARGS, hosts, res)
