@@ -36,8 +36,9 @@ static const char resolve_usage[] =
 
 int cmd_resolve(int argc, char **argv)
 {
+	enum { O_HELP = 256 };
 	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
+		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *file = NULL;
@@ -55,7 +56,7 @@ int cmd_resolve(int argc, char **argv)
 			}
 			file = optarg;
 			break;
-		case 'h':
+		case O_HELP:
 			fputs(resolve_usage, stdout);
 			return BF_EXIT_OK;
 		default: /* ':' or an unknown option */

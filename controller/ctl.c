@@ -63,11 +63,30 @@ void ctl_error(const char *fmt, ...)
 
 int ctl_option_error(const char *command, int c, char **argv)
 {
-	if (c == ':')
-		ctl_error("%s: needs a value", argv[optind - 1]);
-	else
-		ctl_error("%s: unknown option (see ctl %s --help)",
-			  argv[optind - 1], command);
+	const char *word = argv[optind - 1];
+	char letter[3] = { '-', (char)optopt, '\0' };
+
+	/* getopt_long sets optopt to a short option's letter, to a long
+	 * option's val (256 and up: ctl.h) and to 0 for an unknown long
+	 * option. A short option is named by its letter: in a cluster
+	 * ("-foo") optind may not have passed the word yet, so
+	 * argv[optind - 1] can be another word altogether. A long one is
+	 * always argv[optind - 1], which getopt_long has passed. */
+	if (c == ':') {
+		/* The option is the last thing in argv[optind - 1]. */
+		ctl_error("%s: needs a value",
+			  strncmp(word, "--", 2) == 0 ? word : letter);
+	} else if (optopt > 0 && optopt < 256) {
+		ctl_error("%s: unknown option (see ctl %s --help)", letter,
+			  command);
+	} else if (optopt >= 256) {
+		/* A known long option without a value, given one. */
+		ctl_error("%s: takes no value (see ctl %s --help)", word,
+			  command);
+	} else {
+		ctl_error("%s: unknown option (see ctl %s --help)", word,
+			  command);
+	}
 	return BF_EXIT_USAGE;
 }
 

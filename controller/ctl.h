@@ -51,7 +51,11 @@ void ctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The one-line error for getopt_long's answer c when it is ':' (an option
  * without its value) or anything else it gives for an option that command
- * (ctl COMMAND) does not have, naming argv[optind - 1]. Returns
+ * (ctl COMMAND) does not have: a short option named by its letter
+ * (optopt: "-f" of "-foo"), a long one as typed ("--frobnicate"), a long
+ * option that takes no value given one ("--json=1") said so. Needs every
+ * long option's val to be 256 or more, or the letter of the same short
+ * option (-o, --output), so that optopt tells them apart. Returns
  * BF_EXIT_USAGE, for the caller to return. */
 int ctl_option_error(const char *command, int c, char **argv);
 
