@@ -281,6 +281,11 @@ class CompareTest(ArchiveTest):
         self.assert_one_line_error(self.compare(self.ids[0]))  # one column
         self.assert_one_line_error(self.compare("--json", "--csv"))
         self.assert_one_line_error(self.compare("--last", "0"))
+        # The limit says why it is 26: one column per run, A to Z.
+        r = self.compare("--last", "1000")
+        self.assert_one_line_error(r)
+        self.assertEqual(r.stderr, "ctl: --last '1000': expected an integer "
+                         "from 1 to 26 (a column per run, at most 26: A to Z)\n")
         self.assert_one_line_error(self.compare("--last", "2", self.ids[0],
                                                 self.ids[1]))
         self.assert_one_line_error(self.compare("--bogus"))
