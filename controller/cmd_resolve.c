@@ -32,7 +32,11 @@ static const char resolve_usage[] =
 	"  --help    this text\n"
 	"\n"
 	"BF_SSH_CLIENT names the ssh client to ask (default: ssh on PATH;\n"
-	"\"none\": libssh's parser).\n";
+	"\"none\": libssh's parser).\n"
+	"\n"
+	"Exit status: 0 every host resolved, 2 bad arguments or a host that\n"
+	"does not resolve, 4 could not write the answer (one line on stderr\n"
+	"says why), 130 interrupted.\n";
 
 int cmd_resolve(int argc, char **argv)
 {
