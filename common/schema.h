@@ -27,8 +27,7 @@
 #define BF_EXIT_CHECKS_FAILED 1 /* some check or GEMM verification failed */
 #define BF_EXIT_USAGE 2         /* bad command line; nothing was run */
 #define BF_EXIT_HOSTS_FAILED 3  /* ctl: some hosts did not complete */
-#define BF_EXIT_INTERNAL 4      /* agent: could not run at all; ctl: could
-				 * not write its output (stdout, a report) */
+#define BF_EXIT_INTERNAL 4      /* agent: could not run; ctl: could not write */
 #define BF_EXIT_INTERRUPTED 130 /* stopped by Ctrl-C / q (128 + SIGINT) */
 
 /* --- record types ---------------------------------------------------- */

@@ -195,8 +195,8 @@ int cmd_report(int argc, char **argv)
 		report_html_write(stdout, t, hist, nhist,
 				  bf_utc_iso8601(when, NULL));
 	} else if (write_page(output, t, hist, nhist) == 0) {
-		fprintf(stderr, "report: %d column%s written to %s\n", sel.ncols,
-			sel.ncols == 1 ? "" : "s", output);
+		fprintf(stderr, "report: %d column%s written to %s\n",
+			sel.ncols, sel.ncols == 1 ? "" : "s", output);
 	} else {
 		status = BF_EXIT_INTERNAL;
 		goto out;

@@ -132,7 +132,8 @@ static void usage(FILE *out)
 		"hosts/ and results/README.md), else of the checkout ctl was built from,\n"
 		"else ./results (./hosts). From here: %s and %s.\n",
 		ctl_results_dir(NULL), ctl_hosts_dir(NULL));
-	fprintf(out, "\n`ctl COMMAND --help` describes a command and its exit status. Every\n"
+	fprintf(out,
+		"\n`ctl COMMAND --help` describes a command and its exit status. Every\n"
 		"command whose output (standard output, or report's file) cannot be written\n"
 		"says so in one line (ctl: write error: stdout: ...) and exits 4 where it\n"
 		"would have exited 0. `ctl --version` prints the version.\n");

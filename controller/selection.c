@@ -24,7 +24,8 @@ static int add_run_column(struct selection *cs, struct archive_run *run,
 {
 	if (cs->ncols == SELECTION_MAX_COLUMNS) {
 		ctl_error("%s: at most %d columns (A to %c)", cs->cmd,
-			  SELECTION_MAX_COLUMNS, 'A' + SELECTION_MAX_COLUMNS - 1);
+			  SELECTION_MAX_COLUMNS,
+			  'A' + SELECTION_MAX_COLUMNS - 1);
 		archive_run_free(run);
 		return -1;
 	}
@@ -55,7 +56,8 @@ static int add_column(struct selection *cs, const char *path, int is_file,
 
 	if (cs->ncols == SELECTION_MAX_COLUMNS) {
 		ctl_error("%s: at most %d columns (A to %c)", cs->cmd,
-			  SELECTION_MAX_COLUMNS, 'A' + SELECTION_MAX_COLUMNS - 1);
+			  SELECTION_MAX_COLUMNS,
+			  'A' + SELECTION_MAX_COLUMNS - 1);
 		return -1;
 	}
 	err = is_file ? archive_load_file(path, &run, detail, sizeof(detail)) :
