@@ -32,7 +32,8 @@ static const char report_usage[] =
 	"\n"
 	"  -o FILE        where to write (default report.html; - for stdout): a\n"
 	"                 regular FILE is replaced whole (a temporary file beside it,\n"
-	"                 renamed), anything else (/dev/stdout, a FIFO) is written into\n"
+	"                 renamed); anything else (a symbolic link, /dev/stdout, a\n"
+	"                 FIFO) is written into\n"
 	"\n"
 	"Exit status: 0 written, 2 bad arguments or nothing to report, 4 could not\n"
 	"write (one line on stderr names FILE, or stdout, and says why).\n";
@@ -103,7 +104,8 @@ static void free_histories(struct report_history *h, int nh)
 /* Writes the page to path: into a temporary file beside it, renamed over
  * it, when path is a regular file or does not exist yet (a browser
  * reloading never sees half a page); straight into it when it is anything
- * else (/dev/null, a FIFO, a terminal), which a rename would replace.
+ * else, which a rename would replace: a device (/dev/null), a FIFO, a
+ * symbolic link (/dev/stdout, or a link to the page).
  * Returns 0, or -1 after one line "ctl: report: cannot write PATH: why"
  * (no temporary file is left behind). */
 static int write_page(const char *path, const struct compare_table *t,
@@ -114,7 +116,7 @@ static int write_page(const char *path, const struct compare_table *t,
 	int e;
 	FILE *f;
 
-	if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
+	if (lstat(path, &st) != 0 || S_ISREG(st.st_mode))
 		tmp = bf_xasprintf("%s.tmp%ld", path, (long)getpid());
 	f = fopen(tmp ? tmp : path, "w");
 	if (!f) {

@@ -235,6 +235,19 @@ class ReportTest(unittest.TestCase):
         self.assertEqual((r.returncode, r.stderr),
                          (0, "report: 2 columns written to %s\n" % null))
         self.assertEqual(os.readlink(null), "/dev/null")
+        # A link to a page: the page is rewritten, the link stays.
+        page = os.path.join(d, "page.html")
+        with open(page, "w") as f:
+            f.write("old")
+        link = os.path.join(d, "link.html")
+        os.symlink(page, link)
+        r = ctl("report", "--results", self.results, "-o", link)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(os.readlink(link), page)
+        with open(page, encoding="utf-8") as f:
+            self.assertIn("<svg", f.read())
+        self.assertEqual(sorted(os.listdir(d)),
+                         ["full", "link.html", "null", "page.html"])
         # -o -: stdout, checked as every command's.
         with open("/dev/full", "w") as f:
             r = subprocess.run([CTL, "report", "--results", self.results,
