@@ -264,8 +264,9 @@ static void decode_gemm(const cJSON *j, struct bf_rec_gemm *g)
 	g->warmup = req_int(j, BF_KEY_WARMUP);
 	g->iters = req_int(j, BF_KEY_ITERS);
 	if (g->measured) {
-		/* Every element, numbers or not, keeps its place: a reader
-		 * decides what to do with a NaN (null) sample. */
+		/* bf_schema_parse_record let only times (finite, above 0)
+		 * through; for JSON that did not pass through it, every
+		 * element keeps its place, a non-number as NaN. */
 		g->samples_ms = bf_xcalloc((size_t)cJSON_GetArraySize(samples) + 1,
 					   sizeof(*g->samples_ms));
 		cJSON_ArrayForEach(v, samples)
@@ -1136,14 +1137,22 @@ int bf_rec_gemm_consistent(const struct bf_rec_gemm *g, char *why,
 {
 	double n = g->n, expect;
 
-	if (isnan(g->gflops) && isnan(g->median_ms))
-		return 1;
-	if (isnan(g->gflops) || isnan(g->median_ms)) /* one without the other */
+	/* A median is a time, as each sample is (schema.c): -1 ms is none,
+	 * whatever gflops says, and nothing to divide by. */
+	if (!isnan(g->median_ms) && !bf_schema_time_ok(g->median_ms)) {
+		if (why && why_len)
+			snprintf(why, why_len,
+				 "invalid: median_ms is %.6g: expected a time above 0 ms",
+				 g->median_ms);
+		return 0;
+	}
+	/* Not run, failed (no gflops), or one without the other. */
+	if (isnan(g->gflops) || isnan(g->median_ms))
 		return 1;
 	/* A GEMM of n x n by n x n is 2 n^3 flops; ms and GFLOP/s give
 	 * the 1e6. */
-	expect = g->median_ms > 0 ? 2.0 * n * n * n / g->median_ms / 1e6 : NAN;
-	if (g->n >= 1 && !isnan(expect) &&
+	expect = 2.0 * n * n * n / g->median_ms / 1e6;
+	if (g->n >= 1 &&
 	    fabs(g->gflops - expect) <= BF_GEMM_GFLOPS_RTOL * fabs(expect))
 		return 1;
 	if (why && why_len)

@@ -341,9 +341,11 @@ double bf_speed_ratio(double gflops, double base_gflops);
 /*
  * Whether a gemm record's GFLOP/s is what its own n and median_ms say:
  * gflops = 2 n^3 / median_ms / 1e6 (docs/schema.md) within
- * BF_GEMM_GFLOPS_RTOL relative. A record without a gflops or median_ms
- * (not run, failed) has nothing to check and is consistent. Returns 1
- * when consistent, else 0 with "what: why" in why (may be NULL).
+ * BF_GEMM_GFLOPS_RTOL relative, and a median_ms given is a time (finite,
+ * above 0: bf_schema_time_ok, the rule every sample passes). A record
+ * without a gflops or median_ms (not run, failed) has nothing else to
+ * check. Returns 1 when consistent, else 0 with "what: why" in why (may
+ * be NULL): "invalid: median_ms is -1: expected a time above 0 ms".
  */
 int bf_rec_gemm_consistent(const struct bf_rec_gemm *g, char *why,
 			   size_t why_len);

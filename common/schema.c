@@ -309,6 +309,66 @@ static const struct int_rule *broken_int_rule(const cJSON *rec,
 	return NULL;
 }
 
+/*
+ * Timed samples: every element of these arrays is one measured time, a
+ * finite number of milliseconds above 0 (bf_schema_time_ok), as the agent
+ * writes them. Anything else, null (how cJSON writes NaN and infinity),
+ * 0, a negative, 1e400 (which reads as infinity), makes the record
+ * malformed, so that no reader turns it into a speed (2 n^3 / 0 ms) or a
+ * median. An absent key, or one of another JSON type, is left to the
+ * decoder, which reads it as absent.
+ */
+static const char *const gemm_times[] = { BF_KEY_SAMPLES_MS, NULL };
+static const char *const bandwidth_times[] = { BF_KEY_SAMPLES_MS, NULL };
+static const char *const batching_times[] = { BF_KEY_SINGLE_SAMPLES_MS,
+					      BF_KEY_BATCH_SAMPLES_MS, NULL };
+
+static const char *const *const times_by_type[BF_REC__COUNT] = {
+	[BF_REC_GEMM] = gemm_times,
+	[BF_REC_BANDWIDTH] = bandwidth_times,
+	[BF_REC_BATCHING] = batching_times,
+};
+
+int bf_schema_time_ok(double ms)
+{
+	return isfinite(ms) && ms > 0;
+}
+
+/* Checks the sample arrays of rec (keys, may be NULL). Returns 0, or -1
+ * with the first bad element described in detail. */
+static int check_times(const cJSON *rec, enum bf_record_type type,
+		       const char *const *keys, char *detail, size_t detail_len)
+{
+	for (; keys && *keys; keys++) {
+		const cJSON *arr = cJSON_GetObjectItemCaseSensitive(rec, *keys);
+		const cJSON *e;
+		int i = 0;
+
+		if (!cJSON_IsArray(arr))
+			continue;
+		cJSON_ArrayForEach(e, arr) {
+			if (cJSON_IsNumber(e) &&
+			    bf_schema_time_ok(e->valuedouble)) {
+				i++;
+				continue;
+			}
+			if (cJSON_IsNumber(e))
+				bf_fail(detail, detail_len, BF_ERR_SCHEMA,
+					"%s record: field \"%s\"[%d] is %.17g: expected a time above 0 ms",
+					type_names[type], *keys, i,
+					e->valuedouble);
+			else
+				bf_fail(detail, detail_len, BF_ERR_SCHEMA,
+					"%s record: field \"%s\"[%d] is %s: expected a time above 0 ms",
+					type_names[type], *keys, i,
+					cJSON_IsNull(e) ? "null" :
+							  "not a number");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int kind_matches(const cJSON *v, int kinds)
 {
 	if (kinds & F_ANY)
@@ -391,6 +451,10 @@ enum bf_err bf_schema_parse_record(const char *line, size_t len, cJSON **out,
 				       ir->path[2] ? ir->path[2] : "", bad,
 				       ir->min, ir->max);
 		}
+	}
+	if (check_times(rec, *type, times_by_type[*type], detail, detail_len)) {
+		cJSON_Delete(rec);
+		return BF_ERR_SCHEMA;
 	}
 	v = cJSON_GetObjectItemCaseSensitive(rec, BF_KEY_STATUS);
 	if (v && (!cJSON_IsString(v) ||

@@ -27,7 +27,7 @@
 #define BF_EXIT_CHECKS_FAILED 1 /* some check or GEMM verification failed */
 #define BF_EXIT_USAGE 2         /* bad command line; nothing was run */
 #define BF_EXIT_HOSTS_FAILED 3  /* ctl: some hosts did not complete */
-#define BF_EXIT_INTERNAL 4      /* agent: could not run at all */
+#define BF_EXIT_INTERNAL 4      /* agent: could not run; ctl: could not write */
 #define BF_EXIT_INTERRUPTED 130 /* stopped by Ctrl-C / q (128 + SIGINT) */
 
 /* --- record types ---------------------------------------------------- */
@@ -251,11 +251,19 @@ struct cJSON;
  * the test every integer field passes before a reader converts it. */
 int bf_schema_int_ok(double v, double min, double max);
 
+/* 1 when ms is a time as the agent measures one: finite and above 0 (0
+ * for NaN, infinities, 0 and negatives). Every element of the timed
+ * samples (gemm and bandwidth samples_ms, batching single_samples_ms and
+ * batch_samples_ms) must pass; so must a gemm record's median_ms when it
+ * is given (bf_rec_gemm_consistent). */
+int bf_schema_time_ok(double ms);
+
 /* Parses one line of agent output into a record object and validates it:
  * a JSON object (nothing after it), schema == BF_SCHEMA_VERSION, a known
- * type, the keys that type requires with the right JSON types, and every
+ * type, the keys that type requires with the right JSON types, every
  * integer field (seq, n, the counts, byte counts, options) a whole number
- * in its range (schema.c's int rules; docs/schema.md, "Numbers"). On
+ * in its range (schema.c's int rules; docs/schema.md, "Numbers"), and
+ * every timed sample a time (bf_schema_time_ok; "Times"). On
  * success returns BF_OK, stores the record in *out (caller frees with
  * cJSON_Delete) and its type in *type. On failure returns BF_ERR_PARSE
  * (not JSON), BF_ERR_SCHEMA (wrong version, type or fields) with a one-line

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bf_clock.h"
@@ -29,10 +30,13 @@ static const char report_usage[] =
 	"Runs are chosen as for ctl compare (see ctl compare --help); a single run\n"
 	"is enough.\n"
 	"\n"
-	"  -o FILE        where to write (default report.html; - for stdout)\n"
+	"  -o FILE        where to write (default report.html; - for stdout): a\n"
+	"                 regular FILE is replaced whole (a temporary file beside it,\n"
+	"                 renamed); anything else (a symbolic link, /dev/stdout, a\n"
+	"                 FIFO) is written into\n"
 	"\n"
 	"Exit status: 0 written, 2 bad arguments or nothing to report, 4 could not\n"
-	"write.\n";
+	"write (one line on stderr names FILE, or stdout, and says why).\n";
 
 /* Loads up to `count` recent runs of each distinct host among the
  * columns, oldest first. Returns how many histories were filled. */
@@ -97,6 +101,46 @@ static void free_histories(struct report_history *h, int nh)
 	free(h);
 }
 
+/* Writes the page to path: into a temporary file beside it, renamed over
+ * it, when path is a regular file or does not exist yet (a browser
+ * reloading never sees half a page); straight into it when it is anything
+ * else, which a rename would replace: a device (/dev/null), a FIFO, a
+ * symbolic link (/dev/stdout, or a link to the page).
+ * Returns 0, or -1 after one line "ctl: report: cannot write PATH: why"
+ * (no temporary file is left behind). */
+static int write_page(const char *path, const struct compare_table *t,
+		      const struct report_history *hist, int nhist)
+{
+	struct stat st;
+	char when[32], *tmp = NULL;
+	int e;
+	FILE *f;
+
+	if (lstat(path, &st) != 0 || S_ISREG(st.st_mode))
+		tmp = bf_xasprintf("%s.tmp%ld", path, (long)getpid());
+	f = fopen(tmp ? tmp : path, "w");
+	if (!f) {
+		e = errno;
+		free(tmp);
+		ctl_error("report: cannot write %s: %s", path, strerror(e));
+		return -1;
+	}
+	report_html_write(f, t, hist, nhist, bf_utc_iso8601(when, NULL));
+	e = ctl_stream_error(f);
+	if (fclose(f) != 0 && !e)
+		e = errno;
+	if (!e && tmp && rename(tmp, path) != 0)
+		e = errno;
+	if (e && tmp)
+		unlink(tmp);
+	free(tmp);
+	if (e) {
+		ctl_error("report: cannot write %s: %s", path, strerror(e));
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	enum { O_LAST = 256, O_RESULTS, O_HISTORY, O_HELP };
@@ -112,9 +156,8 @@ int cmd_report(int argc, char **argv)
 	struct report_history *hist = NULL;
 	struct compare_table *t = NULL;
 	struct selection sel;
-	char when[32], *tmp = NULL;
+	char when[32];
 	int c, last = 0, history = 10, nhist = 0, status = BF_EXIT_USAGE;
-	FILE *out = NULL;
 
 	memset(&sel, 0, sizeof(sel));
 	sel.cmd = "report";
@@ -150,44 +193,18 @@ int cmd_report(int argc, char **argv)
 	if (history > 0)
 		nhist = load_histories(&sel, results, history, &hist);
 	if (strcmp(output, "-") == 0) {
-		out = stdout;
+		/* main checks that stdout got it, as for every command */
+		report_html_write(stdout, t, hist, nhist,
+				  bf_utc_iso8601(when, NULL));
+	} else if (write_page(output, t, hist, nhist) == 0) {
+		fprintf(stderr, "report: %d column%s written to %s\n",
+			sel.ncols, sel.ncols == 1 ? "" : "s", output);
 	} else {
-		/* Written next to its name, then renamed: a reader (a browser
-		 * reloading) never sees half a page. */
-		tmp = bf_xasprintf("%s.tmp%ld", output, (long)getpid());
-		out = fopen(tmp, "w");
-		if (!out) {
-			ctl_error("report: %s: %s", tmp, strerror(errno));
-			status = BF_EXIT_INTERNAL;
-			goto out;
-		}
-	}
-	if (report_html_write(out, t, hist, nhist, bf_utc_iso8601(when, NULL)) ||
-	    fflush(out) != 0 || (out != stdout && fclose(out) != 0)) {
-		ctl_error("report: %s: %s", out == stdout ? "stdout" : tmp,
-			  strerror(errno));
-		if (out != stdout)
-			unlink(tmp);
-		out = NULL;
 		status = BF_EXIT_INTERNAL;
 		goto out;
 	}
-	if (out != stdout) {
-		out = NULL;
-		if (rename(tmp, output) != 0) {
-			ctl_error("report: %s: %s", output, strerror(errno));
-			unlink(tmp);
-			status = BF_EXIT_INTERNAL;
-			goto out;
-		}
-		fprintf(stderr, "report: %d column%s written to %s\n", sel.ncols,
-			sel.ncols == 1 ? "" : "s", output);
-	}
 	status = BF_EXIT_OK;
 out:
-	if (out && out != stdout)
-		fclose(out);
-	free(tmp);
 	free_histories(hist, nhist);
 	compare_free(t);
 	selection_free(&sel);

@@ -32,12 +32,17 @@ static const char resolve_usage[] =
 	"  --help    this text\n"
 	"\n"
 	"BF_SSH_CLIENT names the ssh client to ask (default: ssh on PATH;\n"
-	"\"none\": libssh's parser).\n";
+	"\"none\": libssh's parser).\n"
+	"\n"
+	"Exit status: 0 every host resolved, 2 bad arguments or a host that\n"
+	"does not resolve, 4 could not write the answer (one line on stderr\n"
+	"says why), 130 interrupted.\n";
 
 int cmd_resolve(int argc, char **argv)
 {
+	enum { O_HELP = 256 };
 	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
+		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *file = NULL;
@@ -55,7 +60,7 @@ int cmd_resolve(int argc, char **argv)
 			}
 			file = optarg;
 			break;
-		case 'h':
+		case O_HELP:
 			fputs(resolve_usage, stdout);
 			return BF_EXIT_OK;
 		default: /* ':' or an unknown option */

@@ -58,7 +58,9 @@ static const char run_usage[] =
 	"failed nodes).\n"
 	"Results go to DIR/<run-id>/ (default: see ctl --help). Exit status: 0 all passed,\n"
 	"1 some checks failed, 2 usage error, 3 some hosts failed or the archive\n"
-	"could not be written, 130 interrupted (Ctrl-C, q, SIGTERM, SIGHUP, SIGQUIT).\n";
+	"could not be written, 4 all passed but stdout could not be written (one\n"
+	"line on stderr says why), 130 interrupted (Ctrl-C, q, SIGTERM, SIGHUP,\n"
+	"SIGQUIT).\n";
 
 /* The run being re-run (--rerun-failed), for the run that does it. */
 static const char *rerun_of;

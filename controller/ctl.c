@@ -2,6 +2,7 @@
  * ctl: benchfleet's controller. Dispatches to one command per file through
  * the table below.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <locale.h>
 #include <signal.h>
@@ -63,12 +64,45 @@ void ctl_error(const char *fmt, ...)
 
 int ctl_option_error(const char *command, int c, char **argv)
 {
-	if (c == ':')
-		ctl_error("%s: needs a value", argv[optind - 1]);
-	else
-		ctl_error("%s: unknown option (see ctl %s --help)",
-			  argv[optind - 1], command);
+	const char *word = argv[optind - 1];
+	char letter[3] = { '-', (char)optopt, '\0' };
+
+	/* getopt_long sets optopt to a short option's letter, to a long
+	 * option's val (256 and up: ctl.h) and to 0 for an unknown long
+	 * option. A short option is named by its letter: in a cluster
+	 * ("-foo") optind may not have passed the word yet, so
+	 * argv[optind - 1] can be another word altogether. A long one is
+	 * always argv[optind - 1], which getopt_long has passed. */
+	if (c == ':') {
+		/* The option is the last thing in argv[optind - 1]. */
+		ctl_error("%s: needs a value",
+			  strncmp(word, "--", 2) == 0 ? word : letter);
+	} else if (optopt > 0 && optopt < 256) {
+		ctl_error("%s: unknown option (see ctl %s --help)", letter,
+			  command);
+	} else if (optopt >= 256) {
+		/* A known long option without a value, given one. */
+		ctl_error("%s: takes no value (see ctl %s --help)", word,
+			  command);
+	} else {
+		ctl_error("%s: unknown option (see ctl %s --help)", word,
+			  command);
+	}
 	return BF_EXIT_USAGE;
+}
+
+int ctl_stream_error(FILE *f)
+{
+	/* As a failed write left it: stdio keeps no error code, and a
+	 * failed write may have left nothing in the buffer to flush again
+	 * (glibc drops what a long fputs could not write). */
+	int e = errno;
+
+	if (fflush(f) != 0)
+		return errno ? errno : EIO;
+	if (!ferror(f))
+		return 0;
+	return e ? e : EIO;
 }
 
 int ctl_parse_int(const char *name, const char *s, int min, int max,
@@ -98,19 +132,17 @@ static void usage(FILE *out)
 		"hosts/ and results/README.md), else of the checkout ctl was built from,\n"
 		"else ./results (./hosts). From here: %s and %s.\n",
 		ctl_results_dir(NULL), ctl_hosts_dir(NULL));
-	fprintf(out, "\n`ctl COMMAND --help` describes a command. `ctl --version` prints the version.\n");
+	fprintf(out,
+		"\n`ctl COMMAND --help` describes a command and its exit status. Every\n"
+		"command whose output (standard output, or report's file) cannot be written\n"
+		"says so in one line (ctl: write error: stdout: ...) and exits 4 where it\n"
+		"would have exited 0. `ctl --version` prints the version.\n");
 }
 
-int main(int argc, char **argv)
+/* The command argv[1] names, or ctl's own --help, --version. Returns its
+ * exit status. */
+static int dispatch(int argc, char **argv)
 {
-	/* The user's locale for the live table (it draws UTF-8 only when the
-	 * codeset is UTF-8), but C numbers everywhere: "1.5", never "1,5", in
-	 * archives, tables and parsed options. */
-	setlocale(LC_ALL, "");
-	/* cJSON's out-of-memory takes the one fatal path (which restores the
-	 * terminal); set before any thread or cJSON call. */
-	bf_xmalloc_init_cjson();
-	setlocale(LC_NUMERIC, "C");
 	if (argc < 2) {
 		usage(stderr);
 		return BF_EXIT_USAGE;
@@ -130,4 +162,33 @@ int main(int argc, char **argv)
 			return commands[i].run(argc - 1, argv + 1);
 	ctl_error("'%s': unknown command (see ctl --help)", argv[1]);
 	return BF_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	int status, e;
+
+	/* The user's locale for the live table (it draws UTF-8 only when the
+	 * codeset is UTF-8), but C numbers everywhere: "1.5", never "1,5", in
+	 * archives, tables and parsed options. */
+	setlocale(LC_ALL, "");
+	/* cJSON's out-of-memory takes the one fatal path (which restores the
+	 * terminal); set before any thread or cJSON call. */
+	bf_xmalloc_init_cjson();
+	setlocale(LC_NUMERIC, "C");
+	status = dispatch(argc, argv);
+	/* Output that never arrived is a failure, for every command (as
+	 * coreutils' close_stdout): right after the command's last write,
+	 * while errno is still the failed write's. close(2) may report what
+	 * only it sees (a quota on NFS); a stdout closed from the start
+	 * (ctl list >&-) that nothing was written to is no error. */
+	e = ctl_stream_error(stdout);
+	if (fclose(stdout) != 0 && !e && errno != EBADF)
+		e = errno;
+	if (e) {
+		ctl_error("write error: stdout: %s", strerror(e));
+		if (status == BF_EXIT_OK)
+			status = BF_EXIT_INTERNAL;
+	}
+	return status;
 }

@@ -1,12 +1,15 @@
 /*
  * ctl's command table (tmux's cmd.c is the model): one file per command,
  * cmd_<name>.c, each exporting one entry point. Exit statuses are the
- * BF_EXIT_* codes of common/schema.h.
+ * BF_EXIT_* codes of common/schema.h. A command writes its output to
+ * stdout and leaves checking it to main (ctl.c): a failed write is one
+ * line on stderr and status BF_EXIT_INTERNAL (4) where it would be 0.
  */
 #ifndef BF_CTL_H
 #define BF_CTL_H
 
 #include <stdatomic.h>
+#include <stdio.h>
 
 #ifndef BF_CTL_VERSION
 #define BF_CTL_VERSION "0.0.0"
@@ -51,9 +54,20 @@ void ctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The one-line error for getopt_long's answer c when it is ':' (an option
  * without its value) or anything else it gives for an option that command
- * (ctl COMMAND) does not have, naming argv[optind - 1]. Returns
+ * (ctl COMMAND) does not have: a short option named by its letter
+ * (optopt: "-f" of "-foo"), a long one as typed ("--frobnicate"), a long
+ * option that takes no value given one ("--json=1") said so. Needs every
+ * long option's val to be 256 or more, or the letter of the same short
+ * option (-o, --output), so that optopt tells them apart. Returns
  * BF_EXIT_USAGE, for the caller to return. */
 int ctl_option_error(const char *command, int c, char **argv);
+
+/* Flushes f and says whether everything written to it since it was
+ * opened reached the system: 0, or why not as an errno value (fflush's,
+ * else the one a failed write left when stdio has nothing left to flush:
+ * call it right after the last write; EIO when errno was lost). f stays
+ * open. ctl's main checks stdout with it after every command. */
+int ctl_stream_error(FILE *f);
 
 /* Option `name`'s value s as an integer from min to max (decimal, whole
  * string; bf_parse_long). Returns 0 with *out set, or -1 after a one-line

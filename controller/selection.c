@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "archive.h"
+#include "bf_parse.h"
 #include "bf_text.h"
 #include "ctl.h"
 #include "xmalloc.h"
@@ -22,8 +23,9 @@ static int add_run_column(struct selection *cs, struct archive_run *run,
 			  const char *host)
 {
 	if (cs->ncols == SELECTION_MAX_COLUMNS) {
-		ctl_error("%s: at most %d columns", cs->cmd,
-			  SELECTION_MAX_COLUMNS);
+		ctl_error("%s: at most %d columns (A to %c)", cs->cmd,
+			  SELECTION_MAX_COLUMNS,
+			  'A' + SELECTION_MAX_COLUMNS - 1);
 		archive_run_free(run);
 		return -1;
 	}
@@ -53,8 +55,9 @@ static int add_column(struct selection *cs, const char *path, int is_file,
 	enum bf_err err;
 
 	if (cs->ncols == SELECTION_MAX_COLUMNS) {
-		ctl_error("%s: at most %d columns", cs->cmd,
-			  SELECTION_MAX_COLUMNS);
+		ctl_error("%s: at most %d columns (A to %c)", cs->cmd,
+			  SELECTION_MAX_COLUMNS,
+			  'A' + SELECTION_MAX_COLUMNS - 1);
 		return -1;
 	}
 	err = is_file ? archive_load_file(path, &run, detail, sizeof(detail)) :
@@ -156,7 +159,17 @@ static int add_last_runs(struct selection *cs, const char *results,
 
 int selection_parse_last(const char *s, int *out)
 {
-	return ctl_parse_int("--last", s, 1, SELECTION_MAX_COLUMNS, out);
+	long v;
+
+	/* ctl_parse_int's words, and why the limit is what it is. */
+	if (bf_parse_long(s, 1, SELECTION_MAX_COLUMNS, &v) < 0) {
+		ctl_error("--last '%s': expected an integer from 1 to %d (a column per run, at most %d: A to %c)",
+			  s, SELECTION_MAX_COLUMNS, SELECTION_MAX_COLUMNS,
+			  'A' + SELECTION_MAX_COLUMNS - 1);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
 }
 
 int selection_build(struct selection *cs, const char *results, int last,

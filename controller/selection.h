@@ -16,6 +16,7 @@
 
 #include "compare.h"
 
+/* Columns are named by one letter, A to Z. */
 #define SELECTION_MAX_COLUMNS 26
 
 struct selection {
@@ -27,7 +28,8 @@ struct selection {
 };
 
 /* Parses a --last value: 1 to SELECTION_MAX_COLUMNS. Returns 0, or -1
- * after printing "--last 'x': expected ...". */
+ * after printing "--last 'x': expected ..." with the range and why (one
+ * column per run, A to Z). */
 int selection_parse_last(const char *s, int *out);
 
 /* Fills *sel (zeroed by the caller, sel->cmd set) from the nargs

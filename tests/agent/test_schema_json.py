@@ -111,6 +111,13 @@ class SchemaJsonTest(unittest.TestCase):
         g = copy.deepcopy(gemm)
         del g["median_ms"]
         bad.append(g)
+        for samples in ([0.5, 0], [0.5, -1], [None]):   # no times
+            g = copy.deepcopy(gemm)
+            g["samples_ms"] = samples
+            bad.append(g)
+        g = copy.deepcopy(gemm)
+        g["median_ms"] = 0
+        bad.append(g)
         h = copy.deepcopy(host)
         h["type"] = "hots"
         bad.append(h)

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -28,6 +29,20 @@ def ctl(*args, cwd=None):
         env["BENCHFLEET_AGENT"] = AGENT
     return subprocess.run([CTL, *args], capture_output=True, text=True,
                           timeout=300, cwd=cwd, env=env)
+
+
+def ctl_to_full(*args):
+    """ctl with its stdout on /dev/full: every write fails (ENOSPC)."""
+    env = dict(os.environ)
+    if AGENT:
+        env["BENCHFLEET_AGENT"] = AGENT
+    with open("/dev/full", "w") as full:
+        return subprocess.run([CTL, *args], stdout=full, stderr=subprocess.PIPE,
+                              text=True, timeout=300, env=env)
+
+
+def have_dev_full():
+    return os.path.exists("/dev/full") and stat.S_ISCHR(os.stat("/dev/full").st_mode)
 
 
 def read_ndjson(path):
@@ -281,6 +296,11 @@ class CompareTest(ArchiveTest):
         self.assert_one_line_error(self.compare(self.ids[0]))  # one column
         self.assert_one_line_error(self.compare("--json", "--csv"))
         self.assert_one_line_error(self.compare("--last", "0"))
+        # The limit says why it is 26: one column per run, A to Z.
+        r = self.compare("--last", "1000")
+        self.assert_one_line_error(r)
+        self.assertEqual(r.stderr, "ctl: --last '1000': expected an integer "
+                         "from 1 to 26 (a column per run, at most 26: A to Z)\n")
         self.assert_one_line_error(self.compare("--last", "2", self.ids[0],
                                                 self.ids[1]))
         self.assert_one_line_error(self.compare("--bogus"))
@@ -651,6 +671,27 @@ class ShowListTest(ArchiveTest):
         r = ctl("list", "--results", self.results, "--last", "1")
         self.assertEqual([line.split()[0] for line in r.stdout.splitlines()],
                          self.ids[1:])
+
+    def test_write_error_is_a_failure(self):
+        # Output that cannot be written (a full disk) is one line on
+        # stderr and exit 4, whichever command and however long the
+        # output: a long one fails in the middle (stdio then keeps nothing
+        # to flush), a short one only at the final flush.
+        if not have_dev_full():
+            self.skipTest("no /dev/full")
+        res = ("--results", self.results)
+        for args in (("compare", *res, "--json"), ("compare", *res),
+                     ("compare", *res, "--csv"), ("compare", *res, "--samples"),
+                     ("compare", *res, "--benchstat"), ("list", *res),
+                     ("show", *res), ("show", *res, self.ids[0]),
+                     ("compare", "--help"), ("--help",), ("--version",)):
+            r = ctl_to_full(*args)
+            self.assertEqual((r.returncode, r.stderr),
+                             (4, "ctl: write error: stdout: "
+                              "No space left on device\n"), args)
+        # A command that failed already keeps its status.
+        r = ctl_to_full("show", *res, "nosuchrun")
+        self.assertEqual(r.returncode, 2, r.stderr)
 
 
 if __name__ == "__main__":

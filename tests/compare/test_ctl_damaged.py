@@ -2,12 +2,15 @@
 """Black-box tests of `ctl show`, `ctl list` and `ctl compare` on damaged
 archives (issue 11): three real `ctl run local --size 64` runs, copied per
 test and then damaged: run.json garbage or deleted, a FIFO or a symbolic
-link as a host file, records with out-of-range numbers, and escape
-sequences in what the archive says. Nothing here waits for anything: a
+link as a host file, records with out-of-range numbers or timed samples
+that are no times, a median that is no time, and escape sequences in what
+the archive says. Nothing here waits for anything: a
 reader that blocked on a FIFO would fail by the subprocess timeout, not
 pass by it. Environment: BF_CTL (ctl binary), BF_AGENT (the agent ctl run
 local starts).
 """
+import csv
+import io
 import json
 import os
 import re
@@ -174,6 +177,53 @@ class DamagedArchiveTest(unittest.TestCase):
                             r"(?m)^local\s+cpu\s+fp32\s")
         nbad = sum(1 for r in recs if r["type"] in ("gemm", "plan"))
         self.assertIn(f"local: {nbad} unreadable lines skipped", out)
+
+    def edit_gemm(self, i, **fields):
+        """Run i's first gemm record with fields set; the records' count."""
+        path = self.path(i, "00-local.ndjson")
+        with open(path) as f:
+            recs = [json.loads(ln) for ln in f]
+        g = next(r for r in recs if r["type"] == "gemm" and
+                 r["status"] == "pass")
+        g.update(fields)
+        with open(path, "w") as f:
+            f.write("".join(json.dumps(r) + "\n" for r in recs))
+        return g
+
+    def test_samples_that_are_no_times(self):
+        # A median of 0 ms from them: GFLOP/s of 5e-309 and inf ms once.
+        g = self.edit_gemm(2, samples_ms=[1e308, 1e308, -1e308, 0, 0])
+        for args in (("show",), ("show", self.ids[2])):
+            r = self.ctl_in(*args)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            out = r.stdout.decode()
+            # Malformed, as any bad record: no row, counted.
+            self.assertNotRegex(out.split("\nbatching (")[0],
+                                r"(?m)^local\s+%s\s+%s\s+%d\s" %
+                                (g["device"], g["dtype"], g["n"]))
+            self.assertIn("local: 1 unreadable line skipped", out)
+        for fmt in ((), ("--csv",), ("--json",), ("--samples",)):
+            r = self.ctl_in("compare", self.ids[1], self.ids[2], *fmt)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            out = r.stdout.decode()
+            self.assertNotIn("e-309", out, fmt)
+            self.assertNotIn("e+308", out, fmt)
+            self.assertNotRegex(out, r"(?i)\binf\b", fmt)
+        rows = list(csv.DictReader(io.StringIO(self.ctl_in(
+            "compare", self.ids[1], self.ids[2], "--samples").stdout.decode())))
+        self.assertTrue(rows)
+        self.assertEqual({x["column"] for x in rows}, {"A"})
+
+    def test_median_that_is_no_time(self):
+        g = self.edit_gemm(2, median_ms=-1)
+        r = self.ctl_in("show", self.ids[2])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        row = re.search(r"(?m)^local\s+%s\s+%s\s+%d\s.*$" %
+                        (g["device"], g["dtype"], g["n"]),
+                        r.stdout.decode()).group(0)
+        self.assertIn("FAIL: invalid: median_ms is -1: expected a time "
+                      "above 0 ms", row)
+        self.assertNotIn("nan", row)
 
     # --- escape sequences ------------------------------------------------
 

@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import struct
 import subprocess
 import tempfile
@@ -201,10 +202,60 @@ class ReportTest(unittest.TestCase):
         self.assertRegex(r.stderr, r"^ctl: report: .*no-such-run")
         r = ctl("report", "--history", "x", "--results", self.results)
         self.assertEqual(r.returncode, 2)
-        r = ctl("report", "--results", self.results, "-o",
-                os.path.join(self.tmp, "no-dir", "x.html"))
-        self.assertEqual(r.returncode, 4)
-        self.assertIn("No such file or directory", r.stderr)
+        # The file the user named, and why: not a temporary one.
+        missing = os.path.join(self.tmp, "no-dir", "x.html")
+        r = ctl("report", "--results", self.results, "-o", missing)
+        self.assertEqual((r.returncode, r.stderr),
+                         (4, "ctl: report: cannot write %s: "
+                          "No such file or directory\n" % missing))
+        r = ctl("report", "--results", self.results, "-o", self.tmp)
+        self.assertEqual((r.returncode, r.stderr),
+                         (4, "ctl: report: cannot write %s: "
+                          "Is a directory\n" % self.tmp))
+
+    def test_write_errors(self):
+        # Through a link, so that a ctl renaming its temporary file over
+        # the name replaces the link, never /dev/full itself.
+        if not (os.path.exists("/dev/full") and
+                stat.S_ISCHR(os.stat("/dev/full").st_mode)):
+            self.skipTest("no /dev/full")
+        d = tempfile.mkdtemp(dir=self.tmp)
+        full = os.path.join(d, "full")
+        os.symlink("/dev/full", full)
+        r = ctl("report", "--results", self.results, "-o", full)
+        self.assertEqual((r.returncode, r.stderr),
+                         (4, "ctl: report: cannot write %s: "
+                          "No space left on device\n" % full))
+        self.assertEqual(os.readlink(full), "/dev/full")
+        self.assertEqual(os.listdir(d), ["full"])  # no temporary file left
+        # Not a regular file: written into, not replaced.
+        null = os.path.join(d, "null")
+        os.symlink("/dev/null", null)
+        r = ctl("report", "--results", self.results, "-o", null)
+        self.assertEqual((r.returncode, r.stderr),
+                         (0, "report: 2 columns written to %s\n" % null))
+        self.assertEqual(os.readlink(null), "/dev/null")
+        # A link to a page: the page is rewritten, the link stays.
+        page = os.path.join(d, "page.html")
+        with open(page, "w") as f:
+            f.write("old")
+        link = os.path.join(d, "link.html")
+        os.symlink(page, link)
+        r = ctl("report", "--results", self.results, "-o", link)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(os.readlink(link), page)
+        with open(page, encoding="utf-8") as f:
+            self.assertIn("<svg", f.read())
+        self.assertEqual(sorted(os.listdir(d)),
+                         ["full", "link.html", "null", "page.html"])
+        # -o -: stdout, checked as every command's.
+        with open("/dev/full", "w") as f:
+            r = subprocess.run([CTL, "report", "--results", self.results,
+                                "-o", "-"], stdout=f, stderr=subprocess.PIPE,
+                               text=True, timeout=300)
+        self.assertEqual((r.returncode, r.stderr),
+                         (4, "ctl: write error: stdout: "
+                          "No space left on device\n"))
 
     def test_renders_in_chromium(self):
         browser = chromium()

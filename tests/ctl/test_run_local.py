@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """ctl run local: options reach the agent, the archive keeps the command
 line as typed, hosts and options may be mixed, output has no escape codes
-when stdout is not a terminal, and a missing agent is a clear failure."""
+when stdout is not a terminal, a missing agent is a clear failure, and
+every command's option errors name the option."""
 
 import glob
 import json
@@ -142,6 +143,34 @@ class RunLocal(unittest.TestCase):
             self.assertEqual(
                 p.stderr,
                 "ctl: --size 'abc': expected an integer from 1 to 65536\n")
+            self.assertFalse(os.path.exists(os.path.join(tmp, "res")))
+
+    def test_option_errors_name_the_option(self):
+        # Every command, in one line: a short option by its letter (also
+        # the first of a cluster, where getopt has not passed the word),
+        # a long one as typed; nothing is run, no archive made.
+        with tempfile.TemporaryDirectory() as tmp:
+            for cmd in ("run", "list", "show", "compare", "report",
+                        "resolve"):
+                see = " (see ctl %s --help)\n" % cmd
+                for args, said in (
+                        (["-foo"], "-f: unknown option" + see),
+                        (["-q"], "-q: unknown option" + see),
+                        (["--frobnicate"], "--frobnicate: unknown option" + see),
+                        (["--help=1"], "--help=1: takes no value" + see)):
+                    if cmd == "run":
+                        args = ["local", "--results", "res"] + args
+                    p = run_ctl([cmd] + args, tmp)
+                    self.assertEqual((p.returncode, p.stdout, p.stderr),
+                                     (2, "", "ctl: " + said), (cmd, args))
+            for args, said in ((["report", "-o"], "-o"),
+                               (["report", "--output"], "--output"),
+                               (["compare", "--last"], "--last"),
+                               (["run", "local", "-F"], "-F"),
+                               (["resolve", "-F"], "-F")):
+                p = run_ctl(args, tmp)
+                self.assertEqual((p.returncode, p.stderr),
+                                 (2, "ctl: %s: needs a value\n" % said), args)
             self.assertFalse(os.path.exists(os.path.join(tmp, "res")))
 
     def test_bad_inventory_default_is_a_usage_error(self):

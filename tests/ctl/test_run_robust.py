@@ -8,7 +8,8 @@ status) and what run.json and the host files say:
 - completeness: summary only, a record rejected (NaN), duplicates;
 - remote text with escape sequences and invalid UTF-8 never reaches the
   terminal, valid UTF-8 does;
-- numbers out of range are rejected, never printed as -2147483648;
+- numbers out of range are rejected, never printed as -2147483648, and
+  so are timed samples that are no times;
 - 200k garbage lines give bounded stdout and log;
 - a silent agent is stopped by --host-timeout, also one silent from the
   start;
@@ -183,6 +184,26 @@ class Robust(unittest.TestCase):
         self.assertEqual(h["status"], "failed")
         self.assertNotIn("2147483648", json.dumps(run))
         self.assertGreaterEqual(h["malformed_lines"], 1)
+
+    def test_samples_that_are_no_times_are_rejected(self):
+        # A sample of 0 or below is malformed as an out-of-range count
+        # is: refused, counted, the host incomplete; never a speed.
+        r = recs()
+        gemm = next(i for i, x in enumerate(r) if x["type"] == "gemm")
+        lines = list(REAL)
+        g = dict(r[gemm], samples_ms=[1e308, 1e308, -1e308, 0, 0])
+        lines[gemm] = dump(g)
+        agent = self.fake_agent('cat "$d/records.ndjson"\n', lines)
+        p = self.ctl(agent)
+        self.assertEqual(p.returncode, EXIT_HOSTS_FAILED, p)
+        out = p.stdout.decode() + p.stderr.decode()
+        self.assertIn('field "samples_ms"[2] is -1e+308: expected a time '
+                      'above 0 ms', out)
+        table = out[out.index("\nhost "):]
+        self.assertNotRegex(table, r"(?m)^local\s+cpu\s+fp32\s+%d\s" % g["n"])
+        d, run, h = self.archive()
+        self.assertEqual(h["status"], "failed")
+        self.assertEqual(h["malformed_lines"], 1)
 
     # -- terminal safety ---------------------------------------------------
 

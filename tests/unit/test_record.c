@@ -1,8 +1,9 @@
 /*
  * Typed records (common/record.h): every record type built in C, encoded,
  * parsed back and compared field by field; missing values stay missing
- * (NaN / NULL / -1, null or absent in JSON), never zero; and the one
- * speed-ratio formula.
+ * (NaN / NULL / -1, null or absent in JSON), never zero; integer fields
+ * and timed samples outside their ranges refused; a gemm record's own
+ * consistency; and the one speed-ratio formula.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -439,6 +440,100 @@ static void test_decode_unvalidated_no_cast(void **state)
 	cJSON_Delete(j);
 }
 
+/* --- timed samples: times, or the record is malformed ---------------- */
+
+static const char bandwidth_line[] =
+	"{\"schema\":1,\"type\":\"bandwidth\",\"seq\":5,\"device\":\"cpu\",\"kind\":\"triad\",\"status\":\"pass\",\"median_gbps\":12.5,\"samples_ms\":[2,2.5,3]}";
+static const char batching_line[] =
+	"{\"schema\":1,\"type\":\"batching\",\"seq\":6,\"device\":\"cpu\",\"dtype\":\"fp32\",\"status\":\"pass\",\"speedup\":6,\"single_samples_ms\":[0.001],\"batch_samples_ms\":[0.0033]}";
+
+static const struct time_case {
+	const char *base;
+	const char *from, *to;
+	const char *why; /* the reason when refused; NULL: accepted */
+} time_cases[] = {
+	{ gemm_line, "[0.021715,0.021848]", "[1e-300,1e300]", NULL },
+	/* The damaged archive of the report: a median of 0 ms, so
+	 * GFLOP/s of 2 n^3 / 0 (inf) and 5e-309. */
+	{ gemm_line, "[0.021715,0.021848]", "[1e308,1e308,-1e308,0,0]",
+	  "gemm record: field \"samples_ms\"[2] is -1e+308: expected a time above 0 ms" },
+	{ gemm_line, "[0.021715,0.021848]", "[0.02,0]",
+	  "gemm record: field \"samples_ms\"[1] is 0: expected a time above 0 ms" },
+	{ gemm_line, "[0.021715,0.021848]", "[-0.02]",
+	  "gemm record: field \"samples_ms\"[0] is -0.02: expected a time above 0 ms" },
+	{ gemm_line, "[0.021715,0.021848]", "[0.02,1e400]",
+	  "gemm record: field \"samples_ms\"[1] is inf: expected a time above 0 ms" },
+	{ gemm_line, "[0.021715,0.021848]", "[null,0.02]",
+	  "gemm record: field \"samples_ms\"[0] is null: expected a time above 0 ms" },
+	{ gemm_line, "[0.021715,0.021848]", "[0.02,\"1\"]",
+	  "gemm record: field \"samples_ms\"[1] is not a number: expected a time above 0 ms" },
+	{ bandwidth_line, "[2,2.5,3]", "[2,2.5,3]", NULL },
+	{ bandwidth_line, "[2,2.5,3]", "[2,0,3]",
+	  "bandwidth record: field \"samples_ms\"[1] is 0: expected a time above 0 ms" },
+	{ batching_line, "[0.001]", "[0.001]", NULL },
+	{ batching_line, "[0.001]", "[-1]",
+	  "batching record: field \"single_samples_ms\"[0] is -1: expected a time above 0 ms" },
+	{ batching_line, "[0.0033]", "[0.0033,null]",
+	  "batching record: field \"batch_samples_ms\"[1] is null: expected a time above 0 ms" },
+};
+
+static void test_sample_times(void **state)
+{
+	for (size_t i = 0; i < sizeof(time_cases) / sizeof(time_cases[0]); i++) {
+		const struct time_case *c = &time_cases[i];
+		char *line = with(c->base, c->from, c->to), detail[256] = "";
+		struct bf_record r;
+		enum bf_err err = bf_record_parse(line, strlen(line), &r, detail,
+						  sizeof(detail));
+
+		if (!c->why && err != BF_OK)
+			fail_msg("case %zu (%s) refused: %s", i, c->to, detail);
+		if (c->why && err != BF_ERR_SCHEMA)
+			fail_msg("case %zu (%s) accepted", i, c->to);
+		if (c->why)
+			assert_string_equal(detail, c->why);
+		bf_record_free(&r);
+		free(line);
+	}
+}
+
+/* A median that is no time is inconsistent, and the reason gives it. */
+static void test_median_not_a_time(void **state)
+{
+	static const double bad[] = { -1, 0, INFINITY, -INFINITY };
+	static const char *const said[] = {
+		"invalid: median_ms is -1: expected a time above 0 ms",
+		"invalid: median_ms is 0: expected a time above 0 ms",
+		"invalid: median_ms is inf: expected a time above 0 ms",
+		"invalid: median_ms is -inf: expected a time above 0 ms",
+	};
+	struct bf_record r;
+	char why[200];
+
+	bf_record_init(&r, BF_REC_GEMM);
+	r.u.gemm.n = 64;
+	r.u.gemm.median_ms = 0.0217815;
+	r.u.gemm.gflops = 2.0 * 64 * 64 * 64 / 0.0217815 / 1e6;
+	assert_int_equal(bf_rec_gemm_consistent(&r.u.gemm, why, sizeof(why)), 1);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		r.u.gemm.median_ms = bad[i];
+		assert_int_equal(bf_rec_gemm_consistent(&r.u.gemm, why,
+							sizeof(why)), 0);
+		assert_string_equal(why, said[i]);
+		/* Also without gflops (a failed verification keeps its
+		 * median). */
+		r.u.gemm.gflops = NAN;
+		assert_int_equal(bf_rec_gemm_consistent(&r.u.gemm, why,
+							sizeof(why)), 0);
+		assert_string_equal(why, said[i]);
+		r.u.gemm.gflops = 24.07;
+	}
+	/* No median (not run): nothing to check. */
+	r.u.gemm.median_ms = NAN;
+	assert_int_equal(bf_rec_gemm_consistent(&r.u.gemm, why, sizeof(why)), 1);
+	bf_record_free(&r);
+}
+
 /* --- doubles read back bit for bit ----------------------------------- */
 
 static uint64_t xorshift(uint64_t *s)
@@ -569,6 +664,8 @@ int main(void)
 		cmocka_unit_test(test_decode_rejects_non_object),
 		cmocka_unit_test(test_int_ranges),
 		cmocka_unit_test(test_decode_unvalidated_no_cast),
+		cmocka_unit_test(test_sample_times),
+		cmocka_unit_test(test_median_not_a_time),
 		cmocka_unit_test(test_doubles_round_trip),
 		cmocka_unit_test(test_record_doubles_exact),
 	};
