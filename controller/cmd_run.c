@@ -34,7 +34,7 @@
 static const char run_usage[] =
 	"usage: ctl run HOST... [--size N | --sizes LIST] [--dtypes LIST] [--iters N]\n"
 	"               [--cpu-iters N] [--warmup N] [--cpu-warmup N] [--cold-cache]\n"
-	"               [--bandwidth-mib N] [--no-bandwidth] [--no-batching]\n"
+	"               [--bandwidth-mib N | --no-bandwidth] [--no-batching]\n"
 	"               [--device cpu|cuda|all] [--jobs N]\n"
 	"               [--timeout SECONDS] [--host-timeout SECONDS] [--no-tui]\n"
 	"               [--results DIR] [--tag TEXT]\n"

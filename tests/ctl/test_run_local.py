@@ -115,6 +115,25 @@ class RunLocal(unittest.TestCase):
                 "ctl: --size 'abc': expected an integer from 1 to 65536\n")
             self.assertFalse(os.path.exists(os.path.join(tmp, "res")))
 
+    def test_no_bandwidth_with_bandwidth_mib_is_refused_alike(self):
+        # The contradiction is the shared option table's: ctl and the
+        # agent refuse it in the same words, and ctl before anything runs.
+        want = "--no-bandwidth and --bandwidth-mib: give only one"
+        agent = os.path.join(os.path.dirname(CTL), "agent")
+        with tempfile.TemporaryDirectory() as tmp:
+            for order in (["--no-bandwidth", "--bandwidth-mib", "8"],
+                          ["--bandwidth-mib", "8", "--no-bandwidth"]):
+                p = run_ctl(["run", "local"] + order + ["--results", "res"],
+                            tmp)
+                self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+                self.assertEqual(p.stderr, "ctl: " + want + "\n")
+                self.assertFalse(os.path.exists(os.path.join(tmp, "res")))
+                a = subprocess.run([agent] + order, capture_output=True,
+                                   text=True, timeout=60,
+                                   stdin=subprocess.DEVNULL)
+                self.assertEqual(a.returncode, 2, a.stdout + a.stderr)
+                self.assertEqual(a.stderr.splitlines()[0], "agent: " + want)
+
     def test_bad_inventory_default_is_a_usage_error(self):
         with tempfile.TemporaryDirectory() as tmp:
             os.mkdir(os.path.join(tmp, "hosts"))
