@@ -2,8 +2,11 @@
  * ctl run --rerun-failed RUN-ID: which command line runs again the hosts
  * of an archived run that did not complete. The new command line is the
  * program name, the old run's options (its run.json command_line, hosts
- * left out), this command line's options (which win, coming later; the
- * --rerun-failed option left out) and the failed hosts. A Slurm cluster's
+ * left out) but those this command line gives again, this command line's
+ * options (the --rerun-failed option left out) and the failed hosts. An
+ * option given again replaces the old one: the same option, or one of the
+ * same agent setting (--size and --sizes; --no-bandwidth and
+ * --bandwidth-mib, bf_agent_field_replaces). A Slurm cluster's
  * failed nodes come back as "CLUSTER:node,node" (srun --nodelist), or the
  * whole cluster when a failed rank never learnt its node.
  */
