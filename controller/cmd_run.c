@@ -53,9 +53,9 @@ static const char run_usage[] =
 	"--bandwidth-mib N: each memory-bandwidth measurement's working set (default:\n"
 	"larger than the caches); --no-bandwidth: no bandwidth, so no roofline;\n"
 	"--no-batching: no batching case. Runs with other settings are not a baseline.\n"
-	"--rerun-failed runs again, with that run's options (and any given here),\n"
-	"only the hosts that did not complete in results/RUN-ID (of a cluster, its\n"
-	"failed nodes).\n"
+	"--rerun-failed runs again, with that run's options (those given here\n"
+	"replace its own), only the hosts that did not complete in run RUN-ID (in\n"
+	"full or a unique prefix; of a cluster, its failed nodes).\n"
 	"Results go to DIR/<run-id>/ (default: see ctl --help). Exit status: 0 all passed,\n"
 	"1 some checks failed, 2 usage error, 3 some hosts failed or the archive\n"
 	"could not be written, 130 interrupted (Ctrl-C, q, SIGTERM, SIGHUP, SIGQUIT).\n";
@@ -63,8 +63,8 @@ static const char run_usage[] =
 /* The run being re-run (--rerun-failed), for the run that does it. */
 static const char *rerun_of;
 
-/* --rerun-failed RUN-ID (rerun.c builds the command line): the new run's
- * run.json says rerun_of. */
+/* --rerun-failed RUN-ID, in full or a unique prefix (rerun.c builds the
+ * command line): the new run's run.json says rerun_of, the id in full. */
 static int rerun_failed(int argc, char **argv, const char *run_id,
 			const char *results_dir, const struct option *longopts,
 			int rerun_code)
@@ -76,9 +76,10 @@ static int rerun_failed(int argc, char **argv, const char *run_id,
 			&ra) < 0)
 		return BF_EXIT_USAGE;
 	if (ra.argc == 0) {
-		printf("run %s: every host completed; nothing to re-run\n", run_id);
+		printf("run %s: every host completed; nothing to re-run\n",
+		       ra.run_id);
 	} else {
-		rerun_of = run_id;
+		rerun_of = ra.run_id;
 		status = cmd_run(ra.argc, ra.argv);
 		rerun_of = NULL;
 	}
@@ -181,6 +182,11 @@ int cmd_run(int argc, char **argv)
 		case O_RERUN:
 			if (rerun_of) {
 				ctl_error("--rerun-failed: not twice");
+				return BF_EXIT_USAGE;
+			}
+			if (optarg[0] == '-') {
+				ctl_error("--rerun-failed: '%s' is an option, "
+					  "not a run id", optarg);
 				return BF_EXIT_USAGE;
 			}
 			rerun_id = optarg;

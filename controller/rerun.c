@@ -14,22 +14,30 @@
 
 #include "agent_opts.h"
 #include "archive.h"
+#include "archive_read.h"
 #include "ctl.h"
 #include "xmalloc.h"
 
-/* Reads results_dir/run_id/run.json. Caller frees with cJSON_Delete;
- * NULL with a message printed. */
-static cJSON *read_run_json(const char *results_dir, const char *run_id)
+/* Reads the run.json of the run of results_dir that arg names (its id in
+ * full or by a unique prefix, as ctl show takes it), its id into *id.
+ * Caller frees both (cJSON_Delete, free); NULL with a message printed. */
+static cJSON *read_run_json(const char *results_dir, const char *arg,
+			    char **id)
 {
-	char *path = bf_xasprintf("%s/%s/run.json", results_dir, run_id);
-	FILE *f = strchr(run_id, '/') ? NULL : fopen(path, "rb");
-	char *text = NULL;
+	char detail[512], *path = NULL, *text = NULL;
 	size_t len = 0;
 	cJSON *doc = NULL;
+	FILE *f;
 
+	if (archive_find_run(results_dir, arg, id, detail, sizeof(detail)) !=
+	    BF_OK) {
+		ctl_error("--rerun-failed: %s", detail);
+		return NULL;
+	}
+	path = bf_xasprintf("%s/%s/run.json", results_dir, *id);
+	f = fopen(path, "rb");
 	if (!f) {
-		ctl_error("--rerun-failed %s: %s: %s", run_id, path,
-			  strchr(run_id, '/') ? "not a run id" : strerror(errno));
+		ctl_error("--rerun-failed %s: %s: %s", *id, path, strerror(errno));
 		goto out;
 	}
 	text = bf_xmalloc(1 << 22);
@@ -40,11 +48,15 @@ static cJSON *read_run_json(const char *results_dir, const char *run_id)
 	if (!cJSON_IsObject(doc) ||
 	    !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_COMMAND_LINE)) ||
 	    !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_HOSTS))) {
-		ctl_error("--rerun-failed %s: %s: not a run.json", run_id, path);
+		ctl_error("--rerun-failed %s: %s: not a run.json", *id, path);
 		cJSON_Delete(doc);
 		doc = NULL;
 	}
 out:
+	if (!doc) {
+		free(*id);
+		*id = NULL;
+	}
 	free(text);
 	free(path);
 	return doc;
@@ -135,6 +147,7 @@ void rerun_args_free(struct rerun_args *ra)
 	free(ra->owned);
 	free(ra->argv);
 	bf_xfree_strv(ra->old);
+	free(ra->run_id);
 	memset(ra, 0, sizeof(*ra));
 }
 
@@ -142,7 +155,7 @@ int rerun_build(int argc, char **argv, const char *run_id,
 		const char *results_dir, const struct option *longopts,
 		int rerun_code, struct rerun_args *ra)
 {
-	cJSON *doc = read_run_json(results_dir, run_id), *e;
+	cJSON *doc, *e;
 	char **old = NULL, **nargv = NULL;
 	struct rerun_cluster *cl = NULL;
 	struct given now = { 0 };
@@ -150,6 +163,7 @@ int rerun_build(int argc, char **argv, const char *run_id,
 	int nold = 0, n = 0, nfailed = 0, ncl = 0, nmine = 0;
 
 	memset(ra, 0, sizeof(*ra));
+	doc = read_run_json(results_dir, run_id, &ra->run_id);
 	if (!doc)
 		return -1;
 	old = bf_xcalloc((size_t)cJSON_GetArraySize(

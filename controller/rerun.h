@@ -16,6 +16,7 @@
 #include <getopt.h>
 
 struct rerun_args {
+	char *run_id;  /* the run re-run, its id in full (owned) */
 	char **argv;   /* the new command line; argc entries */
 	int argc;      /* 0: every host completed, nothing to re-run */
 	char **old;    /* the old command line's strings (owned) */
@@ -24,11 +25,12 @@ struct rerun_args {
 };
 
 /*
- * Builds ra from argv (this command line, argc entries), the run run_id
- * of results_dir, and longopts (ctl run's option table, so that an
+ * Builds ra from argv (this command line, argc entries), the run of
+ * results_dir that run_id names (in full or by a unique prefix, as ctl
+ * show and compare take it: archive_find_run), and longopts (ctl run's option table, so that an
  * option's value is never taken for a host; rerun_code is
  * --rerun-failed's code). Returns 0, or -1 after printing one line (no
- * such run, not a run.json). Free ra with rerun_args_free.
+ * such run, an ambiguous prefix, not a run.json). Free ra with rerun_args_free.
  */
 int rerun_build(int argc, char **argv, const char *run_id,
 		const char *results_dir, const struct option *longopts,

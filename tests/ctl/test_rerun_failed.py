@@ -112,10 +112,39 @@ class RerunFailed(unittest.TestCase):
                                      (sizes, 2, ["fp32"], True))
                     self.assertNotIn("bandwidth_mib", opts)
 
+    def test_run_id_prefix(self):
+        # A unique prefix names the run, as in ctl show and compare; the
+        # new run.json says rerun_of with the id in full. A prefix of two
+        # runs is refused, naming the ambiguity.
+        with tempfile.TemporaryDirectory() as tmp:
+            env = dict(os.environ, BENCHFLEET_AGENT="/nonexistent/agent")
+            p = ctl(["run", "local"] + OPTS, tmp, env)
+            self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+            (first,) = runs(tmp)
+            p = ctl(["run", "--rerun-failed", first[:4], "--results", "res"],
+                    tmp)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            (second,) = [r for r in runs(tmp) if r != first]
+            self.assertEqual(runs(tmp)[second]["rerun_of"], first)
+            p = ctl(["run", "--rerun-failed", first[:4], "--results", "res"],
+                    tmp)
+            self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+            self.assertEqual(p.stderr.count("\n"), 1, p.stderr)
+            self.assertIn("'%s': ambiguous run id prefix: 2 runs" % first[:4],
+                          p.stderr)
+            self.assertEqual(len(runs(tmp)), 2)
+
     def test_usage_errors(self):
         with tempfile.TemporaryDirectory() as tmp:
             p = ctl(["run", "--rerun-failed", "nosuchrun", "--results", "res"], tmp)
             self.assertEqual(p.returncode, 2)
+            # A run id never starts with '-': that is the next option.
+            p = ctl(["run", "--rerun-failed", "--no-tui", "--results", "res"],
+                    tmp)
+            self.assertEqual(p.returncode, 2)
+            self.assertEqual(p.stderr, "ctl: --rerun-failed: '--no-tui' is "
+                             "an option, not a run id\n")
+            self.assertFalse(os.path.exists(os.path.join(tmp, "res")))
             p = ctl(["run", "local", "--rerun-failed", "x"], tmp)
             self.assertEqual(p.returncode, 2)
             self.assertIn("give no hosts", p.stderr)
