@@ -349,6 +349,30 @@ static enum bf_err parse_slurm(const cJSON *g, const char *origin,
 	return BF_OK;
 }
 
+/* Whether `name`, about to be defined as a `what` ("host", "group"),
+ * may be: not "local" (ctl's own machine) and no host's or group's name
+ * yet. BF_OK, or BF_ERR_USAGE with "origin: why" in detail. */
+static enum bf_err name_taken(const struct inventory *inv, const char *name,
+			      const char *what, const char *origin,
+			      char *detail, size_t detail_len)
+{
+	const char *other = inventory_host(inv, name) ? "host" :
+			    inventory_group(inv, name) ? "group" : NULL;
+
+	if (strcmp(name, "local") == 0)
+		return bf_fail(detail, detail_len, BF_ERR_USAGE,
+			       "%s: %s name local is reserved for this machine",
+			       origin, what);
+	if (other && strcmp(other, what) == 0)
+		return bf_fail(detail, detail_len, BF_ERR_USAGE,
+			       "%s: %s defined twice: %s", origin, what, name);
+	if (other)
+		return bf_fail(detail, detail_len, BF_ERR_USAGE,
+			       "%s: %s %s: a %s has that name", origin, what,
+			       name, other);
+	return BF_OK;
+}
+
 enum bf_err inventory_parse(const char *json, const char *origin,
 			    struct inventory *inv, char *detail,
 			    size_t detail_len)
@@ -378,12 +402,10 @@ enum bf_err inventory_parse(const char *json, const char *origin,
 	cJSON_ArrayForEach(h, hosts) {
 		struct inv_host *ih;
 
-		if (inventory_host(inv, h->string) || inventory_group(inv, h->string) ||
-		    strcmp(h->string, "local") == 0) {
-			err = bf_fail(detail, detail_len, BF_ERR_USAGE,
-				      "%s: host defined twice: %s", origin, h->string);
+		err = name_taken(inv, h->string, "host", origin, detail,
+				 detail_len);
+		if (err != BF_OK)
 			goto out;
-		}
 		inv->hosts = bf_xrealloc(inv->hosts, (size_t)(inv->nhosts + 1) *
 							  sizeof(*inv->hosts));
 		ih = &inv->hosts[inv->nhosts++];
@@ -396,12 +418,20 @@ enum bf_err inventory_parse(const char *json, const char *origin,
 	cJSON_ArrayForEach(g, groups) {
 		struct inv_group *ig;
 
-		if ((!cJSON_IsArray(g) && !cJSON_IsObject(g)) ||
-		    inventory_group(inv, g->string) ||
-		    inventory_host(inv, g->string)) {
+		if (!cJSON_IsArray(g) && !cJSON_IsObject(g)) {
 			err = bad(detail, detail_len, origin,
-				  "group is not an array of host names, or is defined twice",
-				  g->string);
+				  "group is not an array of host names (or a "
+				  "Slurm cluster's object)", g->string);
+			goto out;
+		}
+		err = name_taken(inv, g->string, "group", origin, detail,
+				 detail_len);
+		if (err != BF_OK)
+			goto out;
+		if (cJSON_IsArray(g) && cJSON_GetArraySize(g) == 0) {
+			err = bf_fail(detail, detail_len, BF_ERR_USAGE,
+				      "%s: group %s has no hosts", origin,
+				      g->string);
 			goto out;
 		}
 		inv->groups = bf_xrealloc(inv->groups, (size_t)(inv->ngroups + 1) *
@@ -409,6 +439,7 @@ enum bf_err inventory_parse(const char *json, const char *origin,
 		ig = &inv->groups[inv->ngroups++];
 		memset(ig, 0, sizeof(*ig));
 		ig->name = bf_xstrdup(g->string);
+		ig->file = bf_xstrdup(origin);
 		if (cJSON_IsObject(g)) {
 			err = parse_slurm(g, origin, ig, detail, detail_len);
 			if (err != BF_OK)
@@ -494,7 +525,8 @@ enum bf_err inventory_load(const char *dir, struct inventory *inv,
 			if (!inventory_host(inv, inv->groups[g].members[k]) &&
 			    strcmp(inv->groups[g].members[k], "local") != 0) {
 				err = bf_fail(detail, detail_len, BF_ERR_USAGE,
-					      "group %s names unknown host %s",
+					      "%s: group %s names unknown host %s",
+					      inv->groups[g].file,
 					      inv->groups[g].name,
 					      inv->groups[g].members[k]);
 				break;
@@ -526,6 +558,7 @@ void inventory_free(struct inventory *inv)
 			free(inv->groups[i].members[k]);
 		free(inv->groups[i].members);
 		free(inv->groups[i].name);
+		free(inv->groups[i].file);
 		if (inv->groups[i].slurm) {
 			struct inv_slurm *sl = inv->groups[i].slurm;
 

@@ -52,6 +52,7 @@ struct inv_slurm {
 
 struct inv_group {
 	char *name;
+	char *file;        /* the file that defines it, for messages */
 	char **members;
 	int nmembers;
 	struct inv_slurm *slurm; /* NULL: a plain group of hosts */
@@ -66,10 +67,12 @@ struct inventory {
 
 /* Reads every *.json in dir into *inv. A missing directory is an empty
  * inventory (BF_OK). Errors: BF_ERR_PARSE (not JSON, wrong types, unknown
- * key) and BF_ERR_USAGE (duplicate name, group naming an unknown host, a
- * default the agent would refuse: "file: host NAME: defaults: warmup '-1':
- * expected an integer from 0 to 100000"), with "file: what" in detail; BF_ERR_IO. Caller frees with
- * inventory_free, also on error. */
+ * key) and BF_ERR_USAGE (a name defined twice, a host and a group of one
+ * name, a host or group named local, a group with no hosts or naming an
+ * unknown host, a default the agent would refuse: "file: host NAME:
+ * defaults: warmup '-1': expected an integer from 0 to 100000"), with
+ * "file: what" in detail; BF_ERR_IO. Caller frees with inventory_free,
+ * also on error. */
 enum bf_err inventory_load(const char *dir, struct inventory *inv,
 			   char *detail, size_t detail_len);
 

@@ -104,6 +104,44 @@ class RunLocal(unittest.TestCase):
             self.assertIn("unknown key: sssh", p.stderr)
             self.assertFalse(os.path.exists(os.path.join(tmp, "res")))
 
+    def test_inventory_errors_name_the_file_and_the_problem(self):
+        # Each a usage error before anything runs: one line naming the
+        # file, exit 2, no run directory.
+        cases = [
+            ({"a.json": {"groups": {"g": []}}}, "g",
+             "hosts/a.json: group g has no hosts"),
+            ({"a.json": {"hosts": {"local": {}}}}, "local",
+             "hosts/a.json: host name local is reserved for this machine"),
+            ({"a.json": {"groups": {"local": ["local"]}}}, "local",
+             "hosts/a.json: group name local is reserved for this machine"),
+            ({"a.json": {"hosts": {"x": {}}, "groups": {"x": ["x"]}}}, "x",
+             "hosts/a.json: group x: a host has that name"),
+            ({"a.json": {"groups": {"x": ["local"]}},
+              "b.json": {"hosts": {"x": {}}}}, "x",
+             "hosts/b.json: host x: a group has that name"),
+            ({"a.json": {"groups": {"g": ["local"]}},
+              "b.json": {"groups": {"g": ["local"]}}}, "g",
+             "hosts/b.json: group defined twice: g"),
+            ({"a.json": {"hosts": {"h": {}}}, "b.json": {"hosts": {"h": {}}}},
+             "h", "hosts/b.json: host defined twice: h"),
+            ({"a.json": {"groups": {"g": 5}}}, "g",
+             "hosts/a.json: group is not an array of host names (or a "
+             "Slurm cluster's object): g"),
+            ({"a.json": {"groups": {"g": ["y"]}}}, "g",
+             "hosts/a.json: group g names unknown host y"),
+        ]
+        for files, arg, want in cases:
+            with self.subTest(want=want), tempfile.TemporaryDirectory() as tmp:
+                os.mkdir(os.path.join(tmp, "hosts"))
+                for name, doc in files.items():
+                    with open(os.path.join(tmp, "hosts", name), "w") as f:
+                        json.dump(doc, f)
+                p = run_ctl(["run", arg, "--no-tui", "--results", "res"], tmp)
+                self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+                self.assertEqual(p.stderr, "ctl: " + want + "\n")
+                self.assertEqual(p.stdout, "")
+                self.assertFalse(os.path.exists(os.path.join(tmp, "res")))
+
     def test_bad_agent_option_is_refused_before_anything_runs(self):
         with tempfile.TemporaryDirectory() as tmp:
             p = run_ctl(["run", "local", "--size", "abc", "--results", "res"],
