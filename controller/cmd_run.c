@@ -6,11 +6,12 @@
  * archive file, and its failure is a state with a reason.
  *
  * This file parses the command line and wires the parts together: the
- * agent's options are checked here, with the inventory's defaults, by the
- * agent's own table (common/agent_opts.c) before any host is touched or
- * any archive made (inventory_agent_argvs); the session (session.c) then
- * runs the hosts through their runners (runner_local.c, runner_ssh.c,
- * runner_slurm.c). --rerun-failed's command line comes from rerun.c, the
+ * hosts (inventory_resolve, which checks SSH targets with
+ * remote_target_check) and the agent's options, with the inventory's
+ * defaults, by the agent's own table (common/agent_opts.c), are checked
+ * before any host is touched or any archive made (inventory_agent_argvs);
+ * the session (session.c) then runs the hosts through their runners
+ * (runner_local.c, runner_ssh.c, runner_slurm.c). --rerun-failed's command line comes from rerun.c, the
  * signal handlers from ctl.c.
  */
 #include <errno.h>

@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "remote_target.h"
 #include "xmalloc.h"
 
 const struct inv_host *inventory_host(const struct inventory *inv,
@@ -109,10 +110,19 @@ enum bf_err inventory_resolve(struct inventory *inv, int nargs,
 			const char *name = g ? g->members[k] : args[i];
 			int dup = 0;
 
-			if (!*name || name[0] == '-')
-				return bf_fail(detail, detail_len, BF_ERR_USAGE,
-					       "host '%s': not a host name",
-					       name);
+			int rank;
+
+			/* Not the inventory's: an SSH target, which must be
+			 * one before anything is made. */
+			if (strcmp(name, "local") != 0 &&
+			    !inventory_host(inv, name) &&
+			    !inventory_slurm_rank(inv, name, &rank)) {
+				enum bf_err err = remote_target_check(
+					name, detail, detail_len);
+
+				if (err != BF_OK)
+					return err;
+			}
 			for (int j = 0; j < n; j++)
 				dup |= strcmp(names[j], name) == 0;
 			if (dup)
@@ -234,6 +244,7 @@ static enum bf_err parse_host(const cJSON *h, const char *origin,
 	static const char *const host_keys[] = { "ssh", "workdir",
 		"description", "path_prepend", "env", "defaults", NULL };
 	const cJSON *v, *e;
+	char why[256];
 
 	if (!cJSON_IsObject(h))
 		return bad(detail, detail_len, origin, "host is not an object",
@@ -250,6 +261,9 @@ static enum bf_err parse_host(const cJSON *h, const char *origin,
 			   h->string);
 	if (!out->ssh)
 		out->ssh = bf_xstrdup(out->name);
+	if (remote_target_check(out->ssh, why, sizeof(why)) != BF_OK)
+		return bf_fail(detail, detail_len, BF_ERR_USAGE,
+			       "%s: host %s: ssh: %s", origin, out->name, why);
 	v = cJSON_GetObjectItemCaseSensitive(h, "path_prepend");
 	if (v) {
 		if (!cJSON_IsArray(v))
@@ -299,7 +313,7 @@ static enum bf_err parse_slurm(const cJSON *g, const char *origin,
 		"description", "defaults", NULL };
 	struct inv_slurm *sl = bf_xcalloc(1, sizeof(*sl));
 	const cJSON *v, *kind = cJSON_GetObjectItemCaseSensitive(g, "kind");
-	char *desc = NULL;
+	char *desc = NULL, why[256];
 
 	out->slurm = sl;
 	sl->target = bf_xasprintf("slurm:%s", g->string);
@@ -329,6 +343,11 @@ static enum bf_err parse_slurm(const cJSON *g, const char *origin,
 		return bad(detail, detail_len, origin,
 			   "slurm: login is required (an SSH alias, or \"local\")",
 			   g->string);
+	if (strcmp(sl->login, "local") != 0 &&
+	    remote_target_check(sl->login, why, sizeof(why)) != BF_OK)
+		return bf_fail(detail, detail_len, BF_ERR_USAGE,
+			       "%s: cluster %s: login: %s", origin, g->string,
+			       why);
 	v = cJSON_GetObjectItemCaseSensitive(g, "nodes");
 	sl->nodes = 1;
 	if (v && (!cJSON_IsNumber(v) || v->valuedouble < 1 ||

@@ -16,7 +16,6 @@
  */
 #include "remote_internal.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -149,18 +148,6 @@ void remote_sleep_ms(int64_t ms)
 
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
-}
-
-/* A host name OpenSSH would take: letters, digits and ".-_:%" (an IPv6
- * address, a zone), not starting with '-' (it would read as an option). */
-static int valid_hostname(const char *h)
-{
-	if (!*h || *h == '-')
-		return 0;
-	for (; *h; h++)
-		if (!isalnum((unsigned char)*h) && !strchr(".-_:%", *h))
-			return 0;
-	return 1;
 }
 
 /* "host:port", with brackets for an IPv6 address, into buf. */
@@ -757,17 +744,12 @@ enum bf_err remote_connect(struct remote **out, const struct remote_opts *opts,
 	if (!opts || !opts->host || !*opts->host)
 		return bf_fail(detail, detail_len, BF_ERR_USAGE,
 			       "connect: no host given");
-	err = remote_target_parse(opts->host, &user, &host, &port, detail,
-				  detail_len);
+	err = remote_target_check(opts->host, detail, detail_len);
+	if (err == BF_OK)
+		err = remote_target_parse(opts->host, &user, &host, &port,
+					  detail, detail_len);
 	if (err != BF_OK)
 		goto out;
-	if (!valid_hostname(host)) {
-		err = bf_fail(detail, detail_len, BF_ERR_USAGE,
-			      "host '%s': invalid host name (letters, digits, "
-			      "'.', '-', '_' and ':' only, not starting with "
-			      "'-')", opts->host);
-		goto out;
-	}
 
 	r = calloc(1, sizeof *r);
 	if (r) {

@@ -1,6 +1,7 @@
 /* Parsing of "[user@]host[:port]" targets; see remote_target.h. */
 #include "remote_target.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,5 +67,39 @@ enum bf_err remote_target_parse(const char *spec, char **user, char **host,
 		return bf_fail(detail, detail_len, BF_ERR_NOMEM,
 			       "host '%s': out of memory", spec);
 	}
+	return BF_OK;
+}
+
+/* A host name OpenSSH would take: letters, digits and ".-_:%" (an IPv6
+ * address, a zone), not starting with '-' (it would read as an option). */
+static int valid_hostname(const char *h)
+{
+	if (!*h || *h == '-')
+		return 0;
+	for (; *h; h++)
+		if (!isalnum((unsigned char)*h) && !strchr(".-_:%", *h))
+			return 0;
+	return 1;
+}
+
+enum bf_err remote_target_check(const char *spec, char *detail,
+				size_t detail_len)
+{
+	char *user, *host;
+	int port, ok;
+	enum bf_err err;
+
+	err = remote_target_parse(spec, &user, &host, &port, detail,
+				  detail_len);
+	if (err != BF_OK)
+		return err;
+	ok = valid_hostname(host);
+	free(user);
+	free(host);
+	if (!ok)
+		return bf_fail(detail, detail_len, BF_ERR_USAGE,
+			       "host '%s': invalid host name (letters, digits, "
+			       "'.', '-', '_' and ':' only, not starting with "
+			       "'-')", spec);
 	return BF_OK;
 }

@@ -142,6 +142,35 @@ class RunLocal(unittest.TestCase):
                 self.assertEqual(p.stdout, "")
                 self.assertFalse(os.path.exists(os.path.join(tmp, "res")))
 
+    def test_malformed_host_is_a_usage_error(self):
+        # Refused by the SSH target parser before any host is touched:
+        # exit 2, one line naming the host, no run directory.
+        with tempfile.TemporaryDirectory() as tmp:
+            for host, why in (("me@", "empty user or host name"),
+                              (":22", "empty host name"),
+                              ("host:99999", "port must be 1-65535"),
+                              ("x:a", "port must be 1-65535"),
+                              ("a b", "invalid host name"),
+                              ("../../etc", "invalid host name")):
+                with self.subTest(host=host):
+                    p = run_ctl(["run", "local", host, "--no-tui",
+                                 "--results", "res"], tmp)
+                    self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+                    self.assertEqual(p.stderr.count("\n"), 1, p.stderr)
+                    self.assertTrue(p.stderr.startswith(
+                        "ctl: host '%s': %s" % (host, why)), p.stderr)
+                    self.assertEqual(p.stdout, "")
+                    self.assertFalse(os.path.exists(os.path.join(tmp, "res")))
+            # An inventory host's ssh target, when the inventory is read.
+            os.mkdir(os.path.join(tmp, "hosts"))
+            with open(os.path.join(tmp, "hosts", "a.json"), "w") as f:
+                json.dump({"hosts": {"a": {"ssh": "me@"}}}, f)
+            p = run_ctl(["run", "local", "--no-tui", "--results", "res"], tmp)
+            self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+            self.assertEqual(p.stderr, "ctl: hosts/a.json: host a: ssh: "
+                             "host 'me@': empty user or host name\n")
+            self.assertFalse(os.path.exists(os.path.join(tmp, "res")))
+
     def test_bad_agent_option_is_refused_before_anything_runs(self):
         with tempfile.TemporaryDirectory() as tmp:
             p = run_ctl(["run", "local", "--size", "abc", "--results", "res"],
