@@ -117,7 +117,7 @@ int cmd_run(int argc, char **argv)
 	char ***argvs = NULL;
 	char *hostargs[MAX_HOSTS];
 	int nhostargs = 0, nhosts = 0, c, n = 10, status = BF_EXIT_USAGE;
-	const char *rerun_id = NULL;
+	const char *rerun_id = NULL, *hosts_dir_by;
 	char detail[512];
 	enum bf_err err;
 
@@ -209,7 +209,7 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	opts.results_dir = ctl_results_dir(opts.results_dir);
-	opts.hosts_dir = ctl_hosts_dir(opts.hosts_dir);
+	opts.hosts_dir = ctl_hosts_dir(opts.hosts_dir, &hosts_dir_by);
 	if (rerun_id) {
 		if (nhostargs > 0) {
 			ctl_error("--rerun-failed: takes the hosts from run %s; "
@@ -224,7 +224,8 @@ int cmd_run(int argc, char **argv)
 		ctl_error("run: no host given (try: ctl run local)");
 		return BF_EXIT_USAGE;
 	}
-	if (inventory_load(opts.hosts_dir, &inv, detail, sizeof(detail)) != BF_OK) {
+	if (inventory_load(opts.hosts_dir, hosts_dir_by, &inv, detail,
+			   sizeof(detail)) != BF_OK) {
 		ctl_error("%s", detail);
 		goto out;
 	}

@@ -97,7 +97,7 @@ static void usage(FILE *out)
 		"of the benchfleet checkout at or above the current directory (one holding\n"
 		"hosts/ and results/README.md), else of the checkout ctl was built from,\n"
 		"else ./results (./hosts). From here: %s and %s.\n",
-		ctl_results_dir(NULL), ctl_hosts_dir(NULL));
+		ctl_results_dir(NULL), ctl_hosts_dir(NULL, NULL));
 	fprintf(out, "\n`ctl COMMAND --help` describes a command. `ctl --version` prints the version.\n");
 }
 

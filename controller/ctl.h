@@ -39,9 +39,12 @@ int cmd_resolve(int argc, char **argv);
  * --results or --hosts-dir value) when not NULL, else
  * $BENCHFLEET_RESULTS_DIR / $BENCHFLEET_HOSTS_DIR, else ./results
  * (./hosts) when it exists, else the benchfleet checkout's, else
- * ./results (./hosts). The strings live until ctl exits. */
+ * ./results (./hosts). The strings live until ctl exits. ctl_hosts_dir
+ * sets *given_by (when not NULL) to what chose the directory when the
+ * user did ("--hosts-dir", "BENCHFLEET_HOSTS_DIR"), else to NULL: a
+ * directory the user chose must exist (inventory_load). */
 const char *ctl_results_dir(const char *given);
-const char *ctl_hosts_dir(const char *given);
+const char *ctl_hosts_dir(const char *given, const char **given_by);
 /* The benchfleet checkout that ctl falls back to (at or above the current
  * directory, else the one ctl was built from), or NULL. */
 const char *ctl_checkout_dir(void);

@@ -501,8 +501,9 @@ static char *read_file(const char *path, size_t max)
 	return buf;
 }
 
-enum bf_err inventory_load(const char *dir, struct inventory *inv,
-			   char *detail, size_t detail_len)
+enum bf_err inventory_load(const char *dir, const char *given_by,
+			   struct inventory *inv, char *detail,
+			   size_t detail_len)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -511,6 +512,10 @@ enum bf_err inventory_load(const char *dir, struct inventory *inv,
 	enum bf_err err = BF_OK;
 
 	memset(inv, 0, sizeof(*inv));
+	if (!d && errno == ENOENT && given_by)
+		return bf_fail(detail, detail_len, BF_ERR_USAGE,
+			       "hosts directory %s (%s): %s", dir, given_by,
+			       strerror(errno));
 	if (!d)
 		return errno == ENOENT ? BF_OK :
 		       bf_fail(detail, detail_len, BF_ERR_IO, "%s: %s", dir,

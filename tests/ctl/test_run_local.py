@@ -171,6 +171,24 @@ class RunLocal(unittest.TestCase):
                              "host 'me@': empty user or host name\n")
             self.assertFalse(os.path.exists(os.path.join(tmp, "res")))
 
+    def test_hosts_dir_given_must_exist(self):
+        # A hosts directory the user named (option or variable) that does
+        # not exist is an error, not an empty inventory.
+        with tempfile.TemporaryDirectory() as tmp:
+            env = dict(os.environ)
+            env.pop("BENCHFLEET_HOSTS_DIR", None)
+            for args, extra, by in (
+                    (["--hosts-dir", "nope"], {}, "--hosts-dir"),
+                    ([], {"BENCHFLEET_HOSTS_DIR": "nope"},
+                     "BENCHFLEET_HOSTS_DIR")):
+                with self.subTest(by=by):
+                    p = run_ctl(["run", "local", "--no-tui", "--results",
+                                 "res"] + args, tmp, env=dict(env, **extra))
+                    self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+                    self.assertEqual(p.stderr, "ctl: hosts directory nope "
+                                     "(%s): No such file or directory\n" % by)
+                    self.assertFalse(os.path.exists(os.path.join(tmp, "res")))
+
     def test_bad_agent_option_is_refused_before_anything_runs(self):
         with tempfile.TemporaryDirectory() as tmp:
             p = run_ctl(["run", "local", "--size", "abc", "--results", "res"],
