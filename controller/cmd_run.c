@@ -162,7 +162,8 @@ int cmd_run(int argc, char **argv)
 			opts.no_tui = 1;
 			break;
 		case O_RESULTS:
-			opts.results_dir = optarg;
+			if (ctl_parse_dir("--results", optarg, &opts.results_dir))
+				return BF_EXIT_USAGE;
 			break;
 		case O_TAG:
 			opts.tag = optarg;
@@ -171,7 +172,8 @@ int cmd_run(int argc, char **argv)
 			opts.accept_new_host_keys = 1;
 			break;
 		case O_HOSTS_DIR:
-			opts.hosts_dir = optarg;
+			if (ctl_parse_dir("--hosts-dir", optarg, &opts.hosts_dir))
+				return BF_EXIT_USAGE;
 			break;
 		case 'F':
 			if (access(optarg, R_OK) != 0) {
@@ -247,9 +249,9 @@ int cmd_run(int argc, char **argv)
 	err = session_open(&s, &opts, argc, argv, nhosts, names, &inv, argvs,
 			   &ctl_interrupted, detail, sizeof(detail));
 	if (err != BF_OK) {
+		/* The archive could not be written (nothing ran). */
 		ctl_error("%s", detail);
-		/* No run directory: a usage error; one half made: failed. */
-		status = s.started_at[0] ? BF_EXIT_HOSTS_FAILED : BF_EXIT_USAGE;
+		status = BF_EXIT_HOSTS_FAILED;
 		goto out;
 	}
 	for (int i = 0; i < nhosts; i++)

@@ -71,6 +71,16 @@ int ctl_option_error(const char *command, int c, char **argv)
 	return BF_EXIT_USAGE;
 }
 
+int ctl_parse_dir(const char *name, const char *s, const char **out)
+{
+	if (!*s) {
+		ctl_error("%s: empty directory name", name);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
 int ctl_parse_int(const char *name, const char *s, int min, int max,
 		  int *out)
 {

@@ -58,6 +58,11 @@ void ctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * BF_EXIT_USAGE, for the caller to return. */
 int ctl_option_error(const char *command, int c, char **argv);
 
+/* Option `name`'s value s as a directory: any path but "" (which would
+ * name none). Returns 0 with *out = s, or -1 after a one-line error
+ * ("--results: empty directory name"), *out untouched. */
+int ctl_parse_dir(const char *name, const char *s, const char **out);
+
 /* Option `name`'s value s as an integer from min to max (decimal, whole
  * string; bf_parse_long). Returns 0 with *out set, or -1 after a one-line
  * error ("--jobs 'x': expected an integer from 1 to 64"), *out untouched. */
