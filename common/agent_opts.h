@@ -124,8 +124,8 @@ enum bf_err bf_agent_opt_parse(const struct bf_agent_opt *opt,
 /* Checks every given field of a set built any way (ranges, counts, known
  * dtypes and devices) and that it holds no two fields that contradict
  * each other (--no-bandwidth and --bandwidth-mib: "--no-bandwidth and
- * --bandwidth-mib: give only one"). BF_OK or BF_ERR_USAGE with one line in detail,
- * worded as bf_agent_opt_parse words it. Pure. */
+ * --bandwidth-mib: give only one"). BF_OK or BF_ERR_USAGE with one line in
+ * detail, worded as bf_agent_opt_parse words it. Pure. */
 enum bf_err bf_agent_optset_validate(const struct bf_agent_optset *set,
 				     char *detail, size_t detail_len);
 

@@ -11,8 +11,8 @@
  * defaults, by the agent's own table (common/agent_opts.c), are checked
  * before any host is touched or any archive made (inventory_agent_argvs);
  * the session (session.c) then runs the hosts through their runners
- * (runner_local.c, runner_ssh.c, runner_slurm.c). --rerun-failed's command line comes from rerun.c, the
- * signal handlers from ctl.c.
+ * (runner_local.c, runner_ssh.c, runner_slurm.c). --rerun-failed's command
+ * line comes from rerun.c, the signal handlers from ctl.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -162,7 +162,8 @@ int cmd_run(int argc, char **argv)
 			opts.no_tui = 1;
 			break;
 		case O_RESULTS:
-			if (ctl_parse_dir("--results", optarg, &opts.results_dir))
+			if (ctl_parse_dir("--results", optarg,
+					  &opts.results_dir))
 				return BF_EXIT_USAGE;
 			break;
 		case O_TAG:
@@ -172,7 +173,8 @@ int cmd_run(int argc, char **argv)
 			opts.accept_new_host_keys = 1;
 			break;
 		case O_HOSTS_DIR:
-			if (ctl_parse_dir("--hosts-dir", optarg, &opts.hosts_dir))
+			if (ctl_parse_dir("--hosts-dir", optarg,
+					  &opts.hosts_dir))
 				return BF_EXIT_USAGE;
 			break;
 		case 'F':

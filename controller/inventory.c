@@ -549,8 +549,8 @@ enum bf_err inventory_load(const char *dir, const char *given_by,
 			if (!inventory_host(inv, inv->groups[g].members[k]) &&
 			    strcmp(inv->groups[g].members[k], "local") != 0) {
 				err = bf_fail(detail, detail_len, BF_ERR_USAGE,
-					      "%s: group %s names unknown host %s",
-					      inv->groups[g].file,
+					      "%s: group %s names unknown "
+					      "host %s", inv->groups[g].file,
 					      inv->groups[g].name,
 					      inv->groups[g].members[k]);
 				break;

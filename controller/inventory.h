@@ -68,13 +68,13 @@ struct inventory {
 /* Reads every *.json in dir into *inv. A missing directory is an empty
  * inventory (BF_OK) unless given_by is not NULL: what chose dir
  * ("--hosts-dir"), for "hosts directory DIR (--hosts-dir): No such file
- * or directory" (BF_ERR_USAGE). Errors: BF_ERR_PARSE (not JSON, wrong types, unknown
- * key) and BF_ERR_USAGE (a name defined twice, a host and a group of one
- * name, a host or group named local, a group with no hosts or naming an
- * unknown host, a host's ssh or a cluster's login that is no SSH target
- * (remote_target_check), a default the agent would refuse: "file: host NAME:
- * defaults: warmup '-1': expected an integer from 0 to 100000"), with
- * "file: what" in detail; BF_ERR_IO. Caller frees with inventory_free,
+ * or directory" (BF_ERR_USAGE). Errors: BF_ERR_PARSE (not JSON, wrong
+ * types, unknown key) and BF_ERR_USAGE (a name defined twice, a host and
+ * a group of one name, a host or group named local, a group with no hosts
+ * or naming an unknown host, a host's ssh or a cluster's login that is no
+ * SSH target (remote_target_check), a default the agent would refuse:
+ * "file: host NAME: defaults: warmup '-1': expected an integer from 0 to
+ * 100000"), with "file: what" in detail; BF_ERR_IO. Caller frees with inventory_free,
  * also on error. */
 enum bf_err inventory_load(const char *dir, const char *given_by,
 			   struct inventory *inv, char *detail,

@@ -37,7 +37,8 @@ static cJSON *read_run_json(const char *results_dir, const char *arg,
 	path = bf_xasprintf("%s/%s/run.json", results_dir, *id);
 	f = fopen(path, "rb");
 	if (!f) {
-		ctl_error("--rerun-failed %s: %s: %s", *id, path, strerror(errno));
+		ctl_error("--rerun-failed %s: %s: %s", *id, path,
+			  strerror(errno));
 		goto out;
 	}
 	text = bf_xmalloc(1 << 22);
@@ -110,13 +111,15 @@ static void copy_options(int argc, char **argv, const struct option *longopts,
 	while ((c = getopt_long(argc, argv, "-:F:", longopts, &idx)) != -1) {
 		int f = agent_field(longopts, idx);
 
-		if (c != 1 && c != skip_code && (!newer || !given_again(newer, c, f))) {
+		if (c != 1 && c != skip_code &&
+		    (!newer || !given_again(newer, c, f))) {
 			for (int i = prev; i < optind; i++)
 				out[(*n)++] = argv[i];
 			if (seen) {
 				seen->codes[seen->n++] = c;
 				if (f >= 0)
-					seen->fields |= bf_agent_field_replaces(f);
+					seen->fields |=
+						bf_agent_field_replaces(f);
 			}
 		}
 		prev = optind;
@@ -184,7 +187,8 @@ int rerun_build(int argc, char **argv, const char *run_id,
 	 * then the old run's others go in front of them. */
 	now.codes = bf_xcalloc((size_t)argc + 1, sizeof(*now.codes));
 	mine = bf_xcalloc((size_t)argc + 1, sizeof(*mine));
-	copy_options(argc, argv, longopts, rerun_code, NULL, &now, mine, &nmine);
+	copy_options(argc, argv, longopts, rerun_code, NULL, &now, mine,
+		     &nmine);
 	nargv[n++] = argv[0];
 	if (nold > 0)
 		copy_options(nold, old, longopts, rerun_code, &now, NULL, nargv,

@@ -27,10 +27,11 @@ struct rerun_args {
 /*
  * Builds ra from argv (this command line, argc entries), the run of
  * results_dir that run_id names (in full or by a unique prefix, as ctl
- * show and compare take it: archive_find_run), and longopts (ctl run's option table, so that an
- * option's value is never taken for a host; rerun_code is
- * --rerun-failed's code). Returns 0, or -1 after printing one line (no
- * such run, an ambiguous prefix, not a run.json). Free ra with rerun_args_free.
+ * show and compare take it: archive_find_run), and longopts (ctl run's
+ * option table, so that an option's value is never taken for a host;
+ * rerun_code is --rerun-failed's code). Returns 0, or -1 after printing
+ * one line (no such run, an ambiguous prefix, not a run.json). Free ra
+ * with rerun_args_free.
  */
 int rerun_build(int argc, char **argv, const char *run_id,
 		const char *results_dir, const struct option *longopts,

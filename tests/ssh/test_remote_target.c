@@ -123,7 +123,8 @@ static void test_check(void **state)
 
 	(void)state;
 	for (int i = 0; good[i]; i++)
-		if (remote_target_check(good[i], detail, sizeof detail) != BF_OK)
+		if (remote_target_check(good[i], detail, sizeof detail) !=
+		    BF_OK)
 			fail_msg("%s: refused: %s", good[i], detail);
 	for (int i = 0; bad[i]; i++) {
 		detail[0] = '\0';

@@ -171,9 +171,11 @@ static void test_exclusive(void **state)
 			 BF_OK);
 	assert_int_equal(bf_agent_optset_validate(&cmd, d, sizeof(d)),
 			 BF_ERR_USAGE);
-	assert_string_equal(d, "--no-bandwidth and --bandwidth-mib: give only one");
+	assert_string_equal(d, "--no-bandwidth and --bandwidth-mib: "
+			       "give only one");
 	assert_int_equal(bf_agent_field_replaces(BF_AF_NO_BANDWIDTH),
-			 (1u << BF_AF_NO_BANDWIDTH) | (1u << BF_AF_BANDWIDTH_MIB));
+			 (1u << BF_AF_NO_BANDWIDTH) |
+				 (1u << BF_AF_BANDWIDTH_MIB));
 	assert_int_equal(bf_agent_field_replaces(BF_AF_ITERS),
 			 1u << BF_AF_ITERS);
 	memset(&cmd, 0, sizeof(cmd));
