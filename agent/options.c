@@ -15,7 +15,7 @@ const char *agent_usage(void)
 	       "             [--iters N] [--warmup N] [--cpu-iters N] [--cpu-warmup N]\n"
 	       "             [--device cpu|cuda|all]\n"
 	       "             [--seed N] [--transfer-mib N] [--no-checks] [--no-gemm]\n"
-	       "             [--cold-cache] [--no-bandwidth] [--bandwidth-mib N]\n"
+	       "             [--cold-cache] [--no-bandwidth | --bandwidth-mib N]\n"
 	       "             [--no-batching]\n"
 	       "             [--human] [--exit-on-hangup] [--help] [--version]\n"
 	       "\n"
@@ -145,6 +145,10 @@ enum bf_err agent_opts_parse(int argc, char **argv, struct agent_opts *o,
 	if (err == BF_OK && optind < argc)
 		err = bf_fail(detail, detail_len, BF_ERR_USAGE,
 			      "'%s': unexpected argument", argv[optind]);
+	/* The set as a whole: options that contradict each other, in the
+	 * words ctl uses for them. */
+	if (err == BF_OK)
+		err = bf_agent_optset_validate(&set, detail, detail_len);
 	if (err != BF_OK)
 		return err;
 	apply_defaults(&set, o);

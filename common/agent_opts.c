@@ -35,6 +35,27 @@ const struct bf_agent_opt bf_agent_opt_table[] = {
 	{ NULL, NULL, BF_AF__COUNT, BF_AOT_FLAG, 0, 0 },
 };
 
+/* Fields that contradict each other: a set holds one of each pair, and a
+ * value given for one replaces the other (bf_agent_field_replaces). */
+static const struct {
+	enum bf_agent_field a, b;
+} exclusive[] = {
+	{ BF_AF_NO_BANDWIDTH, BF_AF_BANDWIDTH_MIB },
+};
+
+unsigned bf_agent_field_replaces(enum bf_agent_field f)
+{
+	unsigned mask = 1u << f;
+
+	for (size_t i = 0; i < sizeof(exclusive) / sizeof(exclusive[0]); i++) {
+		if (exclusive[i].a == f)
+			mask |= 1u << exclusive[i].b;
+		if (exclusive[i].b == f)
+			mask |= 1u << exclusive[i].a;
+	}
+	return mask;
+}
+
 const struct bf_agent_opt *bf_agent_opt_find(const char *name)
 {
 	for (const struct bf_agent_opt *o = bf_agent_opt_table; o->name; o++)
@@ -249,6 +270,13 @@ static enum bf_err out_of_range(const struct bf_agent_opt *o, long v,
 enum bf_err bf_agent_optset_validate(const struct bf_agent_optset *set,
 				     char *detail, size_t detail_len)
 {
+	for (size_t i = 0; i < sizeof(exclusive) / sizeof(exclusive[0]); i++)
+		if (bf_agent_optset_has(set, exclusive[i].a) &&
+		    bf_agent_optset_has(set, exclusive[i].b))
+			return bf_fail(detail, detail_len, BF_ERR_USAGE,
+				       "--%s and --%s: give only one",
+				       opt_for_field(exclusive[i].a)->name,
+				       opt_for_field(exclusive[i].b)->name);
 	for (int f = 0; f < BF_AF__COUNT; f++) {
 		const struct bf_agent_opt *o = opt_for_field(f);
 		const int *iv;
@@ -304,7 +332,12 @@ enum bf_err bf_agent_optset_validate(const struct bf_agent_optset *set,
 void bf_agent_optset_merge(struct bf_agent_optset *set,
 			   const struct bf_agent_optset *defaults)
 {
-	unsigned take = defaults->given & ~set->given;
+	unsigned replaced = 0, take;
+
+	for (int f = 0; f < BF_AF__COUNT; f++)
+		if (bf_agent_optset_has(set, f))
+			replaced |= bf_agent_field_replaces(f);
+	take = defaults->given & ~replaced;
 
 	if (take & (1u << BF_AF_SIZES)) {
 		memcpy(set->sizes, defaults->sizes, sizeof(set->sizes));

@@ -122,12 +122,20 @@ enum bf_err bf_agent_opt_parse(const struct bf_agent_opt *opt,
 			       size_t detail_len);
 
 /* Checks every given field of a set built any way (ranges, counts, known
- * dtypes and devices). BF_OK or BF_ERR_USAGE with one line in detail,
- * worded as bf_agent_opt_parse words it. Pure. */
+ * dtypes and devices) and that it holds no two fields that contradict
+ * each other (--no-bandwidth and --bandwidth-mib: "--no-bandwidth and
+ * --bandwidth-mib: give only one"). BF_OK or BF_ERR_USAGE with one line in
+ * detail, worded as bf_agent_opt_parse words it. Pure. */
 enum bf_err bf_agent_optset_validate(const struct bf_agent_optset *set,
 				     char *detail, size_t detail_len);
 
-/* Copies into *set each field that defaults has and set has not. */
+/* The fields (as a mask of 1u << field) that a value given for f replaces:
+ * f itself and any field that contradicts it (--no-bandwidth replaces
+ * --bandwidth-mib and the other way round). Pure. */
+unsigned bf_agent_field_replaces(enum bf_agent_field f);
+
+/* Copies into *set each field that defaults has and set neither has nor
+ * replaces (bf_agent_field_replaces). */
 void bf_agent_optset_merge(struct bf_agent_optset *set,
 			   const struct bf_agent_optset *defaults);
 

@@ -783,26 +783,14 @@ enum bf_err archive_runs_with_host(const char *results_dir, const char *host,
 	return BF_OK;
 }
 
-enum bf_err archive_resolve(const char *results_dir, const char *arg,
-			    enum archive_target *kind, char **path,
-			    char *detail, size_t detail_len)
+enum bf_err archive_find_run(const char *results_dir, const char *arg,
+			     char **id, char *detail, size_t detail_len)
 {
-	struct stat st;
 	enum bf_err err;
 	char **ids;
 	int n, i;
 
-	*path = NULL;
-	if (stat(arg, &st) == 0 && S_ISREG(st.st_mode)) {
-		*kind = ARCHIVE_TARGET_FILE;
-		*path = bf_xstrdup(arg);
-		return BF_OK;
-	}
-	if (is_run_dir(arg)) {
-		*kind = ARCHIVE_TARGET_RUN;
-		*path = bf_xstrdup(arg);
-		return BF_OK;
-	}
+	*id = NULL;
 	err = archive_list_ids(results_dir, &ids, &n, detail, detail_len);
 	if (err != BF_OK)
 		return err;
@@ -817,13 +805,44 @@ enum bf_err archive_resolve(const char *results_dir, const char *arg,
 			       "'%s': ambiguous run id prefix: %d runs in %s match",
 			       arg, matches, results_dir);
 	}
-	if (i >= 0) {
-		*kind = ARCHIVE_TARGET_RUN;
-		*path = bf_xasprintf("%s/%s", results_dir, ids[i]);
-		bf_xfree_strv(ids);
+	if (i >= 0)
+		*id = bf_xstrdup(ids[i]);
+	bf_xfree_strv(ids);
+	return *id ? BF_OK :
+		     bf_fail(detail, detail_len, BF_ERR_NOT_FOUND,
+			     "'%s': no run of that id in %s", arg, results_dir);
+}
+
+enum bf_err archive_resolve(const char *results_dir, const char *arg,
+			    enum archive_target *kind, char **path,
+			    char *detail, size_t detail_len)
+{
+	struct stat st;
+	enum bf_err err;
+	char **ids, *id;
+	int n;
+
+	*path = NULL;
+	if (stat(arg, &st) == 0 && S_ISREG(st.st_mode)) {
+		*kind = ARCHIVE_TARGET_FILE;
+		*path = bf_xstrdup(arg);
 		return BF_OK;
 	}
-	bf_xfree_strv(ids);
+	if (is_run_dir(arg)) {
+		*kind = ARCHIVE_TARGET_RUN;
+		*path = bf_xstrdup(arg);
+		return BF_OK;
+	}
+	err = archive_find_run(results_dir, arg, &id, detail, detail_len);
+	if (err == BF_OK) {
+		*kind = ARCHIVE_TARGET_RUN;
+		*path = bf_xasprintf("%s/%s", results_dir, id);
+		free(id);
+		return BF_OK;
+	}
+	if (err != BF_ERR_NOT_FOUND)
+		return err;
+	/* Not a run id; a missing results_dir is reported as such here. */
 	err = archive_runs_with_host(results_dir, arg, 1, &ids, &n, detail,
 				     detail_len);
 	bf_xfree_strv(ids);

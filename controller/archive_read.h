@@ -125,6 +125,14 @@ enum bf_err archive_list_ids(const char *results_dir, char ***ids,
  * wins). */
 int archive_match_id(char *const *ids, int count, const char *id);
 
+/* The id of the run of results_dir that arg names, in full or by a unique
+ * prefix (archive_match_id), into *id (caller frees). Errors, with
+ * "what: why" in detail: BF_ERR_NOT_FOUND (no such run, or results_dir
+ * missing), BF_ERR_USAGE (a prefix of more than one run id: "'2026':
+ * ambiguous run id prefix: 3 runs in results match"), BF_ERR_IO. */
+enum bf_err archive_find_run(const char *results_dir, const char *arg,
+			     char **id, char *detail, size_t detail_len);
+
 /* The most recent runs of results_dir in which host (the name as given to
  * ctl run) took part, newest first, at most max: their ids into *ids
  * (NULL-terminated, caller frees with bf_xfree_strv), the number in

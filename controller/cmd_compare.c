@@ -89,7 +89,8 @@ int cmd_compare(int argc, char **argv)
 			benchstat = 1;
 			break;
 		case O_RESULTS:
-			results = optarg;
+			if (ctl_parse_dir("--results", optarg, &results))
+				return BF_EXIT_USAGE;
 			break;
 		case O_HELP:
 			fputs(compare_usage, stdout);

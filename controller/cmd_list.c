@@ -56,7 +56,8 @@ int cmd_list(int argc, char **argv)
 			}
 			break;
 		case O_RESULTS:
-			results = optarg;
+			if (ctl_parse_dir("--results", optarg, &results))
+				return BF_EXIT_USAGE;
 			break;
 		case O_HELP:
 			fputs(list_usage, stdout);

@@ -170,7 +170,8 @@ int cmd_report(int argc, char **argv)
 				return BF_EXIT_USAGE;
 			break;
 		case O_RESULTS:
-			results = optarg;
+			if (ctl_parse_dir("--results", optarg, &results))
+				return BF_EXIT_USAGE;
 			break;
 		case O_HISTORY:
 			if (ctl_parse_int("--history", optarg, 0, 100, &history))

@@ -6,12 +6,13 @@
  * archive file, and its failure is a state with a reason.
  *
  * This file parses the command line and wires the parts together: the
- * agent's options are checked here, with the inventory's defaults, by the
- * agent's own table (common/agent_opts.c) before any host is touched or
- * any archive made (inventory_agent_argvs); the session (session.c) then
- * runs the hosts through their runners (runner_local.c, runner_ssh.c,
- * runner_slurm.c). --rerun-failed's command line comes from rerun.c, the
- * signal handlers from ctl.c.
+ * hosts (inventory_resolve, which checks SSH targets with
+ * remote_target_check) and the agent's options, with the inventory's
+ * defaults, by the agent's own table (common/agent_opts.c), are checked
+ * before any host is touched or any archive made (inventory_agent_argvs);
+ * the session (session.c) then runs the hosts through their runners
+ * (runner_local.c, runner_ssh.c, runner_slurm.c). --rerun-failed's command
+ * line comes from rerun.c, the signal handlers from ctl.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -34,7 +35,7 @@
 static const char run_usage[] =
 	"usage: ctl run HOST... [--size N | --sizes LIST] [--dtypes LIST] [--iters N]\n"
 	"               [--cpu-iters N] [--warmup N] [--cpu-warmup N] [--cold-cache]\n"
-	"               [--bandwidth-mib N] [--no-bandwidth] [--no-batching]\n"
+	"               [--bandwidth-mib N | --no-bandwidth] [--no-batching]\n"
 	"               [--device cpu|cuda|all] [--jobs N]\n"
 	"               [--timeout SECONDS] [--host-timeout SECONDS] [--no-tui]\n"
 	"               [--results DIR] [--tag TEXT]\n"
@@ -53,9 +54,9 @@ static const char run_usage[] =
 	"--bandwidth-mib N: each memory-bandwidth measurement's working set (default:\n"
 	"larger than the caches); --no-bandwidth: no bandwidth, so no roofline;\n"
 	"--no-batching: no batching case. Runs with other settings are not a baseline.\n"
-	"--rerun-failed runs again, with that run's options (and any given here),\n"
-	"only the hosts that did not complete in results/RUN-ID (of a cluster, its\n"
-	"failed nodes).\n"
+	"--rerun-failed runs again, with that run's options (those given here\n"
+	"replace its own), only the hosts that did not complete in run RUN-ID (in\n"
+	"full or a unique prefix; of a cluster, its failed nodes).\n"
 	"Results go to DIR/<run-id>/ (default: see ctl --help). Exit status: 0 all passed,\n"
 	"1 some checks failed, 2 usage error, 3 some hosts failed or the archive\n"
 	"could not be written, 4 all passed but stdout could not be written (one\n"
@@ -65,8 +66,8 @@ static const char run_usage[] =
 /* The run being re-run (--rerun-failed), for the run that does it. */
 static const char *rerun_of;
 
-/* --rerun-failed RUN-ID (rerun.c builds the command line): the new run's
- * run.json says rerun_of. */
+/* --rerun-failed RUN-ID, in full or a unique prefix (rerun.c builds the
+ * command line): the new run's run.json says rerun_of, the id in full. */
 static int rerun_failed(int argc, char **argv, const char *run_id,
 			const char *results_dir, const struct option *longopts,
 			int rerun_code)
@@ -78,9 +79,10 @@ static int rerun_failed(int argc, char **argv, const char *run_id,
 			&ra) < 0)
 		return BF_EXIT_USAGE;
 	if (ra.argc == 0) {
-		printf("run %s: every host completed; nothing to re-run\n", run_id);
+		printf("run %s: every host completed; nothing to re-run\n",
+		       ra.run_id);
 	} else {
-		rerun_of = run_id;
+		rerun_of = ra.run_id;
 		status = cmd_run(ra.argc, ra.argv);
 		rerun_of = NULL;
 	}
@@ -117,7 +119,7 @@ int cmd_run(int argc, char **argv)
 	char ***argvs = NULL;
 	char *hostargs[MAX_HOSTS];
 	int nhostargs = 0, nhosts = 0, c, n = 10, status = BF_EXIT_USAGE;
-	const char *rerun_id = NULL;
+	const char *rerun_id = NULL, *hosts_dir_by;
 	char detail[512];
 	enum bf_err err;
 
@@ -162,7 +164,9 @@ int cmd_run(int argc, char **argv)
 			opts.no_tui = 1;
 			break;
 		case O_RESULTS:
-			opts.results_dir = optarg;
+			if (ctl_parse_dir("--results", optarg,
+					  &opts.results_dir))
+				return BF_EXIT_USAGE;
 			break;
 		case O_TAG:
 			opts.tag = optarg;
@@ -171,7 +175,9 @@ int cmd_run(int argc, char **argv)
 			opts.accept_new_host_keys = 1;
 			break;
 		case O_HOSTS_DIR:
-			opts.hosts_dir = optarg;
+			if (ctl_parse_dir("--hosts-dir", optarg,
+					  &opts.hosts_dir))
+				return BF_EXIT_USAGE;
 			break;
 		case 'F':
 			if (access(optarg, R_OK) != 0) {
@@ -183,6 +189,11 @@ int cmd_run(int argc, char **argv)
 		case O_RERUN:
 			if (rerun_of) {
 				ctl_error("--rerun-failed: not twice");
+				return BF_EXIT_USAGE;
+			}
+			if (optarg[0] == '-') {
+				ctl_error("--rerun-failed: '%s' is an option, "
+					  "not a run id", optarg);
 				return BF_EXIT_USAGE;
 			}
 			rerun_id = optarg;
@@ -204,7 +215,7 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	opts.results_dir = ctl_results_dir(opts.results_dir);
-	opts.hosts_dir = ctl_hosts_dir(opts.hosts_dir);
+	opts.hosts_dir = ctl_hosts_dir(opts.hosts_dir, &hosts_dir_by);
 	if (rerun_id) {
 		if (nhostargs > 0) {
 			ctl_error("--rerun-failed: takes the hosts from run %s; "
@@ -219,7 +230,8 @@ int cmd_run(int argc, char **argv)
 		ctl_error("run: no host given (try: ctl run local)");
 		return BF_EXIT_USAGE;
 	}
-	if (inventory_load(opts.hosts_dir, &inv, detail, sizeof(detail)) != BF_OK) {
+	if (inventory_load(opts.hosts_dir, hosts_dir_by, &inv, detail,
+			   sizeof(detail)) != BF_OK) {
 		ctl_error("%s", detail);
 		goto out;
 	}
@@ -241,9 +253,9 @@ int cmd_run(int argc, char **argv)
 	err = session_open(&s, &opts, argc, argv, nhosts, names, &inv, argvs,
 			   &ctl_interrupted, detail, sizeof(detail));
 	if (err != BF_OK) {
+		/* The archive could not be written (nothing ran). */
 		ctl_error("%s", detail);
-		/* No run directory: a usage error; one half made: failed. */
-		status = s.started_at[0] ? BF_EXIT_HOSTS_FAILED : BF_EXIT_USAGE;
+		status = BF_EXIT_HOSTS_FAILED;
 		goto out;
 	}
 	for (int i = 0; i < nhosts; i++)

@@ -179,7 +179,8 @@ int cmd_show(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_RESULTS:
-			results = optarg;
+			if (ctl_parse_dir("--results", optarg, &results))
+				return BF_EXIT_USAGE;
 			break;
 		case O_HELP:
 			fputs(show_usage, stdout);

@@ -105,6 +105,16 @@ int ctl_stream_error(FILE *f)
 	return e ? e : EIO;
 }
 
+int ctl_parse_dir(const char *name, const char *s, const char **out)
+{
+	if (!*s) {
+		ctl_error("%s: empty directory name", name);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
 int ctl_parse_int(const char *name, const char *s, int min, int max,
 		  int *out)
 {
@@ -131,7 +141,7 @@ static void usage(FILE *out)
 		"of the benchfleet checkout at or above the current directory (one holding\n"
 		"hosts/ and results/README.md), else of the checkout ctl was built from,\n"
 		"else ./results (./hosts). From here: %s and %s.\n",
-		ctl_results_dir(NULL), ctl_hosts_dir(NULL));
+		ctl_results_dir(NULL), ctl_hosts_dir(NULL, NULL));
 	fprintf(out,
 		"\n`ctl COMMAND --help` describes a command and its exit status. Every\n"
 		"command whose output (standard output, or report's file) cannot be written\n"

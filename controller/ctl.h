@@ -42,9 +42,12 @@ int cmd_resolve(int argc, char **argv);
  * --results or --hosts-dir value) when not NULL, else
  * $BENCHFLEET_RESULTS_DIR / $BENCHFLEET_HOSTS_DIR, else ./results
  * (./hosts) when it exists, else the benchfleet checkout's, else
- * ./results (./hosts). The strings live until ctl exits. */
+ * ./results (./hosts). The strings live until ctl exits. ctl_hosts_dir
+ * sets *given_by (when not NULL) to what chose the directory when the
+ * user did ("--hosts-dir", "BENCHFLEET_HOSTS_DIR"), else to NULL: a
+ * directory the user chose must exist (inventory_load). */
 const char *ctl_results_dir(const char *given);
-const char *ctl_hosts_dir(const char *given);
+const char *ctl_hosts_dir(const char *given, const char **given_by);
 /* The benchfleet checkout that ctl falls back to (at or above the current
  * directory, else the one ctl was built from), or NULL. */
 const char *ctl_checkout_dir(void);
@@ -68,6 +71,11 @@ int ctl_option_error(const char *command, int c, char **argv);
  * call it right after the last write; EIO when errno was lost). f stays
  * open. ctl's main checks stdout with it after every command. */
 int ctl_stream_error(FILE *f);
+
+/* Option `name`'s value s as a directory: any path but "" (which would
+ * name none). Returns 0 with *out = s, or -1 after a one-line error
+ * ("--results: empty directory name"), *out untouched. */
+int ctl_parse_dir(const char *name, const char *s, const char **out);
 
 /* Option `name`'s value s as an integer from min to max (decimal, whole
  * string; bf_parse_long). Returns 0 with *out set, or -1 after a one-line

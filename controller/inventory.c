@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "remote_target.h"
 #include "xmalloc.h"
 
 const struct inv_host *inventory_host(const struct inventory *inv,
@@ -109,10 +110,19 @@ enum bf_err inventory_resolve(struct inventory *inv, int nargs,
 			const char *name = g ? g->members[k] : args[i];
 			int dup = 0;
 
-			if (!*name || name[0] == '-')
-				return bf_fail(detail, detail_len, BF_ERR_USAGE,
-					       "host '%s': not a host name",
-					       name);
+			int rank;
+
+			/* Not the inventory's: an SSH target, which must be
+			 * one before anything is made. */
+			if (strcmp(name, "local") != 0 &&
+			    !inventory_host(inv, name) &&
+			    !inventory_slurm_rank(inv, name, &rank)) {
+				enum bf_err err = remote_target_check(
+					name, detail, detail_len);
+
+				if (err != BF_OK)
+					return err;
+			}
 			for (int j = 0; j < n; j++)
 				dup |= strcmp(names[j], name) == 0;
 			if (dup)
@@ -234,6 +244,7 @@ static enum bf_err parse_host(const cJSON *h, const char *origin,
 	static const char *const host_keys[] = { "ssh", "workdir",
 		"description", "path_prepend", "env", "defaults", NULL };
 	const cJSON *v, *e;
+	char why[256];
 
 	if (!cJSON_IsObject(h))
 		return bad(detail, detail_len, origin, "host is not an object",
@@ -250,6 +261,9 @@ static enum bf_err parse_host(const cJSON *h, const char *origin,
 			   h->string);
 	if (!out->ssh)
 		out->ssh = bf_xstrdup(out->name);
+	if (remote_target_check(out->ssh, why, sizeof(why)) != BF_OK)
+		return bf_fail(detail, detail_len, BF_ERR_USAGE,
+			       "%s: host %s: ssh: %s", origin, out->name, why);
 	v = cJSON_GetObjectItemCaseSensitive(h, "path_prepend");
 	if (v) {
 		if (!cJSON_IsArray(v))
@@ -299,7 +313,7 @@ static enum bf_err parse_slurm(const cJSON *g, const char *origin,
 		"description", "defaults", NULL };
 	struct inv_slurm *sl = bf_xcalloc(1, sizeof(*sl));
 	const cJSON *v, *kind = cJSON_GetObjectItemCaseSensitive(g, "kind");
-	char *desc = NULL;
+	char *desc = NULL, why[256];
 
 	out->slurm = sl;
 	sl->target = bf_xasprintf("slurm:%s", g->string);
@@ -329,6 +343,11 @@ static enum bf_err parse_slurm(const cJSON *g, const char *origin,
 		return bad(detail, detail_len, origin,
 			   "slurm: login is required (an SSH alias, or \"local\")",
 			   g->string);
+	if (strcmp(sl->login, "local") != 0 &&
+	    remote_target_check(sl->login, why, sizeof(why)) != BF_OK)
+		return bf_fail(detail, detail_len, BF_ERR_USAGE,
+			       "%s: cluster %s: login: %s", origin, g->string,
+			       why);
 	v = cJSON_GetObjectItemCaseSensitive(g, "nodes");
 	sl->nodes = 1;
 	if (v && (!cJSON_IsNumber(v) || v->valuedouble < 1 ||
@@ -346,6 +365,30 @@ static enum bf_err parse_slurm(const cJSON *g, const char *origin,
 	if (v)
 		return parse_defaults(v, origin, g->string, &sl->defaults,
 				      detail, detail_len);
+	return BF_OK;
+}
+
+/* Whether `name`, about to be defined as a `what` ("host", "group"),
+ * may be: not "local" (ctl's own machine) and no host's or group's name
+ * yet. BF_OK, or BF_ERR_USAGE with "origin: why" in detail. */
+static enum bf_err name_taken(const struct inventory *inv, const char *name,
+			      const char *what, const char *origin,
+			      char *detail, size_t detail_len)
+{
+	const char *other = inventory_host(inv, name) ? "host" :
+			    inventory_group(inv, name) ? "group" : NULL;
+
+	if (strcmp(name, "local") == 0)
+		return bf_fail(detail, detail_len, BF_ERR_USAGE,
+			       "%s: %s name local is reserved for this machine",
+			       origin, what);
+	if (other && strcmp(other, what) == 0)
+		return bf_fail(detail, detail_len, BF_ERR_USAGE,
+			       "%s: %s defined twice: %s", origin, what, name);
+	if (other)
+		return bf_fail(detail, detail_len, BF_ERR_USAGE,
+			       "%s: %s %s: a %s has that name", origin, what,
+			       name, other);
 	return BF_OK;
 }
 
@@ -378,12 +421,10 @@ enum bf_err inventory_parse(const char *json, const char *origin,
 	cJSON_ArrayForEach(h, hosts) {
 		struct inv_host *ih;
 
-		if (inventory_host(inv, h->string) || inventory_group(inv, h->string) ||
-		    strcmp(h->string, "local") == 0) {
-			err = bf_fail(detail, detail_len, BF_ERR_USAGE,
-				      "%s: host defined twice: %s", origin, h->string);
+		err = name_taken(inv, h->string, "host", origin, detail,
+				 detail_len);
+		if (err != BF_OK)
 			goto out;
-		}
 		inv->hosts = bf_xrealloc(inv->hosts, (size_t)(inv->nhosts + 1) *
 							  sizeof(*inv->hosts));
 		ih = &inv->hosts[inv->nhosts++];
@@ -396,12 +437,20 @@ enum bf_err inventory_parse(const char *json, const char *origin,
 	cJSON_ArrayForEach(g, groups) {
 		struct inv_group *ig;
 
-		if ((!cJSON_IsArray(g) && !cJSON_IsObject(g)) ||
-		    inventory_group(inv, g->string) ||
-		    inventory_host(inv, g->string)) {
+		if (!cJSON_IsArray(g) && !cJSON_IsObject(g)) {
 			err = bad(detail, detail_len, origin,
-				  "group is not an array of host names, or is defined twice",
-				  g->string);
+				  "group is not an array of host names (or a "
+				  "Slurm cluster's object)", g->string);
+			goto out;
+		}
+		err = name_taken(inv, g->string, "group", origin, detail,
+				 detail_len);
+		if (err != BF_OK)
+			goto out;
+		if (cJSON_IsArray(g) && cJSON_GetArraySize(g) == 0) {
+			err = bf_fail(detail, detail_len, BF_ERR_USAGE,
+				      "%s: group %s has no hosts", origin,
+				      g->string);
 			goto out;
 		}
 		inv->groups = bf_xrealloc(inv->groups, (size_t)(inv->ngroups + 1) *
@@ -409,6 +458,7 @@ enum bf_err inventory_parse(const char *json, const char *origin,
 		ig = &inv->groups[inv->ngroups++];
 		memset(ig, 0, sizeof(*ig));
 		ig->name = bf_xstrdup(g->string);
+		ig->file = bf_xstrdup(origin);
 		if (cJSON_IsObject(g)) {
 			err = parse_slurm(g, origin, ig, detail, detail_len);
 			if (err != BF_OK)
@@ -451,8 +501,9 @@ static char *read_file(const char *path, size_t max)
 	return buf;
 }
 
-enum bf_err inventory_load(const char *dir, struct inventory *inv,
-			   char *detail, size_t detail_len)
+enum bf_err inventory_load(const char *dir, const char *given_by,
+			   struct inventory *inv, char *detail,
+			   size_t detail_len)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -461,6 +512,10 @@ enum bf_err inventory_load(const char *dir, struct inventory *inv,
 	enum bf_err err = BF_OK;
 
 	memset(inv, 0, sizeof(*inv));
+	if (!d && errno == ENOENT && given_by)
+		return bf_fail(detail, detail_len, BF_ERR_USAGE,
+			       "hosts directory %s (%s): %s", dir, given_by,
+			       strerror(errno));
 	if (!d)
 		return errno == ENOENT ? BF_OK :
 		       bf_fail(detail, detail_len, BF_ERR_IO, "%s: %s", dir,
@@ -494,7 +549,8 @@ enum bf_err inventory_load(const char *dir, struct inventory *inv,
 			if (!inventory_host(inv, inv->groups[g].members[k]) &&
 			    strcmp(inv->groups[g].members[k], "local") != 0) {
 				err = bf_fail(detail, detail_len, BF_ERR_USAGE,
-					      "group %s names unknown host %s",
+					      "%s: group %s names unknown "
+					      "host %s", inv->groups[g].file,
 					      inv->groups[g].name,
 					      inv->groups[g].members[k]);
 				break;
@@ -526,6 +582,7 @@ void inventory_free(struct inventory *inv)
 			free(inv->groups[i].members[k]);
 		free(inv->groups[i].members);
 		free(inv->groups[i].name);
+		free(inv->groups[i].file);
 		if (inv->groups[i].slurm) {
 			struct inv_slurm *sl = inv->groups[i].slurm;
 

@@ -52,6 +52,7 @@ struct inv_slurm {
 
 struct inv_group {
 	char *name;
+	char *file;        /* the file that defines it, for messages */
 	char **members;
 	int nmembers;
 	struct inv_slurm *slurm; /* NULL: a plain group of hosts */
@@ -65,13 +66,19 @@ struct inventory {
 };
 
 /* Reads every *.json in dir into *inv. A missing directory is an empty
- * inventory (BF_OK). Errors: BF_ERR_PARSE (not JSON, wrong types, unknown
- * key) and BF_ERR_USAGE (duplicate name, group naming an unknown host, a
- * default the agent would refuse: "file: host NAME: defaults: warmup '-1':
- * expected an integer from 0 to 100000"), with "file: what" in detail; BF_ERR_IO. Caller frees with
- * inventory_free, also on error. */
-enum bf_err inventory_load(const char *dir, struct inventory *inv,
-			   char *detail, size_t detail_len);
+ * inventory (BF_OK) unless given_by is not NULL: what chose dir
+ * ("--hosts-dir"), for "hosts directory DIR (--hosts-dir): No such file
+ * or directory" (BF_ERR_USAGE). Errors: BF_ERR_PARSE (not JSON, wrong
+ * types, unknown key) and BF_ERR_USAGE (a name defined twice, a host and
+ * a group of one name, a host or group named local, a group with no hosts
+ * or naming an unknown host, a host's ssh or a cluster's login that is no
+ * SSH target (remote_target_check), a default the agent would refuse:
+ * "file: host NAME: defaults: warmup '-1': expected an integer from 0 to
+ * 100000"), with "file: what" in detail; BF_ERR_IO. Caller frees with inventory_free,
+ * also on error. */
+enum bf_err inventory_load(const char *dir, const char *given_by,
+			   struct inventory *inv, char *detail,
+			   size_t detail_len);
 
 /* Parses one JSON document (from file `origin`, for messages) into inv. */
 enum bf_err inventory_parse(const char *json, const char *origin,
@@ -92,9 +99,11 @@ const struct inv_group *inventory_slurm_rank(const struct inventory *inv,
  * its members, each host once, in order, into names (at most max; the
  * strings are args' or inv's). "NAME:node1,node2" names nodes of Slurm
  * cluster NAME: its first ranks, one per node, and the cluster's
- * only_nodes set to the list. Errors: BF_ERR_USAGE ("host '-x': not a
- * host name", too many hosts, a bad node list, a cluster both whole and
- * by nodes). */
+ * only_nodes set to the list. A name that is not local, an inventory host
+ * or a cluster's rank is an SSH target, checked with remote_target_check
+ * (nothing is contacted). Errors: BF_ERR_USAGE ("host 'me@': empty user
+ * or host name", too many hosts, a bad node list, a cluster both whole
+ * and by nodes). */
 enum bf_err inventory_resolve(struct inventory *inv, int nargs,
 			      char *const *args, const char **names, int max,
 			      int *count, char *detail, size_t detail_len);

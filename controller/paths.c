@@ -77,11 +77,17 @@ const char *ctl_checkout_dir(void)
 	return NULL;
 }
 
-static const char *locate(const char *given, const char *env,
-			  const char *name, char *buf, size_t len)
+/* The rule above for one directory: given by option opt, else by the
+ * variable env, else ./name or the checkout's. *given_by (when not NULL)
+ * gets opt or env when one of them chose it, else NULL. */
+static const char *locate(const char *given, const char *opt, const char *env,
+			  const char *name, char *buf, size_t len,
+			  const char **given_by)
 {
 	const char *v = getenv(env), *root;
 
+	if (given_by)
+		*given_by = given ? opt : v && *v ? env : NULL;
 	if (given)
 		return given;
 	if (v && *v)
@@ -99,12 +105,14 @@ const char *ctl_results_dir(const char *given)
 {
 	static char buf[PATH_MAX + 16];
 
-	return locate(given, "BENCHFLEET_RESULTS_DIR", "results", buf, sizeof(buf));
+	return locate(given, "--results", "BENCHFLEET_RESULTS_DIR", "results",
+		      buf, sizeof(buf), NULL);
 }
 
-const char *ctl_hosts_dir(const char *given)
+const char *ctl_hosts_dir(const char *given, const char **given_by)
 {
 	static char buf[PATH_MAX + 16];
 
-	return locate(given, "BENCHFLEET_HOSTS_DIR", "hosts", buf, sizeof(buf));
+	return locate(given, "--hosts-dir", "BENCHFLEET_HOSTS_DIR", "hosts",
+		      buf, sizeof(buf), given_by);
 }

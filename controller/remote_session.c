@@ -16,7 +16,6 @@
  */
 #include "remote_internal.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -149,27 +148,6 @@ void remote_sleep_ms(int64_t ms)
 
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
-}
-
-/* A host name OpenSSH and libssh would take: letters, digits and ".-_:%"
- * (an IPv6 address, a zone), not starting with '-' (it would read as an
- * option); a name (no ':') in dot-separated labels of 1 to 63 characters,
- * as DNS has them (RFC 1035 2.3.4) and libssh's ssh_options_set checks. */
-static int valid_hostname(const char *h)
-{
-	int ipv6 = strchr(h, ':') != NULL;
-	size_t label = 0;
-
-	if (!*h || *h == '-')
-		return 0;
-	for (; *h; h++) {
-		if (!isalnum((unsigned char)*h) && !strchr(".-_:%", *h))
-			return 0;
-		label = *h == '.' ? 0 : label + 1;
-		if (!ipv6 && (label > 63 || (*h == '.' && h[1] == '.')))
-			return 0;
-	}
-	return 1;
 }
 
 /* "host:port", with brackets for an IPv6 address, into buf. */
@@ -768,17 +746,12 @@ enum bf_err remote_connect(struct remote **out, const struct remote_opts *opts,
 	if (!opts || !opts->host || !*opts->host)
 		return bf_fail(detail, detail_len, BF_ERR_USAGE,
 			       "connect: no host given");
-	err = remote_target_parse(opts->host, &user, &host, &port, detail,
-				  detail_len);
+	err = remote_target_check(opts->host, detail, detail_len);
+	if (err == BF_OK)
+		err = remote_target_parse(opts->host, &user, &host, &port,
+					  detail, detail_len);
 	if (err != BF_OK)
 		goto out;
-	if (!valid_hostname(host)) {
-		err = bf_fail(detail, detail_len, BF_ERR_USAGE,
-			      "host '%s': invalid host name (letters, digits, "
-			      "'.', '-', '_' and ':' only, not starting with "
-			      "'-', at most 63 between dots)", opts->host);
-		goto out;
-	}
 
 	r = calloc(1, sizeof *r);
 	if (r) {

@@ -1,6 +1,7 @@
 /* Parsing of "[user@]host[:port]" targets; see remote_target.h. */
 #include "remote_target.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,5 +67,49 @@ enum bf_err remote_target_parse(const char *spec, char **user, char **host,
 		return bf_fail(detail, detail_len, BF_ERR_NOMEM,
 			       "host '%s': out of memory", spec);
 	}
+	return BF_OK;
+}
+
+/* A host name OpenSSH and libssh would take: letters, digits and ".-_:%"
+ * (an IPv6 address, a zone), not starting with '-' (it would read as an
+ * option); a name (no ':') in dot-separated labels of 1 to 63 characters,
+ * as DNS has them (RFC 1035 2.3.4) and libssh's ssh_options_set checks
+ * (it refuses a longer one without a message). */
+static int valid_hostname(const char *h)
+{
+	int ipv6 = strchr(h, ':') != NULL;
+	size_t label = 0;
+
+	if (!*h || *h == '-')
+		return 0;
+	for (; *h; h++) {
+		if (!isalnum((unsigned char)*h) && !strchr(".-_:%", *h))
+			return 0;
+		label = *h == '.' ? 0 : label + 1;
+		if (!ipv6 && (label > 63 || (*h == '.' && h[1] == '.')))
+			return 0;
+	}
+	return 1;
+}
+
+enum bf_err remote_target_check(const char *spec, char *detail,
+				size_t detail_len)
+{
+	char *user, *host;
+	int port, ok;
+	enum bf_err err;
+
+	err = remote_target_parse(spec, &user, &host, &port, detail,
+				  detail_len);
+	if (err != BF_OK)
+		return err;
+	ok = valid_hostname(host);
+	free(user);
+	free(host);
+	if (!ok)
+		return bf_fail(detail, detail_len, BF_ERR_USAGE,
+			       "host '%s': invalid host name (letters, digits, "
+			       "'.', '-', '_' and ':' only, not starting with "
+			       "'-', at most 63 between dots)", spec);
 	return BF_OK;
 }

@@ -29,4 +29,15 @@
 enum bf_err remote_target_parse(const char *spec, char **user, char **host,
 				int *port, char *detail, size_t detail_len);
 
+/*
+ * Whether spec is a target ctl can connect to, before anything is
+ * contacted: remote_target_parse takes it and its host is a name OpenSSH
+ * would take (letters, digits, '.', '-', '_', ':', '%'; not starting with
+ * '-'). An alias is checked as a host name; what it resolves to is not.
+ * BF_OK, or remote_target_parse's errors and BF_ERR_USAGE ("host '<spec>':
+ * invalid host name (...)") with one line in detail.
+ */
+enum bf_err remote_target_check(const char *spec, char *detail,
+				size_t detail_len);
+
 #endif

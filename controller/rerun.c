@@ -12,23 +12,33 @@
 
 #include <cjson/cJSON.h>
 
+#include "agent_opts.h"
 #include "archive.h"
+#include "archive_read.h"
 #include "ctl.h"
 #include "xmalloc.h"
 
-/* Reads results_dir/run_id/run.json. Caller frees with cJSON_Delete;
- * NULL with a message printed. */
-static cJSON *read_run_json(const char *results_dir, const char *run_id)
+/* Reads the run.json of the run of results_dir that arg names (its id in
+ * full or by a unique prefix, as ctl show takes it), its id into *id.
+ * Caller frees both (cJSON_Delete, free); NULL with a message printed. */
+static cJSON *read_run_json(const char *results_dir, const char *arg,
+			    char **id)
 {
-	char *path = bf_xasprintf("%s/%s/run.json", results_dir, run_id);
-	FILE *f = strchr(run_id, '/') ? NULL : fopen(path, "rb");
-	char *text = NULL;
+	char detail[512], *path = NULL, *text = NULL;
 	size_t len = 0;
 	cJSON *doc = NULL;
+	FILE *f;
 
+	if (archive_find_run(results_dir, arg, id, detail, sizeof(detail)) !=
+	    BF_OK) {
+		ctl_error("--rerun-failed: %s", detail);
+		return NULL;
+	}
+	path = bf_xasprintf("%s/%s/run.json", results_dir, *id);
+	f = fopen(path, "rb");
 	if (!f) {
-		ctl_error("--rerun-failed %s: %s: %s", run_id, path,
-			  strchr(run_id, '/') ? "not a run id" : strerror(errno));
+		ctl_error("--rerun-failed %s: %s: %s", *id, path,
+			  strerror(errno));
 		goto out;
 	}
 	text = bf_xmalloc(1 << 22);
@@ -39,31 +49,81 @@ static cJSON *read_run_json(const char *results_dir, const char *run_id)
 	if (!cJSON_IsObject(doc) ||
 	    !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_COMMAND_LINE)) ||
 	    !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_HOSTS))) {
-		ctl_error("--rerun-failed %s: %s: not a run.json", run_id, path);
+		ctl_error("--rerun-failed %s: %s: not a run.json", *id, path);
 		cJSON_Delete(doc);
 		doc = NULL;
 	}
 out:
+	if (!doc) {
+		free(*id);
+		*id = NULL;
+	}
 	free(text);
 	free(path);
 	return doc;
 }
 
-/* The arguments of `argv` (from index 1) that are not hosts, appended to
- * out at *n (getopt with the run's option table, so that an option's
- * value is never taken for a host); skip_rerun drops --rerun-failed. */
-static void copy_options(int argc, char **argv, const struct option *longopts,
-			 int skip_rerun_code, char **out, int *n)
+/* The options of a command line, as getopt_long answers them. */
+struct given {
+	int *codes;       /* each option's code, in order */
+	int n;
+	unsigned fields;  /* agent fields the options set or replace
+			   * (bf_agent_field_replaces) */
+};
+
+/* The agent field that option code c (longopts[idx]; idx -1: a short
+ * option) sets, or -1 when it is ctl's own. */
+static int agent_field(const struct option *longopts, int idx)
 {
-	int c, prev = 1;
+	const struct bf_agent_opt *o =
+		idx >= 0 ? bf_agent_opt_find(longopts[idx].name) : NULL;
+
+	return o ? (int)o->field : -1;
+}
+
+/* Whether an option (code c, agent field f or -1) is one that g gives
+ * again: the same option, or an agent option of a field g sets or
+ * replaces (--size and --sizes are one setting; --no-bandwidth replaces
+ * --bandwidth-mib). */
+static int given_again(const struct given *g, int c, int f)
+{
+	if (f >= 0 && (g->fields & (1u << f)))
+		return 1;
+	for (int i = 0; i < g->n; i++)
+		if (g->codes[i] == c)
+			return 1;
+	return 0;
+}
+
+/* The arguments of `argv` (from index 1) that are options, appended to
+ * out at *n (getopt with the run's option table, so that an option's
+ * value is never taken for a host): all but --rerun-failed (skip_code)
+ * and those that `newer` gives again. Each option copied is added to
+ * *seen (when not NULL). */
+static void copy_options(int argc, char **argv, const struct option *longopts,
+			 int skip_code, const struct given *newer,
+			 struct given *seen, char **out, int *n)
+{
+	int c, idx = -1, prev = 1;
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "-:F:", longopts, NULL)) != -1) {
-		if (c != 1 && c != skip_rerun_code)
+	while ((c = getopt_long(argc, argv, "-:F:", longopts, &idx)) != -1) {
+		int f = agent_field(longopts, idx);
+
+		if (c != 1 && c != skip_code &&
+		    (!newer || !given_again(newer, c, f))) {
 			for (int i = prev; i < optind; i++)
 				out[(*n)++] = argv[i];
+			if (seen) {
+				seen->codes[seen->n++] = c;
+				if (f >= 0)
+					seen->fields |=
+						bf_agent_field_replaces(f);
+			}
+		}
 		prev = optind;
+		idx = -1;
 	}
 }
 
@@ -90,6 +150,7 @@ void rerun_args_free(struct rerun_args *ra)
 	free(ra->owned);
 	free(ra->argv);
 	bf_xfree_strv(ra->old);
+	free(ra->run_id);
 	memset(ra, 0, sizeof(*ra));
 }
 
@@ -97,12 +158,15 @@ int rerun_build(int argc, char **argv, const char *run_id,
 		const char *results_dir, const struct option *longopts,
 		int rerun_code, struct rerun_args *ra)
 {
-	cJSON *doc = read_run_json(results_dir, run_id), *e;
+	cJSON *doc, *e;
 	char **old = NULL, **nargv = NULL;
 	struct rerun_cluster *cl = NULL;
-	int nold = 0, n = 0, nfailed = 0, ncl = 0;
+	struct given now = { 0 };
+	char **mine;
+	int nold = 0, n = 0, nfailed = 0, ncl = 0, nmine = 0;
 
 	memset(ra, 0, sizeof(*ra));
+	doc = read_run_json(results_dir, run_id, &ra->run_id);
 	if (!doc)
 		return -1;
 	old = bf_xcalloc((size_t)cJSON_GetArraySize(
@@ -119,10 +183,20 @@ int rerun_build(int argc, char **argv, const char *run_id,
 	ra->owned = bf_xcalloc(3 * (size_t)cJSON_GetArraySize(
 					   cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_HOSTS)) + 1,
 			       sizeof(char *));
+	/* This command line's options first, to know what they replace;
+	 * then the old run's others go in front of them. */
+	now.codes = bf_xcalloc((size_t)argc + 1, sizeof(*now.codes));
+	mine = bf_xcalloc((size_t)argc + 1, sizeof(*mine));
+	copy_options(argc, argv, longopts, rerun_code, NULL, &now, mine,
+		     &nmine);
 	nargv[n++] = argv[0];
 	if (nold > 0)
-		copy_options(nold, old, longopts, rerun_code, nargv, &n);
-	copy_options(argc, argv, longopts, rerun_code, nargv, &n);
+		copy_options(nold, old, longopts, rerun_code, &now, NULL, nargv,
+			     &n);
+	for (int i = 0; i < nmine; i++)
+		nargv[n++] = mine[i];
+	free(mine);
+	free(now.codes);
 	cl = bf_xcalloc((size_t)cJSON_GetArraySize(
 				cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_HOSTS)) + 1,
 			sizeof(*cl));

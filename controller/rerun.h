@@ -2,8 +2,11 @@
  * ctl run --rerun-failed RUN-ID: which command line runs again the hosts
  * of an archived run that did not complete. The new command line is the
  * program name, the old run's options (its run.json command_line, hosts
- * left out), this command line's options (which win, coming later; the
- * --rerun-failed option left out) and the failed hosts. A Slurm cluster's
+ * left out) but those this command line gives again, this command line's
+ * options (the --rerun-failed option left out) and the failed hosts. An
+ * option given again replaces the old one: the same option, or one of the
+ * same agent setting (--size and --sizes; --no-bandwidth and
+ * --bandwidth-mib, bf_agent_field_replaces). A Slurm cluster's
  * failed nodes come back as "CLUSTER:node,node" (srun --nodelist), or the
  * whole cluster when a failed rank never learnt its node.
  */
@@ -13,6 +16,7 @@
 #include <getopt.h>
 
 struct rerun_args {
+	char *run_id;  /* the run re-run, its id in full (owned) */
 	char **argv;   /* the new command line; argc entries */
 	int argc;      /* 0: every host completed, nothing to re-run */
 	char **old;    /* the old command line's strings (owned) */
@@ -21,11 +25,13 @@ struct rerun_args {
 };
 
 /*
- * Builds ra from argv (this command line, argc entries), the run run_id
- * of results_dir, and longopts (ctl run's option table, so that an
- * option's value is never taken for a host; rerun_code is
- * --rerun-failed's code). Returns 0, or -1 after printing one line (no
- * such run, not a run.json). Free ra with rerun_args_free.
+ * Builds ra from argv (this command line, argc entries), the run of
+ * results_dir that run_id names (in full or by a unique prefix, as ctl
+ * show and compare take it: archive_find_run), and longopts (ctl run's
+ * option table, so that an option's value is never taken for a host;
+ * rerun_code is --rerun-failed's code). Returns 0, or -1 after printing
+ * one line (no such run, an ambiguous prefix, not a run.json). Free ra
+ * with rerun_args_free.
  */
 int rerun_build(int argc, char **argv, const char *run_id,
 		const char *results_dir, const struct option *longopts,

@@ -129,8 +129,10 @@ struct session {
  * agent arguments agent_argv[i], of which the session takes ownership,
  * also on error), and run.json saying "running". runner is left NULL for
  * the caller to set. argv, names, inv and opts must outlive the session.
- * Errors: BF_ERR_IO with the path in detail (the caller frees with
- * session_close all the same).
+ * Errors: BF_ERR_IO with the path in detail, the results directory or
+ * the run's not created or not writable (the caller frees with
+ * session_close all the same; ctl exits 3: the archive could not be
+ * written).
  */
 enum bf_err session_open(struct session *s, const struct run_opts *opts,
 			 int argc, char **argv, int nhosts,

@@ -1,6 +1,7 @@
 /*
  * libFuzzer target: an SSH target "[user@]host[:port]" as ctl run reads
- * it from the command line or hosts/ (remote_target_parse).
+ * it from the command line or hosts/ (remote_target_parse,
+ * remote_target_check).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(user);
 		free(host);
 	}
+	(void)remote_target_check(spec, detail, sizeof(detail));
 	free(spec);
 	return 0;
 }

@@ -134,6 +134,91 @@ class RunLocal(unittest.TestCase):
             self.assertIn("unknown key: sssh", p.stderr)
             self.assertFalse(os.path.exists(os.path.join(tmp, "res")))
 
+    def test_inventory_errors_name_the_file_and_the_problem(self):
+        # Each a usage error before anything runs: one line naming the
+        # file, exit 2, no run directory.
+        cases = [
+            ({"a.json": {"groups": {"g": []}}}, "g",
+             "hosts/a.json: group g has no hosts"),
+            ({"a.json": {"hosts": {"local": {}}}}, "local",
+             "hosts/a.json: host name local is reserved for this machine"),
+            ({"a.json": {"groups": {"local": ["local"]}}}, "local",
+             "hosts/a.json: group name local is reserved for this machine"),
+            ({"a.json": {"hosts": {"x": {}}, "groups": {"x": ["x"]}}}, "x",
+             "hosts/a.json: group x: a host has that name"),
+            ({"a.json": {"groups": {"x": ["local"]}},
+              "b.json": {"hosts": {"x": {}}}}, "x",
+             "hosts/b.json: host x: a group has that name"),
+            ({"a.json": {"groups": {"g": ["local"]}},
+              "b.json": {"groups": {"g": ["local"]}}}, "g",
+             "hosts/b.json: group defined twice: g"),
+            ({"a.json": {"hosts": {"h": {}}}, "b.json": {"hosts": {"h": {}}}},
+             "h", "hosts/b.json: host defined twice: h"),
+            ({"a.json": {"groups": {"g": 5}}}, "g",
+             "hosts/a.json: group is not an array of host names (or a "
+             "Slurm cluster's object): g"),
+            ({"a.json": {"groups": {"g": ["y"]}}}, "g",
+             "hosts/a.json: group g names unknown host y"),
+        ]
+        for files, arg, want in cases:
+            with self.subTest(want=want), tempfile.TemporaryDirectory() as tmp:
+                os.mkdir(os.path.join(tmp, "hosts"))
+                for name, doc in files.items():
+                    with open(os.path.join(tmp, "hosts", name), "w") as f:
+                        json.dump(doc, f)
+                p = run_ctl(["run", arg, "--no-tui", "--results", "res"], tmp)
+                self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+                self.assertEqual(p.stderr, "ctl: " + want + "\n")
+                self.assertEqual(p.stdout, "")
+                self.assertFalse(os.path.exists(os.path.join(tmp, "res")))
+
+    def test_malformed_host_is_a_usage_error(self):
+        # Refused by the SSH target parser before any host is touched:
+        # exit 2, one line naming the host, no run directory.
+        with tempfile.TemporaryDirectory() as tmp:
+            for host, why in (("me@", "empty user or host name"),
+                              (":22", "empty host name"),
+                              ("host:99999", "port must be 1-65535"),
+                              ("x:a", "port must be 1-65535"),
+                              ("a b", "invalid host name"),
+                              ("../../etc", "invalid host name")):
+                with self.subTest(host=host):
+                    p = run_ctl(["run", "local", host, "--no-tui",
+                                 "--results", "res"], tmp)
+                    self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+                    self.assertEqual(p.stderr.count("\n"), 1, p.stderr)
+                    self.assertTrue(p.stderr.startswith(
+                        "ctl: host '%s': %s" % (host, why)), p.stderr)
+                    self.assertEqual(p.stdout, "")
+                    self.assertFalse(os.path.exists(os.path.join(tmp, "res")))
+            # An inventory host's ssh target, when the inventory is read.
+            os.mkdir(os.path.join(tmp, "hosts"))
+            with open(os.path.join(tmp, "hosts", "a.json"), "w") as f:
+                json.dump({"hosts": {"a": {"ssh": "me@"}}}, f)
+            p = run_ctl(["run", "local", "--no-tui", "--results", "res"], tmp)
+            self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+            self.assertEqual(p.stderr, "ctl: hosts/a.json: host a: ssh: "
+                             "host 'me@': empty user or host name\n")
+            self.assertFalse(os.path.exists(os.path.join(tmp, "res")))
+
+    def test_hosts_dir_given_must_exist(self):
+        # A hosts directory the user named (option or variable) that does
+        # not exist is an error, not an empty inventory.
+        with tempfile.TemporaryDirectory() as tmp:
+            env = dict(os.environ)
+            env.pop("BENCHFLEET_HOSTS_DIR", None)
+            for args, extra, by in (
+                    (["--hosts-dir", "nope"], {}, "--hosts-dir"),
+                    ([], {"BENCHFLEET_HOSTS_DIR": "nope"},
+                     "BENCHFLEET_HOSTS_DIR")):
+                with self.subTest(by=by):
+                    p = run_ctl(["run", "local", "--no-tui", "--results",
+                                 "res"] + args, tmp, env=dict(env, **extra))
+                    self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+                    self.assertEqual(p.stderr, "ctl: hosts directory nope "
+                                     "(%s): No such file or directory\n" % by)
+                    self.assertFalse(os.path.exists(os.path.join(tmp, "res")))
+
     def test_bad_agent_option_is_refused_before_anything_runs(self):
         with tempfile.TemporaryDirectory() as tmp:
             p = run_ctl(["run", "local", "--size", "abc", "--results", "res"],
@@ -172,6 +257,25 @@ class RunLocal(unittest.TestCase):
                 self.assertEqual((p.returncode, p.stderr),
                                  (2, "ctl: %s: needs a value\n" % said), args)
             self.assertFalse(os.path.exists(os.path.join(tmp, "res")))
+
+    def test_no_bandwidth_with_bandwidth_mib_is_refused_alike(self):
+        # The contradiction is the shared option table's: ctl and the
+        # agent refuse it in the same words, and ctl before anything runs.
+        want = "--no-bandwidth and --bandwidth-mib: give only one"
+        agent = os.path.join(os.path.dirname(CTL), "agent")
+        with tempfile.TemporaryDirectory() as tmp:
+            for order in (["--no-bandwidth", "--bandwidth-mib", "8"],
+                          ["--bandwidth-mib", "8", "--no-bandwidth"]):
+                p = run_ctl(["run", "local"] + order + ["--results", "res"],
+                            tmp)
+                self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+                self.assertEqual(p.stderr, "ctl: " + want + "\n")
+                self.assertFalse(os.path.exists(os.path.join(tmp, "res")))
+                a = subprocess.run([agent] + order, capture_output=True,
+                                   text=True, timeout=60,
+                                   stdin=subprocess.DEVNULL)
+                self.assertEqual(a.returncode, 2, a.stdout + a.stderr)
+                self.assertEqual(a.stderr.splitlines()[0], "agent: " + want)
 
     def test_bad_inventory_default_is_a_usage_error(self):
         with tempfile.TemporaryDirectory() as tmp:

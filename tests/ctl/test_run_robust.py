@@ -15,6 +15,7 @@ status) and what run.json and the host files say:
   start;
 - SIGHUP mid-run: run.json incomplete, exit 130, host files intact;
 - a bad inventory env name is refused before anything runs;
+- a results directory that cannot be made: exit 3, nothing runs;
 - a full disk (a 64 KiB tmpfs, as root; skipped where mount is not
   permitted): one line on stderr, exit 3, run.json says why, host file in
   whole lines.
@@ -356,6 +357,48 @@ class Robust(unittest.TestCase):
         self.assertIn("host a: env: 'A;x' is not a variable name", p.stderr)
         self.assertEqual(p.stdout, "")
         self.assertFalse(os.path.exists(self.results))
+
+    # -- a results directory that cannot be written -------------------------
+
+    def test_results_dir_that_cannot_be_made_is_an_archive_failure(self):
+        # The archive could not be written (exit 3, one line, nothing
+        # ran); an empty --results names no directory (exit 2).
+        agent = self.fake_agent("exit 0\n", [])
+        blocker = os.path.join(self.tmp, "file")
+        with open(blocker, "w") as f:
+            f.write("not a directory\n")
+        cases = [(os.path.join(blocker, "res"), "Not a directory")]
+        ro = os.path.join(self.tmp, "ro")
+        os.mkdir(ro)
+        mounted = False
+        if os.geteuid() != 0:
+            os.chmod(ro, 0o555)
+            cases.append((os.path.join(ro, "res"), "Permission denied"))
+        elif subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k",
+                             "tmpfs", ro], capture_output=True).returncode == 0:
+            mounted = True
+            cases.append((os.path.join(ro, "res"), "Read-only file system"))
+        try:
+            for results, why in cases:
+                with self.subTest(results=results):
+                    p = self.ctl(agent, results=results)
+                    self.assertEqual(p.returncode, EXIT_HOSTS_FAILED,
+                                     p.stdout.decode() + p.stderr.decode())
+                    self.assertEqual(p.stderr.decode(), "ctl: cannot create "
+                                     "%s: %s\n" % (results, why))
+                    self.assertNotIn(b"run ", p.stdout)
+                    self.assertFalse(os.path.exists(results))
+        finally:
+            if mounted:
+                subprocess.run(["umount", ro], check=False)
+            os.chmod(ro, 0o755)
+        p = subprocess.run([CTL, "run", "local", "--results", ""],
+                           cwd=self.tmp, env=self.env(agent),
+                           capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL)
+        self.assertEqual(p.returncode, EXIT_USAGE, p)
+        self.assertEqual(p.stderr, "ctl: --results: empty directory name\n")
+        self.assertEqual(p.stdout, "")
 
     # -- a full disk ---------------------------------------------------------
 

@@ -112,6 +112,31 @@ static void test_refused(void **state)
 	expect_err("[::1]:", BF_ERR_USAGE);
 }
 
+/* remote_target_check: what ctl run refuses before anything is made. */
+static void test_check(void **state)
+{
+	static const char *const good[] = { "bfhost1", "me@box.lan:2222",
+		"[::1]:22", "fe80::1%eth0", "a_b-c.d", NULL };
+	static const char *const bad[] = { "me@", ":22", "host:99999", "a b",
+		"../../etc", "x:a", "-oProxyCommand=x", "h;rm", "", NULL };
+	char detail[256];
+
+	(void)state;
+	for (int i = 0; good[i]; i++)
+		if (remote_target_check(good[i], detail, sizeof detail) !=
+		    BF_OK)
+			fail_msg("%s: refused: %s", good[i], detail);
+	for (int i = 0; bad[i]; i++) {
+		detail[0] = '\0';
+		if (remote_target_check(bad[i], detail, sizeof detail) !=
+		    BF_ERR_USAGE)
+			fail_msg("%s: not refused", bad[i]);
+		if (!strstr(detail, bad[i]))
+			fail_msg("%s: detail [%s] does not name it", bad[i],
+				 detail);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -119,6 +144,7 @@ int main(void)
 		cmocka_unit_test(test_user_and_port),
 		cmocka_unit_test(test_ipv6),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

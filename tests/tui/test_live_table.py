@@ -87,8 +87,11 @@ def tearDownModule():
 
 
 def INVENTORY():
-    """No inventory: a hosts directory that does not exist."""
-    return os.path.join(TMP, "no-inventory")
+    """No inventory: an empty hosts directory (one given that does not
+    exist is an error)."""
+    d = os.path.join(TMP, "no-inventory")
+    os.makedirs(d, exist_ok=True)
+    return d
 
 
 def results_dir():

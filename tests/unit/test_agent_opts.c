@@ -155,6 +155,39 @@ static void test_merge(void **state)
 	assert_false(bf_agent_optset_has(&cmd, BF_AF_CPU_ITERS));
 }
 
+/* --no-bandwidth and --bandwidth-mib contradict each other: a set with
+ * both is refused; one given replaces the other's default. */
+static void test_exclusive(void **state)
+{
+	struct bf_agent_optset cmd, def;
+	char d[256];
+
+	(void)state;
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&def, 0, sizeof(def));
+	assert_int_equal(set_opt(&cmd, "no-bandwidth", NULL, d, sizeof(d)),
+			 BF_OK);
+	assert_int_equal(set_opt(&cmd, "bandwidth-mib", "8", d, sizeof(d)),
+			 BF_OK);
+	assert_int_equal(bf_agent_optset_validate(&cmd, d, sizeof(d)),
+			 BF_ERR_USAGE);
+	assert_string_equal(d, "--no-bandwidth and --bandwidth-mib: "
+			       "give only one");
+	assert_int_equal(bf_agent_field_replaces(BF_AF_NO_BANDWIDTH),
+			 (1u << BF_AF_NO_BANDWIDTH) |
+				 (1u << BF_AF_BANDWIDTH_MIB));
+	assert_int_equal(bf_agent_field_replaces(BF_AF_ITERS),
+			 1u << BF_AF_ITERS);
+	memset(&cmd, 0, sizeof(cmd));
+	assert_int_equal(set_opt(&cmd, "no-bandwidth", NULL, d, sizeof(d)),
+			 BF_OK);
+	assert_int_equal(set_opt(&def, "bandwidth-mib", "8", d, sizeof(d)),
+			 BF_OK);
+	bf_agent_optset_merge(&cmd, &def);
+	assert_false(bf_agent_optset_has(&cmd, BF_AF_BANDWIDTH_MIB));
+	assert_int_equal(bf_agent_optset_validate(&cmd, d, sizeof(d)), BF_OK);
+}
+
 /* to-argv, then the agent's own parser: the same options come back. */
 static void test_round_trip(void **state)
 {
@@ -221,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_exclusive),
 		cmocka_unit_test(test_round_trip),
 	};
 
