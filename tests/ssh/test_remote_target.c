@@ -115,10 +115,15 @@ static void test_refused(void **state)
 /* remote_target_check: what ctl run refuses before anything is made. */
 static void test_check(void **state)
 {
+	/* DNS labels (between dots) are 1 to 63 characters (RFC 1035). */
 	static const char *const good[] = { "bfhost1", "me@box.lan:2222",
-		"[::1]:22", "fe80::1%eth0", "a_b-c.d", NULL };
+		"[::1]:22", "fe80::1%eth0", "a_b-c.d",
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.x",
+		NULL };
 	static const char *const bad[] = { "me@", ":22", "host:99999", "a b",
-		"../../etc", "x:a", "-oProxyCommand=x", "h;rm", "", NULL };
+		"../../etc", "x:a", "-oProxyCommand=x", "h;rm", "", "a..b",
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.x",
+		NULL };
 	char detail[256];
 
 	(void)state;
