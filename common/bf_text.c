@@ -75,9 +75,10 @@ char *bf_text_sanitize(char *dst, size_t dst_len, const char *src)
 	return dst;
 }
 
-char *bf_text_one_line(char *dst, size_t dst_len, const char *src)
+char *bf_text_join_lines(char *dst, size_t dst_len, const char *src,
+			 const char *sep)
 {
-	size_t used = 0;
+	size_t used = 0, seplen = strlen(sep);
 
 	if (dst_len == 0)
 		return dst;
@@ -90,9 +91,9 @@ char *bf_text_one_line(char *dst, size_t dst_len, const char *src)
 		if (n > 0 && p[n - 1] == '\r')
 			n--;
 		if (n > 0) {
-			if (used > 0 && used + 3 < dst_len) {
-				memcpy(dst + used, "; ", 3);
-				used += 2;
+			if (used > 0 && used + seplen + 1 < dst_len) {
+				memcpy(dst + used, sep, seplen + 1);
+				used += seplen;
 			} else if (used > 0) {
 				break;
 			}

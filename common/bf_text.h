@@ -24,13 +24,16 @@
 char *bf_text_sanitize(char *dst, size_t dst_len, const char *src);
 
 /*
- * As bf_text_sanitize, for one line of output: src's lines (split at '\n',
- * a '\r' before it dropped) sanitized and joined with "; ", empty lines
- * skipped, so that a multi-line reason (a remote command's stderr) stays
- * one line: "Unknown host\nsrun: error: ..." -> "Unknown host; srun:
- * error: ...". Cut as bf_text_sanitize cuts. Returns dst.
+ * As bf_text_sanitize, line by line: src's lines (split at '\n', a '\r'
+ * before it dropped) sanitized and joined with sep (written as given),
+ * empty lines skipped. With "; " a multi-line reason (a remote command's
+ * stderr) becomes one line: "Unknown host\nsrun: error: x" -> "Unknown
+ * host; srun: error: x"; with "\n    " its lines are indented under the
+ * first. Output that does not fit is cut as bf_text_sanitize cuts it,
+ * never after a separator. Returns dst.
  */
-char *bf_text_one_line(char *dst, size_t dst_len, const char *src);
+char *bf_text_join_lines(char *dst, size_t dst_len, const char *src,
+			 const char *sep);
 
 /* Sanitizes s in place (the result is never longer). Returns s. */
 char *bf_text_sanitize_inplace(char *s);

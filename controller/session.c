@@ -136,7 +136,7 @@ void session_progress(struct host_ctx *h, enum host_state st,
 		      const char *reason)
 {
 	struct model_host mh;
-	char line[sizeof(mh.reason) + 256];
+	char line[sizeof(mh.reason) + 1024];
 
 	if (st == HOST_RUNNING)
 		h->last_record_ns = bf_now_ns();
@@ -148,7 +148,8 @@ void session_progress(struct host_ctx *h, enum host_state st,
 	if (reason && strcmp(reason, host_state_name(st)) == 0)
 		reason = NULL;
 	host_say(h, "%s%s%s", host_state_name(st), reason ? ": " : "",
-		 reason ? bf_text_one_line(line, sizeof(line), mh.reason) : "");
+		 reason ? bf_text_join_lines(line, sizeof(line), mh.reason,
+					     "\n    ") : "");
 }
 
 /* ---- archive writes ------------------------------------------------------ */

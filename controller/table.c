@@ -155,8 +155,8 @@ void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8)
 			fprintf(out, "%s: %s%s%s\n",
 				bf_text_sanitize(safe, sizeof(safe), mh->name),
 				state, said ? "" : ": ",
-				said ? "" : bf_text_one_line(reason, sizeof(reason),
-							     mh->reason));
+				said ? "" : bf_text_join_lines(reason, sizeof(reason),
+							       mh->reason, "; "));
 		}
 	}
 	print_workloads(out, m);

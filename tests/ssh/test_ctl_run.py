@@ -731,7 +731,10 @@ class AgentFailureTest(CtlTestCase):
         self.assertEqual(h["target"], "bfhost2")
         self.assertEqual(h["status"], "failed")
         self.assertEqual(h["host_key_fingerprint"], self.hosts.fingerprint(2))
-        self.assertIn("[%s] failed: %s" % (name, h["reason"]), c.stdout)
+        # The reason's lines indented under the progress line (blank
+        # lines dropped); run.json keeps them as they are.
+        shown = "\n    ".join(l for l in h["reason"].split("\n") if l)
+        self.assertIn("[%s] failed: %s\n" % (name, shown), c.stdout)
         self.assertEqual(self.records(d, h), [])
         # Neither a final nor a staging directory is left on the host.
         self.assertEqual(os.listdir(cache_root(self.hosts, 2)), [])

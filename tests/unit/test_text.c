@@ -58,26 +58,30 @@ static void test_cut_at_boundary(void **state)
 	assert_string_equal(bf_text_sanitize(buf, sizeof(buf), NULL), "");
 }
 
-static void test_one_line(void **state)
+static void test_join_lines(void **state)
 {
 	char buf[64], tiny[12];
 
 	(void)state;
-	assert_string_equal(bf_text_one_line(buf, sizeof(buf),
-					     "Unknown host\nsrun: error: x\n"),
+	assert_string_equal(bf_text_join_lines(buf, sizeof(buf),
+					       "Unknown host\nsrun: error: x\n",
+					       "; "),
 			    "Unknown host; srun: error: x");
+	assert_string_equal(bf_text_join_lines(buf, sizeof(buf), "a\n\nb",
+					       "\n    "),
+			    "a\n    b");
 	/* CRLF, empty lines and controls inside a line. */
-	assert_string_equal(bf_text_one_line(buf, sizeof(buf),
-					     "\na\r\n\n\x1b[1mb\n"),
+	assert_string_equal(bf_text_join_lines(buf, sizeof(buf),
+					       "\na\r\n\n\x1b[1mb\n", "; "),
 			    "a; ?[1mb");
-	assert_string_equal(bf_text_one_line(buf, sizeof(buf), NULL), "");
-	assert_string_equal(bf_text_one_line(buf, sizeof(buf), "one"), "one");
+	assert_string_equal(bf_text_join_lines(buf, sizeof(buf), NULL, "; "), "");
+	assert_string_equal(bf_text_join_lines(buf, sizeof(buf), "one", "; "), "one");
 	/* Cut: no separator without room for what follows it. */
-	assert_string_equal(bf_text_one_line(tiny, sizeof(tiny),
-					     "abcdefghi\nxyz"),
+	assert_string_equal(bf_text_join_lines(tiny, sizeof(tiny),
+					       "abcdefghi\nxyz", "; "),
 			    "abcdefghi");
-	assert_string_equal(bf_text_one_line(tiny, sizeof(tiny),
-					     "abcdef\nxyz\nq"),
+	assert_string_equal(bf_text_join_lines(tiny, sizeof(tiny),
+					       "abcdef\nxyz\nq", "; "),
 			    "abcdef; xyz");
 }
 
@@ -87,7 +91,7 @@ int main(void)
 		cmocka_unit_test(test_controls),
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_cut_at_boundary),
-		cmocka_unit_test(test_one_line),
+		cmocka_unit_test(test_join_lines),
 	};
 
 	return cmocka_run_group_tests_name("text", tests, NULL, NULL);
