@@ -36,13 +36,40 @@ VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 SHIM = os.environ.get("BF_LYING_SGEMM", "")
 
 
+def threads_waiting(pid):
+    """Where each thread of pid waits (/proc/PID/task/*/wchan, the kernel
+    function), for the message of an agent that hangs."""
+    out = []
+    task = "/proc/%d/task" % pid
+    for tid in sorted(os.listdir(task)) if os.path.isdir(task) else []:
+        try:
+            with open(os.path.join(task, tid, "wchan")) as f:
+                out.append("%s:%s" % (tid, f.read().strip() or "running"))
+        except OSError:
+            pass
+    return " ".join(out)
+
+
 def records(*args, env=None, preexec=None):
     if not agentlib.AGENT:
         raise unittest.SkipTest("BF_AGENT is not set")
-    r = subprocess.run([agentlib.AGENT, *args], capture_output=True,
-                       text=True, timeout=600, env=env, preexec_fn=preexec,
-                       stdin=subprocess.DEVNULL)
-    return agentlib.parse_records(r.stdout)
+    # A guard well under CTest's 300 s (a run here takes about 1 s), so
+    # that a hang says which run and where its threads wait.
+    p = subprocess.Popen([agentlib.AGENT, *args], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env,
+                         preexec_fn=preexec, stdin=subprocess.DEVNULL)
+    try:
+        out, _ = p.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        where = threads_waiting(p.pid)
+        p.kill()
+        out, err = p.communicate()
+        raise AssertionError("agent %s hung for 120 s; threads: %s; last "
+                             "record: %s; stderr: %s" % (
+                                 " ".join(args), where,
+                                 (out.splitlines() or ["none"])[-1][:200],
+                                 err[-500:]))
+    return agentlib.parse_records(out)
 
 
 class SchemaJsonTest(unittest.TestCase):
