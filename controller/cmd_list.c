@@ -2,7 +2,7 @@
  * ctl list: the runs in the archive, oldest first, one per line: id,
  * start time, hosts, status, tag. Reads run.json files only.
  */
-#include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,24 +36,16 @@ int cmd_list(int argc, char **argv)
 	const char *results = NULL;
 	char detail[512], **ids;
 	struct texttable *tt;
-	long last = 0;
 	enum bf_err err;
-	int c, n, first;
+	int c, n, first, last = 0;
 
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		char *end;
-
 		switch (c) {
 		case O_LAST:
-			errno = 0;
-			last = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || last < 1) {
-				ctl_error("--last '%s': expected a positive integer",
-					  optarg);
+			if (ctl_parse_int("--last", optarg, 1, INT_MAX, &last))
 				return BF_EXIT_USAGE;
-			}
 			break;
 		case O_RESULTS:
 			if (ctl_parse_dir("--results", optarg, &results))
@@ -84,7 +76,7 @@ int cmd_list(int argc, char **argv)
 	}
 	if (n == 0)
 		fprintf(stderr, "ctl: list: %s: no runs yet\n", results);
-	first = last && last < n ? n - (int)last : 0;
+	first = last && last < n ? n - last : 0;
 	/* Columns: id, start, hosts, status, tag; no header line. */
 	tt = texttable_new(2);
 	for (int k = 0; k < 5; k++)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "archive_read.h"
+#include "baseline.h"
 #include "ctl.h"
 #include "model.h"
 #include "table.h"
@@ -57,41 +58,21 @@ static void replay(struct model *m, const struct archive_run *run)
 
 /* Each host's Δ% baseline, as ctl run found it when the run was made:
  * the newest earlier run in results on the same machine with the same
- * settings (archive_find_baseline), or why there is none. */
+ * settings (baseline_load), or why there is none. */
 static void load_baselines(struct model *m, const struct archive_run *run,
 			   const char *results)
 {
 	for (int i = 0; i < run->nhosts; i++) {
 		const struct archive_host *h = &run->hosts[i];
-		struct archive_baseline *b = NULL;
-		struct model_baseline *mb;
-		char detail[256];
-		enum bf_err err;
+		char detail[256], found[64];
+		int nrows;
 
-		if (!h->host_record || !h->host_record->options.present)
-			continue;
-		err = archive_find_baseline(results, h->name, h->host_record,
-					    h->fingerprint, run->run_id, &b,
-					    detail, sizeof(detail));
-		if (err != BF_OK) {
-			if (err == BF_ERR_NOT_FOUND) /* the table says why */
-				model_set_baseline_info(m, i, NULL, detail);
-			continue;
-		}
-		mb = bf_xcalloc((size_t)b->nrows + 1, sizeof(*mb));
-		for (int k = 0; k < b->nrows; k++) {
-			snprintf(mb[k].device, sizeof(mb[k].device), "%s",
-				 b->rows[k].device);
-			snprintf(mb[k].dtype, sizeof(mb[k].dtype), "%s",
-				 b->rows[k].dtype);
-			mb[k].n = b->rows[k].n;
-			mb[k].occurrence = b->rows[k].occurrence;
-			mb[k].gflops = b->rows[k].median_gflops;
-		}
-		model_set_baseline(m, i, mb, b->nrows);
-		model_set_baseline_info(m, i, b->run_id, NULL);
-		free(mb);
-		archive_baseline_free(b);
+		/* An archive that cannot be read just has no Δ%. */
+		if (h->host_record && h->host_record->options.present)
+			baseline_load(m, i, results, h->name, h->host_record,
+				      h->fingerprint, run->run_id, found,
+				      sizeof(found), &nrows, detail,
+				      sizeof(detail));
 	}
 }
 

@@ -779,40 +779,6 @@ static void print_legend(FILE *out, const struct compare_table *t)
 	texttable_free(tt);
 }
 
-/* Distinct "; "-separated reasons of every cell that has them, with the
- * cells they come from, for the legend under the table. */
-struct reason_list {
-	char text[16][160];
-	int cells[16];
-	int n;
-};
-
-static void note_reasons(struct reason_list *l, const char *joined)
-{
-	char copy[160], *save = NULL;
-
-	snprintf(copy, sizeof(copy), "%s", joined);
-	for (char *tok = strtok_r(copy, ";", &save); tok;
-	     tok = strtok_r(NULL, ";", &save)) {
-		int k;
-
-		while (*tok == ' ')
-			tok++;
-		if (!*tok)
-			continue;
-		for (k = 0; k < l->n; k++)
-			if (strcmp(l->text[k], tok) == 0)
-				break;
-		if (k == l->n) {
-			if (l->n == 16)
-				continue;
-			snprintf(l->text[k], sizeof(l->text[k]), "%s", tok);
-			l->n++;
-		}
-		l->cells[k]++;
-	}
-}
-
 enum { CELL_LEN = 160 };
 
 /* A bandwidth median's change from column A: "+2.6%", "n/a". */
@@ -871,7 +837,7 @@ static void print_bandwidth(FILE *out, const struct compare_table *t)
 void compare_print_plain(FILE *out, const struct compare_table *t)
 {
 	struct texttable *tt = texttable_new(2);
-	struct reason_list unreliable, invalid;
+	struct table_reasons unreliable, invalid;
 	char cell[CELL_LEN];
 	int any_too_few = 0, nunreliable = 0;
 
@@ -933,11 +899,11 @@ void compare_print_plain(FILE *out, const struct compare_table *t)
 			if (cl->present && cl->status == BF_STATUS_PASS &&
 			    cl->reliable == 0) {
 				nunreliable++;
-				note_reasons(&unreliable, cl->unreliable);
+				table_reasons_add(&unreliable, cl->unreliable);
 			}
 			if (cl->present && cl->status == BF_STATUS_FAIL &&
 			    strncmp(cl->reason, "invalid:", 8) == 0)
-				note_reasons(&invalid, cl->reason + 8);
+				table_reasons_add(&invalid, cl->reason + 8);
 		}
 	}
 	print_legend(out, t);
@@ -966,7 +932,7 @@ void compare_print_plain(FILE *out, const struct compare_table *t)
 		for (int k = 0; k < unreliable.n; k++)
 			fprintf(out, "%s %s (%d)", k ? ";" : "",
 				bf_text_sanitize(cell, sizeof(cell), unreliable.text[k]),
-				unreliable.cells[k]);
+				unreliable.count[k]);
 		fputc('\n', out);
 	}
 	for (int k = 0; k < invalid.n; k++)

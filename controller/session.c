@@ -18,7 +18,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "archive_read.h"
+#include "baseline.h"
 #include "bf_clock.h"
 #include "bf_text.h"
 #include "ctl.h"
@@ -327,39 +327,22 @@ void session_set_fingerprint(struct host_ctx *h, const char *fingerprint)
 static void host_load_baseline(struct host_ctx *h,
 			       const struct bf_rec_host *host_rec)
 {
-	struct archive_baseline *b = NULL;
-	struct model_baseline *mb;
 	struct model_host mh;
-	char detail[256];
+	char detail[256], found[64];
+	int nrows = 0;
 	enum bf_err err;
 
 	if (!host_rec->options.present)
 		return;
 	model_host_get(h->model, h->index, &mh);
-	err = archive_find_baseline(h->opts->results_dir, h->name, host_rec,
-				    mh.fingerprint, h->run_id, &b, detail,
-				    sizeof(detail));
-	if (err != BF_OK) {
-		if (err != BF_ERR_NOT_FOUND)
-			host_log(h, "previous run: %s\n", detail);
-		else
-			model_set_baseline_info(h->model, h->index, NULL, detail);
-		return;
-	}
-	mb = bf_xcalloc((size_t)b->nrows + 1, sizeof(*mb));
-	for (int i = 0; i < b->nrows; i++) {
-		snprintf(mb[i].device, sizeof(mb[i].device), "%s", b->rows[i].device);
-		snprintf(mb[i].dtype, sizeof(mb[i].dtype), "%s", b->rows[i].dtype);
-		mb[i].n = b->rows[i].n;
-		mb[i].occurrence = b->rows[i].occurrence;
-		mb[i].gflops = b->rows[i].median_gflops;
-	}
-	model_set_baseline(h->model, h->index, mb, b->nrows);
-	model_set_baseline_info(h->model, h->index, b->run_id, NULL);
-	host_log(h, "previous run: %s (%d GEMM results)\n", b->run_id,
-		 b->nrows);
-	free(mb);
-	archive_baseline_free(b);
+	err = baseline_load(h->model, h->index, h->opts->results_dir, h->name,
+			    host_rec, mh.fingerprint, h->run_id, found,
+			    sizeof(found), &nrows, detail, sizeof(detail));
+	if (err == BF_OK)
+		host_log(h, "previous run: %s (%d GEMM results)\n", found,
+			 nrows);
+	else if (err != BF_ERR_NOT_FOUND)
+		host_log(h, "previous run: %s\n", detail);
 }
 
 double session_silence_limit_s(double floor_s, double s_per_n3, int next_n)

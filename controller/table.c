@@ -35,15 +35,7 @@ int table_utf8(void)
 	return strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 }
 
-/* One "REASON (k rows)" entry of the unreliable legend. */
-struct reason_count {
-	char text[160];
-	int rows;
-};
-
-/* Counts each distinct reason of r's "; "-joined list. */
-static void count_reasons(struct reason_count *rc, int *nrc, int cap,
-			  const char *joined)
+void table_reasons_add(struct table_reasons *r, const char *joined)
 {
 	char copy[160], *save = NULL;
 
@@ -56,17 +48,17 @@ static void count_reasons(struct reason_count *rc, int *nrc, int cap,
 			tok++;
 		if (!*tok)
 			continue;
-		for (k = 0; k < *nrc; k++)
-			if (strcmp(rc[k].text, tok) == 0)
+		for (k = 0; k < r->n; k++)
+			if (strcmp(r->text[k], tok) == 0)
 				break;
-		if (k == *nrc) {
-			if (*nrc == cap)
+		if (k == r->n) {
+			if (r->n == TABLE_REASONS_MAX)
 				continue;
-			snprintf(rc[k].text, sizeof(rc[k].text), "%s", tok);
-			rc[k].rows = 0;
-			(*nrc)++;
+			snprintf(r->text[k], sizeof(r->text[k]), "%s", tok);
+			r->count[k] = 0;
+			r->n++;
 		}
-		rc[k].rows++;
+		r->count[k]++;
 	}
 }
 
@@ -88,9 +80,9 @@ void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8)
 {
 	struct ui_col_spec spec[UI_NCOLS];
 	struct texttable *t = texttable_new(1);
-	struct reason_count rc[16];
+	struct table_reasons rc = { .n = 0 };
 	char cell[640], safe[640], note[1024];
-	int nrc = 0, unreliable = 0, with_delta = 0, n = 0;
+	int unreliable = 0, with_delta = 0, n = 0;
 	int *order = bf_xcalloc((size_t)m->nrows + 1, sizeof(*order));
 
 	ui_columns_for(m, utf8, spec);
@@ -116,7 +108,7 @@ void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8)
 		}
 		if (r->reliable == 0 && !isnan(r->gflops)) {
 			unreliable++;
-			count_reasons(rc, &nrc, 16, r->unreliable);
+			table_reasons_add(&rc, r->unreliable);
 		}
 		with_delta += !isnan(ui_delta_pct(r->gflops, r->prev_gflops));
 	}
@@ -129,10 +121,10 @@ void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8)
 	if (unreliable) {
 		fprintf(out, "%s unreliable (%d row%s):", UI_UNRELIABLE_MARK,
 			unreliable, unreliable == 1 ? "" : "s");
-		for (int k = 0; k < nrc; k++)
+		for (int k = 0; k < rc.n; k++)
 			fprintf(out, "%s %s (%d)", k ? ";" : "",
-				bf_text_sanitize(safe, sizeof(safe), rc[k].text),
-				rc[k].rows);
+				bf_text_sanitize(safe, sizeof(safe), rc.text[k]),
+				rc.count[k]);
 		fputc('\n', out);
 	}
 	for (int h = 0; h < m->nhosts && with_delta; h++)

@@ -22,6 +22,22 @@ void table_print_snapshot(FILE *out, const struct model_snapshot *snap,
 /* Whether the locale's codeset is UTF-8. */
 int table_utf8(void);
 
+/* Distinct reasons of "; "-joined lists (a row's unreliable reasons),
+ * each with how many times a list named it: a table's legend. At most
+ * TABLE_REASONS_MAX distinct ones are kept (later ones are dropped), each
+ * cut to 159 bytes. */
+#define TABLE_REASONS_MAX 16
+struct table_reasons {
+	char text[TABLE_REASONS_MAX][160];
+	int count[TABLE_REASONS_MAX];
+	int n;
+};
+
+/* Adds the reasons of joined (split at ';', leading spaces skipped, empty
+ * ones dropped; only its first 159 bytes read) to r, zeroed before the
+ * first call. */
+void table_reasons_add(struct table_reasons *r, const char *joined);
+
 /* Formats v with `decimals` digits, or "n/a" when v is NaN. */
 void table_fmt(char *buf, size_t len, double v, int decimals);
 
