@@ -9,7 +9,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "report.h"
+#include "core/report.h"
 
 static const cJSON *get(const cJSON *o, const char *k)
 {

@@ -15,15 +15,15 @@
 
 #include <cjson/cJSON.h>
 
-#include "backend.h"
-#include "bandwidth.h"
-#include "batching.h"
+#include "backends/backend.h"
+#include "workloads/bandwidth.h"
+#include "workloads/batching.h"
 #include "bf_clock.h"
-#include "checks.h"
-#include "gemm.h"
-#include "hostinfo.h"
-#include "options.h"
-#include "report.h"
+#include "checks/checks.h"
+#include "workloads/gemm.h"
+#include "hardware/hostinfo.h"
+#include "core/options.h"
+#include "core/report.h"
 #include "xmalloc.h"
 
 #ifndef BF_AGENT_VERSION

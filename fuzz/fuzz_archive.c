@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "archive_read.h"
+#include "archive/archive_read.h"
 #include "xmalloc.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

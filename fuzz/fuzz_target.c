@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "remote_target.h"
+#include "remote/remote_target.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

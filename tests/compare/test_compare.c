@@ -20,8 +20,8 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
-#include "archive_read.h"
-#include "compare.h"
+#include "archive/archive_read.h"
+#include "model/compare.h"
 #include "stats.h"
 #include "xmalloc.h"
 

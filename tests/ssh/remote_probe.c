@@ -29,7 +29,7 @@
 #include <time.h>
 
 #include "bf_error.h"
-#include "remote_ssh.h"
+#include "remote/remote_ssh.h"
 
 static atomic_int cancel_flag;
 static struct timespec t0;

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "remote_output.h"
+#include "remote/remote_output.h"
 
 static void test_tail(void **state)
 {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "remote_quote.h"
+#include "remote/remote_quote.h"
 
 static int failures;
 

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "remote_target.h"
+#include "remote/remote_target.h"
 
 /* Parses spec and checks the parts; want_user NULL: no user. */
 static void expect_ok(const char *spec, const char *want_user,

@@ -17,8 +17,8 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "model.h"
-#include "ui_layout.h"
+#include "model/model.h"
+#include "view/ui_layout.h"
 
 /* ---- fixtures ---------------------------------------------------------- */
 

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "agent_opts.h"
-#include "options.h"
+#include "core/options.h"
 #include "xmalloc.h"
 
 static enum bf_err set_opt(struct bf_agent_optset *s, const char *name,

@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "gemm.h"
+#include "workloads/gemm.h"
 
 struct fixture {
 	struct gemm_job job;

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "linesplit.h"
+#include "remote/linesplit.h"
 
 #define MAX_LINES 16
 

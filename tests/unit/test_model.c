@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "model.h"
+#include "model/model.h"
 #include "record.h"
 
 static const char *const names[] = { "spark", "box" };

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "nvml.h"
+#include "hardware/nvml.h"
 
 static void test_reason_names(void **state)
 {

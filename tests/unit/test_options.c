@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "options.h"
+#include "core/options.h"
 
 #define MAX_ARGS 32
 

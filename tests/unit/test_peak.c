@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "peak.h"
+#include "hardware/peak.h"
 
 static void assert_near(double got, double want, double rel)
 {

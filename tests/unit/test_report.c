@@ -17,9 +17,9 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
-#include "backend.h"
-#include "gemm.h"
-#include "report.h"
+#include "backends/backend.h"
+#include "workloads/gemm.h"
+#include "core/report.h"
 
 struct sink {
 	char *buf;

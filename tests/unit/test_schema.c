@@ -24,12 +24,12 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
-#include "bandwidth.h"
-#include "batching.h"
-#include "checks.h"
-#include "gemm.h"
+#include "workloads/bandwidth.h"
+#include "workloads/batching.h"
+#include "checks/checks.h"
+#include "workloads/gemm.h"
 #include "record.h"
-#include "report.h"
+#include "core/report.h"
 #include "schema.h"
 
 static const char *const real_lines[] = {

@@ -20,12 +20,12 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "ctl.h"
-#include "inventory.h"
-#include "model.h"
+#include "cmd/ctl.h"
+#include "run/inventory.h"
+#include "model/model.h"
 #include "record.h"
 #include "schema.h"
-#include "session.h"
+#include "run/session.h"
 
 /* ctl.c, which defines it, is ctl's main: not linked here. */
 void ctl_error(const char *fmt, ...)

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "tensor.h"
+#include "checks/tensor.h"
 
 static const struct device cpu = { DEVICE_CPU, 0 };
 

@@ -16,10 +16,10 @@
 
 #include <cmocka.h>
 
-#include "model.h"
-#include "table.h"
-#include "texttable.h"
-#include "ui_layout.h"
+#include "model/model.h"
+#include "view/table.h"
+#include "view/texttable.h"
+#include "view/ui_layout.h"
 
 static char *print(const struct texttable *t)
 {

@@ -17,12 +17,12 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
-#include "bandwidth.h"
-#include "batching.h"
-#include "gemm.h"
-#include "mlp.h"
+#include "workloads/bandwidth.h"
+#include "workloads/batching.h"
+#include "workloads/gemm.h"
+#include "workloads/mlp.h"
 #include "record.h"
-#include "roofline.h"
+#include "workloads/roofline.h"
 
 /* --- roofline ------------------------------------------------------- */
 

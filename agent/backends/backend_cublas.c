@@ -1,0 +1,936 @@
+/*
+ * GPU backend: tensors in device memory (cudaMalloc), element-wise work in
+ * kernels_cuda.cu, GEMM in cuBLAS (cublasGemmEx), timed with CUDA events
+ * after warm-up and synchronised in every timed iteration. The protocol
+ * follows cuda-samples' matrixMulCUBLAS: warm up, time on the device,
+ * verify outside the timed region.
+ *
+ * CUDA and cuBLAS status codes are translated to enum bf_err here and
+ * never leave this file; their names and strings go into detail.
+ */
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "backends/backend.h"
+#include "bf_clock.h"
+#include "hardware/hostinfo.h"
+#include "backends/kernels_cuda.h"
+#include "hardware/nvml.h"
+#include "schema.h"
+#include "stats.h"
+
+/* Records the failing call, file and line with CUDA's error name and
+ * string, and jumps to the function's cleanup label. Never exits. */
+#define CUDA_TRY(call)                                                       \
+	do {                                                                 \
+		cudaError_t e_ = (call);                                     \
+		if (e_ != cudaSuccess) {                                     \
+			err = bf_fail(detail, detail_len, BF_ERR_DEVICE,     \
+				      "%s: %s: %s (%s:%d)", #call,           \
+				      cudaGetErrorName(e_),                  \
+				      cudaGetErrorString(e_), __FILE__,      \
+				      __LINE__);                             \
+			goto out;                                            \
+		}                                                            \
+	} while (0)
+
+#define CUBLAS_TRY(call)                                                     \
+	do {                                                                 \
+		cublasStatus_t s_ = (call);                                  \
+		if (s_ != CUBLAS_STATUS_SUCCESS) {                           \
+			err = bf_fail(detail, detail_len, BF_ERR_BLAS,       \
+				      "%s: %s: %s (%s:%d)", #call,           \
+				      cublasGetStatusName(s_),               \
+				      cublasGetStatusString(s_), __FILE__,   \
+				      __LINE__);                             \
+			goto out;                                            \
+		}                                                            \
+	} while (0)
+
+static enum bf_err cuda_probe(int *ndevices, char *detail, size_t detail_len)
+{
+	int n = 0;
+	cudaError_t e = cudaGetDeviceCount(&n);
+
+	*ndevices = 0;
+	if (e != cudaSuccess) {
+		int driver = -1;
+
+		/* cudaDriverGetVersion gives 0 when no driver is installed
+		 * (CUDA Runtime API); cudart then says "insufficient", which
+		 * reads as an old driver. */
+		if (cudaDriverGetVersion(&driver) == cudaSuccess && driver == 0)
+			return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
+				       "no NVIDIA driver installed (%s)",
+				       cudaGetErrorName(e));
+		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
+			       "no usable CUDA device: %s: %s",
+			       cudaGetErrorName(e), cudaGetErrorString(e));
+	}
+	if (n == 0)
+		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
+			       "no CUDA device found");
+	*ndevices = n;
+	return BF_OK;
+}
+
+/* "13.0" from CUDA's 1000*major + 10*minor encoding. */
+static void add_cuda_version(cJSON *obj, const char *key, cudaError_t e, int v)
+{
+	char buf[16];
+
+	if (e != cudaSuccess || v <= 0) {
+		cJSON_AddNullToObject(obj, key);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%d.%d", v / 1000, (v % 1000) / 10);
+	cJSON_AddStringToObject(obj, key, buf);
+}
+
+static const char *cublas_library(void)
+{
+	static char lib[48];
+	int major = -1, minor = -1, patch = -1;
+
+	cublasGetProperty(MAJOR_VERSION, &major);
+	cublasGetProperty(MINOR_VERSION, &minor);
+	cublasGetProperty(PATCH_LEVEL, &patch);
+	snprintf(lib, sizeof(lib), "cuBLAS %d.%d.%d", major, minor, patch);
+	return lib;
+}
+
+static int device_attr(int dev, enum cudaDeviceAttr attr)
+{
+	int v = -1;
+
+	if (cudaDeviceGetAttribute(&v, attr, dev) != cudaSuccess)
+		return -1;
+	return v;
+}
+
+static void cuda_describe(cJSON *host)
+{
+	cJSON *cu = cJSON_AddObjectToObject(host, BF_KEY_CUDA);
+	cJSON *gpus = cJSON_AddArrayToObject(host, BF_KEY_GPUS);
+	const char *tf32_env = getenv("NVIDIA_TF32_OVERRIDE");
+	char detail[256], drv[96];
+	int v = 0, n = 0;
+	cudaError_t e;
+
+	if (nvml_driver_version(drv, sizeof(drv)) == 0)
+		cJSON_AddStringToObject(cu, BF_KEY_DRIVER_VERSION, drv);
+	else
+		cJSON_AddNullToObject(cu, BF_KEY_DRIVER_VERSION);
+	e = cudaDriverGetVersion(&v);
+	add_cuda_version(cu, BF_KEY_DRIVER_CUDA_VERSION, e, v);
+	e = cudaRuntimeGetVersion(&v);
+	add_cuda_version(cu, BF_KEY_RUNTIME_VERSION, e, v);
+	cJSON_AddStringToObject(cu, BF_KEY_CUBLAS_VERSION,
+				cublas_library() + strlen("cuBLAS "));
+	/* NVIDIA_TF32_OVERRIDE=0 disables TF32 globally; record it since it
+	 * changes what "fp32" measures. */
+	if (tf32_env)
+		cJSON_AddStringToObject(cu, BF_KEY_TF32_OVERRIDE, tf32_env);
+	else
+		cJSON_AddNullToObject(cu, BF_KEY_TF32_OVERRIDE);
+	if (cuda_probe(&n, detail, sizeof(detail)) != BF_OK) {
+		cJSON_AddStringToObject(cu, BF_KEY_STATUS, BF_STATUS_SKIPPED_STR);
+		cJSON_AddStringToObject(cu, BF_KEY_REASON, detail);
+		return;
+	}
+	cJSON_AddStringToObject(cu, BF_KEY_STATUS, BF_STATUS_PASS_STR);
+	cJSON_AddNullToObject(cu, BF_KEY_REASON);
+	for (int i = 0; i < n; i++) {
+		struct cudaDeviceProp prop;
+		cJSON *g = cJSON_CreateObject();
+		char cc[16];
+		int integrated = device_attr(i, cudaDevAttrIntegrated);
+
+		cJSON_AddItemToArray(gpus, g);
+		cJSON_AddNumberToObject(g, BF_KEY_INDEX, i);
+		if (cudaGetDeviceProperties(&prop, i) == cudaSuccess) {
+			cJSON_AddStringToObject(g, BF_KEY_NAME, prop.name);
+			cJSON_AddNumberToObject(g, BF_KEY_MEMORY_BYTES,
+						(double)prop.totalGlobalMem);
+		} else {
+			cJSON_AddNullToObject(g, BF_KEY_NAME);
+			cJSON_AddNullToObject(g, BF_KEY_MEMORY_BYTES);
+		}
+		snprintf(cc, sizeof(cc), "%d.%d",
+			 device_attr(i, cudaDevAttrComputeCapabilityMajor),
+			 device_attr(i, cudaDevAttrComputeCapabilityMinor));
+		cJSON_AddStringToObject(g, BF_KEY_COMPUTE_CAPABILITY, cc);
+		{
+			/* Which physical GPU this is, so that a change of
+			 * machine behind the same name shows in compare. */
+			struct gpu_state st;
+			char bus[32];
+			int khz = device_attr(i, cudaDevAttrClockRate);
+
+			if (cudaDeviceGetPCIBusId(bus, sizeof(bus), i) == cudaSuccess) {
+				cJSON_AddStringToObject(g, BF_KEY_PCI_BUS_ID, bus);
+				nvml_read(bus, &st);
+			} else {
+				cJSON_AddNullToObject(g, BF_KEY_PCI_BUS_ID);
+				nvml_read(NULL, &st);
+			}
+			if (st.uuid[0])
+				cJSON_AddStringToObject(g, BF_KEY_UUID, st.uuid);
+			else
+				cJSON_AddNullToObject(g, BF_KEY_UUID);
+			if (khz > 0)
+				cJSON_AddNumberToObject(g, BF_KEY_CLOCK_MHZ, khz / 1000.0);
+			else
+				cJSON_AddNullToObject(g, BF_KEY_CLOCK_MHZ);
+		}
+		cJSON_AddNumberToObject(g, BF_KEY_SM_COUNT,
+					device_attr(i, cudaDevAttrMultiProcessorCount));
+		/* An integrated GPU (DGX Spark's GB10, Jetson) shares the
+		 * host's DRAM: "VRAM" figures are system memory. */
+		if (integrated < 0)
+			cJSON_AddNullToObject(g, BF_KEY_UNIFIED_MEMORY);
+		else
+			cJSON_AddBoolToObject(g, BF_KEY_UNIFIED_MEMORY,
+					      integrated == 1);
+	}
+}
+
+static enum bf_err cuda_mem_info(int dev, uint64_t *free_bytes,
+				 uint64_t *total_bytes, char *limit,
+				 size_t limit_len)
+{
+	size_t f = 0, t = 0;
+
+	if (cudaSetDevice(dev) != cudaSuccess ||
+	    cudaMemGetInfo(&f, &t) != cudaSuccess)
+		return BF_ERR_DEVICE;
+	*total_bytes = t;
+	if (device_attr(dev, cudaDevAttrIntegrated) == 1) {
+		/* Unified memory: the GPU allocates the host's DRAM, and
+		 * cudaMemGetInfo's free figure leaves out the page cache
+		 * the OS would give up (NVIDIA's DGX Spark user guide
+		 * advises reading /proc/meminfo instead). */
+		char what[48];
+
+		if (hostinfo_memory_room(free_bytes, what, sizeof(what)) ==
+		    BF_OK) {
+			snprintf(limit, limit_len, "%s (unified memory)", what);
+			return BF_OK;
+		}
+	}
+	*free_bytes = f;
+	snprintf(limit, limit_len, "cudaMemGetInfo");
+	return BF_OK;
+}
+
+static enum bf_err cuda_alloc(int dev, size_t bytes, void **out, char *detail,
+			      size_t detail_len)
+{
+	enum bf_err err = BF_OK;
+
+	*out = NULL;
+	CUDA_TRY(cudaSetDevice(dev));
+	CUDA_TRY(cudaMalloc(out, bytes ? bytes : 1));
+out:
+	return err;
+}
+
+static void cuda_release(int dev, void *p)
+{
+	if (p) {
+		cudaSetDevice(dev);
+		cudaFree(p);
+	}
+}
+
+static enum bf_err cuda_fill_zero(int dev, void *p, size_t bytes, char *detail,
+				  size_t detail_len)
+{
+	enum bf_err err = BF_OK;
+
+	CUDA_TRY(cudaSetDevice(dev));
+	CUDA_TRY(cudaMemset(p, 0, bytes));
+	CUDA_TRY(cudaDeviceSynchronize());
+out:
+	return err;
+}
+
+static enum bf_err cuda_to_host(int dev, void *dst, const void *src,
+				size_t bytes, char *detail, size_t detail_len)
+{
+	enum bf_err err = BF_OK;
+
+	CUDA_TRY(cudaSetDevice(dev));
+	CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+out:
+	return err;
+}
+
+static enum bf_err cuda_from_host(int dev, void *dst, const void *src,
+				  size_t bytes, char *detail,
+				  size_t detail_len)
+{
+	enum bf_err err = BF_OK;
+
+	CUDA_TRY(cudaSetDevice(dev));
+	CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+out:
+	return err;
+}
+
+static enum bf_err cuda_add_f32(int dev, int rank, const int64_t *shape,
+				const float *a, const int64_t *as,
+				const float *b, const int64_t *bs, float *o,
+				char *detail, size_t detail_len)
+{
+	enum bf_err err = BF_OK;
+
+	CUDA_TRY(cudaSetDevice(dev));
+	CUDA_TRY((cudaError_t)bf_cuda_add_f32(rank, shape, a, as, b, bs, o));
+out:
+	return err;
+}
+
+static enum bf_err cuda_relu_f32(int dev, float *p, size_t count, char *detail,
+				 size_t detail_len)
+{
+	enum bf_err err = BF_OK;
+
+	CUDA_TRY(cudaSetDevice(dev));
+	CUDA_TRY((cudaError_t)bf_cuda_relu_f32(p, count));
+out:
+	return err;
+}
+
+static enum bf_err cuda_matmul_f32(int dev, int m, int k, int n,
+				   const float *a, const float *b, float *c,
+				   char *detail, size_t detail_len)
+{
+	cublasHandle_t h = NULL;
+	const float one = 1.0f, zero = 0.0f;
+	enum bf_err err = BF_OK;
+
+	CUDA_TRY(cudaSetDevice(dev));
+	CUBLAS_TRY(cublasCreate(&h));
+	/* cuBLAS is column-major; a row-major X is a column-major X^T, so
+	 * row-major C = A B is computed as column-major C^T = B^T A^T. */
+	CUBLAS_TRY(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n,
+			       a, k, &zero, c, n));
+	CUDA_TRY(cudaDeviceSynchronize());
+out:
+	if (h)
+		cublasDestroy(h);
+	return err;
+}
+
+static enum bf_err cuda_round_16(int dev, enum bf_dtype dtype,
+				 const float *in_host, uint16_t *out_host,
+				 size_t count, char *detail, size_t detail_len)
+{
+	float *in = NULL;
+	uint16_t *o = NULL;
+	enum bf_err err = BF_OK;
+
+	CUDA_TRY(cudaSetDevice(dev));
+	CUDA_TRY(cudaMalloc((void **)&in, count * sizeof(*in)));
+	CUDA_TRY(cudaMalloc((void **)&o, count * sizeof(*o)));
+	CUDA_TRY(cudaMemcpy(in, in_host, count * sizeof(*in),
+			    cudaMemcpyHostToDevice));
+	CUDA_TRY((cudaError_t)bf_cuda_round16(dtype == BF_DTYPE_BF16, in, o,
+					       count));
+	CUDA_TRY(cudaMemcpy(out_host, o, count * sizeof(*o),
+			    cudaMemcpyDeviceToHost));
+out:
+	cudaFree(in);
+	cudaFree(o);
+	return err;
+}
+
+/* Times `reps` copies of `bytes` from src to dst with CUDA events, after
+ * `warmup` untimed ones (at least one: the first touch of pageable
+ * memory pays for page faults that later copies do not); ms_out gets
+ * every sample (reps entries). Shared by the transfer check and the
+ * bandwidth measurements. */
+static enum bf_err time_copies(void *dst, const void *src, size_t bytes,
+			       enum cudaMemcpyKind kind, int warmup, int reps,
+			       double *ms_out, char *detail, size_t detail_len)
+{
+	cudaEvent_t start = NULL, stop = NULL;
+	enum bf_err err = BF_OK;
+	float t;
+
+	CUDA_TRY(cudaEventCreate(&start));
+	CUDA_TRY(cudaEventCreate(&stop));
+	for (int i = 0; i < (warmup > 0 ? warmup : 1); i++)
+		CUDA_TRY(cudaMemcpy(dst, src, bytes, kind));
+	for (int i = 0; i < reps; i++) {
+		CUDA_TRY(cudaEventRecord(start, 0));
+		CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, kind, 0));
+		CUDA_TRY(cudaEventRecord(stop, 0));
+		CUDA_TRY(cudaEventSynchronize(stop));
+		CUDA_TRY(cudaEventElapsedTime(&t, start, stop));
+		ms_out[i] = t;
+	}
+out:
+	if (start)
+		cudaEventDestroy(start);
+	if (stop)
+		cudaEventDestroy(stop);
+	return err;
+}
+
+/* Median bandwidth in bytes/s of `reps` copies (time_copies). */
+static enum bf_err median_copy_bps(void *dst, const void *src, size_t bytes,
+				   enum cudaMemcpyKind kind, int reps,
+				   double *bps, char *detail, size_t detail_len)
+{
+	double *ms = calloc((size_t)reps, sizeof(*ms));
+	enum bf_err err;
+
+	if (!ms)
+		return bf_fail(detail, detail_len, BF_ERR_NOMEM, "no memory");
+	err = time_copies(dst, src, bytes, kind, 1, reps, ms, detail,
+			  detail_len);
+	if (err == BF_OK)
+		*bps = (double)bytes / (bf_stats_median(ms, (size_t)reps) / 1e3);
+	free(ms);
+	return err;
+}
+
+static enum bf_err cuda_transfer(int dev, size_t bytes, int reps,
+				 struct transfer_result *res, char *detail,
+				 size_t detail_len)
+{
+	unsigned char *pageable = NULL, *back = NULL, *pinned = NULL;
+	void *d = NULL;
+	enum bf_err err = BF_OK;
+
+	memset(res, 0, sizeof(*res));
+	pageable = malloc(bytes);
+	back = malloc(bytes);
+	if (!pageable || !back) {
+		err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
+			      "host allocation of %zu bytes failed", bytes);
+		goto out;
+	}
+	for (size_t i = 0; i < bytes; i++)
+		pageable[i] = (unsigned char)(i * 131u + 7u);
+	memset(back, 0, bytes);
+	CUDA_TRY(cudaSetDevice(dev));
+	CUDA_TRY(cudaMalloc(&d, bytes));
+	CUDA_TRY(cudaMallocHost((void **)&pinned, bytes));
+	memcpy(pinned, pageable, bytes);
+	err = median_copy_bps(d, pageable, bytes, cudaMemcpyHostToDevice, reps,
+			      &res->h2d_pageable_bps, detail, detail_len);
+	if (err == BF_OK)
+		err = median_copy_bps(back, d, bytes, cudaMemcpyDeviceToHost,
+				      reps, &res->d2h_pageable_bps, detail,
+				      detail_len);
+	if (err != BF_OK)
+		goto out;
+	res->roundtrip_equal = memcmp(pageable, back, bytes) == 0;
+	err = median_copy_bps(d, pinned, bytes, cudaMemcpyHostToDevice, reps,
+			      &res->h2d_pinned_bps, detail, detail_len);
+	if (err == BF_OK)
+		err = median_copy_bps(pinned, d, bytes, cudaMemcpyDeviceToHost,
+				      reps, &res->d2h_pinned_bps, detail,
+				      detail_len);
+	if (err == BF_OK && memcmp(pinned, pageable, bytes) != 0)
+		res->roundtrip_equal = 0;
+out:
+	if (pinned)
+		cudaFreeHost(pinned);
+	if (d)
+		cudaFree(d);
+	free(pageable);
+	free(back);
+	return err;
+}
+
+/* A CUDA allocation that failed for want of memory is "does not fit"
+ * (BF_ERR_NOMEM), any other error a device error. */
+static enum bf_err alloc_err(cudaError_t e, const char *what, size_t bytes,
+			     char *detail, size_t detail_len)
+{
+	return bf_fail(detail, detail_len,
+		       e == cudaErrorMemoryAllocation ? BF_ERR_NOMEM :
+							BF_ERR_DEVICE,
+		       "%s of %zu bytes: %s: %s", what, bytes,
+		       cudaGetErrorName(e), cudaGetErrorString(e));
+}
+
+/* The GPU's bandwidths: a device-to-device copy (cudaMemcpy D2D: each
+ * byte read and written in device memory, so 2 x the buffer counts, as
+ * STREAM's copy and nvbandwidth's device-local copy count it) and the
+ * host <-> device copies of the transfer check (the buffer counts once:
+ * each byte crosses the link once). A D2D copy ends with a pattern check
+ * of the destination; a transfer with the bytes compared. */
+static enum bf_err cuda_bandwidth(int dev, const struct bw_job *job,
+				  struct bw_result *res, char *detail,
+				  size_t detail_len)
+{
+	size_t bytes = job->array_bytes;
+	unsigned char *host = NULL, *back = NULL;
+	void *d = NULL, *d2 = NULL;
+	enum cudaMemcpyKind kind;
+	int pinned = job->kind == BW_H2D_PINNED || job->kind == BW_D2H_PINNED;
+	enum bf_err err = BF_OK;
+	cudaError_t e;
+
+	res->threads = 0;
+	snprintf(res->timing, sizeof(res->timing), "CUDA events around each copy");
+	CUDA_TRY(cudaSetDevice(dev));
+	if ((e = cudaMalloc(&d, bytes)) != cudaSuccess) {
+		err = alloc_err(e, "cudaMalloc", bytes, detail, detail_len);
+		goto out;
+	}
+	if (job->kind == BW_D2D) {
+		if ((e = cudaMalloc(&d2, bytes)) != cudaSuccess) {
+			err = alloc_err(e, "cudaMalloc", bytes, detail,
+					detail_len);
+			goto out;
+		}
+		CUDA_TRY(cudaMemset(d, 0x5a, bytes));
+		CUDA_TRY(cudaMemset(d2, 0, bytes));
+		err = time_copies(d2, d, bytes, cudaMemcpyDeviceToDevice,
+				  job->warmup, job->iters, res->samples_ms,
+				  detail, detail_len);
+		if (err != BF_OK)
+			goto out;
+		back = malloc(bytes);
+		if (!back) {
+			err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
+				      "host allocation of %zu bytes failed",
+				      bytes);
+			goto out;
+		}
+		CUDA_TRY(cudaMemcpy(back, d2, bytes, cudaMemcpyDeviceToHost));
+		res->verified = 1;
+		for (size_t i = 0; i < bytes; i++)
+			if (back[i] != 0x5a) {
+				res->verified = 0;
+				break;
+			}
+		res->bytes = 2.0 * (double)bytes;
+		snprintf(res->counting, sizeof(res->counting),
+			 "2 x the buffer: each byte read and written in device "
+			 "memory (STREAM's copy)");
+		goto out;
+	}
+	if (pinned) {
+		if ((e = cudaMallocHost((void **)&host, bytes)) != cudaSuccess) {
+			err = alloc_err(e, "cudaMallocHost", bytes, detail,
+					detail_len);
+			goto out;
+		}
+	} else if (!(host = malloc(bytes))) {
+		err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
+			      "host allocation of %zu bytes failed", bytes);
+		goto out;
+	}
+	for (size_t i = 0; i < bytes; i++)
+		host[i] = (unsigned char)(i * 131u + 7u);
+	kind = (job->kind == BW_H2D_PAGEABLE || job->kind == BW_H2D_PINNED) ?
+		       cudaMemcpyHostToDevice :
+		       cudaMemcpyDeviceToHost;
+	if (kind == cudaMemcpyDeviceToHost)
+		CUDA_TRY(cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice));
+	err = time_copies(kind == cudaMemcpyHostToDevice ? d : (void *)host,
+			  kind == cudaMemcpyHostToDevice ? (void *)host : d,
+			  bytes, kind, job->warmup, job->iters, res->samples_ms,
+			  detail, detail_len);
+	if (err != BF_OK)
+		goto out;
+	back = malloc(bytes);
+	if (!back) {
+		err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
+			      "host allocation of %zu bytes failed", bytes);
+		goto out;
+	}
+	CUDA_TRY(cudaMemcpy(back, d, bytes, cudaMemcpyDeviceToHost));
+	res->verified = memcmp(back, host, bytes) == 0;
+	res->bytes = (double)bytes;
+	snprintf(res->counting, sizeof(res->counting),
+		 "the buffer once: each byte crosses the link once");
+out:
+	if (pinned && host)
+		cudaFreeHost(host);
+	else
+		free(host);
+	free(back);
+	cudaFree(d);
+	cudaFree(d2);
+	return err;
+}
+
+/* --- the batching model ------------------------------------------------ */
+
+/* fp32 values as fp16 patterns, on the host. */
+static void to_fp16(const float *in, uint16_t *out, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		out[i] = bf_fp32_to_fp16(in[i]);
+}
+
+/* One scoring call on `rows` rows, synchronous: the rows' fp16 features
+ * from the host, x W1 (cuBLAS), relu (a kernel), h W2 (cuBLAS), the
+ * scores back to the host. Row-major C = A B as column-major C^T =
+ * B^T A^T (see cuda_matmul_f32): the weights go first. */
+static enum bf_err mlp_call(cublasHandle_t hd, const struct mlp_job *job,
+			    int rows, const uint16_t *x_host, void *x, void *w1,
+			    void *w2, void *h, void *out, uint16_t *out_host,
+			    char *detail, size_t detail_len)
+{
+	const float one = 1.0f, zero = 0.0f;
+	enum bf_err err = BF_OK;
+
+	CUDA_TRY(cudaMemcpy(x, x_host, (size_t)rows * job->in * sizeof(uint16_t),
+			    cudaMemcpyHostToDevice));
+	CUBLAS_TRY(cublasGemmEx(hd, CUBLAS_OP_N, CUBLAS_OP_N, job->hidden, rows,
+				job->in, &one, w1, CUDA_R_16F, job->hidden, x,
+				CUDA_R_16F, job->in, &zero, h, CUDA_R_16F,
+				job->hidden, CUBLAS_COMPUTE_32F,
+				CUBLAS_GEMM_DEFAULT));
+	CUDA_TRY((cudaError_t)bf_cuda_relu_f16(h, (size_t)rows * job->hidden));
+	CUBLAS_TRY(cublasGemmEx(hd, CUBLAS_OP_N, CUBLAS_OP_N, job->out, rows,
+				job->hidden, &one, w2, CUDA_R_16F, job->out, h,
+				CUDA_R_16F, job->hidden, &zero, out, CUDA_R_16F,
+				job->out, CUBLAS_COMPUTE_32F,
+				CUBLAS_GEMM_DEFAULT));
+	CUDA_TRY(cudaMemcpy(out_host, out, (size_t)rows * job->out * sizeof(uint16_t),
+			    cudaMemcpyDeviceToHost));
+out:
+	return err;
+}
+
+static enum bf_err cuda_mlp_run(int dev, const struct mlp_job *job,
+				struct mlp_result *res, char *detail,
+				size_t detail_len)
+{
+	size_t nx = (size_t)job->rows * job->in, nw1 = (size_t)job->in * job->hidden;
+	size_t nw2 = (size_t)job->hidden * job->out;
+	size_t nh = (size_t)job->rows * job->hidden, no = (size_t)job->rows * job->out;
+	uint16_t *x16 = NULL, *w16 = NULL, *single16 = NULL, *batch16 = NULL;
+	void *x = NULL, *w1 = NULL, *w2 = NULL, *h = NULL, *o = NULL;
+	cublasHandle_t hd = NULL;
+	enum bf_err err = BF_OK;
+
+	if (job->dtype != BF_DTYPE_FP16)
+		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
+			       "%s: the GPU runs the model in fp16",
+			       bf_dtype_name(job->dtype));
+	x16 = malloc(nx * sizeof(*x16));
+	w16 = malloc((nw1 + nw2) * sizeof(*w16));
+	single16 = malloc(no * sizeof(*single16));
+	batch16 = malloc(no * sizeof(*batch16));
+	if (!x16 || !w16 || !single16 || !batch16) {
+		err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
+			      "host allocation failed");
+		goto out;
+	}
+	to_fp16(job->x, x16, nx);
+	to_fp16(job->w1, w16, nw1);
+	to_fp16(job->w2, w16 + nw1, nw2);
+	CUDA_TRY(cudaSetDevice(dev));
+	CUBLAS_TRY(cublasCreate(&hd));
+	CUDA_TRY(cudaMalloc(&x, nx * sizeof(uint16_t)));
+	CUDA_TRY(cudaMalloc(&w1, nw1 * sizeof(uint16_t)));
+	CUDA_TRY(cudaMalloc(&w2, nw2 * sizeof(uint16_t)));
+	CUDA_TRY(cudaMalloc(&h, nh * sizeof(uint16_t)));
+	CUDA_TRY(cudaMalloc(&o, no * sizeof(uint16_t)));
+	/* The weights stay on the device, as a served model's do. */
+	CUDA_TRY(cudaMemcpy(w1, w16, nw1 * sizeof(uint16_t), cudaMemcpyHostToDevice));
+	CUDA_TRY(cudaMemcpy(w2, w16 + nw1, nw2 * sizeof(uint16_t),
+			    cudaMemcpyHostToDevice));
+	snprintf(res->math_mode, sizeof(res->math_mode),
+		 "cublasGemmEx CUDA_R_16F, CUBLAS_COMPUTE_32F");
+	snprintf(res->timing, sizeof(res->timing),
+		 "CLOCK_MONOTONIC around the %d one-row calls and the batch "
+		 "call, each synchronous", job->rows);
+	for (int it = 0; it < job->warmup + job->iters; it++) {
+		uint64_t t0 = bf_now_ns(), t1;
+
+		for (int r = 0; r < job->rows && err == BF_OK; r++)
+			err = mlp_call(hd, job, 1, x16 + (size_t)r * job->in, x,
+				       w1, w2, h, o,
+				       single16 + (size_t)r * job->out, detail,
+				       detail_len);
+		t1 = bf_now_ns();
+		if (err == BF_OK)
+			err = mlp_call(hd, job, job->rows, x16, x, w1, w2, h, o,
+				       batch16, detail, detail_len);
+		if (err != BF_OK)
+			goto out;
+		if (it >= job->warmup) {
+			res->single_ms[it - job->warmup] =
+				(double)(t1 - t0) / 1e6 / job->rows;
+			res->batch_ms[it - job->warmup] =
+				(double)(bf_now_ns() - t1) / 1e6;
+		}
+	}
+	for (size_t i = 0; i < no; i++) {
+		res->single_out[i] = bf_fp16_to_fp32(single16[i]);
+		res->batch_out[i] = bf_fp16_to_fp32(batch16[i]);
+	}
+out:
+	cudaFree(x);
+	cudaFree(w1);
+	cudaFree(w2);
+	cudaFree(h);
+	cudaFree(o);
+	if (hd)
+		cublasDestroy(hd);
+	free(x16);
+	free(w16);
+	free(single16);
+	free(batch16);
+	return err;
+}
+
+static void cuda_peak(int dev, enum bf_dtype dtype, struct peak *out)
+{
+	int khz = device_attr(dev, cudaDevAttrClockRate);
+
+	peak_gpu(device_attr(dev, cudaDevAttrComputeCapabilityMajor),
+		 device_attr(dev, cudaDevAttrComputeCapabilityMinor),
+		 device_attr(dev, cudaDevAttrMultiProcessorCount),
+		 khz > 0 ? khz / 1e6 : NAN, dtype, out);
+}
+
+static void cuda_read_state(int dev, struct device_state *out)
+{
+	char bus[32];
+
+	memset(out, 0, sizeof(*out));
+	out->is_gpu = 1;
+	nvml_read(cudaDeviceGetPCIBusId(bus, sizeof(bus), dev) == cudaSuccess ?
+			  bus : NULL,
+		  &out->gpu);
+}
+
+static enum bf_err cuda_gemm_supports(int dev, enum bf_dtype dtype,
+				      char *detail, size_t detail_len)
+{
+	int major = device_attr(dev, cudaDevAttrComputeCapabilityMajor);
+
+	switch (dtype) {
+	case BF_DTYPE_FP32:
+	case BF_DTYPE_FP16:
+		return BF_OK;
+	case BF_DTYPE_BF16:
+	case BF_DTYPE_TF32:
+		/* bf16 and tf32 tensor-core GEMMs arrived with Ampere. */
+		if (major >= 8)
+			return BF_OK;
+		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
+			       "%s: needs compute capability 8.0, GPU has %d.x",
+			       bf_dtype_name(dtype), major);
+	default:
+		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
+			       "%s: no cuBLAS GEMM for this dtype",
+			       bf_dtype_name(dtype));
+	}
+}
+
+/* Free memory now, for the peak: cudaMemGetInfo's figure on a discrete
+ * GPU; the host's MemAvailable on a unified-memory one (GB10), whose
+ * allocations come out of the host's DRAM. */
+static cudaError_t free_bytes_now(int unified, size_t *free_b, size_t *total)
+{
+	uint64_t avail, tot;
+
+	if (unified && hostinfo_memory(&avail, &tot) == BF_OK) {
+		*free_b = (size_t)avail;
+		*total = (size_t)tot;
+		return cudaSuccess;
+	}
+	return cudaMemGetInfo(free_b, total);
+}
+
+/* Small-n batching (see cuda_gemm_run): the time a sample should last,
+ * and the most calls in one. */
+#define BATCH_TARGET_MS 1.0
+#define BATCH_MAX 1000
+
+static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
+				 struct gemm_result *res, char *detail,
+				 size_t detail_len)
+{
+	size_t nn = (size_t)job->n * (size_t)job->n;
+	size_t elem = bf_dtype_element_bytes(job->dtype);
+	cudaDataType_t dt = CUDA_R_32F;
+	cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+	const char *compute_name = "CUBLAS_COMPUTE_32F";
+	cudaEvent_t start = NULL, stop = NULL;
+	cublasHandle_t h = NULL;
+	void *a = NULL, *b = NULL, *c = NULL, *flush = NULL;
+	size_t flush_bytes = 0;
+	const float one = 1.0f, zero = 0.0f;
+	size_t free0 = 0, free_now = 0, free_min, total = 0;
+	enum bf_err err = BF_OK;
+	int n = job->n, unified, batch = 1;
+	float t;
+
+	res->c_host = NULL;
+	res->c_first_host = NULL;
+	res->peak_bytes = -1;
+	switch (job->dtype) {
+	case BF_DTYPE_FP32:
+		break;
+	case BF_DTYPE_TF32:
+		compute = CUBLAS_COMPUTE_32F_FAST_TF32;
+		compute_name = "CUBLAS_COMPUTE_32F_FAST_TF32";
+		break;
+	case BF_DTYPE_FP16:
+		dt = CUDA_R_16F; /* fp16 in and out, fp32 accumulate */
+		break;
+	case BF_DTYPE_BF16:
+		dt = CUDA_R_16BF;
+		break;
+	default:
+		return cuda_gemm_supports(dev, job->dtype, detail, detail_len);
+	}
+	snprintf(res->math_mode, sizeof(res->math_mode), "%s", compute_name);
+	res->c_dtype = job->dtype;
+
+	CUDA_TRY(cudaSetDevice(dev));
+	CUDA_TRY(cudaDeviceSynchronize());
+	unified = device_attr(dev, cudaDevAttrIntegrated) == 1;
+	CUDA_TRY(free_bytes_now(unified, &free0, &total));
+	free_min = free0;
+	/* The handle is created inside the measured window so that its
+	 * workspace counts towards peak memory, as PyTorch's peak does. */
+	CUBLAS_TRY(cublasCreate(&h));
+	CUBLAS_TRY(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+	CUDA_TRY(cudaMalloc(&a, nn * elem));
+	CUDA_TRY(cudaMalloc(&b, nn * elem));
+	CUDA_TRY(cudaMalloc(&c, nn * elem));
+	CUDA_TRY(cudaMemcpy(a, job->a_host, nn * elem, cudaMemcpyHostToDevice));
+	CUDA_TRY(cudaMemcpy(b, job->b_host, nn * elem, cudaMemcpyHostToDevice));
+	CUDA_TRY(cudaEventCreate(&start));
+	CUDA_TRY(cudaEventCreate(&stop));
+	/* One call per sample, unless a call is so short (small n) that
+	 * the launch and the events dominate: then each sample is a batch
+	 * of back-to-back calls between one pair of events, divided by the
+	 * batch size, sized from the last warm-up call to last about 1 ms.
+	 * The batch is poisoned once before it, outside the events. */
+	if (job->cold_cache) {
+		/* Twice the L2, written before each sample, untimed. */
+		int l2 = device_attr(dev, cudaDevAttrL2CacheSize);
+
+		flush_bytes = (size_t)(l2 > 0 ? l2 : 64 << 20) * 2;
+		CUDA_TRY(cudaMalloc(&flush, flush_bytes));
+	}
+	for (int it = 0; it < job->warmup + job->iters; it++) {
+		int calls = it < job->warmup ? 1 : batch;
+
+		if (flush)
+			CUDA_TRY(cudaMemsetAsync(flush, it & 0xff, flush_bytes, 0));
+
+		/* Poison ahead of the start event so it is not timed:
+		 * all-ones bytes are NaN in fp32, fp16 and bf16, so a call
+		 * that wrote nothing cannot pass. */
+		CUDA_TRY(cudaMemsetAsync(c, 0xff, nn * elem, 0));
+		CUDA_TRY(cudaEventRecord(start, 0));
+		/* Row-major C = A B as column-major C^T = B^T A^T (see
+		 * cuda_matmul_f32): B goes first. */
+		for (int k = 0; k < calls; k++)
+			CUBLAS_TRY(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n,
+						n, n, &one, b, dt, n, a, dt, n,
+						&zero, c, dt, n, compute,
+						CUBLAS_GEMM_DEFAULT));
+		CUDA_TRY(cudaEventRecord(stop, 0));
+		/* Synchronise every sample: without it the loop would time
+		 * kernel launches, not the GEMMs. */
+		CUDA_TRY(cudaEventSynchronize(stop));
+		CUDA_TRY(cudaEventElapsedTime(&t, start, stop));
+		if (it >= job->warmup)
+			res->samples_ms[it - job->warmup] = t / calls;
+		else if (it + 1 == job->warmup && t > 0 && t < BATCH_TARGET_MS &&
+			 !job->cold_cache) /* a batch would run warm */
+			batch = (int)fmin(BATCH_MAX, ceil(BATCH_TARGET_MS / t));
+		if (it == job->warmup && job->iters > 1) {
+			/* The first timed output is verified too. */
+			res->c_first_host = malloc(nn * elem);
+			if (!res->c_first_host) {
+				err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
+					      "host allocation of %zu bytes failed",
+					      nn * elem);
+				goto out;
+			}
+			CUDA_TRY(cudaMemcpy(res->c_first_host, c, nn * elem,
+					    cudaMemcpyDeviceToHost));
+		}
+		if (it == 0 || it + 1 == job->warmup + job->iters) {
+			CUDA_TRY(free_bytes_now(unified, &free_now, &total));
+			if (free_now < free_min)
+				free_min = free_now;
+		}
+	}
+	if (batch > 1)
+		snprintf(res->timing, sizeof(res->timing),
+			 "CUDA events around batches of %d calls", batch);
+	else
+		snprintf(res->timing, sizeof(res->timing),
+			 "CUDA events around each call%s",
+			 job->cold_cache ? ", L2 flushed before each" : "");
+	res->peak_bytes = (int64_t)(free0 - free_min);
+	res->c_host = malloc(nn * elem);
+	if (!res->c_host) {
+		err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
+			      "host allocation of %zu bytes failed", nn * elem);
+		goto out;
+	}
+	CUDA_TRY(cudaMemcpy(res->c_host, c, nn * elem, cudaMemcpyDeviceToHost));
+out:
+	if (err != BF_OK) {
+		free(res->c_host);
+		res->c_host = NULL;
+		free(res->c_first_host);
+		res->c_first_host = NULL;
+	}
+	if (start)
+		cudaEventDestroy(start);
+	if (stop)
+		cudaEventDestroy(stop);
+	cudaFree(a);
+	cudaFree(b);
+	cudaFree(c);
+	cudaFree(flush);
+	if (h)
+		cublasDestroy(h);
+	return err;
+}
+
+const struct backend backend_cublas = {
+	.name = "cublas",
+	.kind = DEVICE_CUDA,
+	.label = "cuda",
+	.probe = cuda_probe,
+	.describe = cuda_describe,
+	.mem_info = cuda_mem_info,
+	.alloc = cuda_alloc,
+	.release = cuda_release,
+	.fill_zero = cuda_fill_zero,
+	.to_host = cuda_to_host,
+	.from_host = cuda_from_host,
+	.add_f32 = cuda_add_f32,
+	.relu_f32 = cuda_relu_f32,
+	.matmul_f32 = cuda_matmul_f32,
+	.round_16 = cuda_round_16,
+	.transfer = cuda_transfer,
+	.gemm_supports = cuda_gemm_supports,
+	.gemm_library = cublas_library,
+	.gemm_run = cuda_gemm_run,
+	.bandwidth = cuda_bandwidth,
+	.mlp_run = cuda_mlp_run,
+	.peak = cuda_peak,
+	.read_state = cuda_read_state,
+};

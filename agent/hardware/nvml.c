@@ -1,0 +1,313 @@
+/*
+ * NVML loaded at run time (see nvml.h). The prototypes below are NVML's
+ * stable C ABI as nvml.h declares them (NVML API Reference, "Device
+ * Queries"); the header itself is not needed, so the agent builds without
+ * the driver's development files. Every NVML call returns 0
+ * (NVML_SUCCESS) on success.
+ */
+#include "hardware/nvml.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "hardware/hostinfo.h"
+#include "schema.h"
+
+typedef void *nvml_device;
+typedef int (*fn_void)(void);
+typedef int (*fn_by_pci)(const char *, nvml_device *);
+typedef int (*fn_str)(nvml_device, char *, unsigned int);
+typedef int (*fn_clock)(nvml_device, int, unsigned int *);
+typedef int (*fn_uint)(nvml_device, unsigned int *);
+typedef int (*fn_uint2)(nvml_device, unsigned int *, unsigned int *);
+typedef int (*fn_ull)(nvml_device, unsigned long long *);
+typedef int (*fn_sys_str)(char *, unsigned int);
+
+enum { NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2, NVML_TEMPERATURE_GPU = 0 };
+
+static struct {
+	int loaded;        /* 1 ok, -1 failed (reason) */
+	char reason[96];
+	fn_by_pci by_pci;
+	fn_str uuid;
+	fn_clock clock, max_clock, temperature;
+	fn_uint power, power_limit, persistence;
+	fn_uint2 mig, ecc;
+	fn_ull reasons;
+	fn_sys_str driver_version;
+} nv;
+static pthread_once_t nv_once = PTHREAD_ONCE_INIT;
+
+#define SYM(type, name) ((type)(uintptr_t)dlsym(lib, name))
+
+/* Loads NVML and initialises it for the life of the process (NVML's own
+ * state is process-wide; nvmlShutdown at exit would gain nothing). */
+static void nv_load(void)
+{
+	void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+	fn_void init;
+
+	if (!lib) {
+		nv.loaded = -1;
+		snprintf(nv.reason, sizeof(nv.reason),
+			 "NVML not available (libnvidia-ml.so.1 not found)");
+		return;
+	}
+	init = SYM(fn_void, "nvmlInit_v2");
+	nv.by_pci = SYM(fn_by_pci, "nvmlDeviceGetHandleByPciBusId_v2");
+	if (!init || !nv.by_pci || init() != 0) {
+		nv.loaded = -1;
+		snprintf(nv.reason, sizeof(nv.reason), "NVML failed to initialise");
+		return;
+	}
+	nv.uuid = SYM(fn_str, "nvmlDeviceGetUUID");
+	nv.clock = SYM(fn_clock, "nvmlDeviceGetClockInfo");
+	nv.max_clock = SYM(fn_clock, "nvmlDeviceGetMaxClockInfo");
+	nv.temperature = SYM(fn_clock, "nvmlDeviceGetTemperature");
+	nv.power = SYM(fn_uint, "nvmlDeviceGetPowerUsage");
+	nv.power_limit = SYM(fn_uint, "nvmlDeviceGetEnforcedPowerLimit");
+	nv.persistence = SYM(fn_uint, "nvmlDeviceGetPersistenceMode");
+	nv.mig = SYM(fn_uint2, "nvmlDeviceGetMigMode");
+	nv.ecc = SYM(fn_uint2, "nvmlDeviceGetEccMode");
+	/* Renamed in CUDA 12.2's NVML; older drivers have only the first. */
+	nv.reasons = SYM(fn_ull, "nvmlDeviceGetCurrentClocksEventReasons");
+	if (!nv.reasons)
+		nv.reasons = SYM(fn_ull, "nvmlDeviceGetCurrentClocksThrottleReasons");
+	nv.driver_version = SYM(fn_sys_str, "nvmlSystemGetDriverVersion");
+	nv.loaded = 1;
+}
+
+static double mhz(fn_clock f, nvml_device d, int which)
+{
+	unsigned int v;
+
+	return f && f(d, which, &v) == 0 ? (double)v : NAN;
+}
+
+static double watts(fn_uint f, nvml_device d)
+{
+	unsigned int mw;
+
+	return f && f(d, &mw) == 0 ? mw / 1000.0 : NAN;
+}
+
+static int mode(fn_uint2 f, nvml_device d)
+{
+	unsigned int cur, pending;
+
+	return f && f(d, &cur, &pending) == 0 ? (int)(cur != 0) : -1;
+}
+
+void nvml_read(const char *pci_bus_id, struct gpu_state *out)
+{
+	nvml_device d = NULL;
+	unsigned int v;
+	unsigned long long r;
+
+	memset(out, 0, sizeof(*out));
+	out->sm_clock_mhz = out->sm_clock_max_mhz = NAN;
+	out->mem_clock_mhz = out->mem_clock_max_mhz = NAN;
+	out->power_w = out->power_limit_w = out->temperature_c = NAN;
+	out->persistence = out->mig = out->ecc = -1;
+	out->event_reasons = -1;
+	pthread_once(&nv_once, nv_load);
+	if (nv.loaded != 1) {
+		snprintf(out->reason, sizeof(out->reason), "%s", nv.reason);
+		return;
+	}
+	if (!pci_bus_id || nv.by_pci(pci_bus_id, &d) != 0) {
+		snprintf(out->reason, sizeof(out->reason),
+			 "NVML does not know the GPU at PCI %s",
+			 pci_bus_id ? pci_bus_id : "(unknown)");
+		return;
+	}
+	out->known = 1;
+	if (nv.uuid && nv.uuid(d, out->uuid, sizeof(out->uuid)) != 0)
+		out->uuid[0] = '\0';
+	out->sm_clock_mhz = mhz(nv.clock, d, NVML_CLOCK_SM);
+	out->sm_clock_max_mhz = mhz(nv.max_clock, d, NVML_CLOCK_SM);
+	out->mem_clock_mhz = mhz(nv.clock, d, NVML_CLOCK_MEM);
+	out->mem_clock_max_mhz = mhz(nv.max_clock, d, NVML_CLOCK_MEM);
+	out->temperature_c = mhz(nv.temperature, d, NVML_TEMPERATURE_GPU);
+	out->power_w = watts(nv.power, d);
+	out->power_limit_w = watts(nv.power_limit, d);
+	if (nv.persistence && nv.persistence(d, &v) == 0)
+		out->persistence = v != 0;
+	out->mig = mode(nv.mig, d);
+	out->ecc = mode(nv.ecc, d);
+	if (nv.reasons && nv.reasons(d, &r) == 0)
+		out->event_reasons = (int64_t)(r & 0x7fffffffffffffffull);
+}
+
+int nvml_driver_version(char *buf, size_t len)
+{
+	char v[96];
+
+	pthread_once(&nv_once, nv_load);
+	if (nv.loaded != 1 || !nv.driver_version ||
+	    nv.driver_version(v, sizeof(v)) != 0)
+		return -1;
+	snprintf(buf, len, "%s", v);
+	return 0;
+}
+
+const char *nvml_reason_names(int64_t mask, char *buf, size_t len)
+{
+	static const struct { int64_t bit; const char *name; } names[] = {
+		{ (int64_t)NVML_REASON_GPU_IDLE, "gpu_idle" },
+		{ (int64_t)NVML_REASON_APP_CLOCKS, "applications_clocks" },
+		{ (int64_t)NVML_REASON_SW_POWER_CAP, "sw_power_cap" },
+		{ (int64_t)NVML_REASON_HW_SLOWDOWN, "hw_slowdown" },
+		{ (int64_t)NVML_REASON_SYNC_BOOST, "sync_boost" },
+		{ (int64_t)NVML_REASON_SW_THERMAL, "sw_thermal" },
+		{ (int64_t)NVML_REASON_HW_THERMAL, "hw_thermal" },
+		{ (int64_t)NVML_REASON_HW_POWER_BRAKE, "hw_power_brake" },
+		{ (int64_t)NVML_REASON_DISPLAY_CLOCKS, "display_clocks" },
+	};
+	size_t used = 0;
+
+	if (len == 0)
+		return buf;
+	buf[0] = '\0';
+	if (mask < 0) {
+		snprintf(buf, len, "unknown");
+		return buf;
+	}
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(mask & names[i].bit))
+			continue;
+		if (snprintf(buf + used, len - used, "%s%s", used ? "," : "",
+			     names[i].name) >= (int)(len - used))
+			return buf; /* cut: the buffer is full */
+		used = strlen(buf);
+		mask &= ~names[i].bit;
+	}
+	if (mask && snprintf(buf + used, len - used, "%sother(0x%llx)",
+			     used ? "," : "", (unsigned long long)mask) < 0)
+		buf[used] = '\0';
+	if (!buf[0])
+		snprintf(buf, len, "none");
+	return buf;
+}
+
+int nvml_throttled(const struct gpu_state *before,
+		   const struct gpu_state *after)
+{
+	int known = 0, throttled = 0;
+	const struct gpu_state *s[2] = { before, after };
+
+	for (int i = 0; i < 2; i++) {
+		if (!s[i] || !s[i]->known || s[i]->event_reasons < 0)
+			continue;
+		known = 1;
+		throttled |= (s[i]->event_reasons &
+			      (int64_t)NVML_REASONS_THROTTLED) != 0;
+	}
+	return known ? throttled : -1;
+}
+
+void cpu_state_read(struct cpu_state *out)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "r");
+	cpu_set_t set;
+	double sum = 0;
+	int count = 0;
+
+	out->governor[0] = '\0';
+	out->freq_mhz = NAN;
+	if (f) {
+		if (fgets(out->governor, sizeof(out->governor), f))
+			out->governor[strcspn(out->governor, "\n")] = '\0';
+		fclose(f);
+	}
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return;
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		char path[96];
+		long khz;
+
+		if (!CPU_ISSET(cpu, &set))
+			continue;
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq",
+			 cpu);
+		khz = hostinfo_read_long(path);
+		if (khz > 0) {
+			sum += (double)khz / 1000.0;
+			count++;
+		}
+	}
+	if (count)
+		out->freq_mhz = sum / count;
+}
+
+static void add_num(cJSON *o, const char *key, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static void add_flag(cJSON *o, const char *key, int v)
+{
+	if (v >= 0)
+		cJSON_AddBoolToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static cJSON *state_object(const struct device_state *d)
+{
+	cJSON *o = cJSON_CreateObject();
+	char names[160];
+
+	if (!d->is_gpu) {
+		if (d->cpu.governor[0])
+			cJSON_AddStringToObject(o, "governor", d->cpu.governor);
+		else
+			cJSON_AddNullToObject(o, "governor");
+		add_num(o, "freq_mhz", d->cpu.freq_mhz);
+		return o;
+	}
+	if (!d->gpu.known) {
+		cJSON_AddStringToObject(o, BF_KEY_REASON, d->gpu.reason);
+		return o;
+	}
+	add_num(o, "sm_clock_mhz", d->gpu.sm_clock_mhz);
+	add_num(o, "sm_clock_max_mhz", d->gpu.sm_clock_max_mhz);
+	add_num(o, "mem_clock_mhz", d->gpu.mem_clock_mhz);
+	add_num(o, "mem_clock_max_mhz", d->gpu.mem_clock_max_mhz);
+	add_num(o, "power_w", d->gpu.power_w);
+	add_num(o, "power_limit_w", d->gpu.power_limit_w);
+	add_num(o, "temperature_c", d->gpu.temperature_c);
+	add_flag(o, "persistence_mode", d->gpu.persistence);
+	add_flag(o, "mig_mode", d->gpu.mig);
+	add_flag(o, "ecc_mode", d->gpu.ecc);
+	if (d->gpu.event_reasons >= 0)
+		cJSON_AddStringToObject(o, "clock_event_reasons",
+					nvml_reason_names(d->gpu.event_reasons,
+							  names, sizeof(names)));
+	else
+		cJSON_AddNullToObject(o, "clock_event_reasons");
+	return o;
+}
+
+cJSON *device_state_json(const struct device_state *before,
+			 const struct device_state *after, int *throttled)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddItemToObject(o, BF_KEY_BEFORE, state_object(before));
+	cJSON_AddItemToObject(o, BF_KEY_AFTER, state_object(after));
+	*throttled = before->is_gpu ? nvml_throttled(&before->gpu, &after->gpu) : -1;
+	add_flag(o, BF_KEY_THROTTLED, *throttled);
+	return o;
+}

@@ -1,0 +1,635 @@
+/*
+ * The GEMM sweep. Per size, inputs are seeded uniform values in [-1, 1)
+ * (never zeros), shared by every device and rounded to each dtype; the
+ * backend warms up, times `iters` synchronised iterations and returns C;
+ * verification then runs outside the timed region.
+ *
+ * Verification: every element of C is scanned for NaN/Inf (C was poisoned
+ * with NaN before every iteration, so an element the last call did not
+ * write fails), and a sample of rows x columns is compared with a float64
+ * reference computed from the very inputs the device saw (after rounding
+ * to the dtype). The error model follows Higham, "Accuracy and Stability
+ * of Numerical Algorithms" (2nd ed., 2002), 3.5: the computed product
+ * satisfies |c^ - c| <= gamma |A||B| componentwise, and rounding the
+ * result into C's dtype adds at most u_out |c| (plus half the smallest
+ * subnormal spacing for results that underflow). So each element's error
+ * is judged as
+ *
+ *     e_ij = max(0, |c_ij - ref_ij| - u_out |ref_ij| - eta_out)
+ *            / ((1 + u_out) sum_k |a_ik b_kj|)
+ *
+ * and must not exceed gamma. gamma is not the worst-case n u of 3.5, which
+ * is so loose that fp16 accumulation or a dropped product would pass, but
+ * the probabilistic bound lambda sqrt(K) u_acc of Higham and Mary, "A New
+ * Approach to Probabilistic Rounding Error Analysis", SIAM J. Sci. Comput.
+ * 41(5), 2019, Theorem 2.4, with lambda = 16 (a failure probability far
+ * below 1e-50 per element for independent roundings; the margin also
+ * covers the truncating adders of tensor cores, Fasi et al., PeerJ Comput.
+ * Sci. 7:e330, 2021). u_acc is fp32's 2^-24: every backend accumulates in
+ * fp32 (CUBLAS_COMPUTE_32F*, cblas_sgemm/sbgemm/shgemm). TF32 adds the
+ * rounding of both inputs to 10 mantissa bits, 2 x 2^-10 (allowing
+ * truncation, which is double round-to-nearest's 2^-11).
+ */
+#include "workloads/gemm.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "bf_clock.h"
+#include "hardware/hostinfo.h"
+#include "workloads/roofline.h"
+#include "stats.h"
+#include "xmalloc.h"
+
+#define MIB (1024.0 * 1024.0)
+/* Headroom for cuBLAS's workspace and the CUDA context's own allocations
+ * when deciding whether operands fit (cuBLAS documents workspaces of up
+ * to 32 MiB on Hopper; twice that is kept free). */
+#define GPU_HEADROOM_BYTES (64ull << 20)
+#define VERIFY_FULL_MAX_N 64
+#define VERIFY_SAMPLE 32
+
+/* Unit roundoff of an output dtype: half an ulp of 1, relative. */
+double gemm_output_roundoff(enum bf_dtype c_dtype)
+{
+	switch (c_dtype) {
+	case BF_DTYPE_FP32:
+	case BF_DTYPE_TF32: /* cuBLAS's TF32 mode stores fp32 C */
+		return 0x1p-24;
+	case BF_DTYPE_FP16:
+		return 0x1p-11;
+	case BF_DTYPE_BF16:
+		return 0x1p-8;
+	default:
+		return 0;
+	}
+}
+
+/* Half the spacing of the dtype's subnormals: the absolute error of
+ * rounding a result that underflows. */
+static double output_underflow(enum bf_dtype c_dtype)
+{
+	switch (c_dtype) {
+	case BF_DTYPE_FP16:
+		return 0x1p-25;
+	case BF_DTYPE_BF16:
+		return 0x1p-134;
+	default:
+		return 0x1p-150;
+	}
+}
+
+double gemm_tolerance(enum bf_dtype dtype, int k)
+{
+	const double lambda = GEMM_TOLERANCE_LAMBDA, u_acc = 0x1p-24;
+	double gamma = lambda * sqrt(k > 1 ? (double)k : 1.0) * u_acc;
+
+	switch (dtype) {
+	case BF_DTYPE_FP32:
+	case BF_DTYPE_FP16:
+	case BF_DTYPE_BF16:
+		return gamma; /* the inputs are exactly the stored values */
+	case BF_DTYPE_TF32:
+		return gamma + 2 * 0x1p-10;
+	default:
+		return 0;
+	}
+}
+
+int gemm_count(int ndevices, const struct agent_opts *o)
+{
+	return ndevices * o->nsizes * o->ndtypes;
+}
+
+/* Seeded uniform values in [-1, 1) from the 48-bit LCG POSIX specifies
+ * for erand48 (X' = (0x5DEECE66D X + 0xB) mod 2^48, the value X' / 2^48),
+ * so the inputs are the same on every host. Computed inline: the same
+ * values as erand48(state) (glibc and musl both return exactly X / 2^48;
+ * tests/unit checks it value for value), five times faster, which is
+ * 0.2 s of an n = 4096 run. */
+void gemm_fill_uniform(float *x, size_t count, uint64_t seed, int which)
+{
+	const uint64_t mask = (UINT64_C(1) << 48) - 1;
+	uint64_t s = (uint64_t)(unsigned short)(0x330e + which) << 32 |
+		     ((seed >> 16) & 0xffff) << 16 | (seed & 0xffff);
+
+	for (size_t i = 0; i < count; i++) {
+		s = (s * UINT64_C(0x5DEECE66D) + 0xB) & mask;
+		x[i] = (float)(2.0 * ((double)s * 0x1p-48) - 1.0);
+	}
+}
+
+/* A 16-bit dtype's input in its storage format; caller frees. NULL on
+ * OOM. fp32 and tf32 GEMMs read the fp32 inputs themselves (no copy). */
+static void *convert_input(const float *src, size_t count, enum bf_dtype dt)
+{
+	uint16_t *out = hostinfo_alloc_operand(count * sizeof(uint16_t));
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < count; i++)
+		out[i] = dt == BF_DTYPE_FP16 ? bf_fp32_to_fp16(src[i]) :
+					       bf_fp32_to_bf16(src[i]);
+	return out;
+}
+
+/* count indices in [0, n): the edges first (0, 1, n-2, n-1, where BLAS
+ * kernels handle partial tiles), then distinct values drawn from state. */
+static void pick_indices(int n, int *idx, int count, unsigned short *state)
+{
+	const int edges[] = { 0, n - 1, 1, n - 2 };
+	int have = 0;
+
+	for (int e = 0; e < 4 && have < count; e++) {
+		int dup = 0;
+
+		for (int i = 0; i < have; i++)
+			dup |= idx[i] == edges[e];
+		if (!dup && edges[e] >= 0)
+			idx[have++] = edges[e];
+	}
+	while (have < count) {
+		int v = (int)(erand48(state) * n), dup = 0;
+
+		for (int i = 0; i < have; i++)
+			dup |= idx[i] == v;
+		if (!dup)
+			idx[have++] = v;
+	}
+}
+
+void gemm_verify(const struct gemm_job *job, const void *c_host,
+		 enum bf_dtype c_dtype, uint64_t seed,
+		 struct gemm_verify_result *out)
+{
+	struct gemm_verify_result v = { 0, gemm_tolerance(job->dtype, job->n),
+					gemm_output_roundoff(c_dtype), 0, 0,
+					BF_STATUS_FAIL };
+	int n = job->n, rows[VERIFY_SAMPLE], cols[VERIFY_SAMPLE], nr, nc;
+	size_t nn = (size_t)n * (size_t)n;
+	double eta = output_underflow(c_dtype);
+	unsigned short state[3] = { (unsigned short)seed,
+				    (unsigned short)(seed >> 16),
+				    (unsigned short)(seed >> 32) ^ 0xabcd };
+
+	for (size_t i = 0; i < nn; i++)
+		if (!isfinite(bf_dtype_load(c_dtype, c_host, i)))
+			v.nonfinite_elements++;
+	if (n <= VERIFY_FULL_MAX_N) {
+		nr = nc = n; /* every element */
+	} else {
+		nr = nc = VERIFY_SAMPLE;
+		pick_indices(n, rows, nr, state);
+		pick_indices(n, cols, nc, state);
+	}
+	for (int ri = 0; ri < nr; ri++) {
+		int i = n <= VERIFY_FULL_MAX_N ? ri : rows[ri];
+
+		for (int ci = 0; ci < nc; ci++) {
+			int j = n <= VERIFY_FULL_MAX_N ? ci : cols[ci];
+			double ref = 0, mag = 0, c, e;
+
+			for (int k = 0; k < n; k++) {
+				double p = bf_dtype_load(job->dtype, job->a_host,
+						      (size_t)i * n + k) *
+					   bf_dtype_load(job->dtype, job->b_host,
+						      (size_t)k * n + j);
+				ref += p;
+				mag += fabs(p);
+			}
+			c = bf_dtype_load(c_dtype, c_host, (size_t)i * n + j);
+			e = fabs(c - ref) - v.output_roundoff * fabs(ref) - eta;
+			if (isnan(e))
+				e = INFINITY; /* before the clamp, which drops NaN */
+			e = (e > 0 ? e : 0) /
+			    ((mag > 0 ? mag : 1.0) * (1 + v.output_roundoff));
+			if (e > v.max_rel_error)
+				v.max_rel_error = e;
+			v.verified_elements++;
+		}
+	}
+	if (v.nonfinite_elements == 0 && v.max_rel_error <= v.tolerance)
+		v.status = BF_STATUS_PASS;
+	*out = v;
+}
+
+/* A gemm record that did not run: only device, dtype, n, status and
+ * reason (median_ms and gflops encode as null); needed/free bytes after a
+ * fit refusal (NaN: none). Caller frees with bf_record_free. */
+static void unrun_record(struct bf_record *rec, const struct device *dev,
+			 enum bf_dtype dt, int n, enum bf_status status,
+			 const char *reason)
+{
+	char label[16];
+	struct bf_rec_gemm *g = &rec->u.gemm;
+
+	bf_record_init(rec, BF_REC_GEMM);
+	g->device = bf_xstrdup(device_label(dev, label, sizeof(label)));
+	g->dtype = bf_xstrdup(bf_dtype_name(dt));
+	g->n = n;
+	g->status = status;
+	g->reason = bf_xstrdup(reason);
+}
+
+double gemm_flops(int n)
+{
+	return 2.0 * (double)n * (double)n * (double)n;
+}
+
+double gemm_operand_bytes(int n, enum bf_dtype dtype, enum bf_dtype c_dtype)
+{
+	double nn = (double)n * (double)n;
+
+	return nn * (2.0 * (double)bf_dtype_element_bytes(dtype) +
+		     (double)bf_dtype_element_bytes(c_dtype));
+}
+
+void gemm_reliability(struct bf_rec_gemm *g, int warmup, double median,
+		      double min, double max)
+{
+	char why[4][96];
+	int n = 0;
+
+	g->spread = median > 0 ? (max - min) / median : NAN;
+	if (g->nsamples < 2)
+		snprintf(why[n++], sizeof(why[0]),
+			 "one sample: no spread to judge it by");
+	if (warmup < 1)
+		snprintf(why[n++], sizeof(why[0]),
+			 "no warm-up: the first call pays for set-up");
+	if (g->spread > GEMM_SPREAD_MAX)
+		snprintf(why[n++], sizeof(why[0]),
+			 "spread %.0f%% of the median (above %.0f%%)",
+			 100 * g->spread, 100 * GEMM_SPREAD_MAX);
+	if (g->throttled == 1)
+		snprintf(why[n++], sizeof(why[0]),
+			 "clocks held down during the row (see device_state)");
+	g->reliable = n == 0;
+	g->unreliable_reasons = bf_xcalloc((size_t)n + 1, sizeof(char *));
+	for (int i = 0; i < n; i++)
+		g->unreliable_reasons[g->nunreliable++] = bf_xstrdup(why[i]);
+}
+
+/* The one wording of "does not fit": "operands need 192 MiB, cpu has
+ * 100 MiB free (cgroup memory limit)". */
+static void does_not_fit(char *out, size_t len, double needed, uint64_t free_b,
+			 const char *limit, const char *device)
+{
+	snprintf(out, len, "does not fit: operands need %.0f MiB, %s has %.0f MiB free%s%s%s",
+		 needed / MIB, device, (double)free_b / MIB,
+		 limit && *limit ? " (" : "", limit ? limit : "",
+		 limit && *limit ? ")" : "");
+}
+
+/* Emits a skipped gemm record and remembers the outcome. */
+static void emit_skipped(struct report *r, struct gemm_sweep *s,
+			 const struct device *dev, enum bf_dtype dt, int n,
+			 const char *reason, double needed, double free_b)
+{
+	struct gemm_outcome *oc = &s->items[s->count++];
+	struct bf_record rec;
+
+	unrun_record(&rec, dev, dt, n, BF_STATUS_SKIPPED, reason);
+	if (needed > 0) {
+		rec.u.gemm.needed_bytes = needed;
+		rec.u.gemm.free_bytes = free_b;
+	}
+	report_emit_record(r, &rec);
+	bf_record_free(&rec);
+	*oc = (struct gemm_outcome){ *dev, dt, n, BF_STATUS_SKIPPED, NAN };
+}
+
+/* Runs and reports one (device, dtype, n) GEMM. a32/b32: fp32 inputs. */
+static void run_one(struct report *r, struct gemm_sweep *s,
+		    const struct sweep_device *sd, enum bf_dtype dt, int n,
+		    const float *a32, const float *b32,
+		    const struct agent_opts *o, uint64_t verify_seed)
+{
+	const struct backend *be = backend_for(sd->dev.kind);
+	size_t nn = (size_t)n * (size_t)n, eb = bf_dtype_element_bytes(dt);
+	int iters = sd->dev.kind == DEVICE_CPU ? o->cpu_iters : o->iters;
+	int warmup = sd->dev.kind == DEVICE_CPU ? o->cpu_warmup : o->warmup;
+	struct gemm_job job = { .dtype = dt, .n = n, .warmup = warmup,
+				.iters = iters, .cold_cache = o->cold_cache };
+	struct gemm_result res = { 0 };
+	struct bf_stats_summary st;
+	struct gemm_verify_result v;
+	char detail[512] = "", label[16];
+	uint64_t free_b = 0, total_b = 0;
+	double needed, gflops;
+	char limit[64] = "";
+	enum bf_status status;
+	struct device_state state_before, state_after;
+	struct peak peak;
+	struct bf_record rec;
+	struct bf_rec_gemm *g;
+	enum bf_err err;
+	int first_failed = 0;
+
+	if (!be || !sd->usable) {
+		emit_skipped(r, s, &sd->dev, dt, n, sd->reason, 0, 0);
+		return;
+	}
+	if (be->gemm_supports(sd->dev.index, dt, detail, sizeof(detail)) != BF_OK) {
+		emit_skipped(r, s, &sd->dev, dt, n, detail, 0, 0);
+		return;
+	}
+	/* Fit check before allocating. CPU: C and the first timed C (fp32),
+	 * plus 16-bit copies of A and B for fp16/bf16 (the fp32 inputs are
+	 * allocated already and counted in the free figure). GPU: A, B, C
+	 * on the device plus cuBLAS's headroom. */
+	needed = sd->dev.kind == DEVICE_CPU ?
+			 (double)(2 * nn * sizeof(float)) +
+				 (eb == sizeof(float) ? 0 : (double)(2 * nn * eb)) :
+			 (double)(3 * nn * eb) + (double)GPU_HEADROOM_BYTES;
+	if (be->mem_info(sd->dev.index, &free_b, &total_b, limit,
+			 sizeof(limit)) == BF_OK &&
+	    needed > (double)free_b) {
+		does_not_fit(detail, sizeof(detail), needed, free_b, limit,
+			     device_label(&sd->dev, label, sizeof(label)));
+		emit_skipped(r, s, &sd->dev, dt, n, detail, needed, (double)free_b);
+		return;
+	}
+	if (dt == BF_DTYPE_FP32 || dt == BF_DTYPE_TF32) {
+		/* Read only by the backend and the verification. */
+		job.a_host = a32;
+		job.b_host = b32;
+	} else {
+		job.a_host = convert_input(a32, nn, dt);
+		job.b_host = convert_input(b32, nn, dt);
+	}
+	res.samples_ms = bf_xcalloc((size_t)iters, sizeof(double));
+	if (!job.a_host || !job.b_host) {
+		err = bf_fail(detail, sizeof(detail), BF_ERR_NOMEM,
+			      "host allocation for %s inputs failed",
+			      bf_dtype_name(dt));
+	} else {
+		be->read_state(sd->dev.index, &state_before);
+		err = be->gemm_run(sd->dev.index, &job, &res, detail,
+				   sizeof(detail));
+		be->read_state(sd->dev.index, &state_after);
+	}
+	if (err == BF_ERR_TOO_BIG || err == BF_ERR_NOMEM) {
+		/* Passed the fit check yet did not fit (fragmentation, another
+		 * process): the same "does not fit" result, with the figures
+		 * as they are now. */
+		char why[256];
+
+		if (be->mem_info(sd->dev.index, &free_b, &total_b, limit,
+				 sizeof(limit)) != BF_OK)
+			free_b = 0;
+		snprintf(why, sizeof(why), "%.255s", detail);
+		does_not_fit(detail, sizeof(detail), needed, free_b, limit,
+			     device_label(&sd->dev, label, sizeof(label)));
+		snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail),
+			 " (%s)", why);
+		emit_skipped(r, s, &sd->dev, dt, n, detail, needed, (double)free_b);
+		goto out;
+	}
+	if (err != BF_OK) {
+		/* Could not run (a CUDA error): a failed result with the
+		 * reason, and the sweep goes on. */
+		unrun_record(&rec, &sd->dev, dt, n, BF_STATUS_FAIL, detail);
+		report_emit_record(r, &rec);
+		bf_record_free(&rec);
+		s->items[s->count++] = (struct gemm_outcome){
+			sd->dev, dt, n, BF_STATUS_FAIL, NAN };
+		goto out;
+	}
+	/* The last iteration's C, and the first timed one's when there were
+	 * more (C is poisoned before every call, so a library that computes
+	 * only once leaves NaN behind). The worse of the two is reported. */
+	gemm_verify(&job, res.c_host, res.c_dtype, verify_seed, &v);
+	if (res.c_first_host) {
+		struct gemm_verify_result v1;
+
+		gemm_verify(&job, res.c_first_host, res.c_dtype,
+			    verify_seed + 1, &v1);
+		if (v1.status != BF_STATUS_PASS && v.status == BF_STATUS_PASS)
+			first_failed = 1;
+		if (v1.nonfinite_elements > v.nonfinite_elements)
+			v.nonfinite_elements = v1.nonfinite_elements;
+		if (v1.max_rel_error > v.max_rel_error)
+			v.max_rel_error = v1.max_rel_error;
+		v.verified_elements += v1.verified_elements;
+		if (v1.status != BF_STATUS_PASS)
+			v.status = BF_STATUS_FAIL;
+	}
+	st = bf_stats_summarize(res.samples_ms, (size_t)iters);
+	gflops = gemm_flops(n) / (st.median / 1e3) / 1e9;
+	be->peak(sd->dev.index, dt, &peak);
+	status = v.status;
+	if (status == BF_STATUS_PASS && isfinite(peak.gflops) &&
+	    gflops > GEMM_PEAK_MARGIN * peak.gflops) {
+		/* Faster than the hardware can be: the timing or the library
+		 * is wrong, and the number must not be shown as a result. */
+		snprintf(detail, sizeof(detail),
+			 "%.0f GFLOP/s is above the device's theoretical peak of "
+			 "%.0f GFLOP/s (%s): the timing or the GEMM is wrong",
+			 gflops, peak.gflops, peak.basis);
+		status = BF_STATUS_FAIL;
+	}
+	/* A result that failed verification has no speed worth showing. */
+	if (status != BF_STATUS_PASS)
+		gflops = NAN;
+
+	bf_record_init(&rec, BF_REC_GEMM);
+	g = &rec.u.gemm;
+	g->device = bf_xstrdup(device_label(&sd->dev, label, sizeof(label)));
+	g->dtype = bf_xstrdup(bf_dtype_name(dt));
+	g->n = n;
+	g->status = status;
+	if (status != BF_STATUS_PASS && v.status == BF_STATUS_PASS) {
+		g->reason = bf_xstrdup(detail); /* above peak */
+	} else if (status != BF_STATUS_PASS) {
+		if (v.nonfinite_elements)
+			snprintf(detail, sizeof(detail),
+				 "%lld non-finite elements in C%s",
+				 (long long)v.nonfinite_elements,
+				 first_failed ? " of the first timed iteration" : "");
+		else
+			snprintf(detail, sizeof(detail),
+				 "max relative error %.3g above tolerance %.3g%s",
+				 v.max_rel_error, v.tolerance,
+				 first_failed ? " in the first timed iteration" : "");
+		g->reason = bf_xstrdup(detail);
+	}
+	g->measured = 1;
+	g->library = bf_xstrdup(be->gemm_library());
+	g->math_mode = bf_xstrdup(res.math_mode);
+	g->c_dtype = bf_xstrdup(bf_dtype_name(res.c_dtype));
+	g->warmup = job.warmup;
+	g->iters = iters;
+	g->samples_ms = res.samples_ms; /* lent: res frees it below */
+	g->nsamples = iters;
+	g->median_ms = st.median;
+	g->min_ms = st.min;
+	g->max_ms = st.max;
+	g->gflops = gflops;
+	g->peak_mib = res.peak_bytes >= 0 ? (double)res.peak_bytes / MIB : NAN;
+	g->operand_bytes = gemm_operand_bytes(n, dt, res.c_dtype);
+	g->max_rel_error = v.max_rel_error;
+	g->tolerance = v.tolerance;
+	g->output_roundoff = v.output_roundoff;
+	g->verify_seed = (double)verify_seed;
+	g->verified_elements = (double)v.verified_elements;
+	g->nonfinite_elements = (double)v.nonfinite_elements;
+	g->peak_gflops = peak.gflops;
+	g->peak_basis = bf_xstrdup(peak.basis);
+	g->fraction_of_peak = gflops / peak.gflops; /* NaN when either is */
+	g->timing = bf_xstrdup(res.timing[0] ? res.timing : "unknown");
+	g->device_state = device_state_json(&state_before, &state_after,
+					    &g->throttled);
+	gemm_reliability(g, job.warmup, st.median, st.min, st.max);
+	if (sd->bandwidth_kind) {
+		struct roofline rl;
+		const char *bound;
+
+		roofline_place(gemm_flops(n), g->operand_bytes, peak.gflops,
+			       sd->bandwidth_gbps, gflops, &rl);
+		bound = roofline_bound_name(rl.bound);
+		g->bandwidth_kind = bf_xstrdup(sd->bandwidth_kind);
+		g->bandwidth_gbps = sd->bandwidth_gbps;
+		g->arithmetic_intensity = rl.arithmetic_intensity;
+		g->roofline_gflops = rl.roofline_gflops;
+		g->bound = bound ? bf_xstrdup(bound) : NULL;
+		g->fraction_of_roofline = rl.fraction;
+	}
+	report_emit_record(r, &rec);
+	g->samples_ms = NULL;
+	bf_record_free(&rec);
+	s->items[s->count++] =
+		(struct gemm_outcome){ sd->dev, dt, n, status, gflops };
+out:
+	free(res.c_host);
+	free(res.c_first_host);
+	free(res.samples_ms);
+	if (job.a_host != a32)
+		free((void *)job.a_host);
+	if (job.b_host != b32)
+		free((void *)job.b_host);
+}
+
+void gemm_sweep_run(struct report *r, const struct sweep_device *devs,
+		    int ndevices, const struct agent_opts *o,
+		    struct gemm_sweep *out)
+{
+	uint64_t verify_seed = 0;
+
+	out->items = bf_xcalloc((size_t)gemm_count(ndevices, o) + 1,
+			     sizeof(*out->items));
+	out->count = 0;
+	/* Sampled positions differ from run to run (the seed is recorded in
+	 * every gemm record): a library wrong only where the previous run
+	 * did not look is found eventually. 48 bits, so JSON keeps it exact. */
+	if (getrandom(&verify_seed, sizeof(verify_seed), 0) !=
+	    (ssize_t)sizeof(verify_seed))
+		verify_seed = bf_now_ns();
+	verify_seed &= (UINT64_C(1) << 48) - 1;
+	for (int si = 0; si < o->nsizes; si++) {
+		int n = o->sizes[si];
+		size_t nn = (size_t)n * (size_t)n;
+		double in_bytes = 2.0 * (double)nn * sizeof(float);
+		uint64_t room = 0;
+		char limit[64] = "";
+		float *a32 = NULL, *b32 = NULL;
+		int fits = hostinfo_memory_room(&room, limit, sizeof(limit)) !=
+				   BF_OK ||
+			   in_bytes <= (double)room;
+
+		/* The fp32 inputs are checked against the host's room before
+		 * they are allocated, like every operand after them. */
+		if (fits) {
+			a32 = hostinfo_alloc_operand(nn * sizeof(float));
+			b32 = hostinfo_alloc_operand(nn * sizeof(float));
+			if (!a32 || !b32)
+				hostinfo_memory_room(&room, limit, sizeof(limit));
+		}
+		if (!a32 || !b32) {
+			char reason[256];
+
+			does_not_fit(reason, sizeof(reason), in_bytes, room,
+				     limit, "the host (fp32 inputs)");
+			for (int d = 0; d < ndevices; d++)
+				for (int t = 0; t < o->ndtypes; t++)
+					emit_skipped(r, out, &devs[d].dev,
+						     o->dtypes[t], n, reason,
+						     in_bytes, (double)room);
+		} else {
+			gemm_fill_uniform(a32, nn, o->seed, 0);
+			gemm_fill_uniform(b32, nn, o->seed, 1);
+			for (int d = 0; d < ndevices; d++)
+				for (int t = 0; t < o->ndtypes; t++)
+					run_one(r, out, &devs[d], o->dtypes[t],
+						n, a32, b32, o, verify_seed);
+		}
+		free(a32);
+		free(b32);
+	}
+}
+
+static const struct gemm_outcome *find(const struct gemm_sweep *s,
+				       enum device_kind kind, int index,
+				       enum bf_dtype dt, int n)
+{
+	for (int i = 0; i < s->count; i++) {
+		const struct gemm_outcome *g = &s->items[i];
+
+		if (g->dev.kind == kind && g->dev.index == index &&
+		    g->dtype == dt && g->n == n && g->status == BF_STATUS_PASS)
+			return g;
+	}
+	return NULL;
+}
+
+static void add_ratio(struct bf_rec_summary *sum, const char *kind,
+		      const struct device *dev, enum bf_dtype dt, int n,
+		      double value)
+{
+	struct bf_rec_ratio *x;
+	char label[16];
+
+	sum->ratios = bf_xrealloc(sum->ratios, (size_t)(sum->nratios + 1) *
+						       sizeof(*sum->ratios));
+	x = &sum->ratios[sum->nratios++];
+	x->kind = bf_xstrdup(kind);
+	x->device = bf_xstrdup(device_label(dev, label, sizeof(label)));
+	x->dtype = bf_xstrdup(bf_dtype_name(dt));
+	x->n = n;
+	x->value = value;
+}
+
+void gemm_ratios(const struct gemm_sweep *s, struct bf_rec_summary *sum)
+{
+	for (int i = 0; i < s->count; i++) {
+		const struct gemm_outcome *g = &s->items[i], *base;
+
+		if (g->status != BF_STATUS_PASS)
+			continue;
+		if (g->dtype == BF_DTYPE_FP32 && g->dev.kind == DEVICE_CUDA) {
+			base = find(s, DEVICE_CPU, 0, BF_DTYPE_FP32, g->n);
+			if (base)
+				add_ratio(sum, BF_RATIO_GPU_VS_CPU, &g->dev,
+					  g->dtype, g->n,
+					  bf_speed_ratio(g->gflops, base->gflops));
+		}
+		if (g->dtype != BF_DTYPE_FP32) {
+			base = find(s, g->dev.kind, g->dev.index, BF_DTYPE_FP32,
+				    g->n);
+			if (base)
+				add_ratio(sum, BF_RATIO_VS_FP32, &g->dev,
+					  g->dtype, g->n,
+					  bf_speed_ratio(g->gflops, base->gflops));
+		}
+	}
+}
+
+void gemm_sweep_free(struct gemm_sweep *s)
+{
+	free(s->items);
+	s->items = NULL;
+	s->count = 0;
+}

@@ -1,0 +1,124 @@
+/*
+ * The dtype GEMM sweep: for every size, device and dtype, one "gemm"
+ * record with every timed sample, the median, GFLOP/s, peak memory and a
+ * numerical check of the result against a float64 reference.
+ */
+#ifndef BF_GEMM_H
+#define BF_GEMM_H
+
+#include "backends/backend.h"
+#include "core/options.h"
+#include "core/report.h"
+
+/* A device to benchmark: usable (probe passed) or with the reason not. */
+struct sweep_device {
+	struct device dev;
+	int usable;
+	char reason[256];
+	/* The device's measured bandwidth for the roofline (bandwidth.c):
+	 * kind NULL (static string otherwise) when it was not measured. */
+	const char *bandwidth_kind;
+	double bandwidth_gbps;
+};
+
+/* One (device, dtype, n) outcome, kept for the summary's ratios. */
+struct gemm_outcome {
+	struct device dev;
+	enum bf_dtype dtype;
+	int n;
+	enum bf_status status;
+	double gflops; /* from the median; NaN unless status == PASS/FAIL */
+};
+
+struct gemm_sweep {
+	struct gemm_outcome *items; /* caller frees with gemm_sweep_free */
+	int count;
+};
+
+/* Records the sweep will emit: devices x sizes x dtypes. */
+int gemm_count(int ndevices, const struct agent_opts *o);
+
+/* Runs the sweep over devs (unusable ones give skipped records) and
+ * fills *out. */
+void gemm_sweep_run(struct report *r, const struct sweep_device *devs,
+		    int ndevices, const struct agent_opts *o,
+		    struct gemm_sweep *out);
+
+/* Appends the summary's ratios to sum->ratios (owned by sum, freed with
+ * its record): for each n, GPU fp32 GFLOP/s over CPU fp32 ("gpu_vs_cpu"),
+ * and per device each dtype's GFLOP/s over fp32 on the same device
+ * ("vs_fp32"), each bf_speed_ratio (record.h). Only verified (pass)
+ * results are compared. */
+void gemm_ratios(const struct gemm_sweep *s, struct bf_rec_summary *sum);
+
+/* count seeded inputs uniform in [-1, 1): the values erand48 gives from
+ * the state {seed & 0xffff, (seed >> 16) & 0xffff, 0x330e + which}, as
+ * 2 x - 1 rounded to fp32. Matrix A is which = 0, B which = 1. */
+void gemm_fill_uniform(float *x, size_t count, uint64_t seed, int which);
+
+/* FLOPs of an n x n x n GEMM: n^3 multiply-adds of 2 FLOPs, 2 n^3
+ * (the seed's figure; 1.37e11 at n = 4096). */
+double gemm_flops(int n);
+
+/* Bytes of A and B (dtype) and C (c_dtype), n x n each: 3 n^2 x element
+ * bytes when C has the inputs' dtype (192 MiB at fp32, 96 MiB at fp16 for
+ * n = 4096: the seed's figures). */
+double gemm_operand_bytes(int n, enum bf_dtype dtype, enum bf_dtype c_dtype);
+
+/* A result counts as faster than the hardware above this multiple of the
+ * theoretical peak: the peak's clock is read or measured (agent/peak.c),
+ * and a measurement on a loaded machine can read a few per cent low. */
+#define GEMM_PEAK_MARGIN 1.10
+
+/* Spread ((max - min) / median) above which a row is unreliable. */
+#define GEMM_SPREAD_MAX 0.20
+
+struct bf_rec_gemm;
+
+/* Fills g's reliable, unreliable_reasons and spread: a row is unreliable
+ * with one sample (g->nsamples), no warm-up, a spread above
+ * GEMM_SPREAD_MAX, or clocks held down (g->throttled == 1). Times in ms. */
+void gemm_reliability(struct bf_rec_gemm *g, int warmup, double median,
+		      double min, double max);
+
+/* lambda of the probabilistic accumulation bound (see gemm.c). */
+#define GEMM_TOLERANCE_LAMBDA 16.0
+
+/* The componentwise error a correct GEMM of dtype with inner dimension k
+ * may show after the output rounding is allowed for (see gemm.c):
+ * lambda sqrt(k) 2^-24, plus 2 x 2^-10 for TF32's input rounding. A pure
+ * number (relative to sum_k |a_ik b_kj|); 0 for a dtype with no GEMM. */
+double gemm_tolerance(enum bf_dtype dtype, int k);
+
+/* Unit roundoff of C's dtype: 2^-24 (fp32, tf32), 2^-11 (fp16), 2^-8
+ * (bf16); 0 for others. The relative error rounding a result into C may
+ * add on top of gemm_tolerance. */
+double gemm_output_roundoff(enum bf_dtype c_dtype);
+
+/* The numerical check of one GEMM's output. */
+struct gemm_verify_result {
+	double max_rel_error;       /* largest e_ij (see gemm.c); INFINITY
+				     * when a compared element is NaN */
+	double tolerance;           /* gemm_tolerance(job->dtype, job->n) */
+	double output_roundoff;     /* gemm_output_roundoff(c_dtype) */
+	int64_t verified_elements;  /* elements compared with the reference */
+	int64_t nonfinite_elements; /* NaN or Inf elements anywhere in C */
+	enum bf_status status;      /* PASS: no non-finite element and
+				     * max_rel_error <= tolerance; else FAIL */
+};
+
+/* Checks c_host (n x n elements of c_dtype, row-major) against a float64
+ * reference computed from job->a_host and job->b_host (n x n of
+ * job->dtype's storage format). Every element of C is scanned for NaN and
+ * Inf; every element is compared with the reference when n <= 64, else a
+ * 32 x 32 sample of rows x columns: rows and columns 0, 1, n-2 and n-1
+ * (the edge tiles of blocked kernels) and distinct others drawn from seed
+ * (any 64-bit value; the same seed picks the same positions). Runs on the
+ * host, outside any timed region; pure, does not allocate. */
+void gemm_verify(const struct gemm_job *job, const void *c_host,
+		 enum bf_dtype c_dtype, uint64_t seed,
+		 struct gemm_verify_result *out);
+
+void gemm_sweep_free(struct gemm_sweep *s);
+
+#endif

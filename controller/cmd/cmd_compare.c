@@ -1,0 +1,142 @@
+/*
+ * ctl compare [RUN-ID | HOST | FILE ...]: archived runs or hosts side by
+ * side, with a significance test per cell (compare.c builds and prints
+ * the table; this file turns the command line into its columns).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "model/compare.h"
+#include "record.h"
+#include "cmd/ctl.h"
+#include "cmd/selection.h"
+
+static const char compare_usage[] =
+	"usage: ctl compare [RUN-ID | HOST | FILE ...] [--last N]\n"
+	"                   [--json | --csv | --samples | --benchstat] [--results DIR]\n"
+	"\n"
+	"Archived runs side by side: one column per run (or host), one row per device,\n"
+	"dtype and size. A cell is the median GFLOP/s ±spread and the median ms; each\n"
+	"column after the first is compared with the first (A): the change in median\n"
+	"GFLOP/s when a two-sided Mann-Whitney U test on the per-iteration samples finds\n"
+	"it significant (p < 0.05), ~ when it does not. Provenance that differs between\n"
+	"the columns (libraries, threads, driver, GPUs, agent, host key, settings) is\n"
+	"listed under the table.\n"
+	"\n"
+	"  (none)         the last two runs (--last N: the last N, at most 26), oldest\n"
+	"                 first\n"
+	"  RUN-ID         a run, in full or by a unique prefix; a run given alone that\n"
+	"                 has several hosts compares its hosts\n"
+	"  HOST           the most recent run with that host (that host only); one HOST\n"
+	"                 given alone: its last two runs (--last N: N)\n"
+	"  FILE           a host's .ndjson file\n"
+	"  --json         the table as JSON (missing values are null)\n"
+	"  --csv          the table as CSV, one line per row and column (missing: n/a)\n"
+	"  --samples      every timed sample as CSV: column, run, host, device, dtype,\n"
+	"                 n, sample, ms, GFLOP/s\n"
+	"  --benchstat    every sample in Go's benchmark format, for benchstat\n"
+	"                 (benchstat -col run FILE)\n"
+	"  --results DIR  the archive (default: see ctl --help)\n"
+	"\n"
+	"Exit status: 0 table printed, 2 bad arguments or nothing to compare, 4 could\n"
+	"not write it (one line on stderr says why).\n";
+
+int cmd_compare(int argc, char **argv)
+{
+	enum { O_LAST = 256, O_JSON, O_CSV, O_SAMPLES, O_BENCHSTAT, O_RESULTS,
+	       O_HELP };
+	static const struct option longopts[] = {
+		{ "last", required_argument, NULL, O_LAST },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "csv", no_argument, NULL, O_CSV },
+		{ "samples", no_argument, NULL, O_SAMPLES },
+		{ "benchstat", no_argument, NULL, O_BENCHSTAT },
+		{ "results", required_argument, NULL, O_RESULTS },
+		{ "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *results = NULL;
+	int c, last = 0, json = 0, csv = 0, samples = 0, benchstat = 0, npos,
+	    status = BF_EXIT_USAGE;
+	struct compare_table *t = NULL;
+	struct selection cs;
+
+	memset(&cs, 0, sizeof(cs));
+	cs.cmd = "compare";
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_LAST:
+			if (selection_parse_last(optarg, &last))
+				return BF_EXIT_USAGE;
+			break;
+		case O_JSON:
+			json = 1;
+			break;
+		case O_CSV:
+			csv = 1;
+			break;
+		case O_SAMPLES:
+			samples = 1;
+			break;
+		case O_BENCHSTAT:
+			benchstat = 1;
+			break;
+		case O_RESULTS:
+			if (ctl_parse_dir("--results", optarg, &results))
+				return BF_EXIT_USAGE;
+			break;
+		case O_HELP:
+			fputs(compare_usage, stdout);
+			return BF_EXIT_OK;
+		default: /* ':' or an unknown option */
+			return ctl_option_error("compare", c, argv);
+		}
+	}
+	if (json + csv + samples + benchstat > 1) {
+		ctl_error("compare: --json, --csv, --samples, --benchstat: give only one");
+		return BF_EXIT_USAGE;
+	}
+	npos = argc - optind;
+	results = ctl_results_dir(results);
+	if (selection_build(&cs, results, last, argv + optind, npos))
+		goto out;
+	if (cs.ncols < 2) {
+		ctl_error("compare: only %s to compare: give two runs, hosts or files (see ctl compare --help)",
+			  cs.cols[0].run->run_id);
+		goto out;
+	}
+	t = compare_build(cs.cols, cs.ncols, COMPARE_ALPHA);
+	if (json) {
+		cJSON *doc = compare_to_json(t);
+		char *text;
+
+		/* The medians are the records' own doubles, bit for bit:
+		 * cJSON alone may print them one unit in the last place off. */
+		bf_json_exact_numbers(doc);
+		text = cJSON_Print(doc);
+
+		puts(text);
+		cJSON_free(text);
+		cJSON_Delete(doc);
+	} else if (csv) {
+		compare_print_csv(stdout, t);
+	} else if (samples) {
+		compare_print_samples_csv(stdout, t);
+	} else if (benchstat) {
+		compare_print_benchstat(stdout, t);
+	} else {
+		compare_print_plain(stdout, t);
+	}
+	status = BF_EXIT_OK; /* main checks that stdout got it */
+out:
+	compare_free(t);
+	selection_free(&cs);
+	return status;
+}

@@ -1,0 +1,128 @@
+/*
+ * ctl list: the runs in the archive, oldest first, one per line: id,
+ * start time, hosts, status, tag. Reads run.json files only.
+ */
+#include <limits.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "archive/archive_read.h"
+#include "bf_text.h"
+#include "cmd/ctl.h"
+#include "view/texttable.h"
+#include "xmalloc.h"
+
+static const char list_usage[] =
+	"usage: ctl list [--last N] [--results DIR]\n"
+	"\n"
+	"Lists archived runs, oldest first: id, start time (UTC), hosts, status\n"
+	"(complete or incomplete) and tag. --last N lists the newest N only.\n"
+	"The archive is --results DIR, else as ctl --help says. Exit status: 0 listed\n"
+	"(also when there is no run yet, or no results directory), 2 bad arguments\n"
+	"or an unreadable results directory, 4 could not write the list (one line\n"
+	"on stderr says why).\n";
+
+int cmd_list(int argc, char **argv)
+{
+	enum { O_LAST = 256, O_RESULTS, O_HELP };
+	static const struct option longopts[] = {
+		{ "last", required_argument, NULL, O_LAST },
+		{ "results", required_argument, NULL, O_RESULTS },
+		{ "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *results = NULL;
+	char detail[512], **ids;
+	struct texttable *tt;
+	enum bf_err err;
+	int c, n, first, last = 0;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_LAST:
+			if (ctl_parse_int("--last", optarg, 1, INT_MAX, &last))
+				return BF_EXIT_USAGE;
+			break;
+		case O_RESULTS:
+			if (ctl_parse_dir("--results", optarg, &results))
+				return BF_EXIT_USAGE;
+			break;
+		case O_HELP:
+			fputs(list_usage, stdout);
+			return BF_EXIT_OK;
+		default: /* ':' or an unknown option */
+			return ctl_option_error("list", c, argv);
+		}
+	}
+	if (optind < argc) {
+		ctl_error("list: '%s': unexpected argument", argv[optind]);
+		return BF_EXIT_USAGE;
+	}
+	results = ctl_results_dir(results);
+	err = archive_list_ids(results, &ids, &n, detail, sizeof(detail));
+	if (err == BF_ERR_NOT_FOUND) {
+		/* No results directory yet: no run has been made. */
+		fprintf(stderr, "ctl: list: %s: no runs yet (no such directory)\n",
+			results);
+		return BF_EXIT_OK;
+	}
+	if (err != BF_OK) {
+		ctl_error("list: %s", detail);
+		return BF_EXIT_USAGE;
+	}
+	if (n == 0)
+		fprintf(stderr, "ctl: list: %s: no runs yet\n", results);
+	first = last && last < n ? n - last : 0;
+	/* Columns: id, start, hosts, status, tag; no header line. */
+	tt = texttable_new(2);
+	for (int k = 0; k < 5; k++)
+		texttable_add_column(tt, "", TEXTTABLE_LEFT);
+	for (int i = first; i < n; i++) {
+		char *dir = bf_xasprintf("%s/%s", results, ids[i]);
+		struct archive_run *run;
+		char safe[1024];
+
+		texttable_add_row(tt);
+		texttable_cell(tt, bf_text_sanitize(safe, sizeof(safe), ids[i]));
+		if (archive_load_run_info(dir, &run, detail, sizeof(detail)) != BF_OK) {
+			/* One damaged run.json does not hide the others. */
+			texttable_cell(tt, "n/a");
+			texttable_cell(tt, "n/a");
+			texttable_cellf(tt, "unreadable: %s",
+					bf_text_sanitize(safe, sizeof(safe), detail));
+		} else {
+			char *hosts = bf_xstrdup("");
+
+			texttable_cell(tt, bf_text_sanitize(safe, sizeof(safe),
+							    run->started_at));
+			for (int h = 0; h < run->nhosts; h++) {
+				char *more = bf_xasprintf("%s%s%s", hosts, h ? "," : "",
+							  run->hosts[h].name);
+
+				free(hosts);
+				hosts = more;
+			}
+			texttable_cell(tt, bf_text_sanitize(safe, sizeof(safe), hosts));
+			if (run->damaged)
+				texttable_cellf(tt, "%s: %s", run->status,
+						bf_text_sanitize(safe, sizeof(safe),
+								 run->reason));
+			else
+				texttable_cell(tt, bf_text_sanitize(safe, sizeof(safe),
+								    run->status));
+			texttable_cell(tt, bf_text_sanitize(safe, sizeof(safe),
+							    run->tag ? run->tag : ""));
+			free(hosts);
+			archive_run_free(run);
+		}
+		free(dir);
+	}
+	texttable_print(tt, stdout);
+	texttable_free(tt);
+	bf_xfree_strv(ids);
+	return BF_EXIT_OK; /* main checks that stdout got it */
+}

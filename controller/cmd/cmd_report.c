@@ -1,0 +1,213 @@
+/*
+ * ctl report [RUN-ID | HOST | FILE ...] [--last N] [-o FILE]: the selected
+ * runs as one self-contained HTML page (report_html.c), the same
+ * selection as ctl compare (selection.c) but one column is enough.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bf_clock.h"
+#include "model/compare.h"
+#include "cmd/ctl.h"
+#include "view/report_html.h"
+#include "cmd/selection.h"
+#include "xmalloc.h"
+
+static const char report_usage[] =
+	"usage: ctl report [RUN-ID | HOST | FILE ...] [--last N] [-o FILE]\n"
+	"                  [--history N] [--results DIR]\n"
+	"\n"
+	"Writes the selected runs as one HTML file that needs nothing else (inline\n"
+	"SVG and CSS, no script, no network): GFLOP/s per host, device, dtype and\n"
+	"size with the spread of the samples, GPU-vs-CPU and dtype speed-ups, the\n"
+	"fraction of each device's theoretical peak, each host's history over its\n"
+	"last N runs (--history, default 10) and the provenance that differs.\n"
+	"Runs are chosen as for ctl compare (see ctl compare --help); a single run\n"
+	"is enough.\n"
+	"\n"
+	"  -o FILE        where to write (default report.html; - for stdout): a\n"
+	"                 regular FILE is replaced whole (a temporary file beside it,\n"
+	"                 renamed); anything else (a symbolic link, /dev/stdout, a\n"
+	"                 FIFO) is written into\n"
+	"\n"
+	"Exit status: 0 written, 2 bad arguments or nothing to report, 4 could not\n"
+	"write (one line on stderr names FILE, or stdout, and says why).\n";
+
+/* Loads up to `count` recent runs of each distinct host among the
+ * columns, oldest first. Returns how many histories were filled. */
+static int load_histories(const struct selection *sel, const char *results,
+			  int count, struct report_history **out)
+{
+	struct report_history *h = NULL;
+	int nh = 0;
+
+	for (int c = 0; c < sel->ncols; c++) {
+		const struct compare_column *col = &sel->cols[c];
+
+		for (int k = 0; k < col->run->nhosts; k++) {
+			const char *name = col->run->hosts[k].name;
+			char detail[256], **ids = NULL;
+			int n = 0, dup = 0;
+
+			if (col->host && col->host != &col->run->hosts[k])
+				continue;
+			for (int j = 0; j < nh; j++)
+				dup |= strcmp(h[j].host, name) == 0;
+			if (dup || archive_runs_with_host(results, name, count, &ids,
+							  &n, detail,
+							  sizeof(detail)) != BF_OK ||
+			    n == 0) {
+				bf_xfree_strv(ids);
+				continue;
+			}
+			h = bf_xrealloc(h, (size_t)(nh + 1) * sizeof(*h));
+			h[nh].host = bf_xstrdup(name);
+			h[nh].runs = bf_xcalloc((size_t)n, sizeof(*h[nh].runs));
+			h[nh].nruns = 0;
+			/* ids come newest first; the chart wants oldest first */
+			for (int i = n - 1; i >= 0; i--) {
+				char *dir = bf_xasprintf("%s/%s", results, ids[i]);
+				struct archive_run *run;
+
+				if (archive_load_run(dir, &run, detail,
+						     sizeof(detail)) == BF_OK)
+					h[nh].runs[h[nh].nruns++] = run;
+				else
+					fprintf(stderr, "ctl: report: skipping %s: %s\n",
+						ids[i], detail);
+				free(dir);
+			}
+			bf_xfree_strv(ids);
+			nh++;
+		}
+	}
+	*out = h;
+	return nh;
+}
+
+static void free_histories(struct report_history *h, int nh)
+{
+	for (int i = 0; i < nh; i++) {
+		for (int r = 0; r < h[i].nruns; r++)
+			archive_run_free(h[i].runs[r]);
+		free(h[i].runs);
+		free(h[i].host);
+	}
+	free(h);
+}
+
+/* Writes the page to path: into a temporary file beside it, renamed over
+ * it, when path is a regular file or does not exist yet (a browser
+ * reloading never sees half a page); straight into it when it is anything
+ * else, which a rename would replace: a device (/dev/null), a FIFO, a
+ * symbolic link (/dev/stdout, or a link to the page).
+ * Returns 0, or -1 after one line "ctl: report: cannot write PATH: why"
+ * (no temporary file is left behind). */
+static int write_page(const char *path, const struct compare_table *t,
+		      const struct report_history *hist, int nhist)
+{
+	struct stat st;
+	char when[32], *tmp = NULL;
+	int e;
+	FILE *f;
+
+	if (lstat(path, &st) != 0 || S_ISREG(st.st_mode))
+		tmp = bf_xasprintf("%s.tmp%ld", path, (long)getpid());
+	f = fopen(tmp ? tmp : path, "w");
+	if (!f) {
+		e = errno;
+		free(tmp);
+		ctl_error("report: cannot write %s: %s", path, strerror(e));
+		return -1;
+	}
+	report_html_write(f, t, hist, nhist, bf_utc_iso8601(when, NULL));
+	e = ctl_stream_error(f);
+	if (fclose(f) != 0 && !e)
+		e = errno;
+	if (!e && tmp && rename(tmp, path) != 0)
+		e = errno;
+	if (e && tmp)
+		unlink(tmp);
+	free(tmp);
+	if (e) {
+		ctl_error("report: cannot write %s: %s", path, strerror(e));
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	enum { O_LAST = 256, O_RESULTS, O_HISTORY, O_HELP };
+	static const struct option longopts[] = {
+		{ "last", required_argument, NULL, O_LAST },
+		{ "results", required_argument, NULL, O_RESULTS },
+		{ "history", required_argument, NULL, O_HISTORY },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *results = NULL, *output = "report.html";
+	struct report_history *hist = NULL;
+	struct compare_table *t = NULL;
+	struct selection sel;
+	char when[32];
+	int c, last = 0, history = 10, nhist = 0, status = BF_EXIT_USAGE;
+
+	memset(&sel, 0, sizeof(sel));
+	sel.cmd = "report";
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_LAST:
+			if (selection_parse_last(optarg, &last))
+				return BF_EXIT_USAGE;
+			break;
+		case O_RESULTS:
+			if (ctl_parse_dir("--results", optarg, &results))
+				return BF_EXIT_USAGE;
+			break;
+		case O_HISTORY:
+			if (ctl_parse_int("--history", optarg, 0, 100, &history))
+				return BF_EXIT_USAGE;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case O_HELP:
+			fputs(report_usage, stdout);
+			return BF_EXIT_OK;
+		default: /* ':' or an unknown option */
+			return ctl_option_error("report", c, argv);
+		}
+	}
+	results = ctl_results_dir(results);
+	if (selection_build(&sel, results, last, argv + optind, argc - optind))
+		goto out;
+	t = compare_build(sel.cols, sel.ncols, COMPARE_ALPHA);
+	if (history > 0)
+		nhist = load_histories(&sel, results, history, &hist);
+	if (strcmp(output, "-") == 0) {
+		/* main checks that stdout got it, as for every command */
+		report_html_write(stdout, t, hist, nhist,
+				  bf_utc_iso8601(when, NULL));
+	} else if (write_page(output, t, hist, nhist) == 0) {
+		fprintf(stderr, "report: %d column%s written to %s\n",
+			sel.ncols, sel.ncols == 1 ? "" : "s", output);
+	} else {
+		status = BF_EXIT_INTERNAL;
+		goto out;
+	}
+	status = BF_EXIT_OK;
+out:
+	free_histories(hist, nhist);
+	compare_free(t);
+	selection_free(&sel);
+	return status;
+}

@@ -1,0 +1,103 @@
+/*
+ * ctl resolve: prints what ctl resolved from ssh_config for each host, the
+ * settings `ctl run` connects with (remote_config.h): user, hostname, port,
+ * identity files, known_hosts files, jump/proxy, timeouts, and which
+ * resolver answered (OpenSSH's `ssh -G`, or libssh's parser as a fallback).
+ * Nothing is contacted.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/ctl.h"
+#include "remote/remote_config.h"
+#include "remote/remote_target.h"
+#include "schema.h"
+
+static const char resolve_usage[] =
+	"usage: ctl resolve [-F FILE] HOST...\n"
+	"\n"
+	"Prints, for each HOST (an ssh_config alias or [user@]host[:port]),\n"
+	"what ctl run connects with: user, hostname, port, identity files,\n"
+	"known_hosts files, ProxyJump/ProxyCommand, ConnectTimeout,\n"
+	"ServerAlive*, and the resolver: OpenSSH's own (`ssh -G`, as\n"
+	"`ssh HOST` would use) or, only where no ssh client exists, libssh's\n"
+	"parser (which differs; the line says so). Contacts no host.\n"
+	"\n"
+	"  -F FILE   ssh_config file to read instead of ~/.ssh/config and\n"
+	"            /etc/ssh/ssh_config (as ssh -F)\n"
+	"  --help    this text\n"
+	"\n"
+	"BF_SSH_CLIENT names the ssh client to ask (default: ssh on PATH;\n"
+	"\"none\": libssh's parser).\n"
+	"\n"
+	"Exit status: 0 every host resolved, 2 bad arguments or a host that\n"
+	"does not resolve, 4 could not write the answer (one line on stderr\n"
+	"says why), 130 interrupted.\n";
+
+int cmd_resolve(int argc, char **argv)
+{
+	enum { O_HELP = 256 };
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *file = NULL;
+	int c, status = BF_EXIT_OK;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:F:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			if (access(optarg, R_OK) != 0) {
+				ctl_error("-F %s: %s", optarg,
+					  strerror(errno));
+				return BF_EXIT_USAGE;
+			}
+			file = optarg;
+			break;
+		case O_HELP:
+			fputs(resolve_usage, stdout);
+			return BF_EXIT_OK;
+		default: /* ':' or an unknown option */
+			return ctl_option_error("resolve", c, argv);
+		}
+	}
+	if (optind >= argc) {
+		ctl_error("resolve: no host given");
+		return BF_EXIT_USAGE;
+	}
+	for (int i = optind; i < argc; i++) {
+		struct remote_config cfg;
+		char *user = NULL, *host = NULL;
+		char detail[1024];
+		int port = 0;
+		enum bf_err err;
+
+		err = remote_target_parse(argv[i], &user, &host, &port,
+					  detail, sizeof detail);
+		if (err == BF_OK)
+			err = remote_config_resolve(&cfg, host, user, port,
+						    file, 30, &ctl_interrupted,
+						    detail, sizeof detail);
+		if (err != BF_OK) {
+			ctl_error("%s", detail);
+			status = err == BF_ERR_INTERRUPTED ?
+				 BF_EXIT_INTERRUPTED : BF_EXIT_USAGE;
+		} else {
+			if (i > optind)
+				putchar('\n');
+			remote_config_print(&cfg, stdout);
+			remote_config_clear(&cfg);
+		}
+		free(user);
+		free(host);
+		if (status == BF_EXIT_INTERRUPTED)
+			break;
+	}
+	return status;
+}

@@ -1,0 +1,283 @@
+/*
+ * ctl run HOST...: deploy and run the agent on every host at once (up to
+ * --jobs), stream each host's records into the model and the archive as
+ * they arrive, then print the table. A failing or slow host never stops
+ * another: each host has its own thread, its own SSH session and its own
+ * archive file, and its failure is a state with a reason.
+ *
+ * This file parses the command line and wires the parts together: the
+ * hosts (inventory_resolve, which checks SSH targets with
+ * remote_target_check) and the agent's options, with the inventory's
+ * defaults, by the agent's own table (common/agent_opts.c), are checked
+ * before any host is touched or any archive made (inventory_agent_argvs);
+ * the session (session.c) then runs the hosts through their runners
+ * (runner_local.c, runner_ssh.c, runner_slurm.c). --rerun-failed's command
+ * line comes from rerun.c, the signal handlers from ctl.c.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent_opts.h"
+#include "archive/archive.h"
+#include "cmd/ctl.h"
+#include "run/rerun.h"
+#include "run/runner.h"
+#include "run/session.h"
+#include "view/ui_curses.h"
+#include "xmalloc.h"
+
+#define MAX_HOSTS 1024
+
+static const char run_usage[] =
+	"usage: ctl run HOST... [--size N | --sizes LIST] [--dtypes LIST] [--iters N]\n"
+	"               [--cpu-iters N] [--warmup N] [--cpu-warmup N] [--cold-cache]\n"
+	"               [--bandwidth-mib N | --no-bandwidth] [--no-batching]\n"
+	"               [--device cpu|cuda|all] [--jobs N]\n"
+	"               [--timeout SECONDS] [--host-timeout SECONDS] [--no-tui]\n"
+	"               [--results DIR] [--tag TEXT]\n"
+	"               [--accept-new-host-keys]\n"
+	"               [-F SSH_CONFIG] [--hosts-dir DIR]\n"
+	"       ctl run --rerun-failed RUN-ID [OPTION...]\n"
+	"\n"
+	"On a terminal, a live table shows results as they arrive (q stops the run;\n"
+	"? lists the keys); --no-tui, stdout not a terminal or TERM=dumb prints plain\n"
+	"lines.\n"
+	"HOST is `local` (the agent beside ctl, no SSH), an alias from ~/.ssh/config,\n"
+	"[user@]host[:port], or a host, group or Slurm cluster from hosts/*.json;\n"
+	"CLUSTER:node1,node2 runs a Slurm cluster on those nodes only.\n"
+	"--host-timeout: a running agent silent for longer than this (at least; more\n"
+	"when its own GEMMs predict a longer wait) fails its host; default 3600, 0 none.\n"
+	"--bandwidth-mib N: each memory-bandwidth measurement's working set (default:\n"
+	"larger than the caches); --no-bandwidth: no bandwidth, so no roofline;\n"
+	"--no-batching: no batching case. Runs with other settings are not a baseline.\n"
+	"--rerun-failed runs again, with that run's options (those given here\n"
+	"replace its own), only the hosts that did not complete in run RUN-ID (in\n"
+	"full or a unique prefix; of a cluster, its failed nodes).\n"
+	"Results go to DIR/<run-id>/ (default: see ctl --help). Exit status: 0 all passed,\n"
+	"1 some checks failed, 2 usage error, 3 some hosts failed or the archive\n"
+	"could not be written, 4 all passed but stdout could not be written (one\n"
+	"line on stderr says why), 130 interrupted (Ctrl-C, q, SIGTERM, SIGHUP,\n"
+	"SIGQUIT).\n";
+
+/* The run being re-run (--rerun-failed), for the run that does it. */
+static const char *rerun_of;
+
+/* --rerun-failed RUN-ID, in full or a unique prefix (rerun.c builds the
+ * command line): the new run's run.json says rerun_of, the id in full. */
+static int rerun_failed(int argc, char **argv, const char *run_id,
+			const char *results_dir, const struct option *longopts,
+			int rerun_code)
+{
+	struct rerun_args ra;
+	int status = BF_EXIT_OK;
+
+	if (rerun_build(argc, argv, run_id, results_dir, longopts, rerun_code,
+			&ra) < 0)
+		return BF_EXIT_USAGE;
+	if (ra.argc == 0) {
+		printf("run %s: every host completed; nothing to re-run\n",
+		       ra.run_id);
+	} else {
+		rerun_of = ra.run_id;
+		status = cmd_run(ra.argc, ra.argv);
+		rerun_of = NULL;
+	}
+	rerun_args_free(&ra);
+	return status;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	/* The agent's options come from its table, from O_AGENT on. */
+	enum { O_JOBS = 256, O_TIMEOUT, O_HOST_TIMEOUT, O_NO_TUI, O_RESULTS,
+	       O_TAG, O_ACCEPT, O_HOSTS_DIR, O_HELP, O_RERUN, O_AGENT = 512 };
+	static const char *const agent_opts[] = { "size", "sizes", "dtypes",
+		"iters", "cpu-iters", "cpu-warmup", "warmup", "device",
+		"cold-cache", "bandwidth-mib", "no-bandwidth", "no-batching",
+		NULL };
+	static struct option longopts[32] = {
+		{ "jobs", required_argument, NULL, O_JOBS },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "host-timeout", required_argument, NULL, O_HOST_TIMEOUT },
+		{ "no-tui", no_argument, NULL, O_NO_TUI },
+		{ "results", required_argument, NULL, O_RESULTS },
+		{ "tag", required_argument, NULL, O_TAG },
+		{ "accept-new-host-keys", no_argument, NULL, O_ACCEPT },
+		{ "hosts-dir", required_argument, NULL, O_HOSTS_DIR },
+		{ "help", no_argument, NULL, O_HELP },
+		{ "rerun-failed", required_argument, NULL, O_RERUN },
+	};
+	struct run_opts opts;
+	struct session s;
+	struct inventory inv;
+	struct ui *ui = NULL;
+	const char **names = NULL;
+	char ***argvs = NULL;
+	char *hostargs[MAX_HOSTS];
+	int nhostargs = 0, nhosts = 0, c, n = 10, status = BF_EXIT_USAGE;
+	const char *rerun_id = NULL, *hosts_dir_by;
+	char detail[512];
+	enum bf_err err;
+
+	for (int i = 0; agent_opts[i]; i++)
+		longopts[n++] = bf_agent_opt_longopt(
+			bf_agent_opt_find(agent_opts[i]), O_AGENT);
+	memset(&s, 0, sizeof(s));
+	memset(&inv, 0, sizeof(inv));
+	memset(&opts, 0, sizeof(opts));
+	opts.jobs = 16;
+	opts.timeout_s = 30;
+	opts.host_timeout_s = 3600;
+
+	optind = 0;
+	opterr = 0;
+	/* A leading '-' in optstring returns host names in place (c == 1)
+	 * instead of permuting argv, so hosts and options may mix and
+	 * run.json keeps the command line as typed. */
+	while ((c = getopt_long(argc, argv, "-:F:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 1:
+			if (nhostargs == MAX_HOSTS) {
+				ctl_error("too many hosts: at most %d", MAX_HOSTS);
+				return BF_EXIT_USAGE;
+			}
+			hostargs[nhostargs++] = optarg;
+			break;
+		case O_JOBS:
+			if (ctl_parse_int("--jobs", optarg, 1, 64, &opts.jobs))
+				return BF_EXIT_USAGE;
+			break;
+		case O_TIMEOUT:
+			if (ctl_parse_int("--timeout", optarg, 1, 86400, &opts.timeout_s))
+				return BF_EXIT_USAGE;
+			break;
+		case O_HOST_TIMEOUT:
+			if (ctl_parse_int("--host-timeout", optarg, 0, 7 * 86400,
+					   &opts.host_timeout_s))
+				return BF_EXIT_USAGE;
+			break;
+		case O_NO_TUI:
+			opts.no_tui = 1;
+			break;
+		case O_RESULTS:
+			if (ctl_parse_dir("--results", optarg,
+					  &opts.results_dir))
+				return BF_EXIT_USAGE;
+			break;
+		case O_TAG:
+			opts.tag = optarg;
+			break;
+		case O_ACCEPT:
+			opts.accept_new_host_keys = 1;
+			break;
+		case O_HOSTS_DIR:
+			if (ctl_parse_dir("--hosts-dir", optarg,
+					  &opts.hosts_dir))
+				return BF_EXIT_USAGE;
+			break;
+		case 'F':
+			if (access(optarg, R_OK) != 0) {
+				ctl_error("-F %s: %s", optarg, strerror(errno));
+				return BF_EXIT_USAGE;
+			}
+			opts.ssh_config = optarg;
+			break;
+		case O_RERUN:
+			if (rerun_of) {
+				ctl_error("--rerun-failed: not twice");
+				return BF_EXIT_USAGE;
+			}
+			if (optarg[0] == '-') {
+				ctl_error("--rerun-failed: '%s' is an option, "
+					  "not a run id", optarg);
+				return BF_EXIT_USAGE;
+			}
+			rerun_id = optarg;
+			break;
+		case O_HELP:
+			fputs(run_usage, stdout);
+			return BF_EXIT_OK;
+		case ':':
+		case '?':
+			return ctl_option_error("run", c, argv);
+		default: /* one of the agent's options, in the agent's words */
+			if (bf_agent_opt_parse(&bf_agent_opt_table[c - O_AGENT],
+					       NULL, optarg, &opts.agent, detail,
+					       sizeof(detail)) != BF_OK) {
+				ctl_error("%s", detail);
+				return BF_EXIT_USAGE;
+			}
+			break;
+		}
+	}
+	opts.results_dir = ctl_results_dir(opts.results_dir);
+	opts.hosts_dir = ctl_hosts_dir(opts.hosts_dir, &hosts_dir_by);
+	if (rerun_id) {
+		if (nhostargs > 0) {
+			ctl_error("--rerun-failed: takes the hosts from run %s; "
+				  "give no hosts", rerun_id);
+			return BF_EXIT_USAGE;
+		}
+		return rerun_failed(argc, argv, rerun_id, opts.results_dir,
+				    longopts, O_RERUN);
+	}
+	opts.rerun_of = rerun_of;
+	if (nhostargs == 0) {
+		ctl_error("run: no host given (try: ctl run local)");
+		return BF_EXIT_USAGE;
+	}
+	if (inventory_load(opts.hosts_dir, hosts_dir_by, &inv, detail,
+			   sizeof(detail)) != BF_OK) {
+		ctl_error("%s", detail);
+		goto out;
+	}
+	names = bf_xcalloc(MAX_HOSTS, sizeof(*names));
+	if (inventory_resolve(&inv, nhostargs, hostargs, names, MAX_HOSTS,
+			      &nhosts, detail, sizeof(detail)) != BF_OK) {
+		ctl_error("%s", detail);
+		goto out;
+	}
+	/* Every host's agent options, checked before anything is made. */
+	argvs = inventory_agent_argvs(&inv, &opts.agent, nhosts, names, detail,
+				      sizeof(detail));
+	if (!argvs) {
+		ctl_error("%s", detail);
+		goto out;
+	}
+	ctl_catch_signals();
+
+	err = session_open(&s, &opts, argc, argv, nhosts, names, &inv, argvs,
+			   &ctl_interrupted, detail, sizeof(detail));
+	if (err != BF_OK) {
+		/* The archive could not be written (nothing ran). */
+		ctl_error("%s", detail);
+		status = BF_EXIT_HOSTS_FAILED;
+		goto out;
+	}
+	for (int i = 0; i < nhosts; i++)
+		s.hosts[i].runner = s.hosts[i].slurm ? &runner_slurm :
+				    s.hosts[i].is_local ? &runner_local :
+							  &runner_ssh;
+	runner_slurm_prepare(s.hosts, nhosts);
+	printf("run %s: %d host%s, results in %s\n", s.archive.run_id,
+	       nhosts, nhosts == 1 ? "" : "s", s.archive.dir);
+	fflush(stdout);
+
+	/* After the handlers above, so that curses leaves SIGINT to them. */
+	if (!opts.no_tui)
+		ui = ui_open(&s.model, s.archive.run_id, &ctl_interrupted);
+	session_run(&s, ui);
+	status = session_finish(&s);
+out:
+	if (s.hosts)
+		runner_slurm_release(s.hosts, s.nhosts);
+	session_close(&s);
+	free(argvs);
+	free(names);
+	inventory_free(&inv);
+	return status;
+}

@@ -1,0 +1,213 @@
+/*
+ * ctl show [RUN-ID | FILE]: one archived run as ctl run printed it at the
+ * end, replayed from the archive into the run model: a header line (run
+ * id, start, status, tag), the plain table, and a line per host that did
+ * not finish. An incomplete run is shown as far as it got, marked so.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "archive/archive_read.h"
+#include "model/baseline.h"
+#include "cmd/ctl.h"
+#include "model/model.h"
+#include "view/table.h"
+#include "xmalloc.h"
+
+static const char show_usage[] =
+	"usage: ctl show [RUN-ID | FILE] [--results DIR]\n"
+	"\n"
+	"Prints an archived run (default: the most recent) as ctl run printed it:\n"
+	"rows host x device x dtype x n with GFLOP/s (? unreliable), its change\n"
+	"against the previous run on the same machine with the same settings,\n"
+	"% of the device's peak, median ms, ratios, peak MiB, checks and state.\n"
+	"RUN-ID may be a unique prefix; FILE is a host's .ndjson file.\n"
+	"Exit status: 0 printed, 2 bad arguments or no such run, 4 could not write\n"
+	"it (one line on stderr says why).\n";
+
+/* host_state from run.json's host status; "n/a" (a lone file) from
+ * whether the records end with the summary. */
+static enum host_state state_of(const struct archive_host *h)
+{
+	for (int s = HOST_PENDING; s <= HOST_INTERRUPTED; s++)
+		if (strcmp(h->status, host_state_name((enum host_state)s)) == 0)
+			return (enum host_state)s;
+	return h->complete ? HOST_DONE : HOST_FAILED;
+}
+
+static void replay(struct model *m, const struct archive_run *run)
+{
+	for (int i = 0; i < run->nhosts; i++) {
+		const struct archive_host *h = &run->hosts[i];
+		enum host_state st = state_of(h);
+
+		for (int k = 0; k < h->nrecords; k++)
+			model_add_record(m, i, &h->records[k]);
+		model_set_fingerprint(m, i, h->fingerprint);
+		if (h->agent_exit >= 0)
+			model_set_agent_exit(m, i, h->agent_exit);
+		model_set_state(m, i, st,
+				h->reason ? h->reason :
+				st == HOST_FAILED && !h->complete ?
+					  "no summary record: the agent ended early" :
+					  NULL);
+	}
+}
+
+/* Each host's Δ% baseline, as ctl run found it when the run was made:
+ * the newest earlier run in results on the same machine with the same
+ * settings (baseline_load), or why there is none. */
+static void load_baselines(struct model *m, const struct archive_run *run,
+			   const char *results)
+{
+	for (int i = 0; i < run->nhosts; i++) {
+		const struct archive_host *h = &run->hosts[i];
+		char detail[256], found[64];
+		int nrows;
+
+		/* An archive that cannot be read just has no Δ%. */
+		if (h->host_record && h->host_record->options.present)
+			baseline_load(m, i, results, h->name, h->host_record,
+				      h->fingerprint, run->run_id, found,
+				      sizeof(found), &nrows, detail,
+				      sizeof(detail));
+	}
+}
+
+static void print_header(const struct archive_run *run)
+{
+	printf("run %s  started %s  %s", run->run_id, run->started_at,
+	       run->damaged ? "DAMAGED" :
+	       run->incomplete ? "INCOMPLETE" : run->status);
+	if (run->reason)
+		printf(": %s", run->reason);
+	if (run->tag)
+		printf("  tag: %s", run->tag);
+	putchar('\n');
+}
+
+/* What the archive itself lost: unreadable files and lines. */
+static void print_archive_notes(const struct archive_run *run)
+{
+	for (int i = 0; i < run->nhosts; i++) {
+		const struct archive_host *h = &run->hosts[i];
+
+		if (h->read_error)
+			printf("%s: records not read: %s\n", h->name, h->read_error);
+		if (h->bad_lines)
+			printf("%s: %d unreadable line%s skipped\n", h->name,
+			       h->bad_lines, h->bad_lines == 1 ? "" : "s");
+		if (h->cut_last_line)
+			printf("%s: the records file ends in a partial line (ctl stopped while writing it)\n",
+			       h->name);
+	}
+}
+
+/* The newest run of results whose run.json is readable: a damaged one is
+ * skipped with a one-line warning (ctl show ID still shows it). */
+static enum bf_err load_newest(const char *results, struct archive_run **out,
+			       char *detail, size_t detail_len)
+{
+	enum bf_err err;
+	char **ids;
+	int n;
+
+	*out = NULL;
+	err = archive_list_ids(results, &ids, &n, detail, detail_len);
+	for (int i = n - 1; err == BF_OK && i >= 0 && !*out; i--) {
+		char *dir = bf_xasprintf("%s/%s", results, ids[i]);
+		struct archive_run *run;
+
+		if (archive_load_run(dir, &run, detail, detail_len) == BF_OK) {
+			if (!run->damaged)
+				*out = run;
+			else
+				fprintf(stderr, "ctl: show: warning: skipped run %s: %s\n",
+					run->run_id, run->reason);
+			if (run->damaged)
+				archive_run_free(run);
+		}
+		free(dir);
+	}
+	if (err == BF_OK && !*out)
+		err = bf_fail(detail, detail_len, BF_ERR_NOT_FOUND,
+			      "%s: no runs", results);
+	bf_xfree_strv(ids);
+	return err;
+}
+
+int cmd_show(int argc, char **argv)
+{
+	enum { O_RESULTS = 256, O_HELP };
+	static const struct option longopts[] = {
+		{ "results", required_argument, NULL, O_RESULTS },
+		{ "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *results = NULL;
+	struct archive_run *run = NULL;
+	enum archive_target kind = ARCHIVE_TARGET_RUN;
+	char detail[512], *path = NULL;
+	const char **names;
+	struct model m;
+	enum bf_err err;
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_RESULTS:
+			if (ctl_parse_dir("--results", optarg, &results))
+				return BF_EXIT_USAGE;
+			break;
+		case O_HELP:
+			fputs(show_usage, stdout);
+			return BF_EXIT_OK;
+		default: /* ':' or an unknown option */
+			return ctl_option_error("show", c, argv);
+		}
+	}
+	results = ctl_results_dir(results);
+	if (argc - optind > 1) {
+		ctl_error("show: one run at a time (see ctl show --help)");
+		return BF_EXIT_USAGE;
+	}
+	if (optind < argc) {
+		err = archive_resolve(results, argv[optind], &kind, &path,
+				      detail, sizeof(detail));
+		if (err == BF_OK && kind == ARCHIVE_TARGET_HOST) {
+			ctl_error("show: '%s' is a host; give a run id (see ctl list)",
+				  argv[optind]);
+			return BF_EXIT_USAGE;
+		}
+	} else {
+		err = load_newest(results, &run, detail, sizeof(detail));
+	}
+	if (err == BF_OK && !run)
+		err = kind == ARCHIVE_TARGET_FILE ?
+			      archive_load_file(path, &run, detail, sizeof(detail)) :
+			      archive_load_run(path, &run, detail, sizeof(detail));
+	free(path);
+	if (err != BF_OK) {
+		ctl_error("show: %s", detail);
+		return BF_EXIT_USAGE;
+	}
+	names = bf_xcalloc((size_t)(run->nhosts ? run->nhosts : 1), sizeof(*names));
+	for (int i = 0; i < run->nhosts; i++)
+		names[i] = run->hosts[i].name;
+	model_init(&m, run->nhosts, names);
+	replay(&m, run);
+	if (kind != ARCHIVE_TARGET_FILE)
+		load_baselines(&m, run, results);
+	print_header(run);
+	putchar('\n');
+	table_print_plain(stdout, &m);
+	print_archive_notes(run);
+	model_free(&m);
+	free(names);
+	archive_run_free(run);
+	return BF_EXIT_OK; /* main checks that stdout got it */
+}

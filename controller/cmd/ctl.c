@@ -1,0 +1,204 @@
+/*
+ * ctl: benchfleet's controller. Dispatches to one command per file through
+ * the table below.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bf_parse.h"
+#include "cmd/ctl.h"
+#include "run/embedded.h"
+#include "schema.h"
+#include "xmalloc.h"
+
+atomic_int ctl_interrupted;
+
+/* Records which signal stopped the run (run.json's reason says). */
+static void on_signal(int sig)
+{
+	ctl_interrupted = sig;
+}
+
+void ctl_catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	/* A closed terminal (HUP) or SIGQUIT stops the run as Ctrl-C does:
+	 * the agents are stopped, run.json and the table are written. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
+static const struct ctl_command commands[] = {
+	{ "run", "deploy and run the agent on hosts, stream and archive results", cmd_run },
+	{ "compare", "archived runs or hosts side by side, with significance", cmd_compare },
+	{ "report", "archived runs as one self-contained HTML page with charts", cmd_report },
+	{ "show", "print one archived run as a table", cmd_show },
+	{ "list", "list archived runs: id, date, hosts, status, tag", cmd_list },
+	{ "resolve", "print what ssh_config resolves hosts to (user, hostname, port, keys, known_hosts, proxy)", cmd_resolve },
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+void ctl_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int ctl_option_error(const char *command, int c, char **argv)
+{
+	const char *word = argv[optind - 1];
+	char letter[3] = { '-', (char)optopt, '\0' };
+
+	/* getopt_long sets optopt to a short option's letter, to a long
+	 * option's val (256 and up: ctl.h) and to 0 for an unknown long
+	 * option. A short option is named by its letter: in a cluster
+	 * ("-foo") optind may not have passed the word yet, so
+	 * argv[optind - 1] can be another word altogether. A long one is
+	 * always argv[optind - 1], which getopt_long has passed. */
+	if (c == ':') {
+		/* The option is the last thing in argv[optind - 1]. */
+		ctl_error("%s: needs a value",
+			  strncmp(word, "--", 2) == 0 ? word : letter);
+	} else if (optopt > 0 && optopt < 256) {
+		ctl_error("%s: unknown option (see ctl %s --help)", letter,
+			  command);
+	} else if (optopt >= 256) {
+		/* A known long option without a value, given one. */
+		ctl_error("%s: takes no value (see ctl %s --help)", word,
+			  command);
+	} else {
+		ctl_error("%s: unknown option (see ctl %s --help)", word,
+			  command);
+	}
+	return BF_EXIT_USAGE;
+}
+
+int ctl_stream_error(FILE *f)
+{
+	/* As a failed write left it: stdio keeps no error code, and a
+	 * failed write may have left nothing in the buffer to flush again
+	 * (glibc drops what a long fputs could not write). */
+	int e = errno;
+
+	if (fflush(f) != 0)
+		return errno ? errno : EIO;
+	if (!ferror(f))
+		return 0;
+	return e ? e : EIO;
+}
+
+int ctl_parse_dir(const char *name, const char *s, const char **out)
+{
+	if (!*s) {
+		ctl_error("%s: empty directory name", name);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
+int ctl_parse_int(const char *name, const char *s, int min, int max,
+		  int *out)
+{
+	long v;
+
+	if (bf_parse_long(s, min, max, &v) < 0) {
+		ctl_error("%s '%s': expected an integer from %d to %d", name, s,
+			  min, max);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: ctl COMMAND [ARGS]\n\ncommands:\n");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out,
+		"\nThe archive (results/) and the inventory (hosts/), for every command:\n"
+		"--results DIR (--hosts-dir DIR), else $BENCHFLEET_RESULTS_DIR\n"
+		"($BENCHFLEET_HOSTS_DIR), else ./results (./hosts) if it exists, else those\n"
+		"of the benchfleet checkout at or above the current directory (one holding\n"
+		"hosts/ and results/README.md), else of the checkout ctl was built from,\n"
+		"else ./results (./hosts). From here: %s and %s.\n",
+		ctl_results_dir(NULL), ctl_hosts_dir(NULL, NULL));
+	fprintf(out,
+		"\n`ctl COMMAND --help` describes a command and its exit status. Every\n"
+		"command whose output (standard output, or report's file) cannot be written\n"
+		"says so in one line (ctl: write error: stdout: ...) and exits 4 where it\n"
+		"would have exited 0. `ctl --version` prints the version.\n");
+}
+
+/* The command argv[1] names, or ctl's own --help, --version. Returns its
+ * exit status. */
+static int dispatch(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return BF_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return BF_EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("ctl %s (agent sources %s, schema %d)\n", BF_CTL_VERSION,
+		       embedded_agent_hash, BF_SCHEMA_VERSION);
+		return BF_EXIT_OK;
+	}
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	ctl_error("'%s': unknown command (see ctl --help)", argv[1]);
+	return BF_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	int status, e;
+
+	/* The user's locale for the live table (it draws UTF-8 only when the
+	 * codeset is UTF-8), but C numbers everywhere: "1.5", never "1,5", in
+	 * archives, tables and parsed options. */
+	setlocale(LC_ALL, "");
+	/* cJSON's out-of-memory takes the one fatal path (which restores the
+	 * terminal); set before any thread or cJSON call. */
+	bf_xmalloc_init_cjson();
+	setlocale(LC_NUMERIC, "C");
+	status = dispatch(argc, argv);
+	/* Output that never arrived is a failure, for every command (as
+	 * coreutils' close_stdout): right after the command's last write,
+	 * while errno is still the failed write's. close(2) may report what
+	 * only it sees (a quota on NFS); a stdout closed from the start
+	 * (ctl list >&-) that nothing was written to is no error. */
+	e = ctl_stream_error(stdout);
+	if (fclose(stdout) != 0 && !e && errno != EBADF)
+		e = errno;
+	if (e) {
+		ctl_error("write error: stdout: %s", strerror(e));
+		if (status == BF_EXIT_OK)
+			status = BF_EXIT_INTERNAL;
+	}
+	return status;
+}

@@ -1,0 +1,42 @@
+/* A host's Δ% baseline into the model; see baseline.h. */
+#include "model/baseline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "xmalloc.h"
+
+enum bf_err baseline_load(struct model *m, int index, const char *results_dir,
+			  const char *name, const struct bf_rec_host *rec,
+			  const char *fingerprint, const char *run_id,
+			  char *found, size_t found_len, int *nrows,
+			  char *detail, size_t detail_len)
+{
+	struct archive_baseline *b = NULL;
+	struct model_baseline *mb;
+	enum bf_err err;
+
+	err = archive_find_baseline(results_dir, name, rec, fingerprint, run_id,
+				    &b, detail, detail_len);
+	if (err == BF_ERR_NOT_FOUND) /* the tables say why */
+		model_set_baseline_info(m, index, NULL, detail);
+	if (err != BF_OK)
+		return err;
+	mb = bf_xcalloc((size_t)b->nrows + 1, sizeof(*mb));
+	for (int i = 0; i < b->nrows; i++) {
+		snprintf(mb[i].device, sizeof(mb[i].device), "%s",
+			 b->rows[i].device);
+		snprintf(mb[i].dtype, sizeof(mb[i].dtype), "%s",
+			 b->rows[i].dtype);
+		mb[i].n = b->rows[i].n;
+		mb[i].occurrence = b->rows[i].occurrence;
+		mb[i].gflops = b->rows[i].median_gflops;
+	}
+	model_set_baseline(m, index, mb, b->nrows);
+	model_set_baseline_info(m, index, b->run_id, NULL);
+	snprintf(found, found_len, "%s", b->run_id);
+	*nrows = b->nrows;
+	free(mb);
+	archive_baseline_free(b);
+	return BF_OK;
+}

@@ -1,0 +1,222 @@
+/*
+ * The comparison table of `ctl compare`: archived runs (or hosts) as
+ * columns, (device, dtype, n) as rows, each cell the median GFLOP/s with
+ * its spread and the median ms, and every column after the first
+ * compared with the first by a two-sided Mann-Whitney U test on the
+ * per-iteration GFLOP/s, as Go's benchstat does. Under the table, the
+ * provenance (library versions, threads, agent, host key) that differs
+ * between the columns, so that a speed change can be traced to a
+ * configuration change.
+ *
+ * Building is pure (archive_read structures in, table out) and the
+ * printers only format it, so both are unit-tested without a run.
+ */
+#ifndef BF_COMPARE_H
+#define BF_COMPARE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "archive/archive_read.h"
+#include "schema.h"
+
+struct cJSON;
+
+/* Significance level of the U test. */
+#define COMPARE_ALPHA 0.05
+
+/* Keys of `ctl compare --json` (docs: cmd_compare.c's usage). */
+#define CMP_KEY_ALPHA "alpha"
+#define CMP_KEY_TEST "test"
+#define CMP_KEY_BETTER "better"
+#define CMP_KEY_COLUMNS "columns"
+#define CMP_KEY_LABEL "label"
+#define CMP_KEY_RUN_ID "run_id"
+#define CMP_KEY_PATH "path"
+#define CMP_KEY_HOST "host"
+#define CMP_KEY_HOSTS "hosts"
+#define CMP_KEY_STARTED_AT "started_at"
+#define CMP_KEY_STATUS "status"
+#define CMP_KEY_REASON "reason"
+#define CMP_KEY_TAG "tag"
+#define CMP_KEY_ROWS "rows"
+#define CMP_KEY_DEVICE "device"
+#define CMP_KEY_DTYPE "dtype"
+#define CMP_KEY_N "n"
+#define CMP_KEY_CELLS "cells"
+#define CMP_KEY_SAMPLES "samples"
+#define CMP_KEY_MEDIAN_GFLOPS "median_gflops"
+#define CMP_KEY_MIN_GFLOPS "min_gflops"
+#define CMP_KEY_MAX_GFLOPS "max_gflops"
+#define CMP_KEY_SPREAD_PCT "spread_pct"
+#define CMP_KEY_MEDIAN_MS "median_ms"
+#define CMP_KEY_VS_FIRST "vs_first"
+#define CMP_KEY_RATIO "ratio"
+#define CMP_KEY_P "p"
+#define CMP_KEY_SIGNIFICANT "significant"
+#define CMP_KEY_TOO_FEW "too_few_samples"
+#define CMP_KEY_TEXT "text"
+#define CMP_KEY_OCCURRENCE "occurrence"
+#define CMP_KEY_FRACTION_OF_PEAK "fraction_of_peak"
+#define CMP_KEY_PEAK_GFLOPS "peak_gflops"
+#define CMP_KEY_RELIABLE "reliable"
+#define CMP_KEY_UNRELIABLE_REASONS "unreliable_reasons"
+#define CMP_KEY_ROOFLINE_GFLOPS "roofline_gflops"
+#define CMP_KEY_FRACTION_OF_ROOFLINE "fraction_of_roofline"
+#define CMP_KEY_BOUND "bound"
+#define CMP_KEY_BANDWIDTH "bandwidth"
+#define CMP_KEY_KIND "kind"
+#define CMP_KEY_MEDIAN_GBPS "median_gbps"
+#define CMP_KEY_PROVENANCE "provenance"
+#define CMP_KEY_KEY "key"
+#define CMP_KEY_VALUES "values"
+
+/* A column: one run, or one host of a run. */
+struct compare_column {
+	const struct archive_run *run;   /* not owned */
+	const struct archive_host *host; /* in run; NULL: all of run's hosts */
+	char label[4];                   /* "A", "B", ... (set by
+					  * compare_build) */
+};
+
+/* One (row, column) result. Missing numbers are NaN. */
+struct compare_cell {
+	int present;             /* the column has a gemm record for the row */
+	enum bf_status status;
+	char reason[160];        /* why skipped or failed */
+	size_t nsamples;         /* per-iteration samples (samples_ms) */
+	double *gflops;          /* each sample as GFLOP/s, 2 n^3 / ms / 1e6 */
+	double median_gflops, min_gflops, max_gflops;
+	double spread_pct;       /* largest distance of min or max from the
+				  * median, in % of the median (benchstat's
+				  * "±"); NaN with fewer than 2 samples (one
+				  * sample has no spread to speak of) */
+	double median_ms;
+	double peak_gflops;      /* the record's; NaN unknown */
+	double fraction_of_peak; /* median GFLOP/s / peak_gflops; NaN */
+	int reliable;            /* the agent's verdict: 1, 0, -1 unknown */
+	char unreliable[160];    /* its reasons, "; "-joined */
+	double roofline_gflops;  /* the record's roofline; NaN: none */
+	double fraction_of_roofline; /* median GFLOP/s / roofline_gflops */
+	char bound[8];           /* "memory", "compute"; "" unknown */
+};
+
+/* Column k (k >= 1) against column 0. */
+struct compare_delta {
+	int valid;        /* both cells passed with a median: ratio is set */
+	double ratio;     /* median GFLOP/s of k over that of column 0 */
+	double p;         /* two-sided U-test p-value; NaN when not run */
+	size_t n1, n2;    /* samples of column 0 and of column k */
+	int too_few;      /* with n1 and n2 samples no p can be below alpha
+			   * (bf_stats_utest_min_p), or a side has none */
+	int significant;  /* !too_few && p < alpha */
+};
+
+struct compare_row {
+	char host[128];   /* "" unless the table is by host */
+	char device[16];
+	char dtype[8];
+	int n;
+	int occurrence;   /* 1; 2.. for a size repeated in the sweep
+			   * (--sizes 128,128): each occurrence is its own
+			   * row, matched across columns by its rank */
+	struct compare_cell *cells;   /* ncols */
+	struct compare_delta *deltas; /* ncols; [0] unused */
+};
+
+/* A provenance item whose values differ between columns. */
+struct compare_prov {
+	char host[128];   /* "" unless the table is by host */
+	char key[48];     /* "openblas.threads", "cuda.driver_version", ... */
+	char **values;    /* ncols; NULL: not known (n/a) */
+};
+
+/* One bandwidth measurement (device, kind) across the columns: each
+ * column's median GB/s (NaN: absent, skipped or failed there). */
+struct compare_bw {
+	char host[128];   /* "" unless the table is by host */
+	char device[16];
+	char kind[16];
+	double *gbps;     /* ncols */
+};
+
+struct compare_table {
+	int ncols;
+	struct compare_column *cols;  /* copied */
+	int by_host;      /* some column has several hosts: rows carry the
+			   * host name and match it across columns */
+	double alpha;
+	struct compare_row *rows;
+	int nrows;
+	struct compare_prov *prov;
+	int nprov;
+	struct compare_bw *bw;  /* measured in some column, first seen order */
+	int nbw;
+};
+
+/* Builds the table for ncols columns (copied; labels assigned A, B, ...;
+ * at most 26). Rows appear in the order first seen, column by column,
+ * which is the agent's sweep order. Caller frees with compare_free. */
+struct compare_table *compare_build(const struct compare_column *cols,
+				    int ncols, double alpha);
+void compare_free(struct compare_table *t);
+
+/* GFLOP/s with three or four significant digits: "18473", "28.5",
+ * "0.52"; "n/a" for NaN. */
+void compare_fmt_gflops(char *buf, size_t len, double v);
+
+/* A cell's GFLOP/s text: "18473 ±2%", "28.5 ±0.4%", "28.5 (1 sample)"
+ * (no spread from one sample), "skipped", "FAIL", "invalid" (gflops
+ * disagrees with n and median_ms: bf_rec_gemm_check), "n/a" (no such row
+ * in that column); the number is followed by "?" when the agent called
+ * the measurement unreliable ("28.5? ±31%"). */
+void compare_fmt_cell(char *buf, size_t len, const struct compare_cell *c);
+
+/* The verdict alone: "+23.4%" / "-5.0%" for a significant change within
+ * 0.5x..2x, "2.10x" / "0.25x" beyond, "~" when not significant, "n/a"
+ * when there is nothing to compare. */
+void compare_fmt_verdict(char *buf, size_t len, const struct compare_delta *d);
+
+/* The verdict with its evidence: "+23.4% (p=0.008 n=5+5)",
+ * "~ (p=0.421 n=5+5)", "~ (n=3+3: too few samples)", "n/a". */
+void compare_fmt_delta(char *buf, size_t len, const struct compare_delta *d);
+
+/* A cell's %peak text: "42%", "3.5%", "n/a". */
+void compare_fmt_peak(char *buf, size_t len, const struct compare_cell *c);
+
+/* A cell's %roof text, as the run tables write it: "52% M" (memory-
+ * bound), "80% C" (compute-bound), "n/a". */
+void compare_fmt_roof(char *buf, size_t len, const struct compare_cell *c);
+
+/* The plain table: column legend, table, what "better" means, the
+ * unreliable and invalid cells' reasons, the bandwidth medians side by
+ * side, and the provenance differences. */
+void compare_print_plain(FILE *out, const struct compare_table *t);
+
+/* One CSV line per (row, column) with a header line; missing is n/a. */
+void compare_print_csv(FILE *out, const struct compare_table *t);
+
+/* The table as JSON (keys CMP_KEY_*; missing is null). Caller frees with
+ * cJSON_Delete. */
+struct cJSON *compare_to_json(const struct compare_table *t);
+
+/* One CSV field (RFC 4180 quoting when it holds a comma, quote or line
+ * break), then ',' or, when last, '\n'. */
+void compare_csv_field(FILE *out, const char *s, int last);
+
+/*
+ * Every sample in Go's benchmark format (golang.org/x/perf/benchfmt), for
+ * benchstat: "Unit" lines saying GFLOP/s is better higher, then per
+ * column the configuration lines "run:", "host:", "tag:" and one line
+ * per timed iteration,
+ *   BenchmarkGEMM/device=cpu/dtype=fp32/n=1024 1 24441000 ns/op 87.9 GFLOP/s
+ * (host= first in the name when the table is by host). Only passing
+ * results have samples. `benchstat -col run FILE` then compares runs.
+ */
+void compare_print_benchstat(FILE *out, const struct compare_table *t);
+
+/* Every sample as CSV: column, run_id, host, device, dtype, n, sample
+ * (0-based), ms, gflops; passing results only. */
+void compare_print_samples_csv(FILE *out, const struct compare_table *t);
+
+#endif

@@ -1,0 +1,709 @@
+/* The run model; see model.h. */
+#include "model/model.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bf_clock.h"
+#include "bf_text.h"
+#include "xmalloc.h"
+
+/* Which seqs arrived, per host: a bitmap grown as seqs arrive (at most
+ * MODEL_MAX_SEQ bits, 512 KiB). */
+struct seq_set {
+	unsigned char *bits;
+	size_t bytes;
+};
+
+struct model_state {
+	pthread_mutex_t lock;
+	struct model_host *hosts;
+	int nhosts;
+	struct model_row *rows;
+	int nrows, rows_cap;
+	struct model_checks *checks;
+	int nchecks, checks_cap;
+	struct model_bandwidth *bandwidth;
+	int nbandwidth, bandwidth_cap;
+	struct model_batching *batching;
+	int nbatching, batching_cap;
+	struct model_baseline **baseline; /* per host; NULL: none */
+	int *nbaseline;
+	struct seq_set *seqs; /* per host */
+	uint64_t version; /* bumped on every change: readers redraw on change */
+	uint64_t started_ns;
+};
+
+/* Copies src into dst (len bytes) for a terminal (bf_text_sanitize), one
+ * line at a time so that line breaks stay. */
+static void sanitize_lines(char *dst, size_t len, const char *src)
+{
+	size_t used = 0;
+
+	dst[0] = '\0';
+	while (src && used + 1 < len) {
+		const char *nl = strchr(src, '\n');
+		size_t n = nl ? (size_t)(nl - src) : strlen(src);
+		char *line = bf_xasprintf("%.*s", (int)(n < 65536 ? n : 65536), src);
+
+		bf_text_sanitize(dst + used, len - used, line);
+		free(line);
+		used += strlen(dst + used);
+		if (!nl || used + 1 >= len)
+			break;
+		dst[used++] = '\n';
+		dst[used] = '\0';
+		src = nl + 1;
+	}
+}
+
+/* 1 when seq was already in set, else adds it and returns 0. seq is in
+ * 0..MODEL_MAX_SEQ (checked by the caller). */
+static int seq_seen(struct seq_set *set, int seq)
+{
+	size_t byte = (size_t)seq / 8;
+	unsigned char bit = (unsigned char)(1u << (seq % 8));
+
+	if (byte >= set->bytes) {
+		size_t nb = set->bytes ? set->bytes : 64;
+
+		while (nb <= byte)
+			nb *= 2;
+		set->bits = bf_xrealloc(set->bits, nb);
+		memset(set->bits + set->bytes, 0, nb - set->bytes);
+		set->bytes = nb;
+	}
+	if (set->bits[byte] & bit)
+		return 1;
+	set->bits[byte] |= bit;
+	return 0;
+}
+
+static int seq_has(const struct seq_set *set, int seq)
+{
+	size_t byte = (size_t)seq / 8;
+
+	return byte < set->bytes && (set->bits[byte] >> (seq % 8)) & 1;
+}
+
+static const char *const state_names[] = {
+	[HOST_PENDING] = "pending",       [HOST_CONNECTING] = "connecting",
+	[HOST_DEPLOYING] = "deploying",   [HOST_BUILDING] = "building",
+	[HOST_RUNNING] = "running",       [HOST_DONE] = "done",
+	[HOST_FAILED] = "failed",         [HOST_INTERRUPTED] = "interrupted",
+};
+
+const char *host_state_name(enum host_state s)
+{
+	if ((int)s < 0 || s > HOST_INTERRUPTED)
+		return "unknown";
+	return state_names[s];
+}
+
+void model_init(struct model *m, int nhosts, const char *const *names)
+{
+	struct model_state *st = bf_xcalloc(1, sizeof(*st));
+
+	pthread_mutex_init(&st->lock, NULL);
+	st->nhosts = nhosts;
+	st->hosts = bf_xcalloc((size_t)nhosts + 1, sizeof(*st->hosts));
+	st->baseline = bf_xcalloc((size_t)nhosts + 1, sizeof(*st->baseline));
+	st->nbaseline = bf_xcalloc((size_t)nhosts + 1, sizeof(*st->nbaseline));
+	st->seqs = bf_xcalloc((size_t)nhosts + 1, sizeof(*st->seqs));
+	for (int i = 0; i < nhosts; i++) {
+		bf_text_sanitize(st->hosts[i].name, sizeof(st->hosts[i].name),
+				 names[i]);
+		st->hosts[i].agent_exit = -1;
+		st->hosts[i].max_seq = st->hosts[i].summary_seq = -1;
+	}
+	st->started_ns = bf_now_ns();
+	m->st = st;
+}
+
+void model_free(struct model *m)
+{
+	struct model_state *st = m->st;
+
+	if (!st)
+		return;
+	for (int i = 0; i < st->nhosts; i++) {
+		free(st->baseline[i]);
+		free(st->seqs[i].bits);
+	}
+	free(st->seqs);
+	free(st->baseline);
+	free(st->nbaseline);
+	free(st->hosts);
+	free(st->rows);
+	free(st->checks);
+	free(st->bandwidth);
+	free(st->batching);
+	pthread_mutex_destroy(&st->lock);
+	free(st);
+	m->st = NULL;
+}
+
+static void model_lock(struct model_state *st)
+{
+	pthread_mutex_lock(&st->lock);
+}
+
+static void model_unlock(struct model_state *st)
+{
+	pthread_mutex_unlock(&st->lock);
+}
+
+int model_nhosts(const struct model *m)
+{
+	return m->st->nhosts; /* fixed at init: no lock needed */
+}
+
+void model_host_get(struct model *m, int host, struct model_host *out)
+{
+	model_lock(m->st);
+	*out = m->st->hosts[host];
+	model_unlock(m->st);
+}
+
+/* Copies n entries of size from src into *dst, growing it (cap
+ * entries) as needed; *dst is never NULL after. */
+static void copy_list(void **dst, int *cap, const void *src, int n,
+		      size_t size)
+{
+	if (n > *cap || !*dst) {
+		*cap = n * 2 + 1;
+		*dst = bf_xrealloc(*dst, (size_t)*cap * size);
+	}
+	if (n)
+		memcpy(*dst, src, (size_t)n * size);
+}
+
+int model_snapshot_update(struct model *m, struct model_snapshot *s)
+{
+	struct model_state *st = m->st;
+	int changed = 0;
+
+	model_lock(st);
+	if (!s->hosts || st->version != s->version) {
+		if (!s->hosts || s->nhosts != st->nhosts) {
+			free(s->hosts);
+			s->hosts = bf_xcalloc((size_t)st->nhosts + 1,
+					      sizeof(*s->hosts));
+			s->nhosts = st->nhosts;
+		}
+		if (st->nrows > s->rows_cap || !s->rows) {
+			s->rows_cap = st->nrows * 2 + 1;
+			s->rows = bf_xrealloc(s->rows, (size_t)s->rows_cap *
+							       sizeof(*s->rows));
+		}
+		if (st->nchecks > s->checks_cap || !s->checks) {
+			s->checks_cap = st->nchecks * 2 + 1;
+			s->checks = bf_xrealloc(s->checks, (size_t)s->checks_cap *
+								   sizeof(*s->checks));
+		}
+		copy_list((void **)&s->bandwidth, &s->bandwidth_cap,
+			  st->bandwidth, st->nbandwidth, sizeof(*s->bandwidth));
+		copy_list((void **)&s->batching, &s->batching_cap,
+			  st->batching, st->nbatching, sizeof(*s->batching));
+		s->nbandwidth = st->nbandwidth;
+		s->nbatching = st->nbatching;
+		memcpy(s->hosts, st->hosts, (size_t)st->nhosts * sizeof(*s->hosts));
+		if (st->nrows)
+			memcpy(s->rows, st->rows, (size_t)st->nrows * sizeof(*s->rows));
+		if (st->nchecks)
+			memcpy(s->checks, st->checks,
+			       (size_t)st->nchecks * sizeof(*s->checks));
+		s->nrows = st->nrows;
+		s->nchecks = st->nchecks;
+		s->version = st->version;
+		s->started_ns = st->started_ns;
+		changed = 1;
+	}
+	model_unlock(st);
+	return changed;
+}
+
+void model_snapshot_free(struct model_snapshot *s)
+{
+	if (!s)
+		return;
+	free(s->hosts);
+	free(s->rows);
+	free(s->checks);
+	free(s->bandwidth);
+	free(s->batching);
+	memset(s, 0, sizeof(*s));
+}
+
+const struct model_checks *model_snapshot_checks(const struct model_snapshot *s,
+						 int host, const char *device)
+{
+	for (int i = 0; i < s->nchecks; i++)
+		if (s->checks[i].host == host &&
+		    strcmp(s->checks[i].device, device) == 0)
+			return &s->checks[i];
+	return NULL;
+}
+
+int model_set_state(struct model *m, int host, enum host_state st,
+		    const char *reason)
+{
+	struct model_state *ms = m->st;
+	struct model_host *h = &ms->hosts[host];
+	int changed;
+
+	model_lock(ms);
+	changed = h->state != st;
+	if (st > HOST_PENDING && h->started_ns == 0) /* local hosts skip connecting */
+		h->started_ns = bf_now_ns();
+	if (st >= HOST_DONE)
+		h->ended_ns = bf_now_ns();
+	h->state = st;
+	if (reason)
+		sanitize_lines(h->reason, sizeof(h->reason), reason);
+	ms->version++;
+	model_unlock(ms);
+	return changed;
+}
+
+static struct model_checks *checks_for(struct model_state *m, int host,
+				       const char *device)
+{
+	for (int i = 0; i < m->nchecks; i++)
+		if (m->checks[i].host == host &&
+		    strcmp(m->checks[i].device, device) == 0)
+			return &m->checks[i];
+	if (m->nchecks == m->checks_cap) {
+		m->checks_cap = m->checks_cap ? 2 * m->checks_cap : 8;
+		m->checks = bf_xrealloc(m->checks, (size_t)m->checks_cap *
+							sizeof(*m->checks));
+	}
+	memset(&m->checks[m->nchecks], 0, sizeof(*m->checks));
+	m->checks[m->nchecks].host = host;
+	bf_text_sanitize(m->checks[m->nchecks].device, sizeof(m->checks->device),
+			 device);
+	return &m->checks[m->nchecks++];
+}
+
+static const struct model_row *find_row(const struct model_state *m, int host,
+					const char *device, const char *dtype,
+					int n, int occurrence)
+{
+	for (int i = 0; i < m->nrows; i++) {
+		const struct model_row *r = &m->rows[i];
+
+		if (r->host == host && r->n == n && r->occurrence == occurrence &&
+		    strcmp(r->device, device) == 0 &&
+		    strcmp(r->dtype, dtype) == 0)
+			return r;
+	}
+	return NULL;
+}
+
+/* Ratios are recomputed for the whole host on each GEMM result, since the
+ * fp32 baseline may arrive after the rows that need it. The pairs of the
+ * agent's summary (agent/gemm.c), with bf_speed_ratio: verified results
+ * only. */
+static void recompute_ratios(struct model_state *m, int host)
+{
+	for (int i = 0; i < m->nrows; i++) {
+		struct model_row *r = &m->rows[i];
+		const struct model_row *base;
+
+		if (r->host != host)
+			continue;
+		r->vs_fp32 = r->gpu_vs_cpu = NAN;
+		if (r->status != BF_STATUS_PASS)
+			continue;
+		base = find_row(m, host, r->device, "fp32", r->n, r->occurrence);
+		if (base && base->status == BF_STATUS_PASS &&
+		    strcmp(r->dtype, "fp32") != 0)
+			r->vs_fp32 = bf_speed_ratio(r->gflops, base->gflops);
+		if (strcmp(r->dtype, "fp32") == 0 &&
+		    strncmp(r->device, "cuda", 4) == 0) {
+			base = find_row(m, host, "cpu", "fp32", r->n,
+					r->occurrence);
+			if (base && base->status == BF_STATUS_PASS)
+				r->gpu_vs_cpu = bf_speed_ratio(r->gflops,
+							       base->gflops);
+		}
+	}
+}
+
+static double baseline_gflops(const struct model_state *m,
+			      const struct model_row *r)
+{
+	for (int i = 0; i < m->nbaseline[r->host]; i++) {
+		const struct model_baseline *b = &m->baseline[r->host][i];
+
+		if (b->n == r->n && b->occurrence == r->occurrence &&
+		    strcmp(b->device, r->device) == 0 &&
+		    strcmp(b->dtype, r->dtype) == 0)
+			return b->gflops;
+	}
+	return NAN;
+}
+
+void model_set_baseline(struct model *mm, int host,
+			const struct model_baseline *b, int count)
+{
+	struct model_state *m = mm->st;
+
+	model_lock(m);
+	free(m->baseline[host]);
+	m->baseline[host] = NULL;
+	m->nbaseline[host] = 0;
+	if (count > 0) {
+		m->baseline[host] = bf_xcalloc((size_t)count, sizeof(*b));
+		memcpy(m->baseline[host], b, (size_t)count * sizeof(*b));
+		m->nbaseline[host] = count;
+	}
+	for (int i = 0; i < m->nrows; i++)
+		if (m->rows[i].host == host)
+			m->rows[i].prev_gflops = baseline_gflops(m, &m->rows[i]);
+	m->version++;
+	model_unlock(m);
+}
+
+static const char *str_or(const char *s, const char *dflt)
+{
+	return s ? s : dflt;
+}
+
+/* The reasons of g's unreliable_reasons, "; "-joined into buf. */
+static void join_reasons(char *buf, size_t len, const struct bf_rec_gemm *g)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < g->nunreliable && off + 1 < len; i++) {
+		int k = snprintf(buf + off, len - off, "%s%s", i ? "; " : "",
+				 g->unreliable_reasons[i] ?
+					 g->unreliable_reasons[i] : "?");
+
+		if (k < 0)
+			break;
+		off += (size_t)k;
+	}
+}
+
+static void add_gemm(struct model_state *m, int host,
+		     const struct bf_rec_gemm *g)
+{
+	struct model_row *r;
+	char why[200];
+	int occurrence = 1;
+	const char *device = str_or(g->device, "?");
+	const char *dtype = str_or(g->dtype, "?");
+
+	while (find_row(m, host, device, dtype, g->n, occurrence))
+		occurrence++;
+
+	if (m->nrows == m->rows_cap) {
+		m->rows_cap = m->rows_cap ? 2 * m->rows_cap : 16;
+		m->rows = bf_xrealloc(m->rows, (size_t)m->rows_cap * sizeof(*m->rows));
+	}
+	r = &m->rows[m->nrows++];
+	memset(r, 0, sizeof(*r));
+	r->host = host;
+	bf_text_sanitize(r->device, sizeof(r->device), device);
+	bf_text_sanitize(r->dtype, sizeof(r->dtype), dtype);
+	r->n = g->n;
+	r->occurrence = occurrence;
+	r->status = g->status;
+	r->median_ms = g->median_ms;
+	r->min_ms = g->min_ms;
+	r->max_ms = g->max_ms;
+	r->gflops = g->gflops;
+	r->peak_mib = g->peak_mib;
+	r->peak_gflops = g->peak_gflops;
+	r->fraction_of_peak = g->fraction_of_peak;
+	if (g->bandwidth_kind) {
+		bf_text_sanitize(r->bandwidth_kind, sizeof(r->bandwidth_kind),
+				 g->bandwidth_kind);
+		r->bandwidth_gbps = g->bandwidth_gbps;
+		r->arithmetic_intensity = g->arithmetic_intensity;
+		r->roofline_gflops = g->roofline_gflops;
+		r->fraction_of_roofline = g->fraction_of_roofline;
+	} else {
+		r->bandwidth_gbps = r->arithmetic_intensity = NAN;
+		r->roofline_gflops = r->fraction_of_roofline = NAN;
+	}
+	r->bound = !g->bound ? 0 :
+		   strcmp(g->bound, BF_BOUND_MEMORY) == 0 ? 'M' :
+		   strcmp(g->bound, BF_BOUND_COMPUTE) == 0 ? 'C' : 0;
+	r->reliable = g->reliable;
+	join_reasons(r->unreliable, sizeof(r->unreliable), g);
+	bf_text_sanitize_inplace(r->unreliable);
+	bf_text_sanitize(r->reason, sizeof(r->reason), str_or(g->reason, ""));
+	if (!bf_rec_gemm_consistent(g, why, sizeof(why))) {
+		/* A record that contradicts itself has no speed. */
+		r->status = BF_STATUS_FAIL;
+		r->gflops = r->fraction_of_peak = NAN;
+		r->fraction_of_roofline = NAN;
+		snprintf(r->reason, sizeof(r->reason), "%.159s", why);
+		bf_text_sanitize_inplace(r->reason);
+	}
+	r->prev_gflops = baseline_gflops(m, r);
+	recompute_ratios(m, host);
+}
+
+/* Grows a list of size-byte entries (n used, cap allocated) for one
+ * more; returns the new entry, zeroed. */
+static void *list_add(void **list, int *n, int *cap, size_t size)
+{
+	char *e;
+
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 8;
+		*list = bf_xrealloc(*list, (size_t)*cap * size);
+	}
+	e = (char *)*list + (size_t)(*n)++ * size;
+	memset(e, 0, size);
+	return e;
+}
+
+static void add_bandwidth(struct model_state *m, int host,
+			  const struct bf_rec_bandwidth *b)
+{
+	struct model_bandwidth *e =
+		list_add((void **)&m->bandwidth, &m->nbandwidth,
+			 &m->bandwidth_cap, sizeof(*m->bandwidth));
+
+	e->host = host;
+	bf_text_sanitize(e->device, sizeof(e->device), str_or(b->device, "?"));
+	bf_text_sanitize(e->kind, sizeof(e->kind), str_or(b->kind, "?"));
+	e->status = b->status;
+	e->median_gbps = b->median_gbps;
+	e->array_bytes = b->measured ? b->array_bytes : NAN;
+	bf_text_sanitize(e->reason, sizeof(e->reason), str_or(b->reason, ""));
+}
+
+static void add_batching(struct model_state *m, int host,
+			 const struct bf_rec_batching *b)
+{
+	struct model_batching *e =
+		list_add((void **)&m->batching, &m->nbatching,
+			 &m->batching_cap, sizeof(*m->batching));
+
+	e->host = host;
+	bf_text_sanitize(e->device, sizeof(e->device), str_or(b->device, "?"));
+	bf_text_sanitize(e->dtype, sizeof(e->dtype), str_or(b->dtype, "?"));
+	e->status = b->status;
+	e->speedup = b->speedup;
+	e->single_ms = b->measured ? b->single_ms : NAN;
+	e->batch_ms = b->measured ? b->batch_ms : NAN;
+	e->rows = b->measured ? b->rows : 0;
+	bf_text_sanitize(e->reason, sizeof(e->reason), str_or(b->reason, ""));
+}
+
+/* Whether rec's numbers are within model.h's bounds. */
+static int record_in_range(const struct bf_record *rec)
+{
+	if (rec->seq < -1 || rec->seq > MODEL_MAX_SEQ)
+		return 0;
+	switch (rec->type) {
+	case BF_REC_PLAN:
+		return rec->u.plan.gemm_total >= 0 &&
+		       rec->u.plan.gemm_total <= MODEL_MAX_PLANNED &&
+		       rec->u.plan.checks_total >= 0 &&
+		       rec->u.plan.checks_total <= MODEL_MAX_PLANNED;
+	case BF_REC_GEMM:
+		return rec->u.gemm.n >= 1 && rec->u.gemm.n <= MODEL_MAX_N;
+	default:
+		return 1;
+	}
+}
+
+enum model_added model_add_record(struct model *mm, int host,
+				  const struct bf_record *rec)
+{
+	struct model_state *m = mm->st;
+	struct model_host *h = &m->hosts[host];
+	enum model_added added = MODEL_ADDED;
+
+	if (!record_in_range(rec))
+		return MODEL_REJECTED_RANGE;
+	model_lock(m);
+	/* A seq seen before is a line sent twice: counted once. Records
+	 * without a seq (-1: hand-made, older archives) are all taken. */
+	if (rec->seq >= 0 && seq_seen(&m->seqs[host], rec->seq)) {
+		h->duplicates++;
+		m->version++;
+		model_unlock(m);
+		return MODEL_REJECTED_DUPLICATE;
+	}
+	if (rec->seq > h->max_seq)
+		h->max_seq = rec->seq;
+	h->records++;
+	switch (rec->type) {
+	case BF_REC_HOST:
+		bf_text_sanitize(h->agent_hash, sizeof(h->agent_hash),
+				 str_or(rec->u.host.agent_source_hash, ""));
+		bf_text_sanitize(h->hostname, sizeof(h->hostname),
+				 str_or(rec->u.host.hostname, ""));
+		break;
+	case BF_REC_PLAN:
+		h->gemm_total = rec->u.plan.gemm_total;
+		h->checks_total = rec->u.plan.checks_total;
+		h->saw_plan = 1;
+		added = MODEL_ADDED_PROGRESS;
+		break;
+	case BF_REC_CHECK: {
+		struct model_checks *c =
+			checks_for(m, host, str_or(rec->u.check.device, "?"));
+
+		if (rec->u.check.status == BF_STATUS_PASS)
+			c->passed++;
+		else if (rec->u.check.status == BF_STATUS_FAIL)
+			c->failed++;
+		else
+			c->skipped++;
+		h->checks_done++;
+		break;
+	}
+	case BF_REC_GEMM:
+		add_gemm(m, host, &rec->u.gemm);
+		h->gemm_done++;
+		added = MODEL_ADDED_PROGRESS;
+		break;
+	case BF_REC_BANDWIDTH:
+		add_bandwidth(m, host, &rec->u.bandwidth);
+		break;
+	case BF_REC_BATCHING:
+		add_batching(m, host, &rec->u.batching);
+		break;
+	case BF_REC_SUMMARY:
+		h->saw_summary = 1;
+		h->summary_seq = rec->seq;
+		break;
+	default:
+		break;
+	}
+	m->version++;
+	model_unlock(m);
+	return added;
+}
+
+/* Appends ", " (unless at the start) and the formatted text to out. */
+static void why_add(char *out, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void why_add(char *out, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(out);
+	va_list ap;
+
+	if (used && used + 2 < len) {
+		memcpy(out + used, ", ", 3);
+		used += 2;
+	}
+	va_start(ap, fmt);
+	if (used < len)
+		vsnprintf(out + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+int model_host_complete(struct model *mm, int host, char *why, size_t why_len)
+{
+	struct model_state *m = mm->st;
+	const struct model_host *h = &m->hosts[host];
+	const struct seq_set *seqs = &m->seqs[host];
+	int missing = 0, shown = 0, last;
+	char list[96] = "";
+
+	why[0] = '\0';
+	model_lock(m);
+	if (!h->saw_plan)
+		why_add(why, why_len, "no plan record");
+	if (!h->saw_summary)
+		why_add(why, why_len, "no summary record");
+	if (h->saw_plan && h->checks_done != h->checks_total)
+		why_add(why, why_len, "%d of %d check records", h->checks_done,
+			h->checks_total);
+	if (h->saw_plan && h->gemm_done != h->gemm_total)
+		why_add(why, why_len, "%d of %d gemm records", h->gemm_done,
+			h->gemm_total);
+	/* Every seq up to the summary's (or the highest seen, without a
+	 * summary) arrived? Records without a seq are not checked. */
+	last = h->summary_seq >= 0 ? h->summary_seq : h->max_seq;
+	for (int q = 0; q <= last; q++) {
+		if (seq_has(seqs, q))
+			continue;
+		if (missing++ < 3) {
+			size_t used = strlen(list);
+
+			snprintf(list + used, sizeof(list) - used, "%s%d",
+				 shown++ ? ", " : "", q);
+		}
+	}
+	if (missing > 3)
+		why_add(why, why_len, "seq %s and %d more missing", list,
+			missing - 3);
+	else if (missing)
+		why_add(why, why_len, "seq %s missing", list);
+	if (h->summary_seq >= 0 && h->max_seq > h->summary_seq)
+		why_add(why, why_len, "records after the summary");
+	if (h->duplicates)
+		why_add(why, why_len, "%d duplicate record%s", h->duplicates,
+			h->duplicates == 1 ? "" : "s");
+	model_unlock(m);
+	return why[0] == '\0';
+}
+
+void model_add_malformed(struct model *m, int host)
+{
+	model_lock(m->st);
+	m->st->hosts[host].malformed++;
+	m->st->version++;
+	model_unlock(m->st);
+}
+
+void model_set_baseline_info(struct model *m, int host, const char *run_id,
+			     const char *note)
+{
+	struct model_host *h = &m->st->hosts[host];
+
+	model_lock(m->st);
+	snprintf(h->baseline_run, sizeof(h->baseline_run), "%s",
+		 run_id ? run_id : "");
+	snprintf(h->baseline_note, sizeof(h->baseline_note), "%s",
+		 note ? note : "");
+	m->st->version++;
+	model_unlock(m->st);
+}
+
+void model_set_fingerprint(struct model *m, int host, const char *fp)
+{
+	model_lock(m->st);
+	snprintf(m->st->hosts[host].fingerprint,
+		 sizeof(m->st->hosts[host].fingerprint), "%s", fp ? fp : "");
+	model_unlock(m->st);
+}
+
+void model_set_agent_exit(struct model *m, int host, int status)
+{
+	model_lock(m->st);
+	m->st->hosts[host].agent_exit = status;
+	model_unlock(m->st);
+}
+
+void model_set_name(struct model *m, int host, const char *name)
+{
+	model_lock(m->st);
+	snprintf(m->st->hosts[host].name, sizeof(m->st->hosts[host].name),
+		 "%s", name);
+	m->st->version++;
+	model_unlock(m->st);
+}
+
+void model_set_slurm_job(struct model *m, int host, const char *job_id)
+{
+	model_lock(m->st);
+	snprintf(m->st->hosts[host].slurm_job,
+		 sizeof(m->st->hosts[host].slurm_job), "%s", job_id ? job_id : "");
+	model_unlock(m->st);
+}

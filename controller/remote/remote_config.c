@@ -1,0 +1,826 @@
+/*
+ * remote_config: ssh_config resolution for one target by OpenSSH's own
+ * resolver (`ssh -G`), libssh's parser only as a stated fallback (see
+ * remote_config.h). The ssh client is run with posix_spawnp (safe from the
+ * host threads: no fork of a threaded process running our code), its
+ * stdout and stderr read through pipes under a deadline and the cancel
+ * flag, then killed and reaped.
+ */
+#include "remote/remote_config.h"
+#include "bf_parse.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libssh/libssh.h>
+
+extern char **environ;
+
+#define G_OUT_MAX_BYTES (256 * 1024)
+#define G_ERR_MAX_BYTES 4096
+#define SYSTEM_SSH_CONFIG "/etc/ssh/ssh_config"
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int remote_home_dir(char *buf, size_t size)
+{
+	const char *home = getenv("HOME");
+
+	if (!home || !*home) {
+		struct passwd *pw = getpwuid(getuid());
+
+		home = pw ? pw->pw_dir : NULL;
+	}
+	if (!home)
+		return -1;
+	return snprintf(buf, size, "%s", home) < (int)size ? 0 : -1;
+}
+
+/* The passwd entry's home (what OpenSSH calls ~), or "" when none. */
+static void passwd_home(char *buf, size_t size)
+{
+	struct passwd *pw = getpwuid(getuid());
+
+	snprintf(buf, size, "%s", pw && pw->pw_dir ? pw->pw_dir : "");
+}
+
+static int strv_push(struct remote_strv *sv, const char *s)
+{
+	char **v = realloc(sv->v, (sv->n + 1) * sizeof *v);
+
+	if (!v)
+		return -1;
+	sv->v = v;
+	v[sv->n] = strdup(s);
+	if (!v[sv->n])
+		return -1;
+	sv->n++;
+	return 0;
+}
+
+static void strv_clear(struct remote_strv *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		free(sv->v[i]);
+	free(sv->v);
+	sv->v = NULL;
+	sv->n = 0;
+}
+
+void remote_config_clear(struct remote_config *cfg)
+{
+	if (!cfg)
+		return;
+	free(cfg->alias);
+	free(cfg->hostname);
+	free(cfg->user);
+	strv_clear(&cfg->identity_files);
+	free(cfg->identity_agent);
+	strv_clear(&cfg->user_known_hosts);
+	strv_clear(&cfg->global_known_hosts);
+	free(cfg->host_key_alias);
+	free(cfg->proxy_jump);
+	free(cfg->proxy_command);
+	free(cfg->strict_host_key_checking);
+	free(cfg->config_file);
+	free(cfg->resolver);
+	memset(cfg, 0, sizeof *cfg);
+}
+
+/* ---- token expansion ---------------------------------------------------- */
+
+struct sbuf {
+	char *s;
+	size_t len, cap;
+	int oom;
+};
+
+static void sb_add(struct sbuf *b, const char *p, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = (b->len + n + 1) * 2;
+		char *s = realloc(b->s, cap);
+
+		if (!s) {
+			b->oom = 1;
+			return;
+		}
+		b->s = s;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->len, p, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+static void sb_str(struct sbuf *b, const char *s)
+{
+	sb_add(b, s ? s : "", strlen(s ? s : ""));
+}
+
+char *remote_config_expand(const struct remote_config *cfg, const char *s,
+			   const char *home)
+{
+	struct sbuf b = { NULL, 0, 0, 0 };
+	struct passwd *pw = getpwuid(getuid());
+	char num[32], host[256];
+
+	sb_add(&b, "", 0);
+	if (s[0] == '~' && (s[1] == '/' || s[1] == '\0')) {
+		sb_str(&b, home);
+		s++;
+	}
+	for (; *s; s++) {
+		if (*s != '%' || !s[1]) {
+			sb_add(&b, s, 1);
+			continue;
+		}
+		s++;
+		switch (*s) {
+		case '%': sb_add(&b, "%", 1); break;
+		case 'h': sb_str(&b, cfg->hostname); break;
+		case 'n': sb_str(&b, cfg->alias); break;
+		case 'k': sb_str(&b, cfg->host_key_alias ?
+				      cfg->host_key_alias : cfg->alias); break;
+		case 'r': sb_str(&b, cfg->user); break;
+		case 'd': sb_str(&b, home); break;
+		case 'u': sb_str(&b, pw ? pw->pw_name : ""); break;
+		case 'p':
+			snprintf(num, sizeof num, "%d", cfg->port);
+			sb_str(&b, num);
+			break;
+		case 'i':
+			snprintf(num, sizeof num, "%u", (unsigned)getuid());
+			sb_str(&b, num);
+			break;
+		case 'l':
+		case 'L':
+			if (gethostname(host, sizeof host) != 0)
+				host[0] = '\0';
+			host[sizeof host - 1] = '\0';
+			if (*s == 'L')
+				host[strcspn(host, ".")] = '\0';
+			sb_str(&b, host);
+			break;
+		default:  /* unknown token: kept as written */
+			sb_add(&b, s - 1, 2);
+			break;
+		}
+	}
+	if (b.oom) {
+		free(b.s);
+		return NULL;
+	}
+	return b.s;
+}
+
+/* ---- ssh -G output ------------------------------------------------------ */
+
+static int set_str(char **dst, const char *v)
+{
+	free(*dst);
+	*dst = strdup(v);
+	return *dst ? 0 : -1;
+}
+
+/* A number ssh -G printed, or 0 when it is not one in 0..max. */
+static int num(const char *v, long max)
+{
+	long n;
+
+	return bf_parse_long(v, 0, max, &n) == 0 ? (int)n : 0;
+}
+
+/* "none" (any case) as ssh -G prints an unset option. */
+static int is_none(const char *v)
+{
+	return strcasecmp(v, "none") == 0;
+}
+
+static int is_yes(const char *v)
+{
+	return strcasecmp(v, "yes") == 0 || strcasecmp(v, "true") == 0;
+}
+
+/* Moves a path under the passwd home's .ssh to $HOME/.ssh (see header). */
+static char *rehome(const char *path, const char *home)
+{
+	char pwh[4096], pre[4200];
+	size_t n;
+	char *out;
+
+	passwd_home(pwh, sizeof pwh);
+	if (!pwh[0] || strcmp(pwh, home) == 0)
+		return strdup(path);
+	snprintf(pre, sizeof pre, "%s/.ssh/", pwh);
+	n = strlen(pre);
+	if (strncmp(path, pre, n) != 0)
+		return strdup(path);
+	if (asprintf(&out, "%s/.ssh/%s", home, path + n) < 0)
+		return NULL;
+	return out;
+}
+
+/* Splits v at blanks into sv, each word expanded for cfg. */
+static int push_paths(struct remote_strv *sv, const struct remote_config *cfg,
+		      const char *v, const char *home)
+{
+	char *copy = strdup(v), *save = NULL, *w;
+	int rc = copy ? 0 : -1;
+
+	for (w = copy ? strtok_r(copy, " \t", &save) : NULL; w && rc == 0;
+	     w = strtok_r(NULL, " \t", &save)) {
+		char *e = remote_config_expand(cfg, w, home);
+		char *r = e ? rehome(e, home) : NULL;
+
+		rc = r ? strv_push(sv, r) : -1;
+		free(e);
+		free(r);
+	}
+	free(copy);
+	return rc;
+}
+
+enum bf_err remote_config_parse_g(struct remote_config *cfg,
+				  const char *alias, const char *text,
+				  const char *home, char *detail,
+				  size_t detail_len)
+{
+	/* Paths are expanded after all lines are read: %h and %r need the
+	 * final hostname and user, which may come later in the output. */
+	struct remote_strv ids = { 0 }, ukh = { 0 }, gkh = { 0 };
+	char *proxy = NULL;
+	const char *p = text;
+	int oom = 0;
+	enum bf_err err = BF_OK;
+
+	memset(cfg, 0, sizeof *cfg);
+	cfg->server_alive_count_max = 3;
+	if (set_str(&cfg->alias, alias) != 0)
+		oom = 1;
+	while (*p && !oom) {
+		const char *eol = strchr(p, '\n');
+		size_t n = eol ? (size_t)(eol - p) : strlen(p);
+		char line[8192], *key, *val;
+
+		if (n >= sizeof line)
+			n = sizeof line - 1;
+		memcpy(line, p, n);
+		line[n] = '\0';
+		p = eol ? eol + 1 : p + strlen(p);
+		key = line;
+		val = strchr(line, ' ');
+		if (!val)
+			continue;
+		*val++ = '\0';
+		if (!strcmp(key, "hostname"))
+			oom = set_str(&cfg->hostname, val);
+		else if (!strcmp(key, "user"))
+			oom = set_str(&cfg->user, val);
+		else if (!strcmp(key, "port"))
+			cfg->port = num(val, 65535);
+		else if (!strcmp(key, "identityfile"))
+			oom = strv_push(&ids, val);
+		else if (!strcmp(key, "identitiesonly"))
+			cfg->identities_only = is_yes(val);
+		else if (!strcmp(key, "identityagent"))
+			oom = set_str(&cfg->identity_agent, val);
+		else if (!strcmp(key, "userknownhostsfile"))
+			oom = strv_push(&ukh, val);
+		else if (!strcmp(key, "globalknownhostsfile"))
+			oom = strv_push(&gkh, val);
+		else if (!strcmp(key, "hashknownhosts"))
+			cfg->hash_known_hosts = is_yes(val);
+		else if (!strcmp(key, "hostkeyalias") && !is_none(val))
+			oom = set_str(&cfg->host_key_alias, val);
+		else if (!strcmp(key, "proxyjump") && !is_none(val))
+			oom = set_str(&cfg->proxy_jump, val);
+		else if (!strcmp(key, "proxycommand") && !is_none(val))
+			oom = set_str(&proxy, val);
+		else if (!strcmp(key, "connecttimeout") && !is_none(val))
+			cfg->connect_timeout_s = num(val, 86400);
+		else if (!strcmp(key, "serveraliveinterval"))
+			cfg->server_alive_interval_s = num(val, 86400);
+		else if (!strcmp(key, "serveralivecountmax"))
+			cfg->server_alive_count_max = num(val, 1000000);
+		else if (!strcmp(key, "stricthostkeychecking"))
+			oom = set_str(&cfg->strict_host_key_checking, val);
+		else if (!strcmp(key, "batchmode"))
+			cfg->batch_mode = is_yes(val);
+		oom = oom != 0;
+	}
+	if (oom)
+		goto nomem;
+	if (!cfg->hostname || !cfg->user || cfg->port < 1 ||
+	    cfg->port > 65535) {
+		err = bf_fail(detail, detail_len, BF_ERR_PARSE,
+			      "resolve %s: ssh -G printed no %s", alias,
+			      !cfg->hostname ? "hostname" : !cfg->user ?
+			      "user" : "valid port");
+		goto out;
+	}
+	if (cfg->identity_agent && !strcmp(cfg->identity_agent,
+					   "SSH_AUTH_SOCK")) {
+		free(cfg->identity_agent);
+		cfg->identity_agent = NULL;
+	}
+	for (size_t i = 0; i < ids.n && !oom; i++)
+		oom = push_paths(&cfg->identity_files, cfg, ids.v[i], home);
+	for (size_t i = 0; i < ukh.n && !oom; i++)
+		oom = push_paths(&cfg->user_known_hosts, cfg, ukh.v[i], home);
+	for (size_t i = 0; i < gkh.n && !oom; i++)
+		oom = push_paths(&cfg->global_known_hosts, cfg, gkh.v[i],
+				 home);
+	if (!oom && proxy) {
+		cfg->proxy_command = remote_config_expand(cfg, proxy, home);
+		oom = cfg->proxy_command == NULL;
+	}
+	if (!oom && !cfg->strict_host_key_checking)
+		oom = set_str(&cfg->strict_host_key_checking, "ask");
+	if (oom)
+		goto nomem;
+	goto out;
+nomem:
+	err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
+		      "resolve %s: out of memory", alias);
+out:
+	strv_clear(&ids);
+	strv_clear(&ukh);
+	strv_clear(&gkh);
+	free(proxy);
+	if (err != BF_OK)
+		remote_config_clear(cfg);
+	return err;
+}
+
+/* ---- running ssh -G ----------------------------------------------------- */
+
+/* Appends what is readable on fd to buf (at most max bytes kept). Returns
+ * 1 at end of file, 0 otherwise. */
+static int slurp(int fd, struct sbuf *b, size_t max)
+{
+	char tmp[4096];
+	ssize_t n = read(fd, tmp, sizeof tmp);
+
+	if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+		return 1;
+	if (n > 0 && b->len < max)
+		sb_add(b, tmp, (size_t)n < max - b->len ? (size_t)n :
+		       max - b->len);
+	return 0;
+}
+
+/* Last non-empty line of s, with control characters made blanks, into
+ * buf. */
+static void last_line(const char *s, char *buf, size_t size)
+{
+	const char *end = s + strlen(s), *start;
+	size_t n, i;
+
+	while (end > s && (end[-1] == '\n' || end[-1] == '\r' ||
+			   end[-1] == ' '))
+		end--;
+	start = end;
+	while (start > s && start[-1] != '\n')
+		start--;
+	n = (size_t)(end - start) < size - 1 ? (size_t)(end - start) :
+	    size - 1;
+	for (i = 0; i < n; i++)
+		buf[i] = (unsigned char)start[i] < 0x20 ||
+			 start[i] == 0x7f ? ' ' : start[i];
+	buf[n] = '\0';
+}
+
+static int flag_set(const atomic_int *f)
+{
+	return f && atomic_load_explicit(f, memory_order_relaxed) != 0;
+}
+
+/*
+ * Runs argv (argv[0] looked up on PATH) with stdin /dev/null, collecting
+ * stdout into out and stderr into err. *status is its wait status. Returns
+ * BF_OK, BF_ERR_NOT_FOUND when it cannot be started (errno in *spawn_errno),
+ * BF_ERR_TIMEOUT, BF_ERR_INTERRUPTED (it was killed), BF_ERR_IO.
+ */
+static enum bf_err run_capture(char *const argv[], int64_t deadline_ms,
+			       const atomic_int *cancel, struct sbuf *out,
+			       struct sbuf *err, int *status, int *spawn_errno)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	int po[2] = { -1, -1 }, pe[2] = { -1, -1 };
+	int out_eof = 0, err_eof = 0, rc;
+	pid_t pid = -1;
+	enum bf_err e = BF_OK;
+
+	*spawn_errno = 0;
+	if (pipe2(po, O_CLOEXEC) != 0 || pipe2(pe, O_CLOEXEC) != 0) {
+		*spawn_errno = errno;
+		e = BF_ERR_IO;
+		goto out;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&at);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
+	/* A session of its own: no controlling terminal, so nothing can
+	 * prompt over the live table, and Ctrl-C reaches only ctl. */
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID);
+	rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	close(po[1]);
+	close(pe[1]);
+	po[1] = pe[1] = -1;
+	if (rc != 0) {
+		*spawn_errno = rc;
+		pid = -1;
+		e = BF_ERR_NOT_FOUND;
+		goto out;
+	}
+	while (!out_eof || !err_eof) {
+		struct pollfd p[2] = { { po[0], POLLIN, 0 },
+				       { pe[0], POLLIN, 0 } };
+		int64_t left = deadline_ms - now_ms();
+
+		if (flag_set(cancel)) {
+			e = BF_ERR_INTERRUPTED;
+			break;
+		}
+		if (left <= 0) {
+			e = BF_ERR_TIMEOUT;
+			break;
+		}
+		if (out_eof)
+			p[0].fd = -1;
+		if (err_eof)
+			p[1].fd = -1;
+		if (poll(p, 2, left < 50 ? (int)left : 50) < 0 &&
+		    errno != EINTR)
+			break;
+		if (p[0].revents && slurp(po[0], out, G_OUT_MAX_BYTES))
+			out_eof = 1;
+		if (p[1].revents && slurp(pe[0], err, G_ERR_MAX_BYTES))
+			err_eof = 1;
+	}
+out:
+	if (po[0] >= 0)
+		close(po[0]);
+	if (pe[0] >= 0)
+		close(pe[0]);
+	if (po[1] >= 0)
+		close(po[1]);
+	if (pe[1] >= 0)
+		close(pe[1]);
+	if (pid > 0) {
+		if (e != BF_OK)
+			kill(pid, SIGKILL);
+		while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+			;
+	}
+	return e;
+}
+
+/* ssh -V's answer ("OpenSSH_9.2p1 Debian-2+deb12u3, OpenSSL ..."), first
+ * word, into buf; "" when unknown. Asked once per process and client. */
+static void client_version(const char *ssh, char *buf, size_t size)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	static char cached_for[256], cached[128];
+	char *const argv[] = { (char *)ssh, (char *)"-V", NULL };
+	struct sbuf out = { NULL, 0, 0, 0 }, err = { NULL, 0, 0, 0 };
+	int status = 0, se;
+
+	pthread_mutex_lock(&mu);
+	if (strcmp(cached_for, ssh) != 0) {
+		cached[0] = '\0';
+		if (run_capture(argv, now_ms() + 5000, NULL, &out, &err,
+				&status, &se) == BF_OK && err.s)
+			snprintf(cached, sizeof cached, "%.*s",
+				 (int)strcspn(err.s, " ,\n"), err.s);
+		snprintf(cached_for, sizeof cached_for, "%s", ssh);
+	}
+	snprintf(buf, size, "%s", cached);
+	pthread_mutex_unlock(&mu);
+	free(out.s);
+	free(err.s);
+}
+
+/* The -F file to give ssh, or NULL (see header), into buf. */
+static const char *config_for_ssh(const char *ssh_config, const char *home,
+				  char *buf, size_t size)
+{
+	char pwh[4096];
+
+	if (ssh_config)
+		return ssh_config;
+	passwd_home(pwh, sizeof pwh);
+	if (!home[0] || strcmp(pwh, home) == 0)
+		return NULL;
+	snprintf(buf, size, "%s/.ssh/config", home);
+	if (access(buf, R_OK) == 0)
+		return buf;
+	/* HOME has no config: ssh must not read the passwd home's. */
+	return access(SYSTEM_SSH_CONFIG, R_OK) == 0 ? SYSTEM_SSH_CONFIG :
+	       "/dev/null";
+}
+
+static enum bf_err resolve_ssh(struct remote_config *cfg, const char *ssh,
+			       const char *target, const char *user, int port,
+			       const char *file, const char *home,
+			       int timeout_s, const atomic_int *cancel,
+			       int *no_client, char *detail,
+			       size_t detail_len)
+{
+	char *argv[16];
+	char portbuf[16], why[512], ver[128];
+	struct sbuf out = { NULL, 0, 0, 0 }, err = { NULL, 0, 0, 0 };
+	int n = 0, status = 0, se = 0;
+	enum bf_err e;
+
+	argv[n++] = (char *)ssh;
+	argv[n++] = (char *)"-G";
+	if (file) {
+		argv[n++] = (char *)"-F";
+		argv[n++] = (char *)file;
+	}
+	if (user) {
+		argv[n++] = (char *)"-l";
+		argv[n++] = (char *)user;
+	}
+	if (port) {
+		snprintf(portbuf, sizeof portbuf, "%d", port);
+		argv[n++] = (char *)"-p";
+		argv[n++] = portbuf;
+	}
+	argv[n++] = (char *)"--";
+	argv[n++] = (char *)target;
+	argv[n] = NULL;
+	e = run_capture(argv, now_ms() + (int64_t)timeout_s * 1000, cancel,
+			&out, &err, &status, &se);
+	if (e == BF_ERR_NOT_FOUND) {
+		*no_client = 1;
+		e = bf_fail(detail, detail_len, e, "%s: %s", ssh,
+			    strerror(se));
+		goto done;
+	}
+	if (e == BF_ERR_TIMEOUT || e == BF_ERR_INTERRUPTED) {
+		e = bf_fail(detail, detail_len, e, "resolve %s: ssh -G %s",
+			    target, e == BF_ERR_TIMEOUT ?
+			    "did not finish in time" : "interrupted");
+		goto done;
+	}
+	if (e != BF_OK) {
+		e = bf_fail(detail, detail_len, e, "resolve %s: %s", target,
+			    strerror(se));
+		goto done;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		last_line(err.s ? err.s : "", why, sizeof why);
+		e = bf_fail(detail, detail_len, BF_ERR_USAGE,
+			    "host '%s': ssh -G refuses it: %s", target,
+			    why[0] ? why : "no reason given");
+		goto done;
+	}
+	e = remote_config_parse_g(cfg, target, out.s ? out.s : "", home,
+				  detail, detail_len);
+	if (e != BF_OK)
+		goto done;
+	client_version(ssh, ver, sizeof ver);
+	if (asprintf(&cfg->resolver, "ssh -G (%s)", ver[0] ? ver : ssh) < 0 ||
+	    (file && !(cfg->config_file = strdup(file)))) {
+		e = bf_fail(detail, detail_len, BF_ERR_NOMEM,
+			    "resolve %s: out of memory", target);
+		remote_config_clear(cfg);
+	}
+done:
+	free(out.s);
+	free(err.s);
+	return e;
+}
+
+/* ---- the fallback: libssh's parser -------------------------------------- */
+
+static enum bf_err resolve_libssh(struct remote_config *cfg,
+				  const char *target, const char *user,
+				  int port, const char *ssh_config,
+				  const char *home, const char *why,
+				  char *detail, size_t detail_len)
+{
+	ssh_session s = ssh_new();
+	char dir[4200], path[4300];
+	char *v = NULL;
+	unsigned int uport = 0;
+	int oom = 0;
+	enum bf_err e = BF_OK;
+
+	memset(cfg, 0, sizeof *cfg);
+	if (!s)
+		return bf_fail(detail, detail_len, BF_ERR_NOMEM,
+			       "resolve %s: out of memory", target);
+	snprintf(dir, sizeof dir, "%s/.ssh", home);
+	ssh_options_set(s, SSH_OPTIONS_SSH_DIR, dir);
+	if (ssh_options_set(s, SSH_OPTIONS_HOST, target) != SSH_OK) {
+		e = bf_fail(detail, detail_len, BF_ERR_USAGE,
+			    "host '%s': %s", target, ssh_get_error(s));
+		goto out;
+	}
+	if (ssh_config) {
+		if (access(ssh_config, R_OK) != 0) {
+			e = bf_fail(detail, detail_len, errno == ENOENT ?
+				    BF_ERR_NOT_FOUND : BF_ERR_IO,
+				    "ssh config %s: %s", ssh_config,
+				    strerror(errno));
+			goto out;
+		}
+		if (ssh_options_parse_config(s, ssh_config) != 0)
+			goto parse_error;
+	} else {
+		snprintf(path, sizeof path, "%s/config", dir);
+		if (access(path, R_OK) == 0 &&
+		    ssh_options_parse_config(s, path) != 0)
+			goto parse_error;
+		if (access(SYSTEM_SSH_CONFIG, R_OK) == 0 &&
+		    ssh_options_parse_config(s, SYSTEM_SSH_CONFIG) != 0)
+			goto parse_error;
+	}
+	if (user)
+		ssh_options_set(s, SSH_OPTIONS_USER, user);
+	if (port)
+		ssh_options_set(s, SSH_OPTIONS_PORT, &port);
+	cfg->server_alive_count_max = 3;
+	oom |= set_str(&cfg->alias, target);
+	if (ssh_options_get(s, SSH_OPTIONS_HOST, &v) == SSH_OK) {
+		oom |= set_str(&cfg->hostname, v);
+		ssh_string_free_char(v);
+	}
+	if (ssh_options_get(s, SSH_OPTIONS_USER, &v) == SSH_OK) {
+		oom |= set_str(&cfg->user, v);
+		ssh_string_free_char(v);
+	} else {
+		struct passwd *pw = getpwuid(getuid());
+
+		oom |= set_str(&cfg->user, pw ? pw->pw_name : "root");
+	}
+	cfg->port = ssh_options_get_port(s, &uport) == SSH_OK && uport ?
+		    (int)uport : 22;
+	if (ssh_options_get(s, SSH_OPTIONS_PROXYCOMMAND, &v) == SSH_OK) {
+		if (!is_none(v))
+			oom |= set_str(&cfg->proxy_command, v);
+		ssh_string_free_char(v);
+	}
+	if (ssh_options_get(s, SSH_OPTIONS_IDENTITY, &v) == SSH_OK) {
+		char *e1 = remote_config_expand(cfg, v, home);
+
+		oom |= !e1 || strv_push(&cfg->identity_files, e1);
+		free(e1);
+		ssh_string_free_char(v);
+	}
+	if (!cfg->identity_files.n) {
+		static const char *const defaults[] = { "id_rsa", "id_ecdsa",
+			"id_ed25519", NULL };
+
+		for (int i = 0; defaults[i]; i++) {
+			snprintf(path, sizeof path, "%s/%s", dir, defaults[i]);
+			oom |= strv_push(&cfg->identity_files, path);
+		}
+	}
+	if (ssh_options_get(s, SSH_OPTIONS_KNOWNHOSTS, &v) == SSH_OK) {
+		char *e1 = remote_config_expand(cfg, v, home);
+
+		oom |= !e1 || strv_push(&cfg->user_known_hosts, e1);
+		free(e1);
+		ssh_string_free_char(v);
+	} else {
+		snprintf(path, sizeof path, "%s/known_hosts", dir);
+		oom |= strv_push(&cfg->user_known_hosts, path);
+	}
+	oom |= strv_push(&cfg->global_known_hosts, "/etc/ssh/ssh_known_hosts");
+	oom |= set_str(&cfg->strict_host_key_checking, "ask");
+	if (asprintf(&cfg->resolver, "libssh %s parser (no OpenSSH client: "
+		     "%s; Host blocks after HostName, IdentitiesOnly, "
+		     "ServerAlive*, HashKnownHosts, ProxyJump not read)",
+		     ssh_version(0), why) < 0)
+		oom = 1;
+	if (ssh_config && !oom)
+		oom |= set_str(&cfg->config_file, ssh_config);
+	if (oom) {
+		e = bf_fail(detail, detail_len, BF_ERR_NOMEM,
+			    "resolve %s: out of memory", target);
+		remote_config_clear(cfg);
+	}
+	goto out;
+parse_error:
+	e = bf_fail(detail, detail_len, BF_ERR_PARSE, "ssh config: %s",
+		    ssh_get_error(s));
+out:
+	ssh_free(s);
+	return e;
+}
+
+enum bf_err remote_config_resolve(struct remote_config *cfg,
+				  const char *target, const char *user,
+				  int port, const char *ssh_config,
+				  int timeout_s, const atomic_int *cancel,
+				  char *detail, size_t detail_len)
+{
+	const char *ssh = getenv(REMOTE_SSH_CLIENT_ENV);
+	char home[4096], fbuf[4200], why[512];
+	const char *file;
+	int no_client = 0;
+	enum bf_err e;
+
+	memset(cfg, 0, sizeof *cfg);
+	if (remote_home_dir(home, sizeof home) != 0)
+		home[0] = '\0';
+	if (ssh_config && access(ssh_config, R_OK) != 0)
+		return bf_fail(detail, detail_len, errno == ENOENT ?
+			       BF_ERR_NOT_FOUND : BF_ERR_IO,
+			       "ssh config %s: %s", ssh_config,
+			       strerror(errno));
+	if (!ssh || !*ssh)
+		ssh = "ssh";
+	if (strcmp(ssh, "none") == 0) {
+		snprintf(why, sizeof why, "%s=none", REMOTE_SSH_CLIENT_ENV);
+	} else {
+		file = config_for_ssh(ssh_config, home, fbuf, sizeof fbuf);
+		e = resolve_ssh(cfg, ssh, target, user, port, file, home,
+				timeout_s > 0 ? timeout_s : 30, cancel,
+				&no_client, why, sizeof why);
+		if (!no_client) {
+			if (e != BF_OK)
+				snprintf(detail, detail_len, "%s", why);
+			return e;
+		}
+	}
+	return resolve_libssh(cfg, target, user, port, ssh_config, home, why,
+			      detail, detail_len);
+}
+
+/* ---- printing ----------------------------------------------------------- */
+
+static void print_list(FILE *f, const char *key,
+		       const struct remote_strv *sv)
+{
+	fprintf(f, "%s", key);
+	for (size_t i = 0; i < sv->n; i++)
+		fprintf(f, " %s", sv->v[i]);
+	fprintf(f, "%s\n", sv->n ? "" : " none");
+}
+
+void remote_config_print(const struct remote_config *cfg, void *file)
+{
+	FILE *f = file;
+
+	fprintf(f, "host %s\n", cfg->alias);
+	fprintf(f, "resolver %s\n", cfg->resolver ? cfg->resolver : "?");
+	fprintf(f, "config %s\n", cfg->config_file ? cfg->config_file :
+		"default (~/.ssh/config, /etc/ssh/ssh_config)");
+	fprintf(f, "user %s\n", cfg->user);
+	fprintf(f, "hostname %s\n", cfg->hostname);
+	fprintf(f, "port %d\n", cfg->port);
+	print_list(f, "identityfile", &cfg->identity_files);
+	fprintf(f, "identitiesonly %s\n", cfg->identities_only ? "yes" : "no");
+	fprintf(f, "identityagent %s\n", cfg->identity_agent ?
+		cfg->identity_agent : "SSH_AUTH_SOCK");
+	print_list(f, "userknownhostsfile", &cfg->user_known_hosts);
+	print_list(f, "globalknownhostsfile", &cfg->global_known_hosts);
+	fprintf(f, "hashknownhosts %s\n", cfg->hash_known_hosts ? "yes" :
+		"no");
+	fprintf(f, "hostkeyalias %s\n", cfg->host_key_alias ?
+		cfg->host_key_alias : "none");
+	fprintf(f, "proxyjump %s\n", cfg->proxy_jump ? cfg->proxy_jump :
+		"none");
+	fprintf(f, "proxycommand %s\n", cfg->proxy_command ?
+		cfg->proxy_command : "none");
+	if (cfg->connect_timeout_s)
+		fprintf(f, "connecttimeout %d\n", cfg->connect_timeout_s);
+	else
+		fprintf(f, "connecttimeout none\n");
+	fprintf(f, "serveraliveinterval %d\n", cfg->server_alive_interval_s);
+	fprintf(f, "serveralivecountmax %d\n", cfg->server_alive_count_max);
+	fprintf(f, "stricthostkeychecking %s\n",
+		cfg->strict_host_key_checking);
+	fprintf(f, "batchmode %s\n", cfg->batch_mode ? "yes" : "no");
+}

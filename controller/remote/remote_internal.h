@@ -1,0 +1,171 @@
+/*
+ * remote_internal: what the files of the SSH layer share and nothing else
+ * includes: the struct remote behind the public handle, its SFTP watchdog,
+ * and the session helpers that bound every wait. remote_session.c owns the
+ * session (connect, host keys, auth, teardown, the helpers below),
+ * remote_exec.c runs commands, remote_sftp.c does SFTP and the watchdog.
+ * All of them include libssh; nothing outside them does.
+ */
+#ifndef REMOTE_INTERNAL_H
+#define REMOTE_INTERNAL_H
+
+#include <pthread.h>
+#include <sys/types.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <libssh/libssh.h>
+#include <libssh/sftp.h>
+
+#include "remote/linesplit.h"
+#include "remote/remote_config.h"
+#include "remote/remote_output.h"
+#include "remote/remote_ssh.h"
+
+/* Longest single wait before the cancel flag and deadlines are checked
+ * again: keeps cancellation well inside the promised ~100 ms. */
+#define REMOTE_SLICE_MS 50
+#define REMOTE_READ_CHUNK_BYTES (32 * 1024)
+
+enum watchdog_fired {
+	WATCHDOG_NONE = 0,
+	WATCHDOG_TIMEOUT,
+	WATCHDOG_CANCEL,
+};
+
+/* Guards one blocking SFTP request at a time; see remote_sftp.c. */
+struct watchdog {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int sync_ready;       /* mu and cv initialised */
+	int running;          /* thread started */
+	int quit;
+	int armed;            /* a request is in flight */
+	int64_t deadline_ms;  /* CLOCK_MONOTONIC */
+	int fd;
+	enum watchdog_fired fired;
+	const atomic_int *cancel;
+};
+
+struct remote {
+	ssh_session session;
+	sftp_session sftp;          /* opened on first SFTP use */
+	char *name;                 /* opts->host as given, for messages */
+	char *known_hosts;          /* the file checked, for messages */
+	char fingerprint[128];
+	int timeout_s;
+	const atomic_int *cancel;   /* NULL: no cancel flag */
+	int key_added;
+	int probe_pending;          /* a liveness probe awaits its answer */
+	/* Silence before remote_exec sends a liveness probe (0: its default,
+	 * from timeout_s), and the silence after which it gives up; from
+	 * ServerAliveInterval x ServerAliveCountMax when set, else
+	 * timeout_s. */
+	int64_t probe_after_ms;
+	int64_t silence_max_ms;
+	struct remote_config cfg;   /* what ssh_config resolved to */
+	pid_t proxy_pid;            /* ProxyJump/ProxyCommand child; 0: none */
+	int proxy_err_fd;           /* its stderr (nonblocking); -1: none */
+	char proxy_err[2048];       /* the last of it, NUL-terminated */
+	size_t proxy_err_len;
+	/* BF_OK while usable; otherwise why not (the socket is shut down). */
+	enum bf_err broken;
+	int fd;
+	struct watchdog wd;
+
+	/* per-command buffers, kept between commands */
+	struct remote_tail err;     /* REMOTE_STDERR_TAIL_BYTES of stderr */
+	struct linesplit out;       /* the stdout line being assembled */
+	char read_buf[REMOTE_READ_CHUNK_BYTES];
+};
+
+/* ---- remote_session.c --------------------------------------------------- */
+
+/* CLOCK_MONOTONIC in milliseconds. */
+int64_t remote_mono_ms(void);
+
+/* Non-zero when flag is set; NULL is never set. An atomic load: the flag
+ * is set from a signal handler or another thread. */
+int remote_flag_set(const atomic_int *flag);
+
+/* Non-zero when r's cancel flag is set. */
+int remote_cancelled(const struct remote *r);
+
+/* The session cannot be trusted any more (timed out, interrupted in the
+ * middle of a request): records why (the first reason stays) and shuts
+ * the socket so that nothing later (freeing channels, disconnect) can
+ * block on it. */
+void remote_mark_broken(struct remote *r, enum bf_err why);
+
+/* BF_OK while r is usable, else BF_ERR_CONNECT with "<what> on <host>:
+ * session unusable ..." in detail. */
+enum bf_err remote_check_usable(const struct remote *r, const char *what,
+				char *detail, size_t detail_len);
+
+/* Waits at most ms milliseconds for the session's socket to become
+ * readable (or writable, when libssh has output queued). */
+void remote_io_wait(struct remote *r, int64_t ms);
+
+/* One wait inside a nonblocking operation that must finish by deadline_ms
+ * (remote_mono_ms): BF_OK to try the operation again, else
+ * BF_ERR_INTERRUPTED or BF_ERR_TIMEOUT (detail not written: the caller
+ * knows what it waited for). Blocks at most REMOTE_SLICE_MS. */
+enum bf_err remote_wait_step(struct remote *r, int64_t deadline_ms);
+
+/* The connection is gone: marks r broken and returns BF_ERR_CONNECT with
+ * "<what> on <host>: connection lost: <libssh's reason>" in detail. */
+enum bf_err remote_lost(struct remote *r, const char *what, char *detail,
+			size_t detail_len);
+
+/* Sleeps ms milliseconds (no cancel check). */
+void remote_sleep_ms(int64_t ms);
+
+/* ---- remote_proxy.c ----------------------------------------------------- */
+
+/* Starts r->cfg's ProxyJump (an ssh -W, see remote_proxy.c) or
+ * ProxyCommand (/bin/sh -c) with one end of a socketpair as its stdin and
+ * stdout; *fd is the other end, for SSH_OPTIONS_FD (libssh closes it).
+ * BF_ERR_USAGE for a ProxyJump that does not parse, BF_ERR_CONNECT when
+ * it cannot start, BF_ERR_IO. */
+enum bf_err remote_proxy_start(struct remote *r, int accept_new, int *fd,
+			       char *detail, size_t detail_len);
+
+/* The last line the proxy wrote to stderr ("" when none), waiting up to
+ * wait_ms for it to finish writing. Static to r. */
+const char *remote_proxy_reason(struct remote *r, int64_t wait_ms);
+
+/* Ends and reaps the proxy, if any (bounded: TERM, then KILL). */
+void remote_proxy_stop(struct remote *r);
+
+/* ---- remote_exec.c ------------------------------------------------------ */
+
+/* Non-zero when the last channel open failed because the server refused
+ * it while the connection stays up: OpenSSH's answer when MaxSessions
+ * channels are in use, which includes one just closed whose slot the
+ * server has not released yet (it does so once the channel's close is
+ * processed and, for SFTP, sftp-server has exited). */
+int remote_channel_refused(struct remote *r);
+
+/* Waits before retrying a refused channel: the pause after `attempt`
+ * refusals (0, 1, ...), cut short by the cancel flag. Returns BF_OK to
+ * retry, BF_ERR_INTERRUPTED, or BF_ERR_TIMEOUT once deadline_ms
+ * (remote_mono_ms) has passed. Blocks at most REMOTE_SLICE_MS at a time. */
+enum bf_err remote_refusal_pause(struct remote *r, int attempt,
+				 int64_t deadline_ms);
+
+/* ---- remote_sftp.c ------------------------------------------------------ */
+
+/* Initialises wd's mutex and condition variable (no thread yet: it starts
+ * on first use). Returns 0, or -1 when they cannot be created. */
+int remote_watchdog_init(struct watchdog *wd);
+
+/* Stops and joins the watchdog thread if it runs, and destroys what
+ * remote_watchdog_init made. Safe on a zeroed or already stopped wd. */
+void remote_watchdog_stop(struct watchdog *wd);
+
+/* Frees r's SFTP session if one was opened (remote_free calls it with the
+ * session nonblocking, so that a dead host costs no wait). */
+void remote_sftp_end(struct remote *r);
+
+#endif

@@ -1,0 +1,270 @@
+/*
+ * remote_knownhosts: reading and appending OpenSSH known_hosts files (see
+ * remote_knownhosts.h). The hashed-name check and the salt use OpenSSL
+ * (HMAC, EVP base64, RAND_bytes), the library libssh itself links.
+ */
+#include "remote/remote_knownhosts.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+
+#define SHA1_BYTES 20
+
+void remote_kh_name(char *buf, size_t size, const char *host, int port)
+{
+	if (port == 22 || port == 0)
+		snprintf(buf, size, "%s", host);
+	else
+		snprintf(buf, size, "[%s]:%d", host, port);
+}
+
+/* Base64 (with padding) decoded into out; returns the length or -1. */
+static int b64_decode(const char *in, size_t in_len, unsigned char *out,
+		      size_t out_size)
+{
+	int n;
+
+	if (in_len == 0 || in_len % 4 || in_len / 4 * 3 > out_size)
+		return -1;
+	n = EVP_DecodeBlock(out, (const unsigned char *)in, (int)in_len);
+	if (n < 0)
+		return -1;
+	if (in[in_len - 1] == '=')
+		n--;
+	if (in[in_len - 2] == '=')
+		n--;
+	return n;
+}
+
+/* "|1|salt|hash" against name. */
+static int hashed_matches(const char *entry, size_t len, const char *name)
+{
+	unsigned char salt[64], want[64], got[EVP_MAX_MD_SIZE];
+	unsigned int got_len = 0;
+	const char *s = entry + 3, *bar;
+	int salt_len, want_len;
+
+	bar = memchr(s, '|', len - 3);
+	if (!bar)
+		return 0;
+	salt_len = b64_decode(s, (size_t)(bar - s), salt, sizeof salt);
+	want_len = b64_decode(bar + 1, (size_t)(entry + len - bar - 1), want,
+			      sizeof want);
+	if (salt_len != SHA1_BYTES || want_len != SHA1_BYTES)
+		return 0;
+	if (!HMAC(EVP_sha1(), salt, salt_len, (const unsigned char *)name,
+		  strlen(name), got, &got_len) || got_len != SHA1_BYTES)
+		return 0;
+	return memcmp(got, want, SHA1_BYTES) == 0;
+}
+
+/* "*" and "?" only: "[" is literal in known_hosts ("[host]:port"). */
+static int glob_match(const char *pat, const char *s)
+{
+	if (!*pat)
+		return !*s;
+	if (*pat == '*')
+		return glob_match(pat + 1, s) || (*s && glob_match(pat, s + 1));
+	if (!*s)
+		return 0;
+	if (*pat == '?' || *pat == *s)
+		return glob_match(pat + 1, s + 1);
+	return 0;
+}
+
+static int host_matches(const char *patterns, const char *name)
+{
+	char lname[1100], pat[1100];
+	const char *p = patterns;
+	int matched = 0;
+	size_t i;
+
+	if (strncmp(patterns, "|1|", 3) == 0)
+		return hashed_matches(patterns, strlen(patterns), name);
+	for (i = 0; name[i] && i < sizeof lname - 1; i++)
+		lname[i] = (char)tolower((unsigned char)name[i]);
+	lname[i] = '\0';
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		size_t neg = *p == '!';
+
+		if (n > neg && n - neg < sizeof pat) {
+			for (i = 0; i < n - neg; i++)
+				pat[i] = (char)tolower(
+					(unsigned char)p[i + neg]);
+			pat[i] = '\0';
+			if (glob_match(pat, lname)) {
+				if (neg)
+					return 0;
+				matched = 1;
+			}
+		}
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return matched;
+}
+
+int remote_kh_host_matches(const char *patterns, const char *name)
+{
+	return host_matches(patterns, name);
+}
+
+static char *next_field(char **s)
+{
+	char *start, *p = *s;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!*p)
+		return NULL;
+	start = p;
+	while (*p && *p != ' ' && *p != '\t')
+		p++;
+	if (*p)
+		*p++ = '\0';
+	*s = p;
+	return start;
+}
+
+static void note(struct remote_kh_match *m, enum remote_kh_state st,
+		 const char *file, int line)
+{
+	static const int rank[] = {
+		[REMOTE_KH_UNKNOWN] = 0, [REMOTE_KH_OTHER] = 1,
+		[REMOTE_KH_CHANGED] = 2, [REMOTE_KH_OK] = 3,
+		[REMOTE_KH_REVOKED] = 4,
+	};
+
+	if (rank[st] <= rank[m->state])
+		return;
+	m->state = st;
+	snprintf(m->file, sizeof m->file, "%s", file);
+	m->line = line;
+}
+
+enum bf_err remote_kh_check(const char *const *files, size_t n,
+			    const char *name, const char *key_type,
+			    const char *key_b64, struct remote_kh_match *m,
+			    char *detail, size_t detail_len)
+{
+	char buf[16384];
+
+	memset(m, 0, sizeof *m);
+	for (size_t i = 0; i < n; i++) {
+		FILE *f = fopen(files[i], "r");
+		int lineno = 0;
+
+		if (!f) {
+			if (errno == ENOENT || errno == ENOTDIR)
+				continue;
+			return bf_fail(detail, detail_len, BF_ERR_IO,
+				       "known_hosts %s: %s", files[i],
+				       strerror(errno));
+		}
+		while (fgets(buf, sizeof buf, f)) {
+			char *s = buf, *marker = NULL, *hosts, *type, *blob;
+			int revoked = 0;
+
+			lineno++;
+			buf[strcspn(buf, "\r\n")] = '\0';
+			hosts = next_field(&s);
+			if (!hosts || hosts[0] == '#')
+				continue;
+			if (hosts[0] == '@') {
+				marker = hosts;
+				hosts = next_field(&s);
+				if (!hosts)
+					continue;
+				if (strcmp(marker, "@revoked") == 0)
+					revoked = 1;
+				else
+					continue;  /* @cert-authority */
+			}
+			type = next_field(&s);
+			blob = next_field(&s);
+			if (!type || !blob || !host_matches(hosts, name))
+				continue;
+			if (strcmp(type, key_type) == 0 &&
+			    strcmp(blob, key_b64) == 0)
+				note(m, revoked ? REMOTE_KH_REVOKED :
+				     REMOTE_KH_OK, files[i], lineno);
+			else if (revoked)
+				continue;
+			else if (strcmp(type, key_type) == 0)
+				note(m, REMOTE_KH_CHANGED, files[i], lineno);
+			else
+				note(m, REMOTE_KH_OTHER, files[i], lineno);
+		}
+		fclose(f);
+	}
+	return BF_OK;
+}
+
+enum bf_err remote_kh_add(const char *file, const char *name,
+			  const char *key_type, const char *key_b64,
+			  int hashed, char *detail, size_t detail_len)
+{
+	unsigned char salt[SHA1_BYTES], mac[EVP_MAX_MD_SIZE];
+	unsigned char salt64[64], mac64[64];
+	unsigned int mac_len = 0;
+	char line[16384], dir[4096];
+	int fd, len;
+	ssize_t w;
+
+	if (hashed) {
+		if (RAND_bytes(salt, sizeof salt) != 1 ||
+		    !HMAC(EVP_sha1(), salt, sizeof salt,
+			  (const unsigned char *)name, strlen(name), mac,
+			  &mac_len) || mac_len != SHA1_BYTES)
+			return bf_fail(detail, detail_len, BF_ERR_IO,
+				       "known_hosts %s: cannot hash %s", file,
+				       name);
+		EVP_EncodeBlock(salt64, salt, sizeof salt);
+		EVP_EncodeBlock(mac64, mac, SHA1_BYTES);
+		len = snprintf(line, sizeof line, "|1|%s|%s %s %s\n", salt64,
+			       mac64, key_type, key_b64);
+	} else {
+		len = snprintf(line, sizeof line, "%s %s %s\n", name,
+			       key_type, key_b64);
+	}
+	if (len < 0 || (size_t)len >= sizeof line)
+		return bf_fail(detail, detail_len, BF_ERR_IO,
+			       "known_hosts %s: line too long", file);
+	snprintf(dir, sizeof dir, "%s", file);
+	if (access(dirname(dir), F_OK) != 0)
+		(void)mkdir(dir, 0700);
+	fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return bf_fail(detail, detail_len, BF_ERR_IO,
+			       "known_hosts %s: cannot add %s: %s", file, name,
+			       strerror(errno));
+	/* One write with O_APPEND: lines of hosts added at once from
+	 * several threads do not interleave. */
+	w = write(fd, line, (size_t)len);
+	if (w != len) {
+		int e = w < 0 ? errno : EIO;
+
+		close(fd);
+		return bf_fail(detail, detail_len, BF_ERR_IO,
+			       "known_hosts %s: cannot add %s: %s", file, name,
+			       strerror(e));
+	}
+	if (close(fd) != 0)
+		return bf_fail(detail, detail_len, BF_ERR_IO,
+			       "known_hosts %s: cannot add %s: %s", file, name,
+			       strerror(errno));
+	return BF_OK;
+}

@@ -1,0 +1,105 @@
+/*
+ * `ctl run local`: the agent built beside ctl, run as a child process with
+ * no SSH. stdout is read line by line as it arrives (linesplit.c, capped
+ * at BF_RECORD_MAX_BYTES) into the session; stderr goes to the host's log. The child gets its own process group, so a Ctrl-C reaches
+ * ctl alone and ctl stops the agent (SIGTERM) and archives what arrived;
+ * if ctl dies instead, --exit-on-hangup makes the agent stop.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "run/child.h"
+#include "run/runner.h"
+#include "schema.h"
+#include "run/session.h"
+#include "xmalloc.h"
+
+extern char **environ;
+
+/* The agent binary: $BENCHFLEET_AGENT, else "agent" beside ctl. Caller
+ * frees. */
+static char *agent_path(void)
+{
+	const char *env = getenv("BENCHFLEET_AGENT");
+	char self[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (env && *env)
+		return bf_xstrdup(env);
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return bf_xstrdup("agent");
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (slash)
+		slash[1] = '\0';
+	return bf_xasprintf("%sagent", self);
+}
+
+/* child_err_fn: the agent's stderr into the host's log and errtail. */
+struct local_err {
+	struct host_ctx *h;
+	char tail[512];
+};
+
+static void local_stderr(void *arg, const char *buf, size_t n)
+{
+	struct local_err *e = arg;
+
+	session_log_write(e->h, buf, n);
+	child_tail_append(e->tail, sizeof(e->tail), buf, n);
+}
+
+static enum bf_err run_local(struct host_ctx *h, char *detail, size_t detail_len)
+{
+	char *path = agent_path(), **args = h->agent_argv, **argv;
+	struct local_err e = { h, "" };
+	enum bf_err err;
+	int status = 0, stopped = 0, argc = 0;
+
+	while (args[argc])
+		argc++;
+	argv = bf_xcalloc((size_t)argc + 2, sizeof(*argv));
+	argv[0] = path;
+	memcpy(argv + 1, args, (size_t)argc * sizeof(*argv));
+
+	session_progress(h, HOST_RUNNING, NULL);
+	if (access(path, X_OK) != 0) {
+		err = bf_fail(detail, detail_len, BF_ERR_NOT_FOUND,
+			      "agent not found at %s: build it first (cmake --build build)",
+			      path);
+		goto out;
+	}
+	err = child_run(path, argv, BF_RECORD_MAX_BYTES, session_feed_line, h,
+			local_stderr, &e, h->cancel, &status, &stopped, detail,
+			detail_len);
+	if (err != BF_OK)
+		goto out;
+	if (*h->cancel) {
+		err = bf_fail(detail, detail_len, BF_ERR_INTERRUPTED,
+			      "interrupted: agent stopped");
+	} else {
+		const char *sig = WIFSIGNALED(status) ?
+					  sigabbrev_np(WTERMSIG(status)) : NULL;
+
+		err = session_agent_ended(h, WIFEXITED(status) ?
+						     WEXITSTATUS(status) : -1,
+					  sig ? sig : "?", e.tail, detail,
+					  detail_len);
+	}
+out:
+	free(argv);
+	free(path);
+	return err;
+}
+
+const struct runner runner_local = {
+	.name = "local",
+	.run = run_local,
+};

@@ -1,0 +1,699 @@
+/*
+ * A remote host over SSH: connect (remote_ssh.c), then deploy the agent
+ * and run it.
+ *
+ * Deploy: the agent's sources are embedded in ctl; on the host they are
+ * built in <workdir>/<source hash>-<toolchain key>/ (workdir defaults to
+ * ~/.cache/benchfleet, created 0700; one writable by group or others is
+ * made 0700 when the login owns it and refused otherwise). The toolchain
+ * key hashes what decides the binary: the machine (uname -m), the C
+ * compiler's version line, nvcc's (or none: no CUDA), and the cJSON and
+ * OpenBLAS versions from pkg-config, as seen with the host's environment.
+ * So two hosts sharing one home over NFS (x86_64 and aarch64) never run
+ * each other's agent, and a host that gained the CUDA toolkit builds
+ * again, with CUDA. When that directory has a built agent, it is reused.
+ * Otherwise a preflight says what the host lacks (with the command that
+ * installs it on that distribution), the sources are uploaded over SFTP
+ * into a staging directory, built there with the host's own compiler and
+ * CMake (CUDA when nvcc and cuBLAS are there, /usr/local/cuda/bin
+ * included), and only a successful build is renamed into place, so a
+ * half-written or half-built agent never runs. The build runs in a
+ * session of its own under a watcher that writes a heartbeat line each
+ * second: once ctl is gone (Ctrl-C, a dropped connection) the write fails
+ * and the watcher kills the build's process group and removes the staging
+ * directory, which sshd's signal forwarding would not do for root logins.
+ *
+ * The connection uses one channel at a time (exec, SFTP, exec, exec), so
+ * a server with MaxSessions 1 is enough.
+ *
+ * Every word that reaches the remote shell is quoted (remote_quote).
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "bf_text.h"
+#include "run/embedded.h"
+#include "remote/remote_ssh.h"
+#include "run/runner.h"
+#include "run/session.h"
+#include "xmalloc.h"
+
+#define DEFAULT_WORKDIR "~/.cache/benchfleet"
+/* How much of a failed build's log comes back into the host's archived
+ * log before the staging directory (and build.log with it) is removed:
+ * enough for a compiler error that scrolled past under make -j, bounded
+ * for a build that printed megabytes. */
+#define BUILD_LOG_LINES 1000
+
+/* The line the build's watcher prints each second while the build runs
+ * (its failure to print is how the watcher learns that ctl is gone). */
+#define BUILD_HEARTBEAT ":bf-building"
+
+static char *env_prefix(const struct host_ctx *h);
+
+/* What the toolchain key covers, in the order it is hashed. */
+enum tc_part { TC_ARCH, TC_CC, TC_CUDA, TC_LIBS, TC_PARTS };
+static const char *const tc_names[TC_PARTS] = {
+	"arch", "compiler", "nvcc", "libs"
+};
+
+/* Collects "key=value" lines printed by the preflight script. */
+struct probe {
+	char home[1024];
+	char os[64];
+	char missing[256];
+	char tc[TC_PARTS][256];   /* toolchain parts; "" when not found */
+	char built[4096];         /* "\n<dir>\n..." with a built agent */
+	char workdir_fixed[64];   /* its mode before chmod 0700 */
+	char workdir_unsafe[96];  /* "<mode> <owner uid>": refused */
+	int got_home;
+};
+
+static enum bf_err probe_line(void *arg, const char *line, size_t len,
+			      int truncated)
+{
+	static const char *const tc_keys[TC_PARTS] = {
+		"tc_arch=", "tc_cc=", "tc_cuda=", "tc_libs="
+	};
+	struct probe *p = arg;
+
+	(void)len;
+	(void)truncated;
+	if (strncmp(line, "home=", 5) == 0) {
+		snprintf(p->home, sizeof(p->home), "%s", line + 5);
+		p->got_home = 1;
+	} else if (strncmp(line, "os=", 3) == 0) {
+		snprintf(p->os, sizeof(p->os), "%s", line + 3);
+	} else if (strncmp(line, "missing=", 8) == 0) {
+		snprintf(p->missing, sizeof(p->missing), "%s", line + 8);
+	} else if (strncmp(line, "built=", 6) == 0) {
+		size_t have = strlen(p->built);
+
+		/* Kept only while whole: a cut name could match a shorter
+		 * one. More than fits means more builds than anyone keeps. */
+		if (have + strlen(line + 6) + 3 < sizeof(p->built))
+			snprintf(p->built + have, sizeof(p->built) - have,
+				 "%s%s\n", have ? "" : "\n", line + 6);
+	} else if (strncmp(line, "workdir_fixed=", 14) == 0) {
+		snprintf(p->workdir_fixed, sizeof(p->workdir_fixed), "%s",
+			 line + 14);
+	} else if (strncmp(line, "workdir_unsafe=", 15) == 0) {
+		snprintf(p->workdir_unsafe, sizeof(p->workdir_unsafe), "%s",
+			 line + 15);
+	} else {
+		for (int i = 0; i < TC_PARTS; i++) {
+			size_t k = strlen(tc_keys[i]);
+
+			if (strncmp(line, tc_keys[i], k) == 0)
+				snprintf(p->tc[i], sizeof(p->tc[i]), "%s",
+					 line + k);
+		}
+	}
+	return BF_OK;
+}
+
+/* The toolchain key: FNV-1a (64-bit; offset basis and prime from
+ * http://www.isthe.com/chongo/tech/comp/fnv/) over "name=value\n" for
+ * each part, as 16 hex digits. Not a defence against anyone: it only
+ * keeps builds for different toolchains apart. */
+static void toolchain_key(const struct probe *p, char out[17])
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	for (int i = 0; i < TC_PARTS; i++) {
+		char *part = bf_xasprintf("%s=%s\n", tc_names[i], p->tc[i]);
+
+		for (const unsigned char *c = (const unsigned char *)part; *c;
+		     c++) {
+			h ^= *c;
+			h *= 1099511628211ULL;
+		}
+		free(part);
+	}
+	snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+/* One line about the host that is not a state change (the toolchain key),
+ * printed as session_progress prints, unless the live table draws; the
+ * host's log has it either way. */
+static void host_note(struct host_ctx *h, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void host_note(struct host_ctx *h, const char *fmt, ...)
+{
+	char text[1024], safe[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	bf_text_sanitize(safe, sizeof(safe), text);
+	fprintf(h->log, "%s\n", safe);
+	fflush(h->log);
+	if (h->quiet)
+		return;
+	pthread_mutex_lock(h->print_lock);
+	printf("[%s] %s\n", h->name, safe);
+	fflush(stdout);
+	pthread_mutex_unlock(h->print_lock);
+}
+
+/* The workdir as a shell word: a leading "~/" becomes "$HOME"/, the rest
+ * is quoted. Caller frees. */
+static char *shell_dir(const char *workdir, const char *sub)
+{
+	char *rest, *q, *out;
+
+	if (strcmp(workdir, "~") == 0 || strncmp(workdir, "~/", 2) == 0) {
+		rest = bf_xasprintf("%s/%s", workdir[1] ? workdir + 2 : "", sub);
+		q = remote_quote(rest);
+		out = bf_xasprintf("\"$HOME\"/%s", q);
+	} else {
+		rest = bf_xasprintf("%s/%s", workdir, sub);
+		q = remote_quote(rest);
+		out = bf_xstrdup(q);
+	}
+	free(rest);
+	free(q);
+	return out;
+}
+
+/* The workdir as an absolute SFTP path (SFTP does not expand "~"). */
+static char *sftp_dir(const char *workdir, const char *home, const char *sub)
+{
+	if (strcmp(workdir, "~") == 0 || strncmp(workdir, "~/", 2) == 0)
+		return bf_xasprintf("%s/%s%s%s", home, workdir[1] ? workdir + 2 : "",
+				 workdir[1] ? "/" : "", sub);
+	return bf_xasprintf("%s/%s", workdir, sub);
+}
+
+/* The command that installs what the preflight found missing. */
+static void install_hint(const struct probe *p, char *out, size_t len)
+{
+	static const struct {
+		const char *item, *deb, *rpm, *arch;
+	} pkgs[] = {
+		{ "compiler", "build-essential", "gcc", "gcc" },
+		{ "cmake", "cmake", "cmake", "cmake" },
+		{ "pkg-config", "pkg-config", "pkgconf", "pkgconf" },
+		{ "cjson", "libcjson-dev", "cjson-devel", "cjson" },
+		{ "openblas", "libopenblas-dev", "openblas-devel", "openblas" },
+	};
+	int deb = strstr("debian ubuntu linuxmint pop raspbian", p->os) != NULL && *p->os;
+	int rpm = strstr("fedora rhel centos rocky almalinux amzn ol", p->os) != NULL && *p->os;
+	int arch = strcmp(p->os, "arch") == 0;
+	size_t off;
+
+	off = (size_t)snprintf(out, len, "%s",
+			       deb ? "sudo apt-get install -y" :
+			       rpm ? "sudo dnf install -y" :
+			       arch ? "sudo pacman -S --needed" :
+				      "install:");
+	for (size_t i = 0; i < sizeof(pkgs) / sizeof(pkgs[0]) && off < len; i++)
+		if (strstr(p->missing, pkgs[i].item))
+			off += (size_t)snprintf(out + off, len - off, " %s",
+						deb ? pkgs[i].deb :
+						rpm ? pkgs[i].rpm :
+						arch ? pkgs[i].arch : pkgs[i].item);
+}
+
+/* Keeps the last lines of a failed build's log (printed by the script),
+ * and picks out the cause from it as the lines go by. */
+struct tail_buf {
+	struct host_ctx *h;
+	char text[2048];
+	/* The first of each kind of cause line; the reason names one. */
+	char pkg_cause[256];    /* pkg-config: "No package 'x' found" */
+	char cmake_cause[384];  /* "CMake Error at ...:" and its message */
+	char cc_cause[256];     /* a compiler's "...: error: ..." */
+	int in_cmake_error;     /* cmake_cause is still collecting */
+};
+
+/* Appends a CMake message line to cause, one space between words. */
+static void cause_append(char *cause, size_t len, const char *line)
+{
+	size_t have = strlen(cause);
+
+	line += strspn(line, " \t");
+	if (*line && have + 1 < len)
+		snprintf(cause + have, len - have, "%s%s", have ? " " : "",
+			 line);
+}
+
+/* Picks out the cause of a failed build. CMake prints its error as
+ * "CMake Error at FILE:LINE (command):" followed by indented message
+ * lines (blank lines between them included), then boilerplate ("See also
+ * .../CMakeOutput.log", a file removed with the staging directory). A
+ * missing package shows first as pkg-config's "No package 'x' found",
+ * which says more than the CMake error after it ("A required package was
+ * not found"). */
+static void cause_scan(struct tail_buf *t, const char *line)
+{
+	if (t->in_cmake_error) {
+		if (*line == ' ' || *line == '\t' || *line == '\0') {
+			cause_append(t->cmake_cause, sizeof(t->cmake_cause),
+				     line);
+			return;
+		}
+		t->in_cmake_error = 0;
+	}
+	if (!t->cmake_cause[0] && strncmp(line, "CMake Error", 11) == 0) {
+		snprintf(t->cmake_cause, sizeof(t->cmake_cause), "%s", line);
+		t->in_cmake_error = 1;
+	} else if (!t->pkg_cause[0] &&
+		   (strstr(line, "No package '") ||
+		    strstr(line, "was not found in the pkg-config search path"))) {
+		line += strspn(line, "- \t");
+		snprintf(t->pkg_cause, sizeof(t->pkg_cause), "%s", line);
+	} else if (!t->cc_cause[0] && (strstr(line, ": error: ") ||
+				       strstr(line, ": fatal error: "))) {
+		snprintf(t->cc_cause, sizeof(t->cc_cause), "%s", line);
+	}
+}
+
+static enum bf_err tail_line(void *arg, const char *line, size_t len,
+			     int truncated)
+{
+	struct tail_buf *t = arg;
+	size_t have = strlen(t->text), need = len + 1;
+
+	(void)truncated;
+	if (strcmp(line, BUILD_HEARTBEAT) == 0)
+		return BF_OK;
+	fprintf(t->h->log, "build: %s\n", line);
+	cause_scan(t, line);
+	/* CMake's pointer to its own logs names files in the staging
+	 * directory, which is gone by the time anyone reads this. */
+	if (strncmp(line, "See also \"", 10) == 0)
+		return BF_OK;
+	if (need >= sizeof(t->text))
+		return BF_OK;
+	if (have + need >= sizeof(t->text)) {
+		/* Drop the oldest whole lines: a line cut at its front would
+		 * read as a different line. */
+		size_t drop = have + need + 1 - sizeof(t->text);
+		const char *keep = t->text + drop;
+
+		if (t->text[drop - 1] != '\n') {
+			keep = strchr(keep, '\n');
+			keep = keep ? keep + 1 : t->text + have;
+		}
+		memmove(t->text, keep, strlen(keep) + 1);
+		have = strlen(t->text);
+	}
+	snprintf(t->text + have, sizeof(t->text) - have, "%s%s", have ? "\n" : "",
+		 line);
+	return BF_OK;
+}
+
+/* The cause of a failed build, or NULL when none was recognised. */
+static const char *tail_cause(const struct tail_buf *t)
+{
+	if (t->pkg_cause[0])
+		return t->pkg_cause;
+	if (t->cmake_cause[0])
+		return t->cmake_cause;
+	if (t->cc_cause[0])
+		return t->cc_cause;
+	return NULL;
+}
+
+/* The newest whole lines of text that fit in room bytes (NUL included),
+ * as a pointer into text; when even the last line does not fit, its end.
+ * The end of a build log is where the error is. */
+static const char *tail_that_fits(const char *text, size_t room)
+{
+	size_t len = strlen(text);
+	const char *p, *nl;
+
+	if (room == 0 || len < room)
+		return text;
+	p = text + len - (room - 1);
+	if (p[-1] == '\n')
+		return p;
+	nl = strchr(p, '\n');
+	return nl ? nl + 1 : p;
+}
+
+static enum bf_err upload_sources(struct host_ctx *h, struct remote *r,
+				  const char *staging, char *detail,
+				  size_t detail_len)
+{
+	enum bf_err err = BF_OK;
+
+	for (size_t i = 0; i < embedded_agent_file_count && err == BF_OK; i++) {
+		const struct embedded_file *f = &embedded_agent_files[i];
+		char *path = bf_xasprintf("%s/%s", staging, f->path);
+		char *slash = strrchr(path, '/');
+
+		*slash = '\0';
+		err = remote_mkdir_p(r, path, 0700, detail, detail_len);
+		*slash = '/';
+		if (err == BF_OK)
+			err = remote_upload(r, path, f->data, f->size, 0644,
+					    detail, detail_len);
+		free(path);
+	}
+	return err;
+}
+
+/* The preflight, one command: the home directory (for SFTP paths); the
+ * workdir created 0700, or checked and fixed or refused when group or
+ * others can write it (they could swap the agent ctl runs); old staging
+ * directories swept; the toolchain's parts; which builds of these sources
+ * exist; what a build would need. Run with the host's environment (env),
+ * so the parts are what CMake will see: $CC or cc, $CUDACXX or nvcc
+ * (/usr/local/cuda/bin is on PATH, where a DGX Spark keeps it). Caller
+ * frees. */
+static char *preflight_command(const char *work_sh, const char *env)
+{
+	return bf_xasprintf(
+		"w=%s; echo \"home=$HOME\"; %s"
+		"if [ ! -d \"$w\" ]; then (umask 077 && mkdir -p \"$w\") || exit 1; fi; "
+		"set -- $(ls -ldnL \"$w\"); "
+		"case \"$1\" in ?????w*|????????w*) "
+		"if [ \"$3\" = \"$(id -u)\" ]; then chmod 0700 \"$w\" || exit 1; "
+		"echo \"workdir_fixed=$1\"; "
+		"else echo \"workdir_unsafe=$1 $3\"; exit 0; fi;; esac; "
+		/* Staging directories of deploys that were cut off before
+		 * their watcher could act are swept after a day. */
+		"find \"$w\" -maxdepth 1 -name '*.tmp-*' -mmin +1440 "
+		"-exec rm -rf {} + 2>/dev/null; "
+		"echo \"tc_arch=$(uname -m 2>/dev/null)\"; "
+		"echo \"tc_cc=$(${CC:-cc} --version 2>/dev/null | head -n 1)\"; "
+		"echo \"tc_cuda=$(${CUDACXX:-nvcc} --version 2>/dev/null | grep -i release | head -n 1)\"; "
+		"echo \"tc_libs=$(echo $(pkg-config --modversion libcjson openblas 2>/dev/null))\"; "
+		"for x in \"$w\"/%s-*; do [ -x \"$x/build/bin/agent\" ] && echo \"built=${x##*/}\"; done; "
+		"m=; "
+		"command -v cc >/dev/null 2>&1 || m=\"$m compiler\"; "
+		"command -v cmake >/dev/null 2>&1 || m=\"$m cmake\"; "
+		"if command -v pkg-config >/dev/null 2>&1; then "
+		"pkg-config --exists libcjson || m=\"$m cjson\"; "
+		"pkg-config --exists openblas || m=\"$m openblas\"; "
+		"else m=\"$m pkg-config cjson openblas\"; fi; "
+		"[ -r /etc/os-release ] && . /etc/os-release; echo \"os=$ID\"; "
+		"echo \"missing=$m\"",
+		work_sh, env, embedded_agent_hash);
+}
+
+/* The build, in the staging directory: CMake in a session of its own
+ * (setsid, where there is one) writing build.log, and a watcher that
+ * prints BUILD_HEARTBEAT each second. SIGPIPE is ignored (after the build
+ * started, which keeps the default), so a heartbeat to a closed channel
+ * fails instead of killing the shell: the watcher then stops the build's
+ * process group, and the shell, once the build is gone, removes the
+ * staging directory. A failed build prints its log's tail; a successful
+ * one is renamed into place. Caller frees. */
+static char *build_command(const char *staging_sh, const char *final_sh,
+			   const char *env)
+{
+	char *inner = bf_xasprintf(
+		"cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "
+		"-DBF_BUILD_CONTROLLER=OFF -DBF_BUILD_TESTS=OFF "
+		"-DBF_AGENT_SOURCE_HASH=%s && "
+		"cmake --build build -j\"$(nproc 2>/dev/null || echo 2)\"",
+		embedded_agent_hash);
+	char *inner_q = remote_quote(inner);
+	char *cmd = bf_xasprintf(
+		"cd %s || exit 1; %s"
+		"s=; command -v setsid >/dev/null 2>&1 && s=setsid; "
+		"$s sh -c %s </dev/null >build.log 2>&1 & b=$!; "
+		"trap '' PIPE; "
+		/* sleep's output goes elsewhere: one left from the last round
+		 * must not hold the channel open once the shell is done. */
+		"( while sleep 1 </dev/null >/dev/null 2>&1; do "
+		"echo %s || { kill -TERM -\"$b\" \"$b\"; "
+		"sleep 2; kill -KILL -\"$b\" \"$b\"; exit 0; } 2>/dev/null; "
+		"done ) & k=$!; "
+		"wait \"$b\"; rc=$?; kill \"$k\" 2>/dev/null; "
+		"if [ $rc -ne 0 ] || [ ! -x build/bin/agent ]; then "
+		"tail -n %d build.log; cd .. && rm -rf %s; exit 1; fi; "
+		"cd .. || exit 1; "
+		/* Another ctl may have finished the same build first: keep
+		 * its. */
+		"mv -T %s %s 2>/dev/null || rm -rf %s; [ -x %s/build/bin/agent ]",
+		staging_sh, env, inner_q, BUILD_HEARTBEAT, BUILD_LOG_LINES,
+		staging_sh, staging_sh, final_sh, staging_sh, final_sh);
+
+	free(inner);
+	free(inner_q);
+	return cmd;
+}
+
+/* Whether name is one of the built directories the preflight listed. */
+static int is_built(const struct probe *p, const char *name)
+{
+	char *needle = bf_xasprintf("\n%s\n", name);
+	int found = strstr(p->built, needle) != NULL;
+
+	free(needle);
+	return found;
+}
+
+static enum bf_err deploy(struct host_ctx *h, struct remote *r,
+			  const char *workdir, char **agent_dir,
+			  char *detail, size_t detail_len)
+{
+	struct probe p = { .got_home = 0 };
+	struct remote_exec_cb cb = { probe_line, &p, 0 };
+	struct remote_exec_result res;
+	struct tail_buf tail = { .h = h };
+	char *work_sh = shell_dir(workdir, "");
+	char *env = env_prefix(h);
+	char *cmd = NULL, *final_sh = NULL, *staging_sh = NULL;
+	char *staging_sftp = NULL;
+	char key[17], name[160], sub[192], hint[512];
+	unsigned int rnd = 0;
+	enum bf_err err;
+
+	session_progress(h, HOST_DEPLOYING, NULL);
+	cmd = preflight_command(work_sh, env);
+	err = remote_exec(r, cmd, &cb, &res, detail, detail_len);
+	if (err != BF_OK)
+		goto out;
+	if (res.exit_status != 0 || !p.got_home) {
+		err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
+			      "preflight failed (exit %d): %.200s",
+			      res.exit_status, res.stderr_tail);
+		goto out;
+	}
+	if (p.workdir_unsafe[0]) {
+		err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
+			      "workdir %s is writable by group or others and "
+			      "not owned by this login (mode and owner uid: "
+			      "%s): refusing to build or run the agent there; "
+			      "make it 0700 or set another \"workdir\" for "
+			      "this host", workdir, p.workdir_unsafe);
+		goto out;
+	}
+	if (p.workdir_fixed[0])
+		fprintf(h->log, "workdir %s was %s (writable by group or "
+			"others): made it 0700\n", workdir, p.workdir_fixed);
+
+	toolchain_key(&p, key);
+	snprintf(name, sizeof(name), "%s-%s", embedded_agent_hash, key);
+	final_sh = shell_dir(workdir, name);
+	host_note(h, "cache key %s (%s %s, %s %s, %s %s, %s %s)%s", key,
+		  tc_names[TC_ARCH], p.tc[TC_ARCH][0] ? p.tc[TC_ARCH] : "?",
+		  tc_names[TC_CC], p.tc[TC_CC][0] ? p.tc[TC_CC] : "none",
+		  tc_names[TC_CUDA], p.tc[TC_CUDA][0] ? p.tc[TC_CUDA] : "none",
+		  tc_names[TC_LIBS], p.tc[TC_LIBS][0] ? p.tc[TC_LIBS] : "none",
+		  is_built(&p, name) ? ": cached" : "");
+	*agent_dir = bf_xstrdup(final_sh);
+	if (is_built(&p, name))
+		goto out;
+	if (p.missing[0]) {
+		install_hint(&p, hint, sizeof(hint));
+		err = bf_fail(detail, detail_len, BF_ERR_BUILD,
+			      "host lacks%s to build the agent; install with: %s",
+			      p.missing, hint);
+		goto out;
+	}
+	if (!p.tc[TC_CUDA][0])
+		fprintf(h->log, "preflight: no nvcc ($CUDACXX, PATH or "
+			"/usr/local/cuda/bin): building without CUDA\n");
+
+	/* Upload into a staging directory unique to this deploy. */
+	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+		rnd = (unsigned int)h->index;
+	snprintf(sub, sizeof(sub), "%s.tmp-%08x", name, rnd);
+	staging_sftp = sftp_dir(workdir, p.home, sub);
+	staging_sh = shell_dir(workdir, sub);
+	err = upload_sources(h, r, staging_sftp, detail, detail_len);
+	if (err != BF_OK)
+		goto out;
+
+	session_progress(h, HOST_BUILDING, NULL);
+	free(cmd);
+	cmd = build_command(staging_sh, final_sh, env);
+	cb.on_line = tail_line;
+	cb.arg = &tail;
+	err = remote_exec(r, cmd, &cb, &res, detail, detail_len);
+	fflush(h->log);
+	if (err == BF_OK && res.exit_status != 0) {
+		/* The message becomes the host's reason, which the model keeps
+		 * in a fixed buffer (and the archive with it): the cause
+		 * first, then the log's last lines, not its first, when it is
+		 * cut. The host's log has more (BUILD_LOG_LINES). */
+		const char *cause = tail_cause(&tail);
+		char *head = cause ?
+			bf_xasprintf("agent build failed on the host: %.300s\n"
+				     "last lines of build.log:\n", cause) :
+			bf_xstrdup("agent build failed on the host; last "
+				   "lines of build.log:\n");
+		size_t cap = SESSION_REASON_BYTES, head_len = strlen(head);
+
+		if (detail_len < cap)
+			cap = detail_len;
+		err = bf_fail(detail, detail_len, BF_ERR_BUILD, "%s%s", head,
+			      tail_that_fits(tail.text, cap > head_len + 1 ?
+							cap - head_len : 0));
+		free(head);
+	}
+out:
+	free(cmd);
+	free(env);
+	free(work_sh);
+	free(final_sh);
+	free(staging_sh);
+	free(staging_sftp);
+	return err;
+}
+
+/* A growing command string. */
+struct cmd_buf {
+	char *s;
+	size_t len, cap;
+};
+
+static void cmd_append(struct cmd_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void cmd_append(struct cmd_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+		if ((size_t)n < b->cap - b->len)
+			break;
+		b->cap = b->cap * 2 + (size_t)n;
+		b->s = bf_xrealloc(b->s, b->cap);
+	}
+	b->len += (size_t)n;
+}
+
+/* Shell assignments for the host's environment: /usr/local/cuda/bin at
+ * the end of PATH (nvcc lives there on a DGX Spark), the inventory's
+ * path_prepend in front, its env values quoted. Used for the preflight,
+ * the build and the run alike, so all three see the same toolchain.
+ * Caller frees. */
+static char *env_prefix(const struct host_ctx *h)
+{
+	static const char name_chars[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_";
+	struct cmd_buf b = { bf_xmalloc(256), 0, 256 };
+
+	b.s[0] = '\0';
+	cmd_append(&b, "PATH=\"$PATH:/usr/local/cuda/bin\"; ");
+	for (int i = h->inv ? h->inv->npath - 1 : -1; i >= 0; i--) {
+		char *q = remote_quote(h->inv->path_prepend[i]);
+
+		cmd_append(&b, "PATH=%s:\"$PATH\"; ", q);
+		free(q);
+	}
+	cmd_append(&b, "export PATH; ");
+	for (int i = 0; h->inv && i < h->inv->nenv; i++) {
+		const char *name = h->inv->env_name[i];
+		char *q;
+
+		/* Values are quoted; a name that is not a shell name is
+		 * refused by inventory.c, and skipped here as well. */
+		if (!*name || strspn(name, name_chars) != strlen(name))
+			continue;
+		q = remote_quote(h->inv->env_value[i]);
+		cmd_append(&b, "%s=%s; export %s; ", name, q, name);
+		free(q);
+	}
+	return b.s;
+}
+
+/* The command that runs the agent: cd, environment, then exec, so that
+ * the agent is the channel's own process. */
+static char *run_command(const struct host_ctx *h, const char *agent_dir)
+{
+	char *const *args = h->agent_argv;
+	char *env = env_prefix(h);
+	struct cmd_buf b = { bf_xmalloc(1024), 0, 1024 };
+
+	cmd_append(&b, "cd %s || exit 127; %sexec ./build/bin/agent", agent_dir,
+		   env);
+	for (int i = 0; args[i]; i++) {
+		char *q = remote_quote(args[i]);
+
+		cmd_append(&b, " %s", q);
+		free(q);
+	}
+	free(env);
+	return b.s;
+}
+
+static enum bf_err run_ssh(struct host_ctx *h, char *detail, size_t detail_len)
+{
+	struct remote_opts ro = {
+		.host = h->target,
+		.ssh_config = h->opts->ssh_config,
+		.known_hosts = NULL,
+		.timeout_s = h->opts->timeout_s,
+		.accept_new_host_keys = h->opts->accept_new_host_keys,
+		.cancel = h->cancel,
+	};
+	struct remote_exec_cb cb = { session_feed_line, h, BF_RECORD_MAX_BYTES };
+	struct remote_exec_result res;
+	const char *workdir = h->inv && h->inv->workdir ? h->inv->workdir :
+							  DEFAULT_WORKDIR;
+	struct remote *r = NULL;
+	char *agent_dir = NULL, *cmd = NULL;
+	enum bf_err err;
+
+	session_progress(h, HOST_CONNECTING, NULL);
+	err = remote_connect(&r, &ro, detail, detail_len);
+	if (err != BF_OK)
+		goto out;
+	session_set_fingerprint(h, remote_fingerprint(r));
+	if (remote_host_key_added(r))
+		fprintf(h->log, "host key %s added to known_hosts\n",
+			remote_fingerprint(r));
+	err = deploy(h, r, workdir, &agent_dir, detail, detail_len);
+	if (err != BF_OK)
+		goto out;
+	session_progress(h, HOST_RUNNING, NULL);
+	cmd = run_command(h, agent_dir);
+	err = remote_exec(r, cmd, &cb, &res, detail, detail_len);
+	if (res.stderr_tail && res.stderr_tail_bytes) {
+		fputs(res.stderr_tail, h->log);
+		fflush(h->log);
+	}
+	if (err != BF_OK)
+		goto out;
+	err = session_agent_ended(h, res.exit_status, res.exit_signal,
+				  res.stderr_tail, detail, detail_len);
+out:
+	free(cmd);
+	free(agent_dir);
+	remote_free(r);
+	return err;
+}
+
+const struct runner runner_ssh = {
+	.name = "ssh",
+	.run = run_ssh,
+};
