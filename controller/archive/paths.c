@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd/ctl.h"
+#include "archive/paths.h"
 
 #ifndef BF_SOURCE_DIR
 #define BF_SOURCE_DIR ""

@@ -11,7 +11,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "model/compare.h"
+#include "view/compare_view.h"
 #include "record.h"
 #include "cmd/ctl.h"
 #include "cmd/selection.h"

@@ -27,6 +27,7 @@
 #include "run/rerun.h"
 #include "run/runner.h"
 #include "run/session.h"
+#include "view/table.h"
 #include "view/ui_curses.h"
 #include "xmalloc.h"
 
@@ -90,6 +91,17 @@ static int rerun_failed(int argc, char **argv, const char *run_id,
 	return status;
 }
 
+/* The live table as the run's watch (session.h): q asks to stop. */
+static int watch_poll(void *arg, int timeout_ms)
+{
+	return ui_poll(arg, timeout_ms) == UI_EV_QUIT;
+}
+
+static void watch_close(void *arg)
+{
+	ui_close(arg);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	/* The agent's options come from its table, from O_AGENT on. */
@@ -115,6 +127,8 @@ int cmd_run(int argc, char **argv)
 	struct session s;
 	struct inventory inv;
 	struct ui *ui = NULL;
+	struct session_watch watch = { watch_poll, watch_close, NULL };
+	const char *final_status = NULL;
 	const char **names = NULL;
 	char ***argvs = NULL;
 	char *hostargs[MAX_HOSTS];
@@ -270,8 +284,18 @@ int cmd_run(int argc, char **argv)
 	/* After the handlers above, so that curses leaves SIGINT to them. */
 	if (!opts.no_tui)
 		ui = ui_open(&s.model, s.archive.run_id, &ctl_interrupted);
-	session_run(&s, ui);
-	status = session_finish(&s);
+	if (ui) {
+		watch.arg = ui;
+		session_run(&s, &watch);
+	} else {
+		session_run(&s, NULL);
+	}
+	status = session_finish(&s, &final_status);
+	printf("\n");
+	table_print_plain(stdout, &s.model);
+	printf("\nrun %s %s: %s\n", s.archive.run_id, final_status,
+	       s.archive.dir);
+	fflush(stdout);
 out:
 	if (s.hosts)
 		runner_slurm_release(s.hosts, s.nhosts);

@@ -5,41 +5,15 @@
 #include <errno.h>
 #include <getopt.h>
 #include <locale.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "bf_parse.h"
+#include "base/cli.h"
 #include "cmd/ctl.h"
 #include "run/embedded.h"
 #include "schema.h"
 #include "xmalloc.h"
-
-atomic_int ctl_interrupted;
-
-/* Records which signal stopped the run (run.json's reason says). */
-static void on_signal(int sig)
-{
-	ctl_interrupted = sig;
-}
-
-void ctl_catch_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	/* A closed terminal (HUP) or SIGQUIT stops the run as Ctrl-C does:
-	 * the agents are stopped, run.json and the table are written. */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
-}
 
 static const struct ctl_command commands[] = {
 	{ "run", "deploy and run the agent on hosts, stream and archive results", cmd_run },
@@ -50,84 +24,6 @@ static const struct ctl_command commands[] = {
 	{ "resolve", "print what ssh_config resolves hosts to (user, hostname, port, keys, known_hosts, proxy)", cmd_resolve },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
-
-void ctl_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("ctl: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-int ctl_option_error(const char *command, int c, char **argv)
-{
-	const char *word = argv[optind - 1];
-	char letter[3] = { '-', (char)optopt, '\0' };
-
-	/* getopt_long sets optopt to a short option's letter, to a long
-	 * option's val (256 and up: ctl.h) and to 0 for an unknown long
-	 * option. A short option is named by its letter: in a cluster
-	 * ("-foo") optind may not have passed the word yet, so
-	 * argv[optind - 1] can be another word altogether. A long one is
-	 * always argv[optind - 1], which getopt_long has passed. */
-	if (c == ':') {
-		/* The option is the last thing in argv[optind - 1]. */
-		ctl_error("%s: needs a value",
-			  strncmp(word, "--", 2) == 0 ? word : letter);
-	} else if (optopt > 0 && optopt < 256) {
-		ctl_error("%s: unknown option (see ctl %s --help)", letter,
-			  command);
-	} else if (optopt >= 256) {
-		/* A known long option without a value, given one. */
-		ctl_error("%s: takes no value (see ctl %s --help)", word,
-			  command);
-	} else {
-		ctl_error("%s: unknown option (see ctl %s --help)", word,
-			  command);
-	}
-	return BF_EXIT_USAGE;
-}
-
-int ctl_stream_error(FILE *f)
-{
-	/* As a failed write left it: stdio keeps no error code, and a
-	 * failed write may have left nothing in the buffer to flush again
-	 * (glibc drops what a long fputs could not write). */
-	int e = errno;
-
-	if (fflush(f) != 0)
-		return errno ? errno : EIO;
-	if (!ferror(f))
-		return 0;
-	return e ? e : EIO;
-}
-
-int ctl_parse_dir(const char *name, const char *s, const char **out)
-{
-	if (!*s) {
-		ctl_error("%s: empty directory name", name);
-		return -1;
-	}
-	*out = s;
-	return 0;
-}
-
-int ctl_parse_int(const char *name, const char *s, int min, int max,
-		  int *out)
-{
-	long v;
-
-	if (bf_parse_long(s, min, max, &v) < 0) {
-		ctl_error("%s '%s': expected an integer from %d to %d", name, s,
-			  min, max);
-		return -1;
-	}
-	*out = (int)v;
-	return 0;
-}
 
 static void usage(FILE *out)
 {

@@ -203,37 +203,6 @@ static enum bf_err exec_loop(struct exec_state *st, ssh_channel ch,
 	return BF_OK;
 }
 
-int remote_channel_refused(struct remote *r)
-{
-	return ssh_is_connected(r->session) &&
-	       ssh_get_error_code(r->session) == SSH_REQUEST_DENIED;
-}
-
-enum bf_err remote_refusal_pause(struct remote *r, int attempt,
-				 int64_t deadline_ms)
-{
-	/* 20, 40, 80, then 100 ms: a slot is usually free again within
-	 * one round trip. */
-	int64_t until = remote_mono_ms() + (attempt < 3 ? 20 << attempt : 100);
-	struct timespec ts;
-
-	for (;;) {
-		int64_t now = remote_mono_ms(), left = until - now;
-
-		if (remote_cancelled(r))
-			return BF_ERR_INTERRUPTED;
-		if (now >= deadline_ms)
-			return BF_ERR_TIMEOUT;
-		if (left <= 0)
-			return BF_OK;
-		if (left > REMOTE_SLICE_MS)
-			left = REMOTE_SLICE_MS;
-		ts.tv_sec = 0;
-		ts.tv_nsec = (long)left * 1000000L;
-		nanosleep(&ts, NULL);
-	}
-}
-
 /* Runs a nonblocking channel step to completion within timeout_s. */
 static enum bf_err channel_step(struct remote *r, ssh_channel ch,
 				const char *command, char *detail,

@@ -1,10 +1,13 @@
 /*
  * remote_internal: what the files of the SSH layer share and nothing else
  * includes: the struct remote behind the public handle, its SFTP watchdog,
- * and the session helpers that bound every wait. remote_session.c owns the
- * session (connect, host keys, auth, teardown, the helpers below),
- * remote_exec.c runs commands, remote_sftp.c does SFTP and the watchdog.
- * All of them include libssh; nothing outside them does.
+ * and the session helpers that bound every wait. From the top of the
+ * layer down: remote_session.c owns the session (connect, host keys,
+ * auth, teardown), remote_exec.c runs commands, remote_sftp.c does SFTP
+ * and its watchdog, remote_proxy.c runs a ProxyJump/ProxyCommand, and
+ * remote_wait.c has the clock, cancel flag and bounded waits they all
+ * use; each calls only files below it. They (and remote_config.c) include
+ * libssh; nothing outside remote/ does.
  */
 #ifndef REMOTE_INTERNAL_H
 #define REMOTE_INTERNAL_H
@@ -80,7 +83,7 @@ struct remote {
 	char read_buf[REMOTE_READ_CHUNK_BYTES];
 };
 
-/* ---- remote_session.c --------------------------------------------------- */
+/* ---- remote_wait.c ------------------------------------------------------ */
 
 /* CLOCK_MONOTONIC in milliseconds. */
 int64_t remote_mono_ms(void);
@@ -121,6 +124,20 @@ enum bf_err remote_lost(struct remote *r, const char *what, char *detail,
 /* Sleeps ms milliseconds (no cancel check). */
 void remote_sleep_ms(int64_t ms);
 
+/* Non-zero when the last channel open failed because the server refused
+ * it while the connection stays up: OpenSSH's answer when MaxSessions
+ * channels are in use, which includes one just closed whose slot the
+ * server has not released yet (it does so once the channel's close is
+ * processed and, for SFTP, sftp-server has exited). */
+int remote_channel_refused(struct remote *r);
+
+/* Waits before retrying a refused channel: the pause after `attempt`
+ * refusals (0, 1, ...), cut short by the cancel flag. Returns BF_OK to
+ * retry, BF_ERR_INTERRUPTED, or BF_ERR_TIMEOUT once deadline_ms
+ * (remote_mono_ms) has passed. Blocks at most REMOTE_SLICE_MS at a time. */
+enum bf_err remote_refusal_pause(struct remote *r, int attempt,
+				 int64_t deadline_ms);
+
 /* ---- remote_proxy.c ----------------------------------------------------- */
 
 /* Starts r->cfg's ProxyJump (an ssh -W, see remote_proxy.c) or
@@ -137,22 +154,6 @@ const char *remote_proxy_reason(struct remote *r, int64_t wait_ms);
 
 /* Ends and reaps the proxy, if any (bounded: TERM, then KILL). */
 void remote_proxy_stop(struct remote *r);
-
-/* ---- remote_exec.c ------------------------------------------------------ */
-
-/* Non-zero when the last channel open failed because the server refused
- * it while the connection stays up: OpenSSH's answer when MaxSessions
- * channels are in use, which includes one just closed whose slot the
- * server has not released yet (it does so once the channel's close is
- * processed and, for SFTP, sftp-server has exited). */
-int remote_channel_refused(struct remote *r);
-
-/* Waits before retrying a refused channel: the pause after `attempt`
- * refusals (0, 1, ...), cut short by the cancel flag. Returns BF_OK to
- * retry, BF_ERR_INTERRUPTED, or BF_ERR_TIMEOUT once deadline_ms
- * (remote_mono_ms) has passed. Blocks at most REMOTE_SLICE_MS at a time. */
-enum bf_err remote_refusal_pause(struct remote *r, int attempt,
-				 int64_t deadline_ms);
 
 /* ---- remote_sftp.c ------------------------------------------------------ */
 

@@ -5,9 +5,8 @@
  * through a ProxyJump/ProxyCommand child, remote_proxy.c; retried when
  * dropped before the key exchange), the host key against every known_hosts
  * file (remote_knownhosts.c), public-key authentication by IdentityFile
- * and ssh-agent, and teardown. libssh reads no ssh_config itself. It also
- * holds the helpers that remote_exec.c and remote_sftp.c share
- * (remote_internal.h).
+ * and ssh-agent, and teardown. libssh reads no ssh_config itself. The
+ * bounded waits that every file of the layer shares are remote_wait.c's.
  *
  * Everything except SFTP runs with the session in nonblocking mode, driven
  * by short waits on the session's socket (REMOTE_SLICE_MS), so that the
@@ -32,123 +31,6 @@
 
 #include "remote/remote_knownhosts.h"
 #include "remote/remote_target.h"
-
-/* ---- shared helpers (remote_internal.h) --------------------------------- */
-
-int64_t remote_mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* The flag is set from a signal handler or another thread. Relaxed: it
- * orders nothing else, it only has to be seen. */
-int remote_flag_set(const atomic_int *flag)
-{
-	return flag && atomic_load_explicit(flag, memory_order_relaxed) != 0;
-}
-
-int remote_cancelled(const struct remote *r)
-{
-	return remote_flag_set(r->cancel);
-}
-
-/* The session cannot be trusted any more (timed out, interrupted in the
- * middle of a request): shut its socket so that nothing later (freeing
- * channels, disconnect) can block on it. */
-void remote_mark_broken(struct remote *r, enum bf_err why)
-{
-	if (r->broken == BF_OK)
-		r->broken = why;
-	if (r->fd >= 0)
-		shutdown(r->fd, SHUT_RDWR);
-}
-
-enum bf_err remote_check_usable(const struct remote *r, const char *what,
-				char *detail, size_t detail_len)
-{
-	if (r->broken == BF_OK)
-		return BF_OK;
-	return bf_fail(detail, detail_len, BF_ERR_CONNECT,
-		       "%s on %s: session unusable after an earlier error (%s)",
-		       what, r->name, bf_err_str(r->broken));
-}
-
-/* Waits at most ms for the session's socket to become readable (or
- * writable, when libssh has output queued). */
-void remote_io_wait(struct remote *r, int64_t ms)
-{
-	struct pollfd p;
-	socket_t fd;
-
-	if (ms <= 0)
-		return;
-	fd = ssh_get_fd(r->session);
-	if (fd == SSH_INVALID_SOCKET) {
-		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
-
-		nanosleep(&ts, NULL);
-		return;
-	}
-#ifdef TCP_QUICKACK
-	{
-		/* sshd leaves Nagle on for sessions without a pty, so its
-		 * second small packet in a row waits for our ACK, which Linux
-		 * delays by ~40 ms unless told not to. The flag does not
-		 * stick, hence before every wait; it fails harmlessly on a
-		 * ProxyCommand's socketpair. Measured here: connect + first
-		 * exec 80 ms -> 33 ms. */
-		int one = 1;
-
-		(void)setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &one,
-				 sizeof one);
-	}
-#endif
-	p.fd = fd;
-	p.events = POLLIN;
-	p.revents = 0;
-	if (ssh_get_poll_flags(r->session) & SSH_WRITE_PENDING)
-		p.events |= POLLOUT;
-	(void)poll(&p, 1, (int)ms);
-}
-
-/* One wait inside a nonblocking operation that must finish by deadline_ms:
- * BF_OK to try the operation again, else BF_ERR_INTERRUPTED or
- * BF_ERR_TIMEOUT (detail not written: the caller knows what it waited for). */
-enum bf_err remote_wait_step(struct remote *r, int64_t deadline_ms)
-{
-	int64_t left;
-
-	if (remote_cancelled(r))
-		return BF_ERR_INTERRUPTED;
-	left = deadline_ms - remote_mono_ms();
-	if (left <= 0)
-		return BF_ERR_TIMEOUT;
-	remote_io_wait(r, left < REMOTE_SLICE_MS ? left : REMOTE_SLICE_MS);
-	return BF_OK;
-}
-
-enum bf_err remote_lost(struct remote *r, const char *what, char *detail,
-			size_t detail_len)
-{
-	remote_mark_broken(r, BF_ERR_CONNECT);
-	return bf_fail(detail, detail_len, BF_ERR_CONNECT,
-		       "%s on %s: connection lost: %s", what, r->name,
-		       ssh_get_error(r->session));
-}
-
-
-/* ---- connect ------------------------------------------------------------ */
-
-void remote_sleep_ms(int64_t ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
 
 /* "host:port", with brackets for an IPv6 address, into buf. */
 static const char *addr_port(const struct remote *r, char *buf, size_t size)

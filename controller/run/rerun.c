@@ -15,7 +15,7 @@
 #include "agent_opts.h"
 #include "archive/archive.h"
 #include "archive/archive_read.h"
-#include "cmd/ctl.h"
+#include "base/cli.h"
 #include "xmalloc.h"
 
 /* Reads the run.json of the run of results_dir that arg names (its id in

@@ -21,10 +21,8 @@
 #include "model/baseline.h"
 #include "bf_clock.h"
 #include "bf_text.h"
-#include "cmd/ctl.h"
+#include "base/cli.h"
 #include "schema.h"
-#include "view/table.h"
-#include "view/ui_curses.h"
 #include "xmalloc.h"
 
 #define MAX_THREADS 64
@@ -708,7 +706,13 @@ static void watch_hosts(struct session *s)
 	}
 }
 
-void session_run(struct session *s, struct ui *ui)
+static void watch_close(const struct session_watch *watch)
+{
+	if (watch && watch->close)
+		watch->close(watch->arg);
+}
+
+void session_run(struct session *s, const struct session_watch *watch)
 {
 	pthread_t threads[MAX_THREADS];
 	int nthreads = s->nhosts < s->opts->jobs ? s->nhosts : s->opts->jobs;
@@ -716,7 +720,7 @@ void session_run(struct session *s, struct ui *ui)
 	if (nthreads > MAX_THREADS)
 		nthreads = MAX_THREADS;
 	for (int i = 0; i < s->nhosts; i++)
-		s->hosts[i].quiet = ui != NULL;
+		s->hosts[i].quiet = watch != NULL;
 	for (int i = 0; i < nthreads; i++)
 		if (pthread_create(&threads[i], NULL, worker, s) != 0)
 			nthreads = i;
@@ -724,21 +728,21 @@ void session_run(struct session *s, struct ui *ui)
 		/* No thread to spare: the hosts run here, in plain lines,
 		 * reading ctl's cancel flag directly (no watch, no host
 		 * timeout). */
-		ui_close(ui);
-		ui = NULL;
+		watch_close(watch);
+		watch = NULL;
 		for (int i = 0; i < s->nhosts; i++) {
 			s->hosts[i].quiet = 0;
 			s->hosts[i].cancel = s->cancel;
 		}
 		worker(s);
 	}
-	/* This thread does no host I/O: it watches the hosts and draws the
-	 * live table; q stops the run as Ctrl-C does, and the table stays up
-	 * while the hosts stop. */
+	/* This thread does no host I/O: it watches the hosts and polls the
+	 * watch (the live table); its stop request is Ctrl-C's, and the
+	 * watch stays up while the hosts stop. */
 	while (nthreads > 0 && !workers_all_finished(s, nthreads)) {
 		watch_hosts(s);
-		if (ui) {
-			if (ui_poll(ui, 100) == UI_EV_QUIT)
+		if (watch) {
+			if (watch->poll(watch->arg, 100))
 				*s->cancel = SIGINT; /* q is Ctrl-C */
 		} else {
 			struct timespec tick = { 0, 100 * 1000 * 1000 };
@@ -746,7 +750,7 @@ void session_run(struct session *s, struct ui *ui)
 			nanosleep(&tick, NULL);
 		}
 	}
-	ui_close(ui);
+	watch_close(watch);
 	for (int i = 0; i < nthreads; i++)
 		pthread_join(threads[i], NULL);
 }
@@ -846,7 +850,7 @@ static const char *run_reason(struct session *s, int any_failed,
 	return any_failed ? "some hosts did not complete" : NULL;
 }
 
-int session_finish(struct session *s)
+int session_finish(struct session *s, const char **final_status_out)
 {
 	int any_failed = 0, any_check_failed = 0, interrupted = cancelled(s);
 	const char *final_status, *reason;
@@ -879,11 +883,7 @@ int session_finish(struct session *s)
 	final_status = any_failed ? BF_RUN_INCOMPLETE : BF_RUN_COMPLETE;
 	reason = run_reason(s, any_failed, reason_buf, sizeof(reason_buf));
 	err = save_run_json_final(s, final_status, reason);
-	printf("\n");
-	table_print_plain(stdout, &s->model);
-	printf("\nrun %s %s: %s\n", s->archive.run_id, final_status,
-	       s->archive.dir);
-	fflush(stdout);
+	*final_status_out = final_status;
 	if (interrupted)
 		return BF_EXIT_INTERRUPTED;
 	if (any_failed || err != BF_OK)

@@ -21,7 +21,16 @@
 #include "run/inventory.h"
 #include "model/model.h"
 
-struct ui;
+/* What watches a run from the main thread while the hosts run: the live
+ * table, wired by the command (the run knows no view). poll waits up to
+ * timeout_ms for the user and returns non-zero when the user asked to
+ * stop (q); close ends the watch (it is called once, also when the run
+ * falls back to plain lines). */
+struct session_watch {
+	int (*poll)(void *arg, int timeout_ms);
+	void (*close)(void *arg);
+	void *arg;
+};
 struct host_ctx;
 
 /* ctl run's options that the session and the runners read. */
@@ -141,18 +150,20 @@ enum bf_err session_open(struct session *s, const struct run_opts *opts,
 			 char *detail, size_t detail_len);
 
 /* Runs every host, up to opts->jobs at once on threads of their own, and
- * returns when all have ended. ui, when not NULL, is polled on this thread
- * meanwhile (q sets the cancel flag) and closed; the session takes
- * ownership of it. */
-void session_run(struct session *s, struct ui *ui);
+ * returns when all have ended. watch, when not NULL, is polled on this
+ * thread meanwhile (a stop request sets the cancel flag, as q is Ctrl-C)
+ * and closed before session_run returns; hosts then print no progress
+ * lines of their own. */
+void session_run(struct session *s, const struct session_watch *watch);
 
 /* Ends the run: hosts that never started become interrupted, run.json is
  * written a last time (on a full disk after giving up the run directory's
- * .reserve; stderr says so if even that fails), the plain table is
- * printed. Returns ctl's exit status (BF_EXIT_*): 130 when a signal or q
- * stopped the run, 3 when a host did not complete or the archive could
- * not be written. */
-int session_finish(struct session *s);
+ * .reserve; stderr says so if even that fails), and *final_status is set
+ * to run.json's status (BF_RUN_COMPLETE or BF_RUN_INCOMPLETE; static).
+ * Returns ctl's exit status (BF_EXIT_*): 130 when a signal or q stopped
+ * the run, 3 when a host did not complete or the archive could not be
+ * written. Prints nothing: the command prints the table. */
+int session_finish(struct session *s, const char **final_status);
 
 /* Frees what session_open made; session_close on a zeroed struct does
  * nothing. */

@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #include "archive/archive_read.h"
-#include "model/compare.h"
+#include "view/compare_view.h"
 #include "stats.h"
 #include "xmalloc.h"
 

@@ -1,0 +1,22 @@
+/*
+ * Where results/ and hosts/ are: the one rule every command follows
+ * (paths.c says it in full).
+ */
+#ifndef BF_PATHS_H
+#define BF_PATHS_H
+
+/* Where results/ and hosts/ are (paths.c has the rule): given (a
+ * --results or --hosts-dir value) when not NULL, else
+ * $BENCHFLEET_RESULTS_DIR / $BENCHFLEET_HOSTS_DIR, else ./results
+ * (./hosts) when it exists, else the benchfleet checkout's, else
+ * ./results (./hosts). The strings live until ctl exits. ctl_hosts_dir
+ * sets *given_by (when not NULL) to what chose the directory when the
+ * user did ("--hosts-dir", "BENCHFLEET_HOSTS_DIR"), else to NULL: a
+ * directory the user chose must exist (inventory_load). */
+const char *ctl_results_dir(const char *given);
+const char *ctl_hosts_dir(const char *given, const char **given_by);
+/* The benchfleet checkout that ctl falls back to (at or above the current
+ * directory, else the one ctl was built from), or NULL. */
+const char *ctl_checkout_dir(void);
+
+#endif

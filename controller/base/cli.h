@@ -1,0 +1,48 @@
+/*
+ * ctl's words to the user, shared by every layer of ctl: one-line errors
+ * ("ctl: what: why"), the reply to an option a command does not have,
+ * option values (integers, directories), and whether a stream's output
+ * reached the system. Nothing here knows a command or a host.
+ */
+#ifndef BF_CLI_H
+#define BF_CLI_H
+
+#include <stdio.h>
+
+/* ctl's version (the build sets it from the project's). */
+#ifndef BF_CTL_VERSION
+#define BF_CTL_VERSION "0.0.0"
+#endif
+
+/* Prints "ctl: <message>" on stderr (one line). */
+void ctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The one-line error for getopt_long's answer c when it is ':' (an option
+ * without its value) or anything else it gives for an option that command
+ * (ctl COMMAND) does not have: a short option named by its letter
+ * (optopt: "-f" of "-foo"), a long one as typed ("--frobnicate"), a long
+ * option that takes no value given one ("--json=1") said so. Needs every
+ * long option's val to be 256 or more, or the letter of the same short
+ * option (-o, --output), so that optopt tells them apart. Returns
+ * BF_EXIT_USAGE, for the caller to return. */
+int ctl_option_error(const char *command, int c, char **argv);
+
+/* Flushes f and says whether everything written to it since it was
+ * opened reached the system: 0, or why not as an errno value (fflush's,
+ * else the one a failed write left when stdio has nothing left to flush:
+ * call it right after the last write; EIO when errno was lost). f stays
+ * open. ctl's main checks stdout with it after every command. */
+int ctl_stream_error(FILE *f);
+
+/* Option `name`'s value s as a directory: any path but "" (which would
+ * name none). Returns 0 with *out = s, or -1 after a one-line error
+ * ("--results: empty directory name"), *out untouched. */
+int ctl_parse_dir(const char *name, const char *s, const char **out);
+
+/* Option `name`'s value s as an integer from min to max (decimal, whole
+ * string; bf_parse_long). Returns 0 with *out set, or -1 after a one-line
+ * error ("--jobs 'x': expected an integer from 1 to 64"), *out untouched. */
+int ctl_parse_int(const char *name, const char *s, int min, int max,
+		  int *out);
+
+#endif

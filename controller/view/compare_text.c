@@ -1,0 +1,366 @@
+/*
+ * The comparison as text for a person: its numbers' formats and the plain
+ * table of ctl compare (legend, rows, reasons, bandwidth, provenance). See
+ * compare_view.h.
+ */
+#include "view/compare_view.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bf_text.h"
+#include "view/table.h"
+#include "view/texttable.h"
+#include "xmalloc.h"
+
+/* --- formatting ------------------------------------------------------ */
+
+void compare_fmt_gflops(char *buf, size_t len, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "n/a");
+	else if (fabs(v) >= 100)
+		snprintf(buf, len, "%.0f", v);
+	else if (fabs(v) >= 10)
+		snprintf(buf, len, "%.1f", v);
+	else if (fabs(v) >= 1)
+		snprintf(buf, len, "%.2f", v);
+	else
+		snprintf(buf, len, "%.3g", v);
+}
+
+void compare_fmt_cell(char *buf, size_t len, const struct compare_cell *c)
+{
+	char num[32];
+
+	if (!c->present) {
+		snprintf(buf, len, "n/a");
+		return;
+	}
+	if (c->status != BF_STATUS_PASS) {
+		snprintf(buf, len, "%s",
+			 c->status == BF_STATUS_SKIPPED ? "skipped" :
+			 strncmp(c->reason, "invalid:", 8) == 0 ? "invalid" : "FAIL");
+		return;
+	}
+	compare_fmt_gflops(num, sizeof(num), c->median_gflops);
+	if (c->reliable == 0 && !isnan(c->median_gflops))
+		snprintf(num + strlen(num), sizeof(num) - strlen(num), "?");
+	if (c->nsamples == 1)
+		snprintf(buf, len, "%s (1 sample)", num);
+	else if (isnan(c->spread_pct))
+		snprintf(buf, len, "%s", num);
+	else if (c->spread_pct >= 1)
+		snprintf(buf, len, "%s ±%.0f%%", num, c->spread_pct);
+	else
+		snprintf(buf, len, "%s ±%.1f%%", num, c->spread_pct);
+}
+
+void compare_fmt_peak(char *buf, size_t len, const struct compare_cell *c)
+{
+	double pct = 100.0 * c->fraction_of_peak;
+
+	if (!c->present || c->status != BF_STATUS_PASS || isnan(pct))
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%.*f%%", pct < 9.95 ? 1 : 0, pct);
+}
+
+void compare_fmt_roof(char *buf, size_t len, const struct compare_cell *c)
+{
+	double pct = 100.0 * c->fraction_of_roofline;
+	const char *b = strcmp(c->bound, "memory") == 0 ? " M" :
+			strcmp(c->bound, "compute") == 0 ? " C" : "";
+
+	if (!c->present || c->status != BF_STATUS_PASS || isnan(pct))
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%.*f%%%s", pct < 9.95 ? 1 : 0, pct, b);
+}
+
+void compare_fmt_verdict(char *buf, size_t len, const struct compare_delta *d)
+{
+	if (!d->valid)
+		snprintf(buf, len, "n/a");
+	else if (!d->significant)
+		snprintf(buf, len, "~");
+	else if (d->ratio >= 0.5 && d->ratio < 2)
+		snprintf(buf, len, "%+.1f%%", (d->ratio - 1) * 100);
+	else
+		snprintf(buf, len, "%.2fx", d->ratio);
+}
+
+void compare_fmt_delta(char *buf, size_t len, const struct compare_delta *d)
+{
+	char verdict[32];
+
+	compare_fmt_verdict(verdict, sizeof(verdict), d);
+	if (!d->valid)
+		snprintf(buf, len, "%s", verdict);
+	else if (d->too_few)
+		snprintf(buf, len, "%s (n=%zu+%zu: too few samples)", verdict,
+			 d->n1, d->n2);
+	else
+		snprintf(buf, len, "%s (p=%.3f n=%zu+%zu)", verdict, d->p,
+			 d->n1, d->n2);
+}
+
+/* A host's reason, unless it only names its state ("interrupted"). */
+static const char *host_reason(const struct archive_host *h)
+{
+	return h->reason && strcmp(h->reason, h->status) ? h->reason : NULL;
+}
+
+/* The host names of a column: "spark" or "local,spark". */
+static void column_hosts(const struct compare_column *col, char *buf,
+			 size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	if (col->host) {
+		snprintf(buf, len, "%s", col->host->name);
+		return;
+	}
+	for (int i = 0; i < col->run->nhosts && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s",
+					 i ? "," : "", col->run->hosts[i].name);
+}
+
+/* Adds a cell made terminal-safe (the archive is outside input). */
+static void safe_cell(struct texttable *tt, const char *text)
+{
+	char safe[640];
+
+	texttable_cell(tt, bf_text_sanitize(safe, sizeof(safe), text));
+}
+
+static void print_legend(FILE *out, const struct compare_table *t)
+{
+	struct texttable *tt = texttable_new(2);
+
+	for (int k = 0; k < 5; k++)
+		texttable_add_column(tt, "", TEXTTABLE_LEFT);
+	for (int c = 0; c < t->ncols; c++) {
+		const struct compare_column *col = &t->cols[c];
+		const struct archive_run *run = col->run;
+		char hosts[512], status[1024];
+		size_t off;
+
+		column_hosts(col, hosts, sizeof(hosts));
+		off = (size_t)snprintf(status, sizeof(status), "%s", run->status);
+		if (run->reason && off < sizeof(status))
+			off += (size_t)snprintf(status + off, sizeof(status) - off,
+						": %s", run->reason);
+		if (col->host && strcmp(col->host->status, BF_RUN_HOST_DONE) != 0 &&
+		    strcmp(col->host->status, "n/a") != 0 && off < sizeof(status))
+			off += (size_t)snprintf(status + off, sizeof(status) - off,
+						" (%s %s%s%s)", col->host->name,
+						col->host->status,
+						host_reason(col->host) ? ": " : "",
+						host_reason(col->host) ? host_reason(col->host) : "");
+		if (run->tag && off < sizeof(status))
+			snprintf(status + off, sizeof(status) - off, "  tag: %s",
+				 run->tag);
+		texttable_add_row(tt);
+		texttable_cell(tt, col->label);
+		safe_cell(tt, run->run_json ? run->run_id : run->dir);
+		safe_cell(tt, hosts);
+		safe_cell(tt, run->started_at);
+		safe_cell(tt, status);
+	}
+	texttable_print(tt, out);
+	texttable_free(tt);
+}
+
+enum { CELL_LEN = 160 };
+
+/* A bandwidth median's change from column A: "+2.6%", "n/a". */
+static void fmt_bw_change(char *buf, size_t len, double a, double b)
+{
+	if (!(a > 0) || isnan(b))
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%+.1f%%", 100.0 * (b - a) / a);
+}
+
+/* The bandwidth medians side by side, with each column's change from A
+ * (medians only: the bandwidth records' samples are not tested). */
+static void print_bandwidth(FILE *out, const struct compare_table *t)
+{
+	struct texttable *tt;
+	char cell[CELL_LEN];
+
+	if (t->nbw == 0)
+		return;
+	tt = texttable_new(2);
+	if (t->by_host)
+		texttable_add_column(tt, "host", TEXTTABLE_LEFT);
+	texttable_add_column(tt, "device", TEXTTABLE_LEFT);
+	texttable_add_column(tt, "kind", TEXTTABLE_LEFT);
+	for (int c = 0; c < t->ncols; c++) {
+		snprintf(cell, sizeof(cell), "%s GB/s", t->cols[c].label);
+		texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
+		if (c > 0) {
+			snprintf(cell, sizeof(cell), "%s vs A", t->cols[c].label);
+			texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
+		}
+	}
+	for (int i = 0; i < t->nbw; i++) {
+		const struct compare_bw *b = &t->bw[i];
+
+		texttable_add_row(tt);
+		if (t->by_host)
+			safe_cell(tt, b->host);
+		safe_cell(tt, b->device);
+		safe_cell(tt, b->kind);
+		for (int c = 0; c < t->ncols; c++) {
+			table_fmt(cell, sizeof(cell), b->gbps[c], 1);
+			texttable_cell(tt, cell);
+			if (c > 0) {
+				fmt_bw_change(cell, sizeof(cell), b->gbps[0], b->gbps[c]);
+				texttable_cell(tt, cell);
+			}
+		}
+	}
+	fprintf(out, "\nbandwidth (median GB/s; vs A: change of the median, not tested):\n");
+	texttable_print(tt, out);
+	texttable_free(tt);
+}
+
+void compare_print_plain(FILE *out, const struct compare_table *t)
+{
+	struct texttable *tt = texttable_new(2);
+	struct table_reasons unreliable, invalid;
+	char cell[CELL_LEN];
+	int any_too_few = 0, nunreliable = 0;
+
+	memset(&unreliable, 0, sizeof(unreliable));
+	memset(&invalid, 0, sizeof(invalid));
+	if (t->by_host)
+		texttable_add_column(tt, "host", TEXTTABLE_LEFT);
+	texttable_add_column(tt, "device", TEXTTABLE_LEFT);
+	texttable_add_column(tt, "dtype", TEXTTABLE_LEFT);
+	texttable_add_column(tt, "n", TEXTTABLE_RIGHT);
+	for (int c = 0; c < t->ncols; c++) {
+		const char *l = t->cols[c].label;
+
+		snprintf(cell, sizeof(cell), "%s GFLOP/s", l);
+		texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
+		snprintf(cell, sizeof(cell), "%s %%peak", l);
+		texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
+		snprintf(cell, sizeof(cell), "%s %%roof", l);
+		texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
+		snprintf(cell, sizeof(cell), "%s ms", l);
+		texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
+		if (c > 0) {
+			snprintf(cell, sizeof(cell), "%s vs A", l);
+			texttable_add_column(tt, cell, TEXTTABLE_LEFT);
+		}
+	}
+	for (int i = 0; i < t->nrows; i++) {
+		const struct compare_row *r = &t->rows[i];
+
+		texttable_add_row(tt);
+		if (t->by_host)
+			safe_cell(tt, r->host);
+		safe_cell(tt, r->device);
+		safe_cell(tt, r->dtype);
+		if (r->occurrence > 1)
+			texttable_cellf(tt, "%d#%d", r->n, r->occurrence);
+		else
+			texttable_cellf(tt, "%d", r->n);
+		for (int c = 0; c < t->ncols; c++) {
+			const struct compare_cell *cl = &r->cells[c];
+
+			compare_fmt_cell(cell, sizeof(cell), cl);
+			texttable_cell(tt, cell);
+			compare_fmt_peak(cell, sizeof(cell), cl);
+			texttable_cell(tt, cell);
+			compare_fmt_roof(cell, sizeof(cell), cl);
+			texttable_cell(tt, cell);
+			table_fmt(cell, sizeof(cell),
+				  cl->present && cl->status == BF_STATUS_PASS ?
+					  cl->median_ms : NAN,
+				  3);
+			texttable_cell(tt, cell);
+			if (c > 0) {
+				compare_fmt_delta(cell, sizeof(cell), &r->deltas[c]);
+				texttable_cell(tt, cell);
+				any_too_few |= r->deltas[c].valid &&
+					       r->deltas[c].too_few;
+			}
+			if (cl->present && cl->status == BF_STATUS_PASS &&
+			    cl->reliable == 0) {
+				nunreliable++;
+				table_reasons_add(&unreliable, cl->unreliable);
+			}
+			if (cl->present && cl->status == BF_STATUS_FAIL &&
+			    strncmp(cl->reason, "invalid:", 8) == 0)
+				table_reasons_add(&invalid, cl->reason + 8);
+		}
+	}
+	print_legend(out, t);
+	fputc('\n', out);
+	if (t->nrows == 0)
+		fprintf(out, "(no GEMM results in any column)\n");
+	else
+		texttable_print(tt, out);
+	texttable_free(tt);
+	fprintf(out, "\nGFLOP/s: higher is better; median ±spread (the larger distance of min or max\n"
+		     "from the median). %%peak: of the device's theoretical peak. %%roof: of its\n"
+		     "roofline, min(peak, FLOP/byte x measured bandwidth); M memory-, C compute-\n"
+		     "bound. ms: median time per GEMM, lower is better. n#2: the second run of a\n"
+		     "size the sweep repeats.\n");
+	if (t->ncols > 1)
+		fprintf(out, "vs A: change in median GFLOP/s from column A (+ is faster); ~: no significant\n"
+			     "difference (two-sided Mann-Whitney U test on the per-iteration GFLOP/s,\n"
+			     "p >= %.2f).\n", t->alpha);
+	if (any_too_few)
+		fprintf(out, "too few samples: with so few on either side no difference can reach\n"
+			     "p < %.2f (4+4 is the least; 3+5 and 2+8 also do); measure more iterations.\n",
+			t->alpha);
+	if (nunreliable) {
+		fprintf(out, "?: unreliable measurement (%d cell%s):", nunreliable,
+			nunreliable == 1 ? "" : "s");
+		for (int k = 0; k < unreliable.n; k++)
+			fprintf(out, "%s %s (%d)", k ? ";" : "",
+				bf_text_sanitize(cell, sizeof(cell), unreliable.text[k]),
+				unreliable.count[k]);
+		fputc('\n', out);
+	}
+	for (int k = 0; k < invalid.n; k++)
+		fprintf(out, "invalid (no GFLOP/s): %s\n",
+			bf_text_sanitize(cell, sizeof(cell), invalid.text[k]));
+	print_bandwidth(out, t);
+	if (t->nprov > 0) {
+		struct texttable *pt = texttable_new(2);
+		char key[200];
+
+		fprintf(out, "\nprovenance differences:\n");
+		texttable_add_column(pt, "", TEXTTABLE_LEFT);
+		for (int c = 0; c < t->ncols; c++)
+			texttable_add_column(pt, "", TEXTTABLE_LEFT);
+		for (int i = 0; i < t->nprov; i++) {
+			const struct compare_prov *p = &t->prov[i];
+
+			texttable_add_row(pt);
+			snprintf(key, sizeof(key), "  %s%s%s", p->host,
+				 p->host[0] ? ": " : "", p->key);
+			safe_cell(pt, key);
+			for (int c = 0; c < t->ncols; c++) {
+				char *v = bf_xasprintf("%s %s", t->cols[c].label,
+						       p->values[c] ? p->values[c] : "n/a");
+
+				safe_cell(pt, v);
+				free(v);
+			}
+		}
+		texttable_print(pt, out);
+		texttable_free(pt);
+	}
+	fflush(out);
+}

@@ -1,0 +1,327 @@
+#!/usr/bin/env python3
+"""Fails when the sources run against benchfleet's layers.
+
+The folders of agent/ and controller/ are layers: a file may include
+(and call) only files of its own folder, of the folders LAYERS below
+allows it, and common/. The rule is written down here once; README.md's
+Layout and agent/README.md, controller/README.md say the same in words.
+
+Checks, on the source tree given as the first argument:
+
+  1. every quoted #include resolves (to its folder-qualified path, e.g.
+     "run/session.h" from controller/, or a common/ header), and its
+     folder is one the including file's folder may use;
+  2. no circle of includes between files;
+  3. a library's headers only where LIBRARIES allows them (libssh in the
+     SSH layer, curses in the live table's one file, CUDA in the
+     backends);
+
+and, with a build tree as the second argument, on its object files
+(nm): every symbol a file uses that another file defines is one it may
+use by rule 1, and no circle of calls between files (file A uses B,
+which uses A, directly or through others). Prints one line per finding
+(the file, what it includes or calls, and the rule) and exits 1 when
+there is any, else 0; exit 2 when its own self-test fails.
+"""
+import collections
+import os
+import re
+import subprocess
+import sys
+
+# Who may use whom: each folder (relative to the source tree) lists the
+# folders below it that it may include and call. Its own folder and
+# common/ are always allowed. Top to bottom:
+LAYERS = {
+    # ctl: commands on top (parse, wire, print), common at the bottom
+    "controller/cmd": ["controller/run", "controller/view",
+                       "controller/model", "controller/remote",
+                       "controller/archive", "controller/base"],
+    "controller/run": ["controller/model", "controller/remote",
+                       "controller/archive", "controller/base"],
+    "controller/view": ["controller/model", "controller/archive",
+                        "controller/base"],
+    "controller/model": ["controller/archive", "controller/base"],
+    "controller/archive": ["controller/base"],
+    "controller/remote": [],
+    "controller/base": [],
+    # the agent: the program on top, what every part shares at the bottom
+    "agent": ["agent/checks", "agent/workloads", "agent/backends",
+              "agent/hardware", "agent/core"],
+    "agent/checks": ["agent/workloads", "agent/backends", "agent/hardware",
+                     "agent/core"],
+    "agent/workloads": ["agent/backends", "agent/hardware", "agent/core"],
+    "agent/backends": ["agent/hardware", "agent/core"],
+    "agent/hardware": [],
+    "agent/core": [],
+    "common": [],
+}
+
+# A library's headers (a prefix of the <...> name) and the folders or
+# files that alone may include them.
+LIBRARIES = {
+    "libssh/": ["controller/remote"],
+    "openssl/": ["controller/remote"],
+    "curses.h": ["controller/view/ui_curses.c"],
+    "ncurses": ["controller/view/ui_curses.c"],
+    "cublas": ["agent/backends"],
+    "cuda": ["agent/backends"],
+    "cblas.h": ["agent/backends/backend_openblas.c"],
+}
+
+# Where a folder-qualified include ("run/session.h") is looked up.
+COMPONENTS = ("agent", "controller")
+EXTS = (".c", ".h", ".cu")
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]', re.M)
+
+
+def strip_comments(text):
+    """text without /* */ and // comments (newlines kept)."""
+    text = re.sub(r"/\*.*?\*/",
+                  lambda m: re.sub(r"[^\n]", " ", m.group(0)), text,
+                  flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def folder_of(path):
+    """The layer a file (relative path) belongs to, or None."""
+    d = os.path.dirname(path)
+    return d if d in LAYERS else None
+
+
+def may_use(src_folder, dst_folder):
+    return (dst_folder == src_folder or dst_folder == "common" or
+            dst_folder in LAYERS.get(src_folder, []))
+
+
+def rule_text(src_folder):
+    allowed = [src_folder + "/"] + [f + "/" for f in LAYERS[src_folder]]
+    if src_folder != "common":
+        allowed.append("common/")
+    return "%s/ may use %s" % (src_folder, ", ".join(allowed))
+
+
+def sources(root):
+    """Relative paths of every .c, .h, .cu under the layered folders."""
+    out = []
+    for top in COMPONENTS + ("common",):
+        for d, dirs, files in os.walk(os.path.join(root, top)):
+            dirs.sort()
+            for f in sorted(files):
+                if f.endswith(EXTS):
+                    out.append(os.path.relpath(os.path.join(d, f), root))
+    return out
+
+
+def resolve(root, src, name):
+    """The relative path a quoted include of src names, or None."""
+    component = src.split("/")[0]
+    cands = [os.path.join(os.path.dirname(src), name)]
+    if component in COMPONENTS:
+        cands.append(os.path.join(component, name))
+    cands.append(os.path.join("common", name))
+    for c in cands:
+        if os.path.isfile(os.path.join(root, c)):
+            return os.path.normpath(c)
+    return None
+
+
+def cycles(graph):
+    """The strongly connected components of graph (node -> set of nodes)
+    with more than one node, each as a sorted list (Tarjan's algorithm,
+    iterative)."""
+    index, low, on, stack, out = {}, {}, set(), [], []
+    counter = [0]
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph.get(start, ()))))]
+        index[start] = low[start] = counter[0]
+        counter[0] += 1
+        stack.append(start)
+        on.add(start)
+        while work:
+            v, it = work[-1]
+            advanced = False
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = counter[0]
+                    counter[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph.get(w, ())))))
+                    advanced = True
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return out
+
+
+def cycle_text(comp, graph, what):
+    edges = ["%s -> %s" % (a, b) for a in comp
+             for b in sorted(graph.get(a, ())) if b in comp]
+    return "%s circle between %s: %s" % (what, ", ".join(comp),
+                                         "; ".join(edges))
+
+
+def check_includes(root):
+    findings = []
+    graph = collections.defaultdict(set)
+    for src in sources(root):
+        with open(os.path.join(root, src), encoding="utf-8") as f:
+            text = strip_comments(f.read())
+        src_folder = folder_of(src)
+        for m in INCLUDE.finditer(text):
+            kind, name = m.group(1), m.group(2)
+            line = text.count("\n", 0, m.start()) + 1
+            where = "%s:%d" % (src, line)
+            if kind == "<":
+                for lib, allowed in LIBRARIES.items():
+                    if name.startswith(lib) and not any(
+                            src == a or src.startswith(a + "/")
+                            for a in allowed):
+                        findings.append(
+                            "%s: includes <%s>: only %s may" %
+                            (where, name, ", ".join(allowed)))
+                continue
+            dst = resolve(root, src, name)
+            if dst is None:
+                findings.append('%s: includes "%s": no such file in its '
+                                "folder, its component or common/" %
+                                (where, name))
+                continue
+            graph[src].add(dst)
+            dst_folder = folder_of(dst)
+            if src_folder is None or dst_folder is None:
+                findings.append('%s: includes "%s" (%s): a file outside '
+                                "the layers of LAYERS" % (where, name, dst))
+            elif not may_use(src_folder, dst_folder):
+                findings.append('%s: includes "%s" (%s): runs against the '
+                                "layers (%s)" % (where, name, dst,
+                                                 rule_text(src_folder)))
+    for comp in cycles(graph):
+        findings.append(cycle_text(comp, graph, "include"))
+    return findings
+
+
+def object_source(root, build, obj):
+    """The source file (relative to root) an object file of build was
+    compiled from: CMake's <target>.dir/<relative source path>.o."""
+    rel = os.path.relpath(obj, build)
+    parts = rel.split(os.sep)
+    if "CMakeFiles" not in parts:
+        return None
+    i = parts.index("CMakeFiles")
+    subdir = parts[:i]          # the CMakeLists.txt's folder
+    srcrel = parts[i + 2:]      # after <target>.dir
+    if not srcrel or not srcrel[-1].endswith(".o"):
+        return None
+    srcrel[-1] = srcrel[-1][:-2]
+    path = os.path.normpath(os.path.join(*(subdir + srcrel)))
+    return path if os.path.isfile(os.path.join(root, path)) else None
+
+
+def check_objects(root, build):
+    """Findings from the object files of build's libraries and
+    programs (not the tests'), or one finding when there are none."""
+    defs, uses = {}, collections.defaultdict(dict)
+    objs = []
+    for d, dirs, files in os.walk(build):
+        dirs.sort()
+        rel = os.path.relpath(d, build).split(os.sep)[0]
+        if rel not in COMPONENTS + ("common",):
+            continue
+        for f in sorted(files):
+            if f.endswith(".o"):
+                src = object_source(root, build, os.path.join(d, f))
+                if src and folder_of(src) is not None:
+                    objs.append((src, os.path.join(d, f)))
+    if not objs:
+        return ["%s: no object files of agent/, controller/ or common/ "
+                "(build it first)" % build]
+    for src, obj in objs:
+        out = subprocess.run(["nm", obj], capture_output=True, text=True,
+                             check=True).stdout
+        for line in out.splitlines():
+            p = line.split()
+            if len(p) == 3 and p[1] in "TDBRVW":
+                defs.setdefault(p[2], src)
+            elif len(p) == 2 and p[0] == "U":
+                uses[src].setdefault(p[1], None)
+    findings = []
+    graph = collections.defaultdict(set)
+    seen = set()
+    for src in sorted(uses):
+        for sym in uses[src]:
+            dst = defs.get(sym)
+            if dst is None or dst == src:
+                continue
+            graph[src].add(dst)
+            sf, df = folder_of(src), folder_of(dst)
+            if not may_use(sf, df) and (src, dst) not in seen:
+                seen.add((src, dst))
+                findings.append("%s: calls %s (%s): runs against the "
+                                "layers (%s)" % (src, sym, dst,
+                                                 rule_text(sf)))
+    for comp in cycles(graph):
+        findings.append(cycle_text(comp, graph, "call"))
+    return findings
+
+
+def self_test():
+    g = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    if cycles(g) != [["a", "b", "c"]]:
+        return "cycles() missed a b c"
+    if cycles({"a": {"b"}, "b": set()}):
+        return "cycles() found a circle in a line"
+    if not may_use("controller/cmd", "controller/run"):
+        return "cmd may not use run"
+    if may_use("controller/remote", "controller/run"):
+        return "remote may use run"
+    if may_use("agent/core", "agent/backends"):
+        return "core may use backends"
+    for folder, below in LAYERS.items():
+        for b in below:
+            if b not in LAYERS:
+                return "LAYERS names an unknown folder " + b
+            if folder in LAYERS[b]:
+                return "LAYERS has %s and %s both ways" % (folder, b)
+    return None
+
+
+def main():
+    err = self_test()
+    if err:
+        print("check_layers.py: self-test failed: " + err)
+        return 2
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(
+        os.path.dirname(os.path.abspath(__file__)))
+    findings = check_includes(root)
+    if len(sys.argv) > 2:
+        findings += check_objects(root, sys.argv[2])
+    for f in findings:
+        print(f)
+    if findings:
+        print("check_layers.py: %d finding(s); the rule is LAYERS in %s" %
+              (len(findings), os.path.abspath(__file__)))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
