@@ -30,8 +30,4 @@ int report_html_write(FILE *out, const struct compare_table *t,
 		      const struct report_history *hist, int nhist,
 		      const char *generated_at);
 
-/* Writes s to out with &, <, >, " and ' escaped for HTML text and
- * attribute values. NULL writes nothing. */
-void report_html_escape(FILE *out, const char *s);
-
 #endif

@@ -239,6 +239,22 @@ int ui_text_width(const char *s);
 void ui_fit(char *buf, size_t len, const char *s, int width, int right,
 	    int utf8);
 
+/* The larger and the smaller of two ints (widths, counts). */
+static inline int ui_imax(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+static inline int ui_imin(int a, int b)
+{
+	return a < b ? a : b;
+}
+
+/* A number with `decimals` decimals and suffix into buf ("51.2", "42%"),
+ * UI_TONE_NORMAL; "n/a" and UI_TONE_DIM for NaN. */
+enum ui_tone ui_fmt_num(char *buf, size_t len, double v, int decimals,
+			const char *suffix);
+
 /* The lines of the `?` help screen, NULL-terminated; static. */
 const char *const *ui_help_lines(void);
 

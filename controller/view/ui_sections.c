@@ -1,0 +1,204 @@
+/*
+ * The sections under the GEMM rows of the live and plain tables: each
+ * host's bandwidth and batching results as small aligned tables; see
+ * ui_workload_lines in ui_layout.h. Pure: no curses, no I/O.
+ */
+#include "view/ui_layout.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xmalloc.h"
+
+/* Cells of a small section table: ncols columns, rows added in order. */
+struct sect {
+	int ncols;
+	const char *const *titles;
+	const int *right;
+	char (*cells)[200];   /* nrows x ncols */
+	enum ui_tone *tones;  /* per row */
+	int nrows, cap;
+};
+
+static char *sect_cell(struct sect *t, int row, int col)
+{
+	return t->cells[(size_t)row * (size_t)t->ncols + (size_t)col];
+}
+
+static int sect_row(struct sect *t, enum ui_tone tone)
+{
+	if (t->nrows == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 8;
+		t->cells = bf_xrealloc(t->cells, (size_t)t->cap *
+						 (size_t)t->ncols * sizeof(*t->cells));
+		t->tones = bf_xrealloc(t->tones, (size_t)t->cap * sizeof(*t->tones));
+	}
+	for (int c = 0; c < t->ncols; c++)
+		sect_cell(t, t->nrows, c)[0] = '\0';
+	t->tones[t->nrows] = tone;
+	return t->nrows++;
+}
+
+/* One aligned line: cells padded to widths w (the last left-aligned one
+ * not padded). */
+static void sect_line(const struct sect *t, const int *w, const char *const *cells,
+		      char *buf, size_t len)
+{
+	size_t off = 0;
+	int last = t->ncols - 1;
+
+	buf[0] = '\0';
+	for (int c = 0; c < t->ncols && off + 1 < len; c++) {
+		int pad = w[c] - ui_text_width(cells[c]);
+		int k;
+
+		pad = pad < 0 ? 0 : pad;
+		if (c == last && !t->right[c])
+			pad = 0;
+		k = snprintf(buf + off, len - off, "%s%*s%s%*s", c ? " " : "",
+			     t->right[c] ? pad : 0, "", cells[c],
+			     t->right[c] ? 0 : pad, "");
+		if (k < 0)
+			break;
+		off += (size_t)k;
+		if (off >= len)
+			off = len - 1;
+	}
+}
+
+/* Appends heading, titles and rows of t to *out (n lines, cap). */
+static void sect_emit(const struct sect *t, const char *heading,
+		      struct ui_text_line **out, int *n, int *cap)
+{
+	int w[8] = { 0 };
+	const char *cells[8];
+
+	if (t->nrows == 0)
+		return;
+	for (int c = 0; c < t->ncols; c++) {
+		w[c] = ui_text_width(t->titles[c]);
+		for (int r = 0; r < t->nrows; r++)
+			w[c] = ui_imax(w[c], ui_text_width(t->cells[(size_t)r * (size_t)t->ncols + (size_t)c]));
+	}
+	if (*n + t->nrows + 2 > *cap) {
+		*cap = *n + t->nrows + 2 + 8;
+		*out = bf_xrealloc(*out, (size_t)*cap * sizeof(**out));
+	}
+	memset(&(*out)[*n], 0, sizeof(**out));
+	(*out)[*n].heading = 1;
+	snprintf((*out)[*n].text, sizeof((*out)[*n].text), "%s", heading);
+	(*n)++;
+	memset(&(*out)[*n], 0, sizeof(**out));
+	(*out)[*n].titles = 1;
+	sect_line(t, w, t->titles, (*out)[*n].text, sizeof((*out)[*n].text));
+	(*n)++;
+	for (int r = 0; r < t->nrows; r++) {
+		for (int c = 0; c < t->ncols; c++)
+			cells[c] = t->cells[(size_t)r * (size_t)t->ncols + (size_t)c];
+		memset(&(*out)[*n], 0, sizeof(**out));
+		(*out)[*n].tone = t->tones[r];
+		sect_line(t, w, cells, (*out)[*n].text, sizeof((*out)[*n].text));
+		(*n)++;
+	}
+}
+
+/* "pass", "FAIL: reason", "skipped: reason", and its tone. */
+static enum ui_tone status_text(enum bf_status st, const char *reason,
+				char *buf, size_t len)
+{
+	if (st == BF_STATUS_FAIL) {
+		snprintf(buf, len, "FAIL%s%s", reason[0] ? ": " : "", reason);
+		return UI_TONE_BAD;
+	}
+	if (st == BF_STATUS_SKIPPED) {
+		snprintf(buf, len, "skipped%s%s", reason[0] ? ": " : "", reason);
+		return UI_TONE_DIM;
+	}
+	snprintf(buf, len, "pass");
+	return UI_TONE_NORMAL;
+}
+
+/* A latency in ms with three significant digits ("0.000204", "1.23"). */
+static void fmt_ms3(char *buf, size_t len, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "n/a");
+	else if (v >= 100)
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.3g", v);
+}
+
+int ui_workload_lines(const struct model_snapshot *snap,
+		      struct ui_text_line **out)
+{
+	static const char *const bw_titles[] = { "host", "device", "kind",
+						 "GB/s", "state" };
+	static const int bw_right[] = { 0, 0, 0, 1, 0 };
+	static const char *const ba_titles[] = { "host", "device", "dtype",
+		"single ms", "batch ms", "speed-up", "state" };
+	static const int ba_right[] = { 0, 0, 0, 1, 1, 1, 0 };
+	struct sect bw = { 5, bw_titles, bw_right, NULL, NULL, 0, 0 };
+	struct sect ba = { 7, ba_titles, ba_right, NULL, NULL, 0, 0 };
+	char heading[96];
+	int n = 0, cap = 0, rows = 0;
+
+	*out = NULL;
+	for (int i = 0; i < snap->nbandwidth; i++) {
+		const struct model_bandwidth *b = &snap->bandwidth[i];
+		int same = 1, r;
+		char st[400];
+		enum ui_tone tone;
+
+		/* The skipped kinds of one device for one reason: one line. */
+		while (b->status == BF_STATUS_SKIPPED && i + same < snap->nbandwidth) {
+			const struct model_bandwidth *o = &snap->bandwidth[i + same];
+
+			if (o->host != b->host || o->status != b->status ||
+			    strcmp(o->device, b->device) != 0 ||
+			    strcmp(o->reason, b->reason) != 0)
+				break;
+			same++;
+		}
+		tone = status_text(b->status, b->reason, st, sizeof(st));
+		r = sect_row(&bw, tone);
+		snprintf(sect_cell(&bw, r, 0), 200, "%s", snap->hosts[b->host].name);
+		snprintf(sect_cell(&bw, r, 1), 200, "%s", b->device);
+		if (same > 1)
+			snprintf(sect_cell(&bw, r, 2), 200, "%d kinds", same);
+		else
+			snprintf(sect_cell(&bw, r, 2), 200, "%s", b->kind);
+		ui_fmt_num(sect_cell(&bw, r, 3), 200, b->median_gbps, 1, "");
+		snprintf(sect_cell(&bw, r, 4), 200, "%.199s", st);
+		i += same - 1;
+	}
+	for (int i = 0; i < snap->nbatching; i++) {
+		const struct model_batching *b = &snap->batching[i];
+		char st[400];
+		int r = sect_row(&ba, status_text(b->status, b->reason, st, sizeof(st)));
+
+		if (b->rows > 0)
+			rows = b->rows;
+		snprintf(sect_cell(&ba, r, 0), 200, "%s", snap->hosts[b->host].name);
+		snprintf(sect_cell(&ba, r, 1), 200, "%s", b->device);
+		snprintf(sect_cell(&ba, r, 2), 200, "%s", b->dtype);
+		fmt_ms3(sect_cell(&ba, r, 3), 200, b->single_ms);
+		fmt_ms3(sect_cell(&ba, r, 4), 200, b->batch_ms);
+		ui_fmt_num(sect_cell(&ba, r, 5), 200, b->speedup, 1, "x");
+		snprintf(sect_cell(&ba, r, 6), 200, "%.199s", st);
+	}
+	sect_emit(&bw, "bandwidth (median GB/s)", out, &n, &cap);
+	if (rows > 0)
+		snprintf(heading, sizeof(heading),
+			 "batching (%d one-row calls vs one %d-row batch)", rows, rows);
+	else
+		snprintf(heading, sizeof(heading), "batching");
+	sect_emit(&ba, heading, out, &n, &cap);
+	free(bw.cells);
+	free(bw.tones);
+	free(ba.cells);
+	free(ba.tones);
+	return n;
+}
