@@ -16,14 +16,14 @@
 #include <cjson/cJSON.h>
 
 #include "backends/backend.h"
-#include "workloads/bandwidth.h"
-#include "workloads/batching.h"
 #include "bf_clock.h"
 #include "checks/checks.h"
-#include "workloads/gemm.h"
-#include "hardware/hostinfo.h"
 #include "core/options.h"
 #include "core/report.h"
+#include "hardware/hostinfo.h"
+#include "workloads/bandwidth.h"
+#include "workloads/batching.h"
+#include "workloads/gemm.h"
 #include "xmalloc.h"
 
 #ifndef BF_AGENT_VERSION

@@ -17,9 +17,9 @@
 #include <stdint.h>
 
 #include "bf_error.h"
+#include "dtype.h"
 #include "hardware/nvml.h"
 #include "hardware/peak.h"
-#include "dtype.h"
 
 struct cJSON;
 

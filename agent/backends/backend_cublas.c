@@ -19,9 +19,9 @@
 #include <cjson/cJSON.h>
 
 #include "backends/backend.h"
+#include "backends/kernels_cuda.h"
 #include "bf_clock.h"
 #include "hardware/hostinfo.h"
-#include "backends/kernels_cuda.h"
 #include "hardware/nvml.h"
 #include "schema.h"
 #include "stats.h"

@@ -15,8 +15,8 @@
 #include <cjson/cJSON.h>
 
 #include "checks/checks.h"
-#include "workloads/gemm.h"
 #include "checks/tensor.h"
+#include "workloads/gemm.h"
 #include "xmalloc.h"
 
 #define DETAIL_LEN 512

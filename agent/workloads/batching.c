@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "workloads/mlp.h"
 #include "stats.h"
+#include "workloads/mlp.h"
 #include "xmalloc.h"
 
 int batching_count(int ndevices)

@@ -40,8 +40,8 @@
 
 #include "bf_clock.h"
 #include "hardware/hostinfo.h"
-#include "workloads/roofline.h"
 #include "stats.h"
+#include "workloads/roofline.h"
 #include "xmalloc.h"
 
 #define MIB (1024.0 * 1024.0)

@@ -14,8 +14,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "bf_text.h"
 #include "archive/archive_files.h"
+#include "bf_text.h"
 #include "xmalloc.h"
 
 

@@ -11,10 +11,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "view/compare_view.h"
-#include "record.h"
 #include "cmd/ctl.h"
 #include "cmd/selection.h"
+#include "record.h"
+#include "view/compare_view.h"
 
 static const char compare_usage[] =
 	"usage: ctl compare [RUN-ID | HOST | FILE ...] [--last N]\n"

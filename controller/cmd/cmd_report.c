@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "bf_clock.h"
-#include "model/compare.h"
 #include "cmd/ctl.h"
-#include "view/report_html.h"
 #include "cmd/selection.h"
+#include "model/compare.h"
+#include "view/report_html.h"
 #include "xmalloc.h"
 
 static const char report_usage[] =

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "archive/archive_read.h"
-#include "model/baseline.h"
 #include "cmd/ctl.h"
+#include "model/baseline.h"
 #include "model/model.h"
 #include "view/table.h"
 #include "xmalloc.h"

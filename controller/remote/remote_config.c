@@ -6,8 +6,8 @@
  * stdout and stderr read through pipes under a deadline and the cancel
  * flag, then killed and reaped.
  */
-#include "remote/remote_config.h"
 #include "bf_parse.h"
+#include "remote/remote_config.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -15,8 +15,8 @@
 
 #include "run/child.h"
 #include "run/runner.h"
-#include "schema.h"
 #include "run/session.h"
+#include "schema.h"
 #include "xmalloc.h"
 
 extern char **environ;

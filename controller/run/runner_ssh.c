@@ -37,8 +37,8 @@
 #include <sys/random.h>
 
 #include "bf_text.h"
-#include "run/embedded.h"
 #include "remote/remote_ssh.h"
+#include "run/embedded.h"
 #include "run/runner.h"
 #include "run/session.h"
 #include "xmalloc.h"

@@ -18,8 +18,8 @@
 
 #include "archive/archive.h"
 #include "bf_error.h"
-#include "run/inventory.h"
 #include "model/model.h"
+#include "run/inventory.h"
 
 /* What watches a run from the main thread while the hosts run: the live
  * table, wired by the command (the run knows no view). poll waits up to

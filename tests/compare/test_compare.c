@@ -21,8 +21,8 @@
 #include <cmocka.h>
 
 #include "archive/archive_read.h"
-#include "view/compare_view.h"
 #include "stats.h"
+#include "view/compare_view.h"
 #include "xmalloc.h"
 
 static char tmpdir[64];

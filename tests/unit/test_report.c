@@ -18,8 +18,8 @@
 #include <cmocka.h>
 
 #include "backends/backend.h"
-#include "workloads/gemm.h"
 #include "core/report.h"
+#include "workloads/gemm.h"
 
 struct sink {
 	char *buf;

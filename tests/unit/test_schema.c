@@ -24,13 +24,13 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "checks/checks.h"
+#include "core/report.h"
+#include "record.h"
+#include "schema.h"
 #include "workloads/bandwidth.h"
 #include "workloads/batching.h"
-#include "checks/checks.h"
 #include "workloads/gemm.h"
-#include "record.h"
-#include "core/report.h"
-#include "schema.h"
 
 static const char *const real_lines[] = {
 	"{\"schema\":1,\"type\":\"host\",\"seq\":0,\"agent\":{\"version\":\"0.1.0\",\"source_hash\":\"02e497679ff47c98\"},\"hostname\":\"vm\",\"os\":\"Debian GNU/Linux 12 (bookworm)\",\"kernel\":\"6.18.44-fc-v669\",\"arch\":\"x86_64\",\"cpu_model\":\"Intel(R) Xeon(R) Processor\",\"cpu_cores\":2,\"memory_bytes\":25276502016,\"openblas\":{\"version\":\"0.3.21\",\"core\":\"Prescott\",\"threads\":2,\"config\":\"OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY Prescott MAX_THREADS=64\",\"sbgemm\":false,\"shgemm\":false,\"env\":{\"OPENBLAS_CORETYPE\":null,\"OPENBLAS_L2_SIZE\":null,\"OPENBLAS_NUM_THREADS\":null,\"OMP_NUM_THREADS\":null}},\"cuda\":{\"driver_version\":null,\"driver_cuda_version\":null,\"runtime_version\":\"13.0\",\"cublas_version\":\"13.1.0\",\"NVIDIA_TF32_OVERRIDE\":null,\"status\":\"skipped\",\"reason\":\"no usable CUDA device: cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA runtime version\"},\"gpus\":[],\"options\":{\"sizes\":[64],\"dtypes\":[\"fp32\",\"fp16\"],\"iters\":2,\"cpu_iters\":2,\"warmup\":1,\"seed\":1}}",

@@ -21,11 +21,11 @@
 #include <stdlib.h>
 
 #include "cmd/ctl.h"
-#include "run/inventory.h"
 #include "model/model.h"
 #include "record.h"
-#include "schema.h"
+#include "run/inventory.h"
 #include "run/session.h"
+#include "schema.h"
 
 /* ctl.c, which defines it, is ctl's main: not linked here. */
 void ctl_error(const char *fmt, ...)

@@ -17,11 +17,11 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "record.h"
 #include "workloads/bandwidth.h"
 #include "workloads/batching.h"
 #include "workloads/gemm.h"
 #include "workloads/mlp.h"
-#include "record.h"
 #include "workloads/roofline.h"
 
 /* --- roofline ------------------------------------------------------- */
