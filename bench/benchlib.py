@@ -259,7 +259,7 @@ def agent_hash(ctl):
 
 def agent_command(h, agent_args):
     """The exact command line ctl run sends for a cached agent
-    (controller/runner_ssh.c, run_command): cd, PATH, exec."""
+    (controller/run/runner_ssh.c, run_command): cd, PATH, exec."""
     return ('cd "$HOME"/.cache/benchfleet/%s || exit 127; '
             'PATH="$PATH:/usr/local/cuda/bin"; export PATH; '
             'exec ./build/bin/agent --exit-on-hangup %s'

@@ -1,6 +1,6 @@
 /*
  * The agent's options, described once for both binaries: the agent parses
- * its command line through this table (agent/options.c), and ctl validates
+ * its command line through this table (agent/core/options.c), and ctl validates
  * `ctl run` options and the inventory's per-host defaults through it before
  * any host is touched, then builds the agent's argv from it. So a value is
  * refused in the same words wherever it is given, and a value ctl accepts
@@ -8,7 +8,7 @@
  *
  * An option set (struct bf_agent_optset) holds the values given, each with
  * a "given" bit; what is not given is left to the agent's own defaults
- * (agent/options.c says what they are).
+ * (agent/core/options.c says what they are).
  */
 #ifndef BF_AGENT_OPTS_H
 #define BF_AGENT_OPTS_H

@@ -165,7 +165,7 @@ struct bf_rec_gemm {
 	struct cJSON *device_state; /* owned: {before, after, throttled},
 				     * free-form per device kind; NULL absent */
 	int throttled;           /* device_state.throttled: 1, 0, -1 unknown */
-	/* The roofline (agent/roofline.h): present when bandwidth_kind is
+	/* The roofline (agent/workloads/roofline.h): present when bandwidth_kind is
 	 * non-NULL (the device's bandwidth was measured first). */
 	char *bandwidth_kind;        /* "triad" (CPU), "d2d" (GPU) */
 	double bandwidth_gbps;       /* NaN: not measured */
@@ -175,7 +175,7 @@ struct bf_rec_gemm {
 	double fraction_of_roofline; /* gflops / roofline_gflops; NaN */
 };
 
-/* One memory-bandwidth measurement of a device (agent/bandwidth.c). */
+/* One memory-bandwidth measurement of a device (agent/workloads/bandwidth.c). */
 struct bf_rec_bandwidth {
 	char *device;
 	char *kind;          /* BF_BW_TRIAD, BF_BW_D2D, BF_BW_H2D_PAGEABLE, ... */
@@ -197,7 +197,7 @@ struct bf_rec_bandwidth {
 	double needed_bytes, free_bytes; /* NaN: absent (no fit refusal) */
 };
 
-/* The seed's batching case on one device (agent/batching.c). */
+/* The seed's batching case on one device (agent/workloads/batching.c). */
 struct bf_rec_batching {
 	char *device;
 	char *dtype;

@@ -176,7 +176,7 @@ enum bf_status { BF_STATUS_PASS = 0, BF_STATUS_FAIL, BF_STATUS_SKIPPED };
 #define BF_KEY_NEEDED_BYTES "needed_bytes"
 #define BF_KEY_FREE_BYTES "free_bytes"
 
-/* gemm: the roofline (agent/roofline.h) */
+/* gemm: the roofline (agent/workloads/roofline.h) */
 #define BF_KEY_ARITHMETIC_INTENSITY "arithmetic_intensity" /* FLOP per byte */
 #define BF_KEY_BANDWIDTH_GBPS "bandwidth_gbps" /* the device's measured GB/s */
 #define BF_KEY_BANDWIDTH_KIND "bandwidth_kind" /* which measurement: "triad" */

@@ -15,6 +15,9 @@ Checks, on the source tree given as the first argument:
   3. a library's headers only where LIBRARIES allows them (libssh in the
      SSH layer, curses in the live table's one file, CUDA in the
      backends);
+  4. every folder of agent/ and controller/ is a layer of LAYERS, and
+     agent/README.md and controller/README.md, which describe each
+     folder with a "May use:" line, say what LAYERS says;
 
 and, with a build tree as the second argument, on its object files
 (nm): every symbol a file uses that another file defines is one it may
@@ -219,6 +222,53 @@ def check_includes(root):
     return findings
 
 
+README_FOLDER = re.compile(r"^- \*\*([a-z_/]+)\*\*")
+README_USES = re.compile(r"^\s+May use: (.*)$")
+
+
+def check_docs(root):
+    """Rule 4: the folders on disk, LAYERS and the components' READMEs
+    agree."""
+    findings = []
+    for comp in COMPONENTS:
+        for d, dirs, files in os.walk(os.path.join(root, comp)):
+            rel = os.path.relpath(d, root)
+            if any(f.endswith(EXTS) for f in files) and rel not in LAYERS:
+                findings.append("%s/: a folder of sources that LAYERS does "
+                                "not name (add it to the table)" % rel)
+        readme = os.path.join(comp, "README.md")
+        try:
+            with open(os.path.join(root, readme), encoding="utf-8") as f:
+                lines = f.read().splitlines()
+        except OSError as e:
+            findings.append("%s: %s" % (readme, e.strerror))
+            continue
+        said, folder = {}, None
+        for line in lines:
+            m = README_FOLDER.match(line)
+            if m:
+                name = m.group(1).rstrip("/")
+                folder = comp if name == comp else comp + "/" + name
+                continue
+            m = README_USES.match(line)
+            if m and folder:
+                uses = [u.strip().rstrip("/") for u in m.group(1).split(",")
+                        if u.strip() and not u.strip().startswith("(")]
+                said[folder] = sorted(comp + "/" + u for u in uses)
+                folder = None
+        for layer in sorted(LAYERS):
+            if layer.split("/")[0] != comp:
+                continue
+            if layer not in said:
+                findings.append("%s: no \"May use:\" line for %s/" %
+                                (readme, layer))
+            elif said[layer] != sorted(LAYERS[layer]):
+                findings.append("%s: %s/ may use %s, LAYERS says %s" %
+                                (readme, layer, said[layer] or "nothing",
+                                 sorted(LAYERS[layer]) or "nothing"))
+    return findings
+
+
 def object_source(root, build, obj):
     """The source file (relative to root) an object file of build was
     compiled from: CMake's <target>.dir/<relative source path>.o."""
@@ -311,7 +361,7 @@ def main():
         return 2
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(
         os.path.dirname(os.path.abspath(__file__)))
-    findings = check_includes(root)
+    findings = check_includes(root) + check_docs(root)
     if len(sys.argv) > 2:
         findings += check_objects(root, sys.argv[2])
     for f in findings:

@@ -70,7 +70,7 @@ struct transfer_result {
 	int roundtrip_equal; /* 1 when D2H(H2D(x)) == x byte for byte */
 };
 
-/* Memory-bandwidth measurements (agent/bandwidth.c), in record order. */
+/* Memory-bandwidth measurements (agent/workloads/bandwidth.c), in record order. */
 enum bw_kind {
 	BW_TRIAD = 0,    /* CPU: a[i] = b[i] + s c[i] over fp64 arrays */
 	BW_D2D,          /* GPU: device-to-device copy */
@@ -99,7 +99,7 @@ struct bw_result {
 	char timing[80];    /* how samples_ms were taken */
 };
 
-/* The seed's batching model (agent/mlp.h) as a backend runs it: two
+/* The seed's batching model (agent/workloads/mlp.h) as a backend runs it: two
  * row-major GEMMs, x (rows, in) W1 (in, hidden), relu, W2 (hidden, out),
  * the biases folded into W1 and W2 (see mlp.h). */
 struct mlp_job {

@@ -66,7 +66,7 @@ double gemm_flops(int n);
 double gemm_operand_bytes(int n, enum bf_dtype dtype, enum bf_dtype c_dtype);
 
 /* A result counts as faster than the hardware above this multiple of the
- * theoretical peak: the peak's clock is read or measured (agent/peak.c),
+ * theoretical peak: the peak's clock is read or measured (agent/hardware/peak.c),
  * and a measurement on a loaded machine can read a few per cent low. */
 #define GEMM_PEAK_MARGIN 1.10
 

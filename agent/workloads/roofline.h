@@ -11,7 +11,7 @@
  * (n / 6 at fp32 with an fp32 C). Real kernels move more (blocking
  * re-reads panels from the caches, not memory), so the bound is an upper
  * one, like the peak. The bandwidth is the device's own measurement
- * (triad on a CPU, device-to-device copy on a GPU; agent/bandwidth.c).
+ * (triad on a CPU, device-to-device copy on a GPU; agent/workloads/bandwidth.c).
  */
 #ifndef BF_ROOFLINE_H
 #define BF_ROOFLINE_H

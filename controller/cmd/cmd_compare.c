@@ -1,7 +1,8 @@
 /*
  * ctl compare [RUN-ID | HOST | FILE ...]: archived runs or hosts side by
- * side, with a significance test per cell (compare.c builds and prints
- * the table; this file turns the command line into its columns).
+ * side, with a significance test per cell (model/compare.c builds the
+ * table, view/compare_text.c and compare_export.c print it; this file
+ * turns the command line into its columns).
  */
 #include <errno.h>
 #include <getopt.h>

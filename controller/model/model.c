@@ -306,7 +306,7 @@ static const struct model_row *find_row(const struct model_state *m, int host,
 
 /* Ratios are recomputed for the whole host on each GEMM result, since the
  * fp32 baseline may arrive after the rows that need it. The pairs of the
- * agent's summary (agent/gemm.c), with bf_speed_ratio: verified results
+ * agent's summary (agent/workloads/gemm.c), with bf_speed_ratio: verified results
  * only. */
 static void recompute_ratios(struct model_state *m, int host)
 {

@@ -78,7 +78,7 @@ extern char **environ;
 /* The task script, run by srun on each node (see the top of this file).
  * Argument 1: build | run; the rest are the agent's. */
 static const char task_script[] =
-	"# benchfleet: one Slurm task (controller/runner_slurm.c). $1: build | run;\n"
+	"# benchfleet: one Slurm task (controller/run/runner_slurm.c). $1: build | run;\n"
 	"# the rest are the agent's arguments. Every stdout line is framed for ctl.\n"
 	"mode=$1; shift\n"
 	"src=$(cd \"$(dirname \"$0\")\" && pwd) || exit 1\n"

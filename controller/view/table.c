@@ -1,7 +1,7 @@
 /*
  * The plain results table, printed at the end of ctl run and by ctl
  * show: the live table's columns (ui_layout.c's one definition: titles,
- * order, cell texts), every one of them, sized to their contents by
+ * order; ui_cells.c's cell texts), every one of them, sized to their contents by
  * texttable.c. Hosts in the run's order (the command line's), each
  * host's rows in the order they arrived (the agent's sweep), however the
  * hosts' records interleaved. Missing values print as n/a, never 0.

@@ -18,7 +18,7 @@ TIMEOUT_S = 600
 SCHEMA_VERSION = 1
 
 # shared/docs/seed-facts.md, "Tensor properties", keyed by the agent's
-# check names. Kept here independently of agent/check_tensor.c.
+# check names. Kept here independently of agent/checks/check_tensor.c.
 # name: (dtype, rank, shape, element bytes, total bytes)
 SEED_TENSORS = {
     "props.scalar": ("fp32", 0, [], 4, 4),

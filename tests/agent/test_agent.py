@@ -59,7 +59,7 @@ def row_major_strides(shape):
 
 def mlp_scores():
     """The batching model's scores, from the formulas of docs/schema.md
-    (agent/mlp.h) with explicit biases, in exact integer arithmetic."""
+    (agent/workloads/mlp.h) with explicit biases, in exact integer arithmetic."""
     x = [[(r * (f + 2) + f) % 23 % 7 - 3 for f in range(30)]
          for r in range(20)]
     w1 = [[(f * f + 2 * j + f * j) % 3 - 1 for j in range(16)]
@@ -315,7 +315,7 @@ class RunChecks:
         per_output = n * n if n <= 64 else 32 * 32
         self.assertEqual(g["verified_elements"],
                          per_output * (2 if iters > 1 else 1))
-        # 16 sqrt(n) 2^-24 (fp32 accumulation; agent/gemm.c)
+        # 16 sqrt(n) 2^-24 (fp32 accumulation; agent/workloads/gemm.c)
         self.assertAlmostEqual(g["tolerance"], 16 * n ** 0.5 * 2.0 ** -24,
                                delta=1e-15)
         self.assertEqual(g["output_roundoff"], 2.0 ** -24)

@@ -1,5 +1,5 @@
 /*
- * Unit tests for controller/archive_read.c and controller/compare.c on
+ * Unit tests for controller/archive/archive_read.c and controller/model/compare.c on
  * archives written here, record by record, in the format ctl run writes
  * (docs/archive.md): loading (a cut-off last line, a run.json still
  * "running", a damaged line), run ids and prefixes, the previous-run

@@ -23,7 +23,7 @@ import zlib
 
 CTL = os.environ.get("BF_CTL", "ctl")
 AGENT = os.environ.get("BF_AGENT")
-COLOR_A = (0x4e, 0x79, 0xa7)   # report_html.c's palette[0]
+COLOR_A = (0x4e, 0x79, 0xa7)   # report_charts.c's palette[0]
 COLOR_B = (0xf2, 0x8e, 0x2b)   # palette[1]
 
 
@@ -141,7 +141,7 @@ class ReportTest(unittest.TestCase):
                 v = sorted(2 * g["n"] ** 3 / ms / 1e6 for ms in g["samples_ms"])
                 med = v[len(v) // 2] if len(v) % 2 else \
                     (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
-                # report_html.c's fmt_value
+                # report_charts.c's report_fmt_value
                 text = ("%.0f" if med >= 100 else
                         "%.1f" if med >= 10 else "%.2f") % med
                 self.assertIn(">%s %s</text>" % (label, text), self.html)

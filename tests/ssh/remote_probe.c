@@ -1,6 +1,6 @@
 /*
  * remote_probe: a small command-line driver of the SSH layer
- * (controller/remote_ssh.h) for the SSH tests (tests/ssh/test_remote.py)
+ * (controller/remote/remote_ssh.h) for the SSH tests (tests/ssh/test_remote.py)
  * and for trying the layer by hand. It connects to one host and runs a
  * sequence of actions on that one connection, printing one JSON object per
  * event on stdout:

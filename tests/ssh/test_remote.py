@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Black-box tests of the SSH layer (controller/remote_ssh.h) against real
+"""Black-box tests of the SSH layer (controller/remote/remote_ssh.h) against real
 OpenSSH servers.
 
 Drives tests/ssh/remote_probe (path in $BF_REMOTE_PROBE, else looked for in

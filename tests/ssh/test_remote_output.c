@@ -1,5 +1,5 @@
 /*
- * Unit tests for controller/remote_output.c: the stderr tail keeps the
+ * Unit tests for controller/remote/remote_output.c: the stderr tail keeps the
  * newest bytes. (Cutting stdout into lines is linesplit.c's, tested by
  * tests/unit/test_linesplit.c.)
  */

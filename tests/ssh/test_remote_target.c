@@ -1,5 +1,5 @@
 /*
- * Unit tests for controller/remote_target.c: splitting "[user@]host[:port]"
+ * Unit tests for controller/remote/remote_target.c: splitting "[user@]host[:port]"
  * the way ssh(1) reads it, including IPv6 in brackets and bare, the last
  * '@' as the user separator, and every refusal with its error code.
  */

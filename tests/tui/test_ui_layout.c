@@ -1,5 +1,5 @@
 /*
- * Unit tests for controller/ui_layout.c, the live table's pure layout:
+ * Unit tests for controller/view/ui_layout.c, the live table's pure layout:
  * which columns fit a width and in what order they are dropped, the screen
  * regions for a height, the host panel's choice, row sorting and grouping,
  * cell texts and tones (n/a, Δ% signs, failures), bars, elapsed times and

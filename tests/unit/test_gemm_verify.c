@@ -1,5 +1,5 @@
 /*
- * Unit tests for gemm_verify() (agent/gemm.c), the numerical check that
+ * Unit tests for gemm_verify() (agent/workloads/gemm.c), the numerical check that
  * decides whether a GEMM result passes: a correct C passes at every
  * dtype; one wrong element, one NaN or one Inf makes it fail; and so do
  * the ways a library can be subtly wrong: accumulating in fp16 or bf16,

@@ -1,5 +1,5 @@
 /*
- * Unit tests for controller/linesplit.c, the capped line splitter of the
+ * Unit tests for controller/remote/linesplit.c, the capped line splitter of the
  * agent's stdout (pipe and SSH channel alike): lines across and within
  * chunks, empty lines, the cap (a line at the cap is whole, one past it is
  * cut and flagged, once), a last line without '\n', and a stop from the

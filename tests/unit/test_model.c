@@ -1,5 +1,5 @@
 /*
- * Unit tests for controller/model.c's typed adds of the newer records:
+ * Unit tests for controller/model/model.c's typed adds of the newer records:
  * bandwidth and batching records become lists of their own in the
  * snapshot, and a gemm record's roofline fields (bandwidth, arithmetic
  * intensity, roofline, bound, fraction) reach its row; an inconsistent

@@ -1,5 +1,5 @@
 /*
- * Unit tests for agent/nvml.c: reason bits named, the throttled verdict
+ * Unit tests for agent/hardware/nvml.c: reason bits named, the throttled verdict
  * from before/after readings, and the "NVML absent" path, which is what
  * this machine (no NVIDIA driver) exercises for real.
  */

@@ -1,5 +1,5 @@
 /*
- * Unit tests for agent/options.c: the defaults, every accepted form, and
+ * Unit tests for agent/core/options.c: the defaults, every accepted form, and
  * each bad argument, which must give BF_ERR_USAGE with a one-line message
  * that names the argument (the agent prints it as is and exits 2).
  */

@@ -1,5 +1,5 @@
 /*
- * Unit tests for agent/peak.c: the GPU table reproduces NVIDIA's published
+ * Unit tests for agent/hardware/peak.c: the GPU table reproduces NVIDIA's published
  * peaks from SMs x clock, the CPU formula reproduces the peak measured in
  * bench/RESULTS.md, unknown inputs give NaN with a reason, and the probe
  * reads something sane on this machine.

@@ -1,5 +1,5 @@
 /*
- * Unit tests for record building (agent/report.c, the ratios in gemm.c,
+ * Unit tests for record building (agent/core/report.c, the ratios in gemm.c,
  * device labels): every record carries the schema version, its type and a
  * sequence number counting from 0; each is one line of JSON ending in a
  * newline; check records carry their fields with null for what is

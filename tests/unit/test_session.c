@@ -1,9 +1,9 @@
 /*
  * Unit tests of ctl's run plumbing that needs no host: the inventory's
  * per-host agent defaults, read through the agent's option table
- * (controller/inventory.c), and the one reading of an agent's exit status
- * (session_agent_outcome in controller/session.c); the model's entry
- * checks (controller/model.c: numbers out of range, duplicate seqs,
+ * (controller/run/inventory.c), and the one reading of an agent's exit status
+ * (session_agent_outcome in controller/run/session_host.c); the model's entry
+ * checks (controller/model/model.c: numbers out of range, duplicate seqs,
  * completeness, terminal-safe text) and the host timeout's arithmetic
  * (session_silence_limit_s).
  */

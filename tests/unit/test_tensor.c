@@ -1,5 +1,5 @@
 /*
- * Unit tests for agent/tensor.c on the CPU backend: element counts and
+ * Unit tests for agent/checks/tensor.c on the CPU backend: element counts and
  * byte sizes of the seed's tensors, row-major strides, contiguity, NumPy
  * broadcasting (shapes, stride-0 views, errors), add/matmul/relu, and the
  * device-mismatch error. The CUDA operand in the mismatch test is a

@@ -1,5 +1,5 @@
 /*
- * Unit tests of controller/texttable.c (widths from content in display
+ * Unit tests of controller/view/texttable.c (widths from content in display
  * cells, CJK, alignment, no trailing blanks, header-less tables) and of
  * the one column definition the live and the plain results tables share
  * (ui_layout.h's columns printed by table.c).
