@@ -10,9 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "view/ui_notes.h"
 #include "xmalloc.h"
 
-/* Cells of a small section table: ncols columns, rows added in order. */
+/* Columns a section may have. */
+#define SECT_MAX_COLS 12
+
+/* Cells of a small section table: ncols (at most SECT_MAX_COLS) columns,
+ * rows added in order. */
 struct sect {
 	int ncols;
 	const char *const *titles;
@@ -72,8 +77,8 @@ static void sect_line(const struct sect *t, const int *w, const char *const *cel
 static void sect_emit(const struct sect *t, const char *heading,
 		      struct ui_text_line **out, int *n, int *cap)
 {
-	int w[8] = { 0 };
-	const char *cells[8];
+	int w[SECT_MAX_COLS] = { 0 };
+	const char *cells[SECT_MAX_COLS];
 
 	if (t->nrows == 0)
 		return;
@@ -104,24 +109,20 @@ static void sect_emit(const struct sect *t, const char *heading,
 	}
 }
 
-/* "pass", "FAIL: reason", "skipped: reason", and its tone. */
-static enum ui_tone status_text(enum bf_status st, const char *reason,
+/* An entry's status text ("pass", "skipped [1]": ui_status_text) into
+ * buf, and its tone. */
+static enum ui_tone status_cell(const struct model_snapshot *snap,
+				enum bf_status st, const char *reason,
 				char *buf, size_t len)
 {
-	if (st == BF_STATUS_FAIL) {
-		snprintf(buf, len, "FAIL%s%s", reason[0] ? ": " : "", reason);
-		return UI_TONE_BAD;
-	}
-	if (st == BF_STATUS_SKIPPED) {
-		snprintf(buf, len, "skipped%s%s", reason[0] ? ": " : "", reason);
-		return UI_TONE_DIM;
-	}
-	snprintf(buf, len, "pass");
-	return UI_TONE_NORMAL;
+	ui_status_text(snap, st, reason, buf, len);
+	return st == BF_STATUS_FAIL ? UI_TONE_BAD :
+	       st == BF_STATUS_SKIPPED ? UI_TONE_DIM : UI_TONE_NORMAL;
 }
 
-/* A latency in ms with three significant digits ("0.000204", "1.23"). */
-static void fmt_ms3(char *buf, size_t len, double v)
+/* A time in microseconds with three significant digits ("0.117",
+ * "2.34", "751"); n/a for NaN. */
+static void fmt_us3(char *buf, size_t len, double v)
 {
 	if (isnan(v))
 		snprintf(buf, len, "n/a");
@@ -131,17 +132,19 @@ static void fmt_ms3(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.3g", v);
 }
 
-int ui_workload_lines(const struct model_snapshot *snap,
+int ui_workload_lines(const struct model_snapshot *snap, int utf8,
 		      struct ui_text_line **out)
 {
 	static const char *const bw_titles[] = { "host", "device", "kind",
 						 "GB/s", "state" };
 	static const int bw_right[] = { 0, 0, 0, 1, 0 };
-	static const char *const ba_titles[] = { "host", "device", "dtype",
-		"single ms", "batch ms", "speed-up", "state" };
-	static const int ba_right[] = { 0, 0, 0, 1, 1, 1, 0 };
+	static const int ba_right[] = { 0, 0, 0, 1, 1, 1, 1, 1, 0 };
+	const char *us = utf8 ? "\xc2\xb5s" : "us";
+	char t_calls[32], t_batch[32], t_row_call[32], t_row_batch[32];
+	const char *ba_titles[] = { "host", "device", "dtype", t_calls,
+		t_batch, "speed-up", t_row_call, t_row_batch, "state" };
 	struct sect bw = { 5, bw_titles, bw_right, NULL, NULL, 0, 0 };
-	struct sect ba = { 7, ba_titles, ba_right, NULL, NULL, 0, 0 };
+	struct sect ba = { 9, ba_titles, ba_right, NULL, NULL, 0, 0 };
 	char heading[96];
 	int n = 0, cap = 0, rows = 0;
 
@@ -162,7 +165,7 @@ int ui_workload_lines(const struct model_snapshot *snap,
 				break;
 			same++;
 		}
-		tone = status_text(b->status, b->reason, st, sizeof(st));
+		tone = status_cell(snap, b->status, b->reason, st, sizeof(st));
 		r = sect_row(&bw, tone);
 		snprintf(sect_cell(&bw, r, 0), 200, "%s", snap->hosts[b->host].name);
 		snprintf(sect_cell(&bw, r, 1), 200, "%s", b->device);
@@ -174,20 +177,35 @@ int ui_workload_lines(const struct model_snapshot *snap,
 		snprintf(sect_cell(&bw, r, 4), 200, "%.199s", st);
 		i += same - 1;
 	}
+	for (int i = 0; i < snap->nbatching; i++)
+		if (snap->batching[i].rows > 0 && rows == 0)
+			rows = snap->batching[i].rows;
+	/* The seed's case: the rows scored one call each, all of them
+	 * together, beside the one batch call that scores them at once
+	 * (the speed-up is the one over the other); then each per row. */
+	if (rows > 0)
+		snprintf(t_calls, sizeof(t_calls), "%d calls %s", rows, us);
+	else
+		snprintf(t_calls, sizeof(t_calls), "calls %s", us);
+	snprintf(t_batch, sizeof(t_batch), "batch %s", us);
+	snprintf(t_row_call, sizeof(t_row_call), "%s/row call", us);
+	snprintf(t_row_batch, sizeof(t_row_batch), "%s/row batch", us);
 	for (int i = 0; i < snap->nbatching; i++) {
 		const struct model_batching *b = &snap->batching[i];
 		char st[400];
-		int r = sect_row(&ba, status_text(b->status, b->reason, st, sizeof(st)));
+		int r = sect_row(&ba, status_cell(snap, b->status, b->reason, st,
+						  sizeof(st)));
+		double k = b->rows > 0 ? b->rows : NAN;
 
-		if (b->rows > 0)
-			rows = b->rows;
 		snprintf(sect_cell(&ba, r, 0), 200, "%s", snap->hosts[b->host].name);
 		snprintf(sect_cell(&ba, r, 1), 200, "%s", b->device);
 		snprintf(sect_cell(&ba, r, 2), 200, "%s", b->dtype);
-		fmt_ms3(sect_cell(&ba, r, 3), 200, b->single_ms);
-		fmt_ms3(sect_cell(&ba, r, 4), 200, b->batch_ms);
+		fmt_us3(sect_cell(&ba, r, 3), 200, k * b->single_ms * 1000);
+		fmt_us3(sect_cell(&ba, r, 4), 200, b->batch_ms * 1000);
 		ui_fmt_num(sect_cell(&ba, r, 5), 200, b->speedup, 1, "x");
-		snprintf(sect_cell(&ba, r, 6), 200, "%.199s", st);
+		fmt_us3(sect_cell(&ba, r, 6), 200, b->single_ms * 1000);
+		fmt_us3(sect_cell(&ba, r, 7), 200, b->batch_ms * 1000 / k);
+		snprintf(sect_cell(&ba, r, 8), 200, "%.199s", st);
 	}
 	sect_emit(&bw, "bandwidth (median GB/s)", out, &n, &cap);
 	if (rows > 0)
