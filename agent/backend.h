@@ -58,8 +58,12 @@ struct gemm_result {
 				    * else NULL. Backends poison C with NaN
 				    * before every iteration, outside the
 				    * timed region. */
-	char math_mode[64];        /* "CUBLAS_COMPUTE_32F", "cblas_sgemm", ... */
-	char timing[80];           /* how samples_ms were taken, for the
+	char math_mode[160];       /* compute type and the handle's math
+				    * mode as read back: "CUBLAS_COMPUTE_32F;
+				    * CUBLAS_DEFAULT_MATH |
+				    * CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_
+				    * REDUCTION", "cblas_sgemm", ... */
+	char timing[128];          /* how samples_ms were taken, for the
 				    * record: "CUDA events around each call" */
 };
 
@@ -122,7 +126,7 @@ struct mlp_result {
 	double *batch_ms;  /* iters entries: each round's batch call (ms) */
 	float *single_out; /* rows x out: row r scored alone (last round) */
 	float *batch_out;  /* rows x out: the batch's scores (last round) */
-	char math_mode[64];
+	char math_mode[160];
 	char timing[96];
 };
 

@@ -54,6 +54,56 @@
 		}                                                            \
 	} while (0)
 
+/* The name of a cuBLAS math mode as cublas_api.h spells it: the base
+ * mode, then " | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION" when
+ * that flag is set. Static string or buf. */
+static const char *math_mode_name(cublasMath_t mode, char *buf, size_t len)
+{
+	static const struct { cublasMath_t mode; const char *name; } base[] = {
+		{ CUBLAS_DEFAULT_MATH, "CUBLAS_DEFAULT_MATH" },
+		{ CUBLAS_PEDANTIC_MATH, "CUBLAS_PEDANTIC_MATH" },
+		{ CUBLAS_TF32_TENSOR_OP_MATH, "CUBLAS_TF32_TENSOR_OP_MATH" },
+	};
+	const char *flag = (mode & CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION) ?
+				   " | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION" :
+				   "";
+	unsigned int rest = (unsigned int)mode &
+			    ~(unsigned int)CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION;
+
+	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
+		if ((unsigned int)base[i].mode == rest) {
+			snprintf(buf, len, "%s%s", base[i].name, flag);
+			return buf;
+		}
+	snprintf(buf, len, "cublasMath_t %u%s", rest, flag);
+	return buf;
+}
+
+/* Sets h's math mode to `mode` with
+ * CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION: cuBLAS's default lets
+ * a GEMM whose output type is narrower than its compute type (fp16 and
+ * bf16 out, CUBLAS_COMPUTE_32F) add split-K partial sums in the output
+ * type (cuBLAS Library, cublasMath_t), an error the fp32-accumulate
+ * tolerance of gemm.c does not admit. Writes "compute; mode" as read
+ * back with cublasGetMathMode into out (out_len bytes). */
+static cublasStatus_t set_math_mode(cublasHandle_t h, cublasMath_t mode,
+				    const char *compute, char *out,
+				    size_t out_len)
+{
+	cublasMath_t got = mode;
+	cublasStatus_t s;
+	char name[112];
+
+	s = cublasSetMathMode(h, (cublasMath_t)(mode |
+			      CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION));
+	if (s == CUBLAS_STATUS_SUCCESS)
+		s = cublasGetMathMode(h, &got);
+	if (s == CUBLAS_STATUS_SUCCESS)
+		snprintf(out, out_len, "%s; %s", compute,
+			 math_mode_name(got, name, sizeof(name)));
+	return s;
+}
+
 static enum bf_err cuda_probe(int *ndevices, char *detail, size_t detail_len)
 {
 	int n = 0;
@@ -640,6 +690,10 @@ static enum bf_err cuda_mlp_run(int dev, const struct mlp_job *job,
 	to_fp16(job->w2, w16 + nw1, nw2);
 	CUDA_TRY(cudaSetDevice(dev));
 	CUBLAS_TRY(cublasCreate(&hd));
+	/* fp16 out: partial sums in fp32, as in the sweep. */
+	CUBLAS_TRY(set_math_mode(hd, CUBLAS_DEFAULT_MATH,
+				 "cublasGemmEx CUDA_R_16F, CUBLAS_COMPUTE_32F",
+				 res->math_mode, sizeof(res->math_mode)));
 	CUDA_TRY(cudaMalloc(&x, nx * sizeof(uint16_t)));
 	CUDA_TRY(cudaMalloc(&w1, nw1 * sizeof(uint16_t)));
 	CUDA_TRY(cudaMalloc(&w2, nw2 * sizeof(uint16_t)));
@@ -649,8 +703,6 @@ static enum bf_err cuda_mlp_run(int dev, const struct mlp_job *job,
 	CUDA_TRY(cudaMemcpy(w1, w16, nw1 * sizeof(uint16_t), cudaMemcpyHostToDevice));
 	CUDA_TRY(cudaMemcpy(w2, w16 + nw1, nw2 * sizeof(uint16_t),
 			    cudaMemcpyHostToDevice));
-	snprintf(res->math_mode, sizeof(res->math_mode),
-		 "cublasGemmEx CUDA_R_16F, CUBLAS_COMPUTE_32F");
 	snprintf(res->timing, sizeof(res->timing),
 		 "CLOCK_MONOTONIC around the %d one-row calls and the batch "
 		 "call, each synchronous", job->rows);
@@ -767,6 +819,7 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 	size_t elem = bf_dtype_element_bytes(job->dtype);
 	cudaDataType_t dt = CUDA_R_32F;
 	cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+	cublasMath_t math = CUBLAS_DEFAULT_MATH;
 	const char *compute_name = "CUBLAS_COMPUTE_32F";
 	cudaEvent_t start = NULL, stop = NULL;
 	cublasHandle_t h = NULL;
@@ -787,6 +840,7 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 	case BF_DTYPE_TF32:
 		compute = CUBLAS_COMPUTE_32F_FAST_TF32;
 		compute_name = "CUBLAS_COMPUTE_32F_FAST_TF32";
+		math = CUBLAS_TF32_TENSOR_OP_MATH;
 		break;
 	case BF_DTYPE_FP16:
 		dt = CUDA_R_16F; /* fp16 in and out, fp32 accumulate */
@@ -797,7 +851,6 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 	default:
 		return cuda_gemm_supports(dev, job->dtype, detail, detail_len);
 	}
-	snprintf(res->math_mode, sizeof(res->math_mode), "%s", compute_name);
 	res->c_dtype = job->dtype;
 
 	CUDA_TRY(cudaSetDevice(dev));
@@ -808,7 +861,8 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 	/* The handle is created inside the measured window so that its
 	 * workspace counts towards peak memory, as PyTorch's peak does. */
 	CUBLAS_TRY(cublasCreate(&h));
-	CUBLAS_TRY(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+	CUBLAS_TRY(set_math_mode(h, math, compute_name, res->math_mode,
+				 sizeof(res->math_mode)));
 	CUDA_TRY(cudaMalloc(&a, nn * elem));
 	CUDA_TRY(cudaMalloc(&b, nn * elem));
 	CUDA_TRY(cudaMalloc(&c, nn * elem));
