@@ -856,6 +856,20 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 	CUDA_TRY(cudaSetDevice(dev));
 	CUDA_TRY(cudaDeviceSynchronize());
 	unified = device_attr(dev, cudaDevAttrIntegrated) == 1;
+	if (job->iters > 1) {
+		/* The host copy of the first timed C, allocated and touched
+		 * before the first reading: on unified memory (GB10) free
+		 * memory is the host's, and C's host copy is not the GEMM's
+		 * memory. */
+		res->c_first_host = malloc(nn * elem);
+		if (!res->c_first_host) {
+			err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
+				      "host allocation of %zu bytes failed",
+				      nn * elem);
+			goto out;
+		}
+		memset(res->c_first_host, 0, nn * elem);
+	}
 	CUDA_TRY(free_bytes_now(unified, &free0, &total));
 	free_min = free0;
 	/* The handle is created inside the measured window so that its
@@ -910,18 +924,9 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 		else if (it + 1 == job->warmup && t > 0 && t < BATCH_TARGET_MS &&
 			 !job->cold_cache) /* a batch would run warm */
 			batch = (int)fmin(BATCH_MAX, ceil(BATCH_TARGET_MS / t));
-		if (it == job->warmup && job->iters > 1) {
-			/* The first timed output is verified too. */
-			res->c_first_host = malloc(nn * elem);
-			if (!res->c_first_host) {
-				err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
-					      "host allocation of %zu bytes failed",
-					      nn * elem);
-				goto out;
-			}
+		if (it == job->warmup && res->c_first_host) /* verified too */
 			CUDA_TRY(cudaMemcpy(res->c_first_host, c, nn * elem,
 					    cudaMemcpyDeviceToHost));
-		}
 		if (it == 0 || it + 1 == job->warmup + job->iters) {
 			CUDA_TRY(free_bytes_now(unified, &free_now, &total));
 			if (free_now < free_min)
