@@ -820,13 +820,25 @@ static enum bf_err cuda_gemm_supports(int dev, enum bf_dtype dtype,
 	case BF_DTYPE_FP16:
 		return BF_OK;
 	case BF_DTYPE_BF16:
+		/* bf16 tensor cores arrived with Ampere (8.0); below it cuBLAS
+		 * still runs bf16 GEMMs on the fp32 units (PyTorch has relied
+		 * on this since its #50442; tested on sm_75), and where it
+		 * does not it answers CUBLAS_STATUS_NOT_SUPPORTED, which the
+		 * sweep reports as skipped with that reason. */
+		if (major >= 7)
+			return BF_OK;
+		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
+			       "bf16: needs compute capability 7.0, GPU has %d.x",
+			       major);
 	case BF_DTYPE_TF32:
-		/* bf16 and tf32 tensor-core GEMMs arrived with Ampere. */
+		/* TF32 is a tensor-core format of Ampere (8.0) and newer;
+		 * below it CUBLAS_COMPUTE_32F_FAST_TF32 would run fp32 and
+		 * measure fp32 under tf32's name. */
 		if (major >= 8)
 			return BF_OK;
 		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
-			       "%s: needs compute capability 8.0, GPU has %d.x",
-			       bf_dtype_name(dtype), major);
+			       "tf32: needs compute capability 8.0, GPU has %d.x",
+			       major);
 	default:
 		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
 			       "%s: no cuBLAS GEMM for this dtype",
