@@ -49,6 +49,7 @@ static struct compare_row *find_or_add_row(struct compare_table *t,
 		cell->median_gflops = cell->min_gflops = cell->max_gflops = NAN;
 		cell->spread_pct = cell->median_ms = NAN;
 		cell->peak_gflops = cell->fraction_of_peak = NAN;
+		cell->gflop_per_joule = cell->watts = NAN;
 		cell->roofline_gflops = cell->fraction_of_roofline = NAN;
 		cell->reliable = -1;
 	}
@@ -79,6 +80,8 @@ static void fill_cell(struct compare_cell *c, const struct bf_rec_gemm *g)
 		off += w;
 	}
 	c->peak_gflops = g->peak_gflops;
+	c->gflop_per_joule = g->gflop_per_joule;
+	c->watts = g->energy_w;
 	if (g->measured && g->nsamples > 0) {
 		size_t cap = (size_t)g->nsamples;
 

@@ -209,6 +209,46 @@ static void section_peak(FILE *out, const struct compare_table *t,
 	free(tips);
 }
 
+/* GFLOP per joule of each passing result (the record's energy over its
+ * timed loop, agent/hardware/energy.h), the counter or the reason it is unknown
+ * on hover. */
+static void section_energy(FILE *out, const struct compare_table *t,
+			   char labels[][160])
+{
+	size_t n = (size_t)t->nrows * (size_t)t->ncols;
+	double *v = bf_xcalloc(n + 1, sizeof(double));
+	const char **tips = bf_xcalloc(n + 1, sizeof(char *));
+	int any = 0;
+
+	for (int r = 0; r < t->nrows; r++)
+		for (int c = 0; c < t->ncols; c++) {
+			const struct bf_rec_gemm *g = cell_record(&t->cols[c],
+								  &t->rows[r]);
+			size_t k = (size_t)r * (size_t)t->ncols + (size_t)c;
+
+			v[k] = g && g->status == BF_STATUS_PASS ?
+				       g->gflop_per_joule : NAN;
+			tips[k] = !g ? NULL :
+				  g->energy_reason ? g->energy_reason :
+						     g->energy_source;
+			any |= isfinite(v[k]);
+		}
+	fprintf(out, "<h2>Energy</h2>\n");
+	if (!any)
+		fprintf(out, "<p>No result carries its energy (runs of an "
+			     "older agent, no NVML energy counter, RAPL not "
+			     "readable: hover a bar's n/a for why).</p>\n");
+	else
+		fprintf(out, "<p>GFLOP per joule over the timed loop: NVML's "
+			     "board energy counter on a GPU, the RAPL package "
+			     "counters (whole sockets) on a CPU; hover a bar for "
+			     "the counter.</p>\n");
+	hbars(out, "energy", "GFLOP/J", labels, t->nrows, t->ncols, v, NULL,
+	      NULL, 0, 0, tips);
+	free(v);
+	free(tips);
+}
+
 /* The hosts a column covers: its own, or every host of its run. */
 static int column_hosts(const struct compare_column *col,
 			const struct archive_host **out, int cap)
@@ -502,6 +542,7 @@ int report_html_write(FILE *out, const struct compare_table *t,
 	section_gflops(out, t, labels);
 	section_speedups(out, t);
 	section_peak(out, t, labels);
+	section_energy(out, t, labels);
 	section_roofline(out, t);
 	section_bandwidth(out, t);
 	section_batching(out, t);
