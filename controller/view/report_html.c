@@ -243,8 +243,8 @@ static void section_energy(FILE *out, const struct compare_table *t,
 			     "board energy counter on a GPU, the RAPL package "
 			     "counters (whole sockets) on a CPU; hover a bar for "
 			     "the counter.</p>\n");
-	hbars(out, "energy", "GFLOP/J", labels, t->nrows, t->ncols, v, NULL,
-	      NULL, 0, 0, tips);
+	report_hbars(out, "energy", "GFLOP/J", labels, t->nrows, t->ncols, v,
+		     NULL, NULL, 0, 0, tips);
 	free(v);
 	free(tips);
 }
