@@ -172,11 +172,12 @@ void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8,
 							       mh->reason, "; "));
 		}
 	}
-	nlines = ui_workload_lines(m, utf8, &lines);
+	nlines = ui_workload_lines(m, utf8, width, &lines);
 	print_lines(out, lines, nlines);
 	free(lines);
-	/* The notes the rows point to, in full: a terminal wraps them. */
-	nlines = ui_note_lines(m, 0, &lines);
+	/* The notes the rows point to, in full: wrapped at spaces to a
+	 * terminal's width, one line each to a pipe. */
+	nlines = ui_note_lines(m, width, &lines);
 	if (nlines > 0) {
 		fprintf(out, "\nnotes\n");
 		print_lines(out, lines, nlines);

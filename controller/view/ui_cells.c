@@ -248,6 +248,9 @@ enum ui_tone ui_cell_text(const struct model_snapshot *snap, const struct model_
 		return ui_fmt_num(buf, len, r->gpu_vs_cpu, 1, "x");
 	case UI_COL_PEAK:
 		return ui_fmt_num(buf, len, r->peak_mib, 0, "");
+	case UI_COL_ENERGY:
+		d = r->gflop_per_joule;
+		return ui_fmt_num(buf, len, d, !isnan(d) && d < 9.95 ? 2 : 1, "");
 	case UI_COL_CHECKS:
 		ck = model_snapshot_checks(snap, r->host, r->device);
 		if (!ck) {

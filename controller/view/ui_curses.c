@@ -370,7 +370,7 @@ static void draw_table(struct ui *ui, const struct ui_rows *rows)
 	ui_sort_rows(&ui->snap, ui->group, ui->sort, ui->order);
 	ngemm = ui_build_lines(&ui->snap, ui->group, ui->order, ui->lines);
 	free(ui->extra);
-	ui->nextra = ui_workload_lines(&ui->snap, ui->utf8, &ui->extra);
+	ui->nextra = ui_workload_lines(&ui->snap, ui->utf8, COLS, &ui->extra);
 	append_notes(ui);
 	ui->nlines = ngemm + ui->nextra;
 	ui->body_lines = rows->body_lines;

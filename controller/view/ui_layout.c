@@ -18,6 +18,8 @@
  * The columns. When the terminal is too narrow for all of them at their
  * minimum widths, they are dropped in this order (highest drop_rank first):
  *
+ *   0. GFLOP/J    (10)  energy efficiency: n/a where no counter is
+ *                       readable (most CPUs without root, older GPUs)
  *   1. peak MiB    (9)  memory is a secondary concern while it runs
  *   2. GPU/CPU     (8)  derivable from two rows of the table
  *   3. median ms   (7)  redundant with GFLOP/s for a given n
@@ -56,6 +58,7 @@ static const struct {
 	[UI_COL_VS_FP32] = { "vs fp32", 7, 6, 1 },
 	[UI_COL_GPU_VS_CPU] = { "GPU/CPU", 7, 8, 1 },
 	[UI_COL_PEAK] = { "peak MiB", 8, 9, 1 },
+	[UI_COL_ENERGY] = { "GFLOP/J", 7, 10, 1 },
 	[UI_COL_CHECKS] = { "ok/fail", 7, 2, 1 },
 	[UI_COL_STATE] = { "state", 13, 0, 0 },
 };
@@ -423,12 +426,12 @@ const char *const *ui_help_lines(void)
 		"change against this machine's previous archived run with the same",
 		"settings (green faster, red slower), % of the device's theoretical",
 		"peak, % of its roofline (M memory-, C compute-bound), median ms,",
-		"speed vs fp32 on the same device, fp32 GPU vs CPU, peak MiB, the",
-		"device's checks ok/failed (the panel's \"checks\" counts those run",
-		"of all planned), the state (skipped [1]: see note [1] under the",
-		"rows). Narrow terminals drop, in order: peak MiB, GPU/CPU, median",
-		"ms, vs fp32, %roof, %peak, change, ok/fail, n. Bandwidth, batching",
-		"and the notes follow the GEMM rows.",
+		"speed vs fp32 on the same device, fp32 GPU vs CPU, peak MiB, GFLOP",
+		"per joule, the device's checks ok/failed (the panel's \"checks\"",
+		"counts those run of all planned), the state (skipped [1]: see note",
+		"[1] under the rows). Narrow terminals drop, in order: GFLOP/J, peak",
+		"MiB, GPU/CPU, median ms, vs fp32, %roof, %peak, change, ok/fail, n.",
+		"Bandwidth, batching and the notes follow the GEMM rows.",
 		"Without a terminal, or with --no-tui, ctl run prints plain lines.",
 		NULL,
 	};

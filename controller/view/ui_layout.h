@@ -35,6 +35,7 @@ enum ui_col {
 	UI_COL_VS_FP32,
 	UI_COL_GPU_VS_CPU,
 	UI_COL_PEAK,       /* peak MiB */
+	UI_COL_ENERGY,     /* GFLOP per joule over the timed loop */
 	UI_COL_CHECKS,     /* passed/failed on the row's device */
 	UI_COL_STATE,      /* last: it holds reasons and takes spare width */
 	UI_NCOLS
@@ -188,7 +189,9 @@ enum ui_tone ui_host_state_text(const struct model_host *h, char *buf,
  * throttled). %peak is the fraction of the theoretical peak in percent
  * ("42%", "3.5%"); %roof the fraction of the roofline, min(peak,
  * arithmetic intensity x measured bandwidth), the same way, followed by
- * the bound: "52% M" memory-bound, "80% C" compute-bound. ok/fail is the
+ * the bound: "52% M" memory-bound, "80% C" compute-bound. GFLOP/J is the row's GFLOP
+ * per joule (the record's energy: NVML on a GPU, RAPL on a CPU; n/a when
+ * the counter could not be read). ok/fail is the
  * device's checks passed/failed ("24/0"; "skip" when all were skipped).
  * n of a repeated size's second row is "128#2". */
 enum ui_tone ui_cell_text(const struct model_snapshot *snap, const struct model_row *r,
@@ -212,11 +215,14 @@ struct ui_text_line {
  * the other), "µs/row call", "µs/row batch" (the latency per row of
  * each), "state"; one line per host x device ("us" for "µs" when utf8 is
  * 0). A state with a reason names its note ("skipped [1]", ui_notes.h).
- * The skipped kinds of one device with one reason (a GPU the agent cannot
- * use) are one line, "5 kinds". A section without records is left out.
+ * Hosts in the run's order (the command line's), each host's entries as
+ * they arrived. The skipped kinds of one device with one reason (a GPU
+ * the agent cannot use) are one line, "5 kinds". When a section's lines
+ * are wider than width (0: no limit), its per-row latencies, then the
+ * batch time, are left out. A section without records is left out.
  * *out is malloc'd (caller frees; NULL when there are no lines); returns
  * the number of lines. */
-int ui_workload_lines(const struct model_snapshot *snap, int utf8,
+int ui_workload_lines(const struct model_snapshot *snap, int utf8, int width,
 		      struct ui_text_line **out);
 
 /* A host's progress in thousandths, for its bar: checks count for the

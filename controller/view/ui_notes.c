@@ -145,12 +145,45 @@ static int has_note(enum bf_status st, const char *reason)
 	return (st == BF_STATUS_FAIL || st == BF_STATUS_SKIPPED) && reason[0];
 }
 
+/* Whether entry host h is pass's: hosts in the run's order (the command
+ * line's), then, in pass nhosts, any of no known host. */
+static int in_pass(const struct model_snapshot *snap, int h, int pass)
+{
+	if (pass < snap->nhosts)
+		return h == pass;
+	return h < 0 || h >= snap->nhosts;
+}
+
+/* What a note needs of a bandwidth (kind 0) or batching (kind 1) entry. */
+struct entry {
+	int host;
+	enum bf_status status;
+	const char *reason;
+};
+
+static struct entry entry_of(const struct model_snapshot *snap, int kind, int i)
+{
+	struct entry e;
+
+	if (kind == 0) {
+		e.host = snap->bandwidth[i].host;
+		e.status = snap->bandwidth[i].status;
+		e.reason = snap->bandwidth[i].reason;
+	} else {
+		e.host = snap->batching[i].host;
+		e.status = snap->batching[i].status;
+		e.reason = snap->batching[i].reason;
+	}
+	return e;
+}
+
 /*
- * Walks snap in model order (the GEMM rows, then the bandwidth, then the
- * batching entries), adding every unreliable row to gs and every reason
- * to ns. Stops after GEMM row stop_row (-1: never), leaving that row's
- * marks in marks; or once reason is numbered (NULL: never), returning its
- * number. Returns 0 otherwise.
+ * Walks snap in the tables' order: host by host in the run's order, each
+ * host's GEMM rows as they arrived, then the bandwidth, then the
+ * batching entries the same way; adds every unreliable row to gs and
+ * every reason to ns. Stops at GEMM row stop_row (-1: never), leaving
+ * that row's marks in marks; or once reason is numbered (NULL: never),
+ * returning its number. Returns 0 otherwise.
  */
 static int walk(const struct model_snapshot *snap, struct ui_reason_groups *gs,
 		struct ui_notes *ns, int stop_row, char *marks,
@@ -158,44 +191,43 @@ static int walk(const struct model_snapshot *snap, struct ui_reason_groups *gs,
 {
 	char m[64];
 
-	for (int i = 0; i < snap->nrows; i++) {
-		const struct model_row *r = &snap->rows[i];
-		int k;
+	for (int pass = 0; pass <= snap->nhosts; pass++)
+		for (int i = 0; i < snap->nrows; i++) {
+			const struct model_row *r = &snap->rows[i];
+			int k;
 
-		if (row_unreliable(r))
-			ui_reasons_add(gs, r->unreliable, m, sizeof(m));
-		else
-			m[0] = '\0';
-		if (i == stop_row) {
-			snprintf(marks, marks_len, "%s", m);
-			return 0;
+			if (!in_pass(snap, r->host, pass))
+				continue;
+			if (row_unreliable(r))
+				ui_reasons_add(gs, r->unreliable, m, sizeof(m));
+			else
+				m[0] = '\0';
+			if (i == stop_row) {
+				snprintf(marks, marks_len, "%s", m);
+				return 0;
+			}
+			if (has_note(r->status, r->reason)) {
+				k = ui_notes_add(ns, r->reason);
+				if (reason && strcmp(reason, r->reason) == 0)
+					return k;
+			}
 		}
-		if (has_note(r->status, r->reason)) {
-			k = ui_notes_add(ns, r->reason);
-			if (reason && strcmp(reason, r->reason) == 0)
-				return k;
+	for (int kind = 0; kind < 2; kind++)
+		for (int pass = 0; pass <= snap->nhosts; pass++) {
+			int count = kind ? snap->nbatching : snap->nbandwidth;
+
+			for (int i = 0; i < count; i++) {
+				struct entry e = entry_of(snap, kind, i);
+				int k;
+
+				if (!in_pass(snap, e.host, pass) ||
+				    !has_note(e.status, e.reason))
+					continue;
+				k = ui_notes_add(ns, e.reason);
+				if (reason && strcmp(reason, e.reason) == 0)
+					return k;
+			}
 		}
-	}
-	for (int i = 0; i < snap->nbandwidth; i++) {
-		const struct model_bandwidth *b = &snap->bandwidth[i];
-
-		if (has_note(b->status, b->reason)) {
-			int k = ui_notes_add(ns, b->reason);
-
-			if (reason && strcmp(reason, b->reason) == 0)
-				return k;
-		}
-	}
-	for (int i = 0; i < snap->nbatching; i++) {
-		const struct model_batching *b = &snap->batching[i];
-
-		if (has_note(b->status, b->reason)) {
-			int k = ui_notes_add(ns, b->reason);
-
-			if (reason && strcmp(reason, b->reason) == 0)
-				return k;
-		}
-	}
 	return 0;
 }
 

@@ -13,10 +13,10 @@
  * row's GFLOP/s carries its groups' numbers ("51.2?1"). "[K]" is a reason
  * a row, a bandwidth or a batching entry was skipped or failed, each
  * distinct text once; the entry's state says which ("skipped [1]").
- * Numbers follow the model's order (GEMM rows as they arrived, then
- * bandwidth, then batching), so they stay put while rows arrive or are
- * sorted. Pure functions over a snapshot; they allocate only what they
- * return.
+ * Numbers follow the plain table's order (host by host in the command
+ * line's order, each host's GEMM rows as they arrived; then bandwidth,
+ * then batching, the same way), whatever the live table's sort. Pure
+ * functions over a snapshot; they allocate only what they return.
  */
 #ifndef BF_UI_NOTES_H
 #define BF_UI_NOTES_H
@@ -74,7 +74,7 @@ int ui_notes_add(struct ui_notes *ns, const char *reason);
 
 void ui_notes_free(struct ui_notes *ns);
 
-/* Every group and note of snap, in model order (ui_notes.h's top).
+/* Every group and note of snap, in the tables' order (ui_notes.h's top).
  * Caller frees both with ui_reasons_free and ui_notes_free. */
 void ui_snapshot_notes(const struct model_snapshot *snap,
 		       struct ui_reason_groups *gs, struct ui_notes *ns);
