@@ -253,7 +253,7 @@ void gemm_reliability(struct bf_rec_gemm *g, int warmup, double median,
 	char why[4][96];
 	int n = 0;
 
-	g->spread = median > 0 ? (max - min) / median : NAN;
+	g->spread = bf_stats_spread(median, min, max);
 	if (g->nsamples < 2)
 		snprintf(why[n++], sizeof(why[0]),
 			 "one sample: no spread to judge it by");

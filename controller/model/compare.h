@@ -89,10 +89,10 @@ struct compare_cell {
 	size_t nsamples;         /* per-iteration samples (samples_ms) */
 	double *gflops;          /* each sample as GFLOP/s, 2 n^3 / ms / 1e6 */
 	double median_gflops, min_gflops, max_gflops;
-	double spread_pct;       /* largest distance of min or max from the
-				  * median, in % of the median (benchstat's
-				  * "±"); NaN with fewer than 2 samples (one
-				  * sample has no spread to speak of) */
+	double spread_pct;       /* the spread, in %: (max - min) / median of
+				  * the samples' times (bf_stats_spread, the
+				  * agent's record "spread"); NaN with fewer
+				  * than 2 samples (one sample has none) */
 	double median_ms;
 	double peak_gflops;      /* the record's; NaN unknown */
 	double fraction_of_peak; /* median GFLOP/s / peak_gflops; NaN */
