@@ -28,6 +28,8 @@
 #define BF_EXIT_USAGE 2         /* bad command line; nothing was run */
 #define BF_EXIT_HOSTS_FAILED 3  /* ctl: some hosts did not complete */
 #define BF_EXIT_INTERNAL 4      /* agent: could not run; ctl: could not write */
+#define BF_EXIT_REGRESSION 5    /* ctl compare/history --fail-on-regression:
+				 * a significant slowdown beyond the limit */
 #define BF_EXIT_INTERRUPTED 130 /* stopped by Ctrl-C / q (128 + SIGINT) */
 
 /* --- record types ---------------------------------------------------- */

@@ -627,3 +627,8 @@ void compare_free(struct compare_table *t)
 	free(t->cols);
 	free(t);
 }
+
+int compare_is_regression(const struct compare_delta *d, double pct)
+{
+	return d->valid && d->significant && d->ratio < 1 - pct / 100;
+}

@@ -165,4 +165,8 @@ struct compare_table *compare_build(const struct compare_column *cols,
 				    int ncols, double alpha);
 void compare_free(struct compare_table *t);
 
+/* Whether delta d is a significant slowdown (U test, p < alpha) of more
+ * than pct percent: its ratio below 1 - pct / 100. */
+int compare_is_regression(const struct compare_delta *d, double pct);
+
 #endif

@@ -534,7 +534,7 @@ static const char style[] =
 	".chart .whisker{stroke:#222;stroke-width:1.2;fill:none}";
 
 int report_html_write(FILE *out, const struct compare_table *t,
-		      const struct report_history *hist, int nhist,
+		      struct history *const *hist, int nhist,
 		      const char *generated_at)
 {
 	char(*labels)[160] = bf_xcalloc((size_t)t->nrows + 1, sizeof(*labels));
@@ -561,7 +561,7 @@ int report_html_write(FILE *out, const struct compare_table *t,
 	fprintf(out, "<h2>History</h2>\n<p>Median GFLOP/s of each result "
 		     "across the host's recent runs, oldest on the left.</p>\n");
 	for (int i = 0; i < nhist; i++)
-		report_history_chart(out, &hist[i]);
+		report_history_chart(out, hist[i]);
 	if (nhist == 0)
 		fprintf(out, "<p>No host history (files given, not runs).</p>\n");
 	section_provenance(out, t);

@@ -269,6 +269,12 @@ enum ui_tone ui_cell_text(const struct model_snapshot *snap, const struct model_
 			return r->status == BF_STATUS_FAIL ? UI_TONE_BAD :
 							     UI_TONE_DIM;
 		}
+		/* A significant change from its recent runs, not only from
+		 * the last one (model/recent.h). */
+		if (r->recent_note[0]) {
+			snprintf(buf, len, "%s", r->recent_note);
+			return r->recent_slower ? UI_TONE_BAD : UI_TONE_GOOD;
+		}
 		return ui_host_state_text(&snap->hosts[r->host], buf, len);
 	case UI_NCOLS:
 		break;

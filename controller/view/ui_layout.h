@@ -181,7 +181,9 @@ enum ui_tone ui_host_state_text(const struct model_host *h, char *buf,
 /* The text of column c for row r into buf, and its tone. Missing numbers
  * are "n/a". The state of a row is its own when it failed or was skipped
  * ("FAIL [2]", "skipped [1]": the number of the note under the table that
- * gives the reason, ui_notes.h), else its host's. Δ% is signed with one
+ * gives the reason, ui_notes.h), or "slower than its last 5 runs" (toned
+ * bad; "faster ...": good) when the result differs significantly from
+ * each of its host's recent runs (model/recent.h), else its host's. Δ% is signed with one
  * decimal ("+3.2%", "-0.4%") and toned good when positive, bad when
  * negative (higher GFLOP/s is better). GFLOP/s carries UI_UNRELIABLE_MARK
  * and the numbers of its reasons' notes when the agent called the
