@@ -46,6 +46,8 @@ static struct compare_row *find_or_add_row(struct compare_table *t,
 		cell->median_gflops = cell->min_gflops = cell->max_gflops = NAN;
 		cell->spread_pct = cell->median_ms = NAN;
 		cell->peak_gflops = cell->fraction_of_peak = NAN;
+		cell->reference_gflops = cell->fraction_of_reference = NAN;
+		cell->below_reference = -1;
 		cell->roofline_gflops = cell->fraction_of_roofline = NAN;
 		cell->reliable = -1;
 	}
@@ -109,6 +111,15 @@ static void fill_cell(struct compare_cell *c, const struct bf_rec_gemm *g)
 	/* Of the median shown, so that %peak and GFLOP/s agree. */
 	c->fraction_of_peak = c->status == BF_STATUS_PASS && c->peak_gflops > 0 ?
 				      c->median_gflops / c->peak_gflops : NAN;
+	/* The reference the same way, and the verdict on that median. */
+	c->reference_gflops = g->reference_source ? g->reference_gflops : NAN;
+	snprintf(c->reference, sizeof(c->reference), "%s",
+		 g->reference_source ? g->reference_source : "");
+	c->fraction_of_reference = c->status == BF_STATUS_PASS &&
+					   c->reference_gflops > 0 ?
+				   c->median_gflops / c->reference_gflops : NAN;
+	c->below_reference = isnan(c->fraction_of_reference) ? -1 :
+			     c->fraction_of_reference < BF_REFERENCE_HEALTHY_FRACTION;
 	/* The roofline the same way: of the median shown. */
 	c->roofline_gflops = g->bandwidth_kind ? g->roofline_gflops : NAN;
 	c->fraction_of_roofline = c->status == BF_STATUS_PASS &&
@@ -332,8 +343,8 @@ static int same_text(const char *a, const char *b)
 
 /* The host of column c that the provenance of host name (by_host) or
  * the column's only host (not by_host) comes from; NULL when absent. */
-static const struct archive_host *column_host(const struct compare_table *t,
-					      int c, const char *name)
+const struct archive_host *compare_column_host(const struct compare_table *t,
+					       int c, const char *name)
 {
 	const struct compare_column *col = &t->cols[c];
 
@@ -347,9 +358,8 @@ static const struct archive_host *column_host(const struct compare_table *t,
 
 /* Appends a provenance row (takes ownership of values) when at least two
  * columns have the host and their values differ; else frees values. */
-static void add_prov_if_differs(struct compare_table *t, const char *name,
-				const char *key, char **values, int present,
-				int differs)
+void compare_add_prov(struct compare_table *t, const char *name,
+		      const char *key, char **values, int present, int differs)
 {
 	struct compare_prov *p;
 
@@ -388,7 +398,7 @@ static char *env_value(const struct archive_host *h, const char *var)
 static void add_env_provenance(struct compare_table *t, const char *name)
 {
 	for (int c = 0; c < t->ncols; c++) {
-		const struct archive_host *h = column_host(t, c, name);
+		const struct archive_host *h = compare_column_host(t, c, name);
 		const struct bf_rec_host *r = h ? h->host_record : NULL;
 
 		for (int i = 0; r && i < r->nenv; i++) {
@@ -399,7 +409,7 @@ static void add_env_provenance(struct compare_table *t, const char *name)
 			if (!var)
 				continue;
 			for (int k = 0; k < c && !seen; k++) {
-				const struct archive_host *o = column_host(t, k, name);
+				const struct archive_host *o = compare_column_host(t, k, name);
 
 				for (int j = 0; o && o->host_record &&
 						j < o->host_record->nenv && !seen; j++)
@@ -412,7 +422,7 @@ static void add_env_provenance(struct compare_table *t, const char *name)
 				continue;
 			values = bf_xcalloc((size_t)t->ncols, sizeof(*values));
 			for (int k = 0; k < t->ncols; k++) {
-				const struct archive_host *o = column_host(t, k, name);
+				const struct archive_host *o = compare_column_host(t, k, name);
 
 				if (!o)
 					continue;
@@ -424,7 +434,7 @@ static void add_env_provenance(struct compare_table *t, const char *name)
 					differs = 1;
 			}
 			snprintf(key, sizeof(key), "env.%.40s", var);
-			add_prov_if_differs(t, name, key, values, present, differs);
+			compare_add_prov(t, name, key, values, present, differs);
 		}
 	}
 }
@@ -438,7 +448,7 @@ static void add_provenance_for(struct compare_table *t, const char *name)
 		int present = 0, differs = 0, first = -1;
 
 		for (int c = 0; c < t->ncols; c++) {
-			const struct archive_host *h = column_host(t, c, name);
+			const struct archive_host *h = compare_column_host(t, c, name);
 
 			values[c] = h ? prov_value(it, h) : NULL;
 			if (!h)
@@ -474,6 +484,7 @@ static void add_provenance_for(struct compare_table *t, const char *name)
 	}
 	free(values);
 	add_env_provenance(t, name);
+	compare_add_peak_provenance(t, name);
 }
 
 static void add_provenance(struct compare_table *t)
@@ -493,7 +504,7 @@ static void add_provenance(struct compare_table *t)
 			if (t->cols[c].host && t->cols[c].host != &run->hosts[i])
 				continue;
 			for (int k = 0; k < c && !seen; k++)
-				seen = column_host(t, k, name) != NULL;
+				seen = compare_column_host(t, k, name) != NULL;
 			for (int k = 0; k < i && !seen; k++)
 				seen = strcmp(run->hosts[k].name, name) == 0;
 			if (!seen)
@@ -672,6 +683,17 @@ void compare_fmt_peak(char *buf, size_t len, const struct compare_cell *c)
 		snprintf(buf, len, "%.*f%%", pct < 9.95 ? 1 : 0, pct);
 }
 
+void compare_fmt_ref(char *buf, size_t len, const struct compare_cell *c)
+{
+	double pct = 100.0 * c->fraction_of_reference;
+
+	if (!c->present || c->status != BF_STATUS_PASS || isnan(pct))
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%.0f%%%s", pct,
+			 c->below_reference == 1 ? "!" : "");
+}
+
 void compare_fmt_roof(char *buf, size_t len, const struct compare_cell *c)
 {
 	double pct = 100.0 * c->fraction_of_roofline;
@@ -834,15 +856,49 @@ static void print_bandwidth(FILE *out, const struct compare_table *t)
 	texttable_free(tt);
 }
 
+/* What vs ref means, and each cell below its reference with what it was
+ * measured against. */
+static void print_references(FILE *out, const struct compare_table *t,
+			     int nbelow)
+{
+	char safe[CELL_LEN], ref[320];
+
+	fprintf(out, "vs ref: the median GFLOP/s as a share of a published measurement of\n"
+		     "the same product, dtype and n; !: below reference (under %.0f%%).\n",
+		100 * BF_REFERENCE_HEALTHY_FRACTION);
+	if (nbelow == 0)
+		return;
+	for (int i = 0; i < t->nrows; i++) {
+		const struct compare_row *r = &t->rows[i];
+
+		for (int c = 0; c < t->ncols; c++) {
+			const struct compare_cell *cl = &r->cells[c];
+
+			if (!cl->present || cl->status != BF_STATUS_PASS ||
+			    cl->below_reference != 1)
+				continue;
+			fprintf(out, "below reference: %s %s%s%s %s %d: %.0f%% of %.1f GFLOP/s, ",
+				t->cols[c].label, r->host[0] ? bf_text_sanitize(safe, sizeof(safe), r->host) : "",
+				r->host[0] ? " " : "", r->device, r->dtype, r->n,
+				100 * cl->fraction_of_reference, cl->reference_gflops);
+			fprintf(out, "%s\n", bf_text_sanitize(ref, sizeof(ref), cl->reference));
+		}
+	}
+}
+
 void compare_print_plain(FILE *out, const struct compare_table *t)
 {
 	struct texttable *tt = texttable_new(2);
 	struct table_reasons unreliable, invalid;
 	char cell[CELL_LEN];
-	int any_too_few = 0, nunreliable = 0;
+	int any_too_few = 0, nunreliable = 0, with_ref = 0, nbelow = 0;
 
 	memset(&unreliable, 0, sizeof(unreliable));
 	memset(&invalid, 0, sizeof(invalid));
+	/* vs ref only where some record has a published reference */
+	for (int i = 0; i < t->nrows && !with_ref; i++)
+		for (int c = 0; c < t->ncols; c++)
+			with_ref |= t->rows[i].cells[c].reference_gflops > 0;
 	if (t->by_host)
 		texttable_add_column(tt, "host", TEXTTABLE_LEFT);
 	texttable_add_column(tt, "device", TEXTTABLE_LEFT);
@@ -855,6 +911,10 @@ void compare_print_plain(FILE *out, const struct compare_table *t)
 		texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
 		snprintf(cell, sizeof(cell), "%s %%peak", l);
 		texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
+		if (with_ref) {
+			snprintf(cell, sizeof(cell), "%s vs ref", l);
+			texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
+		}
 		snprintf(cell, sizeof(cell), "%s %%roof", l);
 		texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
 		snprintf(cell, sizeof(cell), "%s ms", l);
@@ -883,6 +943,12 @@ void compare_print_plain(FILE *out, const struct compare_table *t)
 			texttable_cell(tt, cell);
 			compare_fmt_peak(cell, sizeof(cell), cl);
 			texttable_cell(tt, cell);
+			if (with_ref) {
+				compare_fmt_ref(cell, sizeof(cell), cl);
+				texttable_cell(tt, cell);
+			}
+			nbelow += cl->present && cl->status == BF_STATUS_PASS &&
+				  cl->below_reference == 1;
 			compare_fmt_roof(cell, sizeof(cell), cl);
 			texttable_cell(tt, cell);
 			table_fmt(cell, sizeof(cell),
@@ -914,7 +980,7 @@ void compare_print_plain(FILE *out, const struct compare_table *t)
 		texttable_print(tt, out);
 	texttable_free(tt);
 	fprintf(out, "\nGFLOP/s: higher is better; median ±spread (the larger distance of min or max\n"
-		     "from the median). %%peak: of the device's theoretical peak. %%roof: of its\n"
+		     "from the median). %%peak: of the device's rated peak. %%roof: of its\n"
 		     "roofline, min(peak, FLOP/byte x measured bandwidth); M memory-, C compute-\n"
 		     "bound. ms: median time per GEMM, lower is better. n#2: the second run of a\n"
 		     "size the sweep repeats.\n");
@@ -938,6 +1004,8 @@ void compare_print_plain(FILE *out, const struct compare_table *t)
 	for (int k = 0; k < invalid.n; k++)
 		fprintf(out, "invalid (no GFLOP/s): %s\n",
 			bf_text_sanitize(cell, sizeof(cell), invalid.text[k]));
+	if (with_ref)
+		print_references(out, t, nbelow);
 	print_bandwidth(out, t);
 	if (t->nprov > 0) {
 		struct texttable *pt = texttable_new(2);
@@ -1006,7 +1074,8 @@ void compare_print_csv(FILE *out, const struct compare_table *t)
 		"spread_pct", "median_ms", "vs_first", "ratio", "p",
 		"significant", "occurrence", "fraction_of_peak", "reliable",
 		"unreliable_reasons", "roofline_gflops", "fraction_of_roofline",
-		"bound",
+		"bound", "reference_gflops", "fraction_of_reference",
+		"below_reference",
 	};
 	const size_t nheader = sizeof(header) / sizeof(header[0]);
 
@@ -1062,7 +1131,11 @@ void compare_print_csv(FILE *out, const struct compare_table *t)
 			csv_num(out, cell->present ? cell->roofline_gflops : NAN);
 			csv_num(out, pass ? cell->fraction_of_roofline : NAN);
 			csv_field(out, cell->present && cell->bound[0] ? cell->bound :
-								 "n/a", 1);
+								 "n/a", 0);
+			csv_num(out, cell->present ? cell->reference_gflops : NAN);
+			csv_num(out, pass ? cell->fraction_of_reference : NAN);
+			csv_field(out, !pass || cell->below_reference < 0 ? "n/a" :
+				       cell->below_reference ? "yes" : "no", 1);
 		}
 	}
 	fflush(out);
@@ -1137,6 +1210,15 @@ static cJSON *json_cell(const struct compare_cell *cell,
 			pass ? cell->fraction_of_roofline : NAN);
 	add_str_or_null(o, CMP_KEY_BOUND, cell->present && cell->bound[0] ?
 						  cell->bound : NULL);
+	add_num_or_null(o, CMP_KEY_REFERENCE_GFLOPS,
+			cell->present ? cell->reference_gflops : NAN);
+	add_num_or_null(o, CMP_KEY_FRACTION_OF_REFERENCE,
+			pass ? cell->fraction_of_reference : NAN);
+	if (!pass || cell->below_reference < 0)
+		cJSON_AddNullToObject(o, CMP_KEY_BELOW_REFERENCE);
+	else
+		cJSON_AddBoolToObject(o, CMP_KEY_BELOW_REFERENCE,
+				      cell->below_reference);
 	if (!cell->present || cell->reliable < 0)
 		cJSON_AddNullToObject(o, CMP_KEY_RELIABLE);
 	else

@@ -59,6 +59,9 @@ struct cJSON;
 #define CMP_KEY_OCCURRENCE "occurrence"
 #define CMP_KEY_FRACTION_OF_PEAK "fraction_of_peak"
 #define CMP_KEY_PEAK_GFLOPS "peak_gflops"
+#define CMP_KEY_REFERENCE_GFLOPS "reference_gflops"
+#define CMP_KEY_FRACTION_OF_REFERENCE "fraction_of_reference"
+#define CMP_KEY_BELOW_REFERENCE "below_reference"
 #define CMP_KEY_RELIABLE "reliable"
 #define CMP_KEY_UNRELIABLE_REASONS "unreliable_reasons"
 #define CMP_KEY_ROOFLINE_GFLOPS "roofline_gflops"
@@ -94,6 +97,10 @@ struct compare_cell {
 	double median_ms;
 	double peak_gflops;      /* the record's; NaN unknown */
 	double fraction_of_peak; /* median GFLOP/s / peak_gflops; NaN */
+	double reference_gflops; /* the record's published reference; NaN */
+	double fraction_of_reference; /* median GFLOP/s / reference; NaN */
+	int below_reference;     /* fraction below 0.8: 1, 0; -1 unknown */
+	char reference[200];     /* the reference's source; "" */
 	int reliable;            /* the agent's verdict: 1, 0, -1 unknown */
 	char unreliable[160];    /* its reasons, "; "-joined */
 	double roofline_gflops;  /* the record's roofline; NaN: none */
@@ -183,6 +190,25 @@ void compare_fmt_delta(char *buf, size_t len, const struct compare_delta *d);
 
 /* A cell's %peak text: "42%", "3.5%", "n/a". */
 void compare_fmt_peak(char *buf, size_t len, const struct compare_cell *c);
+
+/* A cell's vs ref text: "97%", "62%!" (below reference), "n/a". */
+void compare_fmt_ref(char *buf, size_t len, const struct compare_cell *c);
+
+/* The provenance of the peaks and references (compare_peaks.c): one row
+ * "peak DEVICE DTYPE" per device and dtype whose rated peak or its
+ * method differs between the columns ("236.5 GFLOP/s (probe)"), one
+ * "reference DEVICE DTYPE n=N" per row whose reference differs, for
+ * host name (NULL: the columns' only host). */
+void compare_add_peak_provenance(struct compare_table *t, const char *name);
+
+/* For compare_peaks.c: the host of column c that provenance for host
+ * name (by_host) or the column's only host (NULL) comes from, NULL when
+ * absent; and the provenance row adder (takes ownership of values, ncols
+ * strings, NULL for n/a; adds a row when present >= 2 and differs). */
+const struct archive_host *compare_column_host(const struct compare_table *t,
+					       int c, const char *name);
+void compare_add_prov(struct compare_table *t, const char *name,
+		      const char *key, char **values, int present, int differs);
 
 /* A cell's %roof text, as the run tables write it: "52% M" (memory-
  * bound), "80% C" (compute-bound), "n/a". */

@@ -7,8 +7,8 @@
  * hosts' records interleaved. Missing values print as n/a, never 0.
  * Under the table, a
  * legend for what a cell alone cannot say: which rows are unreliable and
- * why, where Δ% comes from or why it is n/a, and the hosts that did not
- * finish; then the bandwidth and batching results (ui_workload_lines).
+ * why, which are below their published reference, where Δ% comes from
+ * or why it is n/a, and the hosts that did not finish; then the bandwidth and batching results (ui_workload_lines).
  */
 #include "table.h"
 
@@ -76,13 +76,40 @@ static void print_workloads(FILE *out, const struct model_snapshot *m)
 	free(lines);
 }
 
+/* The rows below their reference (UI_BELOW_REF_MARK), each with what it
+ * was measured against. */
+static void print_below_reference(FILE *out, const struct model_snapshot *m,
+				  const int *order, int n, int below)
+{
+	char safe[640];
+
+	fprintf(out, "%s below reference (%d row%s): under %.0f%% of a published "
+		     "measurement of the same product, dtype and n:\n",
+		UI_BELOW_REF_MARK, below, below == 1 ? "" : "s",
+		100 * BF_REFERENCE_HEALTHY_FRACTION);
+	for (int k = 0; k < n; k++) {
+		const struct model_row *r = &m->rows[order[k]];
+
+		if (r->below_reference != 1 || !(r->reference_gflops > 0))
+			continue;
+		fprintf(out, "  %s %s %s %d: %.0f%% of %.1f GFLOP/s, ",
+			r->host >= 0 && r->host < m->nhosts ?
+				bf_text_sanitize(safe, sizeof(safe),
+						 m->hosts[r->host].name) :
+				"?",
+			r->device, r->dtype, r->n, 100 * r->fraction_of_reference,
+			r->reference_gflops);
+		fprintf(out, "%s\n", bf_text_sanitize(safe, sizeof(safe), r->reference));
+	}
+}
+
 void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8)
 {
 	struct ui_col_spec spec[UI_NCOLS];
 	struct texttable *t = texttable_new(1);
 	struct table_reasons rc = { .n = 0 };
 	char cell[640], safe[640], note[1024];
-	int unreliable = 0, with_delta = 0, n = 0;
+	int unreliable = 0, with_delta = 0, n = 0, below = 0;
 	int *order = bf_xcalloc((size_t)m->nrows + 1, sizeof(*order));
 
 	ui_columns_for(m, utf8, spec);
@@ -111,12 +138,15 @@ void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8)
 			table_reasons_add(&rc, r->unreliable);
 		}
 		with_delta += !isnan(ui_delta_pct(r->gflops, r->prev_gflops));
+		below += r->below_reference == 1 && r->reference_gflops > 0;
 	}
 	if (m->nrows == 0)
 		fprintf(out, "(no GEMM results)\n");
 	else
 		texttable_print(t, out);
 	texttable_free(t);
+	if (below)
+		print_below_reference(out, m, order, n, below);
 	free(order);
 	if (unreliable) {
 		fprintf(out, "%s unreliable (%d row%s):", UI_UNRELIABLE_MARK,

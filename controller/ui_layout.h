@@ -29,7 +29,9 @@ enum ui_col {
 	UI_COL_N,          /* only when sweeping (more than one size) */
 	UI_COL_GFLOPS,
 	UI_COL_DELTA,      /* GFLOP/s change against the previous run, % */
-	UI_COL_PCT_PEAK,   /* GFLOP/s in % of the device's theoretical peak */
+	UI_COL_PCT_PEAK,   /* GFLOP/s in % of the device's rated peak */
+	UI_COL_VS_REF,     /* GFLOP/s in % of a published measurement of the
+			    * same product, dtype and n */
 	UI_COL_PCT_ROOF,   /* GFLOP/s in % of the roofline, and the bound */
 	UI_COL_MEDIAN,     /* median ms */
 	UI_COL_VS_FP32,
@@ -161,6 +163,10 @@ enum ui_tone {
 /* Appended to an unreliable row's GFLOP/s ("51.2?"). */
 #define UI_UNRELIABLE_MARK "?"
 
+/* Appended to a vs ref cell below BF_REFERENCE_HEALTHY_FRACTION of its
+ * reference ("62%!"): "below reference". */
+#define UI_BELOW_REF_MARK "!"
+
 /* The Δ% legend of the table into buf ("" when there is nothing to
  * say): for every host whose Δ% is n/a for a stated reason,
  * "Δ% n/a for HOST: REASON", "; "-joined (utf8 0: "chg%"). Returns its
@@ -187,7 +193,10 @@ enum ui_tone ui_host_state_text(const struct model_host *h, char *buf,
  * %peak is the fraction of the theoretical peak in percent ("42%",
  * "3.5%"); %roof the fraction of the roofline, min(peak, arithmetic
  * intensity x measured bandwidth), the same way, followed by the bound:
- * "52% M" memory-bound, "80% C" compute-bound. n of a repeated size's second row is "128#2". */
+ * "52% M" memory-bound, "80% C" compute-bound. vs ref is the fraction of
+ * the published measurement of the same product, dtype and n (n/a where
+ * none), "97%", with UI_BELOW_REF_MARK and a bad tone below 80 %
+ * ("62%!"). n of a repeated size's second row is "128#2". */
 enum ui_tone ui_cell_text(const struct model_snapshot *snap, const struct model_row *r,
 			  enum ui_col c, char *buf, size_t len);
 
