@@ -718,7 +718,8 @@ static void cuda_peak(int dev, enum bf_dtype dtype, struct peak *out)
 		in.name = prop.name;
 	}
 	nvml_read(cudaDeviceGetPCIBusId(bus, sizeof(bus), dev) == cudaSuccess ?
-			  bus : NULL,
+			  bus :
+			  NULL,
 		  &st);
 	if (st.known && st.sm_clock_max_mhz > 0)
 		in.max_clock_ghz = st.sm_clock_max_mhz / 1e3;

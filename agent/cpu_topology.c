@@ -13,10 +13,10 @@
 
 /* One logical CPU as /proc/cpuinfo and sysfs describe it. */
 struct cpu_info {
-	int present;       /* /proc/cpuinfo has a block for it */
+	int present; /* /proc/cpuinfo has a block for it */
 	struct cpu_id id;
 	unsigned features;
-	double mhz;        /* "cpu MHz"; 0 */
+	double mhz; /* "cpu MHz"; 0 */
 };
 
 /* 1 when the whitespace-separated word occurs in list. */
@@ -37,13 +37,18 @@ static unsigned features_of(const char *words)
 		const char *word;
 		unsigned bit;
 	} map[] = {
-		{ "avx", CPU_FEAT_AVX }, { "fma", CPU_FEAT_FMA },
-		{ "avx2", CPU_FEAT_AVX2 }, { "avx512f", CPU_FEAT_AVX512F },
+		{ "avx", CPU_FEAT_AVX },
+		{ "fma", CPU_FEAT_FMA },
+		{ "avx2", CPU_FEAT_AVX2 },
+		{ "avx512f", CPU_FEAT_AVX512F },
 		{ "avx512_bf16", CPU_FEAT_AVX512_BF16 },
 		{ "avx512_fp16", CPU_FEAT_AVX512_FP16 },
-		{ "amx_bf16", CPU_FEAT_AMX_BF16 }, { "amx_fp16", CPU_FEAT_AMX_FP16 },
-		{ "asimd", CPU_FEAT_ASIMD }, { "asimdhp", CPU_FEAT_ASIMDHP },
-		{ "sve", CPU_FEAT_SVE }, { "bf16", CPU_FEAT_BF16 },
+		{ "amx_bf16", CPU_FEAT_AMX_BF16 },
+		{ "amx_fp16", CPU_FEAT_AMX_FP16 },
+		{ "asimd", CPU_FEAT_ASIMD },
+		{ "asimdhp", CPU_FEAT_ASIMDHP },
+		{ "sve", CPU_FEAT_SVE },
+		{ "bf16", CPU_FEAT_BF16 },
 	};
 	unsigned f = 0;
 
@@ -195,7 +200,8 @@ static void read_core_types(const char *root, struct cpu_info *info)
 	static const struct {
 		const char *pmu;
 		enum cpu_core_type type;
-	} pmus[] = { { "cpu_core", CPU_CORE_BIG }, { "cpu_atom", CPU_CORE_SMALL } };
+	} pmus[] = { { "cpu_core", CPU_CORE_BIG },
+		     { "cpu_atom", CPU_CORE_SMALL } };
 	unsigned long long *bits = bf_xcalloc(CPU_MAX / 64, sizeof(*bits));
 
 	for (size_t k = 0; k < sizeof(pmus) / sizeof(pmus[0]); k++) {
@@ -210,7 +216,8 @@ static void read_core_types(const char *root, struct cpu_info *info)
 		if (fgets(buf, sizeof(buf), f) &&
 		    cpu_list_parse(buf, bits, CPU_MAX) > 0)
 			for (int c = 0; c < CPU_MAX; c++)
-				if (bits[c / 64] >> (c % 64) & 1 && info[c].present)
+				if (bits[c / 64] >> (c % 64) & 1 &&
+				    info[c].present)
 					info[c].id.core_type = pmus[k].type;
 		fclose(f);
 	}
@@ -250,8 +257,10 @@ int cpu_layout_read(const char *root, const int *cpus, int ncpus,
 		if (cpu < 0 || cpu >= CPU_MAX || !info[cpu].present)
 			continue;
 		c = &info[cpu];
-		snprintf(rel, sizeof(rel),
-			 "/sys/devices/system/cpu/cpu%d/cpufreq/cpuinfo_max_freq", cpu);
+		snprintf(
+			rel, sizeof(rel),
+			"/sys/devices/system/cpu/cpu%d/cpufreq/cpuinfo_max_freq",
+			cpu);
 		max_khz = read_long_at(root, rel);
 		if (max_khz <= 0)
 			max_khz = -1;
@@ -276,9 +285,10 @@ int cpu_layout_read(const char *root, const int *cpus, int ncpus,
 		cl->logical++;
 		if (c->mhz > cl->cpuinfo_mhz)
 			cl->cpuinfo_mhz = c->mhz;
-		snprintf(rel, sizeof(rel),
-			 "/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
-			 cpu);
+		snprintf(
+			rel, sizeof(rel),
+			"/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
+			cpu);
 		pkg = read_long_at(root, rel);
 		snprintf(rel, sizeof(rel),
 			 "/sys/devices/system/cpu/cpu%d/topology/core_id", cpu);

@@ -21,10 +21,18 @@
 
 #define CPU_CLUSTERS_MAX 16
 
-enum cpu_arch { CPU_ARCH_UNKNOWN = 0, CPU_ARCH_X86, CPU_ARCH_ARM };
+enum cpu_arch {
+	CPU_ARCH_UNKNOWN = 0,
+	CPU_ARCH_X86,
+	CPU_ARCH_ARM
+};
 
 /* x86 hybrid core types (the PMU the kernel files a CPU under). */
-enum cpu_core_type { CPU_CORE_ANY = 0, CPU_CORE_BIG, CPU_CORE_SMALL };
+enum cpu_core_type {
+	CPU_CORE_ANY = 0,
+	CPU_CORE_BIG,
+	CPU_CORE_SMALL
+};
 
 /* SIMD and matrix features, from the flags (x86) or Features (aarch64)
  * words of /proc/cpuinfo. */
@@ -35,45 +43,45 @@ enum {
 	CPU_FEAT_AVX512F = 1u << 3,
 	CPU_FEAT_AVX512_BF16 = 1u << 4, /* vdpbf16ps */
 	CPU_FEAT_AVX512_FP16 = 1u << 5, /* vfmadd...ph */
-	CPU_FEAT_AMX_BF16 = 1u << 6,    /* AMX TMUL tdpbf16ps */
-	CPU_FEAT_AMX_FP16 = 1u << 7,    /* AMX TMUL tdpfp16ps */
-	CPU_FEAT_ASIMD = 1u << 8,       /* NEON */
-	CPU_FEAT_ASIMDHP = 1u << 9,     /* NEON fp16 arithmetic */
+	CPU_FEAT_AMX_BF16 = 1u << 6,	/* AMX TMUL tdpbf16ps */
+	CPU_FEAT_AMX_FP16 = 1u << 7,	/* AMX TMUL tdpfp16ps */
+	CPU_FEAT_ASIMD = 1u << 8,	/* NEON */
+	CPU_FEAT_ASIMDHP = 1u << 9,	/* NEON fp16 arithmetic */
 	CPU_FEAT_SVE = 1u << 10,
-	CPU_FEAT_BF16 = 1u << 11,       /* aarch64 BFMMLA / BFDOT */
+	CPU_FEAT_BF16 = 1u << 11, /* aarch64 BFMMLA / BFDOT */
 };
 
 /* What identifies a core's microarchitecture. */
 struct cpu_id {
 	enum cpu_arch arch;
-	char vendor[16];       /* x86 vendor_id ("AuthenticAMD",
-				* "GenuineIntel"); "" on aarch64 */
-	int family;            /* x86 cpu family; aarch64 CPU implementer
-				* (0x41 Arm, 0x46 Fujitsu, 0x4e NVIDIA,
-				* 0xc0 Ampere); -1 unknown */
-	int model;             /* x86 model; aarch64 CPU part (0xd85
-				* Cortex-X925); -1 unknown */
+	char vendor[16];	      /* x86 vendor_id ("AuthenticAMD",
+				       * "GenuineIntel"); "" on aarch64 */
+	int family;		      /* x86 cpu family; aarch64 CPU implementer
+				       * (0x41 Arm, 0x46 Fujitsu, 0x4e NVIDIA,
+				       * 0xc0 Ampere); -1 unknown */
+	int model;		      /* x86 model; aarch64 CPU part (0xd85
+				       * Cortex-X925); -1 unknown */
 	enum cpu_core_type core_type; /* x86 hybrid; CPU_CORE_ANY elsewhere */
 };
 
 /* One cluster: cores of one cpu_id and one maximum clock. */
 struct cpu_cluster {
 	struct cpu_id id;
-	int cores;             /* physical cores of it this process may use */
-	int logical;           /* logical CPUs of it this process may use */
-	int cpu;               /* its lowest logical CPU (where to probe) */
-	long max_khz;          /* cpufreq cpuinfo_max_freq, kHz; -1 unknown
-				* (no cpufreq: most VMs) */
-	double cpuinfo_mhz;    /* the largest "cpu MHz" of its CPUs; 0 */
-	unsigned features;     /* CPU_FEAT_* of its lowest CPU */
+	int cores;	    /* physical cores of it this process may use */
+	int logical;	    /* logical CPUs of it this process may use */
+	int cpu;	    /* its lowest logical CPU (where to probe) */
+	long max_khz;	    /* cpufreq cpuinfo_max_freq, kHz; -1 unknown
+			     * (no cpufreq: most VMs) */
+	double cpuinfo_mhz; /* the largest "cpu MHz" of its CPUs; 0 */
+	unsigned features;  /* CPU_FEAT_* of its lowest CPU */
 };
 
 struct cpu_layout {
 	int nclusters;
 	struct cpu_cluster c[CPU_CLUSTERS_MAX]; /* in order of first CPU */
-	int cores;             /* sum of c[].cores */
-	int truncated;         /* more kinds than CPU_CLUSTERS_MAX: the rest
-				* are counted in the last cluster */
+	int cores;				/* sum of c[].cores */
+	int truncated; /* more kinds than CPU_CLUSTERS_MAX: the rest
+			* are counted in the last cluster */
 };
 
 /*

@@ -321,8 +321,10 @@ static void gemm_reference_fill(struct bf_rec_gemm *g, const struct peak *peak,
 	g->reference_gflops = ref->tflops * 1e3;
 	g->reference_source = bf_xstrdup(text);
 	g->fraction_of_reference = gflops / g->reference_gflops;
-	g->below_reference = isnan(g->fraction_of_reference) ? -1 :
-			     g->fraction_of_reference < BF_REFERENCE_HEALTHY_FRACTION;
+	g->below_reference = isnan(g->fraction_of_reference) ?
+				     -1 :
+				     g->fraction_of_reference <
+					     BF_REFERENCE_HEALTHY_FRACTION;
 }
 
 /* Runs and reports one (device, dtype, n) GEMM. a32/b32: fp32 inputs. */
@@ -451,10 +453,11 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 		 * is wrong, and the number must not be shown as a result. The
 		 * bound, not the rated peak: a GPU's published tensor figure
 		 * is at a clock below the one it may run at. */
-		snprintf(detail, sizeof(detail),
-			 "%.0f GFLOP/s is above the device's theoretical peak of "
-			 "%.0f GFLOP/s (%s): the timing or the GEMM is wrong",
-			 gflops, peak.bound_gflops, peak.bound_basis);
+		snprintf(
+			detail, sizeof(detail),
+			"%.0f GFLOP/s is above the device's theoretical peak of "
+			"%.0f GFLOP/s (%s): the timing or the GEMM is wrong",
+			gflops, peak.bound_gflops, peak.bound_basis);
 		status = BF_STATUS_FAIL;
 	}
 	/* A result that failed verification has no speed worth showing. */
@@ -508,9 +511,10 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 	g->peak_method = bf_xstrdup(peak.method[0] ? peak.method : "unknown");
 	g->peak_bound_gflops = peak.bound_gflops;
 	g->peak_bound_basis = bf_xstrdup(peak.bound_basis);
-	g->peak_disagreement = peak.disagreement[0] ?
-				       bf_xstrdup(peak.disagreement) : NULL;
-	gemm_reference_fill(g, &peak, sd->dev.kind != DEVICE_CPU, dt, n, gflops);
+	g->peak_disagreement =
+		peak.disagreement[0] ? bf_xstrdup(peak.disagreement) : NULL;
+	gemm_reference_fill(g, &peak, sd->dev.kind != DEVICE_CPU, dt, n,
+			    gflops);
 	g->timing = bf_xstrdup(res.timing[0] ? res.timing : "unknown");
 	g->device_state = device_state_json(&state_before, &state_after,
 					    &g->throttled);

@@ -177,7 +177,8 @@ static void remember_peak(const cJSON *rec)
 	snprintf(peaks[npeaks].reference, sizeof(peaks[npeaks].reference), "%s",
 		 cJSON_IsString(v) ? v->valuestring : "");
 	v = get(rec, BF_KEY_REFERENCE_GFLOPS);
-	peaks[npeaks].reference_gflops = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+	peaks[npeaks].reference_gflops =
+		cJSON_IsNumber(v) ? v->valuedouble : NAN;
 	npeaks++;
 }
 
@@ -190,12 +191,15 @@ static void print_peaks(FILE *out)
 	for (int i = 0; i < npeaks; i++) {
 		char rated[32], bound[32];
 
-		snprintf(rated, sizeof(rated), isnan(peaks[i].rated) ? "n/a" : "%.1f",
+		snprintf(rated, sizeof(rated),
+			 isnan(peaks[i].rated) ? "n/a" : "%.1f",
 			 peaks[i].rated);
-		snprintf(bound, sizeof(bound), isnan(peaks[i].bound) ? "n/a" : "%.1f",
+		snprintf(bound, sizeof(bound),
+			 isnan(peaks[i].bound) ? "n/a" : "%.1f",
 			 peaks[i].bound);
-		fprintf(out, "%s %s: rated %s GFLOP/s (%s): %s\n", peaks[i].device,
-			peaks[i].dtype, rated, peaks[i].method, peaks[i].basis);
+		fprintf(out, "%s %s: rated %s GFLOP/s (%s): %s\n",
+			peaks[i].device, peaks[i].dtype, rated, peaks[i].method,
+			peaks[i].basis);
 		fprintf(out, "  bound %s GFLOP/s: %s\n", bound,
 			peaks[i].bound_basis);
 		if (peaks[i].disagreement[0])
@@ -226,14 +230,15 @@ static void print_gemm(FILE *out, const cJSON *rec)
 	const cJSON *below = get(rec, BF_KEY_BELOW_REFERENCE);
 
 	if (!header++)
-		fprintf(out, "\n=== GEMM (median of timed iterations; roofline: "
-			     "min(peak, FLOP/B x bandwidth); vs_ref: %% of a "
-			     "published measurement) ===\n"
-			     "%-7s %-5s %6s %11s %11s %9s %8s %11s %-7s %6s %6s "
-			     "%6s  %s\n",
-			"device", "dtype", "n", "median_ms", "GFLOP/s", "peak_MiB",
-			"FLOP/B", "roofline", "bound", "%roof", "%peak", "vs_ref",
-			"check");
+		fprintf(out,
+			"\n=== GEMM (median of timed iterations; roofline: "
+			"min(peak, FLOP/B x bandwidth); vs_ref: %% of a "
+			"published measurement) ===\n"
+			"%-7s %-5s %6s %11s %11s %9s %8s %11s %-7s %6s %6s "
+			"%6s  %s\n",
+			"device", "dtype", "n", "median_ms", "GFLOP/s",
+			"peak_MiB", "FLOP/B", "roofline", "bound", "%roof",
+			"%peak", "vs_ref", "check");
 	num(med, sizeof(med), rec, BF_KEY_MEDIAN_MS, 3);
 	num(gf, sizeof(gf), rec, BF_KEY_GFLOPS, 1);
 	num(peak, sizeof(peak), rec, BF_KEY_PEAK_MIB, 0);
@@ -242,7 +247,8 @@ static void print_gemm(FILE *out, const cJSON *rec)
 	pct(frac, sizeof(frac), rec, BF_KEY_FRACTION_OF_ROOFLINE);
 	pct(pk, sizeof(pk), rec, BF_KEY_FRACTION_OF_PEAK);
 	pct(ref, sizeof(ref), rec, BF_KEY_FRACTION_OF_REFERENCE);
-	fprintf(out, "%-7s %-5s %6.0f %11s %11s %9s %8s %11s %-7s %6s %6s %6s  %s",
+	fprintf(out,
+		"%-7s %-5s %6.0f %11s %11s %9s %8s %11s %-7s %6s %6s %6s  %s",
 		str(rec, BF_KEY_DEVICE), str(rec, BF_KEY_DTYPE),
 		get(rec, BF_KEY_N)->valuedouble, med, gf, peak, ai, roof,
 		str(rec, BF_KEY_BOUND), frac, pk, ref, str(rec, BF_KEY_STATUS));

@@ -25,8 +25,7 @@ static void peak_unknown(struct peak *out, const char *why)
 }
 
 /* Appends printf-style text to buf (len bytes), truncating. */
-__attribute__((format(printf, 3, 4))) static void append(char *buf,
-							 size_t len,
+__attribute__((format(printf, 3, 4))) static void append(char *buf, size_t len,
 							 const char *fmt, ...)
 {
 	size_t used = strlen(buf);
@@ -43,7 +42,8 @@ __attribute__((format(printf, 3, 4))) static void append(char *buf,
 
 static void cluster_clock(struct cpu_peak_cluster *c)
 {
-	double cpufreq = c->topo.max_khz > 0 ? (double)c->topo.max_khz / 1e6 : NAN;
+	double cpufreq =
+		c->topo.max_khz > 0 ? (double)c->topo.max_khz / 1e6 : NAN;
 	double measured = c->probe.clock_ghz;
 	double mhz = c->topo.cpuinfo_mhz > 0 ? c->topo.cpuinfo_mhz / 1000 : NAN;
 
@@ -51,7 +51,8 @@ static void cluster_clock(struct cpu_peak_cluster *c)
 	c->clock_source[0] = '\0';
 	if (cpufreq > 0) {
 		c->clock_ghz = cpufreq;
-		snprintf(c->clock_source, sizeof(c->clock_source), "cpufreq max");
+		snprintf(c->clock_source, sizeof(c->clock_source),
+			 "cpufreq max");
 	}
 	/* A VM often has no cpufreq, or reports the nominal clock while the
 	 * core turbos above it: the measurement wins when it is higher. */
@@ -98,8 +99,8 @@ static void model_product(struct cpu_peak_model *m)
 		for (int k = 0; k < m->nclusters; k++)
 			if (strcmp(m->c[k].uarch->name, names[i]) == 0)
 				cores += m->c[k].topo.cores;
-		append(m->product, sizeof(m->product), "%s%dx %s", i ? " + " : "",
-		       cores, names[i]);
+		append(m->product, sizeof(m->product), "%s%dx %s",
+		       i ? " + " : "", cores, names[i]);
 	}
 }
 
@@ -179,7 +180,8 @@ static unsigned dtype_features(enum bf_dtype dtype)
 	if (dtype == BF_DTYPE_BF16)
 		return CPU_FEAT_AVX512_BF16 | CPU_FEAT_AMX_BF16 | CPU_FEAT_BF16;
 	if (dtype == BF_DTYPE_FP16)
-		return CPU_FEAT_AVX512_FP16 | CPU_FEAT_AMX_FP16 | CPU_FEAT_ASIMDHP;
+		return CPU_FEAT_AVX512_FP16 | CPU_FEAT_AMX_FP16 |
+		       CPU_FEAT_ASIMDHP;
 	return 0;
 }
 
@@ -264,25 +266,29 @@ static void cluster_rate(const struct cpu_peak_cluster *c, enum bf_dtype dtype,
 	} else if (pv > 0) {
 		out->rate = pv;
 		out->method = "probe";
-		snprintf(out->note, sizeof(out->note), "probe: %s %.1f measured",
-			 pr->isa, pr->flop_per_cycle);
+		snprintf(out->note, sizeof(out->note),
+			 "probe: %s %.1f measured", pr->isa,
+			 pr->flop_per_cycle);
 		if (tr.hi > 0)
 			append(out->note, sizeof(out->note), "; table %s: %s",
 			       u->name, range);
 		else
-			append(out->note, sizeof(out->note), "; no table figure");
+			append(out->note, sizeof(out->note),
+			       "; no table figure");
 		if (tr.hi > 0 && (pv * PEAK_DISAGREE_FACTOR < tr.lo ||
 				  pv > tr.hi * PEAK_DISAGREE_FACTOR))
-			snprintf(out->disagree, sizeof(out->disagree),
-				 "%s %s: probe %.0f FLOP/cycle/core, table %s (%s)",
-				 u->name, bf_dtype_name(dtype), pv, range,
-				 u->source);
+			snprintf(
+				out->disagree, sizeof(out->disagree),
+				"%s %s: probe %.0f FLOP/cycle/core, table %s (%s)",
+				u->name, bf_dtype_name(dtype), pv, range,
+				u->source);
 	} else if (tr.hi > 0) {
 		out->rate = tr.hi;
 		out->method = "table";
 		snprintf(out->note, sizeof(out->note), "table %s: %s%s; %s",
 			 u->name, range,
-			 tr.hi > tr.lo ? ", the larger taken" : "", c->probe_why);
+			 tr.hi > tr.lo ? ", the larger taken" : "",
+			 c->probe_why);
 	} else {
 		const char *what;
 
@@ -323,7 +329,8 @@ void peak_cpu(const struct cpu_peak_model *m, enum bf_dtype dtype,
 		return;
 	}
 	if (m->nclusters == 0) {
-		peak_unknown(out, "CPU cores unknown (/proc/cpuinfo unreadable)");
+		peak_unknown(out,
+			     "CPU cores unknown (/proc/cpuinfo unreadable)");
 		return;
 	}
 	for (int k = 0; k < m->nclusters; k++) {
@@ -343,7 +350,8 @@ void peak_cpu(const struct cpu_peak_model *m, enum bf_dtype dtype,
 			return;
 		}
 		have[strcmp(r.method, "probe") == 0 ? 0 :
-		     strcmp(r.method, "table") == 0 ? 1 : 2] = 1;
+		     strcmp(r.method, "table") == 0 ? 1 :
+						      2] = 1;
 		sum += c->topo.cores * r.rate * c->clock_ghz;
 		bound += c->topo.cores * r.bound * c->clock_ghz;
 		append(out->basis, sizeof(out->basis),
@@ -367,7 +375,9 @@ void peak_cpu(const struct cpu_peak_model *m, enum bf_dtype dtype,
 		if (have[i])
 			append(out->method, sizeof(out->method), "%s%s",
 			       out->method[0] ? "+" : "",
-			       i == 0 ? "probe" : i == 1 ? "table" : "isa");
+			       i == 0 ? "probe" :
+			       i == 1 ? "table" :
+					"isa");
 }
 
 /* --- GPU ---------------------------------------------------------------- */
@@ -401,20 +411,25 @@ void peak_gpu(const struct gpu_peak_input *in, enum bf_dtype dtype,
 		if (!(tflops > 0) || rate <= 0) {
 			char why[160];
 
-			snprintf(why, sizeof(why), "%s has no %s GEMM path "
-				 "(product table)", in->name, bf_dtype_name(dtype));
+			snprintf(why, sizeof(why),
+				 "%s has no %s GEMM path "
+				 "(product table)",
+				 in->name, bf_dtype_name(dtype));
 			peak_unknown(out, why);
 			return;
 		}
-		out->gflops = tflops * 1e3 * (sms != p->sms ? (double)sms / p->sms : 1);
+		out->gflops = tflops * 1e3 *
+			      (sms != p->sms ? (double)sms / p->sms : 1);
 		snprintf(out->method, sizeof(out->method), "product");
-		snprintf(out->basis, sizeof(out->basis),
-			 "%s: %.4g TFLOP/s %s dense%s = %d SMs x %d FLOP/cycle/SM "
-			 "x %.3f GHz (%s)", in->name, tflops,
-			 bf_dtype_name(dtype),
-			 dtype == BF_DTYPE_FP16 || dtype == BF_DTYPE_BF16 ?
-				 ", fp32 accumulate" : "",
-			 p->sms, rate, mhz / 1e3, p->source);
+		snprintf(
+			out->basis, sizeof(out->basis),
+			"%s: %.4g TFLOP/s %s dense%s = %d SMs x %d FLOP/cycle/SM "
+			"x %.3f GHz (%s)",
+			in->name, tflops, bf_dtype_name(dtype),
+			dtype == BF_DTYPE_FP16 || dtype == BF_DTYPE_BF16 ?
+				", fp32 accumulate" :
+				"",
+			p->sms, rate, mhz / 1e3, p->source);
 		if (sms != p->sms)
 			append(out->basis, sizeof(out->basis),
 			       "; x %d/%d SMs on this device", sms, p->sms);
@@ -443,12 +458,13 @@ void peak_gpu(const struct gpu_peak_input *in, enum bf_dtype dtype,
 	}
 	out->gflops = sms * arch * clock;
 	snprintf(out->method, sizeof(out->method), "derived");
-	snprintf(out->basis, sizeof(out->basis),
-		 "%d SMs x %.0f FLOP/cycle/SM (%s, cc %d.%d) x %.3f GHz "
-		 "(cudaDevAttrClockRate): no published figure for \"%s\" in the "
-		 "product table, the full-rate upper estimate",
-		 sms, arch, src, in->major, in->minor, clock,
-		 in->name ? in->name : "?");
+	snprintf(
+		out->basis, sizeof(out->basis),
+		"%d SMs x %.0f FLOP/cycle/SM (%s, cc %d.%d) x %.3f GHz "
+		"(cudaDevAttrClockRate): no published figure for \"%s\" in the "
+		"product table, the full-rate upper estimate",
+		sms, arch, src, in->major, in->minor, clock,
+		in->name ? in->name : "?");
 	out->bound_gflops = sms * arch * top;
 	snprintf(out->bound_basis, sizeof(out->bound_basis),
 		 "%d SMs x %.0f FLOP/cycle/SM x %.3f GHz (%s)", sms, arch, top,

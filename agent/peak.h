@@ -37,15 +37,15 @@
 #define PEAK_DISAGREE_FACTOR 1.10
 
 struct peak {
-	double gflops;          /* rated peak, GFLOP/s (1e9 FLOP/s); NaN */
-	double bound_gflops;    /* most the silicon can do; NaN unknown */
-	char method[24];        /* "probe", "table", "isa", "probe+table",
+	double gflops;		/* rated peak, GFLOP/s (1e9 FLOP/s); NaN */
+	double bound_gflops;	/* most the silicon can do; NaN unknown */
+	char method[24];	/* "probe", "table", "isa", "probe+table",
 				 * "product", "derived"; "" unknown */
-	char basis[640];        /* the rated figure's derivation, one line,
+	char basis[640];	/* the rated figure's derivation, one line,
 				 * or why it is unknown */
-	char bound_basis[320];  /* the bound's */
+	char bound_basis[320];	/* the bound's */
 	char disagreement[256]; /* probe vs table beyond 10 %; "" none */
-	char product[96];       /* what references are keyed by: the GPU's
+	char product[96];	/* what references are keyed by: the GPU's
 				 * name, the CPU's clusters ("2x Zen 4");
 				 * "" unknown */
 };
@@ -54,10 +54,10 @@ struct peak {
 
 struct cpu_peak_cluster {
 	struct cpu_cluster topo;
-	const struct cpu_uarch *uarch;  /* NULL: not in the table */
+	const struct cpu_uarch *uarch;	/* NULL: not in the table */
 	struct peak_probe_result probe; /* NaNs when not probed */
-	char probe_why[96];             /* why not, "" when probed */
-	double clock_ghz;               /* largest of cpufreq's maximum, the
+	char probe_why[96];		/* why not, "" when probed */
+	double clock_ghz;		/* largest of cpufreq's maximum, the
 					 * probe's clock and cpu MHz; NaN */
 	char clock_source[40];
 };
@@ -65,10 +65,10 @@ struct cpu_peak_cluster {
 struct cpu_peak_model {
 	int nclusters;
 	struct cpu_peak_cluster c[CPU_CLUSTERS_MAX];
-	char product[96];  /* clusters by name, "10x Cortex-A725 + 10x
-			    * Cortex-X925" (names sorted); "" when a
-			    * cluster is not in the table */
-	double probe_ms;   /* time all probes took */
+	char product[96]; /* clusters by name, "10x Cortex-A725 + 10x
+			   * Cortex-X925" (names sorted); "" when a
+			   * cluster is not in the table */
+	double probe_ms;  /* time all probes took */
 };
 
 /* Builds the model of layout l without probing: table rows, clocks from
@@ -96,13 +96,13 @@ void peak_cpu(const struct cpu_peak_model *m, enum bf_dtype dtype,
 /* --- GPU ---------------------------------------------------------------- */
 
 struct gpu_peak_input {
-	const char *name;      /* cudaDeviceProp.name; NULL unknown */
-	int major, minor;      /* compute capability */
-	int sm_count;          /* cudaDevAttrMultiProcessorCount (a MIG
-				* slice has fewer than the product) */
-	double clock_ghz;      /* cudaDevAttrClockRate: the maximum boost
-				* clock; NaN unknown */
-	double max_clock_ghz;  /* NVML's maximum SM clock; NaN unknown */
+	const char *name;     /* cudaDeviceProp.name; NULL unknown */
+	int major, minor;     /* compute capability */
+	int sm_count;	      /* cudaDevAttrMultiProcessorCount (a MIG
+			       * slice has fewer than the product) */
+	double clock_ghz;     /* cudaDevAttrClockRate: the maximum boost
+			       * clock; NaN unknown */
+	double max_clock_ghz; /* NVML's maximum SM clock; NaN unknown */
 };
 
 /* The peak of a GPU GEMM of dtype: rated from the product row (scaled by

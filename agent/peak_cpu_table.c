@@ -35,9 +35,11 @@
 
 #define AMD "AuthenticAMD"
 #define INTEL "GenuineIntel"
+/* clang-format off */
 #define R(a) { a, a }
 #define RR(a, b) { a, b }
 #define NONE { 0, 0 }
+/* clang-format on */
 
 static const struct cpu_uarch uarchs[] = {
 	/* --- AMD ------------------------------------------------------- */
@@ -46,7 +48,8 @@ static const struct cpu_uarch uarchs[] = {
 	  "[AMD-55723] 2.11: four 128-bit FP pipes, FMA on two; a 256-bit op "
 	  "is two; [AGNER] Zen" },
 	{ "Zen 2", CPU_ARCH_X86, AMD, 0x17, 0x30, 0xff, CPU_CORE_ANY, R(32),
-	  NONE, NONE, 0, "[AMD-56305] 2.11: 256-bit FP pipes, FMA on FP0 and FP1" },
+	  NONE, NONE, 0,
+	  "[AMD-56305] 2.11: 256-bit FP pipes, FMA on FP0 and FP1" },
 	{ "Zen 3", CPU_ARCH_X86, AMD, 0x19, 0x00, 0x0f, CPU_CORE_ANY, R(32),
 	  NONE, NONE, 0, "[AMD-56665] 2.11: two 256-bit FMA pipes" },
 	{ "Zen 3", CPU_ARCH_X86, AMD, 0x19, 0x20, 0x5f, CPU_CORE_ANY, R(32),
@@ -58,7 +61,8 @@ static const struct cpu_uarch uarchs[] = {
 	{ "Zen 4", CPU_ARCH_X86, AMD, 0x19, 0x60, 0x7f, CPU_CORE_ANY, R(32),
 	  R(64), NONE, 0, "[AMD-57647] 2.11: as Genoa (Raphael, Phoenix)" },
 	{ "Zen 4c", CPU_ARCH_X86, AMD, 0x19, 0xa0, 0xaf, CPU_CORE_ANY, R(32),
-	  R(64), NONE, 0, "[AMD-57647]: Zen 4's core, denser (Bergamo, Siena)" },
+	  R(64), NONE, 0,
+	  "[AMD-57647]: Zen 4's core, denser (Bergamo, Siena)" },
 	{ "Zen 5", CPU_ARCH_X86, AMD, 0x1a, 0x00, 0x1f, CPU_CORE_ANY, R(64),
 	  R(128), NONE, 0,
 	  "[AMD-58455] 2.11: 512-bit datapath, two FMA pipes (Turin); "
@@ -122,8 +126,8 @@ static const struct cpu_uarch uarchs[] = {
 	  "[INTEL-OPT]: client Sunny Cove, one 512-bit FMA (ports 0+1 fused)" },
 	{ "Tiger Lake", CPU_ARCH_X86, INTEL, 6, 0x8c, 0x8d, CPU_CORE_ANY, R(32),
 	  NONE, NONE, 0, "[INTEL-OPT]: Willow Cove, as client Ice Lake" },
-	{ "Rocket Lake", CPU_ARCH_X86, INTEL, 6, 0xa7, 0xa7, CPU_CORE_ANY, R(32),
-	  NONE, NONE, 0, "[WIKICHIP]: Cypress Cove, one 512-bit FMA" },
+	{ "Rocket Lake", CPU_ARCH_X86, INTEL, 6, 0xa7, 0xa7, CPU_CORE_ANY,
+	  R(32), NONE, NONE, 0, "[WIKICHIP]: Cypress Cove, one 512-bit FMA" },
 	{ "Sapphire Rapids", CPU_ARCH_X86, INTEL, 6, 0x8f, 0x8f, CPU_CORE_ANY,
 	  R(64), R(1024), R(128), CPU_FEAT_AMX_BF16,
 	  "[INTEL-OPT]: two 512-bit FMA units; AMX TMUL 1024 bf16 FLOP/cycle "
@@ -187,7 +191,8 @@ static const struct cpu_uarch uarchs[] = {
 	{ "Cortex-A76", CPU_ARCH_ARM, NULL, 0x41, 0xd0b, 0xd0b, CPU_CORE_ANY,
 	  R(16), NONE, NONE, 0, "[ARM-SOG-A76]: FMLA Q-form 2 per cycle" },
 	{ "Neoverse N1", CPU_ARCH_ARM, NULL, 0x41, 0xd0c, 0xd0c, CPU_CORE_ANY,
-	  R(16), NONE, NONE, 0, "[ARM-SOG-N1]: FMLA Q-form 2 per cycle (V0, V1)" },
+	  R(16), NONE, NONE, 0,
+	  "[ARM-SOG-N1]: FMLA Q-form 2 per cycle (V0, V1)" },
 	{ "Cortex-A77", CPU_ARCH_ARM, NULL, 0x41, 0xd0d, 0xd0d, CPU_CORE_ANY,
 	  R(16), NONE, NONE, 0, "[ARM-SOG-A77]: FMLA Q-form 2 per cycle" },
 	{ "Cortex-A78", CPU_ARCH_ARM, NULL, 0x41, 0xd41, 0xd41, CPU_CORE_ANY,

@@ -207,7 +207,8 @@ double gpu_product_tflops(const struct gpu_product *p, enum bf_dtype dtype,
 double gpu_arch_rate(int major, int minor, enum bf_dtype dtype,
 		     const char **source)
 {
-	for (size_t i = 0; i < sizeof(arch_rates) / sizeof(arch_rates[0]); i++) {
+	for (size_t i = 0; i < sizeof(arch_rates) / sizeof(arch_rates[0]);
+	     i++) {
 		if (arch_rates[i].major != major ||
 		    (arch_rates[i].minor >= 0 && arch_rates[i].minor != minor))
 			continue;

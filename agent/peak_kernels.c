@@ -42,7 +42,8 @@ void peak_k_adds(long iters)
 		static const unsigned int one = (pattern);                   \
 		long n = iters;                                              \
 		__asm__ volatile(                                            \
-			".irp r,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17\n\t" \
+			".irp r,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,"      \
+			"16,17\n\t"                                          \
 			"vpbroadcastd (%1), %%zmm\\r\n\t"                    \
 			".endr\n"                                            \
 			"1:\n\t"                                             \
@@ -95,9 +96,9 @@ __attribute__((target("avx2,fma"))) void peak_k_fma256(long iters)
 		"vzeroupper"
 		: "+r"(n)
 		: "r"(&one)
-		: "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
-		  "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "cc",
-		  "memory");
+		: "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
+		  "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13",
+		  "cc", "memory");
 }
 
 #elif defined(__aarch64__)
@@ -127,11 +128,15 @@ void peak_k_adds(long iters)
 			arch                                                 \
 			"dup v30.4s, %w1\n\t"                                \
 			"dup v31.4s, %w1\n\t"                                \
-			".irp r,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23\n\t" \
+			".irp r,0,1,2,3,4,5,6,7,8,9,10,11\n\t"               \
+			"dup v\\r\\().4s, %w1\n\t"                           \
+			".endr\n\t"                                          \
+			".irp r,12,13,14,15,16,17,18,19,20,21,22,23\n\t"     \
 			"dup v\\r\\().4s, %w1\n\t"                           \
 			".endr\n"                                            \
 			"1:\n\t"                                             \
-			".irp r,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23\n\t" \
+			".irp r,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,"  \
+			"18,19,20,21,22,23\n\t"                              \
 			insn "\n\t"                                          \
 			".endr\n\t"                                          \
 			"subs %0, %0, #1\n\t"                                \
@@ -166,7 +171,10 @@ long peak_k_sve_lanes32(void)
 {
 	long n;
 
-	__asm__ volatile(".inst 0x04a0e3e0\n\tmov %0, x0" : "=r"(n) : : "x0");
+	__asm__ volatile(".inst 0x04a0e3e0\n\tmov %0, x0"
+			 : "=r"(n)
+			 :
+			 : "x0");
 	return n;
 }
 
@@ -180,11 +188,13 @@ void peak_k_sve_fmla(long iters)
 
 	__asm__ volatile(
 		".inst 0x2598e3e0\n\t"
-		".irp r,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,30,31\n\t"
+		".irp r,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,"
+		"19,20,21,22,23,30,31\n\t"
 		".inst 0x25b9ce00 + \\r\n\t"
 		".endr\n"
 		"1:\n\t"
-		".irp r,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23\n\t"
+		".irp r,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,"
+		"19,20,21,22,23\n\t"
 		".inst 0x65bf03c0 + \\r\n\t"
 		".endr\n\t"
 		"subs %0, %0, #1\n\t"

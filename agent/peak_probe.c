@@ -17,8 +17,8 @@
 
 /* Iterations per burst: about 0.1-0.3 ms each at 2-4 GHz, long against
  * the clock's resolution, short against a scheduler tick. */
-#define ADD_ITERS 3000L   /* x 100 dependent adds */
-#define FMA_ITERS 4000L   /* x 16 or 24 independent FMAs */
+#define ADD_ITERS 3000L /* x 100 dependent adds */
+#define FMA_ITERS 4000L /* x 16 or 24 independent FMAs */
 
 double peak_probe_round(double flop_per_cycle, double per_instr)
 {
@@ -42,10 +42,10 @@ static double burst(void (*fn)(long), long iters, double flop_per_iter)
 struct kernel {
 	void (*fn)(long);
 	double flop_per_iter;
-	double flop_per_instr;   /* for peak_probe_round */
+	double flop_per_instr; /* for peak_probe_round */
 	const char *isa;
 	struct peak_probe_rate *into;
-	double best;             /* FLOP per ns */
+	double best; /* FLOP per ns */
 };
 
 /* Which kernels this CPU runs, into k[]; returns how many. */
@@ -72,47 +72,72 @@ static int kernels_here(struct kernel *k, struct peak_probe_result *out)
 	__get_cpuid_count(7, 0, &a, &b7, &c7, &d7);
 	__get_cpuid_count(7, 1, &a71, &b, &c, &d);
 	if (avx512_os && (b7 >> 16 & 1)) /* AVX512F */
-		k[n++] = (struct kernel){ peak_k_fma512, PEAK_K_X86_ACC * 16 * 2,
-					  32, "avx512f vfmadd213ps zmm",
-					  &out->fp32, 0 };
+		k[n++] = (struct kernel){ peak_k_fma512,
+					  PEAK_K_X86_ACC * 16 * 2,
+					  32,
+					  "avx512f vfmadd213ps zmm",
+					  &out->fp32,
+					  0 };
 	if (avx_os && (b7 >> 5 & 1) && (c >> 12 & 1)) /* AVX2, FMA */
-		k[n++] = (struct kernel){ peak_k_fma256, 12 * 8 * 2, 16,
-					  "avx2 vfmadd213ps ymm", &out->fp32, 0 };
+		k[n++] = (struct kernel){
+			peak_k_fma256,		12 * 8 * 2, 16,
+			"avx2 vfmadd213ps ymm", &out->fp32, 0
+		};
 	if (avx512_os && (a71 >> 5 & 1)) /* AVX512_BF16 */
 		k[n++] = (struct kernel){ peak_k_dpbf16_512,
-					  PEAK_K_X86_ACC * 16 * 4, 64,
+					  PEAK_K_X86_ACC * 16 * 4,
+					  64,
 					  "avx512_bf16 vdpbf16ps zmm",
-					  &out->bf16, 0 };
+					  &out->bf16,
+					  0 };
 	if (avx512_os && (d7 >> 23 & 1)) /* AVX512_FP16 */
 		k[n++] = (struct kernel){ peak_k_fmaph512,
-					  PEAK_K_X86_ACC * 32 * 2, 64,
+					  PEAK_K_X86_ACC * 32 * 2,
+					  64,
 					  "avx512_fp16 vfmadd213ph zmm",
-					  &out->fp16, 0 };
+					  &out->fp16,
+					  0 };
 #elif defined(__aarch64__)
 	unsigned long hw = getauxval(AT_HWCAP), hw2 = getauxval(AT_HWCAP2);
 
 	/* Linux's uapi hwcap bits: ASIMD 1<<1, ASIMDHP 1<<10, SVE 1<<22;
 	 * HWCAP2_BF16 1<<14 (arch/arm64/include/uapi/asm/hwcap.h). */
 	if (hw & (1ul << 1))
-		k[n++] = (struct kernel){ peak_k_fmla4s, PEAK_K_ARM_ACC * 4 * 2, 8,
-					  "asimd fmla v.4s", &out->fp32, 0 };
+		k[n++] = (struct kernel){ peak_k_fmla4s,
+					  PEAK_K_ARM_ACC * 4 * 2,
+					  8,
+					  "asimd fmla v.4s",
+					  &out->fp32,
+					  0 };
 	if (hw & (1ul << 22)) {
 		long lanes = peak_k_sve_lanes32();
 
 		if (lanes > 4) /* wider than NEON: worth its own probe */
 			k[n++] = (struct kernel){
-				peak_k_sve_fmla, (double)PEAK_K_ARM_ACC * (double)lanes * 2,
+				peak_k_sve_fmla,
+				(double)PEAK_K_ARM_ACC * (double)lanes * 2,
 				(double)lanes * 2,
-				lanes == 8 ? "sve fmla z.s (256-bit)" :
-				lanes == 16 ? "sve fmla z.s (512-bit)" : "sve fmla z.s",
-				&out->fp32, 0 };
+				lanes == 8  ? "sve fmla z.s (256-bit)" :
+				lanes == 16 ? "sve fmla z.s (512-bit)" :
+					      "sve fmla z.s",
+				&out->fp32,
+				0
+			};
 	}
 	if (hw2 & (1ul << 14))
-		k[n++] = (struct kernel){ peak_k_bfmmla, PEAK_K_ARM_ACC * 16 * 2, 32,
-					  "bf16 bfmmla", &out->bf16, 0 };
+		k[n++] = (struct kernel){ peak_k_bfmmla,
+					  PEAK_K_ARM_ACC * 16 * 2,
+					  32,
+					  "bf16 bfmmla",
+					  &out->bf16,
+					  0 };
 	if (hw & (1ul << 10))
-		k[n++] = (struct kernel){ peak_k_fmla8h, PEAK_K_ARM_ACC * 8 * 2, 16,
-					  "asimdhp fmla v.8h", &out->fp16, 0 };
+		k[n++] = (struct kernel){ peak_k_fmla8h,
+					  PEAK_K_ARM_ACC * 8 * 2,
+					  16,
+					  "asimdhp fmla v.8h",
+					  &out->fp16,
+					  0 };
 #else
 	(void)k;
 	(void)out;
@@ -126,8 +151,8 @@ static void rate_none(struct peak_probe_rate *r)
 	r->isa[0] = '\0';
 }
 
-enum bf_err peak_probe_run(int cpu, struct peak_probe_result *out,
-			   char *why, size_t why_len)
+enum bf_err peak_probe_run(int cpu, struct peak_probe_result *out, char *why,
+			   size_t why_len)
 {
 	struct kernel k[8];
 	cpu_set_t old, one;
@@ -144,14 +169,16 @@ enum bf_err peak_probe_run(int cpu, struct peak_probe_result *out,
 	snprintf(why, why_len, "no FMA probe for this architecture");
 	return BF_ERR_UNSUPPORTED;
 #endif
-	have_old = pthread_getaffinity_np(pthread_self(), sizeof(old), &old) == 0;
+	have_old =
+		pthread_getaffinity_np(pthread_self(), sizeof(old), &old) == 0;
 	if (cpu >= 0) {
 		CPU_ZERO(&one);
 		CPU_SET(cpu, &one);
 		if (!have_old ||
-		    pthread_setaffinity_np(pthread_self(), sizeof(one), &one) != 0) {
-			snprintf(why, why_len, "cannot run on CPU %d to probe it",
-				 cpu);
+		    pthread_setaffinity_np(pthread_self(), sizeof(one), &one) !=
+			    0) {
+			snprintf(why, why_len,
+				 "cannot run on CPU %d to probe it", cpu);
 			return BF_ERR_UNSUPPORTED;
 		}
 		pinned = 1;
@@ -162,12 +189,14 @@ enum bf_err peak_probe_run(int cpu, struct peak_probe_result *out,
 	for (int i = 0; i < nk; i++)
 		k[i].fn(FMA_ITERS);
 	for (int rep = 0; rep < PEAK_PROBE_REPS; rep++) {
-		double ghz = burst(peak_k_adds, ADD_ITERS, 100); /* adds per ns */
+		double ghz =
+			burst(peak_k_adds, ADD_ITERS, 100); /* adds per ns */
 
 		if (ghz > best_ghz)
 			best_ghz = ghz;
 		for (int i = 0; i < nk; i++) {
-			double r = burst(k[i].fn, FMA_ITERS, k[i].flop_per_iter);
+			double r =
+				burst(k[i].fn, FMA_ITERS, k[i].flop_per_iter);
 
 			if (r > k[i].best)
 				k[i].best = r;
@@ -190,7 +219,8 @@ enum bf_err peak_probe_run(int cpu, struct peak_probe_result *out,
 	}
 	out->elapsed_ms = (double)(bf_now_ns() - t0) / 1e6;
 	if (nk == 0 || best_ghz <= 0) {
-		snprintf(why, why_len, "no FMA instruction to probe on CPU %d", cpu);
+		snprintf(why, why_len, "no FMA instruction to probe on CPU %d",
+			 cpu);
 		return BF_ERR_UNSUPPORTED;
 	}
 	return BF_OK;

@@ -33,16 +33,16 @@
 struct peak_probe_rate {
 	double flop_per_cycle; /* measured, unrounded; NaN: not run */
 	double flop_per_instr; /* FLOP of one such instruction */
-	char isa[40];          /* "avx512f vfmadd213ps zmm", "asimd fmla
+	char isa[40];	       /* "avx512f vfmadd213ps zmm", "asimd fmla
 				* v.4s", ...; "" when not run */
 };
 
 struct peak_probe_result {
-	double clock_ghz;           /* dependent adds per ns; NaN */
+	double clock_ghz;	     /* dependent adds per ns; NaN */
 	struct peak_probe_rate fp32; /* the widest of the fp32 FMA probes */
 	struct peak_probe_rate bf16; /* vdpbf16ps zmm / bfmmla; NaN none */
 	struct peak_probe_rate fp16; /* vfmadd213ph zmm / fmla v.8h */
-	double elapsed_ms;          /* wall time of the whole probe */
+	double elapsed_ms;	     /* wall time of the whole probe */
 };
 
 /* Runs the probe on logical CPU cpu (the calling thread is pinned there
@@ -53,8 +53,8 @@ struct peak_probe_result {
  * BF_ERR_UNSUPPORTED (with the reason) on an architecture without
  * kernels or when pinning fails; out then holds NaNs. Blocks; thread-safe
  * apart from the pinning of the calling thread. */
-enum bf_err peak_probe_run(int cpu, struct peak_probe_result *out,
-			   char *why, size_t why_len);
+enum bf_err peak_probe_run(int cpu, struct peak_probe_result *out, char *why,
+			   size_t why_len);
 
 /* FLOP per cycle rounded to what hardware can issue: a whole number of
  * `per_instr`-FLOP instructions per two cycles (0.5 steps), so that 31.8
@@ -64,22 +64,22 @@ double peak_probe_round(double flop_per_cycle, double per_instr);
 /* --- the kernels (peak_kernels.c) ---------------------------------------
  * Each runs `iters` loop iterations of its instruction block and returns
  * nothing; the caller times it. The FLOP of one iteration: */
-#define PEAK_K_X86_ACC 16     /* accumulators per iteration on x86 */
-#define PEAK_K_ARM_ACC 24     /* on AArch64 */
+#define PEAK_K_X86_ACC 16 /* accumulators per iteration on x86 */
+#define PEAK_K_ARM_ACC 24 /* on AArch64 */
 
 /* Dependent adds: 100 per iteration (the clock). */
 void peak_k_adds(long iters);
 #if defined(__x86_64__)
-void peak_k_fma512(long iters);     /* 16 x vfmadd213ps zmm: 16x16x2 FLOP */
-void peak_k_fma256(long iters);     /* 12 x vfmadd213ps ymm: 12x8x2 */
+void peak_k_fma512(long iters);	    /* 16 x vfmadd213ps zmm: 16x16x2 FLOP */
+void peak_k_fma256(long iters);	    /* 12 x vfmadd213ps ymm: 12x8x2 */
 void peak_k_dpbf16_512(long iters); /* 16 x vdpbf16ps zmm: 16x16x4 */
 void peak_k_fmaph512(long iters);   /* 16 x vfmadd213ph zmm: 16x32x2 */
 #elif defined(__aarch64__)
-void peak_k_fmla4s(long iters);     /* 24 x fmla v.4s: 24x4x2 FLOP */
-void peak_k_fmla8h(long iters);     /* 24 x fmla v.8h: 24x8x2 */
-void peak_k_bfmmla(long iters);     /* 24 x bfmmla: 24x(2x2x4)x2 */
-void peak_k_sve_fmla(long iters);   /* 24 x fmla z.s: 24 x VL/32 x 2 */
-long peak_k_sve_lanes32(void);      /* fp32 lanes of an SVE vector (cntw) */
+void peak_k_fmla4s(long iters);	  /* 24 x fmla v.4s: 24x4x2 FLOP */
+void peak_k_fmla8h(long iters);	  /* 24 x fmla v.8h: 24x8x2 */
+void peak_k_bfmmla(long iters);	  /* 24 x bfmmla: 24x(2x2x4)x2 */
+void peak_k_sve_fmla(long iters); /* 24 x fmla z.s: 24 x VL/32 x 2 */
+long peak_k_sve_lanes32(void);	  /* fp32 lanes of an SVE vector (cntw) */
 #endif
 
 #endif

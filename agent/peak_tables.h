@@ -32,20 +32,20 @@ struct cpu_rate_range {
 };
 
 struct cpu_uarch {
-	const char *name;            /* "Zen 4", "Cortex-X925" */
+	const char *name; /* "Zen 4", "Cortex-X925" */
 	enum cpu_arch arch;
-	const char *vendor;          /* x86 vendor_id; NULL on aarch64 */
-	int family;                  /* x86 family; aarch64 implementer */
-	int model_lo, model_hi;      /* x86 model or aarch64 part range */
+	const char *vendor;	      /* x86 vendor_id; NULL on aarch64 */
+	int family;		      /* x86 family; aarch64 implementer */
+	int model_lo, model_hi;	      /* x86 model or aarch64 part range */
 	enum cpu_core_type core_type; /* hybrid x86: which core; ANY */
-	struct cpu_rate_range fp32;  /* FMA at the widest SIMD width */
+	struct cpu_rate_range fp32;   /* FMA at the widest SIMD width */
 	/* With the CPU's bf16 (avx512_bf16, AMX, BFMMLA) or fp16
 	 * (avx512_fp16, AMX-FP16, FEAT_FP16) instructions; 0 0 where the
 	 * part has none (then the dtype runs at the fp32 rate). */
 	struct cpu_rate_range bf16, fp16;
 	/* The bf16/fp16 figure comes from a unit the probe does not run
 	 * (AMX tiles): the table's figure is used, not the probe's. */
-	unsigned unprobed_feature;   /* CPU_FEAT_AMX_BF16 | ..._FP16; 0 */
+	unsigned unprobed_feature; /* CPU_FEAT_AMX_BF16 | ..._FP16; 0 */
 	const char *source;
 };
 
@@ -56,13 +56,13 @@ const struct cpu_uarch *cpu_uarch_find(const struct cpu_id *id);
 const struct cpu_uarch *cpu_uarch_table(int *n);
 
 struct gpu_product {
-	const char *name;     /* cudaDeviceProp.name; a final '*' matches
-			       * any rest ("NVIDIA A100-SXM4*": -40GB,
-			       * -80GB); a name also matches its MIG
-			       * instances ("<name> MIG 3g.40gb") */
-	int sms;              /* SMs of the full product */
-	double fp32_mhz;      /* clock the fp32 figure was derived at */
-	double tensor_mhz;    /* clock of the tensor-core figures */
+	const char *name;  /* cudaDeviceProp.name; a final '*' matches
+			    * any rest ("NVIDIA A100-SXM4*": -40GB,
+			    * -80GB); a name also matches its MIG
+			    * instances ("<name> MIG 3g.40gb") */
+	int sms;	   /* SMs of the full product */
+	double fp32_mhz;   /* clock the fp32 figure was derived at */
+	double tensor_mhz; /* clock of the tensor-core figures */
 	/* Published dense TFLOP/s (no 2:4 sparsity), fp32 accumulate; 0:
 	 * the product has no such path (bf16 before compute capability 8.0) */
 	double fp32_tflops, tf32_tflops, fp16_tflops, bf16_tflops;

@@ -21,13 +21,13 @@
 #include "dtype.h"
 
 struct gemm_reference {
-	const char *product;  /* cudaDeviceProp.name, or a CPU's clusters */
+	const char *product; /* cudaDeviceProp.name, or a CPU's clusters */
 	int is_gpu;
 	enum bf_dtype dtype;
 	int n;
-	double tflops;        /* the published measurement, 1e12 FLOP/s */
-	const char *tool;     /* what measured it: "PyTorch 2.7 torch.mm" */
-	const char *source;   /* where it was published */
+	double tflops;	    /* the published measurement, 1e12 FLOP/s */
+	const char *tool;   /* what measured it: "PyTorch 2.7 torch.mm" */
+	const char *source; /* where it was published */
 };
 
 /* The row for (product, is_gpu, dtype, n); NULL when none. Static. */
@@ -40,7 +40,6 @@ const struct gemm_reference *reference_table(int *n);
 /* One line naming a row for the record's reference_source: "PyTorch 2.x
  * torch.matmul on NVIDIA GB10, fp16 n=4096: 88.8 TFLOP/s (seed week 2,
  * shared/docs/seed-facts.md)". */
-void reference_describe(const struct gemm_reference *r, char *buf,
-			size_t len);
+void reference_describe(const struct gemm_reference *r, char *buf, size_t len);
 
 #endif

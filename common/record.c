@@ -914,13 +914,18 @@ static void encode_gemm(cJSON *o, const struct bf_rec_gemm *g)
 	}
 	if (g->peak_method) {
 		add_str_or_null(o, BF_KEY_PEAK_METHOD, g->peak_method);
-		add_num_or_null(o, BF_KEY_PEAK_BOUND_GFLOPS, g->peak_bound_gflops);
-		add_str_or_null(o, BF_KEY_PEAK_BOUND_BASIS, g->peak_bound_basis);
-		add_str_or_null(o, BF_KEY_PEAK_DISAGREEMENT, g->peak_disagreement);
+		add_num_or_null(o, BF_KEY_PEAK_BOUND_GFLOPS,
+				g->peak_bound_gflops);
+		add_str_or_null(o, BF_KEY_PEAK_BOUND_BASIS,
+				g->peak_bound_basis);
+		add_str_or_null(o, BF_KEY_PEAK_DISAGREEMENT,
+				g->peak_disagreement);
 	}
 	if (g->reference_source) {
-		add_num_or_null(o, BF_KEY_REFERENCE_GFLOPS, g->reference_gflops);
-		add_str_or_null(o, BF_KEY_REFERENCE_SOURCE, g->reference_source);
+		add_num_or_null(o, BF_KEY_REFERENCE_GFLOPS,
+				g->reference_gflops);
+		add_str_or_null(o, BF_KEY_REFERENCE_SOURCE,
+				g->reference_source);
 		add_num_or_null(o, BF_KEY_FRACTION_OF_REFERENCE,
 				g->fraction_of_reference);
 		if (g->below_reference >= 0)

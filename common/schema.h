@@ -163,10 +163,10 @@ enum bf_status { BF_STATUS_PASS = 0, BF_STATUS_FAIL, BF_STATUS_SKIPPED };
 #define BF_KEY_PEAK_BASIS "peak_basis"     /* how it was derived, one line */
 #define BF_KEY_FRACTION_OF_PEAK "fraction_of_peak"
 #define BF_KEY_PEAK_METHOD "peak_method"   /* probe, table, product, ... */
-#define BF_KEY_PEAK_BOUND_GFLOPS "peak_bound_gflops" /* most the silicon does */
+#define BF_KEY_PEAK_BOUND_GFLOPS "peak_bound_gflops" /* the silicon's most */
 #define BF_KEY_PEAK_BOUND_BASIS "peak_bound_basis"
 #define BF_KEY_PEAK_DISAGREEMENT "peak_disagreement" /* probe vs table */
-#define BF_KEY_REFERENCE_GFLOPS "reference_gflops" /* published measurement */
+#define BF_KEY_REFERENCE_GFLOPS "reference_gflops" /* a published result */
 #define BF_KEY_REFERENCE_SOURCE "reference_source"
 #define BF_KEY_FRACTION_OF_REFERENCE "fraction_of_reference"
 #define BF_KEY_BELOW_REFERENCE "below_reference"

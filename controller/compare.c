@@ -118,8 +118,9 @@ static void fill_cell(struct compare_cell *c, const struct bf_rec_gemm *g)
 	c->fraction_of_reference = c->status == BF_STATUS_PASS &&
 					   c->reference_gflops > 0 ?
 				   c->median_gflops / c->reference_gflops : NAN;
-	c->below_reference = isnan(c->fraction_of_reference) ? -1 :
-			     c->fraction_of_reference < BF_REFERENCE_HEALTHY_FRACTION;
+	c->below_reference =
+		isnan(c->fraction_of_reference) ? -1 :
+		c->fraction_of_reference < BF_REFERENCE_HEALTHY_FRACTION;
 	/* The roofline the same way: of the median shown. */
 	c->roofline_gflops = g->bandwidth_kind ? g->roofline_gflops : NAN;
 	c->fraction_of_roofline = c->status == BF_STATUS_PASS &&
@@ -409,7 +410,8 @@ static void add_env_provenance(struct compare_table *t, const char *name)
 			if (!var)
 				continue;
 			for (int k = 0; k < c && !seen; k++) {
-				const struct archive_host *o = compare_column_host(t, k, name);
+				const struct archive_host *o =
+					compare_column_host(t, k, name);
 
 				for (int j = 0; o && o->host_record &&
 						j < o->host_record->nenv && !seen; j++)
@@ -422,7 +424,8 @@ static void add_env_provenance(struct compare_table *t, const char *name)
 				continue;
 			values = bf_xcalloc((size_t)t->ncols, sizeof(*values));
 			for (int k = 0; k < t->ncols; k++) {
-				const struct archive_host *o = compare_column_host(t, k, name);
+				const struct archive_host *o =
+					compare_column_host(t, k, name);
 
 				if (!o)
 					continue;
@@ -434,7 +437,8 @@ static void add_env_provenance(struct compare_table *t, const char *name)
 					differs = 1;
 			}
 			snprintf(key, sizeof(key), "env.%.40s", var);
-			compare_add_prov(t, name, key, values, present, differs);
+			compare_add_prov(t, name, key, values, present,
+					 differs);
 		}
 	}
 }
@@ -448,7 +452,8 @@ static void add_provenance_for(struct compare_table *t, const char *name)
 		int present = 0, differs = 0, first = -1;
 
 		for (int c = 0; c < t->ncols; c++) {
-			const struct archive_host *h = compare_column_host(t, c, name);
+			const struct archive_host *h =
+				compare_column_host(t, c, name);
 
 			values[c] = h ? prov_value(it, h) : NULL;
 			if (!h)
@@ -863,8 +868,9 @@ static void print_references(FILE *out, const struct compare_table *t,
 {
 	char safe[CELL_LEN], ref[320];
 
-	fprintf(out, "vs ref: the median GFLOP/s as a share of a published measurement of\n"
-		     "the same product, dtype and n; !: below reference (under %.0f%%).\n",
+	fprintf(out, "vs ref: the median GFLOP/s as a share of a published "
+		     "measurement of\nthe same product, dtype and n; !: below "
+		     "reference (under %.0f%%).\n",
 		100 * BF_REFERENCE_HEALTHY_FRACTION);
 	if (nbelow == 0)
 		return;
@@ -877,11 +883,15 @@ static void print_references(FILE *out, const struct compare_table *t,
 			if (!cl->present || cl->status != BF_STATUS_PASS ||
 			    cl->below_reference != 1)
 				continue;
-			fprintf(out, "below reference: %s %s%s%s %s %d: %.0f%% of %.1f GFLOP/s, ",
-				t->cols[c].label, r->host[0] ? bf_text_sanitize(safe, sizeof(safe), r->host) : "",
-				r->host[0] ? " " : "", r->device, r->dtype, r->n,
-				100 * cl->fraction_of_reference, cl->reference_gflops);
-			fprintf(out, "%s\n", bf_text_sanitize(ref, sizeof(ref), cl->reference));
+			bf_text_sanitize(safe, sizeof(safe), r->host);
+			fprintf(out, "below reference: %s %s%s%s %s %d: %.0f%% "
+				     "of %.1f GFLOP/s, ",
+				t->cols[c].label, safe, safe[0] ? " " : "",
+				r->device, r->dtype, r->n,
+				100 * cl->fraction_of_reference,
+				cl->reference_gflops);
+			fprintf(out, "%s\n", bf_text_sanitize(ref, sizeof(ref),
+							     cl->reference));
 		}
 	}
 }

@@ -48,8 +48,9 @@ static char *value_of(const struct archive_host *h, const char *device,
 		return NULL;
 	if (n == 0)
 		return isnan(g->peak_gflops) ?
-			       bf_xasprintf("unknown (%s)", g->peak_method ?
-							   g->peak_method : "n/a") :
+			       bf_xasprintf("unknown (%s)",
+					    g->peak_method ? g->peak_method :
+							     "n/a") :
 			       bf_xasprintf("%.1f GFLOP/s (%s)", g->peak_gflops,
 					    g->peak_method ? g->peak_method :
 							     "older agent");
@@ -72,7 +73,8 @@ static int same_peak(const struct bf_rec_gemm *a, const struct bf_rec_gemm *b)
 	const char *ma = a->peak_method ? a->peak_method : "",
 		   *mb = b->peak_method ? b->peak_method : "";
 
-	if (strcmp(ma, mb) != 0 || isnan(a->peak_gflops) != isnan(b->peak_gflops))
+	if (strcmp(ma, mb) != 0 ||
+	    isnan(a->peak_gflops) != isnan(b->peak_gflops))
 		return 0;
 	return isnan(a->peak_gflops) ||
 	       fabs(a->peak_gflops - b->peak_gflops) <=
@@ -96,12 +98,13 @@ static void add_key(struct compare_table *t, const char *name,
 		present++;
 		if (first < 0)
 			first = c;
-		else if (n == 0 ?
-				 !same_peak(find_gemm(compare_column_host(t, first, name),
-						      device, dtype, 0),
-					    find_gemm(compare_column_host(t, c, name),
-						      device, dtype, 0)) :
-				 strcmp(values[first], values[c]) != 0)
+		else if (n == 0 ? !same_peak(find_gemm(compare_column_host(
+							       t, first, name),
+						       device, dtype, 0),
+					     find_gemm(compare_column_host(
+							       t, c, name),
+						       device, dtype, 0)) :
+				  strcmp(values[first], values[c]) != 0)
 			differs = 1;
 	}
 	if (n == 0)
@@ -118,35 +121,45 @@ void compare_add_peak_provenance(struct compare_table *t, const char *name)
 	 * order first seen over the columns. */
 	for (int pass = 0; pass < 2; pass++)
 		for (int c = 0; c < t->ncols; c++) {
-			const struct archive_host *h = compare_column_host(t, c, name);
+			const struct archive_host *h =
+				compare_column_host(t, c, name);
 
 			for (int i = 0; h && i < h->nrecords; i++) {
-				const struct bf_rec_gemm *g = &h->records[i].u.gemm;
+				const struct bf_rec_gemm *g =
+					&h->records[i].u.gemm;
 				int n = pass ? g->n : 0, seen = 0;
 
 				if (h->records[i].type != BF_REC_GEMM ||
 				    !g->measured || !g->device || !g->dtype)
 					continue;
-				/* seen earlier in this column or an earlier one */
+				/* seen earlier in this column or an earlier one
+				 */
 				for (int k = 0; k <= c && !seen; k++) {
 					const struct archive_host *o =
 						compare_column_host(t, k, name);
-					int upto = k == c ? i : (o ? o->nrecords : 0);
+					int upto =
+						k == c ? i :
+							 (o ? o->nrecords : 0);
 
-					for (int j = 0; o && j < upto && !seen; j++) {
+					for (int j = 0; o && j < upto && !seen;
+					     j++) {
 						const struct bf_rec_gemm *e =
 							&o->records[j].u.gemm;
 
-						seen = o->records[j].type == BF_REC_GEMM &&
-						       e->measured && e->device &&
-						       e->dtype &&
-						       strcmp(e->device, g->device) == 0 &&
-						       strcmp(e->dtype, g->dtype) == 0 &&
+						seen = o->records[j].type ==
+							       BF_REC_GEMM &&
+						       e->measured &&
+						       e->device && e->dtype &&
+						       strcmp(e->device,
+							      g->device) == 0 &&
+						       strcmp(e->dtype,
+							      g->dtype) == 0 &&
 						       (!pass || e->n == g->n);
 					}
 				}
 				if (!seen)
-					add_key(t, name, g->device, g->dtype, n);
+					add_key(t, name, g->device, g->dtype,
+						n);
 			}
 		}
 }

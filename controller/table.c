@@ -8,7 +8,8 @@
  * Under the table, a
  * legend for what a cell alone cannot say: which rows are unreliable and
  * why, which are below their published reference, where Δ% comes from
- * or why it is n/a, and the hosts that did not finish; then the bandwidth and batching results (ui_workload_lines).
+ * or why it is n/a, and the hosts that did not finish; then the bandwidth and
+ * batching results (ui_workload_lines).
  */
 #include "table.h"
 
@@ -97,9 +98,10 @@ static void print_below_reference(FILE *out, const struct model_snapshot *m,
 				bf_text_sanitize(safe, sizeof(safe),
 						 m->hosts[r->host].name) :
 				"?",
-			r->device, r->dtype, r->n, 100 * r->fraction_of_reference,
-			r->reference_gflops);
-		fprintf(out, "%s\n", bf_text_sanitize(safe, sizeof(safe), r->reference));
+			r->device, r->dtype, r->n,
+			100 * r->fraction_of_reference, r->reference_gflops);
+		fprintf(out, "%s\n",
+			bf_text_sanitize(safe, sizeof(safe), r->reference));
 	}
 }
 

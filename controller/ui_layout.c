@@ -286,7 +286,8 @@ enum ui_tone ui_cell_text(const struct model_snapshot *snap, const struct model_
 		return fmt_num(buf, len, d, !isnan(d) && d < 9.95 ? 1 : 0, "%");
 	case UI_COL_VS_REF:
 		/* 0 in a zeroed row: no reference */
-		d = r->reference_gflops > 0 ? 100.0 * r->fraction_of_reference : NAN;
+		d = r->reference_gflops > 0 ? 100.0 * r->fraction_of_reference :
+					      NAN;
 		if (isnan(d))
 			return fmt_num(buf, len, d, 0, "%");
 		if (r->below_reference == 1) {

@@ -34,7 +34,8 @@
 static void assert_near(double got, double want, double rel)
 {
 	if (!(fabs(got - want) <= rel * fabs(want)))
-		fail_msg("got %.6g, want %.6g (+-%.2f%%)", got, want, rel * 100);
+		fail_msg("got %.6g, want %.6g (+-%.2f%%)", got, want,
+			 rel * 100);
 }
 
 /* --- GPU ----------------------------------------------------------------- */
@@ -51,7 +52,8 @@ static void test_gpu_rows_reproduce(void **state)
 	for (int i = 0; i < n; i++)
 		for (size_t d = 0; d < sizeof(dts) / sizeof(dts[0]); d++) {
 			int rate;
-			double mhz, tf = gpu_product_tflops(&t[i], dts[d], &rate, &mhz);
+			double mhz, tf = gpu_product_tflops(&t[i], dts[d],
+							    &rate, &mhz);
 
 			if (tf == 0) {
 				assert_int_equal(rate, 0);
@@ -59,10 +61,12 @@ static void test_gpu_rows_reproduce(void **state)
 			}
 			/* sms x rate x clock, TFLOP/s, within 2 % */
 			if (fabs(t[i].sms * rate * mhz / 1e6 - tf) > 0.02 * tf)
-				fail_msg("%s %s: %d SMs x %d x %.0f MHz = %.1f, "
-					 "published %.1f", t[i].name,
-					 bf_dtype_name(dts[d]), t[i].sms, rate,
-					 mhz, t[i].sms * rate * mhz / 1e6, tf);
+				fail_msg(
+					"%s %s: %d SMs x %d x %.0f MHz = %.1f, "
+					"published %.1f",
+					t[i].name, bf_dtype_name(dts[d]),
+					t[i].sms, rate, mhz,
+					t[i].sms * rate * mhz / 1e6, tf);
 		}
 }
 
@@ -133,8 +137,9 @@ static void test_gpu_published_peaks(void **state)
 
 static void test_gpu_bound_and_mig(void **state)
 {
-	struct gpu_peak_input in = { "NVIDIA GeForce RTX 4090", 8, 9, 128, 2.52,
-				     3.105 };
+	struct gpu_peak_input in = {
+		"NVIDIA GeForce RTX 4090", 8, 9, 128, 2.52, 3.105
+	};
 	struct peak p;
 
 	(void)state;
@@ -196,9 +201,8 @@ static void mkdirs(const char *path)
 }
 
 /* Writes root/rel with printf-style text, making its directories. */
-__attribute__((format(printf, 3, 4))) static void put(const char *root,
-						      const char *rel,
-						      const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void
+put(const char *root, const char *rel, const char *fmt, ...)
 {
 	char path[4096], dir[4096];
 	va_list ap;
@@ -221,12 +225,18 @@ static void cpu_files(const char *root, int cpu, int pkg, int core,
 {
 	char rel[256];
 
-	snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/topology/physical_package_id", cpu);
+	snprintf(rel, sizeof(rel),
+		 "sys/devices/system/cpu/cpu%d/topology/physical_package_id",
+		 cpu);
 	put(root, rel, "%d\n", pkg);
-	snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/topology/core_id", cpu);
+	snprintf(rel, sizeof(rel),
+		 "sys/devices/system/cpu/cpu%d/topology/core_id", cpu);
 	put(root, rel, "%d\n", core);
 	if (max_khz > 0) {
-		snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpufreq/cpuinfo_max_freq", cpu);
+		snprintf(
+			rel, sizeof(rel),
+			"sys/devices/system/cpu/cpu%d/cpufreq/cpuinfo_max_freq",
+			cpu);
 		put(root, rel, "%ld\n", max_khz);
 	}
 }
@@ -249,9 +259,10 @@ static void tree_free(char *root)
 	free(root);
 }
 
-#define SPARK_FEATURES "fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics " \
-	"fphp asimdhp cpuid asimdrdm jscvt fcma lrcpc dcpop sha3 sm3 sm4 " \
-	"asimddp sha512 sve asimdfhm dit uscat ilrcpc flagm sb paca pacg " \
+#define SPARK_FEATURES                                                        \
+	"fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics "                 \
+	"fphp asimdhp cpuid asimdrdm jscvt fcma lrcpc dcpop sha3 sm3 sm4 "    \
+	"asimddp sha512 sve asimdfhm dit uscat ilrcpc flagm sb paca pacg "    \
 	"dcpodp sve2 sveaes svepmull svebitperm svesha3 svesm4 flagm2 frint " \
 	"svei8mm svebf16 i8mm bf16 dgh bti"
 
@@ -276,8 +287,9 @@ static char *spark_tree(void)
 	return root;
 }
 
-static struct peak_probe_result probed(double ghz, double fp32, double fp32_instr,
-				       double bf16, double bf16_instr)
+static struct peak_probe_result probed(double ghz, double fp32,
+				       double fp32_instr, double bf16,
+				       double bf16_instr)
 {
 	struct peak_probe_result r;
 
@@ -328,7 +340,8 @@ static void test_spark_clusters(void **state)
 	assert_near(p.gflops, 448 + 936 + 960, 1e-9);
 	assert_near(p.bound_gflops, 448 + 936 + 960, 1e-9);
 	assert_string_equal(p.disagreement, "");
-	assert_non_null(strstr(p.basis, "10 Cortex-A725 cores x 16 FLOP/cycle"));
+	assert_non_null(
+		strstr(p.basis, "10 Cortex-A725 cores x 16 FLOP/cycle"));
 	assert_non_null(strstr(p.basis, "5 Cortex-X925 cores x 48"));
 	assert_non_null(strstr(p.basis, "4.000 GHz (cpufreq max)"));
 
@@ -342,12 +355,14 @@ static void test_spark_clusters(void **state)
 	peak_cpu_model_set_probe(&m, 2, &x925, NULL);
 	peak_cpu(&m, BF_DTYPE_FP32, &p);
 	assert_string_equal(p.method, "probe");
-	assert_near(p.gflops, 10 * 16 * 2.8 + 5 * 32 * 3.9 + 5 * 32 * 4.0, 1e-9);
+	assert_near(p.gflops, 10 * 16 * 2.8 + 5 * 32 * 3.9 + 5 * 32 * 4.0,
+		    1e-9);
 	assert_near(p.bound_gflops, 448 + 936 + 960, 1e-9);
 	assert_string_equal(p.disagreement, "");
 	/* bf16 (BFMMLA): probed, no table figure */
 	peak_cpu(&m, BF_DTYPE_BF16, &p);
-	assert_near(p.gflops, 10 * 64 * 2.8 + 5 * 128 * 3.9 + 5 * 128 * 4.0, 1e-9);
+	assert_near(p.gflops, 10 * 64 * 2.8 + 5 * 128 * 3.9 + 5 * 128 * 4.0,
+		    1e-9);
 	assert_non_null(strstr(p.basis, "no table figure"));
 
 	/* An A725 that measures 8: probe used, disagreement flagged */
@@ -358,7 +373,8 @@ static void test_spark_clusters(void **state)
 	assert_non_null(strstr(p.disagreement, "Cortex-A725 fp32: probe 8"));
 	assert_non_null(strstr(p.disagreement, "table 16"));
 	/* One cluster unprobed: mixed method */
-	peak_cpu_model_set_probe(&m, 0, NULL, "cannot run on CPU 0 to probe it");
+	peak_cpu_model_set_probe(&m, 0, NULL,
+				 "cannot run on CPU 0 to probe it");
 	peak_cpu(&m, BF_DTYPE_FP32, &p);
 	assert_string_equal(p.method, "probe+table");
 	assert_non_null(strstr(p.basis, "cannot run on CPU 0"));
@@ -397,7 +413,8 @@ static char *zen4_tree(int logical, int smt)
 		    "processor\t: %d\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\n"
 		    "model\t\t: 17\nmodel name\t: AMD EPYC\nstepping\t: 1\n"
 		    "cpu MHz\t\t: 2596.148\nflags\t\t: fpu sse sse2 avx fma avx2 "
-		    "avx512f avx512dq avx512_bf16 avx512_vnni\n\n", cpu);
+		    "avx512f avx512dq avx512_bf16 avx512_vnni\n\n",
+		    cpu);
 		cpu_files(root, cpu, 0, smt ? cpu / 2 : cpu, -1);
 	}
 	return root;
@@ -471,7 +488,8 @@ static void test_intel_hybrid(void **state)
 	for (int cpu = 0; cpu < 24; cpu++) {
 		put(root, "proc/cpuinfo",
 		    "processor\t: %d\nvendor_id\t: GenuineIntel\ncpu family\t: 6\n"
-		    "model\t\t: 151\nflags\t\t: fpu sse avx fma avx2\n\n", cpu);
+		    "model\t\t: 151\nflags\t\t: fpu sse avx fma avx2\n\n",
+		    cpu);
 		cpu_files(root, cpu, 0, cpu < 16 ? cpu / 2 : cpu,
 			  cpu < 16 ? 4900000 : 3900000);
 	}
@@ -493,14 +511,20 @@ static void test_intel_hybrid(void **state)
 
 static void test_table_lookup(void **state)
 {
-	struct cpu_id zen4 = { CPU_ARCH_X86, "AuthenticAMD", 25, 17, CPU_CORE_ANY };
-	struct cpu_id raphael = { CPU_ARCH_X86, "AuthenticAMD", 25, 0x61, CPU_CORE_ANY };
-	struct cpu_id intel25 = { CPU_ARCH_X86, "GenuineIntel", 25, 17, CPU_CORE_ANY };
+	struct cpu_id zen4 = { CPU_ARCH_X86, "AuthenticAMD", 25, 17,
+			       CPU_CORE_ANY };
+	struct cpu_id raphael = { CPU_ARCH_X86, "AuthenticAMD", 25, 0x61,
+				  CPU_CORE_ANY };
+	struct cpu_id intel25 = { CPU_ARCH_X86, "GenuineIntel", 25, 17,
+				  CPU_CORE_ANY };
 	struct cpu_id grace = { CPU_ARCH_ARM, "", 0x41, 0xd4f, CPU_CORE_ANY };
 	struct cpu_id unknown = { CPU_ARCH_ARM, "", 0x41, 0xfff, CPU_CORE_ANY };
-	struct cpu_id adl = { CPU_ARCH_X86, "GenuineIntel", 6, 0x97, CPU_CORE_ANY };
-	struct cpu_id adl_e = { CPU_ARCH_X86, "GenuineIntel", 6, 0x97, CPU_CORE_SMALL };
-	struct cpu_id spr = { CPU_ARCH_X86, "GenuineIntel", 6, 0x8f, CPU_CORE_ANY };
+	struct cpu_id adl = { CPU_ARCH_X86, "GenuineIntel", 6, 0x97,
+			      CPU_CORE_ANY };
+	struct cpu_id adl_e = { CPU_ARCH_X86, "GenuineIntel", 6, 0x97,
+				CPU_CORE_SMALL };
+	struct cpu_id spr = { CPU_ARCH_X86, "GenuineIntel", 6, 0x8f,
+			      CPU_CORE_ANY };
 	int n;
 	const struct cpu_uarch *t = cpu_uarch_table(&n);
 
@@ -512,7 +536,8 @@ static void test_table_lookup(void **state)
 	assert_true(cpu_uarch_find(&grace)->fp32.hi == 32);
 	assert_null(cpu_uarch_find(&unknown));
 	/* a hybrid core of unknown type: the P-core row, the larger */
-	assert_string_equal(cpu_uarch_find(&adl)->name, "Alder/Raptor Lake P-core");
+	assert_string_equal(cpu_uarch_find(&adl)->name,
+			    "Alder/Raptor Lake P-core");
 	assert_true(cpu_uarch_find(&adl_e)->fp32.hi == 16);
 	assert_true(cpu_uarch_find(&spr)->bf16.hi == 1024);
 	/* every row has a source and a sane range */
@@ -536,7 +561,11 @@ static void test_unprobed_amx_and_isa(void **state)
 	l.nclusters = 1;
 	l.c[0] = (struct cpu_cluster){
 		{ CPU_ARCH_X86, "GenuineIntel", 6, 0x8f, CPU_CORE_ANY },
-		4, 8, 0, 3800000, 0,
+		4,
+		8,
+		0,
+		3800000,
+		0,
 		CPU_FEAT_AVX | CPU_FEAT_FMA | CPU_FEAT_AVX2 | CPU_FEAT_AVX512F |
 			CPU_FEAT_AVX512_BF16 | CPU_FEAT_AMX_BF16 |
 			CPU_FEAT_AVX512_FP16
@@ -555,8 +584,8 @@ static void test_unprobed_amx_and_isa(void **state)
 
 	/* An unknown x86 part, not probed: SIMD width x 2 pipes, said so */
 	l.c[0].id.model = 0x01;
-	l.c[0].features = CPU_FEAT_AVX | CPU_FEAT_FMA | CPU_FEAT_AVX2 |
-			  CPU_FEAT_AVX512F;
+	l.c[0].features =
+		CPU_FEAT_AVX | CPU_FEAT_FMA | CPU_FEAT_AVX2 | CPU_FEAT_AVX512F;
 	peak_cpu_model_init(&l, &m);
 	peak_cpu(&m, BF_DTYPE_FP32, &p);
 	assert_string_equal(p.method, "isa");
@@ -599,10 +628,12 @@ static void test_references(void **state)
 	r = reference_find("NVIDIA GB10", 1, BF_DTYPE_FP32, 4096);
 	assert_non_null(r);
 	assert_near(r->tflops, 18.5, 0.01);
-	assert_near(reference_find("NVIDIA GB10", 1, BF_DTYPE_FP16, 4096)->tflops,
-		    88.8, 0.001);
-	assert_near(reference_find("NVIDIA GB10", 1, BF_DTYPE_BF16, 4096)->tflops,
-		    87.2, 0.001);
+	assert_near(
+		reference_find("NVIDIA GB10", 1, BF_DTYPE_FP16, 4096)->tflops,
+		88.8, 0.001);
+	assert_near(
+		reference_find("NVIDIA GB10", 1, BF_DTYPE_BF16, 4096)->tflops,
+		87.2, 0.001);
 	reference_describe(r, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "NVIDIA GB10, fp32 n=4096: 18.47 TFLOP/s"));
 	for (int i = 0; i < n; i++) {
@@ -621,11 +652,14 @@ static void test_references(void **state)
 			double mhz;
 
 			gpu_product_tflops(prod, t[i].dtype, &rate, &mhz);
-			gpu(t[i].product, 9, 0, prod->sms, mhz / 1e3, t[i].dtype, &p);
-			if (!(t[i].tflops * 1e3 <= GEMM_PEAK_MARGIN * p.bound_gflops))
-				fail_msg("%s %s: reference %.1f above bound %.1f",
-					 t[i].product, bf_dtype_name(t[i].dtype),
-					 t[i].tflops * 1e3, p.bound_gflops);
+			gpu(t[i].product, 9, 0, prod->sms, mhz / 1e3,
+			    t[i].dtype, &p);
+			if (!(t[i].tflops * 1e3 <=
+			      GEMM_PEAK_MARGIN * p.bound_gflops))
+				fail_msg(
+					"%s %s: reference %.1f above bound %.1f",
+					t[i].product, bf_dtype_name(t[i].dtype),
+					t[i].tflops * 1e3, p.bound_gflops);
 		}
 	}
 }
