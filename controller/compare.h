@@ -196,7 +196,7 @@ void compare_fmt_ref(char *buf, size_t len, const struct compare_cell *c);
 
 /* The provenance of the peaks and references (compare_peaks.c): one row
  * "peak DEVICE DTYPE" per device and dtype whose rated peak or its
- * method differs between the columns ("236.5 GFLOP/s (probe)"), one
+ * method differs between the columns ("236.5 GFLOP/s (probe)"; figures within 5 % are the same), one
  * "reference DEVICE DTYPE n=N" per row whose reference differs, for
  * host name (NULL: the columns' only host). */
 void compare_add_peak_provenance(struct compare_table *t, const char *name);
