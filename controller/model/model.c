@@ -521,6 +521,11 @@ static void add_gemm(struct model_state *m, int host,
 	r->gflop_per_joule = g->energy_source ? g->gflop_per_joule : NAN;
 	r->peak_gflops = g->peak_gflops;
 	r->fraction_of_peak = g->fraction_of_peak;
+	r->reference_gflops = g->reference_source ? g->reference_gflops : NAN;
+	r->fraction_of_reference = g->fraction_of_reference;
+	r->below_reference = g->below_reference;
+	bf_text_sanitize(r->reference, sizeof(r->reference),
+			 str_or(g->reference_source, ""));
 	if (g->bandwidth_kind) {
 		bf_text_sanitize(r->bandwidth_kind, sizeof(r->bandwidth_kind),
 				 g->bandwidth_kind);
@@ -544,6 +549,8 @@ static void add_gemm(struct model_state *m, int host,
 		r->status = BF_STATUS_FAIL;
 		r->gflops = r->fraction_of_peak = NAN;
 		r->fraction_of_roofline = r->gflop_per_joule = NAN;
+		r->fraction_of_reference = NAN;
+		r->below_reference = -1;
 		snprintf(r->reason, sizeof(r->reason), "%.159s", why);
 		bf_text_sanitize_inplace(r->reason);
 	}

@@ -45,8 +45,14 @@ struct model_row {
 	double peak_mib;
 	double gflop_per_joule;  /* over the timed loop (the record's
 				  * energy); NaN unknown */
-	double peak_gflops;      /* the device's theoretical peak; NaN */
+	double peak_gflops;      /* the device's rated peak; NaN */
 	double fraction_of_peak; /* gflops / peak_gflops; NaN */
+	/* A published measurement of the product at this dtype and n
+	 * (docs/schema.md): reference_gflops NaN or 0 when none. */
+	double reference_gflops;
+	double fraction_of_reference; /* gflops / reference_gflops; NaN */
+	int below_reference;     /* 1 below 80 % of it, 0, -1 unknown */
+	char reference[200];     /* its source, one line; "" */
 	/* The roofline (docs/schema.md, gemm): NaN / "" when the device's
 	 * bandwidth was not measured (--no-bandwidth, older agents). */
 	char bandwidth_kind[16];     /* "triad", "d2d"; "" */

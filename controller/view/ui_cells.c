@@ -222,6 +222,17 @@ enum ui_tone ui_cell_text(const struct model_snapshot *snap, const struct model_
 	case UI_COL_PCT_PEAK:
 		d = 100.0 * r->fraction_of_peak;
 		return ui_fmt_num(buf, len, d, !isnan(d) && d < 9.95 ? 1 : 0, "%");
+	case UI_COL_VS_REF:
+		/* 0 in a zeroed row: no reference */
+		d = r->reference_gflops > 0 ? 100.0 * r->fraction_of_reference :
+					      NAN;
+		if (isnan(d))
+			return ui_fmt_num(buf, len, d, 0, "%");
+		if (r->below_reference == 1) {
+			snprintf(buf, len, "%.0f%%%s", d, UI_BELOW_REF_MARK);
+			return UI_TONE_BAD;
+		}
+		return ui_fmt_num(buf, len, d, 0, "%");
 	case UI_COL_PCT_ROOF:
 		d = 100.0 * r->fraction_of_roofline;
 		return ui_fmt_num(buf, len, d, !isnan(d) && d < 9.95 ? 1 : 0,
