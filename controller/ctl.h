@@ -37,6 +37,7 @@ int cmd_show(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_resolve(int argc, char **argv);
+int cmd_where(int argc, char **argv);
 
 /* Where results/ and hosts/ are (paths.c has the rule): given (a
  * --results or --hosts-dir value) when not NULL, else
