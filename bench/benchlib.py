@@ -57,8 +57,19 @@ class Measured:
 MEASURE = os.path.join(BUILD, "bench", "measure")
 
 
+def thp_disabled():
+    """For run(preexec_fn=...): the child and what it execs get no
+    transparent huge pages (prctl PR_SET_THP_DISABLE, kept across fork and
+    execve: prctl(2)), so a program's madvise(MADV_HUGEPAGE) has no
+    effect: the same binary measured with 4 KiB pages."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(41, 1, 0, 0, 0) != 0:  # PR_SET_THP_DISABLE
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_THP_DISABLE)")
+
+
 def run(argv, env=None, cwd=None, timeout=600, lines=False,
-        stdout_path=None):
+        stdout_path=None, preexec_fn=None):
     """Runs argv to completion under bench/measure (built by bench/run):
     wall time from fork to reap, CPU time and peak RSS from wait4's
     rusage, so they cover the children it reaped (parallel-ssh's ssh
@@ -77,7 +88,8 @@ def run(argv, env=None, cwd=None, timeout=600, lines=False,
     t0 = time.perf_counter()
     p = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                          stdout=outf if outf else subprocess.PIPE,
-                         stderr=errf, env=env, cwd=cwd)
+                         stderr=errf, env=env, cwd=cwd,
+                         preexec_fn=preexec_fn)
     timer = threading.Timer(timeout, p.kill)
     timer.start()
     try:
