@@ -41,6 +41,7 @@
 #include "bf_clock.h"
 #include "hardware/hostinfo.h"
 #include "hardware/reference.h"
+#include "workloads/gemm_fp64.h"
 #include "stats.h"
 #include "workloads/roofline.h"
 #include "xmalloc.h"
@@ -52,6 +53,8 @@
 #define GPU_HEADROOM_BYTES (64ull << 20)
 #define VERIFY_FULL_MAX_N 64
 #define VERIFY_SAMPLE 32
+#define VERIFY_SIDE_MAX (VERIFY_FULL_MAX_N > VERIFY_SAMPLE ? \
+			 VERIFY_FULL_MAX_N : VERIFY_SAMPLE)
 
 /* Unit roundoff of an output dtype: half an ulp of 1, relative. */
 double gemm_output_roundoff(enum bf_dtype c_dtype)
@@ -169,38 +172,36 @@ void gemm_verify(const struct gemm_job *job, const void *c_host,
 	struct gemm_verify_result v = { 0, gemm_tolerance(job->dtype, job->n),
 					gemm_output_roundoff(c_dtype), 0, 0,
 					BF_STATUS_FAIL };
-	int n = job->n, rows[VERIFY_SAMPLE], cols[VERIFY_SAMPLE], nr, nc;
+	/* Every element up to VERIFY_FULL_MAX_N, else the sample. */
+	int n = job->n, nr, nc, rows[VERIFY_SIDE_MAX], cols[VERIFY_SIDE_MAX];
+	double refs[VERIFY_SIDE_MAX * VERIFY_SIDE_MAX];
+	double mags[VERIFY_SIDE_MAX * VERIFY_SIDE_MAX];
 	size_t nn = (size_t)n * (size_t)n;
 	double eta = output_underflow(c_dtype);
 	unsigned short state[3] = { (unsigned short)seed,
 				    (unsigned short)(seed >> 16),
 				    (unsigned short)(seed >> 32) ^ 0xabcd };
 
-	for (size_t i = 0; i < nn; i++)
-		if (!isfinite(bf_dtype_load(c_dtype, c_host, i)))
-			v.nonfinite_elements++;
+	v.nonfinite_elements = gemm_count_nonfinite(c_dtype, c_host, nn);
 	if (n <= VERIFY_FULL_MAX_N) {
 		nr = nc = n; /* every element */
+		for (int i = 0; i < n; i++)
+			rows[i] = cols[i] = i;
 	} else {
 		nr = nc = VERIFY_SAMPLE;
 		pick_indices(n, rows, nr, state);
 		pick_indices(n, cols, nc, state);
 	}
+	gemm_sample_reference(job->dtype, job->a_host, job->b_host, n, rows,
+			      nr, cols, nc, refs, mags);
 	for (int ri = 0; ri < nr; ri++) {
-		int i = n <= VERIFY_FULL_MAX_N ? ri : rows[ri];
+		int i = rows[ri];
 
 		for (int ci = 0; ci < nc; ci++) {
-			int j = n <= VERIFY_FULL_MAX_N ? ci : cols[ci];
-			double ref = 0, mag = 0, c, e;
+			int j = cols[ci];
+			double ref = refs[ri * nc + ci];
+			double mag = mags[ri * nc + ci], c, e;
 
-			for (int k = 0; k < n; k++) {
-				double p = bf_dtype_load(job->dtype, job->a_host,
-						      (size_t)i * n + k) *
-					   bf_dtype_load(job->dtype, job->b_host,
-						      (size_t)k * n + j);
-				ref += p;
-				mag += fabs(p);
-			}
 			c = bf_dtype_load(c_dtype, c_host, (size_t)i * n + j);
 			e = fabs(c - ref) - v.output_roundoff * fabs(ref) - eta;
 			if (isnan(e))

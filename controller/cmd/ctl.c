@@ -23,6 +23,7 @@ static const struct ctl_command commands[] = {
 	{ "show", "print one archived run as a table", cmd_show },
 	{ "list", "list archived runs: id, date, hosts, status, tag", cmd_list },
 	{ "resolve", "print what ssh_config resolves hosts to (user, hostname, port, keys, known_hosts, proxy)", cmd_resolve },
+	{ "where", "print where ctl run finds or builds the agent on hosts, and whether it is built", cmd_where },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

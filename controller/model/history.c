@@ -3,13 +3,19 @@
 
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "model/compare.h"
 #include "record.h"
 #include "xmalloc.h"
+
+/* Threads that load runs and search series at once, at most. */
+#define HISTORY_THREADS_MAX 8
 
 static int same(const char *a, const char *b)
 {
@@ -166,11 +172,68 @@ static void find_changes(struct history *h, struct history_series *s,
 	free(runs);
 }
 
+/* Work shared by the threads of history_load: an index each takes the
+ * next item by. */
+struct history_work {
+	atomic_int next;
+	int count;
+	const char *results_dir;
+	char **ids;                   /* loading: run ids, newest first */
+	struct archive_run **loaded;  /* loading: per id, NULL when unreadable */
+	struct history *h;            /* searching */
+	const struct cp_options *o;
+};
+
+static void *load_runs(void *arg)
+{
+	struct history_work *w = arg;
+	int i;
+
+	while ((i = atomic_fetch_add(&w->next, 1)) < w->count) {
+		char *dir = bf_xasprintf("%s/%s", w->results_dir, w->ids[i]);
+		char why[512];
+
+		if (archive_load_run(dir, &w->loaded[i], why, sizeof(why)) != BF_OK)
+			w->loaded[i] = NULL;
+		free(dir);
+	}
+	return NULL;
+}
+
+static void *search_series(void *arg)
+{
+	struct history_work *w = arg;
+	int i;
+
+	while ((i = atomic_fetch_add(&w->next, 1)) < w->count)
+		find_changes(w->h, &w->h->series[i], w->o);
+	return NULL;
+}
+
+/* Runs fn over w's items on up to the CPUs' number of threads (this one
+ * among them). */
+static void run_parallel(void *(*fn)(void *), struct history_work *w)
+{
+	pthread_t t[HISTORY_THREADS_MAX];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int n = cpus < 1 ? 1 : cpus > HISTORY_THREADS_MAX ? HISTORY_THREADS_MAX :
+							     (int)cpus, started = 0;
+
+	atomic_store(&w->next, 0);
+	for (int k = 1; k < n && k < w->count; k++)
+		if (pthread_create(&t[started], NULL, fn, w) == 0)
+			started++;
+	fn(w);
+	for (int k = 0; k < started; k++)
+		pthread_join(t[k], NULL);
+}
+
 enum bf_err history_load(const char *results_dir, const char *host, int last,
 			 const struct history_filter *filter,
 			 const struct cp_options *o, struct history **out,
 			 char *detail, size_t detail_len)
 {
+	struct history_work w;
 	struct history *h;
 	char **ids = NULL;
 	int count = 0;
@@ -189,19 +252,20 @@ enum bf_err history_load(const char *results_dir, const char *host, int last,
 	h = bf_xcalloc(1, sizeof(*h));
 	h->host = bf_xstrdup(host);
 	h->runs = bf_xcalloc((size_t)count, sizeof(*h->runs));
+	/* Parsing a thousand host files is most of the time: in parallel
+	 * (archive_load_run is reentrant), then in order. */
+	memset(&w, 0, sizeof(w));
+	w.count = count;
+	w.results_dir = results_dir;
+	w.ids = ids;
+	w.loaded = bf_xcalloc((size_t)count, sizeof(*w.loaded));
+	run_parallel(load_runs, &w);
 	/* Newest first from the archive: oldest first here. */
 	for (int i = count - 1; i >= 0; i--) {
-		struct archive_run *run = NULL;
-		const struct archive_host *ah;
-		char *dir = bf_xasprintf("%s/%s", results_dir, ids[i]);
-		char why[512];
+		struct archive_run *run = w.loaded[i];
+		const struct archive_host *ah = run ? archive_run_host(run, host) :
+						      NULL;
 
-		if (archive_load_run(dir, &run, why, sizeof(why)) != BF_OK) {
-			free(dir);
-			continue;
-		}
-		free(dir);
-		ah = archive_run_host(run, host);
 		if (!ah || !ah->host_record) {
 			archive_run_free(run);
 			continue;
@@ -210,9 +274,14 @@ enum bf_err history_load(const char *results_dir, const char *host, int last,
 		add_run(h, h->nruns, ah, filter);
 		h->nruns++;
 	}
+	free(w.loaded);
 	bf_xfree_strv(ids);
-	for (int i = 0; i < h->nseries; i++)
-		find_changes(h, &h->series[i], o);
+	/* Each series on its own: also in parallel. */
+	memset(&w, 0, sizeof(w));
+	w.count = h->nseries;
+	w.h = h;
+	w.o = o;
+	run_parallel(search_series, &w);
 	*out = h;
 	return BF_OK;
 }

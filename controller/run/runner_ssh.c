@@ -24,6 +24,8 @@
  * second: once ctl is gone (Ctrl-C, a dropped connection) the write fails
  * and the watcher kills the build's process group and removes the staging
  * directory, which sshd's signal forwarding would not do for root logins.
+ * `ctl where` (runner_ssh_where) runs the same preflight and names the
+ * same directory, without uploading, building or running.
  *
  * The connection uses one channel at a time (exec, SFTP, exec, exec), so
  * a server with MaxSessions 1 is enough.
@@ -56,7 +58,7 @@
  * (its failure to print is how the watcher learns that ctl is gone). */
 #define BUILD_HEARTBEAT ":bf-building"
 
-static char *env_prefix(const struct host_ctx *h);
+static char *env_prefix(const struct inv_host *inv);
 
 /* What the toolchain key covers, in the order it is hashed. */
 enum tc_part { TC_ARCH, TC_CC, TC_CUDA, TC_LIBS, TC_GPUS, TC_PARTS };
@@ -461,16 +463,61 @@ static int is_built(const struct probe *p, const char *name)
 	return found;
 }
 
+/* The deploy's preflight (preflight_command, with inv's environment) on
+ * r, and what it decides: *p as the host answered, key (the toolchain
+ * key) and name ("<source hash>-<key>", the agent's directory under
+ * workdir: the one place that names it, for ctl run and ctl where).
+ * Errors: remote_exec's; BF_ERR_REMOTE when the preflight failed or the
+ * workdir is unsafe (detail says which). */
+static enum bf_err preflight(const struct inv_host *inv, struct remote *r,
+			     const char *workdir, struct probe *p,
+			     char key[17], char name[160], char *detail,
+			     size_t detail_len)
+{
+	struct remote_exec_cb cb = { probe_line, p, 0 };
+	struct remote_exec_result res;
+	char *work_sh = shell_dir(workdir, "");
+	char *env = env_prefix(inv);
+	char *cmd = preflight_command(work_sh, env);
+	enum bf_err err;
+
+	memset(p, 0, sizeof(*p));
+	err = remote_exec(r, cmd, &cb, &res, detail, detail_len);
+	if (err != BF_OK)
+		goto out;
+	if (res.exit_status != 0 || !p->got_home) {
+		err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
+			      "preflight failed (exit %d): %.200s",
+			      res.exit_status, res.stderr_tail);
+		goto out;
+	}
+	if (p->workdir_unsafe[0]) {
+		err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
+			      "workdir %s is writable by group or others and "
+			      "not owned by this login (mode and owner uid: "
+			      "%s): refusing to build or run the agent there; "
+			      "make it 0700 or set another \"workdir\" for "
+			      "this host", workdir, p->workdir_unsafe);
+		goto out;
+	}
+	toolchain_key(p, key);
+	snprintf(name, 160, "%s-%s", embedded_agent_hash, key);
+out:
+	free(cmd);
+	free(env);
+	free(work_sh);
+	return err;
+}
+
 static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 			  const char *workdir, char **agent_dir,
 			  char *detail, size_t detail_len)
 {
-	struct probe p = { .got_home = 0 };
-	struct remote_exec_cb cb = { probe_line, &p, 0 };
+	struct probe p;
+	struct remote_exec_cb cb = { NULL, NULL, 0 };
 	struct remote_exec_result res;
 	struct tail_buf tail = { .h = h };
-	char *work_sh = shell_dir(workdir, "");
-	char *env = env_prefix(h);
+	char *env = env_prefix(h->inv);
 	char *cmd = NULL, *final_sh = NULL, *staging_sh = NULL;
 	char *staging_sftp = NULL;
 	char key[17], name[160], sub[192], hint[512];
@@ -478,31 +525,13 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 	enum bf_err err;
 
 	session_progress(h, HOST_DEPLOYING, NULL);
-	cmd = preflight_command(work_sh, env);
-	err = remote_exec(r, cmd, &cb, &res, detail, detail_len);
+	err = preflight(h->inv, r, workdir, &p, key, name, detail, detail_len);
 	if (err != BF_OK)
 		goto out;
-	if (res.exit_status != 0 || !p.got_home) {
-		err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
-			      "preflight failed (exit %d): %.200s",
-			      res.exit_status, res.stderr_tail);
-		goto out;
-	}
-	if (p.workdir_unsafe[0]) {
-		err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
-			      "workdir %s is writable by group or others and "
-			      "not owned by this login (mode and owner uid: "
-			      "%s): refusing to build or run the agent there; "
-			      "make it 0700 or set another \"workdir\" for "
-			      "this host", workdir, p.workdir_unsafe);
-		goto out;
-	}
 	if (p.workdir_fixed[0])
 		fprintf(h->log, "workdir %s was %s (writable by group or "
 			"others): made it 0700\n", workdir, p.workdir_fixed);
 
-	toolchain_key(&p, key);
-	snprintf(name, sizeof(name), "%s-%s", embedded_agent_hash, key);
 	final_sh = shell_dir(workdir, name);
 	host_note(h, "cache key %s (%s %s, %s %s, %s %s, %s %s, %s %s)%s", key,
 		  tc_names[TC_ARCH], p.tc[TC_ARCH][0] ? p.tc[TC_ARCH] : "?",
@@ -565,7 +594,6 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 out:
 	free(cmd);
 	free(env);
-	free(work_sh);
 	free(final_sh);
 	free(staging_sh);
 	free(staging_sftp);
@@ -603,7 +631,7 @@ static void cmd_append(struct cmd_buf *b, const char *fmt, ...)
  * path_prepend in front, its env values quoted. Used for the preflight,
  * the build and the run alike, so all three see the same toolchain.
  * Caller frees. */
-static char *env_prefix(const struct host_ctx *h)
+static char *env_prefix(const struct inv_host *inv)
 {
 	static const char name_chars[] =
 		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_";
@@ -611,22 +639,22 @@ static char *env_prefix(const struct host_ctx *h)
 
 	b.s[0] = '\0';
 	cmd_append(&b, "PATH=\"$PATH:/usr/local/cuda/bin\"; ");
-	for (int i = h->inv ? h->inv->npath - 1 : -1; i >= 0; i--) {
-		char *q = remote_quote(h->inv->path_prepend[i]);
+	for (int i = inv ? inv->npath - 1 : -1; i >= 0; i--) {
+		char *q = remote_quote(inv->path_prepend[i]);
 
 		cmd_append(&b, "PATH=%s:\"$PATH\"; ", q);
 		free(q);
 	}
 	cmd_append(&b, "export PATH; ");
-	for (int i = 0; h->inv && i < h->inv->nenv; i++) {
-		const char *name = h->inv->env_name[i];
+	for (int i = 0; inv && i < inv->nenv; i++) {
+		const char *name = inv->env_name[i];
 		char *q;
 
 		/* Values are quoted; a name that is not a shell name is
 		 * refused by inventory.c, and skipped here as well. */
 		if (!*name || strspn(name, name_chars) != strlen(name))
 			continue;
-		q = remote_quote(h->inv->env_value[i]);
+		q = remote_quote(inv->env_value[i]);
 		cmd_append(&b, "%s=%s; export %s; ", name, q, name);
 		free(q);
 	}
@@ -638,7 +666,7 @@ static char *env_prefix(const struct host_ctx *h)
 static char *run_command(const struct host_ctx *h, const char *agent_dir)
 {
 	char *const *args = h->agent_argv;
-	char *env = env_prefix(h);
+	char *env = env_prefix(h->inv);
 	struct cmd_buf b = { bf_xmalloc(1024), 0, 1024 };
 
 	cmd_append(&b, "cd %s || exit 127; %sexec ./build/bin/agent", agent_dir,
@@ -704,3 +732,39 @@ const struct runner runner_ssh = {
 	.name = "ssh",
 	.run = run_ssh,
 };
+
+enum bf_err runner_ssh_where(const char *target, const struct inv_host *inv,
+			     const struct run_opts *opts,
+			     const atomic_int *cancel, char **agent, int *built,
+			     char *detail, size_t detail_len)
+{
+	struct remote_opts ro = {
+		.host = target,
+		.ssh_config = opts->ssh_config,
+		.known_hosts = NULL,
+		.timeout_s = opts->timeout_s,
+		.accept_new_host_keys = opts->accept_new_host_keys,
+		.cancel = cancel,
+	};
+	const char *workdir = inv && inv->workdir ? inv->workdir :
+						     DEFAULT_WORKDIR;
+	struct remote *r = NULL;
+	struct probe p;
+	char key[17], name[160], *dir;
+	enum bf_err err;
+
+	*agent = NULL;
+	*built = 0;
+	err = remote_connect(&r, &ro, detail, detail_len);
+	if (err == BF_OK)
+		err = preflight(inv, r, workdir, &p, key, name, detail,
+				detail_len);
+	if (err == BF_OK) {
+		dir = sftp_dir(workdir, p.home, name);
+		*agent = bf_xasprintf("%s/build/bin/agent", dir);
+		*built = is_built(&p, name);
+		free(dir);
+	}
+	remote_free(r);
+	return err;
+}

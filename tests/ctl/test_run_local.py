@@ -236,7 +236,7 @@ class RunLocal(unittest.TestCase):
         # a long one as typed; nothing is run, no archive made.
         with tempfile.TemporaryDirectory() as tmp:
             for cmd in ("run", "list", "show", "compare", "report",
-                        "resolve"):
+                        "resolve", "where"):
                 see = " (see ctl %s --help)\n" % cmd
                 for args, said in (
                         (["-foo"], "-f: unknown option" + see),
@@ -252,7 +252,9 @@ class RunLocal(unittest.TestCase):
                                (["report", "--output"], "--output"),
                                (["compare", "--last"], "--last"),
                                (["run", "local", "-F"], "-F"),
-                               (["resolve", "-F"], "-F")):
+                               (["resolve", "-F"], "-F"),
+                               (["where", "local", "-F"], "-F"),
+                               (["where", "--timeout"], "--timeout")):
                 p = run_ctl(args, tmp)
                 self.assertEqual((p.returncode, p.stderr),
                                  (2, "ctl: %s: needs a value\n" % said), args)
