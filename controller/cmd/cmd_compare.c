@@ -44,6 +44,11 @@ static const char compare_usage[] =
 	"                 (benchstat -col run FILE)\n"
 	"  --results DIR  the archive (default: see ctl --help)\n"
 	"\n"
+	"Examples:\n"
+	"  ctl compare                          # the last two runs\n"
+	"  ctl compare spark workstation        # each host's newest run, side by side\n"
+	"  ctl compare 20261201T0435 --csv > runs.csv\n"
+	"\n"
 	"Exit status: 0 table printed, 2 bad arguments or nothing to compare, 4 could\n"
 	"not write it (one line on stderr says why).\n";
 

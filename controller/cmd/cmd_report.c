@@ -34,6 +34,13 @@ static const char report_usage[] =
 	"                 regular FILE is replaced whole (a temporary file beside it,\n"
 	"                 renamed); anything else (a symbolic link, /dev/stdout, a\n"
 	"                 FIFO) is written into\n"
+	"  --last N       the last N runs (as ctl compare --last)\n"
+	"  --history N    runs of each host in its history chart (default 10)\n"
+	"  --results DIR  the archive (default: see ctl --help)\n"
+	"\n"
+	"Examples:\n"
+	"  ctl report --last 2 -o report.html\n"
+	"  ctl report spark --history 20 -o spark.html\n"
 	"\n"
 	"Exit status: 0 written, 2 bad arguments or nothing to report, 4 could not\n"
 	"write (one line on stderr names FILE, or stdout, and says why).\n";

@@ -25,6 +25,8 @@ int cmd_show(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_resolve(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+int cmd_clean(int argc, char **argv);
 
 
 
