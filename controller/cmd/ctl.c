@@ -24,6 +24,7 @@ static const struct ctl_command commands[] = {
 	{ "resolve", "print what ssh_config resolves hosts to (user, hostname, port, keys, known_hosts, proxy)", cmd_resolve },
 	{ "doctor", "check what hosts have and lack to build the agent, changing nothing", cmd_doctor },
 	{ "clean", "remove the agent builds ctl deployed on hosts (--dry-run lists them)", cmd_clean },
+	{ "hosts", "list the inventory's hosts, groups and Slurm clusters", cmd_hosts },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
