@@ -109,6 +109,19 @@ static void keep_text(char *out, size_t len, const char *v)
 	bf_text_sanitize(out, len, v);
 }
 
+/* "cmake version 3.25.1" older than CMAKE_MIN_*: 1; newer, or a line
+ * that says no version: 0. */
+static int cmake_too_old(const char *line)
+{
+	const char *v = strstr(line, "version ");
+	int major = 0, minor = 0;
+
+	if (!v || sscanf(v + 8, "%d.%d", &major, &minor) != 2)
+		return 0;
+	return major < CMAKE_MIN_MAJOR ||
+	       (major == CMAKE_MIN_MAJOR && minor < CMAKE_MIN_MINOR);
+}
+
 enum bf_err preflight_line(void *arg, const char *line, size_t len,
 			   int truncated)
 {
@@ -138,6 +151,8 @@ enum bf_err preflight_line(void *arg, const char *line, size_t len,
 		keep_text(p->make, sizeof(p->make), line + 5);
 	} else if (strncmp(line, "cmake=", 6) == 0) {
 		keep_text(p->cmake, sizeof(p->cmake), line + 6);
+		if (cmake_too_old(p->cmake))
+			p->missing |= 1u << PF_CMAKE;
 	} else if (strncmp(line, "cjson=", 6) == 0) {
 		keep_text(p->cjson, sizeof(p->cjson), line + 6);
 	} else if (strncmp(line, "openblas=", 9) == 0) {
@@ -180,19 +195,6 @@ enum bf_err preflight_line(void *arg, const char *line, size_t len,
 	return BF_OK;
 }
 
-/* "cmake version 3.25.1" older than CMAKE_MIN_*: 1; newer, or a line
- * that says no version: 0. */
-static int cmake_too_old(const char *line)
-{
-	const char *v = strstr(line, "version ");
-	int major = 0, minor = 0;
-
-	if (!v || sscanf(v + 8, "%d.%d", &major, &minor) != 2)
-		return 0;
-	return major < CMAKE_MIN_MAJOR ||
-	       (major == CMAKE_MIN_MAJOR && minor < CMAKE_MIN_MINOR);
-}
-
 enum bf_err preflight_run(struct remote *r, const char *work_sh,
 			  const char *env, int look_only, struct preflight *p,
 			  char *detail, size_t detail_len)
@@ -212,8 +214,6 @@ enum bf_err preflight_run(struct remote *r, const char *work_sh,
 		return bf_fail(detail, detail_len, BF_ERR_REMOTE,
 			       "preflight failed (exit %d): %.200s",
 			       res.exit_status, res.stderr_tail);
-	if (p->cmake[0] && cmake_too_old(p->cmake))
-		p->missing |= 1u << PF_CMAKE;
 	return BF_OK;
 }
 
