@@ -105,23 +105,35 @@ static int clean_one(const struct place *pl, const char *ssh_config,
 	}
 	if (pl->cluster) {
 		dirs[ndirs++] = (struct deployed_dir){
-			pl->cluster->slurm->workdir ? pl->cluster->slurm->workdir :
-						      DEPLOYED_WORKDIR_SLURM,
-			DEPLOYED_SLURM, 0, NULL, 0, 0 };
+			pl->cluster->slurm->workdir ?
+				pl->cluster->slurm->workdir :
+				DEPLOYED_WORKDIR_SLURM,
+			DEPLOYED_SLURM,
+			0,
+			NULL,
+			0,
+			0
+		};
 	} else {
+		dirs[ndirs++] =
+			(struct deployed_dir){ pl->host && pl->host->workdir ?
+						       pl->host->workdir :
+						       DEPLOYED_WORKDIR_SSH,
+					       DEPLOYED_SSH,
+					       0,
+					       NULL,
+					       0,
+					       0 };
 		dirs[ndirs++] = (struct deployed_dir){
-			pl->host && pl->host->workdir ? pl->host->workdir :
-							DEPLOYED_WORKDIR_SSH,
-			DEPLOYED_SSH, 0, NULL, 0, 0 };
-		dirs[ndirs++] = (struct deployed_dir){
-			DEPLOYED_WORKDIR_SLURM, DEPLOYED_SLURM, 0, NULL, 0, 0 };
+			DEPLOYED_WORKDIR_SLURM, DEPLOYED_SLURM, 0, NULL, 0, 0
+		};
 	}
 	if (pl->target) {
 		err = remote_connect(&l.r, &ro, detail, sizeof(detail));
 		if (err != BF_OK) {
 			printf("%s: cannot connect: %s\n", pl->label, detail);
 			return err == BF_ERR_INTERRUPTED ? BF_EXIT_INTERRUPTED :
-							    BF_EXIT_HOSTS_FAILED;
+							   BF_EXIT_HOSTS_FAILED;
 		}
 	}
 	err = deployed_list(&l, dirs, ndirs, &ctl_interrupted, detail,
@@ -129,7 +141,7 @@ static int clean_one(const struct place *pl, const char *ssh_config,
 	if (err != BF_OK) {
 		printf("%s: %s\n", pl->label, detail);
 		status = err == BF_ERR_INTERRUPTED ? BF_EXIT_INTERRUPTED :
-						      BF_EXIT_HOSTS_FAILED;
+						     BF_EXIT_HOSTS_FAILED;
 		goto out;
 	}
 	for (int i = 0; i < ndirs; i++) {
@@ -144,7 +156,8 @@ static int clean_one(const struct place *pl, const char *ssh_config,
 			print_size(d->entries[e].kib);
 			printf("%s\n", d->entries[e].staging ?
 					       "  (staging, a deploy cut short "
-					       "or under way)" : "");
+					       "or under way)" :
+					       "");
 			count++;
 			if (d->entries[e].kib > 0)
 				total += d->entries[e].kib;
@@ -187,7 +200,14 @@ out:
 
 int cmd_clean(int argc, char **argv)
 {
-	enum { O_DRY = 256, O_KEEP, O_TIMEOUT, O_ACCEPT, O_HOSTS_DIR, O_HELP };
+	enum {
+		O_DRY = 256,
+		O_KEEP,
+		O_TIMEOUT,
+		O_ACCEPT,
+		O_HOSTS_DIR,
+		O_HELP
+	};
 	static const struct option longopts[] = {
 		{ "dry-run", no_argument, NULL, O_DRY },
 		{ "keep-current", no_argument, NULL, O_KEEP },
@@ -246,14 +266,15 @@ int cmd_clean(int argc, char **argv)
 		}
 	}
 	if (nhostargs == 0) {
-		ctl_error("clean: no host given (try: ctl clean HOST --dry-run)");
+		ctl_error(
+			"clean: no host given (try: ctl clean HOST --dry-run)");
 		free(hostargs);
 		return BF_EXIT_USAGE;
 	}
 	memset(&inv, 0, sizeof(inv));
 	hosts_dir = ctl_hosts_dir(hosts_dir, &hosts_by);
-	if (inventory_load(hosts_dir, hosts_by, &inv, detail,
-			   sizeof(detail)) != BF_OK ||
+	if (inventory_load(hosts_dir, hosts_by, &inv, detail, sizeof(detail)) !=
+		    BF_OK ||
 	    places_resolve(&inv, nhostargs, hostargs, &places, &n, detail,
 			   sizeof(detail)) != BF_OK) {
 		ctl_error("%s", detail);

@@ -69,24 +69,25 @@ static const char *or_missing(const char *v)
 
 /* The preflight's answer for one host, printed. 1 when it can build the
  * agent (or has this ctl's built), else 0. */
-static int report(const struct preflight *p, const char *workdir)
+static int report(const struct preflight *p, const char *workdir, int cluster)
 {
 	char key[17], name[64], buf[1536], hint[1024], what[512];
 	int nbuilt = 0, ours;
 
 	snprintf(buf, sizeof(buf), "%s%s%s%s%s",
 		 p->os_name[0] ? p->os_name : "unknown (no os-release)",
-		 p->os_id[0] ? " [" : "", p->os_id, p->os_id[0] ? "]" : "",
-		 "");
+		 p->os_id[0] ? " [" : "", p->os_id, p->os_id[0] ? "]" : "", "");
 	row("system", buf);
 	row("arch", p->tc[PF_TC_ARCH][0] ? p->tc[PF_TC_ARCH] : "?");
 	row("compiler", (p->missing & (1u << PF_COMPILER)) ? "missing" :
-			p->tc[PF_TC_CC][0] ? p->tc[PF_TC_CC] : "cc");
+			p->tc[PF_TC_CC][0]		   ? p->tc[PF_TC_CC] :
+							     "cc");
 	row("make", (p->missing & (1u << PF_MAKE)) ? "missing" : p->make);
 	row("cmake", (p->missing & (1u << PF_CMAKE)) && p->cmake[0] ?
-			     "too old" : or_missing(p->cmake));
-	row("pkg-config", (p->missing & (1u << PF_PKGCONFIG)) ? "missing" :
-								"found");
+			     "too old" :
+			     or_missing(p->cmake));
+	row("pkg-config",
+	    (p->missing & (1u << PF_PKGCONFIG)) ? "missing" : "found");
 	row("cjson", or_missing(p->cjson));
 	row("openblas", or_missing(p->openblas));
 	preflight_cuda_text(p, buf, sizeof(buf));
@@ -97,18 +98,43 @@ static int report(const struct preflight *p, const char *workdir)
 	ours = preflight_is_built(p, name);
 	for (const char *s = p->built; (s = strchr(s, '\n')) && s[1]; s++)
 		nbuilt++;
-	if (strcmp(p->workdir_state, "absent") == 0 || !p->workdir_state[0])
-		snprintf(buf, sizeof(buf), "%s: not there yet (ctl run makes "
-			 "it, 0700)", workdir);
-	else
-		snprintf(buf, sizeof(buf), "%s: mode %s; %d build%s of this "
-			 "ctl's agent sources", workdir, p->workdir_state,
-			 nbuilt, nbuilt == 1 ? "" : "s");
-	row("workdir", buf);
-	snprintf(buf, sizeof(buf), "%s (cache key %s)", ours ? "built" :
-		 p->missing ? "not built, and cannot be" :
-			      "not built yet: ctl run builds it", key);
-	row("agent", buf);
+	if (cluster) {
+		/* The login host's: its compute nodes build the agent, each
+		 * kind its own, under <workdir>/<source hash>/ (not looked
+		 * at here). */
+		snprintf(buf, sizeof(buf), "%s: %s", workdir,
+			 strcmp(p->workdir_state, "absent") == 0 ||
+					 !p->workdir_state[0] ?
+				 "not there yet (ctl run makes it)" :
+				 "there");
+		row("workdir", buf);
+		ours = 0;
+	} else {
+		if (strcmp(p->workdir_state, "absent") == 0 ||
+		    !p->workdir_state[0])
+			snprintf(buf, sizeof(buf),
+				 "%s: not there yet (ctl run makes it, 0700)",
+				 workdir);
+		else
+			snprintf(buf, sizeof(buf),
+				 "%s: mode %s; %d build%s of this ctl's agent "
+				 "sources",
+				 workdir, p->workdir_state, nbuilt,
+				 nbuilt == 1 ? "" : "s");
+		row("workdir", buf);
+		snprintf(buf, sizeof(buf), "%s (cache key %s)",
+			 ours	    ? "built" :
+			 p->missing ? "not built, and cannot be" :
+				      "not built yet: ctl run builds it",
+			 key);
+		row("agent", buf);
+	}
+	if (cluster) {
+		/* What the login host lacks is no answer for the nodes. */
+		row("ready", "the login host answers; its compute nodes build "
+			     "and run the agent and are not checked here");
+		return 1;
+	}
 	if (!p->missing) {
 		row("ready", "yes");
 		return 1;
@@ -118,7 +144,8 @@ static int report(const struct preflight *p, const char *workdir)
 	/* Both made of this file's words and the host's sanitised ones. */
 	if (ours)
 		printf("  %-11s yes: this ctl's agent is built; building "
-		       "another would need %s; %s\n", "ready", what, hint);
+		       "another would need %s; %s\n",
+		       "ready", what, hint);
 	else
 		printf("  %-11s no: lacks %s; %s\n", "ready", what, hint);
 	return ours;
@@ -146,22 +173,23 @@ static int doctor_one(const struct place *pl, const char *ssh_config,
 		if (pl->cluster)
 			printf("%s: a Slurm cluster whose login host is this "
 			       "machine: nothing to connect to; its compute "
-			       "nodes build the agent\n", pl->label);
+			       "nodes build the agent\n",
+			       pl->label);
 		else
 			printf("local: ctl run local runs the agent installed "
 			       "beside ctl; nothing is deployed or built\n");
 		return BF_EXIT_OK;
 	}
-	workdir = pl->cluster ? (pl->cluster->slurm->workdir ?
-				 pl->cluster->slurm->workdir :
-				 DEPLOYED_WORKDIR_SLURM) :
+	workdir = pl->cluster			? (pl->cluster->slurm->workdir ?
+							   pl->cluster->slurm->workdir :
+							   DEPLOYED_WORKDIR_SLURM) :
 		  pl->host && pl->host->workdir ? pl->host->workdir :
 						  DEPLOYED_WORKDIR_SSH;
 	err = remote_connect(&r, &ro, detail, sizeof(detail));
 	if (err != BF_OK) {
 		printf("%s: cannot connect: %s\n", pl->label, detail);
 		return err == BF_ERR_INTERRUPTED ? BF_EXIT_INTERRUPTED :
-						    BF_EXIT_HOSTS_FAILED;
+						   BF_EXIT_HOSTS_FAILED;
 	}
 	printf("%s%s%s (%s, host key %s)\n", pl->label,
 	       pl->cluster ? ": login host " : "",
@@ -176,15 +204,20 @@ static int doctor_one(const struct place *pl, const char *ssh_config,
 	if (err != BF_OK) {
 		printf("  preflight failed: %s\n", detail);
 		return err == BF_ERR_INTERRUPTED ? BF_EXIT_INTERRUPTED :
-						    BF_EXIT_HOSTS_FAILED;
+						   BF_EXIT_HOSTS_FAILED;
 	}
-	ok = report(&p, workdir);
+	ok = report(&p, workdir, pl->cluster != NULL);
 	return ok ? BF_EXIT_OK : BF_EXIT_HOSTS_FAILED;
 }
 
 int cmd_doctor(int argc, char **argv)
 {
-	enum { O_TIMEOUT = 256, O_ACCEPT, O_HOSTS_DIR, O_HELP };
+	enum {
+		O_TIMEOUT = 256,
+		O_ACCEPT,
+		O_HOSTS_DIR,
+		O_HELP
+	};
 	static const struct option longopts[] = {
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "accept-new-host-keys", no_argument, NULL, O_ACCEPT },
@@ -241,8 +274,8 @@ int cmd_doctor(int argc, char **argv)
 	}
 	memset(&inv, 0, sizeof(inv));
 	hosts_dir = ctl_hosts_dir(hosts_dir, &hosts_by);
-	if (inventory_load(hosts_dir, hosts_by, &inv, detail,
-			   sizeof(detail)) != BF_OK ||
+	if (inventory_load(hosts_dir, hosts_by, &inv, detail, sizeof(detail)) !=
+		    BF_OK ||
 	    places_resolve(&inv, nhostargs, hostargs, &places, &n, detail,
 			   sizeof(detail)) != BF_OK) {
 		ctl_error("%s", detail);

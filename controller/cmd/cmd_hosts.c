@@ -1,6 +1,6 @@
 /*
- * ctl hosts: the inventory's names (the JSON files of hosts/, run/inventory.h), one
- * per line with what each is; what the shell completions offer beside
+ * ctl hosts: the inventory's names (the JSON files of hosts/, run/inventory.h),
+ * one per line with what each is; what the shell completions offer beside
  * ~/.ssh/config's aliases.
  */
 #include <getopt.h>
@@ -42,7 +42,11 @@ static void name_line(const char *name, const char *kind, const char *what)
 
 int cmd_hosts(int argc, char **argv)
 {
-	enum { O_NAMES = 256, O_HOSTS_DIR, O_HELP };
+	enum {
+		O_NAMES = 256,
+		O_HOSTS_DIR,
+		O_HELP
+	};
 	static const struct option longopts[] = {
 		{ "names", no_argument, NULL, O_NAMES },
 		{ "hosts-dir", required_argument, NULL, O_HOSTS_DIR },
@@ -90,13 +94,15 @@ int cmd_hosts(int argc, char **argv)
 			puts(safe);
 		}
 		for (int i = 0; i < inv.ngroups; i++) {
-			bf_text_sanitize(safe, sizeof(safe), inv.groups[i].name);
+			bf_text_sanitize(safe, sizeof(safe),
+					 inv.groups[i].name);
 			puts(safe);
 		}
 		inventory_free(&inv);
 		return BF_EXIT_OK;
 	}
-	name_line("local", "host", "this machine (the agent beside ctl, no SSH)");
+	name_line("local", "host",
+		  "this machine (the agent beside ctl, no SSH)");
 	for (int i = 0; i < inv.nhosts; i++) {
 		const struct inv_host *h = &inv.hosts[i];
 
@@ -115,7 +121,8 @@ int cmd_hosts(int argc, char **argv)
 				 g->slurm->login, g->slurm->nodes,
 				 g->slurm->nodes == 1 ? "" : "s",
 				 g->slurm->partition ? ", partition " : "",
-				 g->slurm->partition ? g->slurm->partition : "");
+				 g->slurm->partition ? g->slurm->partition :
+						       "");
 			name_line(g->name, "slurm", buf);
 			continue;
 		}

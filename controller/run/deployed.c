@@ -13,7 +13,8 @@
 static int hex_run(const char *s, int n)
 {
 	for (int i = 0; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		      (s[i] >= 'a' && s[i] <= 'f')))
 			return 0;
 	return 1;
 }
@@ -26,7 +27,8 @@ int deployed_name_kind(enum deployed_layout layout, const char *name)
 
 	if (len < base || !hex_run(name, 16))
 		return 0;
-	if (layout == DEPLOYED_SSH && (name[16] != '-' || !hex_run(name + 17, 16)))
+	if (layout == DEPLOYED_SSH &&
+	    (name[16] != '-' || !hex_run(name + 17, 16)))
 		return 0;
 	if (len == base)
 		return 1;
@@ -85,7 +87,7 @@ static void add_entry(struct deployed_dir *d, const char *rest)
 		return;
 	}
 	d->entries = bf_xrealloc(d->entries, (size_t)(d->nentries + 1) *
-					     sizeof(*d->entries));
+						     sizeof(*d->entries));
 	e = &d->entries[d->nentries++];
 	snprintf(e->name, sizeof(e->name), "%s", name);
 	e->kib = bf_parse_long(kib, 0, 2147483647L, &v) == 0 ? v : -1;
@@ -130,7 +132,8 @@ enum bf_err deployed_list(struct login *l, struct deployed_dir *dirs, int n,
 		 * list_line holds each name to its exact form. du -sk does not
 		 * follow a symbolic link given to it, nor does rm -rf. */
 		const char *pat = dirs[i].layout == DEPLOYED_SSH ?
-			"[0-9a-f]*-[0-9a-f]*" : "[0-9a-f]*";
+					  "[0-9a-f]*-[0-9a-f]*" :
+					  "[0-9a-f]*";
 
 		dirs[i].exists = 0;
 		dirs[i].entries = NULL;
@@ -162,8 +165,10 @@ enum bf_err deployed_list(struct login *l, struct deployed_dir *dirs, int n,
 			      status, errtail);
 	for (int i = 0; err == BF_OK && i < n; i++)
 		for (int a = 1; a < dirs[i].nentries; a++)
-			for (int b = a; b > 0 && strcmp(dirs[i].entries[b - 1].name,
-							dirs[i].entries[b].name) > 0; b--) {
+			for (int b = a;
+			     b > 0 && strcmp(dirs[i].entries[b - 1].name,
+					     dirs[i].entries[b].name) > 0;
+			     b--) {
 				struct deployed_entry t = dirs[i].entries[b];
 
 				dirs[i].entries[b] = dirs[i].entries[b - 1];
@@ -209,7 +214,8 @@ enum bf_err deployed_remove(struct login *l, const struct deployed_dir *dirs,
 		}
 		/* The workdir itself when nothing else is left in it. */
 		next = bf_xasprintf("%s || rc=1; cd / && rmdir %s 2>/dev/null; "
-				    "else rc=1; fi; ", cmd, w);
+				    "else rc=1; fi; ",
+				    cmd, w);
 		free(cmd);
 		free(w);
 		cmd = next;

@@ -31,25 +31,28 @@
 #define DEPLOYED_WORKDIR_SLURM "~/.cache/benchfleet-slurm"
 
 /* Which of ctl's layouts a workdir holds. */
-enum deployed_layout { DEPLOYED_SSH, DEPLOYED_SLURM };
+enum deployed_layout {
+	DEPLOYED_SSH,
+	DEPLOYED_SLURM
+};
 
 /* What a name under a workdir of that layout is: 0 not ctl's, 1 a build
  * (or a Slurm source tree), 2 a staging directory. Pure. */
 int deployed_name_kind(enum deployed_layout layout, const char *name);
 
 struct deployed_entry {
-	char name[64];           /* as deployed_name_kind accepts it */
-	long long kib;           /* du -sk; -1 when du did not say */
-	int staging;             /* 1: a staging directory */
+	char name[64]; /* as deployed_name_kind accepts it */
+	long long kib; /* du -sk; -1 when du did not say */
+	int staging;   /* 1: a staging directory */
 };
 
 struct deployed_dir {
-	const char *workdir;     /* as configured: "~/.cache/benchfleet" */
+	const char *workdir; /* as configured: "~/.cache/benchfleet" */
 	enum deployed_layout layout;
-	int exists;              /* the directory is there */
+	int exists;			/* the directory is there */
 	struct deployed_entry *entries; /* ctl's, in name order; owned */
 	int nentries;
-	int others;              /* entries there that are not ctl's (kept) */
+	int others; /* entries there that are not ctl's (kept) */
 };
 
 /* Lists what ctl deployed under each of the n workdirs on the host of l

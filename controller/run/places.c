@@ -8,9 +8,9 @@
 
 #define MAX_PLACES 1024
 
-enum bf_err places_resolve(struct inventory *inv, int nargs,
-			   char *const *args, struct place **out, int *n,
-			   char *detail, size_t detail_len)
+enum bf_err places_resolve(struct inventory *inv, int nargs, char *const *args,
+			   struct place **out, int *n, char *detail,
+			   size_t detail_len)
 {
 	const char **names = bf_xcalloc(MAX_PLACES, sizeof(*names));
 	struct place *p = bf_xcalloc(MAX_PLACES, sizeof(*p));
@@ -31,17 +31,21 @@ enum bf_err places_resolve(struct inventory *inv, int nargs,
 			for (int j = 0; j < np; j++)
 				dup |= p[j].cluster == g;
 			if (!dup)
-				p[np++] = (struct place){
-					g->name,
-					strcmp(g->slurm->login, "local") == 0 ?
-						NULL : g->slurm->login,
-					NULL, g };
+				p[np++] =
+					(struct place){ g->name,
+							strcmp(g->slurm->login,
+							       "local") == 0 ?
+								NULL :
+								g->slurm->login,
+							NULL, g };
 		} else {
-			const struct inv_host *h = inventory_host(inv, names[i]);
+			const struct inv_host *h =
+				inventory_host(inv, names[i]);
 
-			p[np++] = (struct place){
-				names[i], h && h->ssh ? h->ssh : names[i], h,
-				NULL };
+			p[np++] =
+				(struct place){ names[i],
+						h && h->ssh ? h->ssh : names[i],
+						h, NULL };
 		}
 	}
 	free(names);

@@ -14,18 +14,20 @@
 #include "run/inventory.h"
 #include "xmalloc.h"
 
-const char *const preflight_tc_names[PF_TC_PARTS] = {
-	"arch", "compiler", "nvcc", "libs"
-};
+const char *const preflight_tc_names[PF_TC_PARTS] = { "arch", "compiler",
+						      "nvcc", "libs" };
 
 /* The words of `missing=`, in enum preflight_item's order. */
-static const char *const item_words[PF_ITEMS] = {
-	"compiler", "make", "cmake", "pkg-config", "cjson", "openblas"
-};
+static const char *const item_words[PF_ITEMS] = { "compiler", "make",
+						  "cmake",    "pkg-config",
+						  "cjson",    "openblas" };
 
 /* Each item in words, for messages. */
 static const char *const item_text[PF_ITEMS] = {
-	"a C compiler (cc)", "make", "CMake 3.18 or newer", "pkg-config",
+	"a C compiler (cc)",
+	"make",
+	"CMake 3.18 or newer",
+	"pkg-config",
 	"cJSON (libcjson, with its headers)",
 	"OpenBLAS (openblas, with its headers)"
 };
@@ -37,20 +39,22 @@ static const char *const item_text[PF_ITEMS] = {
 
 char *preflight_command(const char *work_sh, const char *env, int look_only)
 {
-	const char *workdir = look_only ?
-		"if [ -d \"$w\" ]; then set -- $(ls -ldnL \"$w\"); "
-		"echo \"workdir_state=$1 $3\"; "
-		"else echo \"workdir_state=absent\"; fi; " :
-		"if [ ! -d \"$w\" ]; then (umask 077 && mkdir -p \"$w\") || exit 1; fi; "
-		"set -- $(ls -ldnL \"$w\"); "
-		"case \"$1\" in ?????w*|????????w*) "
-		"if [ \"$3\" = \"$(id -u)\" ]; then chmod 0700 \"$w\" || exit 1; "
-		"echo \"workdir_fixed=$1\"; "
-		"else echo \"workdir_unsafe=$1 $3\"; exit 0; fi;; esac; "
-		/* Staging directories of deploys that were cut off before
-		 * their watcher could act are swept after a day. */
-		"find \"$w\" -maxdepth 1 -name '*.tmp-*' -mmin +1440 "
-		"-exec rm -rf {} + 2>/dev/null; ";
+	const char *workdir =
+		look_only ?
+			"if [ -d \"$w\" ]; then set -- $(ls -ldnL \"$w\"); "
+			"echo \"workdir_state=$1 $3\"; "
+			"else echo \"workdir_state=absent\"; fi; " :
+			"if [ ! -d \"$w\" ]; then (umask 077 && mkdir -p \"$w\") || exit 1; fi; "
+			"set -- $(ls -ldnL \"$w\"); "
+			"case \"$1\" in ?????w*|????????w*) "
+			"if [ \"$3\" = \"$(id -u)\" ]; then chmod 0700 \"$w\" || exit 1; "
+			"echo \"workdir_fixed=$1\"; "
+			"else echo \"workdir_unsafe=$1 $3\"; exit 0; fi;; esac; "
+			/* Staging directories of deploys that were cut off
+			 * before their watcher could act are swept after a day.
+			 */
+			"find \"$w\" -maxdepth 1 -name '*.tmp-*' -mmin +1440 "
+			"-exec rm -rf {} + 2>/dev/null; ";
 
 	return bf_xasprintf(
 		"w=%s; echo \"home=$HOME\"; echo \"uid=$(id -u)\"; %s%s"
@@ -59,8 +63,11 @@ char *preflight_command(const char *work_sh, const char *env, int look_only)
 		"echo \"tc_cuda=$(${CUDACXX:-nvcc} --version 2>/dev/null | grep -i release | head -n 1)\"; "
 		"echo \"tc_libs=$(echo $(pkg-config --modversion libcjson openblas 2>/dev/null))\"; "
 		"for x in \"$w\"/%s-*; do [ -x \"$x/build/bin/agent\" ] && echo \"built=${x##*/}\"; done; "
-		"echo \"make=$(make --version 2>/dev/null | head -n 1)\"; "
-		"echo \"cmake=$(cmake --version 2>/dev/null | head -n 1)\"; "
+		/* Bounded where timeout(1) is: a tool that never answers
+		 * --version must not hold the deploy. */
+		"t=; command -v timeout >/dev/null 2>&1 && t='timeout 20'; "
+		"echo \"make=$($t make --version 2>/dev/null | head -n 1)\"; "
+		"echo \"cmake=$($t cmake --version 2>/dev/null | head -n 1)\"; "
 		"echo \"cjson=$(pkg-config --modversion libcjson 2>/dev/null)\"; "
 		"echo \"openblas=$(pkg-config --modversion openblas 2>/dev/null)\"; "
 		/* cuBLAS beside nvcc's toolkit (/usr/local/cuda), or known to
@@ -138,7 +145,8 @@ enum bf_err preflight_line(void *arg, const char *line, size_t len,
 		p->got_home = 1;
 	} else if (strncmp(line, "uid=", 4) == 0) {
 		p->uid = bf_parse_long(line + 4, 0, 2147483647L, &v) == 0 ?
-				 (int)v : -1;
+				 (int)v :
+				 -1;
 	} else if (strncmp(line, "os=", 3) == 0) {
 		keep_os_word(p->os_id, sizeof(p->os_id), line + 3, 0);
 	} else if (strncmp(line, "os_like=", 8) == 0) {
@@ -177,12 +185,14 @@ enum bf_err preflight_line(void *arg, const char *line, size_t len,
 			snprintf(p->built + have, sizeof(p->built) - have,
 				 "%s%s\n", have ? "" : "\n", line + 6);
 	} else if (strncmp(line, "workdir_fixed=", 14) == 0) {
-		keep_text(p->workdir_fixed, sizeof(p->workdir_fixed), line + 14);
+		keep_text(p->workdir_fixed, sizeof(p->workdir_fixed),
+			  line + 14);
 	} else if (strncmp(line, "workdir_unsafe=", 15) == 0) {
 		keep_text(p->workdir_unsafe, sizeof(p->workdir_unsafe),
 			  line + 15);
 	} else if (strncmp(line, "workdir_state=", 14) == 0) {
-		keep_text(p->workdir_state, sizeof(p->workdir_state), line + 14);
+		keep_text(p->workdir_state, sizeof(p->workdir_state),
+			  line + 14);
 	} else {
 		for (int i = 0; i < PF_TC_PARTS; i++) {
 			size_t k = strlen(tc_keys[i]);
@@ -279,8 +289,8 @@ void preflight_missing_text(const struct preflight *p, char *out, size_t len)
 
 /* A package manager and its names for the items. */
 struct family {
-	const char *install;   /* the command, without sudo */
-	const char *ids;       /* os-release IDs of the family, by spaces */
+	const char *install; /* the command, without sudo */
+	const char *ids;     /* os-release IDs of the family, by spaces */
 	const char *pkgs[PF_ITEMS];
 };
 
@@ -288,16 +298,20 @@ struct family {
  * (packages.fedoraproject.org), openSUSE Tumbleweed (software.opensuse.org),
  * Arch (archlinux.org/packages). */
 static const struct family families[] = {
-	{ "apt-get install -y", "debian ubuntu",
+	{ "apt-get install -y",
+	  "debian ubuntu",
 	  { "build-essential", "make", "cmake", "pkg-config", "libcjson-dev",
 	    "libopenblas-dev" } },
-	{ "dnf install -y", "fedora rhel centos rocky almalinux ol amzn",
+	{ "dnf install -y",
+	  "fedora rhel centos rocky almalinux ol amzn",
 	  { "gcc", "make", "cmake", "pkgconf-pkg-config", "cjson-devel",
 	    "openblas-devel" } },
-	{ "zypper install -y", "opensuse opensuse-leap opensuse-tumbleweed suse sles sled",
+	{ "zypper install -y",
+	  "opensuse opensuse-leap opensuse-tumbleweed suse sles sled",
 	  { "gcc", "make", "cmake", "pkg-config", "cJSON-devel",
 	    "openblas-devel" } },
-	{ "pacman -S --needed", "arch manjaro endeavouros",
+	{ "pacman -S --needed",
+	  "arch manjaro endeavouros",
 	  { "gcc", "make", "cmake", "pkgconf", "cjson", "openblas" } },
 };
 
@@ -350,12 +364,16 @@ void preflight_install_hint(const struct preflight *p, char *out, size_t len)
 
 		preflight_missing_text(p, what, sizeof(what));
 		if (p->os_id[0])
-			append(out, len, "no package names known for "
+			append(out, len,
+			       "no package names known for "
 			       "distribution '%s' (os-release ID): install %s "
-			       "with its package manager", p->os_id, what);
+			       "with its package manager",
+			       p->os_id, what);
 		else
-			append(out, len, "no os-release on the host: install "
-			       "%s with its package manager", what);
+			append(out, len,
+			       "no os-release on the host: install "
+			       "%s with its package manager",
+			       what);
 		return;
 	}
 	append(out, len, "install with: %s%s", p->uid == 0 ? "" : "sudo ",
@@ -366,7 +384,8 @@ void preflight_install_hint(const struct preflight *p, char *out, size_t len)
 	/* RHEL and its rebuilds carry cJSON and OpenBLAS in EPEL. */
 	if (f == &families[1] && strcmp(p->os_id, "fedora") != 0 &&
 	    (p->missing & (1u << PF_CJSON | 1u << PF_OPENBLAS)))
-		append(out, len, " (cjson-devel and openblas-devel come from "
+		append(out, len,
+		       " (cjson-devel and openblas-devel come from "
 		       "EPEL: %sdnf install -y epel-release)",
 		       p->uid == 0 ? "" : "sudo ");
 }
@@ -376,18 +395,23 @@ void preflight_cuda_text(const struct preflight *p, char *out, size_t len)
 	char safe[256];
 
 	if (!p->tc[PF_TC_CUDA][0]) {
-		snprintf(out, len, "no CUDA toolkit (nvcc not in $CUDACXX, PATH "
+		snprintf(out, len,
+			 "no CUDA toolkit (nvcc not in $CUDACXX, PATH "
 			 "or /usr/local/cuda/bin): the agent is built for the "
 			 "CPU only");
 		return;
 	}
 	bf_text_sanitize(safe, sizeof(safe), p->tc[PF_TC_CUDA]);
 	if (p->cublas)
-		snprintf(out, len, "CUDA toolkit found (%s; cuBLAS found): the "
-			 "agent is built with CUDA", safe);
+		snprintf(out, len,
+			 "CUDA toolkit found (%s; cuBLAS found): the "
+			 "agent is built with CUDA",
+			 safe);
 	else
-		snprintf(out, len, "CUDA toolkit found (%s) but no cuBLAS: the "
-			 "agent is built for the CPU only", safe);
+		snprintf(out, len,
+			 "CUDA toolkit found (%s) but no cuBLAS: the "
+			 "agent is built for the CPU only",
+			 safe);
 }
 
 /* Appends to a malloc'ed string. */

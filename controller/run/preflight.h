@@ -25,18 +25,24 @@ struct inv_host;
 
 /* What the build cache's toolchain key covers, in the order it is hashed
  * (runner_ssh.c's header comment says why). */
-enum preflight_tc { PF_TC_ARCH, PF_TC_CC, PF_TC_CUDA, PF_TC_LIBS, PF_TC_PARTS };
+enum preflight_tc {
+	PF_TC_ARCH,
+	PF_TC_CC,
+	PF_TC_CUDA,
+	PF_TC_LIBS,
+	PF_TC_PARTS
+};
 /* "arch", "compiler", "nvcc", "libs". */
 extern const char *const preflight_tc_names[PF_TC_PARTS];
 
 /* What a build needs, as the preflight names it in `missing`. */
 enum preflight_item {
-	PF_COMPILER,   /* cc */
-	PF_MAKE,       /* make (CMake's default generator) */
-	PF_CMAKE,      /* cmake, 3.18 or newer */
-	PF_PKGCONFIG,  /* pkg-config */
-	PF_CJSON,      /* libcjson (pkg-config) */
-	PF_OPENBLAS,   /* openblas (pkg-config) */
+	PF_COMPILER,  /* cc */
+	PF_MAKE,      /* make (CMake's default generator) */
+	PF_CMAKE,     /* cmake, 3.18 or newer */
+	PF_PKGCONFIG, /* pkg-config */
+	PF_CJSON,     /* libcjson (pkg-config) */
+	PF_OPENBLAS,  /* openblas (pkg-config) */
 	PF_ITEMS
 };
 
@@ -44,21 +50,21 @@ enum preflight_item {
 struct preflight {
 	char home[1024];
 	int got_home;
-	int uid;                  /* -1: not said */
-	char os_id[64];           /* os-release ID, e.g. "debian" */
-	char os_like[128];        /* ID_LIKE, e.g. "rhel centos fedora" */
-	char os_version[64];      /* VERSION_ID, terminal-safe */
-	char os_name[128];        /* PRETTY_NAME, terminal-safe */
-	char tc[PF_TC_PARTS][256]; /* toolchain parts; "" when not found */
-	char make[128];           /* `make --version`'s first line */
-	char cmake[128];          /* `cmake --version`'s first line */
+	int uid;		      /* -1: not said */
+	char os_id[64];		      /* os-release ID, e.g. "debian" */
+	char os_like[128];	      /* ID_LIKE, e.g. "rhel centos fedora" */
+	char os_version[64];	      /* VERSION_ID, terminal-safe */
+	char os_name[128];	      /* PRETTY_NAME, terminal-safe */
+	char tc[PF_TC_PARTS][256];    /* toolchain parts; "" when not found */
+	char make[128];		      /* `make --version`'s first line */
+	char cmake[128];	      /* `cmake --version`'s first line */
 	char cjson[64], openblas[64]; /* pkg-config --modversion */
-	int cublas;               /* 1: libcublas beside nvcc's toolkit */
-	unsigned missing;         /* 1u << enum preflight_item */
-	char built[4096];         /* "\n<dir>\n..." with a built agent */
-	char workdir_fixed[64];   /* its mode before chmod 0700 */
-	char workdir_unsafe[96];  /* "<mode> <owner uid>": refused */
-	char workdir_state[96];   /* look-only: "absent" or "<mode> <uid>" */
+	int cublas;		      /* 1: libcublas beside nvcc's toolkit */
+	unsigned missing;	      /* 1u << enum preflight_item */
+	char built[4096];	      /* "\n<dir>\n..." with a built agent */
+	char workdir_fixed[64];	      /* its mode before chmod 0700 */
+	char workdir_unsafe[96];      /* "<mode> <owner uid>": refused */
+	char workdir_state[96]; /* look-only: "absent" or "<mode> <uid>" */
 };
 
 /* The preflight as a shell command. work_sh is the workdir as a shell

@@ -979,8 +979,10 @@ class BuildInterruptTest(CtlTestCase):
     def test_sigint_during_build_stops_it(self):
         marker = "bf-slow-build-%d" % os.getpid()
         fake = os.path.join(self.tmp, "bin")
-        fake_bin(fake, "cmake", "exec sh -c 'while :; do sleep 1; done' %s\n"
-                 % marker)
+        # It answers --version, as a real cmake does (the preflight asks).
+        fake_bin(fake, "cmake", 'case "$1" in --version) echo "cmake '
+                 'version 3.25.1"; exit 0;; esac\n'
+                 "exec sh -c 'while :; do sleep 1; done' %s\n" % marker)
         hosts_dir = os.path.join(self.tmp, "hosts")
         write_inventory(hosts_dir, {"slow": {"ssh": "bfhost1",
                                              "path_prepend": [fake]}})
