@@ -218,6 +218,8 @@ static const struct int_rule gemm_ints[] = {
 	{ { BF_KEY_NONFINITE_ELEMENTS }, 0, BF_JSON_INT_MAX },
 	{ { BF_KEY_NEEDED_BYTES }, 0, BF_JSON_INT_MAX },
 	{ { BF_KEY_FREE_BYTES }, 0, BF_JSON_INT_MAX },
+	{ { BF_KEY_WARMUP_CALLS }, 0, BF_JSON_INT_MAX },
+	{ { BF_KEY_ENERGY, BF_KEY_GEMMS }, 0, BF_JSON_INT_MAX },
 	INT_RULES_END,
 };
 static const struct int_rule summary_ints[] = {

@@ -92,6 +92,8 @@ static int report(const struct preflight *p, const char *workdir, int cluster)
 	row("openblas", or_missing(p->openblas));
 	preflight_cuda_text(p, buf, sizeof(buf));
 	row("cuda", buf);
+	row("gpus", p->tc[PF_TC_GPUS][0] ? p->tc[PF_TC_GPUS] :
+					   "none seen (nvidia-smi)");
 
 	preflight_toolchain_key(p, key);
 	snprintf(name, sizeof(name), "%s-%s", embedded_agent_hash, key);

@@ -59,6 +59,8 @@ struct cJSON;
 #define CMP_KEY_OCCURRENCE "occurrence"
 #define CMP_KEY_FRACTION_OF_PEAK "fraction_of_peak"
 #define CMP_KEY_PEAK_GFLOPS "peak_gflops"
+#define CMP_KEY_GFLOP_PER_JOULE "gflop_per_joule"
+#define CMP_KEY_WATTS "watts"
 #define CMP_KEY_RELIABLE "reliable"
 #define CMP_KEY_UNRELIABLE_REASONS "unreliable_reasons"
 #define CMP_KEY_ROOFLINE_GFLOPS "roofline_gflops"
@@ -87,13 +89,15 @@ struct compare_cell {
 	size_t nsamples;         /* per-iteration samples (samples_ms) */
 	double *gflops;          /* each sample as GFLOP/s, 2 n^3 / ms / 1e6 */
 	double median_gflops, min_gflops, max_gflops;
-	double spread_pct;       /* largest distance of min or max from the
-				  * median, in % of the median (benchstat's
-				  * "±"); NaN with fewer than 2 samples (one
-				  * sample has no spread to speak of) */
+	double spread_pct;       /* the spread, in %: (max - min) / median of
+				  * the samples' times (bf_stats_spread, the
+				  * agent's record "spread"); NaN with fewer
+				  * than 2 samples (one sample has none) */
 	double median_ms;
 	double peak_gflops;      /* the record's; NaN unknown */
 	double fraction_of_peak; /* median GFLOP/s / peak_gflops; NaN */
+	double gflop_per_joule;  /* the record's energy (agent/hardware/energy.h); NaN */
+	double watts;            /* its mean power over the window; NaN */
 	int reliable;            /* the agent's verdict: 1, 0, -1 unknown */
 	char unreliable[160];    /* its reasons, "; "-joined */
 	double roofline_gflops;  /* the record's roofline; NaN: none */

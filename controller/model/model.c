@@ -420,6 +420,7 @@ static void add_gemm(struct model_state *m, int host,
 	r->max_ms = g->max_ms;
 	r->gflops = g->gflops;
 	r->peak_mib = g->peak_mib;
+	r->gflop_per_joule = g->energy_source ? g->gflop_per_joule : NAN;
 	r->peak_gflops = g->peak_gflops;
 	r->fraction_of_peak = g->fraction_of_peak;
 	if (g->bandwidth_kind) {
@@ -444,7 +445,7 @@ static void add_gemm(struct model_state *m, int host,
 		/* A record that contradicts itself has no speed. */
 		r->status = BF_STATUS_FAIL;
 		r->gflops = r->fraction_of_peak = NAN;
-		r->fraction_of_roofline = NAN;
+		r->fraction_of_roofline = r->gflop_per_joule = NAN;
 		snprintf(r->reason, sizeof(r->reason), "%.159s", why);
 		bf_text_sanitize_inplace(r->reason);
 	}

@@ -41,6 +41,8 @@ struct model_row {
 	double median_ms, min_ms, max_ms;
 	double gflops;
 	double peak_mib;
+	double gflop_per_joule;  /* over the timed loop (the record's
+				  * energy); NaN unknown */
 	double peak_gflops;      /* the device's theoretical peak; NaN */
 	double fraction_of_peak; /* gflops / peak_gflops; NaN */
 	/* The roofline (docs/schema.md, gemm): NaN / "" when the device's

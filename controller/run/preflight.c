@@ -14,8 +14,9 @@
 #include "run/inventory.h"
 #include "xmalloc.h"
 
-const char *const preflight_tc_names[PF_TC_PARTS] = { "arch", "compiler",
-						      "nvcc", "libs" };
+const char *const preflight_tc_names[PF_TC_PARTS] = {
+	"arch", "compiler", "nvcc", "libs", "gpus"
+};
 
 /* The words of `missing=`, in enum preflight_item's order. */
 static const char *const item_words[PF_ITEMS] = { "compiler", "make",
@@ -62,6 +63,10 @@ char *preflight_command(const char *work_sh, const char *env, int look_only)
 		"echo \"tc_cc=$(${CC:-cc} --version 2>/dev/null | head -n 1)\"; "
 		"echo \"tc_cuda=$(${CUDACXX:-nvcc} --version 2>/dev/null | grep -i release | head -n 1)\"; "
 		"echo \"tc_libs=$(echo $(pkg-config --modversion libcjson openblas 2>/dev/null))\"; "
+		/* Only well-formed "9.0" lines: a failing nvidia-smi prints
+		 * its complaint on stdout. */
+		"echo \"tc_gpus=$(echo $(nvidia-smi --query-gpu=compute_cap "
+		"--format=csv,noheader 2>/dev/null | grep -E '^[0-9]+\\.[0-9]+$' | sort -u))\"; "
 		"for x in \"$w\"/%s-*; do [ -x \"$x/build/bin/agent\" ] && echo \"built=${x##*/}\"; done; "
 		/* Bounded where timeout(1) is: a tool that never answers
 		 * --version must not hold the deploy. */
@@ -133,7 +138,7 @@ enum bf_err preflight_line(void *arg, const char *line, size_t len,
 			   int truncated)
 {
 	static const char *const tc_keys[PF_TC_PARTS] = {
-		"tc_arch=", "tc_cc=", "tc_cuda=", "tc_libs="
+		"tc_arch=", "tc_cc=", "tc_cuda=", "tc_libs=", "tc_gpus="
 	};
 	struct preflight *p = arg;
 	long v;

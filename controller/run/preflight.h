@@ -30,9 +30,10 @@ enum preflight_tc {
 	PF_TC_CC,
 	PF_TC_CUDA,
 	PF_TC_LIBS,
+	PF_TC_GPUS,  /* the GPUs' compute capabilities (nvidia-smi) */
 	PF_TC_PARTS
 };
-/* "arch", "compiler", "nvcc", "libs". */
+/* "arch", "compiler", "nvcc", "libs", "gpus". */
 extern const char *const preflight_tc_names[PF_TC_PARTS];
 
 /* What a build needs, as the preflight names it in `missing`. */

@@ -7,11 +7,13 @@
  * ~/.cache/benchfleet, created 0700; one writable by group or others is
  * made 0700 when the login owns it and refused otherwise). The toolchain
  * key hashes what decides the binary: the machine (uname -m), the C
- * compiler's version line, nvcc's (or none: no CUDA), and the cJSON and
- * OpenBLAS versions from pkg-config, as seen with the host's environment.
- * So two hosts sharing one home over NFS (x86_64 and aarch64) never run
- * each other's agent, and a host that gained the CUDA toolkit builds
- * again, with CUDA. When that directory has a built agent, it is reused.
+ * compiler's version line, nvcc's (or none: no CUDA), the cJSON and
+ * OpenBLAS versions from pkg-config, and the GPUs' compute capabilities
+ * (nvidia-smi --query-gpu=compute_cap: the CUDA code is built for them,
+ * cmake/cuda_architectures.cmake), as seen with the host's environment.
+ * So two hosts sharing one home over NFS (x86_64 and aarch64, or an H200
+ * and a T4 node) never run each other's agent, and a host that gained the
+ * CUDA toolkit builds again, with CUDA. When that directory has a built agent, it is reused.
  * Otherwise a preflight says what the host lacks (with the command that
  * installs it on that distribution), the sources are uploaded over SFTP
  * into a staging directory, built there with the host's own compiler and
@@ -331,7 +333,7 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 	preflight_toolchain_key(&p, key);
 	snprintf(name, sizeof(name), "%s-%s", embedded_agent_hash, key);
 	final_sh = shell_dir(workdir, name);
-	host_note(h, "cache key %s (%s %s, %s %s, %s %s, %s %s)%s", key,
+	host_note(h, "cache key %s (%s %s, %s %s, %s %s, %s %s, %s %s)%s", key,
 		  preflight_tc_names[PF_TC_ARCH],
 		  p.tc[PF_TC_ARCH][0] ? p.tc[PF_TC_ARCH] : "?",
 		  preflight_tc_names[PF_TC_CC],
@@ -340,6 +342,8 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 		  p.tc[PF_TC_CUDA][0] ? p.tc[PF_TC_CUDA] : "none",
 		  preflight_tc_names[PF_TC_LIBS],
 		  p.tc[PF_TC_LIBS][0] ? p.tc[PF_TC_LIBS] : "none",
+		  preflight_tc_names[PF_TC_GPUS],
+		  p.tc[PF_TC_GPUS][0] ? p.tc[PF_TC_GPUS] : "none",
 		  preflight_is_built(&p, name) ? ": cached" : "");
 	*agent_dir = bf_xstrdup(final_sh);
 	if (preflight_is_built(&p, name))

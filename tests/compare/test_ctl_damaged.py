@@ -221,8 +221,10 @@ class DamagedArchiveTest(unittest.TestCase):
         row = re.search(r"(?m)^local\s+%s\s+%s\s+%d\s.*$" %
                         (g["device"], g["dtype"], g["n"]),
                         r.stdout.decode()).group(0)
-        self.assertIn("FAIL: invalid: median_ms is -1: expected a time "
-                      "above 0 ms", row)
+        note = re.search(r"FAIL \[(\d+)\]$", row)
+        self.assertTrue(note, row)
+        self.assertIn("\n[%s] invalid: median_ms is -1: expected a time "
+                      "above 0 ms" % note.group(1), r.stdout.decode())
         self.assertNotIn("nan", row)
 
     # --- escape sequences ------------------------------------------------
