@@ -86,8 +86,8 @@ class DoctorClean(keeplogs.KeepOnFailure, unittest.TestCase):
         self.assertTrue(p.stdout.startswith("%s (%s, host key SHA256:"
                                             % (h1, h1)), p.stdout)
         for row in ("system", "arch", "compiler", "make", "cmake",
-                    "pkg-config", "cjson", "openblas", "cuda", "workdir",
-                    "agent"):
+                    "pkg-config", "cjson", "openblas", "cuda", "gpus",
+                    "workdir", "agent"):
             self.assertRegex(p.stdout, r"(?m)^  %s +\S" % re.escape(row))
         self.assertRegex(p.stdout, r"(?m)^  ready +yes$")
         self.assertIn("~/.cache/benchfleet: not there yet", p.stdout)
