@@ -50,7 +50,7 @@ _ctl()
 		cword=$COMP_CWORD
 	fi
 	local _ctl_cmd=${words[0]}
-	local commands="run compare report show list resolve doctor clean hosts"
+	local commands="run compare report history show list resolve doctor clean hosts"
 	if [ "$cword" -eq 1 ]; then
 		COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
 		return
@@ -70,7 +70,8 @@ _ctl()
 	--rerun-failed)
 		COMPREPLY=($(compgen -W "$(_ctl_runs)" -- "$cur")); return ;;
 	--size|--sizes|--iters|--cpu-iters|--warmup|--cpu-warmup|--jobs|\
-	--timeout|--host-timeout|--bandwidth-mib|--tag|--last|--history)
+	--timeout|--host-timeout|--bandwidth-mib|--tag|--last|--history|\
+	--n|--min-change|--fail-on-regression|--dtype)
 		return ;;
 	esac
 
@@ -93,8 +94,13 @@ _ctl()
 		opts="-F --help"
 		takes=ssh ;;
 	compare)
-		opts="--last --json --csv --samples --benchstat --results --help"
+		opts="--last --json --csv --samples --benchstat
+		      --fail-on-regression --results --help"
 		takes=runs ;;
+	history)
+		opts="--device --dtype --n --last --min-change --fail-on-regression
+		      --json --results --help"
+		takes=hosts ;;
 	report)
 		opts="--last -o --output --history --results --help"
 		takes=runs ;;

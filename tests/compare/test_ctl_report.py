@@ -127,9 +127,13 @@ class ReportTest(unittest.TestCase):
         urls = set(re.findall(r"https?://[^\"'\s<>]+", h))
         self.assertEqual(urls, {"http://www.w3.org/2000/svg"})
         for section in ("GFLOP/s", "Speed-ups", "Fraction of peak",
+                        "Against published measurements",
                         "Roofline", "Bandwidth", "Batching", "History",
                         "Provenance"):
             self.assertIn("<h2>%s</h2>" % section, h)
+        # This machine's CPU has no published reference measurement.
+        self.assertIn("No result has a published measurement of the same "
+                      "product, dtype and n", h)
 
     def test_figures_from_the_records(self):
         for label, run_id in zip("AB", self.ids):

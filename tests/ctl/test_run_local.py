@@ -330,7 +330,7 @@ class RunLocal(unittest.TestCase):
             self.assertIn(first.returncode, (0, 1), first.stdout + first.stderr)
             out = first.stdout
             self.assertRegex(out, r"(?m)^host\s+device\s+dtype\s+n\s+GFLOP/s\s+"
-                                  r"Δ%\s+%peak\s+%roof\s+med ms\s")
+                                  r"Δ%\s+%peak\s+vs ref\s+%roof\s+med ms\s")
             row = [l for l in out.splitlines() if l.startswith("local ")][0]
             # The row carries its reasons' note numbers; the notes say
             # each reason once with its count, in the agent's words.
@@ -363,7 +363,7 @@ class RunLocal(unittest.TestCase):
             self.assertIn(p.returncode, (0, 1), p.stdout + p.stderr)
             out = p.stdout
             self.assertRegex(out, r"(?m)^host\s+device\s+dtype\s+n\s+GFLOP/s\s+"
-                                  r"Δ%\s+%peak\s+%roof\s+med ms\s")
+                                  r"Δ%\s+%peak\s+vs ref\s+%roof\s+med ms\s")
             run = only_run_dir(os.path.join(tmp, "res"))
             recs = records(glob.glob(os.path.join(run, "*.ndjson"))[0])
             self.assertEqual(recs[0]["options"]["bandwidth_mib"], 8)
