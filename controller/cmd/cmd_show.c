@@ -26,6 +26,12 @@ static const char show_usage[] =
 	"product (vs ref, ! below reference), median ms, ratios, peak MiB, checks\n"
 	"and state.\n"
 	"RUN-ID may be a unique prefix; FILE is a host's .ndjson file.\n"
+	"--results DIR: the archive (default: see ctl --help).\n"
+	"\n"
+	"Examples:\n"
+	"  ctl show                    # the most recent run\n"
+	"  ctl show 20261201T0435      # a run by a unique prefix of its id\n"
+	"\n"
 	"Exit status: 0 printed, 2 bad arguments or no such run, 4 could not write\n"
 	"it (one line on stderr says why).\n";
 

@@ -50,6 +50,8 @@ static const char where_usage[] =
 	"  --hosts-dir DIR         the inventory (default: see ctl --help)\n"
 	"  --help                  this text\n"
 	"\n"
+	"Example: ctl where spark workstation\n"
+	"\n"
 	"Exit status: 0 every host answered, 2 usage error (nothing contacted),\n"
 	"3 some host could not be asked (one line on stderr per host says why;\n"
 	"the others are printed), 4 the answer could not be written, 130\n"

@@ -27,6 +27,9 @@ int cmd_where(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_resolve(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+int cmd_clean(int argc, char **argv);
+int cmd_hosts(int argc, char **argv);
 
 
 

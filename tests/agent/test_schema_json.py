@@ -5,7 +5,7 @@ record of real runs (passing, skipped, failing, does-not-fit) validates,
 and records with a wrong field do not, so the schema is not vacuous.
 
 Runs under whichever interpreter has jsonschema: this one, else Debian's
-/usr/bin/python3 (where tools/install-deps puts python3-jsonschema).
+/usr/bin/python3 (where tools/install-deps --test puts python3-jsonschema).
 """
 
 import copy
@@ -24,7 +24,7 @@ try:
 except ImportError:
     if sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
         os.execv("/usr/bin/python3", ["/usr/bin/python3", *sys.argv])
-    print("python3-jsonschema is not installed (tools/install-deps)")
+    print("python3-jsonschema is not installed (tools/install-deps --test)")
     sys.exit(77)
 
 sys.path.insert(0, HERE)

@@ -274,7 +274,7 @@ class ReportTest(unittest.TestCase):
     def test_renders_in_chromium(self):
         browser = chromium()
         if not browser:
-            self.skipTest("chromium is not installed (tools/install-deps)")
+            self.skipTest("chromium is not installed (tools/install-deps --test)")
         png = os.path.join(self.tmp, "report.png")
         r = subprocess.run([browser, "--headless=new", "--no-sandbox",
                             "--disable-gpu", "--hide-scrollbars",
