@@ -295,7 +295,7 @@ int cmd_run(int argc, char **argv)
 	table_print_plain(stdout, &s.model);
 	printf("\nrun %s %s: %s\n", s.archive.run_id, final_status,
 	       s.archive.dir);
-	fflush(stdout);
+	ctl_stdout_checkpoint(); /* before closing the archive moves errno */
 out:
 	if (s.hosts)
 		runner_slurm_release(s.hosts, s.nhosts);

@@ -340,6 +340,41 @@ class Robust(unittest.TestCase):
         self.assertEqual(self.host_lines(d, h).decode().splitlines(),
                          REAL[:k + 1])
 
+    # -- stdout that cannot take the output -----------------------------------
+
+    def stdout_to(self, agent, out):
+        """ctl run with its stdout on out (a file object or descriptor);
+        returns (exit status, stderr)."""
+        p = subprocess.run(
+            [CTL, "run", "local", "--no-tui", "--results", self.results] +
+            AGENT_ARGS, cwd=self.tmp, env=self.env(agent), stdout=out,
+            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=240)
+        return p.returncode, p.stderr.decode()
+
+    def test_stdout_errors_name_their_cause(self):
+        # `ctl run ... | true`: the reader is gone before the first
+        # line; the run goes on, archives everything and says why the
+        # output did not arrive (EPIPE, not the errno of whatever ran
+        # after the last write). /dev/full: ENOSPC the same way.
+        agent = self.fake_agent('cat "$d/records.ndjson"\n', REAL)
+        r, w = os.pipe()
+        os.close(r)
+        try:
+            rc, err = self.stdout_to(agent, w)
+        finally:
+            os.close(w)
+        self.assertEqual((rc, err), (4, "ctl: write error: stdout: "
+                                        "Broken pipe\n"))
+        d, run, h = self.archive()
+        self.assertEqual((run["status"], h["status"]), ("complete", "done"))
+        if not os.path.exists("/dev/full"):
+            return
+        shutil.rmtree(self.results)
+        with open("/dev/full", "w") as full:
+            rc, err = self.stdout_to(agent, full)
+        self.assertEqual((rc, err), (4, "ctl: write error: stdout: "
+                                        "No space left on device\n"))
+
     # -- inventory -----------------------------------------------------------
 
     def test_bad_env_name_is_refused(self):
