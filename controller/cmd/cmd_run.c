@@ -46,7 +46,7 @@ static const char run_usage[] =
 	"\n"
 	"On a terminal, a live table shows results as they arrive (q stops the run;\n"
 	"? lists the keys); --no-tui, stdout not a terminal or TERM=dumb prints plain\n"
-	"lines.\n"
+	"lines, and so does a TERM terminfo does not know, saying so on stderr.\n"
 	"HOST is `local` (the agent beside ctl, no SSH), an alias from ~/.ssh/config,\n"
 	"[user@]host[:port], or a host, group or Slurm cluster from hosts/*.json;\n"
 	"CLUSTER:node1,node2 runs a Slurm cluster on those nodes only.\n"
