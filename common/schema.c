@@ -369,6 +369,45 @@ static int check_times(const cJSON *rec, enum bf_record_type type,
 	return 0;
 }
 
+/*
+ * Samples per timed iteration: a record's every timed iteration is one
+ * sample (docs/schema.md), so a sample array with another count than
+ * the record's iters is malformed; one with fewer would be a median of
+ * what the agent did not run, or of what was lost on the way. Checked
+ * when both are there: which one a record must carry is the field
+ * rules' to say.
+ */
+static const char *const *const counted_by_type[BF_REC__COUNT] = {
+	[BF_REC_GEMM] = gemm_times,
+	[BF_REC_BANDWIDTH] = bandwidth_times,
+	[BF_REC_BATCHING] = batching_times,
+};
+
+/* 0, or -1 with the first array of keys whose length is not rec's iters
+ * described in detail. */
+static int check_sample_counts(const cJSON *rec, enum bf_record_type type,
+			       const char *const *keys, char *detail,
+			       size_t detail_len)
+{
+	const cJSON *iters = cJSON_GetObjectItemCaseSensitive(rec, BF_KEY_ITERS);
+
+	if (!cJSON_IsNumber(iters))
+		return 0;
+	for (; keys && *keys; keys++) {
+		const cJSON *arr = cJSON_GetObjectItemCaseSensitive(rec, *keys);
+		int n = cJSON_GetArraySize(arr);
+
+		if (!cJSON_IsArray(arr) || n == iters->valuedouble)
+			continue;
+		bf_fail(detail, detail_len, BF_ERR_SCHEMA,
+			"%s record: field \"%s\" holds %d sample%s: expected %.17g, one per timed iteration (\"%s\")",
+			type_names[type], *keys, n, n == 1 ? "" : "s",
+			iters->valuedouble, BF_KEY_ITERS);
+		return -1;
+	}
+	return 0;
+}
+
 static int kind_matches(const cJSON *v, int kinds)
 {
 	if (kinds & F_ANY)
@@ -452,7 +491,9 @@ enum bf_err bf_schema_parse_record(const char *line, size_t len, cJSON **out,
 				       ir->min, ir->max);
 		}
 	}
-	if (check_times(rec, *type, times_by_type[*type], detail, detail_len)) {
+	if (check_times(rec, *type, times_by_type[*type], detail, detail_len) ||
+	    check_sample_counts(rec, *type, counted_by_type[*type], detail,
+				detail_len)) {
 		cJSON_Delete(rec);
 		return BF_ERR_SCHEMA;
 	}

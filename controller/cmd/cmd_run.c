@@ -59,10 +59,10 @@ static const char run_usage[] =
 	"replace its own), only the hosts that did not complete in run RUN-ID (in\n"
 	"full or a unique prefix; of a cluster, its failed nodes).\n"
 	"Results go to DIR/<run-id>/ (default: see ctl --help). Exit status: 0 all passed,\n"
-	"1 some checks failed, 2 usage error, 3 some hosts failed or the archive\n"
-	"could not be written, 4 all passed but stdout could not be written (one\n"
-	"line on stderr says why), 130 interrupted (Ctrl-C, q, SIGTERM, SIGHUP,\n"
-	"SIGQUIT).\n";
+	"1 a record that arrived failed (whatever the agent's own counts say),\n"
+	"2 usage error, 3 some hosts failed or the archive could not be written,\n"
+	"4 all passed but stdout could not be written (one line on stderr says\n"
+	"why), 130 interrupted (Ctrl-C, q, SIGTERM, SIGHUP, SIGQUIT).\n";
 
 /* The run being re-run (--rerun-failed), for the run that does it. */
 static const char *rerun_of;

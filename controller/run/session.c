@@ -267,6 +267,13 @@ static void run_host(struct session *s, struct host_ctx *h)
 				"agent ended before its summary record (%s)",
 				why);
 	}
+	if (mh.summary_note[0]) {
+		/* Said, not obeyed: the exit status comes from the records. */
+		session_host_say(h, "the agent's own counts disagree with its records: %s",
+				 mh.summary_note);
+		session_host_log(h, "the agent's own counts disagree with its records: %s\n",
+				 mh.summary_note);
+	}
 	if (h->malformed_seen > MALFORMED_SHOWN)
 		session_host_say(h, "... %ld more malformed lines (see log)",
 			 h->malformed_seen - MALFORMED_SHOWN);
@@ -514,8 +521,9 @@ int session_finish(struct session *s, const char **final_status_out)
 		}
 		if (mh.state != HOST_DONE)
 			any_failed = 1;
-		if (session_agent_outcome(mh.agent_exit, NULL, NULL, NULL, 0) ==
-		    AGENT_OUTCOME_CHECKS_FAILED)
+		/* From the records that arrived, never from the agent's own
+		 * exit status or summary (which may disagree: summary_note). */
+		if (mh.failed > 0)
 			any_check_failed = 1;
 	}
 	final_status = any_failed ? BF_RUN_INCOMPLETE : BF_RUN_COMPLETE;

@@ -206,6 +206,64 @@ class Robust(unittest.TestCase):
         self.assertEqual(h["status"], "failed")
         self.assertEqual(h["malformed_lines"], 1)
 
+    # -- the exit status comes from the records --------------------------
+
+    def test_status_comes_from_the_records(self):
+        # A gemm record says fail, the summary counts no failure and the
+        # agent exits 0: ctl exits 1 (a result failed), as the records
+        # say, and reports the disagreement: in a progress line, the
+        # host's log, under the table, and in ctl show.
+        r = recs()
+        k = next(i for i, x in enumerate(r) if x["type"] == "gemm")
+        r[k].update(status="fail", reason="wrong result", gflops=None,
+                    fraction_of_peak=None, fraction_of_roofline=None)
+        self.assertEqual(r[-1]["gemm_failed"], 0)
+        agent = self.fake_agent('cat "$d/records.ndjson"\n',
+                                [dump(x) for x in r])
+        p = self.ctl(agent)
+        out = p.stdout.decode()
+        self.assertEqual(p.returncode, 1, out + p.stderr.decode())
+        note = ("the agent's own counts disagree with its records: "
+                "gemm_passed 3 (records: 2), gemm_failed 0 (records: 1), "
+                "exit_status 0 (records: 1), the agent exited 0 "
+                "(records: 1); the records decide")
+        self.assertIn("[local] %s\n" % note, out)
+        self.assertIn("\nlocal: %s\n" % note, out)
+        self.assertRegex(out, r"(?m)^local\s+cpu\s+fp32\s+%d\s.*FAIL: wrong "
+                              r"result" % r[k]["n"])
+        d, run, h = self.archive()
+        self.assertEqual((run["status"], h["status"]), ("complete", "done"))
+        with open(os.path.join(d, h["log_file"])) as f:
+            self.assertIn(note, f.read())
+        shown = subprocess.run([CTL, "show", "--results", self.results],
+                               capture_output=True, text=True, timeout=60)
+        self.assertIn("\nlocal: %s\n" % note, shown.stdout)
+        # The other way: every record passed, the agent says 1.
+        shutil.rmtree(self.results)
+        agent = self.fake_agent('cat "$d/records.ndjson"\nexit 1\n', REAL)
+        p = self.ctl(agent)
+        out = p.stdout.decode()
+        self.assertEqual(p.returncode, EXIT_OK, out + p.stderr.decode())
+        self.assertIn("[local] the agent's own counts disagree with its "
+                      "records: the agent exited 1 (records: 0); the "
+                      "records decide\n", out)
+
+    def test_fewer_samples_than_iters_is_malformed(self):
+        r = recs()
+        k = next(i for i, x in enumerate(r) if x["type"] == "gemm")
+        self.assertEqual((r[k]["iters"], len(r[k]["samples_ms"])), (2, 2))
+        r[k]["samples_ms"] = r[k]["samples_ms"][:1]
+        agent = self.fake_agent('cat "$d/records.ndjson"\n',
+                                [dump(x) for x in r])
+        p = self.ctl(agent)
+        d, run, h = self.assert_incomplete(
+            p, ["2 of 3 gemm records", "seq %d missing" % k])
+        self.assertIn('[local] malformed line %d: gemm record: field '
+                      '"samples_ms" holds 1 sample: expected 2, one per '
+                      'timed iteration ("iters")' % (k + 1),
+                      p.stdout.decode())
+        self.assertEqual(h["malformed_lines"], 1)
+
     # -- terminal safety ---------------------------------------------------
 
     def test_escape_sequences_never_reach_the_terminal(self):

@@ -377,6 +377,8 @@ static void test_gemm_roofline_plan_summary(void **state)
 	g->n = 64;
 	g->measured = 1;
 	g->iters = 1; /* a measured record has at least one (schema.c) */
+	g->samples_ms = dup_nums(samples, 1); /* and a sample for each */
+	g->nsamples = 1;
 	round_trip(&r, &d);
 	assert_null(d.u.gemm.bandwidth_kind);
 	assert_null(d.u.gemm.bound);
