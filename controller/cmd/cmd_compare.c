@@ -41,7 +41,7 @@ static const char compare_usage[] =
 	"  --samples      every timed sample as CSV: column, run, host, device, dtype,\n"
 	"                 n, sample, ms, GFLOP/s\n"
 	"  --benchstat    every sample in Go's benchmark format, for benchstat\n"
-	"                 (benchstat -col run FILE)\n"
+	"                 (benchstat -col run FILE; -col host: one run's hosts)\n"
 	"  --results DIR  the archive (default: see ctl --help)\n"
 	"\n"
 	"Exit status: 0 table printed, 2 bad arguments or nothing to compare, 4 could\n"

@@ -88,9 +88,12 @@ struct compare_cell {
 	double *gflops;          /* each sample as GFLOP/s, 2 n^3 / ms / 1e6 */
 	double median_gflops, min_gflops, max_gflops;
 	double spread_pct;       /* largest distance of min or max from the
-				  * median, in % of the median (benchstat's
-				  * "±"); NaN with fewer than 2 samples (one
-				  * sample has no spread to speak of) */
+				  * median, in % of the median: benchstat's
+				  * formula for its "±", with the sample's
+				  * extremes for its 95% confidence bounds,
+				  * so never below it (docs/compare.md); NaN
+				  * with fewer than 2 samples (one sample has
+				  * no spread to speak of) */
 	double median_ms;
 	double peak_gflops;      /* the record's; NaN unknown */
 	double fraction_of_peak; /* median GFLOP/s / peak_gflops; NaN */
