@@ -154,7 +154,8 @@ static int check_sample_counts(const cJSON *rec, enum bf_record_type type,
 			       const char *const *keys, char *detail,
 			       size_t detail_len)
 {
-	const cJSON *iters = cJSON_GetObjectItemCaseSensitive(rec, BF_KEY_ITERS);
+	const cJSON *iters =
+		cJSON_GetObjectItemCaseSensitive(rec, BF_KEY_ITERS);
 
 	if (!cJSON_IsNumber(iters))
 		return 0;

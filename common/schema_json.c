@@ -68,7 +68,8 @@ static const char *describe(const struct vctx *c, const cJSON *v, char *out,
 			    size_t len)
 {
 	if (cJSON_IsNumber(v)) {
-		if (bf_json_number_text(c->line, c->len, c->rec, v, out, len) != 0)
+		if (bf_json_number_text(c->line, c->len, c->rec, v, out,
+					len) != 0)
 			snprintf(out, len, "%.17g", v->valuedouble);
 	} else if (cJSON_IsString(v)) {
 		snprintf(out, len, "\"%.40s%s\"", v->valuestring,
@@ -125,15 +126,19 @@ static void type_words(const cJSON *t, char *out, size_t len)
 			names[n++] = e->valuestring;
 	out[0] = '\0';
 	for (int i = 0; i < n && used < len; i++) {
-		const char *name = names[i];
-		const char *word = strcmp(name, "integer") == 0 ? "an integer" :
-				   strcmp(name, "object") == 0 ? "an object" :
-				   strcmp(name, "array") == 0 ? "an array" :
-				   strcmp(name, "boolean") == 0 ? "true or false" :
-				   strcmp(name, "string") == 0 ? "a string" :
-				   strcmp(name, "number") == 0 ? "a number" : name;
-		int k = snprintf(out + used, len - used, "%s%s",
-				 i == 0 ? "" : i + 1 == n ? " or " : ", ", word);
+		static const char *const words[][2] = {
+			{ "integer", "an integer" }, { "object", "an object" },
+			{ "array", "an array" }, { "boolean", "true or false" },
+			{ "string", "a string" }, { "number", "a number" },
+		};
+		const char *word = names[i], *sep = i == 0 ? "" :
+						    i + 1 == n ? " or " : ", ";
+		int k;
+
+		for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++)
+			if (strcmp(names[i], words[w][0]) == 0)
+				word = words[w][1];
+		k = snprintf(out + used, len - used, "%s%s", sep, word);
 
 		if (k < 0)
 			break;
@@ -176,7 +181,8 @@ static void range_words(const cJSON *s, char *out, size_t len)
 	if (cJSON_IsNumber(hi))
 		snprintf(b, sizeof(b), "%.17g", hi->valuedouble);
 	if (cJSON_IsNumber(xlo))
-		snprintf(out, len, "%s above %s%s%s", what, a, *b ? " and at most " : "", b);
+		snprintf(out, len, "%s above %s%s%s", what, a,
+			 *b ? " and at most " : "", b);
 	else if (*a && *b)
 		snprintf(out, len, "%s from %s to %s", what, a, b);
 	else if (*a)
@@ -214,10 +220,11 @@ static int check_enum(struct vctx *c, const cJSON *e, const cJSON *v,
 			return 0;
 	cJSON_ArrayForEach(x, e) {
 		char one[64];
+		const char *word = cJSON_IsString(x) ?
+					   x->valuestring :
+					   describe(c, x, one, sizeof(one));
 		int k = snprintf(list + used, sizeof(list) - used, "%s%s",
-				 used ? ", " : "",
-				 cJSON_IsString(x) ? x->valuestring :
-						     describe(c, x, one, sizeof(one)));
+				 used ? ", " : "", word);
 
 		if (k < 0 || (size_t)k >= sizeof(list) - used)
 			break;
@@ -296,8 +303,8 @@ static int check_object(struct vctx *c, const cJSON *s, const cJSON *v,
 			return fail(c, sub, "is missing");
 		}
 	cJSON_ArrayForEach(e, v) {
-		const cJSON *ps = cJSON_IsObject(props) ? get(props, e->string) :
-							  NULL;
+		const cJSON *ps =
+			cJSON_IsObject(props) ? get(props, e->string) : NULL;
 
 		child_path(sub, sizeof(sub), path, e->string);
 		if (ps && validate(c, ps, e, sub, 0) < 0)
@@ -310,7 +317,8 @@ static int check_object(struct vctx *c, const cJSON *s, const cJSON *v,
 			continue;
 		cJSON_ArrayForEach(e, k)
 			if (cJSON_IsString(e) && !get(v, e->valuestring)) {
-				child_path(sub, sizeof(sub), path, e->valuestring);
+				child_path(sub, sizeof(sub), path,
+					   e->valuestring);
 				return fail(c, sub, "is missing (\"%s\" is given)",
 					    k->string);
 			}
@@ -385,7 +393,8 @@ static int validate(struct vctx *c, const cJSON *s, const cJSON *v,
 		if (cJSON_IsNumber(k) &&
 		    (double)utf8_length(v->valuestring) < k->valuedouble)
 			return fail(c, path, "is %s: expected at least %.17g characters",
-				    describe(c, v, got, sizeof(got)), k->valuedouble);
+				    describe(c, v, got, sizeof(got)),
+				    k->valuedouble);
 	}
 	if (cJSON_IsObject(v) && check_object(c, s, v, path) < 0)
 		return -1;
@@ -438,13 +447,15 @@ static int validate(struct vctx *c, const cJSON *s, const cJSON *v,
 static int check_finite(struct vctx *c, const cJSON *v, const char *path)
 {
 	const cJSON *e;
+	const cJSON *children = cJSON_IsArray(v) || cJSON_IsObject(v) ? v :
+									 NULL;
 	char got[64];
 	int i = 0;
 
 	if (cJSON_IsNumber(v) && !isfinite(v->valuedouble))
 		return fail(c, path, "is %s: expected a number a double holds",
 			    describe(c, v, got, sizeof(got)));
-	cJSON_ArrayForEach(e, (cJSON_IsArray(v) || cJSON_IsObject(v) ? v : NULL)) {
+	cJSON_ArrayForEach(e, children) {
 		char sub[256];
 
 		if (cJSON_IsArray(v))

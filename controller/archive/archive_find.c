@@ -430,7 +430,8 @@ enum bf_err archive_find_baseline(const char *results_dir, const char *host,
 						       options));
 		if (h.complete && !h.read_error && h.host_record && options &&
 		    bf_rec_options_equal(&h.host_record->options, options)) {
-			const char *fp = archive_json_str(ho, BF_RUN_HOST_FINGERPRINT);
+			const char *fp =
+				archive_json_str(ho, BF_RUN_HOST_FINGERPRINT);
 			int key_now = fingerprint && *fingerprint;
 			int key_then = fp && *fp;
 			char why[160];

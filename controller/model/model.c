@@ -533,7 +533,8 @@ static void note_summary(struct host_counts *c, const struct bf_rec_summary *s)
 	const double got[KIND__COUNT][3] = {
 		{ s->checks_passed, s->checks_failed, s->checks_skipped },
 		{ s->gemm_passed, s->gemm_failed, s->gemm_skipped },
-		{ s->bandwidth_passed, s->bandwidth_failed, s->bandwidth_skipped },
+		{ s->bandwidth_passed, s->bandwidth_failed,
+		  s->bandwidth_skipped },
 		{ s->batching_passed, s->batching_failed, s->batching_skipped },
 	};
 
@@ -567,14 +568,17 @@ static void update_summary_note(struct model_state *m, int host)
 			for (int st = 0; st < 3; st++)
 				if (!isnan(c->summary[k][st]) &&
 				    c->summary[k][st] != c->sent[k][st])
-					why_add(note, len, "%s_%s %.0f (records: %d)",
+					why_add(note, len,
+						"%s_%s %.0f (records: %d)",
 						kinds[k], statuses[st],
-						c->summary[k][st], c->sent[k][st]);
+						c->summary[k][st],
+						c->sent[k][st]);
 	if (h->saw_summary && c->summary_exit >= 0 &&
 	    c->summary_exit != want_exit)
 		why_add(note, len, "exit_status %d (records: %d)",
 			c->summary_exit, want_exit);
-	if ((h->agent_exit == BF_EXIT_OK || h->agent_exit == BF_EXIT_CHECKS_FAILED) &&
+	if ((h->agent_exit == BF_EXIT_OK ||
+	     h->agent_exit == BF_EXIT_CHECKS_FAILED) &&
 	    h->agent_exit != want_exit)
 		why_add(note, len, "the agent exited %d (records: %d)",
 			h->agent_exit, want_exit);
