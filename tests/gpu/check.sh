@@ -4,11 +4,14 @@
 # come out with the CUDA backend), run every device with every dtype, and
 # check each record with check_records.py. Takes a few minutes.
 #
-#   tests/gpu/check.sh [--agent PATH] [--sizes 1024,4096] [--out DIR]
+#   tests/gpu/check.sh [--agent PATH] [--reader PATH] [--sizes 1024,4096]
+#                      [--out DIR]
 #
 # --agent skips the build and checks that binary (CTest's gpu test does
-# this with the tree it built). Output and records go to DIR (default: a
-# new directory under /tmp, printed at the end).
+# this with the tree it built). --reader runs every record through ctl's
+# reader too (tests/agent/validate_records: docs/schema.json and the rules
+# that join fields), as ctl run will read them. Output and records go to
+# DIR (default: a new directory under /tmp, printed at the end).
 #
 # Exit status: 0 every check passed; 1 a check failed; 2 usage error or
 # the build failed; 77 no usable GPU here (nvidia-smi missing or failing),
@@ -17,17 +20,19 @@ set -uo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 agent=""
+reader=""
 sizes="1024,4096"
 out=""
 iters=20
 
 usage() {
-	sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--agent) agent=${2:?--agent needs a path}; shift 2 ;;
+	--reader) reader=${2:?--reader needs a path}; shift 2 ;;
 	--sizes) sizes=${2:?--sizes needs a list}; shift 2 ;;
 	--out) out=${2:?--out needs a directory}; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
@@ -94,5 +99,15 @@ if [ -s "$out/stderr.txt" ]; then
 	say "agent stderr:"
 	cat "$out/stderr.txt"
 fi
+checked=0
+if [ -n "$reader" ]; then
+	say "ctl's reader on every record ($reader)"
+	if ! "$reader" <"$out/records.ndjson" >"$out/reader.txt"; then
+		cat "$out/reader.txt" >&2
+		say "FAILED: ctl's reader refuses records (above)" >&2
+		checked=1
+	fi
+fi
 "$python" "$root/tests/gpu/check_records.py" "$out/records.ndjson" \
-	--rc "$rc" --iters "$iters"
+	--rc "$rc" --iters "$iters" || checked=1
+exit "$checked"
