@@ -79,6 +79,10 @@ static int list_devices(const struct agent_opts *o, struct sweep_device *devs)
 		}
 		for (int i = 0; i < count && n < MAX_DEVICES; i++) {
 			devs[n] = (struct sweep_device){ { DEVICE_CUDA, i }, 1, "", NULL, NAN };
+			if (be->device_usable &&
+			    be->device_usable(i, devs[n].reason,
+					      sizeof(devs[n].reason)) != BF_OK)
+				devs[n].usable = 0;
 			n++;
 		}
 	}

@@ -312,6 +312,22 @@ static void decode_gemm(const cJSON *j, struct bf_rec_gemm *g)
 	g->roofline_gflops = num(j, BF_KEY_ROOFLINE_GFLOPS);
 	g->bound = dup_str(j, BF_KEY_BOUND);
 	g->fraction_of_roofline = num(j, BF_KEY_FRACTION_OF_ROOFLINE);
+	if (cJSON_IsNumber(get(j, BF_KEY_WARMUP_CALLS)))
+		g->warmup_calls = req_int(j, BF_KEY_WARMUP_CALLS);
+	g->warmup_ms = num(j, BF_KEY_WARMUP_MS);
+	if (cJSON_IsObject(get(j, BF_KEY_ENERGY))) {
+		const cJSON *e = get(j, BF_KEY_ENERGY);
+
+		g->energy_source = dup_str(e, BF_KEY_SOURCE);
+		if (!g->energy_source)
+			g->energy_source = bf_xstrdup("unknown");
+		g->energy_reason = dup_str(e, BF_KEY_REASON);
+		g->energy_j = num(e, BF_KEY_JOULES);
+		g->energy_s = num(e, BF_KEY_SECONDS);
+		g->energy_gemms = num(e, BF_KEY_GEMMS);
+		g->energy_w = num(e, BF_KEY_WATTS);
+		g->gflop_per_joule = num(e, BF_KEY_GFLOP_PER_JOULE);
+	}
 }
 
 static void decode_bandwidth(const cJSON *j, struct bf_rec_bandwidth *b)
@@ -453,6 +469,9 @@ void bf_record_init(struct bf_record *r, enum bf_record_type type)
 		g->nonfinite_elements = g->needed_bytes = g->free_bytes = NAN;
 		g->bandwidth_gbps = g->arithmetic_intensity = NAN;
 		g->roofline_gflops = g->fraction_of_roofline = NAN;
+		g->warmup_calls = -1;
+		g->warmup_ms = g->energy_j = g->energy_s = NAN;
+		g->energy_gemms = g->energy_w = g->gflop_per_joule = NAN;
 		break;
 	}
 	case BF_REC_PLAN:
@@ -631,6 +650,8 @@ void bf_record_free(struct bf_record *r)
 		free(r->u.gemm.reason);
 		free(r->u.gemm.library);
 		free(r->u.gemm.math_mode);
+		free(r->u.gemm.energy_source);
+		free(r->u.gemm.energy_reason);
 		free(r->u.gemm.c_dtype);
 		free(r->u.gemm.samples_ms);
 		free(r->u.gemm.peak_basis);
@@ -923,6 +944,20 @@ static void encode_gemm(cJSON *o, const struct bf_rec_gemm *g)
 		add_num_or_null(o, BF_KEY_FRACTION_OF_ROOFLINE,
 				g->fraction_of_roofline);
 	}
+	if (g->warmup_calls >= 0)
+		cJSON_AddNumberToObject(o, BF_KEY_WARMUP_CALLS, g->warmup_calls);
+	add_num_opt(o, BF_KEY_WARMUP_MS, g->warmup_ms);
+	if (g->energy_source) {
+		cJSON *e = checked(cJSON_AddObjectToObject(o, BF_KEY_ENERGY));
+
+		cJSON_AddStringToObject(e, BF_KEY_SOURCE, g->energy_source);
+		add_num_or_null(e, BF_KEY_JOULES, g->energy_j);
+		add_num_or_null(e, BF_KEY_SECONDS, g->energy_s);
+		add_num_or_null(e, BF_KEY_GEMMS, g->energy_gemms);
+		add_num_or_null(e, BF_KEY_WATTS, g->energy_w);
+		add_num_or_null(e, BF_KEY_GFLOP_PER_JOULE, g->gflop_per_joule);
+		add_str_or_null(e, BF_KEY_REASON, g->energy_reason);
+	}
 }
 
 /* An array of numbers (NaN and infinity written as null by cJSON). */
@@ -1172,6 +1207,7 @@ int bf_rec_gemm_check(struct bf_rec_gemm *g)
 	g->gflops = NAN;
 	g->fraction_of_peak = NAN;
 	g->fraction_of_roofline = NAN;
+	g->gflop_per_joule = NAN;
 	free(g->reason);
 	g->reason = bf_xstrdup(why);
 	return 1;

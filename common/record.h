@@ -173,6 +173,20 @@ struct bf_rec_gemm {
 	double roofline_gflops;      /* min(peak, AI x bandwidth); NaN */
 	char *bound;                 /* BF_BOUND_COMPUTE / _MEMORY; NULL */
 	double fraction_of_roofline; /* gflops / roofline_gflops; NaN */
+	/* Warm-up as run (agent/backend.h GEMM_WARMUP_MIN_MS): -1 / NaN
+	 * absent (older agents). */
+	int warmup_calls;
+	double warmup_ms;
+	/* Energy over the timed loop (agent/hardware/energy.h): present when
+	 * energy_source is non-NULL. */
+	char *energy_source;     /* which counter */
+	char *energy_reason;     /* why energy_j is unknown; NULL known */
+	double energy_j;         /* joules; NaN unknown */
+	double energy_s;         /* the window's seconds */
+	double energy_gemms;     /* GEMM calls in the window */
+	double energy_w;         /* energy_j / energy_s; NaN */
+	double gflop_per_joule;  /* energy_gemms x 2 n^3 / 1e9 / energy_j;
+				  * NaN unknown or not a pass */
 };
 
 /* One memory-bandwidth measurement of a device (agent/workloads/bandwidth.c). */

@@ -28,6 +28,8 @@
 #define BF_EXIT_USAGE 2         /* bad command line; nothing was run */
 #define BF_EXIT_HOSTS_FAILED 3  /* ctl: some hosts did not complete */
 #define BF_EXIT_INTERNAL 4      /* agent: could not run; ctl: could not write */
+#define BF_EXIT_REGRESSION 5    /* ctl compare/history --fail-on-regression:
+				 * a significant slowdown beyond the limit */
 #define BF_EXIT_INTERRUPTED 130 /* stopped by Ctrl-C / q (128 + SIGINT) */
 
 /* --- record types ---------------------------------------------------- */
@@ -92,6 +94,7 @@ enum bf_status { BF_STATUS_PASS = 0, BF_STATUS_FAIL, BF_STATUS_SKIPPED };
 #define BF_KEY_DRIVER_CUDA_VERSION "driver_cuda_version" /* "13.0" */
 #define BF_KEY_RUNTIME_VERSION "runtime_version" /* cudart, "13.0" */
 #define BF_KEY_CUBLAS_VERSION "cublas_version"   /* "13.0.0" */
+#define BF_KEY_CUDA_ARCHITECTURES "architectures" /* "90-real 90-virtual" */
 #define BF_KEY_GPUS "gpus"
 #define BF_KEY_INDEX "index"
 #define BF_KEY_COMPUTE_CAPABILITY "compute_capability"
@@ -183,6 +186,16 @@ enum bf_status { BF_STATUS_PASS = 0, BF_STATUS_FAIL, BF_STATUS_SKIPPED };
 #define BF_KEY_ROOFLINE_GFLOPS "roofline_gflops" /* min(peak, AI x bandwidth) */
 #define BF_KEY_BOUND "bound"                   /* "compute" or "memory" */
 #define BF_KEY_FRACTION_OF_ROOFLINE "fraction_of_roofline"
+/* gemm: warm-up by time and energy (agent/hardware/energy.h) */
+#define BF_KEY_WARMUP_CALLS "warmup_calls" /* untimed calls actually run */
+#define BF_KEY_WARMUP_MS "warmup_ms"       /* their wall time */
+#define BF_KEY_ENERGY "energy"             /* {source, joules, ...} */
+#define BF_KEY_SOURCE "source"
+#define BF_KEY_JOULES "joules"
+#define BF_KEY_SECONDS "seconds"
+#define BF_KEY_GEMMS "gemms"
+#define BF_KEY_WATTS "watts"
+#define BF_KEY_GFLOP_PER_JOULE "gflop_per_joule"
 #define BF_BOUND_COMPUTE "compute"
 #define BF_BOUND_MEMORY "memory"
 

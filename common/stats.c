@@ -53,6 +53,13 @@ struct bf_stats_summary bf_stats_summarize(const double *samples, size_t n)
 	return s;
 }
 
+double bf_stats_spread(double median, double min, double max)
+{
+	if (!(median > 0) || isnan(min) || isnan(max))
+		return NAN;
+	return (max - min) / median;
+}
+
 double bf_stats_median(const double *samples, size_t n)
 {
 	return bf_stats_summarize(samples, n).median;

@@ -22,6 +22,12 @@ struct bf_stats_summary {
  * even count is the mean of the two middle values. */
 struct bf_stats_summary bf_stats_summarize(const double *samples, size_t n);
 
+/* The spread of a row's timed iterations, the one figure of how far apart
+ * they are that every record, table and document uses: (max - min) /
+ * median of the iterations' times, as a fraction (0.3 is 30%). NaN when
+ * median is not above 0 or any argument is NaN. Pure. */
+double bf_stats_spread(double median, double min, double max);
+
 /* Median of n samples (NaN when n == 0); input not modified. */
 double bf_stats_median(const double *samples, size_t n);
 

@@ -18,6 +18,7 @@
 
 #include "bf_error.h"
 #include "dtype.h"
+#include "hardware/energy.h"
 #include "hardware/nvml.h"
 #include "hardware/peak.h"
 
@@ -46,6 +47,12 @@ struct gemm_job {
 	const void *b_host;
 };
 
+/* A GPU's warm-up lasts at least this long (ms of back-to-back
+ * synchronised GEMMs) or the asked-for count, whichever is longer: clocks
+ * and power management settle over some hundreds of ms, and a count
+ * alone is a few ms of warm-up at small n. */
+#define GEMM_WARMUP_MIN_MS 200.0
+
 /* What a GEMM run gives back. The backend fills c_host (n*n elements of
  * c_dtype, allocated by the backend with malloc: caller frees). */
 struct gemm_result {
@@ -58,9 +65,18 @@ struct gemm_result {
 				    * else NULL. Backends poison C with NaN
 				    * before every iteration, outside the
 				    * timed region. */
-	char math_mode[64];        /* "CUBLAS_COMPUTE_32F", "cblas_sgemm", ... */
-	char timing[80];           /* how samples_ms were taken, for the
+	char math_mode[160];       /* compute type and the handle's math
+				    * mode as read back: "CUBLAS_COMPUTE_32F;
+				    * CUBLAS_DEFAULT_MATH |
+				    * CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_
+				    * REDUCTION", "cblas_sgemm", ... */
+	char timing[128];          /* how samples_ms were taken, for the
 				    * record: "CUDA events around each call" */
+	int warmup_done;           /* untimed calls run before the timed ones
+				    * (a GPU warms up for at least
+				    * GEMM_WARMUP_MIN_MS: more than asked) */
+	double warmup_ms;          /* their wall time; NaN not measured */
+	struct energy_window energy; /* over the timed loop (energy.h) */
 };
 
 /* Host <-> device copy bandwidth (bytes per second), one direction each. */
@@ -122,7 +138,7 @@ struct mlp_result {
 	double *batch_ms;  /* iters entries: each round's batch call (ms) */
 	float *single_out; /* rows x out: row r scored alone (last round) */
 	float *batch_out;  /* rows x out: the batch's scores (last round) */
-	char math_mode[64];
+	char math_mode[160];
 	char timing[96];
 };
 
@@ -135,6 +151,11 @@ struct backend {
 	 * BF_OK, or BF_ERR_UNSUPPORTED with the reason in detail. Cheap and
 	 * idempotent. */
 	enum bf_err (*probe)(int *ndevices, char *detail, size_t detail_len);
+
+	/* Whether device dev (< probe's *ndevices) can run this build: BF_OK,
+	 * or BF_ERR_UNSUPPORTED with the reason in detail (a GPU this build
+	 * has no code for). NULL: every probed device can. */
+	enum bf_err (*device_usable)(int dev, char *detail, size_t detail_len);
 
 	/* Adds this backend's provenance (library versions, per-device
 	 * properties) to the host record object. Never fails: unreadable
@@ -195,8 +216,11 @@ struct backend {
 	/* Library and version that runs the GEMM, e.g. "cuBLAS 13.0.0";
 	 * static string. */
 	const char *(*gemm_library)(void);
-	/* Warm-up, then `iters` timed iterations (synchronised each), output
-	 * poisoned with NaN before the first call. Allocates and frees its
+	/* Warm-up (at least job->warmup calls; a GPU's goes on until
+	 * GEMM_WARMUP_MIN_MS have passed), then `iters` timed iterations
+	 * (synchronised each), output poisoned with NaN before each, the
+	 * energy counter read around them (res->energy). BF_ERR_UNSUPPORTED
+	 * when the library has no GEMM for the dtype on this device. Allocates and frees its
 	 * own device buffers; BF_ERR_TOO_BIG / BF_ERR_NOMEM when they cannot
 	 * be had. */
 	enum bf_err (*gemm_run)(int dev, const struct gemm_job *job,

@@ -54,6 +54,56 @@
 		}                                                            \
 	} while (0)
 
+/* The name of a cuBLAS math mode as cublas_api.h spells it: the base
+ * mode, then " | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION" when
+ * that flag is set. Static string or buf. */
+static const char *math_mode_name(cublasMath_t mode, char *buf, size_t len)
+{
+	static const struct { cublasMath_t mode; const char *name; } base[] = {
+		{ CUBLAS_DEFAULT_MATH, "CUBLAS_DEFAULT_MATH" },
+		{ CUBLAS_PEDANTIC_MATH, "CUBLAS_PEDANTIC_MATH" },
+		{ CUBLAS_TF32_TENSOR_OP_MATH, "CUBLAS_TF32_TENSOR_OP_MATH" },
+	};
+	const char *flag = (mode & CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION) ?
+				   " | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION" :
+				   "";
+	unsigned int rest = (unsigned int)mode &
+			    ~(unsigned int)CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION;
+
+	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
+		if ((unsigned int)base[i].mode == rest) {
+			snprintf(buf, len, "%s%s", base[i].name, flag);
+			return buf;
+		}
+	snprintf(buf, len, "cublasMath_t %u%s", rest, flag);
+	return buf;
+}
+
+/* Sets h's math mode to `mode` with
+ * CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION: cuBLAS's default lets
+ * a GEMM whose output type is narrower than its compute type (fp16 and
+ * bf16 out, CUBLAS_COMPUTE_32F) add split-K partial sums in the output
+ * type (cuBLAS Library, cublasMath_t), an error the fp32-accumulate
+ * tolerance of gemm.c does not admit. Writes "compute; mode" as read
+ * back with cublasGetMathMode into out (out_len bytes). */
+static cublasStatus_t set_math_mode(cublasHandle_t h, cublasMath_t mode,
+				    const char *compute, char *out,
+				    size_t out_len)
+{
+	cublasMath_t got = mode;
+	cublasStatus_t s;
+	char name[112];
+
+	s = cublasSetMathMode(h, (cublasMath_t)(mode |
+			      CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION));
+	if (s == CUBLAS_STATUS_SUCCESS)
+		s = cublasGetMathMode(h, &got);
+	if (s == CUBLAS_STATUS_SUCCESS)
+		snprintf(out, out_len, "%s; %s", compute,
+			 math_mode_name(got, name, sizeof(name)));
+	return s;
+}
+
 static enum bf_err cuda_probe(int *ndevices, char *detail, size_t detail_len)
 {
 	int n = 0;
@@ -79,6 +129,47 @@ static enum bf_err cuda_probe(int *ndevices, char *detail, size_t detail_len)
 			       "no CUDA device found");
 	*ndevices = n;
 	return BF_OK;
+}
+
+#ifndef BF_CUDA_ARCHITECTURES
+#define BF_CUDA_ARCHITECTURES "unknown"
+#endif
+
+/* A GPU this build has no code for (cmake/cuda_architectures.cmake):
+ * CUDA 13 builds nothing below sm_75, so a V100 (7.0) is one clear line,
+ * and the sweep goes on with the CPU. */
+static enum bf_err cuda_device_usable(int dev, char *detail, size_t detail_len)
+{
+	int major = -1, minor = -1, rt = 0;
+	char name[256] = "GPU";
+	struct cudaDeviceProp prop;
+	cudaError_t e;
+
+	cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+	cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+	if (cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
+		snprintf(name, sizeof(name), "%s", prop.name);
+	cudaRuntimeGetVersion(&rt);
+	if ((e = cudaSetDevice(dev)) == cudaSuccess)
+		e = (cudaError_t)bf_cuda_kernel_image();
+	if (e == cudaSuccess)
+		return BF_OK;
+	if (rt >= 13000 && major >= 0 && major * 10 + minor < 75)
+		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
+			       "%s (compute capability %d.%d) needs CUDA 12.9 or "
+			       "older: this agent was built with CUDA %d.%d, which "
+			       "has no sm_%d%d (CPU results only)",
+			       name, major, minor, rt / 1000, (rt % 1000) / 10,
+			       major, minor);
+	if (e == cudaErrorNoKernelImageForDevice ||
+	    e == cudaErrorInvalidDeviceFunction)
+		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
+			       "%s (compute capability %d.%d): this build has no "
+			       "code for it (built for %s): rebuild on the host",
+			       name, major, minor, BF_CUDA_ARCHITECTURES);
+	return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
+		       "%s: %s: %s", name, cudaGetErrorName(e),
+		       cudaGetErrorString(e));
 }
 
 /* "13.0" from CUDA's 1000*major + 10*minor encoding. */
@@ -134,6 +225,8 @@ static void cuda_describe(cJSON *host)
 	add_cuda_version(cu, BF_KEY_RUNTIME_VERSION, e, v);
 	cJSON_AddStringToObject(cu, BF_KEY_CUBLAS_VERSION,
 				cublas_library() + strlen("cuBLAS "));
+	cJSON_AddStringToObject(cu, BF_KEY_CUDA_ARCHITECTURES,
+				BF_CUDA_ARCHITECTURES);
 	/* NVIDIA_TF32_OVERRIDE=0 disables TF32 globally; record it since it
 	 * changes what "fp32" measures. */
 	if (tf32_env)
@@ -640,6 +733,10 @@ static enum bf_err cuda_mlp_run(int dev, const struct mlp_job *job,
 	to_fp16(job->w2, w16 + nw1, nw2);
 	CUDA_TRY(cudaSetDevice(dev));
 	CUBLAS_TRY(cublasCreate(&hd));
+	/* fp16 out: partial sums in fp32, as in the sweep. */
+	CUBLAS_TRY(set_math_mode(hd, CUBLAS_DEFAULT_MATH,
+				 "cublasGemmEx CUDA_R_16F, CUBLAS_COMPUTE_32F",
+				 res->math_mode, sizeof(res->math_mode)));
 	CUDA_TRY(cudaMalloc(&x, nx * sizeof(uint16_t)));
 	CUDA_TRY(cudaMalloc(&w1, nw1 * sizeof(uint16_t)));
 	CUDA_TRY(cudaMalloc(&w2, nw2 * sizeof(uint16_t)));
@@ -649,8 +746,6 @@ static enum bf_err cuda_mlp_run(int dev, const struct mlp_job *job,
 	CUDA_TRY(cudaMemcpy(w1, w16, nw1 * sizeof(uint16_t), cudaMemcpyHostToDevice));
 	CUDA_TRY(cudaMemcpy(w2, w16 + nw1, nw2 * sizeof(uint16_t),
 			    cudaMemcpyHostToDevice));
-	snprintf(res->math_mode, sizeof(res->math_mode),
-		 "cublasGemmEx CUDA_R_16F, CUBLAS_COMPUTE_32F");
 	snprintf(res->timing, sizeof(res->timing),
 		 "CLOCK_MONOTONIC around the %d one-row calls and the batch "
 		 "call, each synchronous", job->rows);
@@ -725,13 +820,25 @@ static enum bf_err cuda_gemm_supports(int dev, enum bf_dtype dtype,
 	case BF_DTYPE_FP16:
 		return BF_OK;
 	case BF_DTYPE_BF16:
+		/* bf16 tensor cores arrived with Ampere (8.0); below it cuBLAS
+		 * still runs bf16 GEMMs on the fp32 units (PyTorch has relied
+		 * on this since its #50442; tested on sm_75), and where it
+		 * does not it answers CUBLAS_STATUS_NOT_SUPPORTED, which the
+		 * sweep reports as skipped with that reason. */
+		if (major >= 7)
+			return BF_OK;
+		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
+			       "bf16: needs compute capability 7.0, GPU has %d.x",
+			       major);
 	case BF_DTYPE_TF32:
-		/* bf16 and tf32 tensor-core GEMMs arrived with Ampere. */
+		/* TF32 is a tensor-core format of Ampere (8.0) and newer;
+		 * below it CUBLAS_COMPUTE_32F_FAST_TF32 would run fp32 and
+		 * measure fp32 under tf32's name. */
 		if (major >= 8)
 			return BF_OK;
 		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
-			       "%s: needs compute capability 8.0, GPU has %d.x",
-			       bf_dtype_name(dtype), major);
+			       "tf32: needs compute capability 8.0, GPU has %d.x",
+			       major);
 	default:
 		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
 			       "%s: no cuBLAS GEMM for this dtype",
@@ -758,6 +865,101 @@ static cudaError_t free_bytes_now(int unified, size_t *free_b, size_t *total)
  * and the most calls in one. */
 #define BATCH_TARGET_MS 1.0
 #define BATCH_MAX 1000
+/* cuBLAS's workspace, set explicitly so that a captured graph uses it
+ * (cuBLAS Library, "CUDA Graphs Support"; 32 MiB is its recommendation
+ * for Hopper and newer, and what PyTorch gives a handle there). */
+#define CUBLAS_WORKSPACE_BYTES (32u << 20)
+
+/* One GEMM call of the row: row-major C = A B as column-major C^T =
+ * B^T A^T (see cuda_matmul_f32), so B goes first. A dtype cuBLAS has
+ * no kernel for on this GPU (bf16 below compute capability 7.5, say) is
+ * BF_ERR_UNSUPPORTED, which the sweep reports as skipped. */
+struct gemm_args {
+	cublasHandle_t h;
+	int n;
+	cudaDataType_t dt;
+	cublasComputeType_t compute;
+	const void *a, *b;
+	void *c;
+};
+
+static enum bf_err gemm_call(const struct gemm_args *g, char *detail,
+			     size_t detail_len)
+{
+	const float one = 1.0f, zero = 0.0f;
+	cublasStatus_t s = cublasGemmEx(g->h, CUBLAS_OP_N, CUBLAS_OP_N, g->n,
+					g->n, g->n, &one, g->b, g->dt, g->n,
+					g->a, g->dt, g->n, &zero, g->c, g->dt,
+					g->n, g->compute, CUBLAS_GEMM_DEFAULT);
+
+	if (s == CUBLAS_STATUS_SUCCESS)
+		return BF_OK;
+	return bf_fail(detail, detail_len,
+		       s == CUBLAS_STATUS_NOT_SUPPORTED ||
+				       s == CUBLAS_STATUS_ARCH_MISMATCH ?
+			       BF_ERR_UNSUPPORTED :
+			       BF_ERR_BLAS,
+		       "cublasGemmEx: %s: %s", cublasGetStatusName(s),
+		       cublasGetStatusString(s));
+}
+
+/* Captures `calls` back-to-back GEMMs on stream st into *exec (one CUDA
+ * Graph launch then replays them with a single launch overhead).
+ * cudaSuccess or the error; *exec NULL on failure. */
+static cudaError_t capture_batch(const struct gemm_args *g, cudaStream_t st,
+				 int calls, cudaGraphExec_t *exec)
+{
+	cudaGraph_t graph = NULL;
+	cudaError_t e, e2;
+	int failed = 0;
+
+	*exec = NULL;
+	e = cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal);
+	if (e != cudaSuccess)
+		return e;
+	for (int k = 0; k < calls && !failed; k++) {
+		char why[8];
+
+		failed = gemm_call(g, why, sizeof(why)) != BF_OK;
+	}
+	e2 = cudaStreamEndCapture(st, &graph);
+	if (failed)
+		e = cudaErrorStreamCaptureInvalidated;
+	else if (e2 != cudaSuccess)
+		e = e2;
+#if CUDART_VERSION >= 12000
+	else
+		e = cudaGraphInstantiate(exec, graph, 0);
+#else
+	else
+		e = cudaGraphInstantiate(exec, graph, NULL, NULL, 0);
+#endif
+	if (graph)
+		cudaGraphDestroy(graph);
+	if (e != cudaSuccess && *exec) {
+		cudaGraphExecDestroy(*exec);
+		*exec = NULL;
+	}
+	return e;
+}
+
+/* Runs one sample's worth of work on st: the batch graph when there is
+ * one, else `calls` GEMMs. */
+static enum bf_err run_calls(const struct gemm_args *g, cudaStream_t st,
+			     cudaGraphExec_t exec, int calls, char *detail,
+			     size_t detail_len)
+{
+	enum bf_err err = BF_OK;
+
+	if (exec) {
+		CUDA_TRY(cudaGraphLaunch(exec, st));
+		return BF_OK;
+	}
+	for (int k = 0; k < calls && err == BF_OK; k++)
+		err = gemm_call(g, detail, detail_len);
+out:
+	return err;
+}
 
 static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 				 struct gemm_result *res, char *detail,
@@ -767,26 +969,36 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 	size_t elem = bf_dtype_element_bytes(job->dtype);
 	cudaDataType_t dt = CUDA_R_32F;
 	cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+	cublasMath_t math = CUBLAS_DEFAULT_MATH;
 	const char *compute_name = "CUBLAS_COMPUTE_32F";
 	cudaEvent_t start = NULL, stop = NULL;
+	cudaStream_t st = NULL;
+	cudaGraphExec_t exec = NULL;
 	cublasHandle_t h = NULL;
-	void *a = NULL, *b = NULL, *c = NULL, *flush = NULL;
+	void *a = NULL, *b = NULL, *c = NULL, *flush = NULL, *ws = NULL;
 	size_t flush_bytes = 0;
-	const float one = 1.0f, zero = 0.0f;
 	size_t free0 = 0, free_now = 0, free_min, total = 0;
+	struct gemm_args g;
+	struct energy_meter meter;
 	enum bf_err err = BF_OK;
-	int n = job->n, unified, batch = 1;
-	float t;
+	int unified, batch = 1, done = 0, pad = 0;
+	char bus[32], graph_why[96] = "";
+	uint64_t w0;
+	float t, last = 0;
 
 	res->c_host = NULL;
 	res->c_first_host = NULL;
 	res->peak_bytes = -1;
+	res->warmup_done = 0;
+	res->warmup_ms = NAN;
+	res->energy.joules = NAN;
 	switch (job->dtype) {
 	case BF_DTYPE_FP32:
 		break;
 	case BF_DTYPE_TF32:
 		compute = CUBLAS_COMPUTE_32F_FAST_TF32;
 		compute_name = "CUBLAS_COMPUTE_32F_FAST_TF32";
+		math = CUBLAS_TF32_TENSOR_OP_MATH;
 		break;
 	case BF_DTYPE_FP16:
 		dt = CUDA_R_16F; /* fp16 in and out, fp32 accumulate */
@@ -797,18 +1009,38 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 	default:
 		return cuda_gemm_supports(dev, job->dtype, detail, detail_len);
 	}
-	snprintf(res->math_mode, sizeof(res->math_mode), "%s", compute_name);
 	res->c_dtype = job->dtype;
 
 	CUDA_TRY(cudaSetDevice(dev));
 	CUDA_TRY(cudaDeviceSynchronize());
 	unified = device_attr(dev, cudaDevAttrIntegrated) == 1;
+	if (job->iters > 1) {
+		/* The host copy of the first timed C, allocated and touched
+		 * before the first reading: on unified memory (GB10) free
+		 * memory is the host's, and C's host copy is not the GEMM's
+		 * memory. */
+		res->c_first_host = malloc(nn * elem);
+		if (!res->c_first_host) {
+			err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
+				      "host allocation of %zu bytes failed",
+				      nn * elem);
+			goto out;
+		}
+		memset(res->c_first_host, 0, nn * elem);
+	}
 	CUDA_TRY(free_bytes_now(unified, &free0, &total));
 	free_min = free0;
-	/* The handle is created inside the measured window so that its
-	 * workspace counts towards peak memory, as PyTorch's peak does. */
+	/* The handle (and its workspace) is created inside the measured
+	 * window so that it counts towards peak memory, as PyTorch's peak
+	 * does. Work goes to a stream of its own: the legacy default
+	 * stream cannot be captured into a graph. */
+	CUDA_TRY(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
 	CUBLAS_TRY(cublasCreate(&h));
-	CUBLAS_TRY(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+	CUBLAS_TRY(cublasSetStream(h, st));
+	CUDA_TRY(cudaMalloc(&ws, CUBLAS_WORKSPACE_BYTES));
+	CUBLAS_TRY(cublasSetWorkspace(h, ws, CUBLAS_WORKSPACE_BYTES));
+	CUBLAS_TRY(set_math_mode(h, math, compute_name, res->math_mode,
+				 sizeof(res->math_mode)));
 	CUDA_TRY(cudaMalloc(&a, nn * elem));
 	CUDA_TRY(cudaMalloc(&b, nn * elem));
 	CUDA_TRY(cudaMalloc(&c, nn * elem));
@@ -816,11 +1048,7 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 	CUDA_TRY(cudaMemcpy(b, job->b_host, nn * elem, cudaMemcpyHostToDevice));
 	CUDA_TRY(cudaEventCreate(&start));
 	CUDA_TRY(cudaEventCreate(&stop));
-	/* One call per sample, unless a call is so short (small n) that
-	 * the launch and the events dominate: then each sample is a batch
-	 * of back-to-back calls between one pair of events, divided by the
-	 * batch size, sized from the last warm-up call to last about 1 ms.
-	 * The batch is poisoned once before it, outside the events. */
+	g = (struct gemm_args){ h, job->n, dt, compute, a, b, c };
 	if (job->cold_cache) {
 		/* Twice the L2, written before each sample, untimed. */
 		int l2 = device_attr(dev, cudaDevAttrL2CacheSize);
@@ -828,55 +1056,97 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 		flush_bytes = (size_t)(l2 > 0 ? l2 : 64 << 20) * 2;
 		CUDA_TRY(cudaMalloc(&flush, flush_bytes));
 	}
-	for (int it = 0; it < job->warmup + job->iters; it++) {
-		int calls = it < job->warmup ? 1 : batch;
 
-		if (flush)
-			CUDA_TRY(cudaMemsetAsync(flush, it & 0xff, flush_bytes, 0));
-
-		/* Poison ahead of the start event so it is not timed:
-		 * all-ones bytes are NaN in fp32, fp16 and bf16, so a call
-		 * that wrote nothing cannot pass. */
-		CUDA_TRY(cudaMemsetAsync(c, 0xff, nn * elem, 0));
-		CUDA_TRY(cudaEventRecord(start, 0));
-		/* Row-major C = A B as column-major C^T = B^T A^T (see
-		 * cuda_matmul_f32): B goes first. */
-		for (int k = 0; k < calls; k++)
-			CUBLAS_TRY(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n,
-						n, n, &one, b, dt, n, a, dt, n,
-						&zero, c, dt, n, compute,
-						CUBLAS_GEMM_DEFAULT));
-		CUDA_TRY(cudaEventRecord(stop, 0));
-		/* Synchronise every sample: without it the loop would time
-		 * kernel launches, not the GEMMs. */
+	/* Warm-up: the asked-for count, and at least GEMM_WARMUP_MIN_MS of
+	 * back-to-back synchronised calls. The last call's time sizes the
+	 * batches. */
+	w0 = bf_now_ns();
+	while (done < job->warmup ||
+	       (double)(bf_now_ns() - w0) / 1e6 < GEMM_WARMUP_MIN_MS) {
+		CUDA_TRY(cudaMemsetAsync(c, 0xff, nn * elem, st));
+		CUDA_TRY(cudaEventRecord(start, st));
+		if ((err = gemm_call(&g, detail, detail_len)) != BF_OK)
+			goto out;
+		CUDA_TRY(cudaEventRecord(stop, st));
 		CUDA_TRY(cudaEventSynchronize(stop));
-		CUDA_TRY(cudaEventElapsedTime(&t, start, stop));
-		if (it >= job->warmup)
-			res->samples_ms[it - job->warmup] = t / calls;
-		else if (it + 1 == job->warmup && t > 0 && t < BATCH_TARGET_MS &&
-			 !job->cold_cache) /* a batch would run warm */
-			batch = (int)fmin(BATCH_MAX, ceil(BATCH_TARGET_MS / t));
-		if (it == job->warmup && job->iters > 1) {
-			/* The first timed output is verified too. */
-			res->c_first_host = malloc(nn * elem);
-			if (!res->c_first_host) {
-				err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
-					      "host allocation of %zu bytes failed",
-					      nn * elem);
-				goto out;
-			}
-			CUDA_TRY(cudaMemcpy(res->c_first_host, c, nn * elem,
-					    cudaMemcpyDeviceToHost));
-		}
-		if (it == 0 || it + 1 == job->warmup + job->iters) {
+		CUDA_TRY(cudaEventElapsedTime(&last, start, stop));
+		if (done == 0) {
 			CUDA_TRY(free_bytes_now(unified, &free_now, &total));
 			if (free_now < free_min)
 				free_min = free_now;
 		}
+		done++;
 	}
+	res->warmup_done = done;
+	res->warmup_ms = (double)(bf_now_ns() - w0) / 1e6;
+
+	/* One call per sample, unless a call is so short (small n) that
+	 * launch overhead and the events dominate: then each sample is a
+	 * batch of calls sized to last about BATCH_TARGET_MS, captured
+	 * once as a CUDA Graph and replayed with one launch between one
+	 * pair of events, divided by the batch size (a batch would run
+	 * warm, so not with --cold-cache). C is poisoned once per batch,
+	 * outside the events. */
+	if (last > 0 && last < BATCH_TARGET_MS && !job->cold_cache)
+		batch = (int)fmin(BATCH_MAX, ceil(BATCH_TARGET_MS / last));
+	if (batch > 1) {
+		cudaError_t e = capture_batch(&g, st, batch, &exec);
+
+		if (e != cudaSuccess) {
+			/* Back-to-back launches then, and the record says
+			 * why; a failed capture leaves no error behind. */
+			snprintf(graph_why, sizeof(graph_why),
+				 " (CUDA Graph capture failed: %s)",
+				 cudaGetErrorName(e));
+			(void)cudaGetLastError();
+		} else {
+			CUDA_TRY(cudaGraphUpload(exec, st));
+		}
+	}
+	if (cudaDeviceGetPCIBusId(bus, sizeof(bus), dev) != cudaSuccess)
+		bus[0] = '\0';
+	CUDA_TRY(cudaStreamSynchronize(st));
+	energy_meter_start_gpu(&meter, bus[0] ? bus : NULL);
+	for (int it = 0; it < job->iters; it++) {
+		if (flush)
+			CUDA_TRY(cudaMemsetAsync(flush, it & 0xff, flush_bytes, st));
+		/* Poison ahead of the start event so it is not timed:
+		 * all-ones bytes are NaN in fp32, fp16 and bf16, so a call
+		 * that wrote nothing cannot pass. */
+		CUDA_TRY(cudaMemsetAsync(c, 0xff, nn * elem, st));
+		CUDA_TRY(cudaEventRecord(start, st));
+		if ((err = run_calls(&g, st, exec, batch, detail, detail_len)) !=
+		    BF_OK)
+			goto out;
+		CUDA_TRY(cudaEventRecord(stop, st));
+		/* Synchronise every sample: without it the loop would time
+		 * kernel launches, not the GEMMs. */
+		CUDA_TRY(cudaEventSynchronize(stop));
+		CUDA_TRY(cudaEventElapsedTime(&t, start, stop));
+		res->samples_ms[it] = t / batch;
+		if (it == 0 && res->c_first_host) /* verified too */
+			CUDA_TRY(cudaMemcpy(res->c_first_host, c, nn * elem,
+					    cudaMemcpyDeviceToHost));
+	}
+	/* The energy window: the timed loop, continued with the same work
+	 * (untimed) until the counter has had ENERGY_GPU_MIN_MS. */
+	while (energy_meter_elapsed_ms(&meter) < ENERGY_GPU_MIN_MS) {
+		if ((err = run_calls(&g, st, exec, batch, detail, detail_len)) !=
+		    BF_OK)
+			goto out;
+		CUDA_TRY(cudaStreamSynchronize(st));
+		pad++;
+	}
+	energy_meter_stop(&meter, (double)(job->iters + pad) * batch,
+			  &res->energy);
+	CUDA_TRY(free_bytes_now(unified, &free_now, &total));
+	if (free_now < free_min)
+		free_min = free_now;
 	if (batch > 1)
 		snprintf(res->timing, sizeof(res->timing),
-			 "CUDA events around batches of %d calls", batch);
+			 exec ? "CUDA events around one CUDA Graph launch of %d calls" :
+				"CUDA events around batches of %d calls%s",
+			 batch, graph_why);
 	else
 		snprintf(res->timing, sizeof(res->timing),
 			 "CUDA events around each call%s",
@@ -888,6 +1158,8 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 			      "host allocation of %zu bytes failed", nn * elem);
 		goto out;
 	}
+	/* C is last written by the timed loop or its energy padding:
+	 * the same GEMM, so the same C. */
 	CUDA_TRY(cudaMemcpy(res->c_host, c, nn * elem, cudaMemcpyDeviceToHost));
 out:
 	if (err != BF_OK) {
@@ -896,6 +1168,8 @@ out:
 		free(res->c_first_host);
 		res->c_first_host = NULL;
 	}
+	if (exec)
+		cudaGraphExecDestroy(exec);
 	if (start)
 		cudaEventDestroy(start);
 	if (stop)
@@ -906,6 +1180,9 @@ out:
 	cudaFree(flush);
 	if (h)
 		cublasDestroy(h);
+	cudaFree(ws);
+	if (st)
+		cudaStreamDestroy(st);
 	return err;
 }
 
@@ -914,6 +1191,7 @@ const struct backend backend_cublas = {
 	.kind = DEVICE_CUDA,
 	.label = "cuda",
 	.probe = cuda_probe,
+	.device_usable = cuda_device_usable,
 	.describe = cuda_describe,
 	.mem_info = cuda_mem_info,
 	.alloc = cuda_alloc,

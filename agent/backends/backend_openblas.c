@@ -19,6 +19,7 @@
 
 #include "backends/backend.h"
 #include "bf_clock.h"
+#include "hardware/energy.h"
 #include "hardware/hostinfo.h"
 #include "schema.h"
 
@@ -329,6 +330,8 @@ static enum bf_err cpu_gemm_run(int dev, const struct gemm_job *job,
 	float *c;
 	unsigned char *flush = NULL;
 	size_t flush_bytes = 0;
+	struct energy_meter meter;
+	uint64_t w0;
 	int n = job->n;
 
 	if (job->dtype != BF_DTYPE_FP32) {
@@ -364,9 +367,16 @@ static enum bf_err cpu_gemm_run(int dev, const struct gemm_job *job,
 				       "cache flush failed", flush_bytes);
 		}
 	}
+	w0 = bf_now_ns();
 	for (int it = 0; it < job->warmup + job->iters; it++) {
 		uint64_t t0;
 
+		if (it == job->warmup) {
+			res->warmup_ms = (double)(bf_now_ns() - w0) / 1e6;
+			/* The package energy over the timed loop (including
+			 * the untimed poisoning between calls). */
+			energy_meter_start_cpu(&meter, NULL);
+		}
 		/* Cold cache: write a buffer twice the last-level cache,
 		 * untimed, so A, B and C come from DRAM. */
 		if (flush)
@@ -405,6 +415,8 @@ static enum bf_err cpu_gemm_run(int dev, const struct gemm_job *job,
 			memcpy(res->c_first_host, c, nn * sizeof(float));
 		}
 	}
+	energy_meter_stop(&meter, job->iters, &res->energy);
+	res->warmup_done = job->warmup;
 	peak = hostinfo_peak_rss_bytes();
 	res->peak_bytes = (peak >= 0 && rss_before >= 0 && peak >= rss_before) ?
 				  peak - rss_before + (int64_t)(2 * nn *

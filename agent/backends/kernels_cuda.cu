@@ -131,3 +131,10 @@ extern "C" int bf_cuda_round16(int to_bf16, const float *in, uint16_t *out,
 		err = cudaDeviceSynchronize();
 	return (int)err;
 }
+
+extern "C" int bf_cuda_kernel_image(void)
+{
+	cudaFuncAttributes attr;
+
+	return (int)cudaFuncGetAttributes(&attr, relu_f32_kernel);
+}

@@ -32,6 +32,13 @@ int bf_cuda_relu_f16(void *p, size_t count);
 int bf_cuda_round16(int to_bf16, const float *in, uint16_t *out,
 		    size_t count);
 
+/* Whether this build holds code the current device can run: the CUDA
+ * error of cudaFuncGetAttributes on one of these kernels, which is
+ * cudaErrorNoKernelImageForDevice (or cudaErrorInvalidDeviceFunction) when
+ * neither SASS for the device nor PTX it can JIT-compile was built in.
+ * Launches nothing. */
+int bf_cuda_kernel_image(void);
+
 #ifdef __cplusplus
 }
 #endif

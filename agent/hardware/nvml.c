@@ -29,8 +29,21 @@ typedef int (*fn_uint)(nvml_device, unsigned int *);
 typedef int (*fn_uint2)(nvml_device, unsigned int *, unsigned int *);
 typedef int (*fn_ull)(nvml_device, unsigned long long *);
 typedef int (*fn_sys_str)(char *, unsigned int);
+typedef const char *(*fn_err_str)(int);
 
 enum { NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2, NVML_TEMPERATURE_GPU = 0 };
+
+/* nvmlTemperature_v1_t and its version word, as nvml.h (CUDA 13.0)
+ * defines them: NVML_STRUCT_VERSION(Temperature, 1) is the struct's size
+ * with the version number in the top byte. */
+struct nvml_temperature_v1 {
+	unsigned int version;
+	int sensor_type; /* nvmlTemperatureSensors_t */
+	int temperature; /* degrees C */
+};
+#define NVML_TEMPERATURE_V1                                                  \
+	((unsigned int)(sizeof(struct nvml_temperature_v1) | (1u << 24)))
+typedef int (*fn_temp_v)(nvml_device, struct nvml_temperature_v1 *);
 
 static struct {
 	int loaded;        /* 1 ok, -1 failed (reason) */
@@ -38,6 +51,9 @@ static struct {
 	fn_by_pci by_pci;
 	fn_str uuid;
 	fn_clock clock, max_clock, temperature;
+	fn_temp_v temperature_v;
+	fn_ull energy;
+	fn_err_str error_string;
 	fn_uint power, power_limit, persistence;
 	fn_uint2 mig, ecc;
 	fn_ull reasons;
@@ -70,13 +86,22 @@ static void nv_load(void)
 	nv.uuid = SYM(fn_str, "nvmlDeviceGetUUID");
 	nv.clock = SYM(fn_clock, "nvmlDeviceGetClockInfo");
 	nv.max_clock = SYM(fn_clock, "nvmlDeviceGetMaxClockInfo");
-	nv.temperature = SYM(fn_clock, "nvmlDeviceGetTemperature");
+	/* CUDA 13's nvml.h deprecates nvmlDeviceGetTemperature and
+	 * nvmlDeviceGetCurrentClocksThrottleReasons (DEPRECATED(13.0)):
+	 * their replacements are used, the old names only on a driver
+	 * too old to have the new ones. */
+	nv.temperature_v = SYM(fn_temp_v, "nvmlDeviceGetTemperatureV");
+	if (!nv.temperature_v)
+		nv.temperature = SYM(fn_clock, "nvmlDeviceGetTemperature");
+	/* mJ since the driver was loaded; Volta and newer (nvml.h). */
+	nv.energy = SYM(fn_ull, "nvmlDeviceGetTotalEnergyConsumption");
+	nv.error_string = SYM(fn_err_str, "nvmlErrorString");
 	nv.power = SYM(fn_uint, "nvmlDeviceGetPowerUsage");
 	nv.power_limit = SYM(fn_uint, "nvmlDeviceGetEnforcedPowerLimit");
 	nv.persistence = SYM(fn_uint, "nvmlDeviceGetPersistenceMode");
 	nv.mig = SYM(fn_uint2, "nvmlDeviceGetMigMode");
 	nv.ecc = SYM(fn_uint2, "nvmlDeviceGetEccMode");
-	/* Renamed in CUDA 12.2's NVML; older drivers have only the first. */
+	/* Renamed in CUDA 12.2's NVML; older drivers have only the second. */
 	nv.reasons = SYM(fn_ull, "nvmlDeviceGetCurrentClocksEventReasons");
 	if (!nv.reasons)
 		nv.reasons = SYM(fn_ull, "nvmlDeviceGetCurrentClocksThrottleReasons");
@@ -96,6 +121,17 @@ static double watts(fn_uint f, nvml_device d)
 	unsigned int mw;
 
 	return f && f(d, &mw) == 0 ? mw / 1000.0 : NAN;
+}
+
+/* The GPU temperature in degrees C; NaN unknown. */
+static double temperature_c(nvml_device d)
+{
+	struct nvml_temperature_v1 t = { NVML_TEMPERATURE_V1,
+					 NVML_TEMPERATURE_GPU, 0 };
+
+	if (nv.temperature_v)
+		return nv.temperature_v(d, &t) == 0 ? (double)t.temperature : NAN;
+	return mhz(nv.temperature, d, NVML_TEMPERATURE_GPU);
 }
 
 static int mode(fn_uint2 f, nvml_device d)
@@ -135,7 +171,7 @@ void nvml_read(const char *pci_bus_id, struct gpu_state *out)
 	out->sm_clock_max_mhz = mhz(nv.max_clock, d, NVML_CLOCK_SM);
 	out->mem_clock_mhz = mhz(nv.clock, d, NVML_CLOCK_MEM);
 	out->mem_clock_max_mhz = mhz(nv.max_clock, d, NVML_CLOCK_MEM);
-	out->temperature_c = mhz(nv.temperature, d, NVML_TEMPERATURE_GPU);
+	out->temperature_c = temperature_c(d);
 	out->power_w = watts(nv.power, d);
 	out->power_limit_w = watts(nv.power_limit, d);
 	if (nv.persistence && nv.persistence(d, &v) == 0)
@@ -144,6 +180,41 @@ void nvml_read(const char *pci_bus_id, struct gpu_state *out)
 	out->ecc = mode(nv.ecc, d);
 	if (nv.reasons && nv.reasons(d, &r) == 0)
 		out->event_reasons = (int64_t)(r & 0x7fffffffffffffffull);
+}
+
+int nvml_energy_mj(const char *pci_bus_id, uint64_t *mj, char *reason,
+		   size_t reason_len)
+{
+	nvml_device d = NULL;
+	unsigned long long v = 0;
+	int rc;
+
+	pthread_once(&nv_once, nv_load);
+	if (nv.loaded != 1) {
+		snprintf(reason, reason_len, "%s", nv.reason);
+		return -1;
+	}
+	if (!nv.energy) {
+		snprintf(reason, reason_len, "NVML has no "
+			 "nvmlDeviceGetTotalEnergyConsumption (driver too old)");
+		return -1;
+	}
+	if (!pci_bus_id || nv.by_pci(pci_bus_id, &d) != 0) {
+		snprintf(reason, reason_len, "NVML does not know the GPU at PCI %s",
+			 pci_bus_id ? pci_bus_id : "(unknown)");
+		return -1;
+	}
+	rc = nv.energy(d, &v);
+	if (rc != 0) {
+		const char *why = nv.error_string ? nv.error_string(rc) : NULL;
+
+		snprintf(reason, reason_len,
+			 "nvmlDeviceGetTotalEnergyConsumption: %s (NVML error %d)",
+			 why ? why : "failed", rc);
+		return -1;
+	}
+	*mj = v;
+	return 0;
 }
 
 int nvml_driver_version(char *buf, size_t len)

@@ -56,6 +56,17 @@ struct gpu_state {
  * dozen NVML calls, each under a millisecond on a local GPU). */
 void nvml_read(const char *pci_bus_id, struct gpu_state *out);
 
+/* The GPU's energy counter (nvmlDeviceGetTotalEnergyConsumption: board
+ * energy in millijoules since the driver was loaded; Volta and newer)
+ * into *mj. 0 on success; -1 with the reason in reason (reason_len
+ * bytes) when NVML is absent, does not know the GPU or the GPU has no
+ * counter (NVML_ERROR_NOT_SUPPORTED). The counter is refreshed only every
+ * few tens of ms (Yang et al., "Part-time Power Measurements: nvidia-smi's
+ * Lack of Attention", arXiv:2312.02741): difference two readings at least
+ * some hundreds of ms apart (energy.h). Thread-safe. */
+int nvml_energy_mj(const char *pci_bus_id, uint64_t *mj, char *reason,
+		   size_t reason_len);
+
 /* The driver version ("580.95.05") into buf; -1 when NVML is absent. */
 int nvml_driver_version(char *buf, size_t len);
 

@@ -253,7 +253,7 @@ void gemm_reliability(struct bf_rec_gemm *g, int warmup, double median,
 	char why[4][96];
 	int n = 0;
 
-	g->spread = median > 0 ? (max - min) / median : NAN;
+	g->spread = bf_stats_spread(median, min, max);
 	if (g->nsamples < 2)
 		snprintf(why[n++], sizeof(why[0]),
 			 "one sample: no spread to judge it by");
@@ -362,6 +362,7 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 		job.b_host = convert_input(b32, nn, dt);
 	}
 	res.samples_ms = bf_xcalloc((size_t)iters, sizeof(double));
+	res.warmup_ms = NAN; /* unless the backend measures it */
 	if (!job.a_host || !job.b_host) {
 		err = bf_fail(detail, sizeof(detail), BF_ERR_NOMEM,
 			      "host allocation for %s inputs failed",
@@ -387,6 +388,12 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 		snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail),
 			 " (%s)", why);
 		emit_skipped(r, s, &sd->dev, dt, n, detail, needed, (double)free_b);
+		goto out;
+	}
+	if (err == BF_ERR_UNSUPPORTED) {
+		/* The library has no GEMM for this dtype on this device
+		 * (cuBLAS's bf16 on an older GPU): skipped, with why. */
+		emit_skipped(r, s, &sd->dev, dt, n, detail, 0, 0);
 		goto out;
 	}
 	if (err != BF_OK) {
@@ -462,6 +469,9 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 	g->math_mode = bf_xstrdup(res.math_mode);
 	g->c_dtype = bf_xstrdup(bf_dtype_name(res.c_dtype));
 	g->warmup = job.warmup;
+	g->warmup_calls = res.warmup_done > job.warmup ? res.warmup_done :
+							  job.warmup;
+	g->warmup_ms = res.warmup_ms;
 	g->iters = iters;
 	g->samples_ms = res.samples_ms; /* lent: res frees it below */
 	g->nsamples = iters;
@@ -483,7 +493,23 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 	g->timing = bf_xstrdup(res.timing[0] ? res.timing : "unknown");
 	g->device_state = device_state_json(&state_before, &state_after,
 					    &g->throttled);
-	gemm_reliability(g, job.warmup, st.median, st.min, st.max);
+	gemm_reliability(g, g->warmup_calls, st.median, st.min, st.max);
+	if (res.energy.source[0]) {
+		const struct energy_window *e = &res.energy;
+
+		g->energy_source = bf_xstrdup(e->source);
+		g->energy_reason = e->reason[0] ? bf_xstrdup(e->reason) : NULL;
+		g->energy_j = e->joules;
+		g->energy_s = e->seconds;
+		g->energy_gemms = e->gemms;
+		g->energy_w = e->joules > 0 && e->seconds > 0 ?
+				      e->joules / e->seconds : NAN;
+		/* Like gflops: no figure for a result that did not pass. */
+		g->gflop_per_joule = status == BF_STATUS_PASS && e->joules > 0 ?
+					     e->gemms * gemm_flops(n) / 1e9 /
+						     e->joules :
+					     NAN;
+	}
 	if (sd->bandwidth_kind) {
 		struct roofline rl;
 		const char *bound;

@@ -292,7 +292,7 @@ int cmd_run(int argc, char **argv)
 	}
 	status = session_finish(&s, &final_status);
 	printf("\n");
-	table_print_plain(stdout, &s.model);
+	table_print_plain(stdout, &s.model, table_terminal_width(stdout));
 	printf("\nrun %s %s: %s\n", s.archive.run_id, final_status,
 	       s.archive.dir);
 	ctl_stdout_checkpoint(); /* before closing the archive moves errno */

@@ -204,7 +204,7 @@ int cmd_show(int argc, char **argv)
 		load_baselines(&m, run, results);
 	print_header(run);
 	putchar('\n');
-	table_print_plain(stdout, &m);
+	table_print_plain(stdout, &m, table_terminal_width(stdout));
 	print_archive_notes(run);
 	model_free(&m);
 	free(names);

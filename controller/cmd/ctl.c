@@ -19,6 +19,7 @@ static const struct ctl_command commands[] = {
 	{ "run", "deploy and run the agent on hosts, stream and archive results", cmd_run },
 	{ "compare", "archived runs or hosts side by side, with significance", cmd_compare },
 	{ "report", "archived runs as one self-contained HTML page with charts", cmd_report },
+	{ "history", "a host's runs over time: change points and what changed with them", cmd_history },
 	{ "show", "print one archived run as a table", cmd_show },
 	{ "list", "list archived runs: id, date, hosts, status, tag", cmd_list },
 	{ "resolve", "print what ssh_config resolves hosts to (user, hostname, port, keys, known_hosts, proxy)", cmd_resolve },

@@ -22,6 +22,7 @@ struct ctl_command {
 int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+int cmd_history(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_resolve(int argc, char **argv);

@@ -49,6 +49,7 @@ static struct compare_row *find_or_add_row(struct compare_table *t,
 		cell->median_gflops = cell->min_gflops = cell->max_gflops = NAN;
 		cell->spread_pct = cell->median_ms = NAN;
 		cell->peak_gflops = cell->fraction_of_peak = NAN;
+		cell->gflop_per_joule = cell->watts = NAN;
 		cell->roofline_gflops = cell->fraction_of_roofline = NAN;
 		cell->reliable = -1;
 	}
@@ -79,6 +80,8 @@ static void fill_cell(struct compare_cell *c, const struct bf_rec_gemm *g)
 		off += w;
 	}
 	c->peak_gflops = g->peak_gflops;
+	c->gflop_per_joule = g->gflop_per_joule;
+	c->watts = g->energy_w;
 	if (g->measured && g->nsamples > 0) {
 		size_t cap = (size_t)g->nsamples;
 
@@ -96,14 +99,17 @@ static void fill_cell(struct compare_cell *c, const struct bf_rec_gemm *g)
 	c->nsamples = k;
 	if (k > 0) {
 		struct bf_stats_summary s = bf_stats_summarize(c->gflops, k);
+		struct bf_stats_summary t = bf_stats_summarize(ms, k);
 
 		c->median_gflops = s.median;
 		c->min_gflops = s.min;
 		c->max_gflops = s.max;
-		/* One sample has no spread: not a confident ±0%. */
+		/* The agent's spread (bf_stats_spread, of the times), so that
+		 * a cell and the reason it is unreliable give one figure; one
+		 * sample has none, not a confident 0%. */
 		c->spread_pct = k < 2 ? NAN :
-			fmax(s.median - s.min, s.max - s.median) / s.median * 100;
-		c->median_ms = bf_stats_median(ms, k);
+			100 * bf_stats_spread(t.median, t.min, t.max);
+		c->median_ms = t.median;
 	} else {
 		c->median_gflops = g->gflops;
 		c->median_ms = g->median_ms;
@@ -620,4 +626,9 @@ void compare_free(struct compare_table *t)
 	free(t->rows);
 	free(t->cols);
 	free(t);
+}
+
+int compare_is_regression(const struct compare_delta *d, double pct)
+{
+	return d->valid && d->significant && d->ratio < 1 - pct / 100;
 }

@@ -59,6 +59,8 @@ struct cJSON;
 #define CMP_KEY_OCCURRENCE "occurrence"
 #define CMP_KEY_FRACTION_OF_PEAK "fraction_of_peak"
 #define CMP_KEY_PEAK_GFLOPS "peak_gflops"
+#define CMP_KEY_GFLOP_PER_JOULE "gflop_per_joule"
+#define CMP_KEY_WATTS "watts"
 #define CMP_KEY_RELIABLE "reliable"
 #define CMP_KEY_UNRELIABLE_REASONS "unreliable_reasons"
 #define CMP_KEY_ROOFLINE_GFLOPS "roofline_gflops"
@@ -87,16 +89,16 @@ struct compare_cell {
 	size_t nsamples;         /* per-iteration samples (samples_ms) */
 	double *gflops;          /* each sample as GFLOP/s, 2 n^3 / ms / 1e6 */
 	double median_gflops, min_gflops, max_gflops;
-	double spread_pct;       /* largest distance of min or max from the
-				  * median, in % of the median: benchstat's
-				  * formula for its "±", with the sample's
-				  * extremes for its 95% confidence bounds,
-				  * so never below it (docs/compare.md); NaN
-				  * with fewer than 2 samples (one sample has
-				  * no spread to speak of) */
+	double spread_pct;       /* the spread, in %: (max - min) / median of
+				  * the samples' times (bf_stats_spread, the
+				  * agent's record "spread"); NaN with fewer
+				  * than 2 samples (one sample has none). Not
+				  * benchstat's "±" (docs/compare.md) */
 	double median_ms;
 	double peak_gflops;      /* the record's; NaN unknown */
 	double fraction_of_peak; /* median GFLOP/s / peak_gflops; NaN */
+	double gflop_per_joule;  /* the record's energy (agent/hardware/energy.h); NaN */
+	double watts;            /* its mean power over the window; NaN */
 	int reliable;            /* the agent's verdict: 1, 0, -1 unknown */
 	char unreliable[160];    /* its reasons, "; "-joined */
 	double roofline_gflops;  /* the record's roofline; NaN: none */
@@ -163,5 +165,9 @@ struct compare_table {
 struct compare_table *compare_build(const struct compare_column *cols,
 				    int ncols, double alpha);
 void compare_free(struct compare_table *t);
+
+/* Whether delta d is a significant slowdown (U test, p < alpha) of more
+ * than pct percent: its ratio below 1 - pct / 100. */
+int compare_is_regression(const struct compare_delta *d, double pct);
 
 #endif

@@ -13,9 +13,11 @@
  *     nodes must share (a half-uploaded tree is never used: it is staged
  *     and renamed into place);
  *  2. build: `srun -N1 ... bf-task.sh build` builds the agent on a compute
- *     node into build-<arch>-<target>-<compiler version>[-cuda<v>]/ of that
- *     directory, once per architecture and toolchain (a node of another
- *     kind builds its own when its task finds none);
+ *     node into build-<arch>-<target>-<compiler version>[-cuda<v>]
+ *     [-sm<compute capabilities>]/ of that directory, once per
+ *     architecture, toolchain and GPU kind (the CUDA code is built for the
+ *     node's GPUs; a node of another kind builds its own when its task
+ *     finds none);
  *  3. run: `srun -N<nodes> --ntasks-per-node=1 --label ... bf-task.sh run
  *     ARGS` runs one agent per node. Each task first prints its node's
  *     name (SLURMD_NODENAME) and the job id; the rank's host is renamed to
@@ -88,9 +90,11 @@ static const char task_script[] =
 	"PATH=\"$PATH:/usr/local/cuda/bin\"; export PATH\n"
 	"cuda=$(command -v nvcc >/dev/null 2>&1 && nvcc --version 2>/dev/null | "
 	"sed -n 's/.*release \\([0-9.]*\\).*/cuda\\1/p')\n"
-	"key=$(printf '%s-%s-%s%s' \"$(uname -m)\" \"$(cc -dumpmachine 2>/dev/null)\" "
+	"gpus=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | "
+	"grep -E '^[0-9]+\\.[0-9]+$' | sort -u | tr -d . | tr '\\n' _ | sed 's/_$//')\n"
+	"key=$(printf '%s-%s-%s%s%s' \"$(uname -m)\" \"$(cc -dumpmachine 2>/dev/null)\" "
 	"\"$(cc -dumpfullversion 2>/dev/null || cc -dumpversion 2>/dev/null)\" "
-	"\"${cuda:+-$cuda}\" | tr -c 'A-Za-z0-9._-' '_')\n"
+	"\"${cuda:+-$cuda}\" \"${gpus:+-sm$gpus}\" | tr -c 'A-Za-z0-9._-' '_')\n"
 	"b=\"$src/build-$key\"\n"
 	"if [ ! -x \"$b/bin/agent\" ]; then\n"
 	"\tt=\"$b.tmp-$(hostname)-$$\"\n"

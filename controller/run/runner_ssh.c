@@ -7,11 +7,13 @@
  * ~/.cache/benchfleet, created 0700; one writable by group or others is
  * made 0700 when the login owns it and refused otherwise). The toolchain
  * key hashes what decides the binary: the machine (uname -m), the C
- * compiler's version line, nvcc's (or none: no CUDA), and the cJSON and
- * OpenBLAS versions from pkg-config, as seen with the host's environment.
- * So two hosts sharing one home over NFS (x86_64 and aarch64) never run
- * each other's agent, and a host that gained the CUDA toolkit builds
- * again, with CUDA. When that directory has a built agent, it is reused.
+ * compiler's version line, nvcc's (or none: no CUDA), the cJSON and
+ * OpenBLAS versions from pkg-config, and the GPUs' compute capabilities
+ * (nvidia-smi --query-gpu=compute_cap: the CUDA code is built for them,
+ * cmake/cuda_architectures.cmake), as seen with the host's environment.
+ * So two hosts sharing one home over NFS (x86_64 and aarch64, or an H200
+ * and a T4 node) never run each other's agent, and a host that gained the
+ * CUDA toolkit builds again, with CUDA. When that directory has a built agent, it is reused.
  * Otherwise a preflight says what the host lacks (with the command that
  * installs it on that distribution), the sources are uploaded over SFTP
  * into a staging directory, built there with the host's own compiler and
@@ -57,9 +59,9 @@
 static char *env_prefix(const struct host_ctx *h);
 
 /* What the toolchain key covers, in the order it is hashed. */
-enum tc_part { TC_ARCH, TC_CC, TC_CUDA, TC_LIBS, TC_PARTS };
+enum tc_part { TC_ARCH, TC_CC, TC_CUDA, TC_LIBS, TC_GPUS, TC_PARTS };
 static const char *const tc_names[TC_PARTS] = {
-	"arch", "compiler", "nvcc", "libs"
+	"arch", "compiler", "nvcc", "libs", "gpus"
 };
 
 /* Collects "key=value" lines printed by the preflight script. */
@@ -78,7 +80,7 @@ static enum bf_err probe_line(void *arg, const char *line, size_t len,
 			      int truncated)
 {
 	static const char *const tc_keys[TC_PARTS] = {
-		"tc_arch=", "tc_cc=", "tc_cuda=", "tc_libs="
+		"tc_arch=", "tc_cc=", "tc_cuda=", "tc_libs=", "tc_gpus="
 	};
 	struct probe *p = arg;
 
@@ -388,6 +390,10 @@ static char *preflight_command(const char *work_sh, const char *env)
 		"echo \"tc_cc=$(${CC:-cc} --version 2>/dev/null | head -n 1)\"; "
 		"echo \"tc_cuda=$(${CUDACXX:-nvcc} --version 2>/dev/null | grep -i release | head -n 1)\"; "
 		"echo \"tc_libs=$(echo $(pkg-config --modversion libcjson openblas 2>/dev/null))\"; "
+		/* Only well-formed "9.0" lines: a failing nvidia-smi prints
+		 * its complaint on stdout. */
+		"echo \"tc_gpus=$(echo $(nvidia-smi --query-gpu=compute_cap "
+		"--format=csv,noheader 2>/dev/null | grep -E '^[0-9]+\\.[0-9]+$' | sort -u))\"; "
 		"for x in \"$w\"/%s-*; do [ -x \"$x/build/bin/agent\" ] && echo \"built=${x##*/}\"; done; "
 		"m=; "
 		"command -v cc >/dev/null 2>&1 || m=\"$m compiler\"; "
@@ -498,11 +504,12 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 	toolchain_key(&p, key);
 	snprintf(name, sizeof(name), "%s-%s", embedded_agent_hash, key);
 	final_sh = shell_dir(workdir, name);
-	host_note(h, "cache key %s (%s %s, %s %s, %s %s, %s %s)%s", key,
+	host_note(h, "cache key %s (%s %s, %s %s, %s %s, %s %s, %s %s)%s", key,
 		  tc_names[TC_ARCH], p.tc[TC_ARCH][0] ? p.tc[TC_ARCH] : "?",
 		  tc_names[TC_CC], p.tc[TC_CC][0] ? p.tc[TC_CC] : "none",
 		  tc_names[TC_CUDA], p.tc[TC_CUDA][0] ? p.tc[TC_CUDA] : "none",
 		  tc_names[TC_LIBS], p.tc[TC_LIBS][0] ? p.tc[TC_LIBS] : "none",
+		  tc_names[TC_GPUS], p.tc[TC_GPUS][0] ? p.tc[TC_GPUS] : "none",
 		  is_built(&p, name) ? ": cached" : "");
 	*agent_dir = bf_xstrdup(final_sh);
 	if (is_built(&p, name))

@@ -193,7 +193,7 @@ void compare_print_csv(FILE *out, const struct compare_table *t)
 		"spread_pct", "median_ms", "vs_first", "ratio", "p",
 		"significant", "occurrence", "fraction_of_peak", "reliable",
 		"unreliable_reasons", "roofline_gflops", "fraction_of_roofline",
-		"bound",
+		"bound", "gflop_per_joule", "watts",
 	};
 	const size_t nheader = sizeof(header) / sizeof(header[0]);
 
@@ -249,7 +249,13 @@ void compare_print_csv(FILE *out, const struct compare_table *t)
 			csv_num(out, cell->present ? cell->roofline_gflops : NAN);
 			csv_num(out, pass ? cell->fraction_of_roofline : NAN);
 			csv_field(out, cell->present && cell->bound[0] ? cell->bound :
-								 "n/a", 1);
+								 "n/a", 0);
+			csv_num(out, pass ? cell->gflop_per_joule : NAN);
+			if (cell->present && !isnan(cell->watts))
+				snprintf(buf, sizeof(buf), "%.10g", cell->watts);
+			else
+				snprintf(buf, sizeof(buf), "n/a");
+			csv_field(out, buf, 1);
 		}
 	}
 	fflush(out);
@@ -324,6 +330,9 @@ static cJSON *json_cell(const struct compare_cell *cell,
 			pass ? cell->fraction_of_roofline : NAN);
 	add_str_or_null(o, CMP_KEY_BOUND, cell->present && cell->bound[0] ?
 						  cell->bound : NULL);
+	add_num_or_null(o, CMP_KEY_GFLOP_PER_JOULE,
+			pass ? cell->gflop_per_joule : NAN);
+	add_num_or_null(o, CMP_KEY_WATTS, cell->present ? cell->watts : NAN);
 	if (!cell->present || cell->reliable < 0)
 		cJSON_AddNullToObject(o, CMP_KEY_RELIABLE);
 	else

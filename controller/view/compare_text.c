@@ -14,6 +14,8 @@
 #include "bf_text.h"
 #include "view/table.h"
 #include "view/texttable.h"
+#include "view/ui_layout.h"
+#include "view/ui_notes.h"
 #include "xmalloc.h"
 
 /* --- formatting ------------------------------------------------------ */
@@ -34,7 +36,13 @@ void compare_fmt_gflops(char *buf, size_t len, double v)
 
 void compare_fmt_cell(char *buf, size_t len, const struct compare_cell *c)
 {
-	char num[32];
+	compare_fmt_cell_marked(buf, len, c, "");
+}
+
+void compare_fmt_cell_marked(char *buf, size_t len,
+			     const struct compare_cell *c, const char *marks)
+{
+	char num[48];
 
 	if (!c->present) {
 		snprintf(buf, len, "n/a");
@@ -48,15 +56,16 @@ void compare_fmt_cell(char *buf, size_t len, const struct compare_cell *c)
 	}
 	compare_fmt_gflops(num, sizeof(num), c->median_gflops);
 	if (c->reliable == 0 && !isnan(c->median_gflops))
-		snprintf(num + strlen(num), sizeof(num) - strlen(num), "?");
+		snprintf(num + strlen(num), sizeof(num) - strlen(num), "%s%s",
+			 UI_UNRELIABLE_MARK, marks);
 	if (c->nsamples == 1)
 		snprintf(buf, len, "%s (1 sample)", num);
 	else if (isnan(c->spread_pct))
 		snprintf(buf, len, "%s", num);
 	else if (c->spread_pct >= 1)
-		snprintf(buf, len, "%s ±%.0f%%", num, c->spread_pct);
+		snprintf(buf, len, "%s (%.0f%%)", num, c->spread_pct);
 	else
-		snprintf(buf, len, "%s ±%.1f%%", num, c->spread_pct);
+		snprintf(buf, len, "%s (%.1f%%)", num, c->spread_pct);
 }
 
 void compare_fmt_peak(char *buf, size_t len, const struct compare_cell *c)
@@ -234,12 +243,10 @@ static void print_bandwidth(FILE *out, const struct compare_table *t)
 void compare_print_plain(FILE *out, const struct compare_table *t)
 {
 	struct texttable *tt = texttable_new(2);
-	struct table_reasons unreliable, invalid;
-	char cell[CELL_LEN];
-	int any_too_few = 0, nunreliable = 0;
-
-	memset(&unreliable, 0, sizeof(unreliable));
-	memset(&invalid, 0, sizeof(invalid));
+	struct ui_reason_groups unreliable = { 0 };
+	struct ui_notes invalid = { 0 };
+	char cell[CELL_LEN], marks[64];
+	int any_too_few = 0;
 	if (t->by_host)
 		texttable_add_column(tt, "host", TEXTTABLE_LEFT);
 	texttable_add_column(tt, "device", TEXTTABLE_LEFT);
@@ -248,7 +255,7 @@ void compare_print_plain(FILE *out, const struct compare_table *t)
 	for (int c = 0; c < t->ncols; c++) {
 		const char *l = t->cols[c].label;
 
-		snprintf(cell, sizeof(cell), "%s GFLOP/s", l);
+		snprintf(cell, sizeof(cell), "%s GFLOP/s (spread)", l);
 		texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
 		snprintf(cell, sizeof(cell), "%s %%peak", l);
 		texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
@@ -276,7 +283,12 @@ void compare_print_plain(FILE *out, const struct compare_table *t)
 		for (int c = 0; c < t->ncols; c++) {
 			const struct compare_cell *cl = &r->cells[c];
 
-			compare_fmt_cell(cell, sizeof(cell), cl);
+			marks[0] = '\0';
+			if (cl->present && cl->status == BF_STATUS_PASS &&
+			    cl->reliable == 0)
+				ui_reasons_add(&unreliable, cl->unreliable, marks,
+					      sizeof(marks));
+			compare_fmt_cell_marked(cell, sizeof(cell), cl, marks);
 			texttable_cell(tt, cell);
 			compare_fmt_peak(cell, sizeof(cell), cl);
 			texttable_cell(tt, cell);
@@ -293,14 +305,9 @@ void compare_print_plain(FILE *out, const struct compare_table *t)
 				any_too_few |= r->deltas[c].valid &&
 					       r->deltas[c].too_few;
 			}
-			if (cl->present && cl->status == BF_STATUS_PASS &&
-			    cl->reliable == 0) {
-				nunreliable++;
-				table_reasons_add(&unreliable, cl->unreliable);
-			}
 			if (cl->present && cl->status == BF_STATUS_FAIL &&
 			    strncmp(cl->reason, "invalid:", 8) == 0)
-				table_reasons_add(&invalid, cl->reason + 8);
+				ui_notes_add(&invalid, cl->reason + 9);
 		}
 	}
 	print_legend(out, t);
@@ -310,11 +317,13 @@ void compare_print_plain(FILE *out, const struct compare_table *t)
 	else
 		texttable_print(tt, out);
 	texttable_free(tt);
-	fprintf(out, "\nGFLOP/s: higher is better; median ±spread (the larger distance of min or max\n"
-		     "from the median). %%peak: of the device's theoretical peak. %%roof: of its\n"
-		     "roofline, min(peak, FLOP/byte x measured bandwidth); M memory-, C compute-\n"
-		     "bound. ms: median time per GEMM, lower is better. n#2: the second run of a\n"
-		     "size the sweep repeats.\n");
+	fprintf(out, "\nGFLOP/s: higher is better; the median, then (the spread): (max - min) /\n"
+		     "median of the timed iterations' times, the figure the agent judges a\n"
+		     "result's reliability by (above 20%%: unreliable). %%peak: of the device's\n"
+		     "theoretical peak. %%roof: of its roofline, min(peak, FLOP/byte x measured\n"
+		     "bandwidth); M memory-, C compute-bound.\n"
+		     "ms: median time per GEMM, lower is better. n#2: the second run of a size\n"
+		     "the sweep repeats.\n");
 	if (t->ncols > 1)
 		fprintf(out, "vs A: change in median GFLOP/s from column A (+ is faster); ~: no significant\n"
 			     "difference (two-sided Mann-Whitney U test on the per-iteration GFLOP/s,\n"
@@ -323,18 +332,18 @@ void compare_print_plain(FILE *out, const struct compare_table *t)
 		fprintf(out, "too few samples: with so few on either side no difference can reach\n"
 			     "p < %.2f (4+4 is the least; 3+5 and 2+8 also do); measure more iterations.\n",
 			t->alpha);
-	if (nunreliable) {
-		fprintf(out, "?: unreliable measurement (%d cell%s):", nunreliable,
-			nunreliable == 1 ? "" : "s");
-		for (int k = 0; k < unreliable.n; k++)
-			fprintf(out, "%s %s (%d)", k ? ";" : "",
-				bf_text_sanitize(cell, sizeof(cell), unreliable.text[k]),
-				unreliable.count[k]);
-		fputc('\n', out);
+	for (int k = 0; k < unreliable.n; k++) {
+		char text[CELL_LEN];
+
+		ui_reason_group_text(&unreliable.g[k], "cell", text, sizeof(text));
+		fprintf(out, "%s%d unreliable: %s\n", UI_UNRELIABLE_MARK, k + 1,
+			bf_text_sanitize(cell, sizeof(cell), text));
 	}
 	for (int k = 0; k < invalid.n; k++)
 		fprintf(out, "invalid (no GFLOP/s): %s\n",
 			bf_text_sanitize(cell, sizeof(cell), invalid.text[k]));
+	ui_reasons_free(&unreliable);
+	ui_notes_free(&invalid);
 	print_bandwidth(out, t);
 	if (t->nprov > 0) {
 		struct texttable *pt = texttable_new(2);

@@ -14,12 +14,18 @@
  * "0.52"; "n/a" for NaN. */
 void compare_fmt_gflops(char *buf, size_t len, double v);
 
-/* A cell's GFLOP/s text: "18473 ±2%", "28.5 ±0.4%", "28.5 (1 sample)"
- * (no spread from one sample), "skipped", "FAIL", "invalid" (gflops
- * disagrees with n and median_ms: bf_rec_gemm_check), "n/a" (no such row
- * in that column); the number is followed by "?" when the agent called
- * the measurement unreliable ("28.5? ±31%"). */
+/* A cell's GFLOP/s text: "18473 (2%)", "28.5 (0.4%)" (the median, then
+ * the spread: (max - min) / median of the samples' times), "28.5 (1
+ * sample)" (no spread from one sample), "skipped", "FAIL", "invalid"
+ * (gflops disagrees with n and median_ms: bf_rec_gemm_check), "n/a" (no
+ * such row in that column); the number is followed by "?" when the agent
+ * called the measurement unreliable ("28.5? (31%)"). */
 void compare_fmt_cell(char *buf, size_t len, const struct compare_cell *c);
+
+/* The same with marks after the "?" of an unreliable cell: the numbers of
+ * the notes giving its reasons ("28.5?1 (31%)", ui_notes.h). */
+void compare_fmt_cell_marked(char *buf, size_t len,
+			     const struct compare_cell *c, const char *marks);
 
 /* The verdict alone: "+23.4%" / "-5.0%" for a significant change within
  * 0.5x..2x, "2.10x" / "0.25x" beyond, "~" when not significant, "n/a"

@@ -315,50 +315,46 @@ void report_roofline_chart(FILE *out, int col, const struct archive_host *ah,
 }
 
 /* One line per (device, dtype, n) across the host's runs, oldest left. */
-void report_history_chart(FILE *out, const struct report_history *h)
+/* x of run i of nruns in a chart's plot area [left, w - right]. */
+static double run_x(int i, int nruns, int left, int plot_w)
 {
-	struct series {
-		char key[64];
-		double *y;
-	} *s = NULL;
-	int ns = 0, w = CHART_W, ht = 260, left = 60, right = 230, top = 20,
-	    bottom = 50;
+	return left + (nruns == 1 ? 0.5 : (double)i / (nruns - 1)) * plot_w;
+}
+
+/* A change point's hover text: its change, p, and what differs across
+ * it (or that nothing does). */
+static void change_title(FILE *out, const struct history_change *c)
+{
+	fprintf(out, "<title>change %+.1f%% (p=%.3f): ", 100 * c->cp.change,
+		c->cp.p);
+	if (c->nprov == 0)
+		fprintf(out, "no provenance change: unexplained shift");
+	for (int i = 0; i < c->nprov; i++) {
+		fprintf(out, "%s", i ? "; " : "");
+		report_html_escape(out, c->prov[i].key);
+		fputs(": ", out);
+		report_html_escape(out, c->prov[i].before ? c->prov[i].before : "n/a");
+		fputs(" \xe2\x86\x92 ", out);
+		report_html_escape(out, c->prov[i].after ? c->prov[i].after : "n/a");
+	}
+	fprintf(out, "</title>");
+}
+
+void report_history_chart(FILE *out, const struct history *h)
+{
+	int w = CHART_W, ht = 260, left = 60, right = 230, top = 20, bottom = 50;
+	int plot_w = w - left - right, shown = 0;
 	double max = 0;
 
-	for (int i = 0; i < h->nruns; i++) {
-		const struct archive_host *ah = archive_run_host(h->runs[i], h->host);
-
-		for (int k = 0; ah && k < ah->nrecords; k++) {
-			const struct bf_rec_gemm *g = &ah->records[k].u.gemm;
-			char key[64];
-			int j;
-
-			if (ah->records[k].type != BF_REC_GEMM ||
-			    g->status != BF_STATUS_PASS || !(g->gflops > 0))
-				continue;
-			snprintf(key, sizeof(key), "%s %s n=%d", g->device,
-				 g->dtype, g->n);
-			for (j = 0; j < ns && strcmp(s[j].key, key) != 0; j++)
-				;
-			if (j == ns) {
-				s = bf_xrealloc(s, (size_t)(ns + 1) * sizeof(*s));
-				snprintf(s[ns].key, sizeof(s[ns].key), "%s", key);
-				s[ns].y = bf_xcalloc((size_t)h->nruns, sizeof(double));
-				for (int q = 0; q < h->nruns; q++)
-					s[ns].y[q] = NAN;
-				ns++;
-			}
-			s[j].y[i] = g->gflops;
-			if (g->gflops > max)
-				max = g->gflops;
-		}
-	}
+	for (int j = 0; j < h->nseries; j++)
+		for (int k = 0; k < h->series[j].npoints; k++)
+			if (h->series[j].points[k].median_gflops > max)
+				max = h->series[j].points[k].median_gflops;
 	fprintf(out, "<h3>");
 	report_html_escape(out, h->host);
 	fprintf(out, ": %d run%s</h3>\n", h->nruns, h->nruns == 1 ? "" : "s");
-	if (ns == 0 || h->nruns == 0) {
+	if (!(max > 0) || h->nruns == 0) {
 		fprintf(out, "<p>No passing GEMM result in its runs.</p>\n");
-		free(s);
 		return;
 	}
 	fprintf(out, "<svg class=\"chart\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
@@ -373,54 +369,76 @@ void report_history_chart(FILE *out, const struct report_history *h)
 	fprintf(out, "<text x=\"4\" y=\"%d\" class=\"unit\">GFLOP/s</text>\n",
 		(ht - bottom + top) / 2);
 	for (int i = 0; i < h->nruns; i++) {
-		double x = left + (h->nruns == 1 ? 0.5 : (double)i / (h->nruns - 1)) *
-					  (w - left - right);
-
 		const char *when = h->runs[i]->started_at;
 
 		/* "12-01 03:50:53" of "2026-12-01T03:50:53.715Z" */
 		fprintf(out, "<text x=\"%.1f\" y=\"%d\" class=\"tick\" "
-			     "text-anchor=\"middle\">%.5s %.8s</text>\n", x,
-			ht - bottom + 16, strlen(when) >= 19 ? when + 5 : when,
+			     "text-anchor=\"middle\">%.5s %.8s</text>\n",
+			run_x(i, h->nruns, left, plot_w), ht - bottom + 16,
+			strlen(when) >= 19 ? when + 5 : when,
 			strlen(when) >= 19 ? when + 11 : "");
 	}
-	for (int j = 0; j < ns; j++) {
-		int started = 0;
+	for (int j = 0; j < h->nseries; j++) {
+		const struct history_series *s = &h->series[j];
+		const char *why = history_settings_change(h, s->settings);
+		const char *color = report_series_color(j);
 
-		fprintf(out, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"2\" d=\"",
-			report_series_color(j));
-		for (int i = 0; i < h->nruns; i++) {
-			double x = left + (h->nruns == 1 ? 0.5 :
-					   (double)i / (h->nruns - 1)) *
-						 (w - left - right);
-			double y;
+		if (s->npoints == 0)
+			continue;
+		/* Where these settings begin: a dashed line, its reason on
+		 * hover; a series never joins another settings' runs. */
+		if (s->settings > 0) {
+			double x = run_x(s->points[0].run, h->nruns, left, plot_w);
 
-			if (!isfinite(s[j].y[i]))
-				continue;
-			y = ht - bottom - s[j].y[i] / max * (ht - bottom - top);
-			fprintf(out, "%c%.1f %.1f", started ? 'L' : 'M', x, y);
-			started = 1;
+			fprintf(out, "<line class=\"settings\" x1=\"%.1f\" y1=\"%d\" "
+				     "x2=\"%.1f\" y2=\"%d\" stroke=\"#888\" "
+				     "stroke-dasharray=\"4 3\"><title>settings %d from here",
+				x, top, x, ht - bottom, s->settings + 1);
+			if (why) {
+				fputs(": ", out);
+				report_html_escape(out, why);
+				fputs(" differs", out);
+			}
+			fprintf(out, "</title></line>\n");
 		}
+		fprintf(out, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"2\" d=\"",
+			color);
+		for (int k = 0; k < s->npoints; k++)
+			fprintf(out, "%c%.1f %.1f", k ? 'L' : 'M',
+				run_x(s->points[k].run, h->nruns, left, plot_w),
+				ht - bottom - s->points[k].median_gflops / max *
+						      (ht - bottom - top));
 		fprintf(out, "\"/>\n");
-		for (int i = 0; i < h->nruns; i++) {
-			double x = left + (h->nruns == 1 ? 0.5 :
-					   (double)i / (h->nruns - 1)) *
-						 (w - left - right);
-
-			if (!isfinite(s[j].y[i]))
-				continue;
+		for (int k = 0; k < s->npoints; k++)
 			fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\">"
 				     "<title>%.1f GFLOP/s</title></circle>\n",
-				x, ht - bottom - s[j].y[i] / max * (ht - bottom - top),
-				report_series_color(j), s[j].y[i]);
+				run_x(s->points[k].run, h->nruns, left, plot_w),
+				ht - bottom - s->points[k].median_gflops / max *
+						      (ht - bottom - top),
+				color, s->points[k].median_gflops);
+		/* Each change point: a marked line at its first run after. */
+		for (int c = 0; c < s->nchanges; c++) {
+			const struct history_change *ch = &s->changes[c];
+			double x = run_x(s->points[ch->cp.at].run, h->nruns, left,
+					 plot_w);
+
+			fprintf(out, "<g class=\"change\"><line x1=\"%.1f\" y1=\"%d\" "
+				     "x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" "
+				     "stroke-width=\"3\" opacity=\"0.5\"/>"
+				     "<path d=\"M%.1f %d l5 -8 l5 8 z\" fill=\"%s\"/>",
+				x, top, x, ht - bottom, color, x - 5, top + 8, color);
+			change_title(out, ch);
+			fprintf(out, "</g>\n");
 		}
 		fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"label\" fill=\"%s\">",
-			w - right + 10, top + 14 * j + 4, report_series_color(j));
-		report_html_escape(out, s[j].key);
+			w - right + 10, top + 14 * shown + 4, color);
+		fprintf(out, "%s %s n=%d", s->device, s->dtype, s->n);
+		if (s->occurrence > 1)
+			fprintf(out, "#%d", s->occurrence);
+		if (h->nsettings > 1)
+			fprintf(out, " (settings %d)", s->settings + 1);
 		fprintf(out, "</text>\n");
+		shown++;
 	}
 	fprintf(out, "</svg>\n");
-	for (int j = 0; j < ns; j++)
-		free(s[j].y);
-	free(s);
 }

@@ -14,6 +14,7 @@
 
 #include "archive/archive_read.h"
 #include "record.h"
+#include "model/history.h"
 #include "view/report_html.h"
 
 /* Writes s to out with &, <, >, " and ' escaped for HTML text and
@@ -55,7 +56,11 @@ int report_on_roofline(const struct bf_record *r);
 void report_roofline_chart(FILE *out, int col, const struct archive_host *ah,
 			   const char *device);
 
-/* One line per (device, dtype, n) across host h's runs, oldest left. */
-void report_history_chart(FILE *out, const struct report_history *h);
+/* One line per series of host h's history (device, dtype, n, settings:
+ * a series never crosses a change of settings, marked by a dashed line
+ * with the differing option on hover), runs oldest left; each change
+ * point a marked line whose hover text gives its change, p and the
+ * provenance that differs across it (model/history.h). */
+void report_history_chart(FILE *out, const struct history *h);
 
 #endif

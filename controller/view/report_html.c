@@ -209,6 +209,46 @@ static void section_peak(FILE *out, const struct compare_table *t,
 	free(tips);
 }
 
+/* GFLOP per joule of each passing result (the record's energy over its
+ * timed loop, agent/hardware/energy.h), the counter or the reason it is unknown
+ * on hover. */
+static void section_energy(FILE *out, const struct compare_table *t,
+			   char labels[][160])
+{
+	size_t n = (size_t)t->nrows * (size_t)t->ncols;
+	double *v = bf_xcalloc(n + 1, sizeof(double));
+	const char **tips = bf_xcalloc(n + 1, sizeof(char *));
+	int any = 0;
+
+	for (int r = 0; r < t->nrows; r++)
+		for (int c = 0; c < t->ncols; c++) {
+			const struct bf_rec_gemm *g = cell_record(&t->cols[c],
+								  &t->rows[r]);
+			size_t k = (size_t)r * (size_t)t->ncols + (size_t)c;
+
+			v[k] = g && g->status == BF_STATUS_PASS ?
+				       g->gflop_per_joule : NAN;
+			tips[k] = !g ? NULL :
+				  g->energy_reason ? g->energy_reason :
+						     g->energy_source;
+			any |= isfinite(v[k]);
+		}
+	fprintf(out, "<h2>Energy</h2>\n");
+	if (!any)
+		fprintf(out, "<p>No result carries its energy (runs of an "
+			     "older agent, no NVML energy counter, RAPL not "
+			     "readable: hover a bar's n/a for why).</p>\n");
+	else
+		fprintf(out, "<p>GFLOP per joule over the timed loop: NVML's "
+			     "board energy counter on a GPU, the RAPL package "
+			     "counters (whole sockets) on a CPU; hover a bar for "
+			     "the counter.</p>\n");
+	report_hbars(out, "energy", "GFLOP/J", labels, t->nrows, t->ncols, v,
+		     NULL, NULL, 0, 0, tips);
+	free(v);
+	free(tips);
+}
+
 /* The hosts a column covers: its own, or every host of its run. */
 static int column_hosts(const struct compare_column *col,
 			const struct archive_host **out, int cap)
@@ -349,21 +389,31 @@ static void section_bandwidth(FILE *out, const struct compare_table *t)
 			     "or of an older agent).</p>\n");
 }
 
+/* The batching case as the text tables give it (ui_workload_lines): the
+ * rows' one-row calls together beside the one batch call, the speed-up
+ * of the one over the other, then each per row; in microseconds. */
 static void batching_cells(FILE *out, const struct bf_record *r)
 {
 	const struct bf_rec_batching *b = &r->u.batching;
+	double rows = b->rows > 0 ? b->rows : NAN;
+	const double us[] = { rows * b->single_ms * 1000, b->batch_ms * 1000,
+			      NAN, b->single_ms * 1000,
+			      b->batch_ms * 1000 / rows };
 
 	text_cell(out, b->device);
 	text_cell(out, b->dtype);
-	if (b->measured)
-		fprintf(out, "<td>%d</td><td>%.4g</td><td>%.4g</td>", b->rows,
-			b->single_ms, b->batch_ms);
+	if (b->rows > 0)
+		fprintf(out, "<td>%d</td>", b->rows);
 	else
-		fprintf(out, "<td>n/a</td><td>n/a</td><td>n/a</td>");
-	if (isnan(b->speedup))
 		fprintf(out, "<td>n/a</td>");
-	else
-		fprintf(out, "<td>%.2fx</td>", b->speedup);
+	for (int i = 0; i < 5; i++) {
+		if (i == 2 && !isnan(b->speedup))
+			fprintf(out, "<td>%.2fx</td>", b->speedup);
+		else if (!b->measured || isnan(us[i]))
+			fprintf(out, "<td>n/a</td>");
+		else
+			fprintf(out, "<td>%.3g</td>", us[i]);
+	}
 	status_cell(out, b->status, b->reason);
 }
 
@@ -373,11 +423,13 @@ static void section_batching(FILE *out, const struct compare_table *t)
 	if (!record_table(out, t, BF_REC_BATCHING, "batchrow",
 			  "<p>The seed's batching case: rows scored by one-row "
 			  "calls or by one batch through a 30-16-relu-1 model; "
-			  "median ms per call and the rows/s speed-up of the "
-			  "batch.</p>\n<table><tr><th></th><th>host</th>"
-			  "<th>device</th><th>dtype</th><th>rows</th>"
-			  "<th>single ms</th><th>batch ms</th><th>speed-up</th>"
-			  "<th>status</th></tr>\n",
+			  "the time of all the one-row calls beside the one "
+			  "batch call (medians, in \xc2\xb5s), the speed-up of "
+			  "the batch, and each per row.</p>\n<table><tr><th></th>"
+			  "<th>host</th><th>device</th><th>dtype</th><th>rows</th>"
+			  "<th>one-row calls \xc2\xb5s</th><th>batch \xc2\xb5s</th>"
+			  "<th>speed-up</th><th>\xc2\xb5s/row call</th>"
+			  "<th>\xc2\xb5s/row batch</th><th>status</th></tr>\n",
 			  batching_cells))
 		fprintf(out, "<p>No batching records (runs with --no-batching, "
 			     "or of an older agent).</p>\n");
@@ -482,7 +534,7 @@ static const char style[] =
 	".chart .whisker{stroke:#222;stroke-width:1.2;fill:none}";
 
 int report_html_write(FILE *out, const struct compare_table *t,
-		      const struct report_history *hist, int nhist,
+		      struct history *const *hist, int nhist,
 		      const char *generated_at)
 {
 	char(*labels)[160] = bf_xcalloc((size_t)t->nrows + 1, sizeof(*labels));
@@ -502,13 +554,14 @@ int report_html_write(FILE *out, const struct compare_table *t,
 	section_gflops(out, t, labels);
 	section_speedups(out, t);
 	section_peak(out, t, labels);
+	section_energy(out, t, labels);
 	section_roofline(out, t);
 	section_bandwidth(out, t);
 	section_batching(out, t);
 	fprintf(out, "<h2>History</h2>\n<p>Median GFLOP/s of each result "
 		     "across the host's recent runs, oldest on the left.</p>\n");
 	for (int i = 0; i < nhist; i++)
-		report_history_chart(out, &hist[i]);
+		report_history_chart(out, hist[i]);
 	if (nhist == 0)
 		fprintf(out, "<p>No host history (files given, not runs).</p>\n");
 	section_provenance(out, t);

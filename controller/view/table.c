@@ -5,21 +5,27 @@
  * texttable.c. Hosts in the run's order (the command line's), each
  * host's rows in the order they arrived (the agent's sweep), however the
  * hosts' records interleaved. Missing values print as n/a, never 0.
- * Under the table, a
- * legend for what a cell alone cannot say: which rows are unreliable and
- * why, where Δ% comes from or why it is n/a, and the hosts that did not
- * finish; then the bandwidth and batching results (ui_workload_lines).
+ * Under the table, what a cell alone cannot say: where Δ% comes from or
+ * why it is n/a, and the hosts that did not finish; then the bandwidth
+ * and batching results (ui_workload_lines), and the notes the rows point
+ * to (ui_note_lines). To a terminal, columns that do not fit are left
+ * out in the live table's order; to a pipe or file, none.
  */
 #include "view/table.h"
 
 #include <langinfo.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bf_parse.h"
 #include "bf_text.h"
 #include "view/texttable.h"
 #include "view/ui_layout.h"
+#include "view/ui_notes.h"
 #include "xmalloc.h"
 
 void table_fmt(char *buf, size_t len, double v, int decimals)
@@ -35,61 +41,87 @@ int table_utf8(void)
 	return strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 }
 
-void table_reasons_add(struct table_reasons *r, const char *joined)
+int table_terminal_width(FILE *f)
 {
-	char copy[160], *save = NULL;
+	struct winsize ws;
+	const char *cols = getenv("COLUMNS");
+	long v;
 
-	snprintf(copy, sizeof(copy), "%s", joined);
-	for (char *tok = strtok_r(copy, ";", &save); tok;
-	     tok = strtok_r(NULL, ";", &save)) {
-		int k;
-
-		while (*tok == ' ')
-			tok++;
-		if (!*tok)
-			continue;
-		for (k = 0; k < r->n; k++)
-			if (strcmp(r->text[k], tok) == 0)
-				break;
-		if (k == r->n) {
-			if (r->n == TABLE_REASONS_MAX)
-				continue;
-			snprintf(r->text[k], sizeof(r->text[k]), "%s", tok);
-			r->count[k] = 0;
-			r->n++;
-		}
-		r->count[k]++;
-	}
+	if (!f || !isatty(fileno(f)))
+		return 0;
+	if (ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	if (cols && bf_parse_long(cols, 1, 100000, &v) == 0)
+		return (int)v;
+	return 0;
 }
 
-/* The bandwidth and batching sections (ui_workload_lines, as the live
- * table draws them under its rows), each after a blank line. */
-static void print_workloads(FILE *out, const struct model_snapshot *m)
+/* Text lines (ui_workload_lines, ui_note_lines), each heading after a
+ * blank line. */
+static void print_lines(FILE *out, const struct ui_text_line *lines, int n)
 {
-	struct ui_text_line *lines;
 	char safe[640];
-	int n = ui_workload_lines(m, &lines);
 
 	for (int i = 0; i < n; i++)
 		fprintf(out, "%s%s\n", lines[i].heading ? "\n" : "",
 			bf_text_sanitize(safe, sizeof(safe), lines[i].text));
-	free(lines);
 }
 
-void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8)
+/* Which columns the plain table prints: all of them (width 0), or as
+ * many as fit in width cells at the widths their contents need (as
+ * texttable prints them), dropped in the live table's order
+ * (ui_layout_columns). */
+static void plain_columns(const struct model_snapshot *m,
+			  const struct ui_col_spec spec[UI_NCOLS], int width,
+			  int shown[UI_NCOLS])
+{
+	struct ui_col_spec full[UI_NCOLS];
+	struct ui_col_place place[UI_NCOLS];
+	char cell[640];
+
+	for (int c = 0; c < UI_NCOLS; c++)
+		shown[c] = 1;
+	if (width <= 0)
+		return;
+	for (int c = 0; c < UI_NCOLS; c++) {
+		full[c] = spec[c];
+		full[c].enabled = 1;
+		full[c].min_width = texttable_text_width(spec[c].title);
+	}
+	for (int i = 0; i < m->nrows; i++)
+		for (int c = 0; c < UI_NCOLS; c++) {
+			int w;
+
+			ui_cell_text(m, &m->rows[i], (enum ui_col)c, cell,
+				     sizeof(cell));
+			w = texttable_text_width(cell);
+			if (w > full[c].min_width)
+				full[c].min_width = w;
+		}
+	for (int c = 0; c < UI_NCOLS; c++)
+		full[c].want_width = full[c].min_width;
+	ui_layout_columns(width, full, place);
+	for (int c = 0; c < UI_NCOLS; c++)
+		shown[c] = place[c].shown;
+}
+
+void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8,
+			  int width)
 {
 	struct ui_col_spec spec[UI_NCOLS];
+	struct ui_text_line *lines;
 	struct texttable *t = texttable_new(1);
-	struct table_reasons rc = { .n = 0 };
 	char cell[640], safe[640], note[1024];
-	int unreliable = 0, with_delta = 0, n = 0;
+	int with_delta = 0, n = 0, nlines, shown[UI_NCOLS];
 	int *order = bf_xcalloc((size_t)m->nrows + 1, sizeof(*order));
 
 	ui_columns_for(m, utf8, spec);
+	plain_columns(m, spec, width, shown);
 	for (int c = 0; c < UI_NCOLS; c++)
-		texttable_add_column(t, spec[c].title, spec[c].right ?
-							TEXTTABLE_RIGHT :
-							TEXTTABLE_LEFT);
+		if (shown[c])
+			texttable_add_column(t, spec[c].title, spec[c].right ?
+								TEXTTABLE_RIGHT :
+								TEXTTABLE_LEFT);
 	/* Rows by host (a stable pass per host), then any of no known host. */
 	for (int h = 0; h < m->nhosts; h++)
 		for (int i = 0; i < m->nrows; i++)
@@ -103,12 +135,10 @@ void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8)
 
 		texttable_add_row(t);
 		for (int c = 0; c < UI_NCOLS; c++) {
+			if (!shown[c])
+				continue;
 			ui_cell_text(m, r, (enum ui_col)c, cell, sizeof(cell));
 			texttable_cell(t, bf_text_sanitize(safe, sizeof(safe), cell));
-		}
-		if (r->reliable == 0 && !isnan(r->gflops)) {
-			unreliable++;
-			table_reasons_add(&rc, r->unreliable);
 		}
 		with_delta += !isnan(ui_delta_pct(r->gflops, r->prev_gflops));
 	}
@@ -118,15 +148,6 @@ void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8)
 		texttable_print(t, out);
 	texttable_free(t);
 	free(order);
-	if (unreliable) {
-		fprintf(out, "%s unreliable (%d row%s):", UI_UNRELIABLE_MARK,
-			unreliable, unreliable == 1 ? "" : "s");
-		for (int k = 0; k < rc.n; k++)
-			fprintf(out, "%s %s (%d)", k ? ";" : "",
-				bf_text_sanitize(safe, sizeof(safe), rc.text[k]),
-				rc.count[k]);
-		fputc('\n', out);
-	}
 	for (int h = 0; h < m->nhosts && with_delta; h++)
 		if (m->hosts[h].baseline_run[0])
 			fprintf(out, "%s %s: vs run %s, same machine and settings\n",
@@ -155,15 +176,25 @@ void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8)
 				bf_text_sanitize(safe, sizeof(safe), mh->name),
 				mh->summary_note);
 	}
-	print_workloads(out, m);
+	nlines = ui_workload_lines(m, utf8, width, &lines);
+	print_lines(out, lines, nlines);
+	free(lines);
+	/* The notes the rows point to, in full: wrapped at spaces to a
+	 * terminal's width, one line each to a pipe. */
+	nlines = ui_note_lines(m, width, &lines);
+	if (nlines > 0) {
+		fprintf(out, "\nnotes\n");
+		print_lines(out, lines, nlines);
+	}
+	free(lines);
 	fflush(out);
 }
 
-void table_print_plain(FILE *out, struct model *model)
+void table_print_plain(FILE *out, struct model *model, int width)
 {
 	struct model_snapshot snap = { 0 };
 
 	model_snapshot_update(model, &snap);
-	table_print_snapshot(out, &snap, table_utf8());
+	table_print_snapshot(out, &snap, table_utf8(), width);
 	model_snapshot_free(&snap);
 }

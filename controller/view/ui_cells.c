@@ -14,6 +14,7 @@
 #include <wchar.h>
 
 #include "view/texttable.h"
+#include "view/ui_notes.h"
 
 int ui_text_width(const char *s)
 {
@@ -210,8 +211,11 @@ enum ui_tone ui_cell_text(const struct model_snapshot *snap, const struct model_
 		return UI_TONE_NORMAL;
 	case UI_COL_GFLOPS:
 		if (!isnan(r->gflops) && r->reliable == 0) {
-			snprintf(buf, len, "%.1f%s", r->gflops,
-				 UI_UNRELIABLE_MARK);
+			char marks[64];
+
+			ui_row_marks(snap, r, marks, sizeof(marks));
+			snprintf(buf, len, "%.1f%s%s", r->gflops,
+				 UI_UNRELIABLE_MARK, marks);
 			return UI_TONE_DIM;
 		}
 		return ui_fmt_num(buf, len, r->gflops, 1, "");
@@ -244,6 +248,9 @@ enum ui_tone ui_cell_text(const struct model_snapshot *snap, const struct model_
 		return ui_fmt_num(buf, len, r->gpu_vs_cpu, 1, "x");
 	case UI_COL_PEAK:
 		return ui_fmt_num(buf, len, r->peak_mib, 0, "");
+	case UI_COL_ENERGY:
+		d = r->gflop_per_joule;
+		return ui_fmt_num(buf, len, d, !isnan(d) && d < 9.95 ? 2 : 1, "");
 	case UI_COL_CHECKS:
 		ck = model_snapshot_checks(snap, r->host, r->device);
 		if (!ck) {
@@ -257,15 +264,16 @@ enum ui_tone ui_cell_text(const struct model_snapshot *snap, const struct model_
 		snprintf(buf, len, "%d/%d", ck->passed, ck->failed);
 		return ck->failed ? UI_TONE_BAD : UI_TONE_NORMAL;
 	case UI_COL_STATE:
-		if (r->status == BF_STATUS_FAIL) {
-			snprintf(buf, len, "FAIL%s%s", r->reason[0] ? ": " : "",
-				 r->reason);
-			return UI_TONE_BAD;
+		if (r->status == BF_STATUS_FAIL || r->status == BF_STATUS_SKIPPED) {
+			ui_status_text(snap, r->status, r->reason, buf, len);
+			return r->status == BF_STATUS_FAIL ? UI_TONE_BAD :
+							     UI_TONE_DIM;
 		}
-		if (r->status == BF_STATUS_SKIPPED) {
-			snprintf(buf, len, "skipped%s%s",
-				 r->reason[0] ? ": " : "", r->reason);
-			return UI_TONE_DIM;
+		/* A significant change from its recent runs, not only from
+		 * the last one (model/recent.h). */
+		if (r->recent_note[0]) {
+			snprintf(buf, len, "%s", r->recent_note);
+			return r->recent_slower ? UI_TONE_BAD : UI_TONE_GOOD;
 		}
 		return ui_host_state_text(&snap->hosts[r->host], buf, len);
 	case UI_NCOLS:

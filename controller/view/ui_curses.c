@@ -36,6 +36,7 @@
 #include "bf_clock.h"
 #include "bf_text.h"
 #include "view/ui_layout.h"
+#include "view/ui_notes.h"
 #include "xmalloc.h"
 
 enum { PAIR_GOOD = 1, PAIR_BAD, PAIR_ACTIVE };
@@ -330,6 +331,28 @@ static void draw_panel(struct ui *ui, const struct ui_rows *rows)
 		free(idx);
 }
 
+/* The notes the rows point to ("?1 ...", "[1] ..."), after the
+ * bandwidth and batching lines, under a "notes" rule, wrapped to the
+ * screen so that a long reason reads in full. */
+static void append_notes(struct ui *ui)
+{
+	struct ui_text_line *notes;
+	int n = ui_note_lines(&ui->snap, COLS, &notes);
+
+	if (n > 0) {
+		ui->extra = bf_xrealloc(ui->extra, (size_t)(ui->nextra + n + 1) *
+						       sizeof(*ui->extra));
+		memset(&ui->extra[ui->nextra], 0, sizeof(*ui->extra));
+		ui->extra[ui->nextra].heading = 1;
+		snprintf(ui->extra[ui->nextra].text,
+			 sizeof(ui->extra[ui->nextra].text), "notes");
+		memcpy(&ui->extra[ui->nextra + 1], notes,
+		       (size_t)n * sizeof(*notes));
+		ui->nextra += n + 1;
+	}
+	free(notes);
+}
+
 static void draw_table(struct ui *ui, const struct ui_rows *rows)
 {
 	struct ui_col_spec spec[UI_NCOLS];
@@ -349,7 +372,8 @@ static void draw_table(struct ui *ui, const struct ui_rows *rows)
 	ui_sort_rows(&ui->snap, ui->group, ui->sort, ui->order);
 	ngemm = ui_build_lines(&ui->snap, ui->group, ui->order, ui->lines);
 	free(ui->extra);
-	ui->nextra = ui_workload_lines(&ui->snap, &ui->extra);
+	ui->nextra = ui_workload_lines(&ui->snap, ui->utf8, COLS, &ui->extra);
+	append_notes(ui);
 	ui->nlines = ngemm + ui->nextra;
 	ui->body_lines = rows->body_lines;
 	max_top = ui->nlines - rows->body_lines;

@@ -18,6 +18,8 @@
  * The columns. When the terminal is too narrow for all of them at their
  * minimum widths, they are dropped in this order (highest drop_rank first):
  *
+ *   0. GFLOP/J    (10)  energy efficiency: n/a where no counter is
+ *                       readable (most CPUs without root, older GPUs)
  *   1. peak MiB    (9)  memory is a secondary concern while it runs
  *   2. GPU/CPU     (8)  derivable from two rows of the table
  *   3. median ms   (7)  redundant with GFLOP/s for a given n
@@ -26,7 +28,8 @@
  *                       is %peak (compute-bound), so %peak outlives it
  *   6. %peak       (4)  the GFLOP/s against what the device could do
  *   7. Δ%          (3)
- *   8. checks      (2)  failures still show in the state column and panel
+ *   8. ok/fail     (2)  checks passed/failed on the device: failures
+ *                       still show in the state column and panel
  *   9. n           (1)  (only shown when sweeping)
  *
  * host, device, dtype, GFLOP/s and state are never dropped. A column with
@@ -55,7 +58,8 @@ static const struct {
 	[UI_COL_VS_FP32] = { "vs fp32", 7, 6, 1 },
 	[UI_COL_GPU_VS_CPU] = { "GPU/CPU", 7, 8, 1 },
 	[UI_COL_PEAK] = { "peak MiB", 8, 9, 1 },
-	[UI_COL_CHECKS] = { "checks", 6, 2, 1 },
+	[UI_COL_ENERGY] = { "GFLOP/J", 7, 10, 1 },
+	[UI_COL_CHECKS] = { "ok/fail", 7, 2, 1 },
 	[UI_COL_STATE] = { "state", 13, 0, 0 },
 };
 
@@ -417,14 +421,17 @@ const char *const *ui_help_lines(void)
 		"  g            group rows by host or by dtype",
 		"  ?            this help (any key closes it)",
 		"",
-		"Columns: GFLOP/s (? unreliable: one sample, no warm-up, wide spread",
-		"or throttled), its change against this machine's previous archived",
-		"run with the same settings (green faster, red slower), % of the",
-		"device's theoretical peak, % of its roofline (M memory-, C compute-",
-		"bound), median ms, speed vs fp32 on the same device, fp32 GPU vs",
-		"CPU, peak MiB, checks passed/failed. Narrow terminals drop, in",
-		"order: peak MiB, GPU/CPU, median ms, vs fp32, %roof, %peak, change,",
-		"checks, n. Bandwidth and batching results follow the GEMM rows.",
+		"Columns: GFLOP/s (?1: unreliable, for the reason of note ?1 under",
+		"the rows: one sample, no warm-up, wide spread or throttled), its",
+		"change against this machine's previous archived run with the same",
+		"settings (green faster, red slower), % of the device's theoretical",
+		"peak, % of its roofline (M memory-, C compute-bound), median ms,",
+		"speed vs fp32 on the same device, fp32 GPU vs CPU, peak MiB, GFLOP",
+		"per joule, the device's checks ok/failed (the panel's \"checks\"",
+		"counts those run of all planned), the state (skipped [1]: see note",
+		"[1] under the rows). Narrow terminals drop, in order: GFLOP/J, peak",
+		"MiB, GPU/CPU, median ms, vs fp32, %roof, %peak, change, ok/fail, n.",
+		"Bandwidth, batching and the notes follow the GEMM rows.",
 		"Without a terminal, or with --no-tui, ctl run prints plain lines.",
 		NULL,
 	};

@@ -35,6 +35,7 @@ enum ui_col {
 	UI_COL_VS_FP32,
 	UI_COL_GPU_VS_CPU,
 	UI_COL_PEAK,       /* peak MiB */
+	UI_COL_ENERGY,     /* GFLOP per joule over the timed loop */
 	UI_COL_CHECKS,     /* passed/failed on the row's device */
 	UI_COL_STATE,      /* last: it holds reasons and takes spare width */
 	UI_NCOLS
@@ -179,15 +180,22 @@ enum ui_tone ui_host_state_text(const struct model_host *h, char *buf,
 
 /* The text of column c for row r into buf, and its tone. Missing numbers
  * are "n/a". The state of a row is its own when it failed or was skipped
- * ("FAIL: <reason>", "skipped: <reason>"), else its host's. Δ% is signed
- * with one decimal ("+3.2%", "-0.4%") and toned good when positive, bad
- * when negative (higher GFLOP/s is better). GFLOP/s carries
- * UI_UNRELIABLE_MARK when the agent called the measurement unreliable
- * (one sample, no warm-up, wide spread, throttled: model_row.unreliable).
- * %peak is the fraction of the theoretical peak in percent ("42%",
- * "3.5%"); %roof the fraction of the roofline, min(peak, arithmetic
- * intensity x measured bandwidth), the same way, followed by the bound:
- * "52% M" memory-bound, "80% C" compute-bound. n of a repeated size's second row is "128#2". */
+ * ("FAIL [2]", "skipped [1]": the number of the note under the table that
+ * gives the reason, ui_notes.h), or "slower than its last 5 runs" (toned
+ * bad; "faster ...": good) when the result differs significantly from
+ * each of its host's recent runs (model/recent.h), else its host's. Δ% is signed with one
+ * decimal ("+3.2%", "-0.4%") and toned good when positive, bad when
+ * negative (higher GFLOP/s is better). GFLOP/s carries UI_UNRELIABLE_MARK
+ * and the numbers of its reasons' notes when the agent called the
+ * measurement unreliable ("51.2?1": one sample, no warm-up, wide spread,
+ * throttled). %peak is the fraction of the theoretical peak in percent
+ * ("42%", "3.5%"); %roof the fraction of the roofline, min(peak,
+ * arithmetic intensity x measured bandwidth), the same way, followed by
+ * the bound: "52% M" memory-bound, "80% C" compute-bound. GFLOP/J is the row's GFLOP
+ * per joule (the record's energy: NVML on a GPU, RAPL on a CPU; n/a when
+ * the counter could not be read). ok/fail is the
+ * device's checks passed/failed ("24/0"; "skip" when all were skipped).
+ * n of a repeated size's second row is "128#2". */
 enum ui_tone ui_cell_text(const struct model_snapshot *snap, const struct model_row *r,
 			  enum ui_col c, char *buf, size_t len);
 
@@ -204,12 +212,19 @@ struct ui_text_line {
  * with them) and the plain table (printed under it): a "bandwidth"
  * heading, titles "host device kind GB/s state" and one line per host x
  * device x kind (median GB/s), then a "batching" heading, titles "host
- * device dtype single ms batch ms speed-up state" and one line per host x
- * device. The skipped kinds of one device with one reason (a GPU the agent
- * cannot use) are one line, "5 kinds". A section without records is left
- * out. *out is malloc'd (caller frees; NULL when there are no lines);
- * returns the number of lines. */
-int ui_workload_lines(const struct model_snapshot *snap,
+ * device dtype", "20 calls µs" (the 20 one-row calls of the seed's case,
+ * together), "batch µs" (the one 20-row call), "speed-up" (the one over
+ * the other), "µs/row call", "µs/row batch" (the latency per row of
+ * each), "state"; one line per host x device ("us" for "µs" when utf8 is
+ * 0). A state with a reason names its note ("skipped [1]", ui_notes.h).
+ * Hosts in the run's order (the command line's), each host's entries as
+ * they arrived. The skipped kinds of one device with one reason (a GPU
+ * the agent cannot use) are one line, "5 kinds". When a section's lines
+ * are wider than width (0: no limit), its per-row latencies, then the
+ * batch time, are left out. A section without records is left out.
+ * *out is malloc'd (caller frees; NULL when there are no lines); returns
+ * the number of lines. */
+int ui_workload_lines(const struct model_snapshot *snap, int utf8, int width,
 		      struct ui_text_line **out);
 
 /* A host's progress in thousandths, for its bar: checks count for the

@@ -209,14 +209,17 @@ static void test_fmt(void **state)
 	assert_string_equal(buf, "n/a");
 
 	compare_fmt_cell(buf, sizeof(buf), &c);
-	assert_string_equal(buf, "18473 ±2%");
+	assert_string_equal(buf, "18473 (2%)");
 	c.spread_pct = 0.42;
 	compare_fmt_cell(buf, sizeof(buf), &c);
-	assert_string_equal(buf, "18473 ±0.4%");
+	assert_string_equal(buf, "18473 (0.4%)");
 	/* The agent's verdict: unreliable is marked beside the number. */
 	c.reliable = 0;
 	compare_fmt_cell(buf, sizeof(buf), &c);
-	assert_string_equal(buf, "18473? ±0.4%");
+	assert_string_equal(buf, "18473? (0.4%)");
+	/* With the numbers of its reasons' notes. */
+	compare_fmt_cell_marked(buf, sizeof(buf), &c, "1,3");
+	assert_string_equal(buf, "18473?1,3 (0.4%)");
 	/* One sample: no spread to print, never a confident ±0.0%. */
 	c.nsamples = 1;
 	c.spread_pct = NAN;
@@ -553,9 +556,10 @@ static void test_real_difference(void **state)
 	assert_true(fabs(r->cells[0].median_ms - 1.01) < 1e-12);
 	assert_true(fabs(r->cells[0].median_gflops -
 			 2.0 * 256 * 256 * 256 / 1.01 / 1e6) < 1e-9);
-	/* Spread: the larger of (median - min) and (max - median), as % of
-	 * the median; in GFLOP/s the fastest sample (0.99 ms) is max. */
-	assert_true(fabs(r->cells[0].spread_pct - (1.01 / 0.99 - 1) * 100) < 1e-9);
+	/* Spread: the agent's (bf_stats_spread), (max - min) / median of
+	 * the samples' times, in %. */
+	assert_true(fabs(r->cells[0].spread_pct - 100 * (1.03 - 0.99) / 1.01) <
+		    1e-9);
 	assert_true(r->deltas[1].valid);
 	assert_true(fabs(r->deltas[1].ratio - 1.01 / 0.505) < 1e-12);
 	assert_true(fabs(r->deltas[1].p - 2.0 / 252) < 1e-12);

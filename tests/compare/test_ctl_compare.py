@@ -140,8 +140,13 @@ class CompareTest(ArchiveTest):
         out = r.stdout
         self.assertIn(f"A  {self.ids[0]}  local", out)
         self.assertIn(f"B  {self.ids[1]}  local", out)
-        self.assertRegex(out, r"device\s+dtype\s+n\s+A GFLOP/s\s+A %peak\s+A %roof\s+"
-                              r"A ms\s+B GFLOP/s\s+B %peak\s+B %roof\s+B ms\s+B vs A")
+        self.assertRegex(out, r"device\s+dtype\s+n\s+A GFLOP/s \(spread\)\s+A %peak\s+"
+                              r"A %roof\s+A ms\s+B GFLOP/s \(spread\)\s+B %peak\s+"
+                              r"B %roof\s+B ms\s+B vs A")
+        # One definition of spread, said once, the same as the agent's.
+        self.assertIn("GFLOP/s: higher is better; the median, then (the spread): "
+                      "(max - min) /\nmedian of the timed iterations' times", out)
+        self.assertNotIn("±", out)
         self.assertIn("higher is better", out)
         self.assertIn("lower is better", out)
         # Each size's fp32 CPU row, in sweep order, with a verdict. The
@@ -149,11 +154,47 @@ class CompareTest(ArchiveTest):
         # few for the U test to find anything, so ~.
         rows = re.findall(r"^cpu\s+fp32\s+(\d+)\s.*$", out, re.M)
         self.assertEqual(rows, ["64", "128"])
+        # Each cell's spread is the agent's own (the record's spread, in
+        # %), whichever table shows it.
+        spreads = {}
+        for i in (0, 1):
+            for g in read_ndjson(self.host_file(i)):
+                if g["type"] == "gemm" and g["device"] == "cpu" and \
+                        g["dtype"] == "fp32":
+                    spreads.setdefault(g["n"], []).append(100 * g["spread"])
         for line in re.findall(r"^cpu\s+fp32\s.*$", out, re.M):
-            self.assertRegex(line, r"±[\d.]+%")
+            n = int(line.split()[2])
+            shown = [float(x) for x in re.findall(r"\(([\d.]+)%\)", line)]
+            self.assertEqual(len(shown), 2, line)
+            for s, want in zip(shown, spreads[n]):
+                self.assertAlmostEqual(s, want, delta=0.5 if want >= 1 else 0.05)
             self.assertTrue(line.rstrip().endswith(
                 "~ (n=3+3: too few samples)"), line)
         self.assertIn("too few samples", out)
+
+    def test_locale_changes_words_never_data(self):
+        # Outside a UTF-8 locale the tables say chg% for Δ% and us for µs;
+        # --json, --csv and --samples are byte for byte the same in any.
+        def run(lang, *args):
+            env = dict(os.environ, LANG=lang, LC_ALL=lang)
+            if AGENT:
+                env["BENCHFLEET_AGENT"] = AGENT
+            r = subprocess.run([CTL, *args], capture_output=True, timeout=300,
+                               env=env)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            return r.stdout
+        for fmt in ("--json", "--csv", "--samples", "--benchstat"):
+            self.assertEqual(run("C", "compare", "--results", self.results, fmt),
+                             run("C.UTF-8", "compare", "--results", self.results,
+                                 fmt), fmt)
+        plain = run("C", "show", "--results", self.results).decode()
+        self.assertRegex(plain, r"(?m)^host\s+device\s+dtype\s+n\s+GFLOP/s\s+chg%\s")
+        self.assertIn(" 20 calls us batch us speed-up us/row call us/row batch ", plain)
+        self.assertNotIn("\u0394", plain)
+        self.assertNotIn("\u00b5", plain)
+        utf8 = run("C.UTF-8", "show", "--results", self.results).decode()
+        self.assertRegex(utf8, r"(?m)^host\s+device\s+dtype\s+n\s+GFLOP/s\s+\u0394%\s")
+        self.assertIn(" 20 calls \u00b5s batch \u00b5s ", utf8)
 
     def test_default_is_last_two(self):
         self.assertEqual(self.compare().stdout,
@@ -481,10 +522,11 @@ class CraftedTest(ArchiveTest):
         row = re.search(r"(?m)^cpu\s+fp32\s+64\s.*$", r.stdout).group(0)
         # No confident ±0.0% from one sample; the agent's verdict shown.
         self.assertNotIn("±", row)
-        self.assertIn("? (1 sample)", row)
+        self.assertIn("?1 (1 sample)", row)
         self.assertIn("~ (n=1+1: too few samples)", row)
-        self.assertIn("?: unreliable measurement (2 cells): one sample (2)",
-                      r.stdout)
+        # The reason once, as a numbered note with its count of cells.
+        self.assertIn("\n?1 unreliable: one sample: 2 cells\n", r.stdout)
+        self.assertNotIn("?2", r.stdout)
         doc = json.loads(self.compare("--json", results=self.crafted).stdout)
         cell = [row for row in doc["rows"] if row["device"] == "cpu" and
                 row["dtype"] == "fp32" and row["n"] == 64][0]["cells"][0]
@@ -534,7 +576,9 @@ class CraftedTest(ArchiveTest):
         r = ctl("show", "--results", self.crafted)
         row = re.search(r"(?m)^local\s+cpu\s+fp32\s+64\s.*$", r.stdout).group(0)
         self.assertRegex(row, r"^local\s+cpu\s+fp32\s+64\s+n/a\s")
-        self.assertIn("FAIL: invalid: gflops", row)
+        self.assertTrue(row.endswith(" FAIL [1]"), row)
+        self.assertRegex(r.stdout, r"(?m)^\[1\] invalid: gflops \S+ disagrees with 2 n\^3 / "
+                                   r"median_ms")
 
     def test_delta_only_on_the_same_machine(self):
         # Same settings, but the earlier run was another box behind the
@@ -670,7 +714,7 @@ class ShowListTest(ArchiveTest):
         # The live table's columns, in its order (ui_layout.c).
         self.assertRegex(r.stdout, r"(?m)^host\s+device\s+dtype\s+n\s+GFLOP/s\s+"
                                    r"(Δ|chg)%\s+%peak\s+%roof\s+med ms\s+vs fp32\s+GPU/CPU\s+"
-                                   r"peak MiB\s+checks\s+state$")
+                                   r"peak MiB\s+GFLOP/J\s+ok/fail\s+state$")
         # GFLOP/s, Δ% against the first run (same machine, same settings),
         # %peak (the agent knows this CPU's peak, or says n/a).
         self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s+[\d.]+\??\s+"
@@ -680,10 +724,22 @@ class ShowListTest(ArchiveTest):
         self.assertRegex(r.stdout, r"(?m)^bandwidth \(median GB/s\)$")
         self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+triad\s+[\d.]+\s+pass$")
         self.assertRegex(r.stdout, r"(?m)^batching \(20 one-row calls")
+        self.assertRegex(r.stdout, r"(?m)^host\s+device\s+dtype\s+20 calls (µs|us)\s+"
+                                   r"batch (µs|us)\s+speed-up\s+(µs|us)/row call\s+"
+                                   r"(µs|us)/row batch\s+state$")
         self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+[\d.e-]+\s+"
-                                   r"[\d.e-]+\s+[\d.]+x\s+pass$")
+                                   r"[\d.e-]+\s+[\d.]+x\s+[\d.e-]+\s+[\d.e-]+\s+pass$")
         self.assertIn(f"local: vs run {self.ids[0]}, same machine and settings",
                       r.stdout)
+        # A skipped row names its note; the notes, closing the output,
+        # give each reason once, numbered in the table's order; the
+        # device's checks as ok/fail.
+        fp16 = re.search(r"(?m)^local\s+cpu\s+fp16\s+64\s.*$", r.stdout).group(0)
+        self.assertRegex(fp16, r"\s\d+/0 skipped \[1\]$")
+        notes = r.stdout[r.stdout.index("\nnotes\n"):]
+        self.assertRegex(notes, r"\n\[1\] fp16: this OpenBLAS \(OpenBLAS [\d.]+\) has no "
+                                r"cblas_shgemm\n")
+        self.assertEqual(len(re.findall(r"(?m)^\[1\] ", notes)), 1)
         # The default is the most recent run.
         self.assertEqual(ctl("show", "--results", self.results).stdout,
                          r.stdout)

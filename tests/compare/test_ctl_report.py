@@ -190,8 +190,18 @@ class ReportTest(unittest.TestCase):
                                   "<td>cpu</td><td>%s</td><td>%s</td>" %
                                   (label, b["kind"], text), self.html)
                 if b["type"] == "batching" and b["status"] == "pass":
-                    self.assertIn("<td>%.2fx</td><td>pass</td>" % b["speedup"],
+                    # All 20 one-row calls beside the one batch, the
+                    # speed-up, each per row, in µs: as the text tables.
+                    k = b["rows"]
+                    cells = "".join("<td>%.3g</td>" % v for v in (
+                        k * b["single_ms"] * 1000, b["batch_ms"] * 1000))
+                    cells += "<td>%.2fx</td>" % b["speedup"]
+                    cells += "".join("<td>%.3g</td>" % v for v in (
+                        b["single_ms"] * 1000, b["batch_ms"] * 1000 / k))
+                    self.assertIn("<td>%d</td>%s<td>pass</td>" % (k, cells),
                                   self.html)
+                    self.assertIn("<th>one-row calls \u00b5s</th><th>batch "
+                                  "\u00b5s</th><th>speed-up</th>", self.html)
 
     def test_outside_text_escaped(self):
         self.assertNotIn("<b>", self.html)

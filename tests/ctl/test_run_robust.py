@@ -232,8 +232,10 @@ class Robust(unittest.TestCase):
                 "(records: 1); the records decide")
         self.assertIn("[local] %s\n" % note, out)
         self.assertIn("\nlocal: %s\n" % note, out)
-        self.assertRegex(out, r"(?m)^local\s+cpu\s+fp32\s+%d\s.*FAIL: wrong "
-                              r"result" % r[k]["n"])
+        row = re.search(r"(?m)^local\s+cpu\s+fp32\s+%d\s.*FAIL \[(\d+)\]$"
+                        % r[k]["n"], out)
+        self.assertIsNotNone(row, out)
+        self.assertIn("\n[%s] wrong result\n" % row.group(1), out)
         d, run, h = self.archive()
         self.assertEqual((run["status"], h["status"]), ("complete", "done"))
         with open(os.path.join(d, h["log_file"])) as f:

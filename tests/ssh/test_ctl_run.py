@@ -858,6 +858,15 @@ class DeployKeyTest(CtlTestCase):
         cuda = os.path.join(self.tmp, "cuda")
         fake_bin(cuda, "nvcc", 'echo "Cuda compilation tools, release '
                  '99.9, V99.9.1"\n')
+        # The same toolchain on nodes with other GPUs: nvidia-smi lists
+        # their compute capabilities (the CUDA code is built for them),
+        # and a failing one (no GPU visible) prints its complaint.
+        h200 = os.path.join(self.tmp, "h200")
+        fake_bin(h200, "nvidia-smi", 'echo 9.0\n')
+        t4 = os.path.join(self.tmp, "t4")
+        fake_bin(t4, "nvidia-smi", 'echo 7.5\necho 7.5\n')
+        nogpu = os.path.join(self.tmp, "nogpu")
+        fake_bin(nogpu, "nvidia-smi", 'echo "No devices were found"; exit 6\n')
         no_cuda = {"CUDACXX": "/bin/false"}
         hosts_dir = os.path.join(self.tmp, "hosts")
         write_inventory(hosts_dir, {
@@ -866,29 +875,43 @@ class DeployKeyTest(CtlTestCase):
             "other": {"ssh": "bfhost2", "path_prepend": [other, base],
                       "env": no_cuda},
             "gpu": {"ssh": "bfhost3", "path_prepend": [cuda, base]},
+            "h200": {"ssh": "bfhost1", "path_prepend": [h200, cuda, base]},
+            "t4": {"ssh": "bfhost2", "path_prepend": [t4, cuda, base]},
+            "nogpu": {"ssh": "bfhost3", "path_prepend": [nogpu, cuda, base]},
             "plain3": {"ssh": "bfhost3", "path_prepend": [base],
                        "env": no_cuda}})
         root = cache_root(self.hosts, 1)
         self.assertEqual(root, cache_root(self.hosts, 3))
 
         c = self.run_ctl(TINY + ["--hosts-dir", hosts_dir, "plain", "other",
-                                 "gpu"], timeout=120)
+                                 "gpu", "h200", "t4"], timeout=180)
         self.assertEqual(c.rc, EXIT_OK, c.stdout + c.stderr)
         d, run, hs = self.archive(c)
         keys = {}
-        for n in ("plain", "other", "gpu"):
+        for n in ("plain", "other", "gpu", "h200", "t4"):
             self.assert_host_complete(d, hs[n])
             self.assertIn("[%s] building" % n, c.stdout)
             keys[n] = key_of(self.log(d, hs[n]))
-        self.assertEqual(len(set(keys.values())), 3, keys)
+        self.assertEqual(len(set(keys.values())), 5, keys)
         self.assertIn("arch aarch64, compiler cc (Fake) 99.1", self.log(d, hs["other"]))
         self.assertIn("nvcc Cuda compilation tools, release 99.9",
                       self.log(d, hs["gpu"]))
         self.assertIn("nvcc none", self.log(d, hs["plain"]))
+        self.assertIn("gpus none)", self.log(d, hs["gpu"]))
+        self.assertIn("gpus 9.0)", self.log(d, hs["h200"]))
+        self.assertIn("gpus 7.5)", self.log(d, hs["t4"]))
         self.assertEqual(sorted(os.listdir(root)),
                          sorted(HASH + "-" + k for k in keys.values()))
         with open(count) as f:
-            self.assertEqual(len(f.read().splitlines()), 3)
+            self.assertEqual(len(f.read().splitlines()), 5)
+
+        # nvidia-smi failing is "no GPU": the key of the host without one.
+        c = self.run_ctl(TINY + ["--hosts-dir", hosts_dir, "nogpu"])
+        self.assertEqual(c.rc, EXIT_OK, c.stdout + c.stderr)
+        d, run, hs = self.archive(c)
+        self.assertEqual(key_of(self.log(d, hs["nogpu"])), keys["gpu"])
+        self.assertRegex(c.stdout, r"(?m)^\[nogpu\] cache key %s .*: cached$"
+                         % keys["gpu"])
 
         # The same toolchain through another sshd (host 3), and again on
         # host 2: cached, nothing built.
@@ -903,7 +926,7 @@ class DeployKeyTest(CtlTestCase):
         self.assertRegex(c.stdout, r"(?m)^\[plain3\] cache key %s .*: cached$"
                          % keys["plain"])
         with open(count) as f:
-            self.assertEqual(len(f.read().splitlines()), 3)
+            self.assertEqual(len(f.read().splitlines()), 5)
         self.assertEqual(snapshot(root), before)
 
 

@@ -344,6 +344,50 @@ class LiveTable(unittest.TestCase):
         code, text = p.wait_exit(30)
         self.assertEqual(code, 130)
 
+    # -- notes: every reason readable in full ----------------------------
+
+    def test_notes_give_each_reason_in_full(self):
+        # A narrow pane: rows name their reasons' notes ("skipped [1]"),
+        # never a cut reason; the notes under the rows (End scrolls to
+        # them) give each reason once, wrapped to the width; the checks
+        # column says what it counts (ok/fail) and batching is in µs.
+        p = self.pane(width=60, height=40)
+        p.run_ctl("local --sizes 256,1536,2048,2048 --iters 40 --device all "
+                  "--dtypes fp32,fp16")
+        p.wait_for(lambda s: re.search(r"(?m)^local\s+cpu\s+fp16\s.*skipped \[\d\]$", s),
+                   40, "the skipped fp16 row naming its note")
+        p.keys("End")
+        text = p.wait_for(lambda s: re.search(r"(?m)^\[\d\] fp16: this OpenBLAS", s),
+                          20, "the notes under the rows")
+        self.assertNotIn("\u2026", text)   # nothing cut with an ellipsis
+        notes = {}
+        lines = text.splitlines()
+        for i, line in enumerate(lines):
+            m = re.match(r"^\[(\d)\] (.*)$", line)
+            if m:
+                full = m.group(2)
+                # Continuation lines are indented under the text.
+                for cont in lines[i + 1:]:
+                    if not cont.startswith("    ") or not cont.strip():
+                        break
+                    full += " " + cont.strip()
+                notes[m.group(2).split(":")[0]] = full
+                self.assertLessEqual(len(line), 60, line)
+        fp16 = [v for k, v in notes.items() if k == "fp16"]
+        self.assertEqual(len(fp16), 1, notes)
+        self.assertRegex(fp16[0], r"^fp16: this OpenBLAS \(OpenBLAS [\d.]+\) has "
+                                  r"no cblas_shgemm$")
+        # The GPU's reason (no driver here, or a real one): once, whole.
+        self.assertTrue([v for v in notes.values()
+                         if "NVIDIA" in v or "CUDA" in v or "GPU" in v], notes)
+        p.keys("Home")
+        top = p.wait_for(lambda s: re.search(r"(?m)^host\s+device\s+dtype", s),
+                         10, "the top of the table")
+        self.assertRegex(top, r"(?m)^host\s+device\s+dtype\s.*\sstate$")
+        p.keys("q")
+        code, text = p.wait_exit(30)
+        self.assertEqual(code, 130, text)
+
     # -- leaving ---------------------------------------------------------
 
     def stop_and_check(self, key):

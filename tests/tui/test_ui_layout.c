@@ -19,6 +19,7 @@
 
 #include "model/model.h"
 #include "view/ui_layout.h"
+#include "view/ui_notes.h"
 
 /* ---- fixtures ---------------------------------------------------------- */
 
@@ -294,12 +295,14 @@ static void test_state_texts(void **state)
 	snprintf(r->reason, sizeof(r->reason), "max error 3.1e-2 > 1e-3");
 	assert_int_equal(ui_cell_text(m, r, UI_COL_STATE, buf, sizeof(buf)),
 			 UI_TONE_BAD);
-	assert_string_equal(buf, "FAIL: max error 3.1e-2 > 1e-3");
+	/* The reason is a note under the table; the state names it. */
+	assert_string_equal(buf, "FAIL [1]");
+	assert_int_equal(ui_reason_note(m, "max error 3.1e-2 > 1e-3"), 1);
 	r->status = BF_STATUS_SKIPPED;
 	snprintf(r->reason, sizeof(r->reason), "fp16: no cblas_shgemm");
 	assert_int_equal(ui_cell_text(m, r, UI_COL_STATE, buf, sizeof(buf)),
 			 UI_TONE_DIM);
-	assert_string_equal(buf, "skipped: fp16: no cblas_shgemm");
+	assert_string_equal(buf, "skipped [1]");
 	r->status = BF_STATUS_PASS;
 	h->state = HOST_FAILED;
 	snprintf(h->reason, sizeof(h->reason), "connect: connection refused");
@@ -375,7 +378,7 @@ static void test_columns_at_80(void **state)
 static void test_drop_order(void **state)
 {
 	static const enum ui_col order[] = {
-		UI_COL_PEAK, UI_COL_GPU_VS_CPU, UI_COL_MEDIAN, UI_COL_VS_FP32,
+		UI_COL_ENERGY, UI_COL_PEAK, UI_COL_GPU_VS_CPU, UI_COL_MEDIAN, UI_COL_VS_FP32,
 		UI_COL_PCT_ROOF, UI_COL_PCT_PEAK, UI_COL_DELTA, UI_COL_CHECKS,
 		UI_COL_N,
 	};
@@ -388,6 +391,7 @@ static void test_drop_order(void **state)
 	for (int i = 0; i < m->nrows; i++) {
 		m->rows[i].fraction_of_peak = 0.5; /* %peak is not empty */
 		m->rows[i].fraction_of_roofline = 0.6; /* nor %roof */
+		m->rows[i].gflop_per_joule = 12.5; /* nor GFLOP/J */
 		m->rows[i].bound = 'C';
 	}
 	ui_columns_for(m, 1, spec);
@@ -413,10 +417,10 @@ static void test_drop_order(void **state)
 		assert_true(p[UI_COL_HOST].shown && p[UI_COL_DEVICE].shown &&
 			    p[UI_COL_DTYPE].shown && p[UI_COL_GFLOPS].shown &&
 			    p[UI_COL_STATE].shown);
-		if (ndropped < 9)
+		if (ndropped < 10)
 			assert_true(used <= w);
 	}
-	assert_int_equal(ndropped, 9);
+	assert_int_equal(ndropped, 10);
 	free_model(m);
 }
 
@@ -924,14 +928,14 @@ static void test_workload_lines(void **state)
 	struct model_batching *b;
 	int n;
 
-	assert_int_equal(ui_workload_lines(m, &l), 0);
+	assert_int_equal(ui_workload_lines(m, 1, 0, &l), 0);
 	assert_null(l);
 	add_bw(m, 0, "cpu", "triad", BF_STATUS_PASS, 12.345, "");
 	for (int k = 0; k < 5; k++)
 		add_bw(m, 0, "cuda:0", k ? "h2d_pinned" : "d2d",
 		       BF_STATUS_SKIPPED, NAN, "no GPU");
 	add_bw(m, 1, "cuda:0", "d2d", BF_STATUS_FAIL, NAN, "wrong copy");
-	n = ui_workload_lines(m, &l);
+	n = ui_workload_lines(m, 1, 0, &l);
 	assert_int_equal(n, 5);
 	assert_true(l[0].heading);
 	assert_string_equal(l[0].text, "bandwidth (median GB/s)");
@@ -939,9 +943,9 @@ static void test_workload_lines(void **state)
 	assert_string_equal(l[1].text, "host    device kind    GB/s state");
 	assert_string_equal(l[2].text, "bfhost1 cpu    triad   12.3 pass");
 	assert_int_equal(l[2].tone, UI_TONE_NORMAL);
-	assert_string_equal(l[3].text, "bfhost1 cuda:0 5 kinds  n/a skipped: no GPU");
+	assert_string_equal(l[3].text, "bfhost1 cuda:0 5 kinds  n/a skipped [1]");
 	assert_int_equal(l[3].tone, UI_TONE_DIM);
-	assert_string_equal(l[4].text, "bfhost2 cuda:0 d2d      n/a FAIL: wrong copy");
+	assert_string_equal(l[4].text, "bfhost2 cuda:0 d2d      n/a FAIL [2]");
 	assert_int_equal(l[4].tone, UI_TONE_BAD);
 	free(l);
 
@@ -956,12 +960,29 @@ static void test_workload_lines(void **state)
 	b->batch_ms = 0.000671;
 	b->speedup = 6.14;
 	b->rows = 20;
-	n = ui_workload_lines(m, &l);
+	n = ui_workload_lines(m, 1, 0, &l);
 	assert_int_equal(n, 8);
 	assert_true(l[5].heading);
 	assert_string_equal(l[5].text, "batching (20 one-row calls vs one 20-row batch)");
-	assert_string_equal(l[6].text, "host    device dtype single ms batch ms speed-up state");
-	assert_string_equal(l[7].text, "bfhost2 cpu    fp32   0.000206 0.000671     6.1x pass");
+	/* All 20 one-row calls beside the one batch, in µs, then each per
+	 * row: 20 x 0.206 = 4.12 µs against 0.671 µs, 6.1x. */
+	assert_string_equal(l[6].text, "host    device dtype 20 calls \xc2\xb5s batch \xc2\xb5s speed-up \xc2\xb5s/row call \xc2\xb5s/row batch state");
+	assert_string_equal(l[7].text, "bfhost2 cpu    fp32         4.12    0.671     6.1x       0.206       0.0336 pass");
+	free(l);
+	/* In 60 cells: the per-row latencies go, the rest stays aligned. */
+	n = ui_workload_lines(m, 1, 60, &l);
+	assert_string_equal(l[6].text, "host    device dtype 20 calls \xc2\xb5s batch \xc2\xb5s speed-up state");
+	assert_string_equal(l[7].text, "bfhost2 cpu    fp32         4.12    0.671     6.1x pass");
+	free(l);
+	/* Outside UTF-8: us. */
+	n = ui_workload_lines(m, 0, 0, &l);
+	assert_string_equal(l[6].text, "host    device dtype 20 calls us batch us speed-up us/row call us/row batch state");
+	free(l);
+	/* The notes of those states, each reason once, in model order. */
+	n = ui_note_lines(m, 0, &l);
+	assert_int_equal(n, 2);
+	assert_string_equal(l[0].text, "[1] no GPU");
+	assert_string_equal(l[1].text, "[2] wrong copy");
 	free(l);
 	free_model(m);
 }

@@ -4,7 +4,8 @@
  * dtype; one wrong element, one NaN or one Inf makes it fail; and so do
  * the ways a library can be subtly wrong: accumulating in fp16 or bf16,
  * dropping one product of every dot product, transposing an operand, or
- * rounding an fp32 output through a 16-bit format.
+ * rounding an fp32 output through a 16-bit format, or adding split-K
+ * partial sums in a 16-bit output type (cuBLAS's default math mode).
  *
  * The "correct" C is computed here in float64 from the same stored inputs
  * and rounded to C's dtype, as a correct library would produce it.
@@ -361,6 +362,84 @@ static void test_low_precision_accumulation_fails(void **state)
 	}
 }
 
+/* C as a split-K GEMM computes it: K cut into `splits` equal chunks, each
+ * chunk's dot product accumulated in fp32; then the partial sums added
+ * either in fp32 and rounded once into C (what
+ * CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION asks for), or, when
+ * in_output_type, each partial rounded to C's dtype and added in it (what
+ * cuBLAS's default math mode allows for fp16 and bf16 output). */
+static void compute_c_split_k(struct fixture *f, int splits, int in_output_type)
+{
+	int n = f->job.n, chunk = (n + splits - 1) / splits;
+	enum bf_dtype dt = f->job.dtype, out = f->res.c_dtype;
+
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++) {
+			float total = 0;
+
+			for (int s = 0; s < splits; s++) {
+				float part = 0;
+
+				for (int k = s * chunk; k < (s + 1) * chunk && k < n; k++)
+					part += (float)(bf_dtype_load(dt, f->job.a_host,
+								      (size_t)i * n + k) *
+							bf_dtype_load(dt, f->job.b_host,
+								      (size_t)k * n + j));
+				if (in_output_type) {
+					void *c = f->res.c_host;
+					size_t at = (size_t)i * n + j;
+
+					/* round the partial, then the sum */
+					bf_dtype_store(out, c, at, part);
+					part = (float)bf_dtype_load(out, c, at);
+					bf_dtype_store(out, c, at, total + part);
+					total = (float)bf_dtype_load(out, c, at);
+				} else {
+					total += part;
+				}
+			}
+			bf_dtype_store(out, f->res.c_host, (size_t)i * n + j, total);
+		}
+}
+
+static void test_split_k_in_output_type_fails(void **state)
+{
+	/* Split-K partial sums added in fp16 or bf16 are not an
+	 * fp32-accumulated GEMM: refused, with the error several times the
+	 * tolerance (at n = 256: 4x for fp16 in 2 splits, 50x for bf16), so
+	 * the agent must disallow them (backend_cublas.c) rather than the
+	 * tolerance admit them. The same splits added in fp32 pass. */
+	static const enum bf_dtype dts[] = { BF_DTYPE_FP16, BF_DTYPE_BF16 };
+	static const int splits[] = { 2, 4, 8 };
+
+	for (size_t d = 0; d < 2; d++) {
+		struct fixture f;
+
+		setup_gemm(&f, dts[d], dts[d], 256);
+		for (size_t s = 0; s < 3; s++) {
+			struct gemm_verify_result v;
+
+			compute_c_split_k(&f, splits[s], 1);
+			v = verify(&f);
+			if (v.status != BF_STATUS_FAIL ||
+			    v.max_rel_error < 2 * v.tolerance)
+				fail_msg("%s, %d splits added in %s: error %g, "
+					 "tolerance %g, expected a FAIL",
+					 bf_dtype_name(dts[d]), splits[s],
+					 bf_dtype_name(dts[d]), v.max_rel_error,
+					 v.tolerance);
+			compute_c_split_k(&f, splits[s], 0);
+			v = verify(&f);
+			if (v.status != BF_STATUS_PASS)
+				fail_msg("%s, %d splits added in fp32: error %g, "
+					 "tolerance %g, expected a PASS",
+					 bf_dtype_name(dts[d]), splits[s],
+					 v.max_rel_error, v.tolerance);
+		}
+		teardown_gemm(&f);
+	}
+}
+
 static void test_dropped_product_and_transpose_fail(void **state)
 {
 	static const int sizes[] = { 32, 128, 512 };
@@ -466,6 +545,7 @@ int main(void)
 		cmocka_unit_test(test_large_n_samples_but_scans_everything),
 		cmocka_unit_test(test_fp32_accumulation_passes),
 		cmocka_unit_test(test_low_precision_accumulation_fails),
+		cmocka_unit_test(test_split_k_in_output_type_fails),
 		cmocka_unit_test(test_dropped_product_and_transpose_fail),
 		cmocka_unit_test(test_fp32_output_of_16bit_inputs_gets_fp32_tolerance),
 		cmocka_unit_test(test_sample_positions_vary_with_seed),

@@ -70,6 +70,19 @@ static void test_absent_or_unknown_gpu(void **state)
 	assert_int_equal(s.known, 0);
 	if (nvml_driver_version(v, sizeof(v)) == 0)
 		assert_true(strlen(v) > 0);
+	{
+		/* The energy counter likewise: -1 with a reason, *mj kept. */
+		uint64_t mj = 12345;
+		char why[160] = "";
+
+		assert_int_equal(nvml_energy_mj("0000:ff:1f.7", &mj, why,
+						sizeof(why)), -1);
+		assert_true(strlen(why) > 0);
+		assert_true(mj == 12345);
+		why[0] = '\0';
+		assert_int_equal(nvml_energy_mj(NULL, &mj, why, sizeof(why)), -1);
+		assert_true(strlen(why) > 0);
+	}
 }
 
 static void test_cpu_state(void **state)

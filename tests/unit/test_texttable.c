@@ -175,7 +175,7 @@ static void test_plain_table_columns(void **state)
 
 	model_snapshot_update(&m, &snap);
 	f = open_memstream(&text, &len);
-	table_print_snapshot(f, &snap, 1);
+	table_print_snapshot(f, &snap, 1, 0);
 	fclose(f);
 	/* One column definition: the header is the live table's titles. */
 	ui_columns_for(&snap, 1, spec);
@@ -197,15 +197,33 @@ static void test_plain_table_columns(void **state)
 	free(text);
 	text = NULL;
 	f = open_memstream(&text, &len);
-	table_print_snapshot(f, &snap, 1);
+	table_print_snapshot(f, &snap, 1, 0);
 	fclose(f);
-	/* Unreliable: marked, with +10.0% against the baseline and 25%. */
-	assert_non_null(strstr(text, "spark cpu    fp32    64  110.0? +10.0%   25%"));
-	assert_non_null(strstr(text, "spark cpu    fp32  64#2   110.0    n/a   25%"));
-	assert_non_null(strstr(text, "? unreliable (1 row): one sample (1); no warm-up (1)\n"));
-	assert_non_null(strstr(text, "FAIL: invalid: gflops 999"));
+	/* Unreliable: marked with its notes' numbers, with +10.0% against
+	 * the baseline and 25%. */
+	assert_non_null(strstr(text, "spark cpu    fp32    64 110.0?1,2 +10.0%   25%"));
+	assert_non_null(strstr(text, "spark cpu    fp32  64#2     110.0    n/a   25%"));
+	/* The row's state names its note; the notes close the output, each
+	 * reason once, the unreliable ones grouped with their count. */
+	assert_non_null(strstr(text, " FAIL [1]\n"));
+	assert_non_null(strstr(text, "\nnotes\n?1 one sample: 1 row\n?2 no warm-up: 1 row\n"
+				     "[1] invalid: gflops 999"));
+	assert_null(strstr(text, "unreliable ("));
 	assert_non_null(strstr(text, "\xce\x94% spark: vs run 20261201T000000Z-aaaa"));
 	assert_non_null(strstr(text, "\xce\x94% n/a for box: different machine than run X (host key differs)\n"));
+	free(text);
+	/* To a 60-column terminal: columns left out in the live table's
+	 * order (peak MiB, GPU/CPU, med ms, vs fp32 first) until every line
+	 * of the table fits; the notes are not cut. */
+	text = NULL;
+	f = open_memstream(&text, &len);
+	table_print_snapshot(f, &snap, 1, 60);
+	fclose(f);
+	hdr = strtok(text, "\n");
+	assert_string_equal(hdr, "host  device dtype    n   GFLOP/s     \xce\x94% %peak state");
+	for (const char *line = strtok(NULL, "\n"); line && strncmp(line, "\xce\x94%", 3) != 0;
+	     line = strtok(NULL, "\n"))
+		assert_true(texttable_text_width(line) <= 60);
 	free(text);
 	model_snapshot_free(&snap);
 	bf_record_free(&rec);
@@ -255,7 +273,7 @@ static void test_plain_table_host_order(void **state)
 	rec.u.gemm.device = rec.u.gemm.dtype = NULL; /* not owned */
 	model_snapshot_update(&m, &snap);
 	f = open_memstream(&text, &len);
-	table_print_snapshot(f, &snap, 1);
+	table_print_snapshot(f, &snap, 1, 0);
 	fclose(f);
 	p = text;
 	for (size_t i = 0; i < sizeof(expect) / sizeof(expect[0]); i++) {

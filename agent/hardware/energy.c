@@ -1,0 +1,208 @@
+/*
+ * Energy counters for GEMM rows (see energy.h): NVML's for a GPU, RAPL's
+ * powercap files for the CPU.
+ */
+#include "hardware/energy.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bf_clock.h"
+#include "hardware/nvml.h"
+
+#define DEFAULT_POWERCAP "/sys/class/powercap"
+
+/* One unsigned decimal from a sysfs file; 0 on success, else errno. */
+static int read_u64(const char *path, uint64_t *v)
+{
+	FILE *f = fopen(path, "r");
+	unsigned long long x;
+	int e = 0;
+
+	if (!f)
+		return errno ? errno : EIO;
+	if (fscanf(f, "%llu", &x) == 1)
+		*v = x;
+	else
+		e = ferror(f) && errno ? errno : EINVAL;
+	fclose(f);
+	return e;
+}
+
+/* Whether name is a package domain, "intel-rapl:N" (no ":M" after). */
+static int package_domain(const char *name, int *index)
+{
+	char *end;
+	long n;
+
+	if (strncmp(name, "intel-rapl:", 11) != 0)
+		return 0;
+	errno = 0;
+	n = strtol(name + 11, &end, 10);
+	if (end == name + 11 || *end != '\0' || errno || n < 0 ||
+	    n >= ENERGY_RAPL_MAX)
+		return 0;
+	*index = (int)n;
+	return 1;
+}
+
+int energy_rapl_read(const char *root, struct rapl_reading *out,
+		     char *reason, size_t reason_len)
+{
+	int have[ENERGY_RAPL_MAX] = { 0 };
+	struct dirent *de;
+	DIR *d;
+
+	memset(out, 0, sizeof(*out));
+	if (!root)
+		root = DEFAULT_POWERCAP;
+	d = opendir(root);
+	if (!d) {
+		snprintf(reason, reason_len, "RAPL: %s: %s", root, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		int i;
+
+		if (package_domain(de->d_name, &i))
+			have[i] = 1;
+	}
+	closedir(d);
+	/* In index order, so two readings pair domain for domain. */
+	for (int i = 0; i < ENERGY_RAPL_MAX; i++) {
+		char path[512];
+		int e;
+
+		if (!have[i])
+			continue;
+		snprintf(path, sizeof(path), "%s/intel-rapl:%d/energy_uj", root, i);
+		if ((e = read_u64(path, &out->energy_uj[out->count])) != 0) {
+			snprintf(reason, reason_len, "RAPL: %s: %s%s", path,
+				 strerror(e),
+				 e == EACCES ? " (root only since Linux 5.10, "
+					       "CVE-2020-8694)" : "");
+			return -1;
+		}
+		snprintf(path, sizeof(path),
+			 "%s/intel-rapl:%d/max_energy_range_uj", root, i);
+		if ((e = read_u64(path, &out->max_energy_range_uj[out->count])) != 0) {
+			snprintf(reason, reason_len, "RAPL: %s: %s", path,
+				 strerror(e));
+			return -1;
+		}
+		out->count++;
+	}
+	if (out->count == 0) {
+		snprintf(reason, reason_len,
+			 "RAPL: no intel-rapl:N package domain under %s", root);
+		return -1;
+	}
+	return 0;
+}
+
+double energy_rapl_joules(const struct rapl_reading *before,
+			  const struct rapl_reading *after)
+{
+	double uj = 0;
+
+	if (before->count != after->count || before->count == 0)
+		return NAN;
+	for (int i = 0; i < before->count; i++) {
+		uint64_t a = before->energy_uj[i], b = after->energy_uj[i];
+		uint64_t range = after->max_energy_range_uj[i];
+
+		if (b >= a)
+			uj += (double)(b - a);
+		else if (range > a)
+			uj += (double)(range - a) + (double)b; /* wrapped once */
+		else
+			return NAN;
+	}
+	return uj / 1e6;
+}
+
+void energy_meter_start_gpu(struct energy_meter *m, const char *pci_bus_id)
+{
+	memset(m, 0, sizeof(*m));
+	m->gpu = 1;
+	if (pci_bus_id)
+		snprintf(m->pci_bus_id, sizeof(m->pci_bus_id), "%s", pci_bus_id);
+	m->ok = nvml_energy_mj(pci_bus_id, &m->start_mj, m->reason,
+			       sizeof(m->reason)) == 0;
+	m->start_ns = bf_now_ns();
+}
+
+void energy_meter_start_cpu(struct energy_meter *m, const char *powercap_root)
+{
+	memset(m, 0, sizeof(*m));
+	snprintf(m->root, sizeof(m->root), "%s",
+		 powercap_root ? powercap_root : DEFAULT_POWERCAP);
+	m->ok = energy_rapl_read(m->root, &m->start_rapl, m->reason,
+				 sizeof(m->reason)) == 0;
+	m->start_ns = bf_now_ns();
+}
+
+double energy_meter_elapsed_ms(const struct energy_meter *m)
+{
+	return (double)(bf_now_ns() - m->start_ns) / 1e6;
+}
+
+void energy_meter_stop(struct energy_meter *m, double gemms,
+		       struct energy_window *out)
+{
+	double ms = energy_meter_elapsed_ms(m);
+	double min_ms = m->gpu ? ENERGY_GPU_MIN_MS : ENERGY_CPU_MIN_MS;
+
+	memset(out, 0, sizeof(*out));
+	out->joules = NAN;
+	out->seconds = ms / 1e3;
+	out->gemms = gemms;
+	if (m->gpu) {
+		uint64_t mj = 0;
+
+		snprintf(out->source, sizeof(out->source),
+			 "NVML nvmlDeviceGetTotalEnergyConsumption (board)");
+		if (m->ok && nvml_energy_mj(m->pci_bus_id[0] ? m->pci_bus_id : NULL,
+					    &mj, m->reason,
+					    sizeof(m->reason)) == 0) {
+			if (mj < m->start_mj)
+				snprintf(m->reason, sizeof(m->reason),
+					 "NVML energy counter went backwards "
+					 "(%llu to %llu mJ)",
+					 (unsigned long long)m->start_mj,
+					 (unsigned long long)mj);
+			else
+				out->joules = (double)(mj - m->start_mj) / 1e3;
+		}
+	} else {
+		struct rapl_reading end;
+
+		snprintf(out->source, sizeof(out->source),
+			 "RAPL package energy_uj (whole sockets)");
+		if (m->ok && energy_rapl_read(m->root, &end, m->reason,
+					      sizeof(m->reason)) == 0) {
+			out->joules = energy_rapl_joules(&m->start_rapl, &end);
+			if (isnan(out->joules))
+				snprintf(m->reason, sizeof(m->reason),
+					 "RAPL: domains changed or a counter "
+					 "went backwards within the window");
+			else if (end.count > 1)
+				snprintf(out->source, sizeof(out->source),
+					 "RAPL package energy_uj (%d sockets)",
+					 end.count);
+		}
+	}
+	if (!isnan(out->joules) && ms < min_ms) {
+		out->joules = NAN;
+		snprintf(m->reason, sizeof(m->reason),
+			 "window of %.1f ms is under the %.0f ms the counter "
+			 "needs", ms, min_ms);
+	}
+	if (isnan(out->joules))
+		snprintf(out->reason, sizeof(out->reason), "%s",
+			 m->reason[0] ? m->reason : "energy counter unreadable");
+}
