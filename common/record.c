@@ -1,7 +1,9 @@
 /*
- * Typed records: the one decoder from and encoder to the agent's JSON (see
- * record.h). The encoder writes keys in the order the agent always has, so
- * a record's line stays byte for byte what it was before the types.
+ * Typed records (see record.h): a record's life from the agent's JSON to
+ * its free: initialised (every field absent: NaN, NULL or -1), decoded
+ * by the one decoder of the agent's JSON (the reader has checked the
+ * record against docs/schema.json first, schema.c), freed. Its one
+ * encoder is record_encode.c; comparing records is record_compare.c's.
  */
 #include "record.h"
 
@@ -517,67 +519,6 @@ void bf_record_init(struct bf_record *r, enum bf_record_type type)
 	}
 }
 
-enum bf_err bf_record_decode(const cJSON *json, enum bf_record_type type,
-			     struct bf_record *out, char *detail,
-			     size_t detail_len)
-{
-	const cJSON *seq = get(json, BF_KEY_SEQ);
-
-	bf_record_init(out, type);
-	if (!cJSON_IsObject(json) || (int)type < 0 || type >= BF_REC__COUNT)
-		return bf_fail(detail, detail_len, BF_ERR_SCHEMA,
-			       "record is not a JSON object of a known type");
-	if (cJSON_IsNumber(seq) && bf_schema_int_ok(seq->valuedouble, 0, INT_MAX))
-		out->seq = (int)seq->valuedouble;
-	switch (type) {
-	case BF_REC_HOST:
-		decode_host(json, &out->u.host);
-		break;
-	case BF_REC_PLAN:
-		decode_plan(json, &out->u.plan);
-		break;
-	case BF_REC_CHECK:
-		decode_check(json, &out->u.check);
-		break;
-	case BF_REC_FLOAT_LIMITS:
-		decode_limits(json, &out->u.float_limits);
-		break;
-	case BF_REC_GEMM:
-		decode_gemm(json, &out->u.gemm);
-		break;
-	case BF_REC_SUMMARY:
-		decode_summary(json, &out->u.summary);
-		break;
-	case BF_REC_BANDWIDTH:
-		decode_bandwidth(json, &out->u.bandwidth);
-		break;
-	case BF_REC_BATCHING:
-		decode_batching(json, &out->u.batching);
-		break;
-	default:
-		break;
-	}
-	return BF_OK;
-}
-
-enum bf_err bf_record_parse(const char *line, size_t len,
-			    struct bf_record *out, char *detail,
-			    size_t detail_len)
-{
-	enum bf_record_type type;
-	enum bf_err err;
-	cJSON *json;
-
-	bf_record_init(out, BF_REC_HOST);
-	err = bf_schema_parse_record(line, len, &json, &type, detail,
-				     detail_len);
-	if (err != BF_OK)
-		return err;
-	err = bf_record_decode(json, type, out, detail, detail_len);
-	cJSON_Delete(json);
-	return err;
-}
-
 /* --- freeing --------------------------------------------------------- */
 
 void bf_rec_options_free(struct bf_rec_options *o)
@@ -720,533 +661,64 @@ void bf_record_free(struct bf_record *r)
 	bf_record_init(r, r->type);
 }
 
-/* --- writing JSON ---------------------------------------------------- */
 
-static cJSON *checked(cJSON *o)
+enum bf_err bf_record_decode(const cJSON *json, enum bf_record_type type,
+			     struct bf_record *out, char *detail,
+			     size_t detail_len)
 {
-	if (!o) /* cJSON reports allocation failure as NULL */
-		bf_xmalloc((size_t)-1);
-	return o;
-}
+	const cJSON *seq = get(json, BF_KEY_SEQ);
 
-static void add_str_or_null(cJSON *o, const char *key, const char *s)
-{
-	if (s)
-		cJSON_AddStringToObject(o, key, s);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
-/* A number the schema always carries: null when missing (NaN, Inf). */
-static void add_num_or_null(cJSON *o, const char *key, double v)
-{
-	if (isfinite(v))
-		cJSON_AddNumberToObject(o, key, v);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
-/* An optional number: left out when missing. */
-static void add_num_opt(cJSON *o, const char *key, double v)
-{
-	if (!isnan(v))
-		cJSON_AddNumberToObject(o, key, v);
-}
-
-cJSON *bf_rec_options_encode(const struct bf_rec_options *o)
-{
-	cJSON *opts = checked(cJSON_CreateObject()), *arr;
-
-	arr = cJSON_AddArrayToObject(opts, BF_KEY_SIZES);
-	for (int i = 0; i < o->nsizes; i++)
-		cJSON_AddItemToArray(arr, cJSON_CreateNumber(o->sizes[i]));
-	arr = cJSON_AddArrayToObject(opts, BF_KEY_DTYPES);
-	for (int i = 0; i < o->ndtypes; i++)
-		cJSON_AddItemToArray(arr, cJSON_CreateString(o->dtypes[i]));
-	add_num_opt(opts, BF_KEY_ITERS, o->iters);
-	add_num_opt(opts, BF_KEY_CPU_ITERS, o->cpu_iters);
-	add_num_opt(opts, BF_KEY_WARMUP, o->warmup);
-	add_num_opt(opts, BF_KEY_CPU_WARMUP, o->cpu_warmup);
-	add_num_opt(opts, BF_KEY_SEED, o->seed);
-	if (o->cold_cache)
-		cJSON_AddBoolToObject(opts, BF_KEY_COLD_CACHE, 1);
-	if (o->no_bandwidth)
-		cJSON_AddBoolToObject(opts, BF_KEY_NO_BANDWIDTH, 1);
-	if (o->bandwidth_mib > 0)
-		cJSON_AddNumberToObject(opts, BF_KEY_BANDWIDTH_MIB, o->bandwidth_mib);
-	if (o->no_batching)
-		cJSON_AddBoolToObject(opts, BF_KEY_NO_BATCHING, 1);
-	if (o->device[0])
-		cJSON_AddStringToObject(opts, BF_KEY_DEVICE, o->device);
-	return opts;
-}
-
-static int same_num(double a, double b)
-{
-	return (isnan(a) && isnan(b)) || a == b;
-}
-
-/* --bandwidth-mib as options_equal compares it: NaN when not given. */
-static double bandwidth_mib_of(const struct bf_rec_options *o)
-{
-	return o->bandwidth_mib > 0 ? o->bandwidth_mib : NAN;
-}
-
-const char *bf_rec_options_differ(const struct bf_rec_options *a,
-				  const struct bf_rec_options *b)
-{
-	if (!a->present || !b->present)
-		return "options";
-	if (a->nsizes != b->nsizes)
-		return BF_KEY_SIZES;
-	for (int i = 0; i < a->nsizes; i++)
-		if (a->sizes[i] != b->sizes[i])
-			return BF_KEY_SIZES;
-	if (a->ndtypes != b->ndtypes)
-		return BF_KEY_DTYPES;
-	for (int i = 0; i < a->ndtypes; i++)
-		if (strcmp(a->dtypes[i], b->dtypes[i]) != 0)
-			return BF_KEY_DTYPES;
-	if (strcmp(a->device, b->device) != 0)
-		return BF_KEY_DEVICE;
-	if (!same_num(a->iters, b->iters))
-		return BF_KEY_ITERS;
-	if (!same_num(a->cpu_iters, b->cpu_iters))
-		return BF_KEY_CPU_ITERS;
-	if (!same_num(a->warmup, b->warmup))
-		return BF_KEY_WARMUP;
-	if (!same_num(a->cpu_warmup, b->cpu_warmup))
-		return BF_KEY_CPU_WARMUP;
-	if (!same_num(a->seed, b->seed))
-		return BF_KEY_SEED;
-	if (a->cold_cache != b->cold_cache)
-		return BF_KEY_COLD_CACHE;
-	if (a->no_bandwidth != b->no_bandwidth)
-		return BF_KEY_NO_BANDWIDTH;
-	if (!same_num(bandwidth_mib_of(a), bandwidth_mib_of(b)))
-		return BF_KEY_BANDWIDTH_MIB;
-	if (a->no_batching != b->no_batching)
-		return BF_KEY_NO_BATCHING;
-	return NULL;
-}
-
-int bf_rec_options_equal(const struct bf_rec_options *a,
-			 const struct bf_rec_options *b)
-{
-	return bf_rec_options_differ(a, b) == NULL;
-}
-
-static void encode_plan(cJSON *o, const struct bf_rec_plan *p)
-{
-	cJSON *arr = cJSON_AddArrayToObject(o, BF_KEY_DEVICES);
-
-	for (int i = 0; i < p->ndevices; i++) {
-		cJSON *d = checked(cJSON_CreateObject());
-
-		cJSON_AddItemToArray(arr, d);
-		cJSON_AddStringToObject(d, BF_KEY_DEVICE, p->devices[i].device);
-		cJSON_AddStringToObject(d, BF_KEY_STATUS,
-					bf_schema_status_name(p->devices[i].status));
-		add_str_or_null(d, BF_KEY_REASON, p->devices[i].reason);
-	}
-	cJSON_AddNumberToObject(o, BF_KEY_CHECKS_TOTAL, p->checks_total);
-	cJSON_AddNumberToObject(o, BF_KEY_GEMM_TOTAL, p->gemm_total);
-	if (p->bandwidth_total >= 0)
-		cJSON_AddNumberToObject(o, BF_KEY_BANDWIDTH_TOTAL, p->bandwidth_total);
-	if (p->batching_total >= 0)
-		cJSON_AddNumberToObject(o, BF_KEY_BATCHING_TOTAL, p->batching_total);
-}
-
-static void encode_check(cJSON *o, const struct bf_rec_check *c)
-{
-	cJSON_AddStringToObject(o, BF_KEY_NAME, c->name);
-	cJSON_AddStringToObject(o, BF_KEY_DEVICE, c->device);
-	cJSON_AddStringToObject(o, BF_KEY_STATUS, bf_schema_status_name(c->status));
-	cJSON_AddItemToObject(o, BF_KEY_EXPECTED,
-			      checked(c->expected ? cJSON_Duplicate(c->expected, 1) :
-						    cJSON_CreateNull()));
-	cJSON_AddItemToObject(o, BF_KEY_GOT,
-			      checked(c->got ? cJSON_Duplicate(c->got, 1) :
-					       cJSON_CreateNull()));
-	add_str_or_null(o, BF_KEY_REASON, c->reason);
-	if (c->has_metrics) {
-		cJSON *m = cJSON_AddObjectToObject(o, BF_KEY_METRICS);
-
-		add_num_or_null(m, BF_KEY_BYTES, c->metrics.bytes);
-		add_num_or_null(m, BF_KEY_H2D_PAGEABLE_GBPS, c->metrics.h2d_pageable_gbps);
-		add_num_or_null(m, BF_KEY_D2H_PAGEABLE_GBPS, c->metrics.d2h_pageable_gbps);
-		add_num_or_null(m, BF_KEY_H2D_PINNED_GBPS, c->metrics.h2d_pinned_gbps);
-		add_num_or_null(m, BF_KEY_D2H_PINNED_GBPS, c->metrics.d2h_pinned_gbps);
-	}
-}
-
-static void encode_limits(cJSON *o, const struct bf_rec_float_limits *l)
-{
-	cJSON_AddStringToObject(o, BF_KEY_DTYPE, l->dtype);
-	cJSON_AddNumberToObject(o, BF_KEY_BITS, l->bits);
-	add_num_opt(o, BF_KEY_EXPONENT_BITS, l->exponent_bits);
-	add_num_opt(o, BF_KEY_MANTISSA_BITS, l->mantissa_bits);
-	add_num_or_null(o, BF_KEY_MAX, l->max);
-	add_num_or_null(o, BF_KEY_EPS, l->eps);
-	add_num_or_null(o, BF_KEY_SMALLEST_NORMAL, l->smallest_normal);
-	add_num_opt(o, BF_KEY_SMALLEST_SUBNORMAL, l->smallest_subnormal);
-}
-
-static void encode_gemm(cJSON *o, const struct bf_rec_gemm *g)
-{
-	cJSON *samples;
-
-	cJSON_AddStringToObject(o, BF_KEY_DEVICE, g->device);
-	cJSON_AddStringToObject(o, BF_KEY_DTYPE, g->dtype);
-	cJSON_AddNumberToObject(o, BF_KEY_N, g->n);
-	cJSON_AddStringToObject(o, BF_KEY_STATUS, bf_schema_status_name(g->status));
-	add_str_or_null(o, BF_KEY_REASON, g->reason);
-	if (!g->measured) {
-		add_num_or_null(o, BF_KEY_MEDIAN_MS, g->median_ms);
-		add_num_or_null(o, BF_KEY_GFLOPS, g->gflops);
-		add_num_opt(o, BF_KEY_NEEDED_BYTES, g->needed_bytes);
-		add_num_opt(o, BF_KEY_FREE_BYTES, g->free_bytes);
-		return;
-	}
-	add_str_or_null(o, BF_KEY_LIBRARY, g->library);
-	add_str_or_null(o, BF_KEY_MATH_MODE, g->math_mode);
-	add_str_or_null(o, BF_KEY_C_DTYPE, g->c_dtype);
-	cJSON_AddNumberToObject(o, BF_KEY_WARMUP, g->warmup);
-	cJSON_AddNumberToObject(o, BF_KEY_ITERS, g->iters);
-	samples = cJSON_AddArrayToObject(o, BF_KEY_SAMPLES_MS);
-	for (int i = 0; i < g->nsamples; i++)
-		cJSON_AddItemToArray(samples, checked(cJSON_CreateNumber(g->samples_ms[i])));
-	add_num_or_null(o, BF_KEY_MEDIAN_MS, g->median_ms);
-	add_num_or_null(o, BF_KEY_MIN_MS, g->min_ms);
-	add_num_or_null(o, BF_KEY_MAX_MS, g->max_ms);
-	add_num_or_null(o, BF_KEY_GFLOPS, g->gflops);
-	add_num_or_null(o, BF_KEY_PEAK_MIB, g->peak_mib);
-	add_num_or_null(o, BF_KEY_OPERAND_BYTES, g->operand_bytes);
-	add_num_or_null(o, BF_KEY_MAX_REL_ERROR, g->max_rel_error);
-	add_num_or_null(o, BF_KEY_TOLERANCE, g->tolerance);
-	add_num_opt(o, BF_KEY_OUTPUT_ROUNDOFF, g->output_roundoff);
-	add_num_opt(o, BF_KEY_VERIFY_SEED, g->verify_seed);
-	add_num_or_null(o, BF_KEY_VERIFIED_ELEMENTS, g->verified_elements);
-	add_num_or_null(o, BF_KEY_NONFINITE_ELEMENTS, g->nonfinite_elements);
-	if (g->peak_basis) {
-		add_num_or_null(o, BF_KEY_PEAK_GFLOPS, g->peak_gflops);
-		add_str_or_null(o, BF_KEY_PEAK_BASIS, g->peak_basis);
-		add_num_or_null(o, BF_KEY_FRACTION_OF_PEAK, g->fraction_of_peak);
-	}
-	if (g->peak_method) {
-		add_str_or_null(o, BF_KEY_PEAK_METHOD, g->peak_method);
-		add_num_or_null(o, BF_KEY_PEAK_BOUND_GFLOPS,
-				g->peak_bound_gflops);
-		add_str_or_null(o, BF_KEY_PEAK_BOUND_BASIS,
-				g->peak_bound_basis);
-		add_str_or_null(o, BF_KEY_PEAK_DISAGREEMENT,
-				g->peak_disagreement);
-	}
-	if (g->reference_source) {
-		add_num_or_null(o, BF_KEY_REFERENCE_GFLOPS,
-				g->reference_gflops);
-		add_str_or_null(o, BF_KEY_REFERENCE_SOURCE,
-				g->reference_source);
-		add_num_or_null(o, BF_KEY_FRACTION_OF_REFERENCE,
-				g->fraction_of_reference);
-		if (g->below_reference >= 0)
-			cJSON_AddBoolToObject(o, BF_KEY_BELOW_REFERENCE,
-					      g->below_reference);
-		else
-			cJSON_AddNullToObject(o, BF_KEY_BELOW_REFERENCE);
-	}
-	if (g->timing)
-		add_str_or_null(o, BF_KEY_TIMING, g->timing);
-	if (g->reliable >= 0) {
-		cJSON *arr;
-
-		cJSON_AddBoolToObject(o, BF_KEY_RELIABLE, g->reliable);
-		arr = cJSON_AddArrayToObject(o, BF_KEY_UNRELIABLE_REASONS);
-		for (int i = 0; i < g->nunreliable; i++)
-			cJSON_AddItemToArray(arr, checked(cJSON_CreateString(
-							  g->unreliable_reasons[i])));
-		add_num_or_null(o, BF_KEY_SPREAD, g->spread);
-	}
-	if (g->device_state)
-		cJSON_AddItemToObject(o, BF_KEY_DEVICE_STATE,
-				      checked(cJSON_Duplicate(g->device_state, 1)));
-	if (g->bandwidth_kind) {
-		add_str_or_null(o, BF_KEY_BANDWIDTH_KIND, g->bandwidth_kind);
-		add_num_or_null(o, BF_KEY_BANDWIDTH_GBPS, g->bandwidth_gbps);
-		add_num_or_null(o, BF_KEY_ARITHMETIC_INTENSITY,
-				g->arithmetic_intensity);
-		add_num_or_null(o, BF_KEY_ROOFLINE_GFLOPS, g->roofline_gflops);
-		add_str_or_null(o, BF_KEY_BOUND, g->bound);
-		add_num_or_null(o, BF_KEY_FRACTION_OF_ROOFLINE,
-				g->fraction_of_roofline);
-	}
-	if (g->warmup_calls >= 0)
-		cJSON_AddNumberToObject(o, BF_KEY_WARMUP_CALLS, g->warmup_calls);
-	add_num_opt(o, BF_KEY_WARMUP_MS, g->warmup_ms);
-	if (g->energy_source) {
-		cJSON *e = checked(cJSON_AddObjectToObject(o, BF_KEY_ENERGY));
-
-		cJSON_AddStringToObject(e, BF_KEY_SOURCE, g->energy_source);
-		add_num_or_null(e, BF_KEY_JOULES, g->energy_j);
-		add_num_or_null(e, BF_KEY_SECONDS, g->energy_s);
-		add_num_or_null(e, BF_KEY_GEMMS, g->energy_gemms);
-		add_num_or_null(e, BF_KEY_WATTS, g->energy_w);
-		add_num_or_null(e, BF_KEY_GFLOP_PER_JOULE, g->gflop_per_joule);
-		add_str_or_null(e, BF_KEY_REASON, g->energy_reason);
-	}
-}
-
-/* An array of numbers (NaN and infinity written as null by cJSON). */
-static void add_num_array(cJSON *o, const char *key, const double *v, int n)
-{
-	cJSON *arr = cJSON_AddArrayToObject(o, key);
-
-	for (int i = 0; i < n; i++)
-		cJSON_AddItemToArray(arr, checked(cJSON_CreateNumber(v[i])));
-}
-
-static void encode_bandwidth(cJSON *o, const struct bf_rec_bandwidth *b)
-{
-	cJSON_AddStringToObject(o, BF_KEY_DEVICE, b->device);
-	cJSON_AddStringToObject(o, BF_KEY_KIND, b->kind);
-	cJSON_AddStringToObject(o, BF_KEY_STATUS, bf_schema_status_name(b->status));
-	add_str_or_null(o, BF_KEY_REASON, b->reason);
-	add_num_or_null(o, BF_KEY_MEDIAN_GBPS, b->median_gbps);
-	if (!b->measured) {
-		add_num_opt(o, BF_KEY_NEEDED_BYTES, b->needed_bytes);
-		add_num_opt(o, BF_KEY_FREE_BYTES, b->free_bytes);
-		return;
-	}
-	add_str_or_null(o, BF_KEY_DTYPE, b->dtype);
-	add_num_or_null(o, BF_KEY_ARRAY_BYTES, b->array_bytes);
-	add_num_or_null(o, BF_KEY_BYTES, b->bytes);
-	add_str_or_null(o, BF_KEY_COUNTING, b->counting);
-	add_num_or_null(o, BF_KEY_THREADS, b->threads);
-	cJSON_AddNumberToObject(o, BF_KEY_WARMUP, b->warmup);
-	cJSON_AddNumberToObject(o, BF_KEY_ITERS, b->iters);
-	add_num_array(o, BF_KEY_SAMPLES_MS, b->samples_ms, b->nsamples);
-	add_num_or_null(o, BF_KEY_MEDIAN_MS, b->median_ms);
-	add_num_or_null(o, BF_KEY_MIN_MS, b->min_ms);
-	add_num_or_null(o, BF_KEY_MAX_MS, b->max_ms);
-	add_str_or_null(o, BF_KEY_TIMING, b->timing);
-}
-
-static void encode_batching(cJSON *o, const struct bf_rec_batching *b)
-{
-	cJSON *arr;
-
-	cJSON_AddStringToObject(o, BF_KEY_DEVICE, b->device);
-	cJSON_AddStringToObject(o, BF_KEY_DTYPE, b->dtype);
-	cJSON_AddStringToObject(o, BF_KEY_STATUS, bf_schema_status_name(b->status));
-	add_str_or_null(o, BF_KEY_REASON, b->reason);
-	add_num_or_null(o, BF_KEY_SPEEDUP, b->speedup);
-	if (!b->measured)
-		return;
-	add_str_or_null(o, BF_KEY_MODEL, b->model);
-	arr = cJSON_AddArrayToObject(o, BF_KEY_LAYERS);
-	for (int i = 0; i < b->nlayers; i++)
-		cJSON_AddItemToArray(arr, checked(cJSON_CreateNumber(b->layers[i])));
-	cJSON_AddNumberToObject(o, BF_KEY_ROWS, b->rows);
-	cJSON_AddNumberToObject(o, BF_KEY_FEATURES, b->features);
-	add_str_or_null(o, BF_KEY_LIBRARY, b->library);
-	add_str_or_null(o, BF_KEY_MATH_MODE, b->math_mode);
-	add_str_or_null(o, BF_KEY_TIMING, b->timing);
-	cJSON_AddNumberToObject(o, BF_KEY_WARMUP, b->warmup);
-	cJSON_AddNumberToObject(o, BF_KEY_ITERS, b->iters);
-	add_num_array(o, BF_KEY_SINGLE_SAMPLES_MS, b->single_samples_ms,
-		      b->nsingle);
-	add_num_array(o, BF_KEY_BATCH_SAMPLES_MS, b->batch_samples_ms, b->nbatch);
-	add_num_or_null(o, BF_KEY_SINGLE_MS, b->single_ms);
-	add_num_or_null(o, BF_KEY_BATCH_MS, b->batch_ms);
-	add_num_or_null(o, BF_KEY_SINGLE_ROWS_PER_S, b->single_rows_per_s);
-	add_num_or_null(o, BF_KEY_BATCH_ROWS_PER_S, b->batch_rows_per_s);
-	add_num_or_null(o, BF_KEY_MAX_ABS_DIFF, b->max_abs_diff);
-	add_num_or_null(o, BF_KEY_MAX_ABS_ERROR, b->max_abs_error);
-	add_num_or_null(o, BF_KEY_TOLERANCE, b->tolerance);
-	add_num_array(o, BF_KEY_SCORES, b->scores, b->nscores);
-	add_num_array(o, BF_KEY_EXPECTED_SCORES, b->expected_scores,
-		      b->nexpected);
-}
-
-static void encode_summary(cJSON *o, const struct bf_rec_summary *s)
-{
-	cJSON *arr = cJSON_AddArrayToObject(o, BF_KEY_RATIOS);
-
-	for (int i = 0; i < s->nratios; i++) {
-		const struct bf_rec_ratio *x = &s->ratios[i];
-		cJSON *r = checked(cJSON_CreateObject());
-
-		cJSON_AddItemToArray(arr, r);
-		cJSON_AddStringToObject(r, BF_KEY_KIND, x->kind);
-		cJSON_AddStringToObject(r, BF_KEY_DEVICE, x->device);
-		cJSON_AddStringToObject(r, BF_KEY_DTYPE, x->dtype);
-		cJSON_AddNumberToObject(r, BF_KEY_N, x->n);
-		/* cJSON writes a non-finite number as null, as before. */
-		cJSON_AddNumberToObject(r, BF_KEY_VALUE, x->value);
-	}
-	cJSON_AddNumberToObject(o, BF_KEY_CHECKS_PASSED, s->checks_passed);
-	cJSON_AddNumberToObject(o, BF_KEY_CHECKS_FAILED, s->checks_failed);
-	add_num_opt(o, BF_KEY_CHECKS_SKIPPED, s->checks_skipped);
-	cJSON_AddNumberToObject(o, BF_KEY_GEMM_PASSED, s->gemm_passed);
-	cJSON_AddNumberToObject(o, BF_KEY_GEMM_FAILED, s->gemm_failed);
-	add_num_opt(o, BF_KEY_GEMM_SKIPPED, s->gemm_skipped);
-	cJSON_AddNumberToObject(o, BF_KEY_EXIT_STATUS, s->exit_status);
-	add_num_opt(o, BF_KEY_WALL_MS, s->wall_ms);
-	add_num_opt(o, BF_KEY_BANDWIDTH_PASSED, s->bandwidth_passed);
-	add_num_opt(o, BF_KEY_BANDWIDTH_FAILED, s->bandwidth_failed);
-	add_num_opt(o, BF_KEY_BANDWIDTH_SKIPPED, s->bandwidth_skipped);
-	add_num_opt(o, BF_KEY_BATCHING_PASSED, s->batching_passed);
-	add_num_opt(o, BF_KEY_BATCHING_FAILED, s->batching_failed);
-	add_num_opt(o, BF_KEY_BATCHING_SKIPPED, s->batching_skipped);
-}
-
-cJSON *bf_record_encode(const struct bf_record *r)
-{
-	cJSON *o;
-
-	if (r->type == BF_REC_HOST || (int)r->type < 0 ||
-	    r->type >= BF_REC__COUNT)
-		return NULL;
-	o = checked(cJSON_CreateObject());
-	cJSON_AddNumberToObject(o, BF_KEY_SCHEMA, BF_SCHEMA_VERSION);
-	cJSON_AddStringToObject(o, BF_KEY_TYPE, bf_schema_type_name(r->type));
-	cJSON_AddNumberToObject(o, BF_KEY_SEQ, r->seq > 0 ? r->seq : 0);
-	switch (r->type) {
+	bf_record_init(out, type);
+	if (!cJSON_IsObject(json) || (int)type < 0 || type >= BF_REC__COUNT)
+		return bf_fail(detail, detail_len, BF_ERR_SCHEMA,
+			       "record is not a JSON object of a known type");
+	if (cJSON_IsNumber(seq) && bf_schema_int_ok(seq->valuedouble, 0, INT_MAX))
+		out->seq = (int)seq->valuedouble;
+	switch (type) {
+	case BF_REC_HOST:
+		decode_host(json, &out->u.host);
+		break;
 	case BF_REC_PLAN:
-		encode_plan(o, &r->u.plan);
+		decode_plan(json, &out->u.plan);
 		break;
 	case BF_REC_CHECK:
-		encode_check(o, &r->u.check);
+		decode_check(json, &out->u.check);
 		break;
 	case BF_REC_FLOAT_LIMITS:
-		encode_limits(o, &r->u.float_limits);
+		decode_limits(json, &out->u.float_limits);
 		break;
 	case BF_REC_GEMM:
-		encode_gemm(o, &r->u.gemm);
+		decode_gemm(json, &out->u.gemm);
 		break;
 	case BF_REC_SUMMARY:
-		encode_summary(o, &r->u.summary);
+		decode_summary(json, &out->u.summary);
 		break;
 	case BF_REC_BANDWIDTH:
-		encode_bandwidth(o, &r->u.bandwidth);
+		decode_bandwidth(json, &out->u.bandwidth);
 		break;
 	case BF_REC_BATCHING:
-		encode_batching(o, &r->u.batching);
+		decode_batching(json, &out->u.batching);
 		break;
 	default:
 		break;
 	}
-	return o;
+	return BF_OK;
 }
 
-/*
- * cJSON 1.7.15 prints a number with %1.15g when that reads back within one
- * DBL_EPSILON of the value (relative), so a double can come back one unit
- * in the last place off, and -0 prints as 0. An exact text for every
- * finite double: the shortest of 15, 16 and 17 significant digits that
- * strtod reads back bit for bit (17 always does: IEEE 754-2008 5.12.2).
- * Written into a cJSON raw item, which cJSON prints verbatim; this is the
- * text cJSON's own printer produces, only checked exactly.
- */
-static cJSON *exact_number_item(double d)
+enum bf_err bf_record_parse(const char *line, size_t len,
+			    struct bf_record *out, char *detail,
+			    size_t detail_len)
 {
-	char buf[40];
+	enum bf_record_type type;
+	enum bf_err err;
+	cJSON *json;
 
-	for (int digits = 15; digits <= 17; digits++) {
-		double back;
-
-		snprintf(buf, sizeof(buf), "%.*g", digits, d);
-		back = strtod(buf, NULL);
-		if (memcmp(&back, &d, sizeof(d)) == 0)
-			break;
-	}
-	return checked(cJSON_CreateRaw(buf));
-}
-
-/* Whether cJSON prints d exactly by itself: an integer it writes with %d
- * (not -0), or a value outside JSON (NaN, infinities: written null). */
-static int cjson_prints_exactly(const cJSON *item)
-{
-	double d = item->valuedouble;
-
-	if (!isfinite(d))
-		return 1;
-	return d == (double)item->valueint && !(d == 0 && signbit(d));
-}
-
-void bf_json_exact_numbers(cJSON *tree)
-{
-	cJSON *child, *next;
-
-	if (!tree)
-		return;
-	for (child = tree->child; child; child = next) {
-		next = child->next;
-		if (cJSON_IsNumber(child) && !cjson_prints_exactly(child)) {
-			/* The item becomes raw in place, keeping its key and
-			 * place; the text moves over, allocated by cJSON. */
-			cJSON *raw = exact_number_item(child->valuedouble);
-
-			child->type = cJSON_Raw |
-				      (child->type & cJSON_StringIsConst);
-			child->valuestring = raw->valuestring;
-			raw->valuestring = NULL;
-			cJSON_Delete(raw);
-		} else {
-			bf_json_exact_numbers(child);
-		}
-	}
-}
-
-double bf_speed_ratio(double gflops, double base_gflops)
-{
-	return gflops / base_gflops;
-}
-
-int bf_rec_gemm_consistent(const struct bf_rec_gemm *g, char *why,
-			   size_t why_len)
-{
-	double n = g->n, expect;
-
-	/* A median is a time, as each sample is (schema.c): -1 ms is none,
-	 * whatever gflops says, and nothing to divide by. */
-	if (!isnan(g->median_ms) && !bf_schema_time_ok(g->median_ms)) {
-		if (why && why_len)
-			snprintf(why, why_len,
-				 "invalid: median_ms is %.6g: expected a time above 0 ms",
-				 g->median_ms);
-		return 0;
-	}
-	/* Not run, failed (no gflops), or one without the other. */
-	if (isnan(g->gflops) || isnan(g->median_ms))
-		return 1;
-	/* A GEMM of n x n by n x n is 2 n^3 flops; ms and GFLOP/s give
-	 * the 1e6. */
-	expect = 2.0 * n * n * n / g->median_ms / 1e6;
-	if (g->n >= 1 &&
-	    fabs(g->gflops - expect) <= BF_GEMM_GFLOPS_RTOL * fabs(expect))
-		return 1;
-	if (why && why_len)
-		snprintf(why, why_len,
-			 "invalid: gflops %.6g disagrees with 2 n^3 / median_ms = %.6g (n %d, median_ms %.6g)",
-			 g->gflops, expect, g->n, g->median_ms);
-	return 0;
-}
-
-int bf_rec_gemm_check(struct bf_rec_gemm *g)
-{
-	char why[200];
-
-	if (bf_rec_gemm_consistent(g, why, sizeof(why)))
-		return 0;
-	g->status = BF_STATUS_FAIL;
-	g->gflops = NAN;
-	g->fraction_of_peak = NAN;
-	g->fraction_of_roofline = NAN;
-	g->gflop_per_joule = NAN;
-	g->fraction_of_reference = NAN;
-	g->below_reference = -1;
-	free(g->reason);
-	g->reason = bf_xstrdup(why);
-	return 1;
+	bf_record_init(out, BF_REC_HOST);
+	err = bf_schema_parse_record(line, len, &json, &type, detail,
+				     detail_len);
+	if (err != BF_OK)
+		return err;
+	err = bf_record_decode(json, type, out, detail, detail_len);
+	cJSON_Delete(json);
+	return err;
 }

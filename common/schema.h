@@ -285,10 +285,11 @@ int bf_schema_time_ok(double ms);
 
 /* Parses one line of agent output into a record object and validates it:
  * a JSON object (nothing after it), schema == BF_SCHEMA_VERSION, a known
- * type, the keys that type requires with the right JSON types, every
- * integer field (seq, n, the counts, byte counts, options) a whole number
- * in its range (schema.c's int rules; docs/schema.md, "Numbers"), and
- * every timed sample a time (bf_schema_time_ok; "Times"). On
+ * type, every timed sample a time (bf_schema_time_ok; docs/schema.md,
+ * "Times"), the record as docs/schema.json says (bf_schema_json_check:
+ * required keys, JSON types, integer ranges, enums, what each status
+ * requires; every number finite), and every sample array as long as the
+ * record's iters. On
  * success returns BF_OK, stores the record in *out (caller frees with
  * cJSON_Delete) and its type in *type. On failure returns BF_ERR_PARSE
  * (not JSON), BF_ERR_SCHEMA (wrong version, type or fields) with a one-line

@@ -7,6 +7,13 @@
  *
  * CUDA and cuBLAS status codes are translated to enum bf_err here and
  * never leave this file; their names and strings go into detail.
+ *
+ * Kept whole although long: it is one backend behind one const table
+ * (backend_cublas, its one exported symbol: style.md's rule for a
+ * backend), every part of which (probe, memory, copies, bandwidth, the
+ * batching model, GEMM) translates errors the same way and changes when
+ * CUDA or cuBLAS does; split, those translations and the table's private
+ * helpers would have to be exported.
  */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>

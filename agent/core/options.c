@@ -24,10 +24,11 @@ const char *agent_usage(void)
 	       "tables instead, with each device's rated peak and bound and how they\n"
 	       "were derived (the CPU's from a short FMA probe per core cluster).\n"
 	       "Defaults: --size 4096 --iters 20 --warmup 5\n"
-	       "--dtypes fp32,fp16,bf16, CPU iterations max(3, iters/4), CPU warm-up\n"
-	       "the --warmup given, else 1. Before the sweep, memory bandwidth per\n"
-	       "device (CPU triad, GPU copies) for the roofline; after it, the seed's\n"
-	       "batching case (20 one-row scorings vs one (20, 30) batch).\n"
+	       "--dtypes fp32,fp16,bf16, CPU iterations min(iters, max(3, iters/4)),\n"
+	       "CPU warm-up the --warmup given, else 1. Before the sweep, memory\n"
+	       "bandwidth per device (CPU triad, GPU copies) for the roofline; after\n"
+	       "it, the seed's batching case (20 one-row scorings vs one (20, 30)\n"
+	       "batch).\n"
 	       "Exit status: 0 all passed, 1 a check failed, 2 usage error, 4 could not run.\n";
 }
 
@@ -70,7 +71,7 @@ static void apply_defaults(const struct bf_agent_optset *s,
 		o->cpu_iters = s->cpu_iters;
 	} else {
 		/* The seed's protocol: CPU GEMMs are slow, so fewer samples,
-		 * max(3, iters/4), but never more than asked for. */
+		 * min(iters, max(3, iters/4)): never more than asked for. */
 		int c_it = o->iters / 4 > 3 ? o->iters / 4 : 3;
 
 		o->cpu_iters = c_it < o->iters ? c_it : o->iters;

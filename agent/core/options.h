@@ -30,7 +30,8 @@ struct agent_opts {
 	int ndtypes;
 	int iters;        /* timed GPU iterations (default 20) */
 	int warmup;       /* untimed iterations before timing (default 5) */
-	int cpu_iters;    /* timed CPU iterations; default max(3, iters/4) */
+	int cpu_iters;    /* timed CPU iterations; default
+			   * min(iters, max(3, iters/4)) */
 	int cpu_warmup;   /* untimed CPU iterations; default --warmup when
 			   * given, else 1 */
 	int devices;      /* AGENT_DEV_* mask; default all present */

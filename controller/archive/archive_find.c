@@ -356,7 +356,9 @@ const char *archive_machine_differs(const struct bf_rec_host *a,
 				    const struct bf_rec_host *b,
 				    const char *fp_b, char *buf, size_t len)
 {
-	if (!same_or_none(fp_a, fp_b))
+	/* A key only one run recorded (its ctl was stopped before run.json
+	 * had it) proves nothing: the caller says it cannot tell. */
+	if (fp_a && *fp_a && fp_b && *fp_b && strcmp(fp_a, fp_b) != 0)
 		return "host key differs";
 	if (!same_or_none(a->hostname, b->hostname)) {
 		snprintf(buf, len, "hostname differs (%.60s, was %.60s)",
@@ -435,18 +437,26 @@ enum bf_err archive_find_baselines(const char *results_dir, const char *host,
 						       options));
 		if (h.complete && !h.read_error && h.host_record && options &&
 		    bf_rec_options_equal(&h.host_record->options, options)) {
+			const char *fp =
+				archive_json_str(ho, BF_RUN_HOST_FINGERPRINT);
+			int key_now = fingerprint && *fingerprint;
+			int key_then = fp && *fp;
 			char why[160];
 			const char *differs = archive_machine_differs(
-				machine, fingerprint, h.host_record,
-				archive_json_str(ho, BF_RUN_HOST_FINGERPRINT), why,
+				machine, fingerprint, h.host_record, fp, why,
 				sizeof(why));
 
 			/* The newest such run says why, if none is found. */
-			if (differs && !skipped[0])
+			if (!differs && key_now != key_then && !skipped[0])
+				snprintf(skipped, sizeof(skipped),
+					 "cannot tell whether run %s was the same machine: %s no host key",
+					 ids[i], key_now ? "it recorded" :
+							   "this run recorded");
+			else if (differs && !skipped[0])
 				snprintf(skipped, sizeof(skipped),
 					 "different machine than run %s (%s)",
 					 ids[i], differs);
-			if (!differs)
+			if (!differs && key_now == key_then)
 				out[(*count)++] = baseline_from(&h, ids[i],
 					     archive_json_str(doc, BF_RUN_STARTED_AT) ?
 						     archive_json_str(doc, BF_RUN_STARTED_AT) :

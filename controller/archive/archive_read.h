@@ -201,12 +201,16 @@ struct archive_baseline {
  *    host_key_fingerprint against fingerprint; NULL and "" are "none",
  *    as for local), the same hostname (host record) and the same GPU
  *    UUIDs in index order (host record gpus[].uuid). A name in
- *    ~/.ssh/config that now points at another box is not a baseline.
+ *    ~/.ssh/config that now points at another box is not a baseline,
+ *    nor is a run when only one of the two recorded a key (a run whose
+ *    ctl was stopped before run.json had it): the key cannot tell.
  * On BF_OK *out holds that run's passing GEMM rows; caller frees with
  * archive_baseline_free. BF_ERR_NOT_FOUND (with *out NULL) when no such
  * run exists or results_dir does not: detail then says why, for the
  * tables' legend: "different machine than run ID (host key differs)"
- * when a run with the same settings was skipped for that, else "no
+ * or "cannot tell whether run ID was the same machine: this run
+ * recorded no host key" when a run with the same settings was skipped
+ * for that, else "no
  * earlier run with the same settings (run ID: device differs)" naming the
  * newest complete run of the host and its first differing option
  * (bf_rec_options_differ), else "no earlier run of this host";
@@ -239,9 +243,10 @@ archive_baseline_row(const struct archive_baseline *b, const char *device,
 		     const char *dtype, int n, int occurrence);
 
 /* Why host record b (with host key fingerprint fp_b) is not the machine
- * of host record a (fp_a): "host key differs", "hostname differs (x, y)",
- * "GPU UUIDs differ"; NULL when it is the same machine as far as the
- * records tell. Static text, or buf (len bytes). */
+ * of host record a (fp_a): "host key differs" (both keys known and not
+ * equal; a NULL or "" key is unknown and tells nothing), "hostname
+ * differs (x, y)", "GPU UUIDs differ"; NULL when it is the same machine
+ * as far as the records tell. Static text, or buf (len bytes). */
 const char *archive_machine_differs(const struct bf_rec_host *a,
 				    const char *fp_a,
 				    const struct bf_rec_host *b,

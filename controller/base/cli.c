@@ -7,9 +7,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <getopt.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/cli.h"
 #include "bf_parse.h"
@@ -55,6 +57,22 @@ int ctl_option_error(const char *command, int c, char **argv)
 	return BF_EXIT_USAGE;
 }
 
+/* EPIPE when f is a pipe or socket whose reading end has gone (poll's
+ * POLLERR, POLLHUP): every write to it fails so, whatever errno says by
+ * now. 0 otherwise. */
+static int reader_gone(FILE *f)
+{
+	struct pollfd p = { .fd = fileno(f), .events = POLLOUT };
+	struct stat st;
+
+	if (p.fd < 0 || fstat(p.fd, &st) != 0 ||
+	    !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		return 0;
+	if (poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)))
+		return EPIPE;
+	return 0;
+}
+
 int ctl_stream_error(FILE *f)
 {
 	/* As a failed write left it: stdio keeps no error code, and a
@@ -66,7 +84,25 @@ int ctl_stream_error(FILE *f)
 		return errno ? errno : EIO;
 	if (!ferror(f))
 		return 0;
+	if (reader_gone(f))
+		return EPIPE;
 	return e ? e : EIO;
+}
+
+/* stdout's first error as ctl_stdout_checkpoint saw it; 0 none yet. */
+static int stdout_checked_error;
+
+void ctl_stdout_checkpoint(void)
+{
+	if (!stdout_checked_error)
+		stdout_checked_error = ctl_stream_error(stdout);
+}
+
+int ctl_stdout_error(void)
+{
+	int e = ctl_stream_error(stdout);
+
+	return stdout_checked_error ? stdout_checked_error : e;
 }
 
 int ctl_parse_dir(const char *name, const char *s, const char **out)

@@ -35,11 +35,22 @@ void ctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int ctl_option_error(const char *command, int c, char **argv);
 
 /* Flushes f and says whether everything written to it since it was
- * opened reached the system: 0, or why not as an errno value (fflush's,
- * else the one a failed write left when stdio has nothing left to flush:
- * call it right after the last write; EIO when errno was lost). f stays
- * open. ctl's main checks stdout with it after every command. */
+ * opened reached the system: 0, or why not as an errno value (fflush's;
+ * EPIPE for a pipe or socket whose reader has gone; else the one a
+ * failed write left when stdio has nothing left to flush: call it right
+ * after the last write; EIO when errno was lost). f stays open. */
 int ctl_stream_error(FILE *f);
+
+/* Notes stdout's error now (ctl_stream_error), while errno is still the
+ * failed write's: for a command that does more after its last write
+ * (ctl run closes its archive), whose calls may leave another errno
+ * (ENOENT). The first error noted is kept. Main thread only. */
+void ctl_stdout_checkpoint(void);
+
+/* stdout's error for ctl's main to report after every command: the one
+ * ctl_stdout_checkpoint noted, else ctl_stream_error(stdout)'s now; 0
+ * when all output arrived. */
+int ctl_stdout_error(void);
 
 /* Option `name`'s value s as a directory: any path but "" (which would
  * name none). Returns 0 with *out = s, or -1 after a one-line error

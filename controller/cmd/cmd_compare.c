@@ -43,7 +43,7 @@ static const char compare_usage[] =
 	"  --samples      every timed sample as CSV: column, run, host, device, dtype,\n"
 	"                 n, sample, ms, GFLOP/s\n"
 	"  --benchstat    every sample in Go's benchmark format, for benchstat\n"
-	"                 (benchstat -col run FILE)\n"
+	"                 (benchstat -col run FILE; -col host: one run's hosts)\n"
 	"  --fail-on-regression PCT\n"
 	"                 exit 5 when a column is significantly slower than A by more\n"
 	"                 than PCT percent in some row (one line on stderr each)\n"

@@ -80,7 +80,8 @@ static const char run_usage[] =
 	"                       least; more when its own GEMMs predict a longer\n"
 	"                       wait) fails its host (default 3600; 0: none)\n"
 	"  --no-tui             plain progress lines, no live table (also when\n"
-	"                       stdout is not a terminal or TERM=dumb)\n"
+	"                       stdout is not a terminal or TERM=dumb, and for a\n"
+	"                       TERM terminfo does not know, said on stderr)\n"
 	"  --tag TEXT           a label kept in run.json and shown by ctl list\n"
 	"  --accept-new-host-keys  record an unknown host key in known_hosts (as\n"
 	"                       StrictHostKeyChecking=accept-new; default: refuse\n"
@@ -104,10 +105,11 @@ static const char run_usage[] =
 	"  ctl run spark me@box.lan:2222 --sizes 1024,4096 --dtypes fp32,bf16\n"
 	"  ctl run --rerun-failed 20261130T15\n"
 	"\n"
-	"Exit status: 0 all passed, 1 some checks failed, 2 usage error, 3 some\n"
-	"hosts failed or the archive could not be written, 4 all passed but stdout\n"
-	"could not be written (one line on stderr says why), 130 interrupted\n"
-	"(Ctrl-C, q, SIGTERM, SIGHUP, SIGQUIT).\n";
+	"Exit status: 0 all passed, 1 a record that arrived failed (whatever the\n"
+	"agent's own counts say), 2 usage error, 3 some hosts failed or the\n"
+	"archive could not be written, 4 all passed but stdout could not be\n"
+	"written (one line on stderr says why), 130 interrupted (Ctrl-C, q,\n"
+	"SIGTERM, SIGHUP, SIGQUIT).\n";
 
 /* The run being re-run (--rerun-failed), for the run that does it. */
 static const char *rerun_of;
@@ -341,7 +343,7 @@ int cmd_run(int argc, char **argv)
 	table_print_plain(stdout, &s.model, table_terminal_width(stdout));
 	printf("\nrun %s %s: %s\n", s.archive.run_id, final_status,
 	       s.archive.dir);
-	fflush(stdout);
+	ctl_stdout_checkpoint(); /* before closing the archive moves errno */
 out:
 	if (s.hosts)
 		runner_slurm_release(s.hosts, s.nhosts);

@@ -103,10 +103,11 @@ int main(int argc, char **argv)
 	status = dispatch(argc, argv);
 	/* Output that never arrived is a failure, for every command (as
 	 * coreutils' close_stdout): right after the command's last write,
-	 * while errno is still the failed write's. close(2) may report what
-	 * only it sees (a quota on NFS); a stdout closed from the start
-	 * (ctl list >&-) that nothing was written to is no error. */
-	e = ctl_stream_error(stdout);
+	 * while errno is still the failed write's (or as the command noted
+	 * it then: ctl_stdout_checkpoint). close(2) may report what only it
+	 * sees (a quota on NFS); a stdout closed from the start (ctl list
+	 * >&-) that nothing was written to is no error. */
+	e = ctl_stdout_error();
 	if (fclose(stdout) != 0 && !e && errno != EBADF)
 		e = errno;
 	if (e) {

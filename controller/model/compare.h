@@ -95,7 +95,8 @@ struct compare_cell {
 	double spread_pct;       /* the spread, in %: (max - min) / median of
 				  * the samples' times (bf_stats_spread, the
 				  * agent's record "spread"); NaN with fewer
-				  * than 2 samples (one sample has none) */
+				  * than 2 samples (one sample has none). Not
+				  * benchstat's "±" (docs/compare.md) */
 	double median_ms;
 	double peak_gflops;      /* the record's; NaN unknown */
 	double fraction_of_peak; /* median GFLOP/s / peak_gflops; NaN */

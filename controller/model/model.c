@@ -1,4 +1,10 @@
-/* The run model; see model.h. */
+/*
+ * The run model; see model.h. Kept whole although long: its state and
+ * lock are private to this file and every function takes the lock, which
+ * is the file's one job (what ctl knows of a run, consistent for every
+ * reader); split, the state struct would have to leave it. What a row's
+ * note against its recent runs says is model/recent.c's.
+ */
 #include "model/model.h"
 
 #include <math.h>
@@ -21,6 +27,18 @@ struct seq_set {
 	size_t bytes;
 };
 
+/* The kinds of result the agent's summary counts by status. */
+enum result_kind { KIND_CHECKS, KIND_GEMM, KIND_BANDWIDTH, KIND_BATCHING,
+		   KIND__COUNT };
+
+/* One host's records by kind and status, as the records said, and what
+ * the agent's own summary said of them. */
+struct host_counts {
+	int sent[KIND__COUNT][3];       /* [kind][enum bf_status] */
+	double summary[KIND__COUNT][3]; /* NaN: not in the summary */
+	int summary_exit;               /* -1 until the summary arrives */
+};
+
 struct model_state {
 	pthread_mutex_t lock;
 	struct model_host *hosts;
@@ -41,6 +59,7 @@ struct model_state {
 	 * samples as GFLOP/s, kept for the recent-history note. */
 	struct row_samples { double *x; int n; } *row_samples;
 	struct seq_set *seqs; /* per host */
+	struct host_counts *counts; /* per host */
 	uint64_t version; /* bumped on every change: readers redraw on change */
 	uint64_t started_ns;
 };
@@ -123,11 +142,13 @@ void model_init(struct model *m, int nhosts, const char *const *names)
 	st->recent = bf_xcalloc((size_t)nhosts + 1, sizeof(*st->recent));
 	st->nrecent = bf_xcalloc((size_t)nhosts + 1, sizeof(*st->nrecent));
 	st->seqs = bf_xcalloc((size_t)nhosts + 1, sizeof(*st->seqs));
+	st->counts = bf_xcalloc((size_t)nhosts + 1, sizeof(*st->counts));
 	for (int i = 0; i < nhosts; i++) {
 		bf_text_sanitize(st->hosts[i].name, sizeof(st->hosts[i].name),
 				 names[i]);
 		st->hosts[i].agent_exit = -1;
 		st->hosts[i].max_seq = st->hosts[i].summary_seq = -1;
+		st->counts[i].summary_exit = -1;
 	}
 	st->started_ns = bf_now_ns();
 	m->st = st;
@@ -152,6 +173,7 @@ void model_free(struct model *m)
 	free(st->recent);
 	free(st->nrecent);
 	free(st->seqs);
+	free(st->counts);
 	free(st->baseline);
 	free(st->nbaseline);
 	free(st->hosts);
@@ -608,6 +630,77 @@ static void add_batching(struct model_state *m, int host,
 	bf_text_sanitize(e->reason, sizeof(e->reason), str_or(b->reason, ""));
 }
 
+static void why_add(char *out, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void count_sent(struct model_state *m, int host, enum result_kind k,
+		       enum bf_status st)
+{
+	if ((int)st >= 0 && st <= BF_STATUS_SKIPPED)
+		m->counts[host].sent[k][st]++;
+}
+
+/* The summary's counts into c (the optional ones NaN when absent). */
+static void note_summary(struct host_counts *c, const struct bf_rec_summary *s)
+{
+	const double got[KIND__COUNT][3] = {
+		{ s->checks_passed, s->checks_failed, s->checks_skipped },
+		{ s->gemm_passed, s->gemm_failed, s->gemm_skipped },
+		{ s->bandwidth_passed, s->bandwidth_failed,
+		  s->bandwidth_skipped },
+		{ s->batching_passed, s->batching_failed, s->batching_skipped },
+	};
+
+	memcpy(c->summary, got, sizeof(c->summary));
+	c->summary_exit = s->exit_status;
+}
+
+/* The agent's own counts against the records that arrived, into h's
+ * summary_note: each summary count that is not the number of records of
+ * its kind with that status, the summary's exit_status and the agent's
+ * exit status (0 or 1: docs/schema.md, "Exit status") against 1 when a
+ * record said fail, else 0. Another exit status (2, 4, 130, a signal)
+ * is a failed agent, said elsewhere. Called with the lock held. */
+static void update_summary_note(struct model_state *m, int host)
+{
+	static const char *const kinds[KIND__COUNT] = { "checks", "gemm",
+		"bandwidth", "batching" };
+	static const char *const statuses[3] = { "passed", "failed",
+		"skipped" };
+	const struct host_counts *c = &m->counts[host];
+	struct model_host *h = &m->hosts[host];
+	char *note = h->summary_note;
+	size_t len = sizeof(h->summary_note), used;
+	int want_exit = 0;
+
+	note[0] = '\0';
+	for (int k = 0; k < KIND__COUNT; k++)
+		want_exit |= c->sent[k][BF_STATUS_FAIL] > 0;
+	if (h->saw_summary)
+		for (int k = 0; k < KIND__COUNT; k++)
+			for (int st = 0; st < 3; st++)
+				if (!isnan(c->summary[k][st]) &&
+				    c->summary[k][st] != c->sent[k][st])
+					why_add(note, len,
+						"%s_%s %.0f (records: %d)",
+						kinds[k], statuses[st],
+						c->summary[k][st],
+						c->sent[k][st]);
+	if (h->saw_summary && c->summary_exit >= 0 &&
+	    c->summary_exit != want_exit)
+		why_add(note, len, "exit_status %d (records: %d)",
+			c->summary_exit, want_exit);
+	if ((h->agent_exit == BF_EXIT_OK ||
+	     h->agent_exit == BF_EXIT_CHECKS_FAILED) &&
+	    h->agent_exit != want_exit)
+		why_add(note, len, "the agent exited %d (records: %d)",
+			h->agent_exit, want_exit);
+	if (!note[0])
+		return;
+	used = strlen(note);
+	snprintf(note + used, len - used, "; the records decide");
+}
+
 /* Whether rec's numbers are within model.h's bounds. */
 static int record_in_range(const struct bf_record *rec)
 {
@@ -671,26 +764,37 @@ enum model_added model_add_record(struct model *mm, int host,
 		else
 			c->skipped++;
 		h->checks_done++;
+		h->failed += rec->u.check.status == BF_STATUS_FAIL;
+		count_sent(m, host, KIND_CHECKS, rec->u.check.status);
 		break;
 	}
 	case BF_REC_GEMM:
 		add_gemm(m, host, &rec->u.gemm);
 		h->gemm_done++;
+		/* As shown: a record that contradicts itself fails too. */
+		h->failed += m->rows[m->nrows - 1].status == BF_STATUS_FAIL;
+		count_sent(m, host, KIND_GEMM, rec->u.gemm.status);
 		added = MODEL_ADDED_PROGRESS;
 		break;
 	case BF_REC_BANDWIDTH:
 		add_bandwidth(m, host, &rec->u.bandwidth);
+		h->failed += rec->u.bandwidth.status == BF_STATUS_FAIL;
+		count_sent(m, host, KIND_BANDWIDTH, rec->u.bandwidth.status);
 		break;
 	case BF_REC_BATCHING:
 		add_batching(m, host, &rec->u.batching);
+		h->failed += rec->u.batching.status == BF_STATUS_FAIL;
+		count_sent(m, host, KIND_BATCHING, rec->u.batching.status);
 		break;
 	case BF_REC_SUMMARY:
 		h->saw_summary = 1;
 		h->summary_seq = rec->seq;
+		note_summary(&m->counts[host], &rec->u.summary);
 		break;
 	default:
 		break;
 	}
+	update_summary_note(m, host);
 	m->version++;
 	model_unlock(m);
 	return added;
@@ -795,6 +899,8 @@ void model_set_agent_exit(struct model *m, int host, int status)
 {
 	model_lock(m->st);
 	m->st->hosts[host].agent_exit = status;
+	update_summary_note(m->st, host);
+	m->st->version++;
 	model_unlock(m->st);
 }
 

@@ -131,6 +131,15 @@ struct model_host {
 	int duplicates;         /* records whose seq had arrived before:
 				 * ignored, not counted */
 	int max_seq, summary_seq; /* highest seq seen, the summary's; -1 none */
+	int failed;             /* check, gemm, bandwidth and batching records
+				 * that failed as ctl shows them (a gemm record
+				 * that contradicts itself too): ctl's exit
+				 * status comes from this, not from the agent's
+				 * own counts */
+	char summary_note[320]; /* how the agent's own counts (its summary,
+				 * its exit status) disagree with the records
+				 * that arrived, "gemm_failed 0 (records: 1),
+				 * ..."; "" when they agree or are unknown */
 	char fingerprint[128];  /* SHA256:... of the host key; "" for local */
 	char agent_hash[40];
 	char hostname[128];     /* from the host record */
@@ -256,7 +265,8 @@ void model_set_recent(struct model *m, int host,
 void model_set_baseline_info(struct model *m, int host, const char *run_id,
 			     const char *note);
 
-/* Records connection facts for the archive. */
+/* Records connection facts for the archive. The agent's exit status
+ * (0..255) is also held against its records (summary_note). */
 void model_set_fingerprint(struct model *m, int host, const char *fp);
 void model_set_agent_exit(struct model *m, int host, int status);
 

@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "json_text.h"
 #include "remote/remote_target.h"
 #include "xmalloc.h"
 
@@ -183,9 +184,13 @@ static int known_key(const char *k, const char *const *keys)
 
 /* The host's "defaults", each value parsed and checked by the agent's own
  * option table (common/agent_opts.c), so that 0 is a value and a value
- * the agent would refuse stops the run before it starts. */
+ * the agent would refuse stops the run before it starts. A number is
+ * given to it as written in json (the file doc was parsed from), not as
+ * the double it was read into: 9007199254740993 is refused as itself,
+ * not as 9007199254740992. */
 static enum bf_err parse_defaults(const cJSON *d, const char *origin,
 				  const char *host, struct bf_agent_optset *set,
+				  const char *json, const cJSON *doc,
 				  char *detail, size_t detail_len)
 {
 	const cJSON *e;
@@ -195,8 +200,9 @@ static enum bf_err parse_defaults(const cJSON *d, const char *origin,
 			   "defaults must be an object", host);
 	cJSON_ArrayForEach(e, d) {
 		const struct bf_agent_opt *o = bf_agent_opt_find_key(e->string);
-		char value[64], why[256];
+		char value[64], given[64], why[256];
 		const char *text = value;
+		struct bf_agent_optset scratch;
 		int want_number;
 
 		if (!o)
@@ -204,22 +210,34 @@ static enum bf_err parse_defaults(const cJSON *d, const char *origin,
 				       "%s: host %s: unknown key in defaults: %s",
 				       origin, host, e->string);
 		want_number = o->type == BF_AOT_INT;
-		if (want_number && cJSON_IsNumber(e))
+		if (want_number && cJSON_IsNumber(e)) {
 			/* %.17g keeps 1.5 and 1e20 as they are, for the
-			 * parser to refuse in its own words. */
+			 * parser to refuse in its own words, and 10.0 reads
+			 * as 10. */
 			snprintf(value, sizeof(value), "%.17g", e->valuedouble);
-		else if (!want_number && cJSON_IsString(e))
+		} else if (!want_number && cJSON_IsString(e)) {
 			text = e->valuestring;
-		else
+		} else {
 			return bf_fail(detail, detail_len, BF_ERR_PARSE,
 				       "%s: host %s: defaults: %s: expected %s",
 				       origin, host, e->string,
 				       want_number ? "a number" : "a string");
+		}
 		if (bf_agent_opt_parse(o, e->string, text, set, why,
-				       sizeof(why)) != BF_OK)
-			return bf_fail(detail, detail_len, BF_ERR_USAGE,
-				       "%s: host %s: defaults: %s", origin,
-				       host, why);
+				       sizeof(why)) == BF_OK)
+			continue;
+		/* Refused: in the words of the number as written, not of
+		 * the double it was read into (9007199254740993 is no
+		 * 9007199254740992, 1e400 no inf). */
+		scratch = *set;
+		if (text == value &&
+		    bf_json_number_text(json, strlen(json), doc, e, given,
+					sizeof(given)) == 0 &&
+		    strcmp(given, value) != 0)
+			(void)bf_agent_opt_parse(o, e->string, given, &scratch,
+						 why, sizeof(why));
+		return bf_fail(detail, detail_len, BF_ERR_USAGE,
+			       "%s: host %s: defaults: %s", origin, host, why);
 	}
 	return BF_OK;
 }
@@ -238,8 +256,8 @@ static int env_name_ok(const char *s)
 }
 
 static enum bf_err parse_host(const cJSON *h, const char *origin,
-			      struct inv_host *out, char *detail,
-			      size_t detail_len)
+			      struct inv_host *out, const char *json,
+			      const cJSON *doc, char *detail, size_t detail_len)
 {
 	static const char *const host_keys[] = { "ssh", "workdir",
 		"description", "path_prepend", "env", "defaults", NULL };
@@ -298,14 +316,15 @@ static enum bf_err parse_host(const cJSON *h, const char *origin,
 	v = cJSON_GetObjectItemCaseSensitive(h, "defaults");
 	if (v)
 		return parse_defaults(v, origin, h->string, &out->defaults,
-				      detail, detail_len);
+				      json, doc, detail, detail_len);
 	return BF_OK;
 }
 
 /* A group of "kind": "slurm": the cluster's settings, and its members
  * made up as its task ranks. */
 static enum bf_err parse_slurm(const cJSON *g, const char *origin,
-			       struct inv_group *out, char *detail,
+			       struct inv_group *out, const char *json,
+			       const cJSON *doc, char *detail,
 			       size_t detail_len)
 {
 	static const char *const keys[] = { "kind", "login", "partition",
@@ -364,7 +383,7 @@ static enum bf_err parse_slurm(const cJSON *g, const char *origin,
 	v = cJSON_GetObjectItemCaseSensitive(g, "defaults");
 	if (v)
 		return parse_defaults(v, origin, g->string, &sl->defaults,
-				      detail, detail_len);
+				      json, doc, detail, detail_len);
 	return BF_OK;
 }
 
@@ -430,7 +449,7 @@ enum bf_err inventory_parse(const char *json, const char *origin,
 		ih = &inv->hosts[inv->nhosts++];
 		memset(ih, 0, sizeof(*ih));
 		ih->name = bf_xstrdup(h->string);
-		err = parse_host(h, origin, ih, detail, detail_len);
+		err = parse_host(h, origin, ih, json, doc, detail, detail_len);
 		if (err != BF_OK)
 			goto out;
 	}
@@ -460,7 +479,8 @@ enum bf_err inventory_parse(const char *json, const char *origin,
 		ig->name = bf_xstrdup(g->string);
 		ig->file = bf_xstrdup(origin);
 		if (cJSON_IsObject(g)) {
-			err = parse_slurm(g, origin, ig, detail, detail_len);
+			err = parse_slurm(g, origin, ig, json, doc, detail,
+					  detail_len);
 			if (err != BF_OK)
 				goto out;
 			continue;

@@ -10,10 +10,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,10 +29,6 @@
 #include "xmalloc.h"
 
 #define MAX_THREADS 64
-/* Space kept free in the run directory (.reserve) so that the last
- * run.json still fits on a full disk: a base plus some per host. */
-#define RESERVE_BASE_BYTES (16 * 1024)
-#define RESERVE_HOST_BYTES 1024
 
 /* ---- run.json ------------------------------------------------------------ */
 
@@ -110,21 +108,101 @@ static void save_run_json_running(struct session *s)
 	}
 }
 
+/* A string of len - 1 '"', each of which JSON writes as two bytes: the
+ * longest text a buffer of len bytes puts into run.json (what reaches it
+ * is terminal-safe, so no control character but '\n', also two bytes,
+ * is written as six). Caller frees. */
+static char *longest_text(size_t len)
+{
+	char *t = bf_xcalloc(len, 1);
+
+	memset(t, '"', len - 1);
+	return t;
+}
+
+/* An upper bound of the last run.json's size in bytes: the file
+ * archive_run_json writes for this run (its command line, tag, hosts)
+ * with every string the model and the session may yet put in it at the
+ * longest its buffer allows (longest_text), every count at INT_MAX, an
+ * end time, and the newline archive_write_json adds. */
+static size_t run_json_bound(struct session *s)
+{
+	struct archive_host_info *rh = bf_xcalloc((size_t)s->nhosts + 1,
+						  sizeof(*rh));
+	const struct model_host *mh = NULL;
+	char *reason = longest_text(sizeof(mh->reason));
+	char *name = longest_text(sizeof(mh->name));
+	char *fp = longest_text(sizeof(mh->fingerprint));
+	char *hash = longest_text(sizeof(mh->agent_hash));
+	char *hostname = longest_text(sizeof(mh->hostname));
+	char *job = longest_text(sizeof(mh->slurm_job));
+	char *base = longest_text(sizeof(s->hosts->basename));
+	char *run_reason = longest_text(sizeof(s->hosts->write_error));
+	struct archive_run_info run = {
+		.ctl_version = BF_CTL_VERSION, .argc = s->argc, .argv = s->argv,
+		.tag = s->opts->tag, .started_at = s->started_at,
+		.status = BF_RUN_INCOMPLETE, .reason = run_reason,
+		.rerun_of = s->opts->rerun_of, .hosts = rh, .nhosts = s->nhosts,
+	};
+	size_t bytes;
+	cJSON *doc;
+	char *text;
+
+	for (int i = 0; i < s->nhosts; i++)
+		rh[i] = (struct archive_host_info){
+			.name = name,
+			.target = s->hosts[i].is_local ? "local" :
+							 s->hosts[i].target,
+			.status = host_state_name(HOST_INTERRUPTED),
+			.reason = reason, .fingerprint = fp, .agent_hash = hash,
+			.hostname = hostname, .agent_exit = 255,
+			.records = INT_MAX, .malformed = INT_MAX,
+			.gemm_done = INT_MAX, .gemm_total = INT_MAX,
+			.complete_records = 0, .basename = base,
+			.slurm_job = job,
+		};
+	doc = archive_run_json(&s->archive, &run);
+	text = cJSON_Print(doc);
+	if (!text)
+		bf_xmalloc_fatal("cJSON_Print failed");
+	bytes = strlen(text) + 1;
+	free(text);
+	cJSON_Delete(doc);
+	free(run_reason);
+	free(base);
+	free(job);
+	free(hostname);
+	free(hash);
+	free(fp);
+	free(name);
+	free(reason);
+	free(rh);
+	return bytes;
+}
+
 /* The run directory's reserve: space for the last run.json on a full
- * disk. */
+ * disk, as many of the file system's blocks as run_json_bound's bytes
+ * take (the last write makes a new file beside the old run.json, which
+ * frees its blocks only when renamed over), and no more: what it holds
+ * back is what the records could not have. */
 static void reserve_create(struct session *s)
 {
 	char *path = bf_xasprintf("%s/.reserve", s->archive.dir);
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 
 	if (fd >= 0) {
-		off_t bytes = RESERVE_BASE_BYTES +
-			      (off_t)s->nhosts * RESERVE_HOST_BYTES;
+		struct statvfs vfs;
+		off_t block = fstatvfs(fd, &vfs) == 0 && vfs.f_frsize > 0 ?
+				      (off_t)vfs.f_frsize : 4096;
+		off_t bytes = ((off_t)run_json_bound(s) + block - 1) / block *
+			      block;
 
 		/* Without it the run goes on: only a full disk at the end
 		 * needs it. */
 		if (posix_fallocate(fd, 0, bytes) != 0)
 			(void)unlink(path);
+		else
+			s->reserved = 1;
 		close(fd);
 	}
 	free(path);
@@ -134,26 +212,26 @@ static void reserve_release(struct session *s)
 {
 	char *path;
 
-	if (!s->archive.dir)
+	if (!s->reserved)
 		return;
 	path = bf_xasprintf("%s/.reserve", s->archive.dir);
 	(void)unlink(path);
 	free(path);
+	s->reserved = 0;
 }
 
-/* The last run.json: on failure (a full disk) the reserve is given up
- * and it is tried once more; if that fails too, stderr says so, since
- * run.json then still says what it said before ("running"). */
+/* The last run.json, written once the reserve is given up (on a full
+ * disk its blocks are what the file is written into); if it fails,
+ * stderr says so, since run.json then still says what it said before
+ * ("running"). */
 static enum bf_err save_run_json_final(struct session *s, const char *status,
 				       const char *reason)
 {
 	char detail[512];
 	enum bf_err err;
 
-	err = save_run_json(s, status, reason, detail, sizeof(detail));
 	reserve_release(s);
-	if (err != BF_OK)
-		err = save_run_json(s, status, reason, detail, sizeof(detail));
+	err = save_run_json(s, status, reason, detail, sizeof(detail));
 	if (err != BF_OK)
 		ctl_error("%s; %s/run.json is out of date: the run is %s%s%s",
 			  detail, s->archive.dir, status, reason ? ": " : "",
@@ -188,6 +266,13 @@ static void run_host(struct session *s, struct host_ctx *h)
 			bf_fail(detail, sizeof(detail), BF_ERR_REMOTE,
 				"agent ended before its summary record (%s)",
 				why);
+	}
+	if (mh.summary_note[0]) {
+		/* Said, not obeyed: the exit status comes from the records. */
+		session_host_say(h, "the agent's own counts disagree with its records: %s",
+				 mh.summary_note);
+		session_host_log(h, "the agent's own counts disagree with its records: %s\n",
+				 mh.summary_note);
 	}
 	if (h->malformed_seen > MALFORMED_SHOWN)
 		session_host_say(h, "... %ld more malformed lines (see log)",
@@ -436,8 +521,9 @@ int session_finish(struct session *s, const char **final_status_out)
 		}
 		if (mh.state != HOST_DONE)
 			any_failed = 1;
-		if (session_agent_outcome(mh.agent_exit, NULL, NULL, NULL, 0) ==
-		    AGENT_OUTCOME_CHECKS_FAILED)
+		/* From the records that arrived, never from the agent's own
+		 * exit status or summary (which may disagree: summary_note). */
+		if (mh.failed > 0)
 			any_check_failed = 1;
 	}
 	final_status = any_failed ? BF_RUN_INCOMPLETE : BF_RUN_COMPLETE;

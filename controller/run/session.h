@@ -130,6 +130,7 @@ struct session {
 	char **argv;
 	char started_at[32];
 	char json_error[512];  /* the first failed run.json write ("" none) */
+	int reserved;          /* the run directory's .reserve exists */
 };
 
 /*

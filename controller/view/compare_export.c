@@ -49,17 +49,37 @@ void compare_print_benchstat(FILE *out, const struct compare_table *t)
 	fprintf(out, "Unit ns/op Better=lower\n");
 	for (int c = 0; c < t->ncols; c++) {
 		const struct compare_column *col = &t->cols[c];
+		const char *host = col->host ? col->host->name :
+				   col->run->nhosts ? col->run->hosts[0].name :
+						      "n/a";
 
+		/* benchstat tables results by every configuration key but
+		 * the -col ones (its .config), so a key that differs between
+		 * columns other than run (and host, when columns are hosts)
+		 * would give each column a table of its own and compare
+		 * nothing: the column's label and tag go into a comment,
+		 * which benchfmt ignores. */
+		fprintf(out, "\n# %s: run %s, ", col->label, col->run->run_id);
+		if (t->by_host) {
+			fprintf(out, "hosts");
+			for (int h = 0; h < col->run->nhosts; h++) {
+				fputc(' ', out);
+				config_value(out, col->run->hosts[h].name);
+			}
+		} else {
+			fprintf(out, "host ");
+			config_value(out, host);
+		}
+		if (col->run->tag && *col->run->tag) {
+			fprintf(out, ", tag ");
+			config_value(out, col->run->tag);
+		} else {
+			fprintf(out, ", no tag");
+		}
 		fprintf(out, "\nrun: %s\n", col->run->run_id);
-		fprintf(out, "column: %s\n", col->label);
-		fprintf(out, "tag: ");
-		config_value(out, col->run->tag ? col->run->tag : "");
-		fputc('\n', out);
 		if (!t->by_host) {
 			fprintf(out, "host: ");
-			config_value(out, col->host ? col->host->name :
-					  col->run->nhosts ? col->run->hosts[0].name :
-							     "n/a");
+			config_value(out, host);
 			fputc('\n', out);
 		}
 		for (int i = 0; i < t->nrows; i++) {

@@ -65,11 +65,15 @@ void compare_csv_field(FILE *out, const char *s, int last);
 /*
  * Every sample in Go's benchmark format (golang.org/x/perf/benchfmt), for
  * benchstat: "Unit" lines saying GFLOP/s is better higher, then per
- * column the configuration lines "run:", "host:", "tag:" and one line
- * per timed iteration,
+ * column a comment ("# B: run ID, host spark, tag driver 580"), the
+ * configuration lines "run:" and (unless the table is by host) "host:",
+ * and one line per timed iteration,
  *   BenchmarkGEMM/device=cpu/dtype=fp32/n=1024 1 24441000 ns/op 87.9 GFLOP/s
  * (host= first in the name when the table is by host). Only passing
- * results have samples. `benchstat -col run FILE` then compares runs.
+ * results have samples. benchstat tables results by every configuration
+ * key not given to -col, so no other key differs between columns:
+ * `benchstat -col run FILE` compares runs, `-col host` the hosts of one
+ * run (`-col run,host` both).
  */
 void compare_print_benchstat(FILE *out, const struct compare_table *t);
 

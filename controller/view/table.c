@@ -203,6 +203,10 @@ void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8,
 				said ? "" : bf_text_join_lines(reason, sizeof(reason),
 							       mh->reason, "; "));
 		}
+		if (mh->summary_note[0])
+			fprintf(out, "%s: the agent's own counts disagree with its records: %s\n",
+				bf_text_sanitize(safe, sizeof(safe), mh->name),
+				mh->summary_note);
 	}
 	nlines = ui_workload_lines(m, utf8, width, &lines);
 	print_lines(out, lines, nlines);

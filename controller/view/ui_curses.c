@@ -32,7 +32,9 @@
 
 #include <curses.h>
 
+#include "base/cli.h"
 #include "bf_clock.h"
+#include "bf_text.h"
 #include "view/ui_layout.h"
 #include "view/ui_notes.h"
 #include "xmalloc.h"
@@ -656,10 +658,14 @@ struct ui *ui_open(struct model *m, const char *run_id,
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		return NULL;
 	/* A terminal that cannot move its cursor (TERM=dumb: Emacs shell
-	 * buffers, some CI consoles) or of unknown kind gets the plain
-	 * lines, as a pipe does. */
-	if (!term || !*term || strcmp(term, "dumb") == 0)
+	 * buffers, some CI consoles) gets the plain lines, as a pipe does;
+	 * one of unknown kind too, with a line that says why. */
+	if (term && strcmp(term, "dumb") == 0)
 		return NULL;
+	if (!term || !*term) {
+		ctl_error("TERM is not set; plain lines instead of the live table");
+		return NULL;
+	}
 	have_tio = tcgetattr(STDIN_FILENO, &saved_tio) == 0;
 
 	/* Before newterm, so that ncurses keeps its own SIGTSTP handler out. */
@@ -672,8 +678,15 @@ struct ui *ui_open(struct model *m, const char *run_id,
 	ui = bf_xcalloc(1, sizeof(*ui));
 	ui->screen = newterm(NULL, stdout, stdin);
 	if (!ui->screen) {
+		char shown[64];
+
+		/* newterm fails when terminfo has no entry for TERM it can
+		 * use (none at all, no database, a hardcopy type). */
 		sigaction(SIGTSTP, &old_tstp, NULL);
 		free(ui);
+		ctl_error("TERM=%s: curses cannot drive this terminal (no "
+			  "terminfo entry); plain lines instead of the live table",
+			  bf_text_sanitize(shown, sizeof(shown), term));
 		return NULL;
 	}
 	set_term(ui->screen);

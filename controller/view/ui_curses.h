@@ -22,7 +22,8 @@ struct ui;
 /* Opens the live table on the terminal for model m: the alternate screen,
  * no echo, keys read from stdin. Returns NULL (and leaves the terminal as
  * it was) when stdin or stdout is not a terminal or curses cannot drive it
- * (TERM unknown, unset or "dumb"); the caller then prints plain lines. run_id is shown in
+ * (TERM "dumb"; or unset, or unknown to terminfo, each said in one line
+ * on stderr); the caller then prints plain lines. run_id is shown in
  * the header; *stopping (read only, atomically) turns the footer into
  * "stopping" once set (q or Ctrl-C). Colours unless NO_COLOR is set and non-empty; UTF-8
  * rules and bars only when the locale's codeset is UTF-8 (setlocale must

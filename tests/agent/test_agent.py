@@ -419,7 +419,7 @@ class RecordsTest(unittest.TestCase, RunChecks):
         p = run_agent("--size", "64", "--device", "cpu", "--iters", "3",
                       "--warmup", "1")
         recs = self.check_run(p, [64], ["fp32", "fp16", "bf16"], 3, 1)
-        # cpu_iters default: max(3, iters / 4) but at most iters.
+        # cpu_iters default: min(iters, max(3, iters / 4)).
         self.assertEqual(recs[0]["options"]["cpu_iters"], 3)
 
     def test_cpu_warmup(self):
@@ -572,6 +572,31 @@ class UsageTest(unittest.TestCase):
         self.assertEqual(p.returncode, 0)
         self.assertRegex(p.stdout,
                          r"^agent \d+\.\d+\.\d+ \(source \S+, schema 1\)\n$")
+
+    def test_help_cpu_iterations_formula(self):
+        """The CPU-iterations default that --help states is the one the
+        agent takes: the formula is read from the help text and
+        evaluated (integer division) for each --iters, against the
+        host record's options.cpu_iters."""
+        text = " ".join(run_agent("--help", timeout=60).stdout.split())
+        m = re.search(r"CPU iterations ((?:min|max)\([^,]*(?:,[^()]*"
+                      r"(?:\([^()]*\))?)*\)),", text)
+        self.assertIsNotNone(m, text)
+        formula = m.group(1)
+        self.assertRegex(formula, r"^[a-z0-9(), /]+$")
+        for iters in (1, 2, 3, 4, 12, 15, 16, 20, 100):
+            with self.subTest(iters=iters):
+                want = eval(formula.replace("/", "//"),   # noqa: S307
+                            {"__builtins__": {}, "min": min, "max": max},
+                            {"iters": iters})
+                p = run_agent("--iters", str(iters), "--no-gemm",
+                              "--no-checks", "--no-bandwidth",
+                              "--no-batching", "--device", "cpu",
+                              timeout=60)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                host = parse_records(p.stdout)[0]
+                self.assertEqual(host["options"]["cpu_iters"], want,
+                                 "--help says %s" % formula)
 
 
 class HumanTest(unittest.TestCase):

@@ -1,6 +1,8 @@
 /*
  * validate_records: reads agent output on stdin and runs every line
- * through bf_schema_parse_record(), the reader ctl uses. Prints one line per
+ * through bf_record_parse(), the reader ctl uses (its validation against
+ * docs/schema.json and the rules that join fields, then the decoder).
+ * Prints one line per
  * rejected record ("line N: <error>: <detail>") and a final count; exits 0
  * when every line was accepted and there was at least one, 1 otherwise.
  * Used by tests/agent to check that what the agent writes is what the
@@ -12,6 +14,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "record.h"
 #include "schema.h"
 
 int main(void)
@@ -22,21 +25,20 @@ int main(void)
 	long n = 0, bad = 0;
 
 	while ((len = getline(&line, &cap, stdin)) >= 0) {
-		enum bf_record_type type;
 		char detail[256] = "";
-		cJSON *rec = NULL;
+		struct bf_record rec;
 		enum bf_err err;
 
 		n++;
 		if (len > 0 && line[len - 1] == '\n')
 			line[--len] = '\0';
-		err = bf_schema_parse_record(line, (size_t)len, &rec, &type,
-					  detail, sizeof(detail));
+		err = bf_record_parse(line, (size_t)len, &rec, detail,
+				      sizeof(detail));
 		if (err != BF_OK) {
 			printf("line %ld: %s: %s\n", n, bf_err_str(err), detail);
 			bad++;
 		}
-		cJSON_Delete(rec);
+		bf_record_free(&rec);
 	}
 	free(line);
 	printf("%ld records, %ld rejected\n", n, bad);

@@ -96,9 +96,10 @@ class ArchiveTest(unittest.TestCase):
     # --- building archives by hand from the real records ---------------
 
     def make_run(self, results, run_id, records, status="complete",
-                 host_status="done", cut_tail=None):
+                 host_status="done", cut_tail=None, host=None):
         """A run directory holding `records` for host local, run.json
-        copied from the first real run."""
+        copied from the first real run (its host entry updated from
+        host)."""
         d = os.path.join(results, run_id)
         os.makedirs(d)
         with open(os.path.join(self.run_dir(0), "run.json")) as f:
@@ -106,6 +107,7 @@ class ArchiveTest(unittest.TestCase):
         doc["run_id"] = run_id
         doc["status"] = status
         doc["hosts"][0]["status"] = host_status
+        doc["hosts"][0].update(host or {})
         with open(os.path.join(d, "run.json"), "w") as f:
             json.dump(doc, f)
         path = os.path.join(d, "00-local.ndjson")
@@ -656,6 +658,38 @@ class CraftedTest(ArchiveTest):
         self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s+[\d.]+\??\s+"
                                    r"([+-][\d.]+%|0\.0%)\s")
         self.assertIn("local: vs run 20990101T000100Z-0002", r.stdout)
+
+    def test_unknown_host_key_is_not_another_machine(self):
+        # A remote host's run whose ctl was killed before run.json had
+        # the host key: it cannot tell the machine, which ctl show says,
+        # rather than "host key differs"; the known key still decides
+        # between runs that both recorded one.
+        key = {"target": "me@box", "host_key_fingerprint": "SHA256:aaaa"}
+        killed = {"target": "me@box", "host_key_fingerprint": None,
+                  "status": "running"}
+        self.make_run(self.crafted, "20990101T000000Z-0001", self.records,
+                      host=key)
+        self.make_run(self.crafted, "20990101T000100Z-0002", self.records,
+                      status="running", host=killed)
+        r = ctl("show", "--results", self.crafted, "20990101T000100Z-0002")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("host key differs", r.stdout)
+        self.assertRegex(r.stdout, r"(?m)^(Δ|chg)% n/a for local: cannot "
+                                   r"tell whether run 20990101T000000Z-0001 "
+                                   r"was the same machine: this run "
+                                   r"recorded no host key$")
+        # The other way round: a run with the key, the newest earlier
+        # one without: that one is passed over for the one with the key.
+        self.make_run(self.crafted, "20990101T000200Z-0003", self.records,
+                      host=key)
+        r = ctl("show", "--results", self.crafted, "20990101T000200Z-0003")
+        self.assertIn("local: vs run 20990101T000000Z-0001", r.stdout)
+        other = dict(key, host_key_fingerprint="SHA256:bbbb")
+        self.make_run(self.crafted, "20990101T000300Z-0004", self.records,
+                      host=other)
+        r = ctl("show", "--results", self.crafted, "20990101T000300Z-0004")
+        self.assertIn("different machine than run 20990101T000200Z-0003 "
+                      "(host key differs)", r.stdout)
 
     def test_repeated_sizes(self):
         # --sizes 64,64: each occurrence is its own row, n#2 the second.

@@ -19,7 +19,12 @@ import struct
 import subprocess
 import tempfile
 import unittest
+import sys
 import zlib
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+import benchfmt  # noqa: E402
 
 CTL = os.environ.get("BF_CTL", "ctl")
 AGENT = os.environ.get("BF_AGENT")
@@ -314,8 +319,8 @@ class ReportTest(unittest.TestCase):
         config, got = {}, {}
         bench = re.compile(r"^Benchmark[^\s]+ \d+( [0-9.e+-]+ [^\s]+)+$")
         for line in r.stdout.splitlines():
-            if not line:
-                continue
+            if not line or line.startswith("# "):
+                continue   # ignored by benchfmt (a column's description)
             if line.startswith("Unit "):
                 self.assertRegex(line, r"^Unit \S+( \w+=\w+)+$")
                 continue
@@ -333,12 +338,40 @@ class ReportTest(unittest.TestCase):
             got.setdefault(key, []).append(float(fields[2]) / 1e6)
             gf = 2 * int(name["n"]) ** 3 / float(fields[2])  # FLOP/ns
             self.assertAlmostEqual(float(fields[4]), gf, delta=gf * 1e-3)
-        self.assertIn("first <b>&amp;", r.stdout)  # tag: config, verbatim
+        self.assertIn("first <b>&amp;", r.stdout)  # the tag, verbatim
         want = self.archived_samples()
         self.assertEqual(set(got), set(want))
         for k, ms in want.items():
             for a, b in zip(got[k], ms):
                 self.assertAlmostEqual(a, b, delta=1e-6 * b + 1e-9)
+
+    def test_benchstat_compares_runs(self):
+        # `benchstat -col run FILE`, as benchstat groups it (tests/lib/
+        # benchfmt.py, from golang.org/x/perf): one table per unit, the
+        # two runs as its columns, every row in both; no other
+        # configuration line may vary between the columns (the tags
+        # differ, and so did the column: lines), or benchstat starts a
+        # table per column and compares nothing.
+        r = ctl("compare", "--results", self.results, "--benchstat")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        got = benchfmt.tables(r.stdout, col=("run",))
+        self.assertEqual(sorted(unit for _, unit in got),
+                         ["GFLOP/s", "sec/op"], sorted(got))
+        want = self.archived_samples()
+        for (_, unit), cells in got.items():
+            self.assertEqual(len(cells), len(want) // 2, cells.keys())
+            for row, cols in cells.items():
+                self.assertEqual(sorted(cols), sorted((i,) for i in
+                                                      self.ids), row)
+                for (run_id,), values in cols.items():
+                    fields = dict(kv.split("=") for kv in row.split("/")[1:])
+                    key = (run_id, fields["device"], fields["dtype"],
+                           int(fields["n"]))
+                    self.assertEqual(len(values), len(want[key]))
+        # Each column is still described, in lines benchstat ignores.
+        for i, tag in zip(self.ids, ("first <b>&amp;", "second")):
+            self.assertRegex(r.stdout, r"(?m)^# [AB]: run %s, host local, "
+                             r"tag %s$" % (i, re.escape(tag)))
 
     def test_samples_csv(self):
         import csv

@@ -15,10 +15,14 @@
 #
 # One summary line per check ("gpu check: PASS|FAIL|SKIP what: ...").
 #
-#   tests/gpu/check.sh [--agent PATH] [--sizes 1000,4096,8192] [--out DIR]
+#   tests/gpu/check.sh [--agent PATH] [--reader PATH]
+#                      [--sizes 1000,4096,8192] [--out DIR]
 #
 # --agent skips the build and checks that binary (CTest's gpu test does
-# this with the tree it built). Output and records go to DIR (default: a
+# this with the tree it built). --reader runs every record through ctl's
+# reader too (tests/agent/validate_records: docs/schema.json and the
+# rules that join fields), as ctl run will read them (CTest gives it).
+# Output and records go to DIR (default: a
 # new directory under /tmp, printed at the end); the build goes to a
 # directory of its own beside it.
 #
@@ -30,6 +34,7 @@ set -uo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 agent=""
+reader=""
 sizes="1000,4096,8192"
 out=""
 iters=20
@@ -37,12 +42,13 @@ t_start=$(date +%s)
 failed=0
 
 usage() {
-	sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--agent) agent=${2:?--agent needs a path}; shift 2 ;;
+	--reader) reader=${2:?--reader needs a path}; shift 2 ;;
 	--sizes) sizes=${2:?--sizes needs a list}; shift 2 ;;
 	--out) out=${2:?--out needs a directory}; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
@@ -142,6 +148,14 @@ if "$python" "$root/tests/gpu/check_records.py" "$out/records.ndjson" \
 	pass "records: every check and GEMM row as required"
 else
 	fail "records: the problems are listed above"
+fi
+if [ -n "$reader" ]; then
+	if "$reader" <"$out/records.ndjson" >"$out/reader.txt"; then
+		pass "ctl's reader takes every record ($(tail -1 "$out/reader.txt"))"
+	else
+		cat "$out/reader.txt"
+		fail "ctl's reader refuses records (listed above)"
+	fi
 fi
 
 # --- 5. against torch -----------------------------------------------------

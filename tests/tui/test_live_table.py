@@ -491,6 +491,24 @@ class LiveTable(unittest.TestCase):
         raw = p.capture(escapes=True)
         self.assertFalse(COLOUR_PARAMS & set(sgr_params(raw)), raw[-500:])
 
+    def test_unknown_term_says_so(self):
+        # A terminal whose TERM terminfo does not know: plain lines as
+        # for dumb, and one line on stderr saying why there is no live
+        # table (TERM=dumb asks for plain lines and gets no word).
+        p = self.pane()
+        err = os.path.join(TMP, "unknown-term.err")
+        p.type_line("TERM=bf-no-such-terminal %s run local --size 128 "
+                    "--device cpu --results %s --hosts-dir %s 2>%s; "
+                    "echo EXIT=$?" % (CTL, results_dir(), INVENTORY(), err))
+        code, text = p.wait_exit(60)
+        self.assertEqual(code, 0, text)
+        self.assertIn("[local] running 1/", text)
+        with open(err) as f:
+            self.assertEqual(f.read(), "ctl: TERM=bf-no-such-terminal: "
+                             "curses cannot drive this terminal (no "
+                             "terminfo entry); plain lines instead of the "
+                             "live table\n")
+
 if __name__ == "__main__":
     if not shutil.which("tmux"):
         print("skipped: tmux not found")

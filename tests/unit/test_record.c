@@ -27,8 +27,9 @@ static void round_trip(const struct bf_record *r, struct bf_record *out)
 	char *line = cJSON_PrintUnformatted(j), *line2, detail[256];
 
 	assert_non_null(line);
-	assert_int_equal(bf_record_parse(line, strlen(line), out, detail,
-					 sizeof(detail)), BF_OK);
+	if (bf_record_parse(line, strlen(line), out, detail, sizeof(detail)) !=
+	    BF_OK)
+		fail_msg("%s: %s", line, detail);
 	assert_int_equal(out->type, r->type);
 	assert_int_equal(out->seq, r->seq);
 	j2 = bf_record_encode(out);
@@ -110,11 +111,20 @@ static void test_gemm_peak_and_reference(void **state)
 	g->median_ms = 1.6;
 	g->gflops = 2.0 * 4096 * 4096 * 4096 / 1.6 / 1e6;
 	g->measured = 1;
+	g->library = strdup("cuBLAS 13.1.0");
+	g->math_mode = strdup("CUBLAS_COMPUTE_32F");
+	g->c_dtype = strdup("fp16");
 	g->warmup = 1;
 	g->iters = 1;
 	g->samples_ms = malloc(sizeof(double));
 	g->samples_ms[0] = 1.6;
 	g->nsamples = 1;
+	g->min_ms = g->max_ms = 1.6;
+	g->operand_bytes = 3.0 * 4096 * 4096 * 2;
+	g->max_rel_error = 1e-3;
+	g->tolerance = 1e-2;
+	g->verified_elements = 256;
+	g->nonfinite_elements = 0;
 	g->peak_gflops = 125e3;
 	g->peak_basis = strdup("NVIDIA GB10: 125 TFLOP/s fp16 dense");
 	g->fraction_of_peak = g->gflops / g->peak_gflops;
@@ -409,7 +419,7 @@ static const char summary_line[] =
 static const char limits_line[] =
 	"{\"schema\":1,\"type\":\"float_limits\",\"seq\":3,\"dtype\":\"fp16\",\"bits\":16,\"exponent_bits\":5,\"mantissa_bits\":10,\"max\":65504,\"eps\":0.0009765625,\"smallest_normal\":6.103515625e-05}";
 static const char host_line[] =
-	"{\"schema\":1,\"type\":\"host\",\"seq\":0,\"agent\":{\"version\":\"0.1.0\",\"source_hash\":\"02e497679ff47c98\"},\"hostname\":\"vm\",\"arch\":\"x86_64\",\"cpu_cores\":2,\"memory_bytes\":25276502016,\"openblas\":{\"threads\":2},\"cuda\":{},\"gpus\":[{\"index\":0,\"sm_count\":48}],\"options\":{\"sizes\":[64,128],\"dtypes\":[\"fp32\"],\"iters\":2,\"cpu_iters\":2,\"warmup\":1,\"seed\":1}}";
+	"{\"schema\":1,\"type\":\"host\",\"seq\":0,\"agent\":{\"version\":\"0.1.0\",\"source_hash\":\"02e497679ff47c98\"},\"hostname\":\"vm\",\"arch\":\"x86_64\",\"cpu_cores\":2,\"memory_bytes\":25276502016,\"openblas\":{\"threads\":2},\"cuda\":{\"status\":\"skipped\",\"reason\":\"none\"},\"gpus\":[{\"index\":0,\"sm_count\":48}],\"options\":{\"sizes\":[64,128],\"dtypes\":[\"fp32\"],\"iters\":2,\"cpu_iters\":2,\"warmup\":1,\"seed\":1}}";
 
 static const struct int_case int_cases[] = {
 	{ gemm_line, "\"n\":64", "\"n\":64", 1, NULL },
@@ -427,7 +437,9 @@ static const struct int_case int_cases[] = {
 	{ gemm_line, "\"seq\":29", "\"seq\":-1", 0, "\"seq\"" },
 	{ gemm_line, "\"seq\":29", "\"seq\":1e300", 0, "\"seq\"" },
 	{ gemm_line, "\"seq\":29", "\"seq\":0.5", 0, "\"seq\"" },
-	{ gemm_line, "\"seq\":29", "\"seq\":2147483647", 1, NULL },
+	{ gemm_line, "\"seq\":29", "\"seq\":4194304", 1, NULL },
+	/* beyond what the run model keeps (MODEL_MAX_SEQ) */
+	{ gemm_line, "\"seq\":29", "\"seq\":4194305", 0, "\"seq\"" },
 	{ gemm_line, "\"iters\":2", "\"iters\":1e300", 0, "\"iters\"" },
 	{ gemm_line, "\"warmup\":1", "\"warmup\":-3", 0, "\"warmup\"" },
 	{ gemm_line, "\"operand_bytes\":49152", "\"operand_bytes\":9007199254740991", 1, NULL },
@@ -438,18 +450,20 @@ static const struct int_case int_cases[] = {
 	{ gemm_line, "\"nonfinite_elements\":0", "\"nonfinite_elements\":0,\"verify_seed\":281474976710655", 1, NULL },
 	{ plan_line, "\"gemm_total\":4", "\"gemm_total\":1e300", 0, "\"gemm_total\"" },
 	{ plan_line, "\"gemm_total\":4", "\"gemm_total\":-4", 0, "\"gemm_total\"" },
-	{ plan_line, "\"gemm_total\":4", "\"gemm_total\":2147483647", 1, NULL },
+	{ plan_line, "\"gemm_total\":4", "\"gemm_total\":1048576", 1, NULL },
+	/* beyond what the run model plans for (MODEL_MAX_PLANNED) */
+	{ plan_line, "\"gemm_total\":4", "\"gemm_total\":1048577", 0, "\"gemm_total\"" },
 	{ plan_line, "\"gemm_total\":4", "\"gemm_total\":2147483648", 0, "\"gemm_total\"" },
 	{ plan_line, "\"checks_total\":23", "\"checks_total\":1e300", 0, "\"checks_total\"" },
 	{ summary_line, "\"exit_status\":0", "\"exit_status\":256", 0, "\"exit_status\"" },
 	{ summary_line, "\"gemm_failed\":0", "\"gemm_failed\":-1e300", 0, "\"gemm_failed\"" },
 	{ summary_line, "\"gemm_skipped\":3", "\"gemm_skipped\":3.5", 0, "\"gemm_skipped\"" },
-	{ summary_line, "\"n\":64", "\"n\":1e300", 0, "\"ratios.n\"" },
+	{ summary_line, "\"n\":64", "\"n\":1e300", 0, "\"ratios[0].n\"" },
 	{ limits_line, "\"bits\":16", "\"bits\":1e300", 0, "\"bits\"" },
 	{ limits_line, "\"mantissa_bits\":10", "\"mantissa_bits\":-10", 0, "\"mantissa_bits\"" },
-	{ host_line, "\"sizes\":[64,128]", "\"sizes\":[64,1e300]", 0, "\"options.sizes\"" },
+	{ host_line, "\"sizes\":[64,128]", "\"sizes\":[64,1e300]", 0, "\"options.sizes[1]\"" },
 	{ host_line, "\"seed\":1", "\"seed\":9007199254740993", 0, "\"options.seed\"" },
-	{ host_line, "\"index\":0", "\"index\":-1", 0, "\"gpus.index\"" },
+	{ host_line, "\"index\":0", "\"index\":-1", 0, "\"gpus[0].index\"" },
 	{ host_line, "\"sm_count\":48", "\"sm_count\":-1", 1, NULL },
 	{ host_line, "\"threads\":2", "\"threads\":1e300", 0, "\"openblas.threads\"" },
 	{ host_line, "\"memory_bytes\":25276502016", "\"memory_bytes\":1e300", 0, "\"memory_bytes\"" },
@@ -506,9 +520,9 @@ static void test_decode_unvalidated_no_cast(void **state)
 /* --- timed samples: times, or the record is malformed ---------------- */
 
 static const char bandwidth_line[] =
-	"{\"schema\":1,\"type\":\"bandwidth\",\"seq\":5,\"device\":\"cpu\",\"kind\":\"triad\",\"status\":\"pass\",\"median_gbps\":12.5,\"samples_ms\":[2,2.5,3]}";
+	"{\"schema\":1,\"type\":\"bandwidth\",\"seq\":5,\"device\":\"cpu\",\"kind\":\"triad\",\"status\":\"pass\",\"reason\":null,\"median_gbps\":12.5,\"iters\":3,\"samples_ms\":[2,2.5,3]}";
 static const char batching_line[] =
-	"{\"schema\":1,\"type\":\"batching\",\"seq\":6,\"device\":\"cpu\",\"dtype\":\"fp32\",\"status\":\"pass\",\"speedup\":6,\"single_samples_ms\":[0.001],\"batch_samples_ms\":[0.0033]}";
+	"{\"schema\":1,\"type\":\"batching\",\"seq\":6,\"device\":\"cpu\",\"dtype\":\"fp32\",\"status\":\"pass\",\"reason\":null,\"speedup\":6,\"iters\":1,\"single_samples_ms\":[0.001],\"batch_samples_ms\":[0.0033]}";
 
 static const struct time_case {
 	const char *base;
@@ -701,6 +715,14 @@ static void test_record_doubles_exact(void **state)
 	g->iters = 5;
 	g->median_ms = 1.0000000000000002;
 	g->gflops = 0.30000000000000004;
+	/* The rest a passing record carries (docs/schema.json). */
+	g->library = strdup("OpenBLAS 0.3.21");
+	g->math_mode = strdup("cblas_sgemm");
+	g->c_dtype = strdup("fp32");
+	g->operand_bytes = 49152;
+	g->tolerance = 1e-5;
+	g->verified_elements = 4096;
+	g->nonfinite_elements = 0;
 	j = bf_record_encode(&r);
 	bf_json_exact_numbers(j);
 	line = cJSON_PrintUnformatted(j);
