@@ -68,6 +68,9 @@ struct remote {
 	int64_t probe_after_ms;
 	int64_t silence_max_ms;
 	struct remote_config cfg;   /* what ssh_config resolved to */
+	/* libssh refused cfg.hostname (remote_tcp.c): ctl connects the
+	 * socket itself. */
+	int connect_self;
 	pid_t proxy_pid;            /* ProxyJump/ProxyCommand child; 0: none */
 	int proxy_err_fd;           /* its stderr (nonblocking); -1: none */
 	char proxy_err[2048];       /* the last of it, NUL-terminated */
@@ -137,6 +140,19 @@ int remote_channel_refused(struct remote *r);
  * (remote_mono_ms) has passed. Blocks at most REMOTE_SLICE_MS at a time. */
 enum bf_err remote_refusal_pause(struct remote *r, int attempt,
 				 int64_t deadline_ms);
+
+/* ---- remote_tcp.c ------------------------------------------------------- */
+
+/* Connects to host:port over TCP by deadline_ms (remote_mono_ms), trying
+ * each address getaddrinfo gives; *fd is the connected, blocking socket,
+ * for SSH_OPTIONS_FD (libssh closes it). BF_OK; BF_ERR_CONNECT with
+ * libssh-like words in msg ("Failed to resolve hostname ...", "...
+ * Connection refused"); BF_ERR_TIMEOUT; BF_ERR_INTERRUPTED (msg not
+ * written for these two: the caller words them). Blocks in getaddrinfo
+ * as libssh does. */
+enum bf_err remote_tcp_connect(struct remote *r, const char *host, int port,
+			       int64_t deadline_ms, int *fd, char *msg,
+			       size_t msg_len);
 
 /* ---- remote_proxy.c ----------------------------------------------------- */
 

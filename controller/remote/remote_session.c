@@ -56,8 +56,11 @@ static enum bf_err configure(struct remote *r, char *detail,
 		if (ssh_options_set(s, SSH_OPTIONS_SSH_DIR, sshdir) != SSH_OK)
 			goto fail;
 	}
-	if (ssh_options_set(s, SSH_OPTIONS_HOST, c->hostname) != SSH_OK ||
-	    ssh_options_set(s, SSH_OPTIONS_USER, c->user) != SSH_OK ||
+	/* libssh refuses host names that OpenSSH takes ("my_host", a label
+	 * over 63 characters): ctl then connects the socket itself. */
+	r->connect_self = ssh_options_set(s, SSH_OPTIONS_HOST,
+					  c->hostname) != SSH_OK;
+	if (ssh_options_set(s, SSH_OPTIONS_USER, c->user) != SSH_OK ||
 	    ssh_options_set(s, SSH_OPTIONS_PORT, &port) != SSH_OK ||
 	    ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &off) != SSH_OK)
 		goto fail;
@@ -165,9 +168,14 @@ static enum bf_err connect_once(struct remote *r, int accept_new,
 	err = configure(r, detail, detail_len);
 	if (err != BF_OK)
 		return err;
-	if (r->cfg.proxy_jump || r->cfg.proxy_command) {
-		err = remote_proxy_start(r, accept_new, &fd, detail,
-					 detail_len);
+	if (r->cfg.proxy_jump || r->cfg.proxy_command || r->connect_self) {
+		if (r->cfg.proxy_jump || r->cfg.proxy_command)
+			err = remote_proxy_start(r, accept_new, &fd, detail,
+						 detail_len);
+		else
+			err = remote_tcp_connect(r, r->cfg.hostname,
+						 r->cfg.port, deadline_ms, &fd,
+						 msg, msg_len);
 		if (err != BF_OK)
 			return err;
 		if (ssh_options_set(r->session, SSH_OPTIONS_FD, &fd) !=

