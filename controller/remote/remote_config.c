@@ -261,6 +261,32 @@ static int push_paths(struct remote_strv *sv, const struct remote_config *cfg,
 	return rc;
 }
 
+/* Whether ssh -G's identityfile lines are its defaults, which it lists
+ * only when no IdentityFile is set (readconf.c fill_default_options:
+ * ~/.ssh/id_rsa, id_ecdsa, id_ecdsa_sk, id_ed25519, id_ed25519_sk,
+ * id_xmss, id_dsa in OpenSSH 9.2; older clients list fewer): each one of
+ * those names under "~/.ssh/", and more than one. */
+static int default_identities(const struct remote_strv *ids)
+{
+	static const char *const names[] = { "id_rsa", "id_ecdsa",
+		"id_ecdsa_sk", "id_ed25519", "id_ed25519_sk", "id_xmss",
+		"id_dsa", NULL };
+
+	if (ids->n < 2)
+		return 0;
+	for (size_t i = 0; i < ids->n; i++) {
+		int known = 0;
+
+		if (strncmp(ids->v[i], "~/.ssh/", 7) != 0)
+			return 0;
+		for (int k = 0; names[k]; k++)
+			known |= strcmp(ids->v[i] + 7, names[k]) == 0;
+		if (!known)
+			return 0;
+	}
+	return 1;
+}
+
 enum bf_err remote_config_parse_g(struct remote_config *cfg,
 				  const char *alias, const char *text,
 				  const char *home, char *detail,
@@ -339,6 +365,7 @@ enum bf_err remote_config_parse_g(struct remote_config *cfg,
 			      "user" : "valid port");
 		goto out;
 	}
+	cfg->identity_files_default = default_identities(&ids);
 	if (cfg->identity_agent && !strcmp(cfg->identity_agent,
 					   "SSH_AUTH_SOCK")) {
 		free(cfg->identity_agent);
@@ -701,6 +728,7 @@ static enum bf_err resolve_libssh(struct remote_config *cfg,
 		static const char *const defaults[] = { "id_rsa", "id_ecdsa",
 			"id_ed25519", NULL };
 
+		cfg->identity_files_default = 1;
 		for (int i = 0; defaults[i]; i++) {
 			snprintf(path, sizeof path, "%s/%s", dir, defaults[i]);
 			oom |= strv_push(&cfg->identity_files, path);

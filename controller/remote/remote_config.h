@@ -38,6 +38,9 @@ struct remote_config {
 	char *user;
 	int port;
 	struct remote_strv identity_files;   /* expanded, in order */
+	/* Non-zero: identity_files are ssh's defaults (~/.ssh/id_rsa, ...),
+	 * no IdentityFile was set; a missing one is then no error. */
+	int identity_files_default;
 	int identities_only;
 	char *identity_agent;   /* NULL: $SSH_AUTH_SOCK; "none": no agent */
 	struct remote_strv user_known_hosts; /* expanded; first is written */

@@ -141,6 +141,16 @@ int remote_channel_refused(struct remote *r);
 enum bf_err remote_refusal_pause(struct remote *r, int attempt,
 				 int64_t deadline_ms);
 
+/* ---- remote_negotiate.c ------------------------------------------------- */
+
+/* When msg is libssh's "kex error : no match for method ...: server [..],
+ * client [..]", writes into out what it means for host `name` at `addr`
+ * ("host:port"): the method, the server's algorithms and libssh's, and
+ * what the user can do, and returns 1; otherwise returns 0 and leaves out
+ * alone. Pure. */
+int remote_negotiation_explain(const char *msg, const char *name,
+			       const char *addr, char *out, size_t size);
+
 /* ---- remote_tcp.c ------------------------------------------------------- */
 
 /* Connects to host:port over TCP by deadline_ms (remote_mono_ms), trying

@@ -123,6 +123,11 @@ static enum bf_err connect_failed(struct remote *r, const char *msg,
 	const char *why;
 
 	addr_port(r, ap, sizeof ap);
+	if (r->cfg.proxy_jump || r->cfg.proxy_command)
+		snprintf(ap + strlen(ap), sizeof ap - strlen(ap), " via %s",
+			 r->cfg.proxy_jump ? "ProxyJump" : "ProxyCommand");
+	if (remote_negotiation_explain(msg, r->name, ap, detail, detail_len))
+		return BF_ERR_CONNECT;
 	if (r->cfg.proxy_jump || r->cfg.proxy_command) {
 		why = remote_proxy_reason(r, 2000);
 		return bf_fail(detail, detail_len, BF_ERR_CONNECT,
@@ -547,8 +552,15 @@ static enum bf_err authenticate(struct remote *r, int64_t deadline_ms,
 		const char *path = c->identity_files.v[i];
 		ssh_key key = NULL;
 
-		if (access(path, F_OK) != 0)
+		if (access(path, F_OK) != 0) {
+			/* ssh says "no such identity: PATH" for a file the
+			 * config names, nothing for its default keys. */
+			if (!c->identity_files_default)
+				tried_add(tried, sizeof tried, &tl,
+					  "IdentityFile %s: %s; ", path,
+					  strerror(errno));
 			continue;
+		}
 		if (ssh_pki_import_privkey_file(path, NULL, NULL, NULL,
 						&key) != SSH_OK) {
 			tried_add(tried, sizeof tried, &tl, "%s skipped "
@@ -615,8 +627,9 @@ static enum bf_err authenticate(struct remote *r, int64_t deadline_ms,
 	return bf_fail(detail, detail_len, BF_ERR_AUTH,
 		       "auth %s as %s: no key accepted (tried: %s%s)",
 		       r->name, c->user, tried[0] ? tried : "nothing",
-		       files_tried || c->identity_files.n ? "" :
-		       "; no IdentityFile");
+		       files_tried || !c->identity_files_default ? "" :
+		       "; no IdentityFile set and none of ssh's default keys "
+		       "(~/.ssh/id_*) exists");
 }
 
 enum bf_err remote_connect(struct remote **out, const struct remote_opts *opts,

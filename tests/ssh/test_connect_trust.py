@@ -128,6 +128,91 @@ class HostNameTest(Base):
                 self.assertEqual(p.returncode, 0, p.stdout)
 
 
+class KexTest(Base):
+    """Host 2 allows only sntrup761x25519-sha512@openssh.com, which
+    OpenSSH's ssh has and libssh 0.10 lacks."""
+    N = 2
+    SSHD_EXTRA = {2: ["KexAlgorithms sntrup761x25519-sha512@openssh.com"]}
+    SERVER_KEX = "sntrup761x25519-sha512@openssh.com"
+
+    def check_detail(self, d):
+        self.assertIn("no key exchange in common", d)
+        self.assertIn("it offers only %s;" % self.SERVER_KEX, d)
+        self.assertIn("KexAlgorithms +curve25519-sha256", d)
+        # libssh's own list, named as such; strict-kex markers left out
+        self.assertRegex(d, r"libssh 0\.10\.\d+ has: curve25519-sha256, ")
+        self.assertNotIn("kex-strict", d)
+        self.assertNotIn("kex error", d)
+
+    def test_message_names_both_lists_and_the_remedy(self):
+        h = self.hosts
+        cfg = self.cfg(cc.block("kexonly", h.ports[2], h.user_key,
+                                h.known_hosts))
+        self.assertEqual(self.ssh(cfg, "kexonly").returncode, 0)
+        code, ev, _ = self.probe(["-F", cfg, "kexonly", "connect"])
+        self.assertEqual(code, BF_ERR_CONNECT, ev)
+        self.check_detail(self.error(ev)["detail"])
+        os.makedirs(self.path("nohosts"))
+        r = subprocess.run([CTL, "run", "--no-tui", "-F", cfg, "--results",
+                            self.path("results"), "--hosts-dir",
+                            self.path("nohosts"), "kexonly", "--size", "64"],
+                           capture_output=True, text=True, env=self.env(),
+                           timeout=WAIT_S, cwd=self.tmp)
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+        self.assertIn("no key exchange in common with the server: it "
+                      "offers only %s" % self.SERVER_KEX, r.stdout)
+
+    def test_a_jump_does_not_change_it(self):
+        """What the message says of ProxyJump is true: ssh gets through
+        (it has the algorithm), libssh through the same jump does not."""
+        h = self.hosts
+        cfg = self.cfg(cc.block("jump", h.ports[1], h.user_key,
+                                h.known_hosts) +
+                       cc.block("kexjump", h.ports[2], h.user_key,
+                                h.known_hosts, "  ProxyJump jump\n"))
+        self.assertEqual(self.ssh(cfg, "kexjump").returncode, 0)
+        code, ev, _ = self.probe(["-F", cfg, "kexjump", "connect"])
+        self.assertEqual(code, BF_ERR_CONNECT, ev)
+        d = self.error(ev)["detail"]
+        self.check_detail(d)
+        self.assertIn("via ProxyJump", d)
+
+
+class IdentityFileTest(Base):
+    def test_missing_identity_file_is_named(self):
+        """ssh says "no such identity: PATH: No such file or directory";
+        ctl said only "no key accepted (tried: no ssh-agent)"."""
+        h = self.hosts
+        missing = self.path("no_such_key")
+        cfg = self.cfg(cc.block("h1", h.ports[1], missing, h.known_hosts))
+        o = self.ssh(cfg, "h1")
+        self.assertNotEqual(o.returncode, 0)
+        self.assertIn("no such identity: %s" % missing, o.stderr)
+        code, ev, _ = self.probe(["-F", cfg, "h1", "connect"])
+        self.assertEqual(code, BF_ERR_AUTH, ev)
+        self.assertIn("IdentityFile %s: No such file or directory" % missing,
+                      self.error(ev)["detail"])
+
+    def test_missing_default_keys_are_not_listed(self):
+        """No IdentityFile: ssh tries its default keys quietly; ctl says
+        none exists instead of naming seven files."""
+        h = self.hosts
+        cfg = self.cfg("Host plain\n  HostName 127.0.0.1\n  Port %d\n"
+                       "  User root\n  UserKnownHostsFile %s\n"
+                       "  BatchMode yes\n" % (h.ports[1], h.known_hosts))
+        home = self.path("emptyhome")
+        os.makedirs(os.path.join(home, ".ssh"))
+        e = self.env(HOME=home)
+        o = self.ssh(cfg, "plain", env=e)
+        self.assertNotEqual(o.returncode, 0)
+        self.assertNotIn("no such identity", o.stderr)
+        code, ev, _ = self.probe(["-F", cfg, "plain", "connect"], env=e)
+        self.assertEqual(code, BF_ERR_AUTH, ev)
+        d = self.error(ev)["detail"]
+        self.assertIn("none of ssh's default keys", d)
+        self.assertNotIn("id_rsa", d)
+
+
 def main():
     if not PROBE or not os.access(PROBE, os.X_OK) or not CTL:
         print("skip: remote_probe or ctl not built")
