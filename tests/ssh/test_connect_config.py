@@ -4,7 +4,7 @@
 run beside `ctl resolve` and remote_probe (the SSH layer ctl run uses), and
 both must agree on where they go and whether they get in.
 
-Cases: Host pattern blocks after HostName, %-tokens, the libssh fallback,
+Cases: Host pattern blocks after HostName, %-tokens, the fallback without ssh (ctl's own reader),
 @revoked keys, several UserKnownHostsFile/GlobalKnownHostsFile files,
 hashed known_hosts (read, and written with HashKnownHosts yes),
 IdentitiesOnly with a 7-key ssh-agent, IdentityFile without the default
@@ -190,11 +190,11 @@ class ResolveTest(Base):
                          ["%s/.ssh/k_127.0.0.1_%d_root" % (h.home, h.ports[2]),
                           h.user_key])
 
-    def test_libssh_fallback_is_reported(self):
+    def test_fallback_is_reported(self):
         rc, d, err = self.resolve(self.hosts.ssh_config, "bfhost1",
                                   env=self.env(BF_SSH_CLIENT="none"))
         self.assertEqual(rc, 0, err)
-        self.assertIn("libssh", d["resolver"])
+        self.assertIn("no OpenSSH client", d["resolver"])
         self.assertEqual(d["port"], str(self.hosts.ports[1]))
 
     def test_default_keys_only_without_identityfile(self):
@@ -496,7 +496,7 @@ class MessageTest(Base):
         r = subprocess.run([CTL, "resolve", "bad host!"], capture_output=True,
                            text=True, env=self.env(), timeout=WAIT_S)
         self.assertEqual(r.returncode, 2)
-        self.assertIn("invalid characters", r.stderr)
+        self.assertIn("invalid host name", r.stderr)
 
     def test_host_name_label_over_63_characters(self):
         # ssh takes a label over 63 characters (getaddrinfo decides, and

@@ -213,6 +213,190 @@ class IdentityFileTest(Base):
         self.assertNotIn("id_rsa", d)
 
 
+def parse_resolve(stdout):
+    d = {}
+    for line in stdout.splitlines():
+        k, _, v = line.partition(" ")
+        d[k] = v
+    return d
+
+
+class SystemConfigTest(Base):
+    """HOME is not the passwd home (the fixture's HOME, as in every SSH
+    test): ctl gave ssh -F $HOME/.ssh/config, and -F skips
+    /etc/ssh/ssh_config, so a host defined there and its HashKnownHosts
+    yes were lost. ssh reads the user's file, then the system's."""
+
+    def system_config(self, kh):
+        h = self.hosts
+        return self.write("ssh_config", (
+            "Host sysonly\n  HostName 127.0.0.1\n  Port %d\n  User root\n"
+            "  IdentityFile %s\n  IdentitiesOnly yes\n"
+            "  UserKnownHostsFile %s\n  BatchMode yes\n\n"
+            "Host *\n  HashKnownHosts yes\n" % (h.ports[1], h.user_key,
+                                                kh)), mode=0o644)
+
+    def test_system_file_read_after_home_file(self):
+        kh = self.path("kh")
+        binds = [(self.system_config(kh), "/etc/ssh/ssh_config")]
+        # The oracle: ssh for this user (its passwd home) in the same
+        # namespace finds the host in the system file.
+        g = self.run_in(["ssh", "-G", "sysonly"], binds)
+        self.assertEqual(g.returncode, 0, g.stderr)
+        self.assertIn("port %d\n" % self.hosts.ports[1], g.stdout)
+        self.assertIn("hashknownhosts yes\n", g.stdout)
+        r = self.ctl(["resolve", "sysonly"], binds=binds)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = parse_resolve(r.stdout)
+        self.assertEqual(d["port"], str(self.hosts.ports[1]))
+        self.assertEqual(d["hashknownhosts"], "yes")
+        self.assertEqual(d["configfiles"],
+                         "%s /etc/ssh/ssh_config" % self.hosts.ssh_config)
+        # The fixture's own alias: its block (HashKnownHosts no) wins
+        # over the system file's Host *, as ssh's first value does.
+        r = self.ctl(["resolve", "bfhost1"], binds=binds)
+        d = parse_resolve(r.stdout)
+        self.assertEqual(d["hashknownhosts"], "no")
+        self.assertEqual(d["port"], str(self.hosts.ports[1]))
+
+    def test_hash_known_hosts_from_system_file(self):
+        """--accept-new with the system file's HashKnownHosts yes writes
+        a hashed line, which ssh then accepts."""
+        kh = self.path("kh")
+        binds = [(self.system_config(kh), "/etc/ssh/ssh_config")]
+        p = self.run_in([PROBE, "--accept-new", "sysonly", "connect"],
+                        binds)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        text = self.read(kh)
+        self.assertTrue(text.startswith("|1|"), text)
+        o = self.run_in(["ssh", "sysonly", "true"], binds)
+        self.assertEqual(o.returncode, 0, o.stderr)
+
+    def test_no_home_file(self):
+        """HOME has no .ssh/config: the system file alone, as ssh."""
+        kh = self.path("kh")
+        binds = [(self.system_config(kh), "/etc/ssh/ssh_config")]
+        home = self.path("bare")
+        os.makedirs(home)
+        r = self.ctl(["resolve", "sysonly"], binds=binds,
+                     env=self.env(HOME=home))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = parse_resolve(r.stdout)
+        self.assertEqual(d["port"], str(self.hosts.ports[1]))
+        self.assertEqual(d["configfiles"], "/etc/ssh/ssh_config")
+
+    def test_given_file_only(self):
+        """-F FILE: only FILE, as ssh -F."""
+        kh = self.path("kh")
+        binds = [(self.system_config(kh), "/etc/ssh/ssh_config")]
+        r = self.ctl(["resolve", "-F", self.hosts.ssh_config, "bfhost1"],
+                     binds=binds)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(parse_resolve(r.stdout)["configfiles"],
+                         self.hosts.ssh_config)
+
+
+class FallbackTest(Base):
+    """BF_SSH_CLIENT=none: ctl's own ssh_config reader, where libssh's
+    parser applied Host blocks matching the rewritten HostName (with an
+    unexpanded "ssh -W %h:%p" ProxyCommand from their ProxyJump), looked
+    for default keys in ~/ instead of ~/.ssh/, and gave an empty error for
+    a name libssh refuses."""
+
+    def fb_env(self, **kw):
+        return self.env(BF_SSH_CLIENT="none", **kw)
+
+    def resolve_both(self, cfg, alias):
+        g = self.ssh_g(cfg, alias)
+        rc, d, err = self.resolve(cfg, alias, env=self.fb_env())
+        self.assertEqual(rc, 0, err)
+        self.assertIn("resolver", d)
+        self.assertNotIn("ssh -G", d["resolver"])
+        return g, d
+
+    def test_block_matching_hostname_does_not_leak(self):
+        h = self.hosts
+        cfg = self.cfg(cc.block("fb1", h.ports[1], h.user_key,
+                                h.known_hosts) +
+                       "Host 127.0.0.1\n  ProxyJump nowhere.invalid\n"
+                       "  Port 1\n")
+        g, d = self.resolve_both(cfg, "fb1")
+        self.assertEqual(g.get("proxyjump", ["none"]), ["none"])
+        self.assertEqual(d["proxyjump"], "none")
+        self.assertEqual(d["proxycommand"], "none")
+        self.assertEqual(d["port"], g["port"][0])
+        code, ev, _ = self.probe(["-F", cfg, "fb1", "exec", "true"],
+                                 env=self.fb_env())
+        self.assertEqual(code, 0, ev)
+
+    def test_pattern_block_after_hostname_applies(self):
+        h = self.hosts
+        cfg = self.cfg("Host pat1\n  HostName 127.0.0.1\n\n"
+                       "Host pat*\n  Port %d\n  User root\n"
+                       "  IdentityFile %s\n  IdentitiesOnly yes\n"
+                       "  UserKnownHostsFile %s\n  BatchMode yes\n"
+                       % (h.ports[1], h.user_key, h.known_hosts))
+        g, d = self.resolve_both(cfg, "pat1")
+        for k in ("hostname", "port", "user", "identitiesonly"):
+            self.assertEqual(d[k], g[k][0], k)
+        code, ev, _ = self.probe(["-F", cfg, "pat1", "exec", "true"],
+                                 env=self.fb_env())
+        self.assertEqual(code, 0, ev)
+
+    def test_default_keys_under_dot_ssh(self):
+        """No IdentityFile: the default keys are ~/.ssh/id_*, where the
+        fixture's user key is (~/.ssh/id_ed25519)."""
+        h = self.hosts
+        cfg = self.cfg("Host nokey\n  HostName 127.0.0.1\n  Port %d\n"
+                       "  User root\n  UserKnownHostsFile %s\n"
+                       "  BatchMode yes\n" % (h.ports[1], h.known_hosts))
+        g, d = self.resolve_both(cfg, "nokey")
+        want = [p.replace("~", h.home, 1) for p in g["identityfile"]]
+        self.assertEqual(d["identityfile"].split(), want)
+        code, ev, _ = self.probe(["-F", cfg, "nokey", "exec", "true"],
+                                 env=self.fb_env())
+        self.assertEqual(code, 0, ev)
+
+    def test_proxyjump_kept_and_used(self):
+        h = self.hosts
+        cfg = self.cfg(cc.block("jump", h.ports[1], h.user_key,
+                                h.known_hosts) +
+                       cc.block("via", h.ports[1], h.user_key,
+                                h.known_hosts, "  ProxyJump jump\n"))
+        g, d = self.resolve_both(cfg, "via")
+        self.assertEqual(d["proxyjump"], g["proxyjump"][0])
+        self.assertEqual(d["proxycommand"], "none")
+        self.assertEqual(self.ssh(cfg, "via").returncode, 0)
+        code, ev, _ = self.probe(["-F", cfg, "via", "exec", "true"],
+                                 env=self.fb_env())
+        self.assertEqual(code, 0, ev)
+
+    def test_name_libssh_refuses(self):
+        cfg = self.cfg("Host other\n  Port 2\n")
+        g = self.ssh_g(cfg, "my_host")
+        rc, d, err = self.resolve(cfg, "my_host", env=self.fb_env())
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(d["hostname"], g["hostname"][0])
+        self.assertEqual(d["port"], "22")
+        r = subprocess.run([CTL, "resolve", "-F", cfg, "bad host"],
+                           capture_output=True, text=True,
+                           env=self.fb_env(), timeout=WAIT_S)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("invalid host name", r.stderr)
+
+    def test_files_read_are_named(self):
+        h = self.hosts
+        inc = self.write("inc.conf", cc.block("incd", h.ports[1], h.user_key,
+                                              h.known_hosts))
+        cfg = self.cfg("Include %s\n" % inc)
+        rc, d, err = self.resolve(cfg, "incd", env=self.fb_env())
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(d["port"], str(h.ports[1]))
+        self.assertEqual(d["configfiles"], "%s %s" % (cfg, inc))
+        rc, d2, err = self.resolve(cfg, "incd")
+        self.assertEqual(d2["configfiles"], d["configfiles"])
+
+
 def main():
     if not PROBE or not os.access(PROBE, os.X_OK) or not CTL:
         print("skip: remote_probe or ctl not built")
