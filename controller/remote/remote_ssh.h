@@ -45,7 +45,8 @@
 #define REMOTE_TIMEOUT_DEFAULT_S 30
 /* Longest stdout line delivered whole; longer lines arrive cut to this. */
 #define REMOTE_LINE_MAX_BYTES (1024 * 1024)
-/* How much of a command's stderr is kept (the last bytes of it). */
+/* How much of a command's stderr is kept: its last whole lines within
+ * this many bytes (remote_output.h). */
 #define REMOTE_STDERR_TAIL_BYTES (64 * 1024)
 
 struct remote;
@@ -146,6 +147,13 @@ struct remote_exec_cb {
 	remote_line_fn on_line;  /* NULL: stdout is read and discarded */
 	void *arg;               /* passed to on_line */
 	size_t line_max_bytes;   /* 0: REMOTE_LINE_MAX_BYTES */
+	/* Optional: every stderr byte as it arrives, in chunks of any size
+	 * (not split into lines), with stderr_arg; buf is only valid during
+	 * the call, which must not call remote_* on the handle. The tail in
+	 * the result is kept either way. */
+	void (*on_stderr)(void *stderr_arg, const char *buf,
+			  size_t len_bytes);
+	void *stderr_arg;
 };
 
 struct remote_exec_result {
@@ -156,9 +164,12 @@ struct remote_exec_result {
 	 * killed by one; "" otherwise. */
 	char exit_signal[32];
 	int core_dumped;
-	/* The last REMOTE_STDERR_TAIL_BYTES bytes of stderr, NUL-terminated.
-	 * Static to the handle: valid until the next remote_exec or
-	 * remote_free on it. Never NULL after remote_exec returned. */
+	/* The last whole lines of stderr within REMOTE_STDERR_TAIL_BYTES,
+	 * NUL-terminated; when earlier bytes were dropped, a first line
+	 * "[ctl: N bytes of stderr dropped before this line]" says how many
+	 * (remote_output.h). Static to the handle: valid until the next
+	 * remote_exec or remote_free on it. Never NULL after remote_exec
+	 * returned. */
 	const char *stderr_tail;
 	size_t stderr_tail_bytes;
 	unsigned long long stderr_total_bytes;  /* all of it, >= tail */

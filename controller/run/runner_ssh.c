@@ -38,6 +38,7 @@
 
 #include "bf_text.h"
 #include "remote/remote_ssh.h"
+#include "run/agent_stderr.h"
 #include "run/embedded.h"
 #include "run/runner.h"
 #include "run/session.h"
@@ -460,7 +461,7 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 			  char *detail, size_t detail_len)
 {
 	struct probe p = { .got_home = 0 };
-	struct remote_exec_cb cb = { probe_line, &p, 0 };
+	struct remote_exec_cb cb = { .on_line = probe_line, .arg = &p };
 	struct remote_exec_result res;
 	struct tail_buf tail = { .h = h };
 	char *work_sh = shell_dir(workdir, "");
@@ -646,6 +647,12 @@ static char *run_command(const struct host_ctx *h, const char *agent_dir)
 	return b.s;
 }
 
+/* remote_exec's on_stderr for the agent's run. */
+static void ssh_stderr(void *arg, const char *buf, size_t n)
+{
+	agent_stderr_write(arg, buf, n);
+}
+
 static enum bf_err run_ssh(struct host_ctx *h, char *detail, size_t detail_len)
 {
 	struct remote_opts ro = {
@@ -656,7 +663,12 @@ static enum bf_err run_ssh(struct host_ctx *h, char *detail, size_t detail_len)
 		.accept_new_host_keys = h->opts->accept_new_host_keys,
 		.cancel = h->cancel,
 	};
-	struct remote_exec_cb cb = { session_feed_line, h, BF_RECORD_MAX_BYTES };
+	struct agent_stderr es;
+	struct remote_exec_cb cb = {
+		.on_line = session_feed_line, .arg = h,
+		.line_max_bytes = BF_RECORD_MAX_BYTES,
+		.on_stderr = ssh_stderr, .stderr_arg = &es,
+	};
 	struct remote_exec_result res;
 	const char *workdir = h->inv && h->inv->workdir ? h->inv->workdir :
 							  DEFAULT_WORKDIR;
@@ -677,11 +689,10 @@ static enum bf_err run_ssh(struct host_ctx *h, char *detail, size_t detail_len)
 		goto out;
 	session_progress(h, HOST_RUNNING, NULL);
 	cmd = run_command(h, agent_dir);
+	/* stderr into the log as it arrives, as ctl run local has it. */
+	agent_stderr_init(&es, h);
 	err = remote_exec(r, cmd, &cb, &res, detail, detail_len);
-	if (res.stderr_tail && res.stderr_tail_bytes) {
-		fputs(res.stderr_tail, h->log);
-		fflush(h->log);
-	}
+	agent_stderr_end(&es);
 	if (err != BF_OK)
 		goto out;
 	err = session_agent_ended(h, res.exit_status, res.exit_signal,

@@ -1097,6 +1097,60 @@ class FakeAgentTest(CtlTestCase):
                                               for l in self.real[:2]])
         self.assertIn("agent: some detail\n", self.log(d, h))
 
+    def stderr_part(self, log):
+        return [l for l in log.splitlines(True)
+                if l.startswith("agent stderr ") or l.startswith("[ctl: ")]
+
+    def test_stderr_in_the_log_as_local_has_it(self):
+        """The agent's stderr reaches the host's log alike over SSH and
+        with ctl run local (issue 21): all of it up to 1 MiB (SSH kept
+        only its last 64 KiB, from mid-line, without a word); past that
+        the first 1 MiB and the last 64 KiB, whole lines, and a line
+        saying how many bytes were left out between them."""
+        local_dir = os.path.join(self.tmp, "localagent")
+        os.makedirs(local_dir)
+        for n in (10000, 150000):
+            with self.subTest(lines=n):
+                body = ("cat \"$d/records.ndjson\"\n"
+                        "seq 1 %d | sed 's/^/agent stderr line /' >&2\n"
+                        % n)
+                self.fake_agent(self.real, body)
+                local = os.path.join(local_dir, "agent")
+                shutil.copy(cached_agent(self.hosts, 1), local)
+                shutil.copy(os.path.join(os.path.dirname(
+                    cached_agent(self.hosts, 1)), "records.ndjson"),
+                    local_dir)
+                c = self.run_ctl(TINY + ["bfhost1"], timeout=120)
+                self.assertEqual(c.rc, EXIT_OK, c.stdout + c.stderr)
+                d, run, hs = self.archive(c)
+                remote = self.stderr_part(self.log(d, hs["bfhost1"]))
+                e = self.env()
+                e["BENCHFLEET_AGENT"] = local
+                c = self.run_ctl(TINY + ["local"], env=e, timeout=120)
+                self.assertEqual(c.rc, EXIT_OK, c.stdout + c.stderr)
+                d, run, hs = self.archive(c)
+                here = self.stderr_part(self.log(d, hs["local"]))
+                self.assertEqual(remote, here)
+                full = ["agent stderr line %d\n" % i
+                        for i in range(1, n + 1)]
+                total = sum(len(l) for l in full)
+                if total <= 1024 * 1024:
+                    self.assertEqual(remote, full)
+                    continue
+                mark = [l for l in remote if l.startswith("[ctl: ")]
+                self.assertEqual(len(mark), 1, mark)
+                at = remote.index(mark[0])
+                head, tail = remote[:at], remote[at + 1:]
+                self.assertEqual(head, full[:len(head)])
+                self.assertEqual(tail, full[len(full) - len(tail):])
+                kept = sum(len(l) for l in head + tail)
+                self.assertLessEqual(sum(len(l) for l in head), 1024 * 1024)
+                self.assertLessEqual(sum(len(l) for l in tail), 64 * 1024)
+                self.assertEqual(mark[0], "[ctl: %d bytes of the agent's "
+                                 "stderr left out here (the log keeps its "
+                                 "first 1024 KiB and last 64 KiB)]\n"
+                                 % (total - kept))
+
     def test_agent_ending_without_summary_fails_the_host(self):
         self.fake_agent(self.real[:-1], "cat \"$d/records.ndjson\"\n")
         c = self.run_ctl(TINY + ["bfhost1"])
