@@ -54,6 +54,9 @@
 /* The line the build's watcher prints each second while the build runs
  * (its failure to print is how the watcher learns that ctl is gone). */
 #define BUILD_HEARTBEAT ":bf-building"
+/* The prefix of a line the build command prints when it, not the build,
+ * knows what went wrong (the reason then says that line). */
+#define BUILD_CAUSE ":bf-cause"
 
 static char *env_prefix(const struct host_ctx *h);
 
@@ -70,6 +73,9 @@ struct probe {
 	char missing[256];
 	char tc[TC_PARTS][256];   /* toolchain parts; "" when not found */
 	char built[4096];         /* "\n<dir>\n..." with a built agent */
+	/* "\n<dir> <why>\n...": a deploy directory whose agent is not
+	 * executable ("mode -rw-r--r--") or missing ("no agent"). */
+	char damaged[4096];
 	char workdir_fixed[64];   /* its mode before chmod 0700 */
 	char workdir_unsafe[96];  /* "<mode> <owner uid>": refused */
 	int got_home;
@@ -100,6 +106,12 @@ static enum bf_err probe_line(void *arg, const char *line, size_t len,
 		if (have + strlen(line + 6) + 3 < sizeof(p->built))
 			snprintf(p->built + have, sizeof(p->built) - have,
 				 "%s%s\n", have ? "" : "\n", line + 6);
+	} else if (strncmp(line, "damaged=", 8) == 0) {
+		size_t have = strlen(p->damaged);
+
+		if (have + strlen(line + 8) + 3 < sizeof(p->damaged))
+			snprintf(p->damaged + have, sizeof(p->damaged) - have,
+				 "%s%s\n", have ? "" : "\n", line + 8);
 	} else if (strncmp(line, "workdir_fixed=", 14) == 0) {
 		snprintf(p->workdir_fixed, sizeof(p->workdir_fixed), "%s",
 			 line + 14);
@@ -232,6 +244,7 @@ struct tail_buf {
 	char pkg_cause[256];    /* pkg-config: "No package 'x' found" */
 	char cmake_cause[384];  /* "CMake Error at ...:" and its message */
 	char cc_cause[256];     /* a compiler's "...: error: ..." */
+	char ctl_cause[384];    /* the build command's BUILD_CAUSE line */
 	int in_cmake_error;     /* cmake_cause is still collecting */
 };
 
@@ -286,6 +299,12 @@ static enum bf_err tail_line(void *arg, const char *line, size_t len,
 	(void)truncated;
 	if (strcmp(line, BUILD_HEARTBEAT) == 0)
 		return BF_OK;
+	if (strncmp(line, BUILD_CAUSE " ", sizeof(BUILD_CAUSE)) == 0) {
+		snprintf(t->ctl_cause, sizeof(t->ctl_cause), "%s",
+			 line + sizeof(BUILD_CAUSE));
+		fprintf(t->h->log, "build: %s\n", t->ctl_cause);
+		return BF_OK;
+	}
 	fprintf(t->h->log, "build: %s\n", line);
 	cause_scan(t, line);
 	/* CMake's pointer to its own logs names files in the staging
@@ -315,6 +334,8 @@ static enum bf_err tail_line(void *arg, const char *line, size_t len,
 /* The cause of a failed build, or NULL when none was recognised. */
 static const char *tail_cause(const struct tail_buf *t)
 {
+	if (t->ctl_cause[0])
+		return t->ctl_cause;
 	if (t->pkg_cause[0])
 		return t->pkg_cause;
 	if (t->cmake_cause[0])
@@ -389,7 +410,12 @@ static char *preflight_command(const char *work_sh, const char *env)
 		"echo \"tc_cc=$(${CC:-cc} --version 2>/dev/null | head -n 1)\"; "
 		"echo \"tc_cuda=$(${CUDACXX:-nvcc} --version 2>/dev/null | grep -i release | head -n 1)\"; "
 		"echo \"tc_libs=$(echo $(pkg-config --modversion libcjson openblas 2>/dev/null))\"; "
-		"for x in \"$w\"/%s-*; do [ -x \"$x/build/bin/agent\" ] && echo \"built=${x##*/}\"; done; "
+		/* A deploy directory whose agent lost its exec bit (or its
+		 * file) is named, to be built again. */
+		"for x in \"$w\"/%s-*; do case \"$x\" in *.tmp-*) continue;; esac; "
+		"a=\"$x/build/bin/agent\"; if [ -x \"$a\" ]; then echo \"built=${x##*/}\"; "
+		"elif [ -e \"$a\" ]; then echo \"damaged=${x##*/} mode $(ls -ldL \"$a\" | cut -c1-10)\"; "
+		"elif [ -d \"$x\" ]; then echo \"damaged=${x##*/} no agent\"; fi; done; "
 		"m=; "
 		"command -v cc >/dev/null 2>&1 || m=\"$m compiler\"; "
 		"command -v cmake >/dev/null 2>&1 || m=\"$m cmake\"; "
@@ -433,17 +459,41 @@ static char *build_command(const char *staging_sh, const char *final_sh,
 		"done ) & k=$!; "
 		"wait \"$b\"; rc=$?; kill \"$k\" 2>/dev/null; "
 		"if [ $rc -ne 0 ] || [ ! -x build/bin/agent ]; then "
-		"tail -n %d build.log; cd .. && rm -rf %s; exit 1; fi; "
+		"tail -n %d build.log; "
+		"[ $rc -eq 0 ] && echo \"" BUILD_CAUSE " the build ended well but "
+		"left no executable agent: $(ls -ld build/bin/agent 2>&1 | cut -c1-300)\"; "
+		"cd .. && rm -rf %s; exit 1; fi; "
 		"cd .. || exit 1; "
 		/* Another ctl may have finished the same build first: keep
-		 * its. */
-		"mv -T %s %s 2>/dev/null || rm -rf %s; [ -x %s/build/bin/agent ]",
+		 * its; a damaged one (no executable agent) goes. */
+		"[ -x %s/build/bin/agent ] || rm -rf %s; "
+		"mv -T %s %s 2>/dev/null || rm -rf %s; [ -x %s/build/bin/agent ] || "
+		"{ echo \"" BUILD_CAUSE " the agent is not executable after the "
+		"build: $(ls -ld %s/build/bin/agent 2>&1 | cut -c1-300) (a noexec "
+		"mount?)\"; exit 1; }",
 		staging_sh, env, inner_q, BUILD_HEARTBEAT, BUILD_LOG_LINES,
-		staging_sh, staging_sh, final_sh, staging_sh, final_sh);
+		staging_sh, final_sh, final_sh, staging_sh, final_sh, staging_sh,
+		final_sh, final_sh);
 
 	free(inner);
 	free(inner_q);
 	return cmd;
+}
+
+/* Why name's deploy directory is damaged ("mode -rw-r--r--", "no
+ * agent"), as the preflight said, into why; 0 when it is not. */
+static int damaged_why(const struct probe *p, const char *name, char *why,
+		       size_t len)
+{
+	char *needle = bf_xasprintf("\n%s ", name);
+	const char *at = strstr(p->damaged, needle);
+
+	if (at) {
+		at += strlen(needle);
+		snprintf(why, len, "%.*s", (int)strcspn(at, "\n"), at);
+	}
+	free(needle);
+	return at != NULL;
 }
 
 /* Whether name is one of the built directories the preflight listed. */
@@ -515,6 +565,9 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 			      p.missing, hint);
 		goto out;
 	}
+	if (damaged_why(&p, name, hint, sizeof(hint)))
+		host_note(h, "cached agent %s/build/bin/agent is not "
+			  "executable (%s): building it again", name, hint);
 	if (!p.tc[TC_CUDA][0])
 		fprintf(h->log, "preflight: no nvcc ($CUDACXX, PATH or "
 			"/usr/local/cuda/bin): building without CUDA\n");
@@ -542,9 +595,18 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 		 * first, then the log's last lines, not its first, when it is
 		 * cut. The host's log has more (BUILD_LOG_LINES). */
 		const char *cause = tail_cause(&tail);
-		char *head = cause ?
+		/* An empty log gets no heading of its own; without a cause
+		 * either, the exit status is all there is to say. */
+		char *head = cause && tail.text[0] ?
 			bf_xasprintf("agent build failed on the host: %.300s\n"
 				     "last lines of build.log:\n", cause) :
+			cause ?
+			bf_xasprintf("agent build failed on the host: %.300s",
+				     cause) :
+			!tail.text[0] ?
+			bf_xasprintf("agent build failed on the host: the "
+				     "build command exited with status %d and "
+				     "printed nothing", res.exit_status) :
 			bf_xstrdup("agent build failed on the host; last "
 				   "lines of build.log:\n");
 		size_t cap = SESSION_REASON_BYTES, head_len = strlen(head);

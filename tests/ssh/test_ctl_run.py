@@ -946,6 +946,70 @@ class WorkdirModeTest(CtlTestCase):
         self.assertEqual(self.mode(), 0o775)
 
 
+class DamagedCacheTest(CtlTestCase):
+    """A cached agent that lost its exec bit (issue 21): it was taken for
+    no build, every run built again (20 s with CUDA) and then failed with
+    an empty "agent build failed; last lines of build.log:", since the
+    new build could not replace the old directory. Builds here are the
+    fake cmake's copies, counted."""
+
+    N_HOSTS = 1
+    SEED = (1,)
+
+    def setUp(self):
+        super().setUp()
+        self.count = os.path.join(self.tmp, "builds")
+        self.fake = os.path.join(self.tmp, "bin")
+        self.hosts_dir = os.path.join(self.tmp, "hosts")
+        write_inventory(self.hosts_dir, {
+            "h1": {"ssh": "bfhost1", "path_prepend": [self.fake]}})
+
+    def builds(self):
+        if not os.path.exists(self.count):
+            return 0
+        with open(self.count) as f:
+            return len(f.read().splitlines())
+
+    def run_h1(self):
+        return self.run_ctl(TINY + ["--hosts-dir", self.hosts_dir, "h1"])
+
+    def test_agent_without_exec_bit_is_rebuilt_once(self):
+        copy_cmake(self.fake, self.count)
+        agent = cached_agent(self.hosts, 1)
+        os.chmod(agent, 0o644)
+        c = self.run_h1()
+        self.assertEqual(c.rc, EXIT_OK, c.stdout + c.stderr)
+        self.assertIn("/build/bin/agent is not executable (mode -rw-r--r--): "
+                      "building it again", c.stdout)
+        d, run, hs = self.archive(c)
+        self.assert_host_complete(d, hs["h1"])
+        self.assertEqual(self.builds(), 1)
+        self.assertTrue(os.access(cached_agent(self.hosts, 1), os.X_OK))
+        # Repaired: the next run is cached.
+        c = self.run_h1()
+        self.assertEqual(c.rc, EXIT_OK, c.stdout + c.stderr)
+        self.assertRegex(c.stdout, r"\[h1\] cache key \S+ .*: cached")
+        self.assertEqual(self.builds(), 1)
+
+    def test_build_leaving_no_executable_agent_says_so(self):
+        """A build that "succeeds" without an executable agent (here a
+        cmake that writes it 0644): the reason says what is wrong."""
+        fake_bin(self.fake, "cmake",
+                 'if [ "$1" = --build ]; then echo build >> \'%s\'; '
+                 'mkdir -p "$2/bin" && cp \'%s\' "$2/bin/agent" && '
+                 'chmod 0644 "$2/bin/agent"; fi\n' % (self.count, AGENT))
+        shutil.rmtree(cache_dir(self.hosts, 1))
+        c = self.run_h1()
+        self.assertEqual(c.rc, EXIT_HOSTS_FAILED, c.stdout + c.stderr)
+        d, run, hs = self.archive(c)
+        self.assert_host_failed(hs["h1"], "agent build failed on the host: "
+                                "the build ended well but left no "
+                                "executable agent: -rw-r--r--")
+        self.assertNotIn("last lines of build.log:\n", hs["h1"]["reason"])
+        # The fixture's cache is back for the other test.
+        seed_agent(self.hosts, 1)
+
+
 class MaxSessionsTest(CtlTestCase):
     """An sshd that allows one channel at a time (MaxSessions 1): the whole
     deploy (preflight, SFTP upload, build) and the run, then a cached
