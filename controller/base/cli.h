@@ -14,7 +14,9 @@
 #define BF_CTL_VERSION "0.0.0"
 #endif
 
-/* Prints "ctl: <message>" on stderr (one line). */
+/* Prints "ctl: <message>" on stderr, one line: control characters in
+ * the message (a value quoted in it) print as '?' (bf_text_sanitize);
+ * cut at 8 KiB. */
 void ctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The one-line error for getopt_long's answer c when it is ':' (an option

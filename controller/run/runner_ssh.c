@@ -40,6 +40,7 @@
 #include "remote/remote_ssh.h"
 #include "run/agent_stderr.h"
 #include "run/embedded.h"
+#include "run/inventory_check.h"
 #include "run/runner.h"
 #include "run/session.h"
 #include "xmalloc.h"
@@ -545,6 +546,15 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 	if (p.workdir_fixed[0])
 		fprintf(h->log, "workdir %s was %s (writable by group or "
 			"others): made it 0700\n", workdir, p.workdir_fixed);
+	/* The inventory's workdir was checked (inventory_check.h); a "~"
+	 * one lies under the host's HOME, which must pass the same test. */
+	if (workdir[0] == '~' && !inv_path_ok(p.home, hint, sizeof(hint))) {
+		err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
+			      "workdir %s is under the host's HOME %.200s: %s; "
+			      "set an absolute \"workdir\" for this host",
+			      workdir, p.home, hint);
+		goto out;
+	}
 
 	toolchain_key(&p, key);
 	snprintf(name, sizeof(name), "%s-%s", embedded_agent_hash, key);
