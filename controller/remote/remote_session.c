@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "remote/remote_cert.h"
 #include "remote/remote_knownhosts.h"
 #include "remote/remote_target.h"
 
@@ -74,6 +75,11 @@ static enum bf_err configure(struct remote *r, char *detail,
 	if (c->global_known_hosts.n &&
 	    ssh_options_set(s, SSH_OPTIONS_GLOBAL_KNOWNHOSTS,
 			    c->global_known_hosts.v[0]) != SSH_OK)
+		goto fail;
+	/* A host certificate's key (remote_hostcert.c): the one key libssh
+	 * may negotiate, so that the certificate vouches for it. */
+	if (r->hostkeys &&
+	    ssh_options_set(s, SSH_OPTIONS_HOSTKEYS, r->hostkeys) != SSH_OK)
 		goto fail;
 	if (c->identity_agent && strcmp(c->identity_agent, "none") != 0 &&
 	    ssh_options_set(s, SSH_OPTIONS_IDENTITY_AGENT,
@@ -302,7 +308,7 @@ static enum bf_err check_host_key(struct remote *r, int accept_new,
 	size_t hash_len = 0, nfiles = 0;
 	char *fp = NULL, *b64 = NULL;
 	const char **files = NULL;
-	char name[1100], hint[2400];
+	char name[1100], hint[2400], note[600] = "";
 	const char *type;
 	struct remote_kh_match m;
 	enum bf_err err = BF_OK;
@@ -340,39 +346,68 @@ static enum bf_err check_host_key(struct remote *r, int accept_new,
 			      "host key of %s: out of memory", r->name);
 		goto out;
 	}
-	if (c->host_key_alias)
-		snprintf(name, sizeof name, "%s", c->host_key_alias);
-	else
-		remote_kh_name(name, sizeof name, c->hostname, c->port);
+	remote_kh_lookup_name(r, 1, name, sizeof name);
+	switch (remote_hostcert_decide(r, type, b64, &m, detail, detail_len,
+				       &err)) {
+	case REMOTE_CERT_ACCEPTED:
+		goto out;   /* trusted through its CA: nothing written */
+	case REMOTE_CERT_REVOKED:
+		err = bf_fail(detail, detail_len, BF_ERR_HOSTKEY_CHANGED,
+			      "host key of %s is revoked: %s line %d marks its "
+			      "host certificate's key or CA @revoked; refused",
+			      r->name, m.file, m.line);
+		goto out;
+	default:
+		if (err != BF_OK)
+			goto out;
+		break;
+	}
 	err = remote_kh_check(files, nfiles, name, type, b64, &m, detail,
 			      detail_len);
+	/* Nothing for "[host]:port": ssh looks under "host" too, where
+	 * only a matching key counts (sshconnect.c, "checking without
+	 * port identifier"). */
+	if (err == BF_OK && m.state == REMOTE_KH_UNKNOWN &&
+	    !c->host_key_alias && c->port != 22) {
+		struct remote_kh_match m2;
+		char portless[1100];
+
+		remote_kh_lookup_name(r, 0, portless, sizeof portless);
+		err = remote_kh_check(files, nfiles, portless, type, b64, &m2,
+				      detail, detail_len);
+		if (err == BF_OK && m2.state == REMOTE_KH_OK)
+			m = m2;
+	}
 	if (err != BF_OK)
 		goto out;
 	keygen_hint(hint, sizeof hint, name, m.file);
+	if (r->cert_note[0])
+		snprintf(note, sizeof note, " (%s)", r->cert_note);
 	switch (m.state) {
 	case REMOTE_KH_OK:
 		break;
 	case REMOTE_KH_REVOKED:
 		err = bf_fail(detail, detail_len, BF_ERR_HOSTKEY_CHANGED,
 			      "host key of %s is revoked: server offers %s %s, "
-			      "marked @revoked in %s line %d; refused",
-			      r->name, type, r->fingerprint, m.file, m.line);
+			      "marked @revoked in %s line %d; refused%s",
+			      r->name, type, r->fingerprint, m.file, m.line,
+			      note);
 		break;
 	case REMOTE_KH_CHANGED:
 		err = bf_fail(detail, detail_len, BF_ERR_HOSTKEY_CHANGED,
 			      "host key of %s changed: server offers %s %s, "
 			      "%s line %d holds another (possible attack; if "
 			      "the host was reinstalled, remove that line "
-			      "with: %s)", r->name, type, r->fingerprint,
-			      m.file, m.line, hint);
+			      "with: %s)%s", r->name, type, r->fingerprint,
+			      m.file, m.line, hint, note);
 		break;
 	case REMOTE_KH_OTHER:
 		err = bf_fail(detail, detail_len, BF_ERR_HOSTKEY_CHANGED,
 			      "host key of %s changed: server offers %s %s, "
 			      "%s line %d holds a key of another type for it "
 			      "(possible attack; if the host was reinstalled: "
-			      "%s)", r->name, type, r->fingerprint, m.file,
-			      m.line, hint);
+			      "%s)%s", r->name, type, r->fingerprint, m.file,
+			      m.line, hint, note);
 		break;
 	case REMOTE_KH_UNKNOWN:
 	default:
@@ -380,9 +415,10 @@ static enum bf_err check_host_key(struct remote *r, int accept_new,
 			err = bf_fail(detail, detail_len,
 				      BF_ERR_HOSTKEY_UNKNOWN,
 				      "host key of %s unknown: %s %s is not in "
-				      "%s; check the fingerprint, then rerun "
+				      "%s%s; check the fingerprint, then rerun "
 				      "with --accept-new-host-keys", r->name,
-				      type, r->fingerprint, r->known_hosts);
+				      type, r->fingerprint, r->known_hosts,
+				      note);
 			break;
 		}
 		err = remote_kh_add(r->known_hosts, name, type, b64,
@@ -728,6 +764,10 @@ enum bf_err remote_connect(struct remote **out, const struct remote_opts *opts,
 		limit_s = r->cfg.connect_timeout_s;
 		snprintf(limit_why, sizeof limit_why, " (ConnectTimeout)");
 	}
+	err = remote_hostcert_prepare(r, opts->accept_new_host_keys,
+				      connect_deadline_ms, detail, detail_len);
+	if (err != BF_OK)
+		goto out;
 	err = connect_retrying(r, opts->accept_new_host_keys,
 			       connect_deadline_ms, limit_s, limit_why,
 			       detail, detail_len);
@@ -777,6 +817,10 @@ void remote_free(struct remote *r)
 		ssh_free(r->session);
 	}
 	remote_proxy_stop(r);
+	if (r->cert)
+		remote_cert_free(r->cert);
+	free(r->cert);
+	free(r->hostkeys);
 	remote_config_clear(&r->cfg);
 	remote_watchdog_stop(&r->wd);
 	linesplit_free(&r->out);
