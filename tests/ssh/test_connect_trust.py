@@ -397,6 +397,40 @@ class FallbackTest(Base):
         self.assertEqual(d2["configfiles"], d["configfiles"])
 
 
+class PortlessKnownHostsTest(Base):
+    """A known_hosts line without the port ("127.0.0.1 KEY") for a host
+    on another port: ssh checks "[host]:port", then "host" alone, where
+    only a matching key counts (sshconnect.c)."""
+
+    def test_portless_line(self):
+        h = self.hosts
+        kind, blob = h.public_key(1)
+        cfg = self.cfg(cc.block("h1", h.ports[1], h.user_key,
+                                self.write("kh", "127.0.0.1 %s %s\n"
+                                           % (kind, blob))))
+        self.assertEqual(self.ssh(cfg, "h1").returncode, 0)
+        code, ev, _ = self.probe(["-F", cfg, "h1", "connect"])
+        self.assertEqual(code, 0, ev)
+
+    def test_portless_other_key_is_not_a_change(self):
+        """Another key under "host" alone: unknown, as for ssh, not a
+        changed key."""
+        h = self.hosts
+        other = os.path.join(self.tmp, "other")
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f",
+                        other], check=True)
+        with open(other + ".pub") as f:
+            kind, blob = f.read().split()[:2]
+        cfg = self.cfg(cc.block("h1", h.ports[1], h.user_key,
+                                self.write("kh", "127.0.0.1 %s %s\n"
+                                           % (kind, blob))))
+        o = self.ssh(cfg, "h1")
+        self.assertNotEqual(o.returncode, 0)
+        self.assertNotIn("HOST IDENTIFICATION HAS CHANGED", o.stderr)
+        code, ev, _ = self.probe(["-F", cfg, "h1", "connect"])
+        self.assertEqual(code, cc.BF_ERR_HOSTKEY_UNKNOWN, ev)
+
+
 def main():
     if not PROBE or not os.access(PROBE, os.X_OK) or not CTL:
         print("skip: remote_probe or ctl not built")
