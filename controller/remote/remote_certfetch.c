@@ -469,9 +469,9 @@ enum bf_err remote_hostcert_fetch(struct remote *r, int fd,
 		size_t kl = 0, hl = 0;
 		const unsigned char *kexl = take_str(&i, &kl);
 		const unsigned char *hkl = take_str(&i, &hl);
-		int have_kex = kexl && (in_list(kexl, kl, "curve25519-sha256") ||
-					in_list(kexl, kl,
-						"curve25519-sha256@libssh.org"));
+		int have_kex = kexl &&
+			(in_list(kexl, kl, "curve25519-sha256") ||
+			 in_list(kexl, kl, "curve25519-sha256@libssh.org"));
 
 		if (!kexl || !hkl || !have_kex) {
 			snprintf(why, why_len, "the server offers no "

@@ -662,7 +662,8 @@ static int files_read(struct remote_strv *sv, const char *err,
 		const char *eol = strchr(p, '\n');
 		size_t n = eol ? (size_t)(eol - p) : strlen(p);
 
-		if (n > sizeof key - 1 && strncmp(p, key, sizeof key - 1) == 0) {
+		if (n > sizeof key - 1 &&
+		    strncmp(p, key, sizeof key - 1) == 0) {
 			char *f = strndup(p + sizeof key - 1,
 					  n - (sizeof key - 1));
 

@@ -483,7 +483,8 @@ static enum bf_err include(struct reader *rd, char **w, int n,
 					       "bad include path", w[i]);
 			r = asprintf(&pat, "%s%s", rd->home, w[i] + 1);
 		} else if (w[i][0] != '/') {
-			r = user ? asprintf(&pat, "%s/.ssh/%s", rd->home, w[i]) :
+			r = user ? asprintf(&pat, "%s/.ssh/%s", rd->home,
+					    w[i]) :
 			    asprintf(&pat, "/etc/ssh/%s", w[i]);
 		} else {
 			r = asprintf(&pat, "%s", w[i]);
@@ -545,7 +546,8 @@ static enum bf_err read_file(struct reader *rd, const char *path, int user,
 		store = malloc(strlen(line) + 1);
 		if (!store) {
 			err = bf_fail(rd->detail, rd->detail_len,
-				      BF_ERR_NOMEM, "ssh config: out of memory");
+				      BF_ERR_NOMEM, "ssh config: out of "
+				      "memory");
 			break;
 		}
 		n = split_words(line, w, MAX_WORDS, store);
@@ -593,7 +595,8 @@ static enum bf_err read_file(struct reader *rd, const char *path, int user,
 		}
 		if (active && apply(rd, w, n, line, path, lineno, &err) != 0)
 			err = bf_fail(rd->detail, rd->detail_len,
-				      BF_ERR_NOMEM, "ssh config: out of memory");
+				      BF_ERR_NOMEM, "ssh config: out of "
+				      "memory");
 	}
 	free(store);
 	free(line);

@@ -274,9 +274,9 @@ enum remote_cert_verdict remote_hostcert_decide(struct remote *r,
 said:
 	if (v == REMOTE_CERT_PLAIN && reason)
 		snprintf(r->cert_note, sizeof r->cert_note, "its host "
-			 "certificate (key id \"%.100s\", CA in %.300s line %d) "
-			 "is not accepted: %s", c->key_id, m->file, m->line,
-			 reason);
+			 "certificate (key id \"%.100s\", CA in %.300s line "
+			 "%d) is not accepted: %s", c->key_id, m->file,
+			 m->line, reason);
 out:
 	free(ca);
 	free(key);

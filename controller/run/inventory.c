@@ -281,8 +281,8 @@ static enum bf_err parse_host(const cJSON *h, const char *origin,
 					   h->string);
 			if (!inv_path_ok(e->valuestring, why, sizeof(why)))
 				return bf_fail(detail, detail_len, BF_ERR_USAGE,
-					       "%s: host %s: path_prepend '%s': "
-					       "%s", origin, out->name,
+					       "%s: host %s: path_prepend "
+					       "'%s': %s", origin, out->name,
 					       e->valuestring, why);
 			out->path_prepend[out->npath++] = bf_xstrdup(e->valuestring);
 		}
@@ -304,8 +304,9 @@ static enum bf_err parse_host(const cJSON *h, const char *origin,
 			if (!inv_env_value_ok(e->string, e->valuestring, why,
 					      sizeof(why)))
 				return bf_fail(detail, detail_len, BF_ERR_USAGE,
-					       "%s: host %s: env: %s: %s", origin,
-					       out->name, e->string, why);
+					       "%s: host %s: env: %s: %s",
+					       origin, out->name, e->string,
+					       why);
 			out->env_name[out->nenv] = bf_xstrdup(e->string);
 			out->env_value[out->nenv++] = bf_xstrdup(e->valuestring);
 		}

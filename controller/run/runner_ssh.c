@@ -413,10 +413,14 @@ static char *preflight_command(const char *work_sh, const char *env)
 		"echo \"tc_libs=$(echo $(pkg-config --modversion libcjson openblas 2>/dev/null))\"; "
 		/* A deploy directory whose agent lost its exec bit (or its
 		 * file) is named, to be built again. */
-		"for x in \"$w\"/%s-*; do case \"$x\" in *.tmp-*) continue;; esac; "
-		"a=\"$x/build/bin/agent\"; if [ -x \"$a\" ]; then echo \"built=${x##*/}\"; "
-		"elif [ -e \"$a\" ]; then echo \"damaged=${x##*/} mode $(ls -ldL \"$a\" | cut -c1-10)\"; "
-		"elif [ -d \"$x\" ]; then echo \"damaged=${x##*/} no agent\"; fi; done; "
+		"for x in \"$w\"/%s-*; do "
+		"case \"$x\" in *.tmp-*) continue;; esac; "
+		"a=\"$x/build/bin/agent\"; "
+		"if [ -x \"$a\" ]; then echo \"built=${x##*/}\"; "
+		"elif [ -e \"$a\" ]; then "
+		"echo \"damaged=${x##*/} mode $(ls -ldL \"$a\" | cut -c1-10)\"; "
+		"elif [ -d \"$x\" ]; then echo \"damaged=${x##*/} no agent\"; "
+		"fi; done; "
 		"m=; "
 		"command -v cc >/dev/null 2>&1 || m=\"$m compiler\"; "
 		"command -v cmake >/dev/null 2>&1 || m=\"$m cmake\"; "
@@ -461,20 +465,22 @@ static char *build_command(const char *staging_sh, const char *final_sh,
 		"wait \"$b\"; rc=$?; kill \"$k\" 2>/dev/null; "
 		"if [ $rc -ne 0 ] || [ ! -x build/bin/agent ]; then "
 		"tail -n %d build.log; "
-		"[ $rc -eq 0 ] && echo \"" BUILD_CAUSE " the build ended well but "
-		"left no executable agent: $(ls -ld build/bin/agent 2>&1 | cut -c1-300)\"; "
+		"[ $rc -eq 0 ] && echo \"" BUILD_CAUSE " the build ended well "
+		"but left no executable agent: "
+		"$(ls -ld build/bin/agent 2>&1 | cut -c1-300)\"; "
 		"cd .. && rm -rf %s; exit 1; fi; "
 		"cd .. || exit 1; "
 		/* Another ctl may have finished the same build first: keep
 		 * its; a damaged one (no executable agent) goes. */
 		"[ -x %s/build/bin/agent ] || rm -rf %s; "
-		"mv -T %s %s 2>/dev/null || rm -rf %s; [ -x %s/build/bin/agent ] || "
-		"{ echo \"" BUILD_CAUSE " the agent is not executable after the "
-		"build: $(ls -ld %s/build/bin/agent 2>&1 | cut -c1-300) (a noexec "
-		"mount?)\"; exit 1; }",
+		"mv -T %s %s 2>/dev/null || rm -rf %s; "
+		"[ -x %s/build/bin/agent ] || "
+		"{ echo \"" BUILD_CAUSE " the agent is not executable after "
+		"the build: $(ls -ld %s/build/bin/agent 2>&1 | cut -c1-300) "
+		"(a noexec mount?)\"; exit 1; }",
 		staging_sh, env, inner_q, BUILD_HEARTBEAT, BUILD_LOG_LINES,
-		staging_sh, final_sh, final_sh, staging_sh, final_sh, staging_sh,
-		final_sh, final_sh);
+		staging_sh, final_sh, final_sh, staging_sh, final_sh,
+		staging_sh, final_sh, final_sh);
 
 	free(inner);
 	free(inner_q);
