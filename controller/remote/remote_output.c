@@ -46,6 +46,8 @@ void remote_tail_append(struct remote_tail *t, const char *p, size_t n)
 {
 	size_t total = t->len_bytes + n, drop, nl;
 
+	if (!n)
+		return;
 	if (total <= t->cap_bytes) {
 		memcpy(t->data + t->len_bytes, p, n);
 		t->len_bytes = total;

@@ -7,6 +7,13 @@
 
 #include "xmalloc.h"
 
+/* session_log_write for n > 0 (the held line may be NULL and empty). */
+static void log_bytes(struct agent_stderr *e, const char *p, size_t n)
+{
+	if (n)
+		session_log_write(e->h, p, n);
+}
+
 void agent_stderr_init(struct agent_stderr *e, struct host_ctx *h)
 {
 	memset(e, 0, sizeof(*e));
@@ -22,7 +29,8 @@ static void to_tail(struct agent_stderr *e, const char *buf, size_t n)
 		if (!e->tail_ok)
 			bf_xmalloc_fatal("agent stderr tail");
 		/* The head's unfinished line is the tail's start. */
-		remote_tail_append(&e->tail, e->line, e->line_len);
+		if (e->line_len)
+			remote_tail_append(&e->tail, e->line, e->line_len);
 		e->line_len = 0;
 	}
 	remote_tail_append(&e->tail, buf, n);
@@ -48,8 +56,8 @@ void agent_stderr_write(struct agent_stderr *e, const char *buf, size_t n)
 			e->line_len += seg;
 			return;
 		}
-		session_log_write(e->h, e->line, e->line_len);
-		session_log_write(e->h, buf, seg);
+		log_bytes(e, e->line, e->line_len);
+		log_bytes(e, buf, seg);
 		e->head_bytes += e->line_len + seg;
 		e->line_len = 0;
 		buf += seg;
@@ -67,7 +75,7 @@ void agent_stderr_end(struct agent_stderr *e)
 	int m;
 
 	if (!e->in_tail) {
-		session_log_write(e->h, e->line, e->line_len);
+		log_bytes(e, e->line, e->line_len);
 		goto out;
 	}
 	/* Everything after the head went into the tail: what it dropped is
@@ -82,11 +90,11 @@ void agent_stderr_end(struct agent_stderr *e)
 			     e->tail.cut_mid_line ?
 			     "; the next line starts mid-line" : "");
 		if (m > 0 && (size_t)m < sizeof(mark))
-			session_log_write(e->h, mark, (size_t)m);
+			log_bytes(e, mark, (size_t)m);
 	}
 	text = e->tail.data;
 	len = e->tail.len_bytes;
-	session_log_write(e->h, text, len);
+	log_bytes(e, text, len);
 	remote_tail_free(&e->tail);
 out:
 	free(e->line);
