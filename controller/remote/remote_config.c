@@ -27,7 +27,8 @@
 extern char **environ;
 
 #define G_OUT_MAX_BYTES (256 * 1024)
-#define G_ERR_MAX_BYTES 4096
+/* ssh -v prints a few lines per file and block read. */
+#define G_ERR_MAX_BYTES (64 * 1024)
 #define SYSTEM_SSH_CONFIG "/etc/ssh/ssh_config"
 
 static int64_t now_ms(void)

@@ -145,6 +145,12 @@ enum bf_err remote_hostcert_prepare(struct remote *r, int accept_new,
 	if (e == BF_ERR_INTERRUPTED)
 		return bf_fail(detail, detail_len, e, "connect %s: "
 			       "interrupted", r->name);
+	/* The deadline is the connect's: nothing is left for it. */
+	if (e == BF_ERR_TIMEOUT)
+		return bf_fail(detail, detail_len, e, "connect %s: no answer "
+			       "in time (asking for its host certificate, as "
+			       "known_hosts has @cert-authority or @revoked "
+			       "lines for it)", r->name);
 	if (e != BF_OK) {
 		/* The session's own connect says what is wrong with the
 		 * host; the message keeps why no certificate was seen. */

@@ -174,8 +174,9 @@ void remote_kh_lookup_name(const struct remote *r, int with_port, char *buf,
  * negotiates the certified key. A fetch that fails leaves r->cert NULL
  * and says why in r->cert_note (BF_OK). Errors: BF_ERR_HOSTKEY_CHANGED
  * (a certificate that does not parse or whose CA signature fails, as ssh
- * refuses it), BF_ERR_INTERRUPTED, BF_ERR_IO (known_hosts unreadable),
- * BF_ERR_NOMEM. */
+ * refuses it), BF_ERR_TIMEOUT (deadline_ms passed: the connect's own
+ * deadline, so that the whole connect stays within it),
+ * BF_ERR_INTERRUPTED, BF_ERR_IO (known_hosts unreadable), BF_ERR_NOMEM. */
 enum bf_err remote_hostcert_prepare(struct remote *r, int accept_new,
 				    int64_t deadline_ms, char *detail,
 				    size_t detail_len);

@@ -246,6 +246,21 @@ class RefusedTest(CertBase):
         self.accepted(self.ca_line(pattern="![127.0.0.1]:%d,*" %
                                    self.hosts.ports[1]))
 
+    def test_silent_server_bounded_by_the_timeout(self):
+        """A port that takes TCP and never speaks, with a CA line for it:
+        the certificate's fetch shares the connect's deadline."""
+        import socket
+        ls = socket.socket()
+        ls.bind(("127.0.0.1", 0))
+        ls.listen(4)
+        self.addCleanup(ls.close)
+        port = ls.getsockname()[1]
+        kh = self.write("kh", self.ca_line(pattern="[127.0.0.1]:%d" % port))
+        cfg = self.cfg(cc.block("mute", port, self.hosts.user_key, kh))
+        code, ev, _ = self.probe(["-t", "3", "-F", cfg, "mute", "connect"])
+        self.assertEqual(code, cc.BF_ERR_TIMEOUT, ev)
+        self.assertIn("host certificate", self.error(ev)["detail"])
+
     def test_expired_with_accept_new_pins_the_plain_key(self):
         """ssh's accept-new, its certificate refused, falls back to the
         plain key and adds it (sshconnect.c: "Retry with plain key"); so
