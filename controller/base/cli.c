@@ -15,17 +15,21 @@
 
 #include "base/cli.h"
 #include "bf_parse.h"
+#include "bf_text.h"
 #include "schema.h"
 
 void ctl_error(const char *fmt, ...)
 {
+	char msg[8192];
 	va_list ap;
 
-	fputs("ctl: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/* One line, whatever a value in it holds (a line break in an
+	 * inventory value, an escape sequence): control characters and
+	 * malformed UTF-8 become '?'. */
+	fprintf(stderr, "ctl: %s\n", bf_text_sanitize_inplace(msg));
 }
 
 int ctl_option_error(const char *command, int c, char **argv)

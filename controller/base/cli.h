@@ -21,7 +21,9 @@ int ctl_parse_number(const char *name, const char *s, double min, double max,
 
 #endif
 
-/* Prints "ctl: <message>" on stderr (one line). */
+/* Prints "ctl: <message>" on stderr, one line: control characters in
+ * the message (a value quoted in it) print as '?' (bf_text_sanitize);
+ * cut at 8 KiB. */
 void ctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The one-line error for getopt_long's answer c when it is ':' (an option

@@ -1,8 +1,9 @@
 /*
  * ctl resolve: prints what ctl resolved from ssh_config for each host, the
  * settings `ctl run` connects with (remote_config.h): user, hostname, port,
- * identity files, known_hosts files, jump/proxy, timeouts, and which
- * resolver answered (OpenSSH's `ssh -G`, or libssh's parser as a fallback).
+ * identity files, known_hosts files, jump/proxy, timeouts, the config
+ * files read, and which resolver answered (OpenSSH's `ssh -G`, or ctl's
+ * own reader of the files as a fallback).
  * Nothing is contacted.
  */
 #include <errno.h>
@@ -23,16 +24,19 @@ static const char resolve_usage[] =
 	"Prints, for each HOST (an ssh_config alias or [user@]host[:port]),\n"
 	"what ctl run connects with: user, hostname, port, identity files,\n"
 	"known_hosts files, ProxyJump/ProxyCommand, ConnectTimeout,\n"
-	"ServerAlive*, and the resolver: OpenSSH's own (`ssh -G`, as\n"
-	"`ssh HOST` would use) or, only where no ssh client exists, libssh's\n"
-	"parser (which differs; the line says so). Contacts no host.\n"
+	"ServerAlive*, the config files read (configfiles, in order), and\n"
+	"the resolver: OpenSSH's own (`ssh -G`, as `ssh HOST` would use) or,\n"
+	"only where no ssh client exists, ctl's own reader of the files (the\n"
+	"line says so). Contacts no host.\n"
 	"\n"
 	"  -F FILE   ssh_config file to read instead of ~/.ssh/config and\n"
 	"            /etc/ssh/ssh_config (as ssh -F)\n"
 	"  --help    this text\n"
 	"\n"
-	"BF_SSH_CLIENT names the ssh client to ask (default: ssh on PATH;\n"
-	"\"none\": libssh's parser).\n"
+	"~ is $HOME. When HOME is not your passwd entry's home, ssh is given\n"
+	"$HOME/.ssh/config and then /etc/ssh/ssh_config, which is what ssh\n"
+	"reads for you. BF_SSH_CLIENT names the ssh client to ask (default:\n"
+	"ssh on PATH; \"none\": ctl's own reader).\n"
 	"\n"
 	"Example:\n"
 	"  ctl resolve spark me@box.lan:2222\n"
@@ -81,8 +85,13 @@ int cmd_resolve(int argc, char **argv)
 		int port = 0;
 		enum bf_err err;
 
-		err = remote_target_parse(argv[i], &user, &host, &port,
-					  detail, sizeof detail);
+		/* The names ctl run takes, which are ssh's (also where no
+		 * ssh client is there to refuse the others). */
+		err = remote_target_check(argv[i], detail, sizeof detail);
+		if (err == BF_OK)
+			err = remote_target_parse(argv[i], &user, &host,
+						  &port, detail,
+						  sizeof detail);
 		if (err == BF_OK)
 			err = remote_config_resolve(&cfg, host, user, port,
 						    file, 30, &ctl_interrupted,

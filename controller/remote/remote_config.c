@@ -1,10 +1,10 @@
 /*
  * remote_config: ssh_config resolution for one target by OpenSSH's own
- * resolver (`ssh -G`), libssh's parser only as a stated fallback (see
- * remote_config.h). The ssh client is run with posix_spawnp (safe from the
- * host threads: no fork of a threaded process running our code), its
- * stdout and stderr read through pipes under a deadline and the cancel
- * flag, then killed and reaped.
+ * resolver (`ssh -G -v`), ctl's own reader only as a stated fallback
+ * (remote_config_file.c; see remote_config.h). The ssh client is run with
+ * posix_spawnp (safe from the host threads: no fork of a threaded process
+ * running our code), its stdout and stderr read through pipes under a
+ * deadline and the cancel flag, then killed and reaped.
  */
 #include "bf_parse.h"
 #include "remote/remote_config.h"
@@ -24,12 +24,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <libssh/libssh.h>
-
 extern char **environ;
 
 #define G_OUT_MAX_BYTES (256 * 1024)
-#define G_ERR_MAX_BYTES 4096
+/* ssh -v prints a few lines per file and block read. */
+#define G_ERR_MAX_BYTES (64 * 1024)
 #define SYSTEM_SSH_CONFIG "/etc/ssh/ssh_config"
 
 static int64_t now_ms(void)
@@ -101,6 +100,10 @@ void remote_config_clear(struct remote_config *cfg)
 	free(cfg->proxy_command);
 	free(cfg->strict_host_key_checking);
 	free(cfg->config_file);
+	strv_clear(&cfg->config_files);
+	if (cfg->ssh_file && cfg->ssh_file_is_temp)
+		unlink(cfg->ssh_file);
+	free(cfg->ssh_file);
 	free(cfg->resolver);
 	memset(cfg, 0, sizeof *cfg);
 }
@@ -261,6 +264,32 @@ static int push_paths(struct remote_strv *sv, const struct remote_config *cfg,
 	return rc;
 }
 
+/* Whether ssh -G's identityfile lines are its defaults, which it lists
+ * only when no IdentityFile is set (readconf.c fill_default_options:
+ * ~/.ssh/id_rsa, id_ecdsa, id_ecdsa_sk, id_ed25519, id_ed25519_sk,
+ * id_xmss, id_dsa in OpenSSH 9.2; older clients list fewer): each one of
+ * those names under "~/.ssh/", and more than one. */
+static int default_identities(const struct remote_strv *ids)
+{
+	static const char *const names[] = { "id_rsa", "id_ecdsa",
+		"id_ecdsa_sk", "id_ed25519", "id_ed25519_sk", "id_xmss",
+		"id_dsa", NULL };
+
+	if (ids->n < 2)
+		return 0;
+	for (size_t i = 0; i < ids->n; i++) {
+		int known = 0;
+
+		if (strncmp(ids->v[i], "~/.ssh/", 7) != 0)
+			return 0;
+		for (int k = 0; names[k]; k++)
+			known |= strcmp(ids->v[i] + 7, names[k]) == 0;
+		if (!known)
+			return 0;
+	}
+	return 1;
+}
+
 enum bf_err remote_config_parse_g(struct remote_config *cfg,
 				  const char *alias, const char *text,
 				  const char *home, char *detail,
@@ -339,6 +368,7 @@ enum bf_err remote_config_parse_g(struct remote_config *cfg,
 			      "user" : "valid port");
 		goto out;
 	}
+	cfg->identity_files_default = default_identities(&ids);
 	if (cfg->identity_agent && !strcmp(cfg->identity_agent,
 					   "SSH_AUTH_SOCK")) {
 		free(cfg->identity_agent);
@@ -390,19 +420,33 @@ static int slurp(int fd, struct sbuf *b, size_t max)
 	return 0;
 }
 
-/* Last non-empty line of s, with control characters made blanks, into
- * buf. */
+/* ssh -v's own lines: its version first, then "debug1: ...". */
+static int is_debug_line(const char *line)
+{
+	return strncmp(line, "debug", 5) == 0 ||
+	       strncmp(line, "OpenSSH_", 8) == 0;
+}
+
+/* Last non-empty line of s that is not ssh -v's, with control characters
+ * made blanks, into buf. */
 static void last_line(const char *s, char *buf, size_t size)
 {
 	const char *end = s + strlen(s), *start;
 	size_t n, i;
 
-	while (end > s && (end[-1] == '\n' || end[-1] == '\r' ||
-			   end[-1] == ' '))
-		end--;
-	start = end;
-	while (start > s && start[-1] != '\n')
-		start--;
+	for (;;) {
+		while (end > s && (end[-1] == '\n' || end[-1] == '\r' ||
+				   end[-1] == ' '))
+			end--;
+		start = end;
+		while (start > s && start[-1] != '\n')
+			start--;
+		if (start == s || !is_debug_line(start))
+			break;
+		end = start;
+	}
+	if (is_debug_line(start))
+		end = start;
 	n = (size_t)(end - start) < size - 1 ? (size_t)(end - start) :
 	    size - 1;
 	for (i = 0; i < n; i++)
@@ -527,40 +571,141 @@ static void client_version(const char *ssh, char *buf, size_t size)
 	free(err.s);
 }
 
-/* The -F file to give ssh, or NULL (see header), into buf. */
-static const char *config_for_ssh(const char *ssh_config, const char *home,
-				  char *buf, size_t size)
+/* Appends path to b as one word of an ssh_config line that reaches
+ * glob(3) as itself: in double quotes, with '"' and '\\' escaped for
+ * readconf.c's argv_split and '*', '?', '[' escaped for glob (argv_split
+ * keeps a backslash before them). */
+static void sb_include_word(struct sbuf *b, const char *path)
 {
-	char pwh[4096];
+	sb_add(b, "\"", 1);
+	for (; *path; path++) {
+		if (strchr("\"\\", *path))
+			sb_add(b, "\\", 1);
+		if (*path == '\\')
+			sb_add(b, "\\\\", 2);
+		else if (strchr("*?[", *path))
+			sb_add(b, "\\", 1);
+		sb_add(b, path, 1);
+	}
+	sb_add(b, "\"", 1);
+}
 
-	if (ssh_config)
-		return ssh_config;
+/*
+ * The -F file for ssh runs (see header) into cfg->ssh_file: ssh_config
+ * when given; NULL when HOME is the passwd home (ssh reads what it
+ * would); else a temporary file holding "Include $HOME/.ssh/config" and
+ * "Include /etc/ssh/ssh_config". BF_OK, or BF_ERR_IO / BF_ERR_USAGE (a
+ * HOME with a line break, which no config line can name) with detail.
+ */
+static enum bf_err ssh_file_for(struct remote_config *cfg,
+				const char *ssh_config, const char *home,
+				char *detail, size_t detail_len)
+{
+	struct sbuf b = { NULL, 0, 0, 0 };
+	char pwh[4096], tmpl[4200];
+	const char *tmpdir = getenv("TMPDIR");
+	int fd;
+	ssize_t w;
+
+	if (ssh_config) {
+		cfg->ssh_file = strdup(ssh_config);
+		return cfg->ssh_file ? BF_OK :
+		       bf_fail(detail, detail_len, BF_ERR_NOMEM,
+			       "resolve: out of memory");
+	}
 	passwd_home(pwh, sizeof pwh);
 	if (!home[0] || strcmp(pwh, home) == 0)
-		return NULL;
-	snprintf(buf, size, "%s/.ssh/config", home);
-	if (access(buf, R_OK) == 0)
-		return buf;
-	/* HOME has no config: ssh must not read the passwd home's. */
-	return access(SYSTEM_SSH_CONFIG, R_OK) == 0 ? SYSTEM_SSH_CONFIG :
-	       "/dev/null";
+		return BF_OK;
+	if (strpbrk(home, "\r\n"))
+		return bf_fail(detail, detail_len, BF_ERR_USAGE,
+			       "HOME holds a line break: no ssh_config "
+			       "Include can name its .ssh/config");
+	sb_str(&b, "# ctl: ssh reads these for this user (HOME is not the "
+	       "passwd home)\nInclude ");
+	snprintf(tmpl, sizeof tmpl, "%s/.ssh/config", home);
+	sb_include_word(&b, tmpl);
+	sb_str(&b, "\nInclude " SYSTEM_SSH_CONFIG "\n");
+	snprintf(tmpl, sizeof tmpl, "%s/bf-ssh_config-XXXXXX",
+		 tmpdir && *tmpdir ? tmpdir : "/tmp");
+	fd = b.oom ? -1 : mkstemp(tmpl);
+	if (fd < 0) {
+		free(b.s);
+		return bf_fail(detail, detail_len, BF_ERR_IO,
+			       "resolve: cannot create %s: %s", tmpl,
+			       strerror(errno));
+	}
+	w = write(fd, b.s, b.len);
+	free(b.s);
+	if (w != (ssize_t)b.len || close(fd) != 0) {
+		unlink(tmpl);
+		return bf_fail(detail, detail_len, BF_ERR_IO,
+			       "resolve: cannot write %s", tmpl);
+	}
+	cfg->ssh_file = strdup(tmpl);
+	if (!cfg->ssh_file) {
+		unlink(tmpl);
+		return bf_fail(detail, detail_len, BF_ERR_NOMEM,
+			       "resolve: out of memory");
+	}
+	cfg->ssh_file_is_temp = 1;
+	return BF_OK;
+}
+
+/* The files ssh -v says it read ("debug1: Reading configuration data
+ * FILE", readconf.c; FILE cut at 200 characters there), the temporary
+ * -F file left out, into sv. */
+static int files_read(struct remote_strv *sv, const char *err,
+		      const char *skip)
+{
+	static const char key[] = "debug1: Reading configuration data ";
+
+	for (const char *p = err; p && *p;) {
+		const char *eol = strchr(p, '\n');
+		size_t n = eol ? (size_t)(eol - p) : strlen(p);
+
+		if (n > sizeof key - 1 &&
+		    strncmp(p, key, sizeof key - 1) == 0) {
+			char *f = strndup(p + sizeof key - 1,
+					  n - (sizeof key - 1));
+
+			if (!f)
+				return -1;
+			f[strcspn(f, "\r")] = '\0';
+			if ((!skip || strcmp(f, skip) != 0) &&
+			    strv_push(sv, f) != 0) {
+				free(f);
+				return -1;
+			}
+			free(f);
+		}
+		p = eol ? eol + 1 : NULL;
+	}
+	return 0;
 }
 
 static enum bf_err resolve_ssh(struct remote_config *cfg, const char *ssh,
 			       const char *target, const char *user, int port,
-			       const char *file, const char *home,
+			       const char *ssh_config, const char *home,
 			       int timeout_s, const atomic_int *cancel,
 			       int *no_client, char *detail,
 			       size_t detail_len)
 {
+	struct remote_config made = { 0 };
 	char *argv[16];
 	char portbuf[16], why[512], ver[128];
 	struct sbuf out = { NULL, 0, 0, 0 }, err = { NULL, 0, 0, 0 };
+	const char *file;
 	int n = 0, status = 0, se = 0;
 	enum bf_err e;
 
+	/* The -F file is made before ssh runs and kept in cfg after. */
+	e = ssh_file_for(&made, ssh_config, home, detail, detail_len);
+	if (e != BF_OK)
+		return e;
+	file = made.ssh_file;
 	argv[n++] = (char *)ssh;
 	argv[n++] = (char *)"-G";
+	argv[n++] = (char *)"-v";
 	if (file) {
 		argv[n++] = (char *)"-F";
 		argv[n++] = (char *)file;
@@ -608,134 +753,21 @@ static enum bf_err resolve_ssh(struct remote_config *cfg, const char *ssh,
 	if (e != BF_OK)
 		goto done;
 	client_version(ssh, ver, sizeof ver);
+	cfg->ssh_file = made.ssh_file;
+	cfg->ssh_file_is_temp = made.ssh_file_is_temp;
+	made.ssh_file = NULL;
 	if (asprintf(&cfg->resolver, "ssh -G (%s)", ver[0] ? ver : ssh) < 0 ||
-	    (file && !(cfg->config_file = strdup(file)))) {
+	    (ssh_config && !(cfg->config_file = strdup(ssh_config))) ||
+	    files_read(&cfg->config_files, err.s,
+		       cfg->ssh_file_is_temp ? cfg->ssh_file : NULL) != 0) {
 		e = bf_fail(detail, detail_len, BF_ERR_NOMEM,
 			    "resolve %s: out of memory", target);
 		remote_config_clear(cfg);
 	}
 done:
+	remote_config_clear(&made);
 	free(out.s);
 	free(err.s);
-	return e;
-}
-
-/* ---- the fallback: libssh's parser -------------------------------------- */
-
-static enum bf_err resolve_libssh(struct remote_config *cfg,
-				  const char *target, const char *user,
-				  int port, const char *ssh_config,
-				  const char *home, const char *why,
-				  char *detail, size_t detail_len)
-{
-	ssh_session s = ssh_new();
-	char dir[4200], path[4300];
-	char *v = NULL;
-	unsigned int uport = 0;
-	int oom = 0;
-	enum bf_err e = BF_OK;
-
-	memset(cfg, 0, sizeof *cfg);
-	if (!s)
-		return bf_fail(detail, detail_len, BF_ERR_NOMEM,
-			       "resolve %s: out of memory", target);
-	snprintf(dir, sizeof dir, "%s/.ssh", home);
-	ssh_options_set(s, SSH_OPTIONS_SSH_DIR, dir);
-	if (ssh_options_set(s, SSH_OPTIONS_HOST, target) != SSH_OK) {
-		e = bf_fail(detail, detail_len, BF_ERR_USAGE,
-			    "host '%s': %s", target, ssh_get_error(s));
-		goto out;
-	}
-	if (ssh_config) {
-		if (access(ssh_config, R_OK) != 0) {
-			e = bf_fail(detail, detail_len, errno == ENOENT ?
-				    BF_ERR_NOT_FOUND : BF_ERR_IO,
-				    "ssh config %s: %s", ssh_config,
-				    strerror(errno));
-			goto out;
-		}
-		if (ssh_options_parse_config(s, ssh_config) != 0)
-			goto parse_error;
-	} else {
-		snprintf(path, sizeof path, "%s/config", dir);
-		if (access(path, R_OK) == 0 &&
-		    ssh_options_parse_config(s, path) != 0)
-			goto parse_error;
-		if (access(SYSTEM_SSH_CONFIG, R_OK) == 0 &&
-		    ssh_options_parse_config(s, SYSTEM_SSH_CONFIG) != 0)
-			goto parse_error;
-	}
-	if (user)
-		ssh_options_set(s, SSH_OPTIONS_USER, user);
-	if (port)
-		ssh_options_set(s, SSH_OPTIONS_PORT, &port);
-	cfg->server_alive_count_max = 3;
-	oom |= set_str(&cfg->alias, target);
-	if (ssh_options_get(s, SSH_OPTIONS_HOST, &v) == SSH_OK) {
-		oom |= set_str(&cfg->hostname, v);
-		ssh_string_free_char(v);
-	}
-	if (ssh_options_get(s, SSH_OPTIONS_USER, &v) == SSH_OK) {
-		oom |= set_str(&cfg->user, v);
-		ssh_string_free_char(v);
-	} else {
-		struct passwd *pw = getpwuid(getuid());
-
-		oom |= set_str(&cfg->user, pw ? pw->pw_name : "root");
-	}
-	cfg->port = ssh_options_get_port(s, &uport) == SSH_OK && uport ?
-		    (int)uport : 22;
-	if (ssh_options_get(s, SSH_OPTIONS_PROXYCOMMAND, &v) == SSH_OK) {
-		if (!is_none(v))
-			oom |= set_str(&cfg->proxy_command, v);
-		ssh_string_free_char(v);
-	}
-	if (ssh_options_get(s, SSH_OPTIONS_IDENTITY, &v) == SSH_OK) {
-		char *e1 = remote_config_expand(cfg, v, home);
-
-		oom |= !e1 || strv_push(&cfg->identity_files, e1);
-		free(e1);
-		ssh_string_free_char(v);
-	}
-	if (!cfg->identity_files.n) {
-		static const char *const defaults[] = { "id_rsa", "id_ecdsa",
-			"id_ed25519", NULL };
-
-		for (int i = 0; defaults[i]; i++) {
-			snprintf(path, sizeof path, "%s/%s", dir, defaults[i]);
-			oom |= strv_push(&cfg->identity_files, path);
-		}
-	}
-	if (ssh_options_get(s, SSH_OPTIONS_KNOWNHOSTS, &v) == SSH_OK) {
-		char *e1 = remote_config_expand(cfg, v, home);
-
-		oom |= !e1 || strv_push(&cfg->user_known_hosts, e1);
-		free(e1);
-		ssh_string_free_char(v);
-	} else {
-		snprintf(path, sizeof path, "%s/known_hosts", dir);
-		oom |= strv_push(&cfg->user_known_hosts, path);
-	}
-	oom |= strv_push(&cfg->global_known_hosts, "/etc/ssh/ssh_known_hosts");
-	oom |= set_str(&cfg->strict_host_key_checking, "ask");
-	if (asprintf(&cfg->resolver, "libssh %s parser (no OpenSSH client: "
-		     "%s; Host blocks after HostName, IdentitiesOnly, "
-		     "ServerAlive*, HashKnownHosts, ProxyJump not read)",
-		     ssh_version(0), why) < 0)
-		oom = 1;
-	if (ssh_config && !oom)
-		oom |= set_str(&cfg->config_file, ssh_config);
-	if (oom) {
-		e = bf_fail(detail, detail_len, BF_ERR_NOMEM,
-			    "resolve %s: out of memory", target);
-		remote_config_clear(cfg);
-	}
-	goto out;
-parse_error:
-	e = bf_fail(detail, detail_len, BF_ERR_PARSE, "ssh config: %s",
-		    ssh_get_error(s));
-out:
-	ssh_free(s);
 	return e;
 }
 
@@ -746,8 +778,7 @@ enum bf_err remote_config_resolve(struct remote_config *cfg,
 				  char *detail, size_t detail_len)
 {
 	const char *ssh = getenv(REMOTE_SSH_CLIENT_ENV);
-	char home[4096], fbuf[4200], why[512];
-	const char *file;
+	char home[4096], why[512];
 	int no_client = 0;
 	enum bf_err e;
 
@@ -764,8 +795,7 @@ enum bf_err remote_config_resolve(struct remote_config *cfg,
 	if (strcmp(ssh, "none") == 0) {
 		snprintf(why, sizeof why, "%s=none", REMOTE_SSH_CLIENT_ENV);
 	} else {
-		file = config_for_ssh(ssh_config, home, fbuf, sizeof fbuf);
-		e = resolve_ssh(cfg, ssh, target, user, port, file, home,
+		e = resolve_ssh(cfg, ssh, target, user, port, ssh_config, home,
 				timeout_s > 0 ? timeout_s : 30, cancel,
 				&no_client, why, sizeof why);
 		if (!no_client) {
@@ -774,8 +804,32 @@ enum bf_err remote_config_resolve(struct remote_config *cfg,
 			return e;
 		}
 	}
-	return resolve_libssh(cfg, target, user, port, ssh_config, home, why,
-			      detail, detail_len);
+	{
+		struct remote_strv files = { 0 };
+		char *text = NULL;
+
+		e = remote_config_read(target, user, port, ssh_config, home,
+				       &text, &files, detail, detail_len);
+		if (e == BF_OK)
+			e = remote_config_parse_g(cfg, target, text, home,
+						  detail, detail_len);
+		free(text);
+		if (e != BF_OK) {
+			strv_clear(&files);
+			return e;
+		}
+		cfg->config_files = files;
+	}
+	if (asprintf(&cfg->resolver, "ctl's ssh_config reader (no OpenSSH "
+		     "client: %s; reads what ctl uses as OpenSSH 9.2 does, "
+		     "refuses Match exec)", why) < 0 ||
+	    (ssh_config && !(cfg->config_file = strdup(ssh_config))) ||
+	    (ssh_config && !(cfg->ssh_file = strdup(ssh_config)))) {
+		remote_config_clear(cfg);
+		return bf_fail(detail, detail_len, BF_ERR_NOMEM,
+			       "resolve %s: out of memory", target);
+	}
+	return BF_OK;
 }
 
 /* ---- printing ----------------------------------------------------------- */
@@ -797,6 +851,7 @@ void remote_config_print(const struct remote_config *cfg, void *file)
 	fprintf(f, "resolver %s\n", cfg->resolver ? cfg->resolver : "?");
 	fprintf(f, "config %s\n", cfg->config_file ? cfg->config_file :
 		"default (~/.ssh/config, /etc/ssh/ssh_config)");
+	print_list(f, "configfiles", &cfg->config_files);
 	fprintf(f, "user %s\n", cfg->user);
 	fprintf(f, "hostname %s\n", cfg->hostname);
 	fprintf(f, "port %d\n", cfg->port);

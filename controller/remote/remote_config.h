@@ -1,19 +1,21 @@
 /*
  * remote_config: what ssh_config says about one target, resolved the way
  * OpenSSH resolves it. Where an OpenSSH client exists, OpenSSH itself is
- * asked: `ssh -G [-F FILE] [-l USER] [-p PORT] -- HOST` prints the final
- * options after every Host/Match block, Include and default (it does not
- * touch the network), and remote_config_parse_g reads those "key value"
- * lines. Only without an ssh client does libssh 0.10's own parser answer
- * (its Host blocks match the name as rewritten by HostName, and it ignores
- * IdentitiesOnly, ServerAlive*, HashKnownHosts), and the result says so.
+ * asked: `ssh -G -v [-F FILE] [-l USER] [-p PORT] -- HOST` prints the
+ * final options after every Host/Match block, Include and default (it
+ * does not touch the network), and remote_config_parse_g reads those
+ * "key value" lines; its "Reading configuration data FILE" lines (-v)
+ * say which files were read. Only without an ssh client does ctl read the
+ * files itself (remote_config_file.c), and the result says so.
  *
  * "~" and the ~/.ssh directory are $HOME's when HOME is set, else the
- * passwd entry's (remote_ssh.h). OpenSSH reads the passwd entry only, so
- * when the two differ and no file is given, ~/.ssh/config under $HOME is
- * passed to ssh as -F (then /etc/ssh/ssh_config is not read, as with any
- * -F), and default paths ssh reports under the passwd home's .ssh are moved
- * under $HOME's.
+ * passwd entry's (remote_ssh.h). OpenSSH reads the passwd entry's
+ * ~/.ssh/config only; when HOME differs and no file is given, ssh gets
+ * as -F a temporary file that includes $HOME/.ssh/config, then
+ * /etc/ssh/ssh_config, which is what ssh reads for the user (a bare -F
+ * $HOME/.ssh/config would skip the system file: Debian's HashKnownHosts
+ * yes and hosts defined system-wide), and default paths ssh reports under
+ * the passwd home's .ssh are moved under $HOME's.
  */
 #ifndef REMOTE_CONFIG_H
 #define REMOTE_CONFIG_H
@@ -24,7 +26,7 @@
 #include "bf_error.h"
 
 /* The environment variable naming the ssh client to ask (default "ssh" on
- * PATH); "none" forces libssh's parser. */
+ * PATH); "none": ctl reads the files itself (remote_config_file.c). */
 #define REMOTE_SSH_CLIENT_ENV "BF_SSH_CLIENT"
 
 struct remote_strv {
@@ -38,6 +40,9 @@ struct remote_config {
 	char *user;
 	int port;
 	struct remote_strv identity_files;   /* expanded, in order */
+	/* Non-zero: identity_files are ssh's defaults (~/.ssh/id_rsa, ...),
+	 * no IdentityFile was set; a missing one is then no error. */
+	int identity_files_default;
 	int identities_only;
 	char *identity_agent;   /* NULL: $SSH_AUTH_SOCK; "none": no agent */
 	struct remote_strv user_known_hosts; /* expanded; first is written */
@@ -51,8 +56,15 @@ struct remote_config {
 	int server_alive_count_max;
 	char *strict_host_key_checking;  /* "yes", "no", "ask", "accept-new" */
 	int batch_mode;
-	char *config_file;      /* the -F file used, NULL: ssh's defaults */
-	/* "ssh -G (OpenSSH_9.2p1 ...)" or "libssh 0.10 parser (...: why)" */
+	char *config_file;      /* the -F file given, NULL: the defaults */
+	/* The files read, in order (those that exist, Include'd ones
+	 * too): ssh -G -v's "Reading configuration data" lines. */
+	struct remote_strv config_files;
+	/* What a ProxyJump's ssh gets as -F: config_file, the temporary
+	 * file above (removed by remote_config_clear), or NULL. */
+	char *ssh_file;
+	int ssh_file_is_temp;
+	/* "ssh -G (OpenSSH_9.2p1 ...)" or "ctl's ssh_config reader (...)" */
 	char *resolver;
 };
 
@@ -92,6 +104,20 @@ char *remote_config_expand(const struct remote_config *cfg, const char *s,
 
 /* Prints cfg as "key value" lines (the `ctl resolve` format). */
 void remote_config_print(const struct remote_config *cfg, void *file);
+
+/* ctl's own ssh_config reader (remote_config_file.c), for where no ssh
+ * client exists: reads ssh_config (NULL: home's .ssh/config, then
+ * /etc/ssh/ssh_config) for target as OpenSSH 9.2 would, with user and
+ * port winning when given (NULL, 0: not given); home is "~". On BF_OK
+ * *text is what `ssh -G` would print for the keywords ctl uses (for
+ * remote_config_parse_g; caller frees) and *files the files read, in
+ * order (caller frees each and the array). Errors: BF_ERR_PARSE (a line
+ * it cannot read, "Match exec"; file and line in detail),
+ * BF_ERR_NOT_FOUND (ssh_config missing), BF_ERR_IO, BF_ERR_NOMEM. */
+enum bf_err remote_config_read(const char *target, const char *user, int port,
+			       const char *ssh_config, const char *home,
+			       char **text, struct remote_strv *files,
+			       char *detail, size_t detail_len);
 
 /* Frees what cfg holds and zeroes it. */
 void remote_config_clear(struct remote_config *cfg);

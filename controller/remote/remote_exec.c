@@ -134,6 +134,9 @@ static enum bf_err drain(struct exec_state *st, ssh_channel ch, int is_stderr,
 		if (is_stderr) {
 			st->res->stderr_total_bytes += (unsigned)n;
 			remote_tail_append(&r->err, buf, (size_t)n);
+			if (st->cb && st->cb->on_stderr)
+				st->cb->on_stderr(st->cb->stderr_arg, buf,
+						  (size_t)n);
 			continue;
 		}
 		st->res->stdout_total_bytes += (size_t)n;
@@ -259,7 +262,7 @@ enum bf_err remote_exec(struct remote *r, const char *command,
 		return bf_fail(detail, detail_len, BF_ERR_USAGE,
 			       "exec: missing handle, command or result");
 	remote_tail_reset(&r->err);
-	res->stderr_tail = r->err.buf;
+	res->stderr_tail = r->err.data;
 	err = remote_check_usable(r, "exec", detail, detail_len);
 	if (err != BF_OK)
 		return err;
@@ -342,8 +345,7 @@ out:
 			ssh_remove_channel_callbacks(ch, &ccb);
 		ssh_channel_free(ch);
 	}
-	res->stderr_tail = r->err.buf;
-	res->stderr_tail_bytes = r->err.len_bytes;
+	res->stderr_tail = remote_tail_text(&r->err, &res->stderr_tail_bytes);
 	return err;
 }
 

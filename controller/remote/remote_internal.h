@@ -22,6 +22,7 @@
 
 #include "remote/linesplit.h"
 #include "remote/remote_config.h"
+#include "remote/remote_knownhosts.h"
 #include "remote/remote_output.h"
 #include "remote/remote_ssh.h"
 
@@ -68,6 +69,16 @@ struct remote {
 	int64_t probe_after_ms;
 	int64_t silence_max_ms;
 	struct remote_config cfg;   /* what ssh_config resolved to */
+	/* libssh refused cfg.hostname (remote_tcp.c): ctl connects the
+	 * socket itself. */
+	int connect_self;
+	/* The server's host certificate, read before the session's key
+	 * exchange (remote_hostcert.c); NULL: none. hostkeys: the host key
+	 * algorithms libssh is to negotiate for its key (NULL: libssh's
+	 * own). cert_note: why a certificate was not used, for messages. */
+	struct remote_cert *cert;
+	char *hostkeys;
+	char cert_note[512];
 	pid_t proxy_pid;            /* ProxyJump/ProxyCommand child; 0: none */
 	int proxy_err_fd;           /* its stderr (nonblocking); -1: none */
 	char proxy_err[2048];       /* the last of it, NUL-terminated */
@@ -137,6 +148,97 @@ int remote_channel_refused(struct remote *r);
  * (remote_mono_ms) has passed. Blocks at most REMOTE_SLICE_MS at a time. */
 enum bf_err remote_refusal_pause(struct remote *r, int attempt,
 				 int64_t deadline_ms);
+
+/* ---- remote_hostcert.c ------------------------------------------------- */
+
+enum remote_cert_verdict {
+	REMOTE_CERT_PLAIN = 0,   /* no certificate, or not accepted: check
+				  * the plain key (cert_note says why) */
+	REMOTE_CERT_ACCEPTED,    /* trusted through its CA */
+	REMOTE_CERT_REVOKED,     /* its key or CA is @revoked: refuse */
+};
+
+/* The known_hosts files of r's config (user ones, then global ones) into
+ * files (room for 64); returns how many. */
+size_t remote_kh_files(const struct remote *r, const char **files);
+
+/* The name known_hosts lists r's host under: HostKeyAlias, else
+ * "[host]:port" (with_port and a port other than 22) or "host". */
+void remote_kh_lookup_name(const struct remote *r, int with_port, char *buf,
+			   size_t size);
+
+/* Before the session connects: when known_hosts has "@cert-authority" or
+ * "@revoked" lines for the host, fetches the server's host certificate
+ * (its own connection, through the proxy when there is one, by
+ * deadline_ms) into r->cert, and sets r->hostkeys so that libssh
+ * negotiates the certified key. A fetch that fails leaves r->cert NULL
+ * and says why in r->cert_note (BF_OK). Errors: BF_ERR_HOSTKEY_CHANGED
+ * (a certificate that does not parse or whose CA signature fails, as ssh
+ * refuses it), BF_ERR_TIMEOUT (deadline_ms passed: the connect's own
+ * deadline, so that the whole connect stays within it),
+ * BF_ERR_INTERRUPTED, BF_ERR_IO (known_hosts unreadable), BF_ERR_NOMEM. */
+enum bf_err remote_hostcert_prepare(struct remote *r, int accept_new,
+				    int64_t deadline_ms, char *detail,
+				    size_t detail_len);
+
+/* After the key exchange, whether r->cert vouches for the server's key
+ * (key_type "ssh-ed25519", key_b64 its blob, as libssh has them): see the
+ * file's comment. *m says which line decided (ACCEPTED, REVOKED); *err
+ * is BF_OK or BF_ERR_IO / BF_ERR_NOMEM with detail. */
+enum remote_cert_verdict remote_hostcert_decide(struct remote *r,
+						const char *key_type,
+						const char *key_b64,
+						struct remote_kh_match *m,
+						char *detail,
+						size_t detail_len,
+						enum bf_err *err);
+
+/* ---- remote_certfetch.c ------------------------------------------------ */
+
+/* The host key algorithms ssh would offer (OpenSSH 9.2's default list in
+ * sshconnect2.c order_hostkeyalgs' order) given the plain key types
+ * known_hosts has for the host (known_types: " ssh-ed25519 ... ", from
+ * remote_kh_scan) and whether it has a @cert-authority line, as a
+ * comma-separated list into out. */
+void remote_hostkey_order(const char *known_types, int have_ca, char *out,
+			  size_t size);
+
+/* Over fd (connected to the server, not yet spoken on), runs the key
+ * exchange up to the server's KEX_ECDH_REPLY offering hostkey_algs, and
+ * returns its host key blob K_S in *blob (caller frees; a certificate
+ * when the server chose a certificate algorithm) and its type name in
+ * alg. Bounded by deadline_ms and r's cancel flag. BF_OK; BF_ERR_CONNECT
+ * (the server closed, disconnected, has no curve25519-sha256 key
+ * exchange), BF_ERR_TIMEOUT, BF_ERR_INTERRUPTED, BF_ERR_NOMEM; why says
+ * what. fd is not closed. */
+enum bf_err remote_hostcert_fetch(struct remote *r, int fd,
+				  const char *hostkey_algs,
+				  int64_t deadline_ms, unsigned char **blob,
+				  size_t *blob_len, char *alg,
+				  size_t alg_len, char *why, size_t why_len);
+
+/* ---- remote_negotiate.c ------------------------------------------------- */
+
+/* When msg is libssh's "kex error : no match for method ...: server [..],
+ * client [..]", writes into out what it means for host `name` at `addr`
+ * ("host:port"): the method, the server's algorithms and libssh's, and
+ * what the user can do, and returns 1; otherwise returns 0 and leaves out
+ * alone. Pure. */
+int remote_negotiation_explain(const char *msg, const char *name,
+			       const char *addr, char *out, size_t size);
+
+/* ---- remote_tcp.c ------------------------------------------------------- */
+
+/* Connects to host:port over TCP by deadline_ms (remote_mono_ms), trying
+ * each address getaddrinfo gives; *fd is the connected, blocking socket,
+ * for SSH_OPTIONS_FD (libssh closes it). BF_OK; BF_ERR_CONNECT with
+ * libssh-like words in msg ("Failed to resolve hostname ...", "...
+ * Connection refused"); BF_ERR_TIMEOUT; BF_ERR_INTERRUPTED (msg not
+ * written for these two: the caller words them). Blocks in getaddrinfo
+ * as libssh does. */
+enum bf_err remote_tcp_connect(struct remote *r, const char *host, int port,
+			       int64_t deadline_ms, int *fd, char *msg,
+			       size_t msg_len);
 
 /* ---- remote_proxy.c ----------------------------------------------------- */
 

@@ -155,14 +155,21 @@ static void note(struct remote_kh_match *m, enum remote_kh_state st,
 	m->line = line;
 }
 
-enum bf_err remote_kh_check(const char *const *files, size_t n,
-			    const char *name, const char *key_type,
-			    const char *key_b64, struct remote_kh_match *m,
-			    char *detail, size_t detail_len)
+/* The kind of line: plain, "@revoked", "@cert-authority". */
+enum kh_marker { KH_PLAIN, KH_REVOKED, KH_CA };
+
+typedef void (*kh_line_fn)(void *arg, enum kh_marker marker,
+			   const char *type, const char *blob,
+			   const char *file, int line);
+
+/* Calls fn for each line of files[0..n) whose host patterns match name.
+ * Missing files are skipped; BF_ERR_IO when one cannot be read. */
+static enum bf_err scan(const char *const *files, size_t n, const char *name,
+			kh_line_fn fn, void *arg, char *detail,
+			size_t detail_len)
 {
 	char buf[16384];
 
-	memset(m, 0, sizeof *m);
 	for (size_t i = 0; i < n; i++) {
 		FILE *f = fopen(files[i], "r");
 		int lineno = 0;
@@ -175,8 +182,8 @@ enum bf_err remote_kh_check(const char *const *files, size_t n,
 				       strerror(errno));
 		}
 		while (fgets(buf, sizeof buf, f)) {
-			char *s = buf, *marker = NULL, *hosts, *type, *blob;
-			int revoked = 0;
+			char *s = buf, *hosts, *type, *blob;
+			enum kh_marker marker = KH_PLAIN;
 
 			lineno++;
 			buf[strcspn(buf, "\r\n")] = '\0';
@@ -184,33 +191,133 @@ enum bf_err remote_kh_check(const char *const *files, size_t n,
 			if (!hosts || hosts[0] == '#')
 				continue;
 			if (hosts[0] == '@') {
-				marker = hosts;
+				if (strcmp(hosts, "@revoked") == 0)
+					marker = KH_REVOKED;
+				else if (strcmp(hosts, "@cert-authority") == 0)
+					marker = KH_CA;
+				else
+					continue;  /* sshd(8): unknown */
 				hosts = next_field(&s);
 				if (!hosts)
 					continue;
-				if (strcmp(marker, "@revoked") == 0)
-					revoked = 1;
-				else
-					continue;  /* @cert-authority */
 			}
 			type = next_field(&s);
 			blob = next_field(&s);
 			if (!type || !blob || !host_matches(hosts, name))
 				continue;
-			if (strcmp(type, key_type) == 0 &&
-			    strcmp(blob, key_b64) == 0)
-				note(m, revoked ? REMOTE_KH_REVOKED :
-				     REMOTE_KH_OK, files[i], lineno);
-			else if (revoked)
-				continue;
-			else if (strcmp(type, key_type) == 0)
-				note(m, REMOTE_KH_CHANGED, files[i], lineno);
-			else
-				note(m, REMOTE_KH_OTHER, files[i], lineno);
+			fn(arg, marker, type, blob, files[i], lineno);
 		}
 		fclose(f);
 	}
 	return BF_OK;
+}
+
+struct key_scan {
+	const char *type, *b64;
+	struct remote_kh_match *m;
+};
+
+/* A plain key: "@cert-authority" lines do not hold host keys. */
+static void key_line(void *arg, enum kh_marker marker, const char *type,
+		     const char *blob, const char *file, int line)
+{
+	struct key_scan *k = arg;
+	int same = strcmp(type, k->type) == 0 && strcmp(blob, k->b64) == 0;
+
+	if (marker == KH_CA)
+		return;
+	if (same)
+		note(k->m, marker == KH_REVOKED ? REMOTE_KH_REVOKED :
+		     REMOTE_KH_OK, file, line);
+	else if (marker == KH_REVOKED)
+		return;
+	else if (strcmp(type, k->type) == 0)
+		note(k->m, REMOTE_KH_CHANGED, file, line);
+	else
+		note(k->m, REMOTE_KH_OTHER, file, line);
+}
+
+enum bf_err remote_kh_check(const char *const *files, size_t n,
+			    const char *name, const char *key_type,
+			    const char *key_b64, struct remote_kh_match *m,
+			    char *detail, size_t detail_len)
+{
+	struct key_scan k = { key_type, key_b64, m };
+
+	memset(m, 0, sizeof *m);
+	return scan(files, n, name, key_line, &k, detail, detail_len);
+}
+
+struct marks_scan {
+	int marks;
+	char *types;
+	size_t types_len;
+};
+
+static void marks_line(void *arg, enum kh_marker marker, const char *type,
+		       const char *blob, const char *file, int line)
+{
+	struct marks_scan *ms = arg;
+	size_t have = strlen(ms->types);
+
+	(void)blob;
+	(void)file;
+	(void)line;
+	if (marker == KH_CA)
+		ms->marks |= REMOTE_KH_HAS_CA;
+	else if (marker == KH_REVOKED)
+		ms->marks |= REMOTE_KH_HAS_REVOKED;
+	else if (have + strlen(type) + 2 < ms->types_len)
+		snprintf(ms->types + have, ms->types_len - have, "%s ", type);
+}
+
+enum bf_err remote_kh_scan(const char *const *files, size_t n,
+			   const char *name, int *marks, char *types,
+			   size_t types_len, char *detail, size_t detail_len)
+{
+	struct marks_scan ms = { 0, types, types_len };
+	enum bf_err e;
+
+	snprintf(types, types_len, " ");
+	e = scan(files, n, name, marks_line, &ms, detail, detail_len);
+	*marks = ms.marks;
+	return e;
+}
+
+struct cert_scan {
+	const char *ca_type, *ca_b64, *key_type, *key_b64;
+	struct remote_kh_match *m;
+};
+
+/* hostfile.c check_hostkeys_by_key_or_type for a certificate: a
+ * "@cert-authority" line holding its CA makes it OK; an "@revoked" line
+ * holding its key or its CA makes it REVOKED, whatever else matched. */
+static void cert_line(void *arg, enum kh_marker marker, const char *type,
+		      const char *blob, const char *file, int line)
+{
+	struct cert_scan *cs = arg;
+	int ca = strcmp(type, cs->ca_type) == 0 &&
+		 strcmp(blob, cs->ca_b64) == 0;
+	int key = strcmp(type, cs->key_type) == 0 &&
+		  strcmp(blob, cs->key_b64) == 0;
+
+	if (marker == KH_CA && ca)
+		note(cs->m, REMOTE_KH_OK, file, line);
+	else if (marker == KH_REVOKED && (ca || key))
+		note(cs->m, REMOTE_KH_REVOKED, file, line);
+}
+
+enum bf_err remote_kh_check_cert(const char *const *files, size_t n,
+				 const char *name, const char *ca_type,
+				 const char *ca_b64, const char *key_type,
+				 const char *key_b64,
+				 struct remote_kh_match *m, char *detail,
+				 size_t detail_len)
+{
+	struct cert_scan cs = { ca_type, ca_b64, key_type, key_b64, m };
+
+	memset(m, 0, sizeof *m);
+	return scan(files, n, name, cert_line, &cs, detail, detail_len);
 }
 
 enum bf_err remote_kh_add(const char *file, const char *name,

@@ -1,44 +1,101 @@
-/* Line splitting and stderr tails of remote commands; see remote_output.h. */
+/* The stderr tail of remote commands; see remote_output.h. */
 #include "remote/remote_output.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 int remote_tail_init(struct remote_tail *t, size_t cap_bytes)
 {
-	t->len_bytes = 0;
+	memset(t, 0, sizeof *t);
 	t->cap_bytes = cap_bytes;
-	t->buf = malloc(cap_bytes + 1);
+	t->buf = malloc(REMOTE_TAIL_MARK_BYTES + cap_bytes + 1);
 	if (!t->buf)
 		return -1;
-	t->buf[0] = '\0';
+	t->data = t->buf + REMOTE_TAIL_MARK_BYTES;
+	t->data[0] = '\0';
 	return 0;
 }
 
 void remote_tail_reset(struct remote_tail *t)
 {
 	t->len_bytes = 0;
-	t->buf[0] = '\0';
+	t->dropped_bytes = 0;
+	t->cut_mid_line = 0;
+	t->data[0] = '\0';
+}
+
+/* The first '\n' at index >= from of the stream data[0..len) p[0..n), or
+ * (size_t)-1. */
+static size_t newline_from(const struct remote_tail *t, const char *p,
+			   size_t n, size_t from)
+{
+	const char *nl;
+
+	if (from < t->len_bytes) {
+		nl = memchr(t->data + from, '\n', t->len_bytes - from);
+		if (nl)
+			return (size_t)(nl - t->data);
+		from = t->len_bytes;
+	}
+	nl = memchr(p + (from - t->len_bytes), '\n', n - (from - t->len_bytes));
+	return nl ? t->len_bytes + (size_t)(nl - p) : (size_t)-1;
 }
 
 void remote_tail_append(struct remote_tail *t, const char *p, size_t n)
 {
-	const size_t cap = t->cap_bytes;
+	size_t total = t->len_bytes + n, drop, nl;
 
-	if (n >= cap) {
-		memcpy(t->buf, p + (n - cap), cap);
-		t->len_bytes = cap;
-	} else {
-		if (t->len_bytes + n > cap) {
-			size_t drop = t->len_bytes + n - cap;
-
-			memmove(t->buf, t->buf + drop, t->len_bytes - drop);
-			t->len_bytes -= drop;
-		}
-		memcpy(t->buf + t->len_bytes, p, n);
-		t->len_bytes += n;
+	if (!n)
+		return;
+	if (total <= t->cap_bytes) {
+		memcpy(t->data + t->len_bytes, p, n);
+		t->len_bytes = total;
+		t->data[total] = '\0';
+		return;
 	}
-	t->buf[t->len_bytes] = '\0';
+	/* Drop through the first '\n' that leaves at most cap bytes; with
+	 * none, keep the last cap bytes of the one long line. */
+	nl = newline_from(t, p, n, total - t->cap_bytes - 1);
+	if (nl != (size_t)-1 && nl + 1 < total) {
+		drop = nl + 1;
+		t->cut_mid_line = 0;
+	} else {
+		/* No whole line fits (the newline found ends the last one):
+		 * the end of that line says more than nothing. */
+		drop = total - t->cap_bytes;
+		t->cut_mid_line = 1;
+	}
+	if (drop <= t->len_bytes) {
+		memmove(t->data, t->data + drop, t->len_bytes - drop);
+		memcpy(t->data + t->len_bytes - drop, p, n);
+	} else {
+		memcpy(t->data, p + (drop - t->len_bytes), total - drop);
+	}
+	t->len_bytes = total - drop;
+	t->data[t->len_bytes] = '\0';
+	t->dropped_bytes += drop;
+}
+
+const char *remote_tail_text(struct remote_tail *t, size_t *len)
+{
+	char mark[REMOTE_TAIL_MARK_BYTES];
+	int m;
+
+	if (!t->dropped_bytes) {
+		if (len)
+			*len = t->len_bytes;
+		return t->data;
+	}
+	m = snprintf(mark, sizeof mark, "[ctl: %llu bytes of stderr dropped "
+		     "before this line%s]\n", t->dropped_bytes,
+		     t->cut_mid_line ? "; the next line starts mid-line" : "");
+	if (m < 0 || m >= (int)sizeof mark)
+		m = 0;
+	memcpy(t->data - m, mark, (size_t)m);
+	if (len)
+		*len = t->len_bytes + (size_t)m;
+	return t->data - m;
 }
 
 void remote_tail_free(struct remote_tail *t)

@@ -57,9 +57,9 @@ static int jump_argv(const struct remote_config *cfg, int accept_new,
 				detail_len) != BF_OK)
 		return -1;
 	argv[n++] = (char *)ssh;
-	if (cfg->config_file) {
+	if (cfg->ssh_file) {
 		argv[n++] = (char *)"-F";
-		argv[n++] = cfg->config_file;
+		argv[n++] = cfg->ssh_file;
 	}
 	argv[n++] = (char *)"-o";
 	argv[n++] = (char *)"BatchMode=yes";

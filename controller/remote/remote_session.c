@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "remote/remote_cert.h"
 #include "remote/remote_knownhosts.h"
 #include "remote/remote_target.h"
 
@@ -56,8 +57,11 @@ static enum bf_err configure(struct remote *r, char *detail,
 		if (ssh_options_set(s, SSH_OPTIONS_SSH_DIR, sshdir) != SSH_OK)
 			goto fail;
 	}
-	if (ssh_options_set(s, SSH_OPTIONS_HOST, c->hostname) != SSH_OK ||
-	    ssh_options_set(s, SSH_OPTIONS_USER, c->user) != SSH_OK ||
+	/* libssh refuses host names that OpenSSH takes ("my_host", a label
+	 * over 63 characters): ctl then connects the socket itself. */
+	r->connect_self = ssh_options_set(s, SSH_OPTIONS_HOST,
+					  c->hostname) != SSH_OK;
+	if (ssh_options_set(s, SSH_OPTIONS_USER, c->user) != SSH_OK ||
 	    ssh_options_set(s, SSH_OPTIONS_PORT, &port) != SSH_OK ||
 	    ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &off) != SSH_OK)
 		goto fail;
@@ -71,6 +75,11 @@ static enum bf_err configure(struct remote *r, char *detail,
 	if (c->global_known_hosts.n &&
 	    ssh_options_set(s, SSH_OPTIONS_GLOBAL_KNOWNHOSTS,
 			    c->global_known_hosts.v[0]) != SSH_OK)
+		goto fail;
+	/* A host certificate's key (remote_hostcert.c): the one key libssh
+	 * may negotiate, so that the certificate vouches for it. */
+	if (r->hostkeys &&
+	    ssh_options_set(s, SSH_OPTIONS_HOSTKEYS, r->hostkeys) != SSH_OK)
 		goto fail;
 	if (c->identity_agent && strcmp(c->identity_agent, "none") != 0 &&
 	    ssh_options_set(s, SSH_OPTIONS_IDENTITY_AGENT,
@@ -120,6 +129,11 @@ static enum bf_err connect_failed(struct remote *r, const char *msg,
 	const char *why;
 
 	addr_port(r, ap, sizeof ap);
+	if (r->cfg.proxy_jump || r->cfg.proxy_command)
+		snprintf(ap + strlen(ap), sizeof ap - strlen(ap), " via %s",
+			 r->cfg.proxy_jump ? "ProxyJump" : "ProxyCommand");
+	if (remote_negotiation_explain(msg, r->name, ap, detail, detail_len))
+		return BF_ERR_CONNECT;
 	if (r->cfg.proxy_jump || r->cfg.proxy_command) {
 		why = remote_proxy_reason(r, 2000);
 		return bf_fail(detail, detail_len, BF_ERR_CONNECT,
@@ -165,9 +179,14 @@ static enum bf_err connect_once(struct remote *r, int accept_new,
 	err = configure(r, detail, detail_len);
 	if (err != BF_OK)
 		return err;
-	if (r->cfg.proxy_jump || r->cfg.proxy_command) {
-		err = remote_proxy_start(r, accept_new, &fd, detail,
-					 detail_len);
+	if (r->cfg.proxy_jump || r->cfg.proxy_command || r->connect_self) {
+		if (r->cfg.proxy_jump || r->cfg.proxy_command)
+			err = remote_proxy_start(r, accept_new, &fd, detail,
+						 detail_len);
+		else
+			err = remote_tcp_connect(r, r->cfg.hostname,
+						 r->cfg.port, deadline_ms, &fd,
+						 msg, msg_len);
 		if (err != BF_OK)
 			return err;
 		if (ssh_options_set(r->session, SSH_OPTIONS_FD, &fd) !=
@@ -289,7 +308,7 @@ static enum bf_err check_host_key(struct remote *r, int accept_new,
 	size_t hash_len = 0, nfiles = 0;
 	char *fp = NULL, *b64 = NULL;
 	const char **files = NULL;
-	char name[1100], hint[2400];
+	char name[1100], hint[2400], note[600] = "";
 	const char *type;
 	struct remote_kh_match m;
 	enum bf_err err = BF_OK;
@@ -327,39 +346,68 @@ static enum bf_err check_host_key(struct remote *r, int accept_new,
 			      "host key of %s: out of memory", r->name);
 		goto out;
 	}
-	if (c->host_key_alias)
-		snprintf(name, sizeof name, "%s", c->host_key_alias);
-	else
-		remote_kh_name(name, sizeof name, c->hostname, c->port);
+	remote_kh_lookup_name(r, 1, name, sizeof name);
+	switch (remote_hostcert_decide(r, type, b64, &m, detail, detail_len,
+				       &err)) {
+	case REMOTE_CERT_ACCEPTED:
+		goto out;   /* trusted through its CA: nothing written */
+	case REMOTE_CERT_REVOKED:
+		err = bf_fail(detail, detail_len, BF_ERR_HOSTKEY_CHANGED,
+			      "host key of %s is revoked: %s line %d marks its "
+			      "host certificate's key or CA @revoked; refused",
+			      r->name, m.file, m.line);
+		goto out;
+	default:
+		if (err != BF_OK)
+			goto out;
+		break;
+	}
 	err = remote_kh_check(files, nfiles, name, type, b64, &m, detail,
 			      detail_len);
+	/* Nothing for "[host]:port": ssh looks under "host" too, where
+	 * only a matching key counts (sshconnect.c, "checking without
+	 * port identifier"). */
+	if (err == BF_OK && m.state == REMOTE_KH_UNKNOWN &&
+	    !c->host_key_alias && c->port != 22) {
+		struct remote_kh_match m2;
+		char portless[1100];
+
+		remote_kh_lookup_name(r, 0, portless, sizeof portless);
+		err = remote_kh_check(files, nfiles, portless, type, b64, &m2,
+				      detail, detail_len);
+		if (err == BF_OK && m2.state == REMOTE_KH_OK)
+			m = m2;
+	}
 	if (err != BF_OK)
 		goto out;
 	keygen_hint(hint, sizeof hint, name, m.file);
+	if (r->cert_note[0])
+		snprintf(note, sizeof note, " (%s)", r->cert_note);
 	switch (m.state) {
 	case REMOTE_KH_OK:
 		break;
 	case REMOTE_KH_REVOKED:
 		err = bf_fail(detail, detail_len, BF_ERR_HOSTKEY_CHANGED,
 			      "host key of %s is revoked: server offers %s %s, "
-			      "marked @revoked in %s line %d; refused",
-			      r->name, type, r->fingerprint, m.file, m.line);
+			      "marked @revoked in %s line %d; refused%s",
+			      r->name, type, r->fingerprint, m.file, m.line,
+			      note);
 		break;
 	case REMOTE_KH_CHANGED:
 		err = bf_fail(detail, detail_len, BF_ERR_HOSTKEY_CHANGED,
 			      "host key of %s changed: server offers %s %s, "
 			      "%s line %d holds another (possible attack; if "
 			      "the host was reinstalled, remove that line "
-			      "with: %s)", r->name, type, r->fingerprint,
-			      m.file, m.line, hint);
+			      "with: %s)%s", r->name, type, r->fingerprint,
+			      m.file, m.line, hint, note);
 		break;
 	case REMOTE_KH_OTHER:
 		err = bf_fail(detail, detail_len, BF_ERR_HOSTKEY_CHANGED,
 			      "host key of %s changed: server offers %s %s, "
 			      "%s line %d holds a key of another type for it "
 			      "(possible attack; if the host was reinstalled: "
-			      "%s)", r->name, type, r->fingerprint, m.file,
-			      m.line, hint);
+			      "%s)%s", r->name, type, r->fingerprint, m.file,
+			      m.line, hint, note);
 		break;
 	case REMOTE_KH_UNKNOWN:
 	default:
@@ -367,9 +415,10 @@ static enum bf_err check_host_key(struct remote *r, int accept_new,
 			err = bf_fail(detail, detail_len,
 				      BF_ERR_HOSTKEY_UNKNOWN,
 				      "host key of %s unknown: %s %s is not in "
-				      "%s; check the fingerprint, then rerun "
+				      "%s%s; check the fingerprint, then rerun "
 				      "with --accept-new-host-keys", r->name,
-				      type, r->fingerprint, r->known_hosts);
+				      type, r->fingerprint, r->known_hosts,
+				      note);
 			break;
 		}
 		err = remote_kh_add(r->known_hosts, name, type, b64,
@@ -539,8 +588,15 @@ static enum bf_err authenticate(struct remote *r, int64_t deadline_ms,
 		const char *path = c->identity_files.v[i];
 		ssh_key key = NULL;
 
-		if (access(path, F_OK) != 0)
+		if (access(path, F_OK) != 0) {
+			/* ssh says "no such identity: PATH" for a file the
+			 * config names, nothing for its default keys. */
+			if (!c->identity_files_default)
+				tried_add(tried, sizeof tried, &tl,
+					  "IdentityFile %s: %s; ", path,
+					  strerror(errno));
 			continue;
+		}
 		if (ssh_pki_import_privkey_file(path, NULL, NULL, NULL,
 						&key) != SSH_OK) {
 			tried_add(tried, sizeof tried, &tl, "%s skipped "
@@ -607,8 +663,9 @@ static enum bf_err authenticate(struct remote *r, int64_t deadline_ms,
 	return bf_fail(detail, detail_len, BF_ERR_AUTH,
 		       "auth %s as %s: no key accepted (tried: %s%s)",
 		       r->name, c->user, tried[0] ? tried : "nothing",
-		       files_tried || c->identity_files.n ? "" :
-		       "; no IdentityFile");
+		       files_tried || !c->identity_files_default ? "" :
+		       "; no IdentityFile set and none of ssh's default keys "
+		       "(~/.ssh/id_*) exists");
 }
 
 enum bf_err remote_connect(struct remote **out, const struct remote_opts *opts,
@@ -707,6 +764,10 @@ enum bf_err remote_connect(struct remote **out, const struct remote_opts *opts,
 		limit_s = r->cfg.connect_timeout_s;
 		snprintf(limit_why, sizeof limit_why, " (ConnectTimeout)");
 	}
+	err = remote_hostcert_prepare(r, opts->accept_new_host_keys,
+				      connect_deadline_ms, detail, detail_len);
+	if (err != BF_OK)
+		goto out;
 	err = connect_retrying(r, opts->accept_new_host_keys,
 			       connect_deadline_ms, limit_s, limit_why,
 			       detail, detail_len);
@@ -756,6 +817,10 @@ void remote_free(struct remote *r)
 		ssh_free(r->session);
 	}
 	remote_proxy_stop(r);
+	if (r->cert)
+		remote_cert_free(r->cert);
+	free(r->cert);
+	free(r->hostkeys);
 	remote_config_clear(&r->cfg);
 	remote_watchdog_stop(&r->wd);
 	linesplit_free(&r->out);

@@ -14,12 +14,14 @@
  *
  * Behaviour follows OpenSSH where a user would expect it to: the host is an
  * alias from ssh_config or user@host[:port], resolved by OpenSSH's own
- * `ssh -G` (remote_config.h; libssh's parser only where no ssh client
- * exists); host keys are checked against every UserKnownHostsFile and
- * GlobalKnownHostsFile, "@revoked" and hashed lines included
- * (remote_knownhosts.h), and an unknown, changed or revoked key is
- * refused; authentication is by the IdentityFile keys, then ssh-agent (not
- * with IdentitiesOnly), never by password or prompt, and nothing is written
+ * `ssh -G` (remote_config.h; ctl's own reader of the files only where no
+ * ssh client exists); host keys are checked against every
+ * UserKnownHostsFile and GlobalKnownHostsFile, "@revoked" and hashed
+ * lines included (remote_knownhosts.h), a host certificate against its
+ * "@cert-authority" lines as OpenSSH checks it (remote_hostcert.c), and
+ * an unknown, changed or revoked key is refused; authentication is by the
+ * IdentityFile keys, then ssh-agent (not with IdentitiesOnly), never by
+ * password or prompt, and nothing is written
  * under ~/.ssh but known_hosts when asked. ProxyJump and ProxyCommand run
  * as child processes of ours (remote_proxy.c) without a terminal.
  *
@@ -45,7 +47,8 @@
 #define REMOTE_TIMEOUT_DEFAULT_S 30
 /* Longest stdout line delivered whole; longer lines arrive cut to this. */
 #define REMOTE_LINE_MAX_BYTES (1024 * 1024)
-/* How much of a command's stderr is kept (the last bytes of it). */
+/* How much of a command's stderr is kept: its last whole lines within
+ * this many bytes (remote_output.h). */
 #define REMOTE_STDERR_TAIL_BYTES (64 * 1024)
 
 struct remote;
@@ -59,10 +62,10 @@ struct remote_opts {
 	 * NULL: ~/.ssh/config if it exists, then /etc/ssh/ssh_config, as
 	 * OpenSSH does. Here "~" is $HOME when HOME is set, else the passwd
 	 * entry, and so are the default key files and known_hosts (when HOME
-	 * differs from the passwd entry, $HOME/.ssh/config is given to ssh
-	 * as -F; see remote_config.h). ProxyJump runs `ssh -W` with this
-	 * -F, BatchMode=yes and StrictHostKeyChecking=yes (accept-new with
-	 * accept_new_host_keys). */
+	 * differs from the passwd entry, ssh is given a -F file including
+	 * $HOME/.ssh/config, then /etc/ssh/ssh_config; see remote_config.h).
+	 * ProxyJump runs `ssh -W` with the same -F, BatchMode=yes and
+	 * StrictHostKeyChecking=yes (accept-new with accept_new_host_keys). */
 	const char *ssh_config;
 	/* known_hosts file to check and, with accept_new_host_keys, to append
 	 * to. NULL: every UserKnownHostsFile from the config (the first is
@@ -100,7 +103,9 @@ struct remote_opts {
  *   BF_ERR_PARSE            ssh_config could not be parsed
  *   BF_ERR_CONNECT          name did not resolve, connection refused
  *                           (detail: address:port), reset, key exchange
- *                           failed, the ProxyJump failed (detail: its
+ *                           failed (detail: no algorithm in common, the
+ *                           server's and libssh's, the remedy), the
+ *                           ProxyJump failed (detail: its
  *                           ssh's reason). A connection dropped before
  *                           the key exchange (sshd MaxStartups) is
  *                           retried with backoff until the deadline;
@@ -110,8 +115,9 @@ struct remote_opts {
  *                           fingerprint and --accept-new-host-keys)
  *   BF_ERR_HOSTKEY_CHANGED  key differs from known_hosts, or only a key of
  *                           another type is known (detail: the file, line
- *                           and the ssh-keygen -R command), or the key is
- *                           @revoked
+ *                           and the ssh-keygen -R command), or the key
+ *                           (or its certificate's CA) is @revoked, or its
+ *                           host certificate does not parse or verify
  *   BF_ERR_TIMEOUT also:    an ssh-agent that does not answer
  *   BF_ERR_AUTH             no key from the key files or agent accepted
  *                           (detail: what was tried; MaxAuthTries when
@@ -146,6 +152,13 @@ struct remote_exec_cb {
 	remote_line_fn on_line;  /* NULL: stdout is read and discarded */
 	void *arg;               /* passed to on_line */
 	size_t line_max_bytes;   /* 0: REMOTE_LINE_MAX_BYTES */
+	/* Optional: every stderr byte as it arrives, in chunks of any size
+	 * (not split into lines), with stderr_arg; buf is only valid during
+	 * the call, which must not call remote_* on the handle. The tail in
+	 * the result is kept either way. */
+	void (*on_stderr)(void *stderr_arg, const char *buf,
+			  size_t len_bytes);
+	void *stderr_arg;
 };
 
 struct remote_exec_result {
@@ -156,9 +169,12 @@ struct remote_exec_result {
 	 * killed by one; "" otherwise. */
 	char exit_signal[32];
 	int core_dumped;
-	/* The last REMOTE_STDERR_TAIL_BYTES bytes of stderr, NUL-terminated.
-	 * Static to the handle: valid until the next remote_exec or
-	 * remote_free on it. Never NULL after remote_exec returned. */
+	/* The last whole lines of stderr within REMOTE_STDERR_TAIL_BYTES,
+	 * NUL-terminated; when earlier bytes were dropped, a first line
+	 * "[ctl: N bytes of stderr dropped before this line]" says how many
+	 * (remote_output.h). Static to the handle: valid until the next
+	 * remote_exec or remote_free on it. Never NULL after remote_exec
+	 * returned. */
 	const char *stderr_tail;
 	size_t stderr_tail_bytes;
 	unsigned long long stderr_total_bytes;  /* all of it, >= tail */

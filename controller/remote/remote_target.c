@@ -70,23 +70,37 @@ enum bf_err remote_target_parse(const char *spec, char **user, char **host,
 	return BF_OK;
 }
 
-/* A host name OpenSSH and libssh would take: letters, digits and ".-_:%"
- * (an IPv6 address, a zone), not starting with '-' (it would read as an
- * option); a name (no ':') in dot-separated labels of 1 to 63 characters,
- * as DNS has them (RFC 1035 2.3.4) and libssh's ssh_options_set checks
- * (it refuses a longer one without a message). */
+/* A host name as OpenSSH's ssh(1) takes it from its command line: its
+ * valid_hostname() (misc.c, OpenSSH 9.2p1 as Debian 12 ships it, and
+ * later): no shell metacharacter, blank or control character, and not
+ * starting with '-' (it would read as an option). Anything else goes:
+ * labels longer than 63 characters, '_', '+', '%', '*' (ssh resolves the
+ * name with getaddrinfo, which decides). libssh refuses more (remote
+ * connects such names itself, remote_session.c). */
 static int valid_hostname(const char *h)
 {
-	int ipv6 = strchr(h, ':') != NULL;
-	size_t label = 0;
-
 	if (!*h || *h == '-')
 		return 0;
-	for (; *h; h++) {
-		if (!isalnum((unsigned char)*h) && !strchr(".-_:%", *h))
+	for (; *h; h++)
+		if (strchr("'`\"$\\;&<>|(){},", *h) ||
+		    isspace((unsigned char)*h) || iscntrl((unsigned char)*h))
 			return 0;
-		label = *h == '.' ? 0 : label + 1;
-		if (!ipv6 && (label > 63 || (*h == '.' && h[1] == '.')))
+	return 1;
+}
+
+/* A user name as ssh(1) takes it (its valid_ruser(), misc.c): no control
+ * character or quote, none of ";&<>|(){}" and no backquote, not starting
+ * with '-', no '-' after a blank, no '\\' at the end. */
+static int valid_ruser(const char *u)
+{
+	if (*u == '-')
+		return 0;
+	for (; *u; u++) {
+		if (iscntrl((unsigned char)*u) || strchr("'`\";&<>|(){}", *u))
+			return 0;
+		if (isspace((unsigned char)*u) && u[1] == '-')
+			return 0;
+		if (*u == '\\' && u[1] == '\0')
 			return 0;
 	}
 	return 1;
@@ -96,7 +110,7 @@ enum bf_err remote_target_check(const char *spec, char *detail,
 				size_t detail_len)
 {
 	char *user, *host;
-	int port, ok;
+	int port, ok, ok_user;
 	enum bf_err err;
 
 	err = remote_target_parse(spec, &user, &host, &port, detail,
@@ -104,12 +118,19 @@ enum bf_err remote_target_check(const char *spec, char *detail,
 	if (err != BF_OK)
 		return err;
 	ok = valid_hostname(host);
+	ok_user = !user || valid_ruser(user);
 	free(user);
 	free(host);
 	if (!ok)
 		return bf_fail(detail, detail_len, BF_ERR_USAGE,
-			       "host '%s': invalid host name (letters, digits, "
-			       "'.', '-', '_' and ':' only, not starting with "
-			       "'-', at most 63 between dots)", spec);
+			       "host '%s': invalid host name (as ssh: no "
+			       "blanks, control characters or any of "
+			       "'`\"$\\;&<>|(){}, and not starting with '-')",
+			       spec);
+	if (!ok_user)
+		return bf_fail(detail, detail_len, BF_ERR_USAGE,
+			       "host '%s': invalid user name (as ssh: no "
+			       "control characters or any of '`\";&<>|(){}, "
+			       "not starting with '-')", spec);
 	return BF_OK;
 }

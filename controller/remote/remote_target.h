@@ -31,11 +31,15 @@ enum bf_err remote_target_parse(const char *spec, char **user, char **host,
 
 /*
  * Whether spec is a target ctl can connect to, before anything is
- * contacted: remote_target_parse takes it and its host is a name OpenSSH
- * would take (letters, digits, '.', '-', '_', ':', '%'; not starting with
- * '-'). An alias is checked as a host name; what it resolves to is not.
- * BF_OK, or remote_target_parse's errors and BF_ERR_USAGE ("host '<spec>':
- * invalid host name (...)") with one line in detail.
+ * contacted: remote_target_parse takes it, and its host and user are what
+ * OpenSSH's ssh(1) takes on its command line (its valid_hostname and
+ * valid_ruser, misc.c): a host name without blanks, control characters or
+ * any of '`"$\;&<>|(){}, not starting with '-' (a 69-character alias,
+ * "plus+1" and "my_host" are names); a user without control characters or
+ * any of '`";&<>|(){}, not starting with '-'. An alias is checked as a
+ * host name; what it resolves to is not. BF_OK, or remote_target_parse's
+ * errors and BF_ERR_USAGE ("host '<spec>': invalid host name (...)" or
+ * "invalid user name") with one line in detail.
  */
 enum bf_err remote_target_check(const char *spec, char *detail,
 				size_t detail_len);

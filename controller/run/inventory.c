@@ -11,6 +11,7 @@
 
 #include "json_text.h"
 #include "remote/remote_target.h"
+#include "run/inventory_check.h"
 #include "xmalloc.h"
 
 const struct inv_host *inventory_host(const struct inventory *inv,
@@ -262,7 +263,7 @@ static enum bf_err parse_host(const cJSON *h, const char *origin,
 	static const char *const host_keys[] = { "ssh", "workdir",
 		"description", "path_prepend", "env", "defaults", NULL };
 	const cJSON *v, *e;
-	char why[256];
+	char why[512];
 
 	if (!cJSON_IsObject(h))
 		return bad(detail, detail_len, origin, "host is not an object",
@@ -282,6 +283,10 @@ static enum bf_err parse_host(const cJSON *h, const char *origin,
 	if (remote_target_check(out->ssh, why, sizeof(why)) != BF_OK)
 		return bf_fail(detail, detail_len, BF_ERR_USAGE,
 			       "%s: host %s: ssh: %s", origin, out->name, why);
+	if (out->workdir && !inv_path_ok(out->workdir, why, sizeof(why)))
+		return bf_fail(detail, detail_len, BF_ERR_USAGE,
+			       "%s: host %s: workdir '%s': %s", origin,
+			       out->name, out->workdir, why);
 	v = cJSON_GetObjectItemCaseSensitive(h, "path_prepend");
 	if (v) {
 		if (!cJSON_IsArray(v))
@@ -292,6 +297,11 @@ static enum bf_err parse_host(const cJSON *h, const char *origin,
 				return bad(detail, detail_len, origin,
 					   "path_prepend: strings, at most 8",
 					   h->string);
+			if (!inv_path_ok(e->valuestring, why, sizeof(why)))
+				return bf_fail(detail, detail_len, BF_ERR_USAGE,
+					       "%s: host %s: path_prepend "
+					       "'%s': %s", origin, out->name,
+					       e->valuestring, why);
 			out->path_prepend[out->npath++] = bf_xstrdup(e->valuestring);
 		}
 	}
@@ -309,6 +319,12 @@ static enum bf_err parse_host(const cJSON *h, const char *origin,
 				return bf_fail(detail, detail_len, BF_ERR_PARSE,
 					       "%s: host %s: env: '%s' is not a variable name (letters, digits, _; not starting with a digit)",
 					       origin, h->string, e->string);
+			if (!inv_env_value_ok(e->string, e->valuestring, why,
+					      sizeof(why)))
+				return bf_fail(detail, detail_len, BF_ERR_USAGE,
+					       "%s: host %s: env: %s: %s",
+					       origin, out->name, e->string,
+					       why);
 			out->env_name[out->nenv] = bf_xstrdup(e->string);
 			out->env_value[out->nenv++] = bf_xstrdup(e->valuestring);
 		}
@@ -332,7 +348,7 @@ static enum bf_err parse_slurm(const cJSON *g, const char *origin,
 		"description", "defaults", NULL };
 	struct inv_slurm *sl = bf_xcalloc(1, sizeof(*sl));
 	const cJSON *v, *kind = cJSON_GetObjectItemCaseSensitive(g, "kind");
-	char *desc = NULL, why[256];
+	char *desc = NULL, why[512];
 
 	out->slurm = sl;
 	sl->target = bf_xasprintf("slurm:%s", g->string);
@@ -367,6 +383,10 @@ static enum bf_err parse_slurm(const cJSON *g, const char *origin,
 		return bf_fail(detail, detail_len, BF_ERR_USAGE,
 			       "%s: cluster %s: login: %s", origin, g->string,
 			       why);
+	if (sl->workdir && !inv_path_ok(sl->workdir, why, sizeof(why)))
+		return bf_fail(detail, detail_len, BF_ERR_USAGE,
+			       "%s: cluster %s: workdir '%s': %s", origin,
+			       g->string, sl->workdir, why);
 	v = cJSON_GetObjectItemCaseSensitive(g, "nodes");
 	sl->nodes = 1;
 	if (v && (!cJSON_IsNumber(v) || v->valuedouble < 1 ||

@@ -67,7 +67,16 @@ char *preflight_command(const char *work_sh, const char *env, int look_only)
 		 * its complaint on stdout. */
 		"echo \"tc_gpus=$(echo $(nvidia-smi --query-gpu=compute_cap "
 		"--format=csv,noheader 2>/dev/null | grep -E '^[0-9]+\\.[0-9]+$' | sort -u))\"; "
-		"for x in \"$w\"/%s-*; do [ -x \"$x/build/bin/agent\" ] && echo \"built=${x##*/}\"; done; "
+		/* A deploy directory whose agent lost its exec bit (or its
+		 * file) is named, to be built again. */
+		"for x in \"$w\"/%s-*; do "
+		"case \"$x\" in *.tmp-*) continue;; esac; "
+		"a=\"$x/build/bin/agent\"; "
+		"if [ -x \"$a\" ]; then echo \"built=${x##*/}\"; "
+		"elif [ -e \"$a\" ]; then "
+		"echo \"damaged=${x##*/} mode $(ls -ldL \"$a\" | cut -c1-10)\"; "
+		"elif [ -d \"$x\" ]; then echo \"damaged=${x##*/} no agent\"; "
+		"fi; done; "
 		/* Bounded where timeout(1) is: a tool that never answers
 		 * --version must not hold the deploy. */
 		"t=; command -v timeout >/dev/null 2>&1 && t='timeout 20'; "
@@ -189,6 +198,12 @@ enum bf_err preflight_line(void *arg, const char *line, size_t len,
 		if (have + strlen(line + 6) + 3 < sizeof(p->built))
 			snprintf(p->built + have, sizeof(p->built) - have,
 				 "%s%s\n", have ? "" : "\n", line + 6);
+	} else if (strncmp(line, "damaged=", 8) == 0) {
+		size_t have = strlen(p->damaged);
+
+		if (have + strlen(line + 8) + 3 < sizeof(p->damaged))
+			snprintf(p->damaged + have, sizeof(p->damaged) - have,
+				 "%s%s\n", have ? "" : "\n", line + 8);
 	} else if (strncmp(line, "workdir_fixed=", 14) == 0) {
 		keep_text(p->workdir_fixed, sizeof(p->workdir_fixed),
 			  line + 14);
@@ -214,7 +229,7 @@ enum bf_err preflight_run(struct remote *r, const char *work_sh,
 			  const char *env, int look_only, struct preflight *p,
 			  char *detail, size_t detail_len)
 {
-	struct remote_exec_cb cb = { preflight_line, p, 0 };
+	struct remote_exec_cb cb = { .on_line = preflight_line, .arg = p };
 	struct remote_exec_result res;
 	char *cmd = preflight_command(work_sh, env, look_only);
 	enum bf_err err;
@@ -261,6 +276,20 @@ int preflight_is_built(const struct preflight *p, const char *name)
 
 	free(needle);
 	return found;
+}
+
+int preflight_damaged(const struct preflight *p, const char *name, char *why,
+		      size_t len)
+{
+	char *needle = bf_xasprintf("\n%s ", name);
+	const char *at = strstr(p->damaged, needle);
+
+	if (at) {
+		at += strlen(needle);
+		snprintf(why, len, "%.*s", (int)strcspn(at, "\n"), at);
+	}
+	free(needle);
+	return at != NULL;
 }
 
 /* Appends to out (of len bytes, holding a string) with snprintf's

@@ -63,6 +63,9 @@ struct preflight {
 	int cublas;		      /* 1: libcublas beside nvcc's toolkit */
 	unsigned missing;	      /* 1u << enum preflight_item */
 	char built[4096];	      /* "\n<dir>\n..." with a built agent */
+	/* "\n<dir> <why>\n...": a deploy directory whose agent is not
+	 * executable ("mode -rw-r--r--") or missing ("no agent"). */
+	char damaged[4096];
 	char workdir_fixed[64];	      /* its mode before chmod 0700 */
 	char workdir_unsafe[96];      /* "<mode> <owner uid>": refused */
 	char workdir_state[96]; /* look-only: "absent" or "<mode> <uid>" */
@@ -103,6 +106,12 @@ void preflight_toolchain_key(const struct preflight *p, char out[17]);
 /* Whether the name of a directory under the workdir is one of the builds
  * the preflight listed. */
 int preflight_is_built(const struct preflight *p, const char *name);
+
+/* Whether the build name is one the preflight found damaged (its agent
+ * not executable, or missing), and why ("mode -rw-r--r--", "no agent")
+ * into why (len bytes). */
+int preflight_damaged(const struct preflight *p, const char *name, char *why,
+		      size_t len);
 
 /* The missing pieces in words: "a C compiler (cc), CMake 3.18 or newer
  * (this host has 3.16.3), cJSON (libcjson)", into out. "" when none. */

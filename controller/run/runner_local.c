@@ -1,7 +1,9 @@
 /*
  * `ctl run local`: the agent built beside ctl, run as a child process with
  * no SSH. stdout is read line by line as it arrives (linesplit.c, capped
- * at BF_RECORD_MAX_BYTES) into the session; stderr goes to the host's log. The child gets its own process group, so a Ctrl-C reaches
+ * at BF_RECORD_MAX_BYTES) into the session; stderr goes to the host's log
+ * (agent_stderr.c, capped as over SSH). The child gets its own process
+ * group, so a Ctrl-C reaches
  * ctl alone and ctl stops the agent (SIGTERM) and archives what arrived;
  * if ctl dies instead, --exit-on-hangup makes the agent stop.
  */
@@ -13,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "run/agent_stderr.h"
 #include "run/child.h"
 #include "run/runner.h"
 #include "run/session.h"
@@ -42,9 +45,10 @@ char *runner_local_agent_path(void)
 	return bf_xasprintf("%sagent", self);
 }
 
-/* child_err_fn: the agent's stderr into the host's log and errtail. */
+/* child_err_fn: the agent's stderr into the host's log (agent_stderr.c,
+ * as over SSH) and errtail. */
 struct local_err {
-	struct host_ctx *h;
+	struct agent_stderr log;
 	char tail[512];
 };
 
@@ -52,14 +56,14 @@ static void local_stderr(void *arg, const char *buf, size_t n)
 {
 	struct local_err *e = arg;
 
-	session_log_write(e->h, buf, n);
+	agent_stderr_write(&e->log, buf, n);
 	child_tail_append(e->tail, sizeof(e->tail), buf, n);
 }
 
 static enum bf_err run_local(struct host_ctx *h, char *detail, size_t detail_len)
 {
 	char *path = runner_local_agent_path(), **args = h->agent_argv, **argv;
-	struct local_err e = { h, "" };
+	struct local_err e = { .tail = "" };
 	enum bf_err err;
 	int status = 0, stopped = 0, argc = 0;
 
@@ -76,9 +80,11 @@ static enum bf_err run_local(struct host_ctx *h, char *detail, size_t detail_len
 			      path);
 		goto out;
 	}
+	agent_stderr_init(&e.log, h);
 	err = child_run(path, argv, BF_RECORD_MAX_BYTES, session_feed_line, h,
 			local_stderr, &e, h->cancel, &status, &stopped, detail,
 			detail_len);
+	agent_stderr_end(&e.log);
 	if (err != BF_OK)
 		goto out;
 	if (*h->cancel) {

@@ -42,7 +42,9 @@
 
 #include "bf_text.h"
 #include "remote/remote_ssh.h"
+#include "run/agent_stderr.h"
 #include "run/embedded.h"
+#include "run/inventory_check.h"
 #include "run/preflight.h"
 #include "run/runner.h"
 #include "run/session.h"
@@ -58,6 +60,9 @@
 /* The line the build's watcher prints each second while the build runs
  * (its failure to print is how the watcher learns that ctl is gone). */
 #define BUILD_HEARTBEAT ":bf-building"
+/* The prefix of a line the build command prints when it, not the build,
+ * knows what went wrong (the reason then says that line). */
+#define BUILD_CAUSE ":bf-cause"
 
 static char *env_prefix(const struct inv_host *inv);
 
@@ -124,6 +129,7 @@ struct tail_buf {
 	char pkg_cause[256];    /* pkg-config: "No package 'x' found" */
 	char cmake_cause[384];  /* "CMake Error at ...:" and its message */
 	char cc_cause[256];     /* a compiler's "...: error: ..." */
+	char ctl_cause[384];    /* the build command's BUILD_CAUSE line */
 	int in_cmake_error;     /* cmake_cause is still collecting */
 };
 
@@ -178,6 +184,12 @@ static enum bf_err tail_line(void *arg, const char *line, size_t len,
 	(void)truncated;
 	if (strcmp(line, BUILD_HEARTBEAT) == 0)
 		return BF_OK;
+	if (strncmp(line, BUILD_CAUSE " ", sizeof(BUILD_CAUSE)) == 0) {
+		snprintf(t->ctl_cause, sizeof(t->ctl_cause), "%s",
+			 line + sizeof(BUILD_CAUSE));
+		fprintf(t->h->log, "build: %s\n", t->ctl_cause);
+		return BF_OK;
+	}
 	fprintf(t->h->log, "build: %s\n", line);
 	cause_scan(t, line);
 	/* CMake's pointer to its own logs names files in the staging
@@ -207,6 +219,8 @@ static enum bf_err tail_line(void *arg, const char *line, size_t len,
 /* The cause of a failed build, or NULL when none was recognised. */
 static const char *tail_cause(const struct tail_buf *t)
 {
+	if (t->ctl_cause[0])
+		return t->ctl_cause;
 	if (t->pkg_cause[0])
 		return t->pkg_cause;
 	if (t->cmake_cause[0])
@@ -286,13 +300,23 @@ static char *build_command(const char *staging_sh, const char *final_sh,
 		"done ) & k=$!; "
 		"wait \"$b\"; rc=$?; kill \"$k\" 2>/dev/null; "
 		"if [ $rc -ne 0 ] || [ ! -x build/bin/agent ]; then "
-		"tail -n %d build.log; cd .. && rm -rf %s; exit 1; fi; "
+		"tail -n %d build.log; "
+		"[ $rc -eq 0 ] && echo \"" BUILD_CAUSE " the build ended well "
+		"but left no executable agent: "
+		"$(ls -ld build/bin/agent 2>&1 | cut -c1-300)\"; "
+		"cd .. && rm -rf %s; exit 1; fi; "
 		"cd .. || exit 1; "
 		/* Another ctl may have finished the same build first: keep
-		 * its. */
-		"mv -T %s %s 2>/dev/null || rm -rf %s; [ -x %s/build/bin/agent ]",
+		 * its; a damaged one (no executable agent) goes. */
+		"[ -x %s/build/bin/agent ] || rm -rf %s; "
+		"mv -T %s %s 2>/dev/null || rm -rf %s; "
+		"[ -x %s/build/bin/agent ] || "
+		"{ echo \"" BUILD_CAUSE " the agent is not executable after "
+		"the build: $(ls -ld %s/build/bin/agent 2>&1 | cut -c1-300) "
+		"(a noexec mount?)\"; exit 1; }",
 		staging_sh, env, inner_q, BUILD_HEARTBEAT, BUILD_LOG_LINES,
-		staging_sh, staging_sh, final_sh, staging_sh, final_sh);
+		staging_sh, final_sh, final_sh, staging_sh, final_sh,
+		staging_sh, final_sh, final_sh);
 
 	free(inner);
 	free(inner_q);
@@ -336,7 +360,7 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 			  char *detail, size_t detail_len)
 {
 	struct preflight p;
-	struct remote_exec_cb cb = { NULL, NULL, 0 };
+	struct remote_exec_cb cb = { .on_line = NULL };
 	struct remote_exec_result res;
 	struct tail_buf tail = { .h = h };
 	char *env = env_prefix(h->inv);
@@ -353,6 +377,15 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 	if (p.workdir_fixed[0])
 		fprintf(h->log, "workdir %s was %s (writable by group or "
 			"others): made it 0700\n", workdir, p.workdir_fixed);
+	/* The inventory's workdir was checked (inventory_check.h); a "~"
+	 * one lies under the host's HOME, which must pass the same test. */
+	if (workdir[0] == '~' && !inv_path_ok(p.home, hint, sizeof(hint))) {
+		err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
+			      "workdir %s is under the host's HOME %.200s: %s; "
+			      "set an absolute \"workdir\" for this host",
+			      workdir, p.home, hint);
+		goto out;
+	}
 
 	final_sh = shell_dir(workdir, name);
 	host_note(h, "cache key %s (%s %s, %s %s, %s %s, %s %s, %s %s)%s", key,
@@ -380,6 +413,9 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 		goto out;
 	}
 	fprintf(h->log, "preflight: %s\n", cuda);
+	if (preflight_damaged(&p, name, hint, sizeof(hint)))
+		host_note(h, "cached agent %s/build/bin/agent is not "
+			  "executable (%s): building it again", name, hint);
 
 	/* Upload into a staging directory unique to this deploy. */
 	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
@@ -404,9 +440,18 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 		 * first, then the log's last lines, not its first, when it is
 		 * cut. The host's log has more (BUILD_LOG_LINES). */
 		const char *cause = tail_cause(&tail);
-		char *head = cause ?
+		/* An empty log gets no heading of its own; without a cause
+		 * either, the exit status is all there is to say. */
+		char *head = cause && tail.text[0] ?
 			bf_xasprintf("agent build failed on the host: %.300s\n"
 				     "last lines of build.log:\n", cause) :
+			cause ?
+			bf_xasprintf("agent build failed on the host: %.300s",
+				     cause) :
+			!tail.text[0] ?
+			bf_xasprintf("agent build failed on the host: the "
+				     "build command exited with status %d and "
+				     "printed nothing", res.exit_status) :
 			bf_xstrdup("agent build failed on the host; last "
 				   "lines of build.log:\n");
 		size_t cap = SESSION_REASON_BYTES, head_len = strlen(head);
@@ -481,6 +526,12 @@ static char *run_command(const struct host_ctx *h, const char *agent_dir)
 	return b.s;
 }
 
+/* remote_exec's on_stderr for the agent's run. */
+static void ssh_stderr(void *arg, const char *buf, size_t n)
+{
+	agent_stderr_write(arg, buf, n);
+}
+
 static enum bf_err run_ssh(struct host_ctx *h, char *detail, size_t detail_len)
 {
 	struct remote_opts ro = {
@@ -491,7 +542,12 @@ static enum bf_err run_ssh(struct host_ctx *h, char *detail, size_t detail_len)
 		.accept_new_host_keys = h->opts->accept_new_host_keys,
 		.cancel = h->cancel,
 	};
-	struct remote_exec_cb cb = { session_feed_line, h, BF_RECORD_MAX_BYTES };
+	struct agent_stderr es;
+	struct remote_exec_cb cb = {
+		.on_line = session_feed_line, .arg = h,
+		.line_max_bytes = BF_RECORD_MAX_BYTES,
+		.on_stderr = ssh_stderr, .stderr_arg = &es,
+	};
 	struct remote_exec_result res;
 	const char *workdir = h->inv && h->inv->workdir ? h->inv->workdir :
 							  DEFAULT_WORKDIR;
@@ -512,11 +568,10 @@ static enum bf_err run_ssh(struct host_ctx *h, char *detail, size_t detail_len)
 		goto out;
 	session_progress(h, HOST_RUNNING, NULL);
 	cmd = run_command(h, agent_dir);
+	/* stderr into the log as it arrives, as ctl run local has it. */
+	agent_stderr_init(&es, h);
 	err = remote_exec(r, cmd, &cb, &res, detail, detail_len);
-	if (res.stderr_tail && res.stderr_tail_bytes) {
-		fputs(res.stderr_tail, h->log);
-		fflush(h->log);
-	}
+	agent_stderr_end(&es);
 	if (err != BF_OK)
 		goto out;
 	err = session_agent_ended(h, res.exit_status, res.exit_signal,

@@ -48,7 +48,10 @@ enum bf_err login_exec(struct login *l, const char *command,
 	if (errtail_len)
 		errtail[0] = '\0';
 	if (l->r) {
-		struct remote_exec_cb cb = { fn, arg, BF_RECORD_MAX_BYTES };
+		struct remote_exec_cb cb = {
+			.on_line = fn, .arg = arg,
+			.line_max_bytes = BF_RECORD_MAX_BYTES,
+		};
 		struct remote_exec_result res;
 
 		err = remote_exec(l->r, command, &cb, &res, detail, detail_len);

@@ -181,7 +181,8 @@ class RunLocal(unittest.TestCase):
                               ("host:99999", "port must be 1-65535"),
                               ("x:a", "port must be 1-65535"),
                               ("a b", "invalid host name"),
-                              ("../../etc", "invalid host name")):
+                              ("h$(touch x)", "invalid host name"),
+                              ("a;b@h", "invalid user name")):
                 with self.subTest(host=host):
                     p = run_ctl(["run", "local", host, "--no-tui",
                                  "--results", "res"], tmp)

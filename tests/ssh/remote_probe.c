@@ -223,7 +223,8 @@ static enum bf_err run_host(const struct plan *pl, const char *host)
 {
 	struct remote_opts opts = pl->opts;
 	struct line_ctx lc = { host, pl->stop_after, 0 };
-	struct remote_exec_cb cb = { on_line, &lc, pl->line_max_bytes };
+	struct remote_exec_cb cb = { .on_line = on_line, .arg = &lc,
+				     .line_max_bytes = pl->line_max_bytes };
 	struct remote *r = NULL;
 	char detail[1024] = "";
 	enum bf_err err, first = BF_OK;

@@ -968,6 +968,70 @@ class WorkdirModeTest(CtlTestCase):
         self.assertEqual(self.mode(), 0o775)
 
 
+class DamagedCacheTest(CtlTestCase):
+    """A cached agent that lost its exec bit (issue 21): it was taken for
+    no build, every run built again (20 s with CUDA) and then failed with
+    an empty "agent build failed; last lines of build.log:", since the
+    new build could not replace the old directory. Builds here are the
+    fake cmake's copies, counted."""
+
+    N_HOSTS = 1
+    SEED = (1,)
+
+    def setUp(self):
+        super().setUp()
+        self.count = os.path.join(self.tmp, "builds")
+        self.fake = os.path.join(self.tmp, "bin")
+        self.hosts_dir = os.path.join(self.tmp, "hosts")
+        write_inventory(self.hosts_dir, {
+            "h1": {"ssh": "bfhost1", "path_prepend": [self.fake]}})
+
+    def builds(self):
+        if not os.path.exists(self.count):
+            return 0
+        with open(self.count) as f:
+            return len(f.read().splitlines())
+
+    def run_h1(self):
+        return self.run_ctl(TINY + ["--hosts-dir", self.hosts_dir, "h1"])
+
+    def test_agent_without_exec_bit_is_rebuilt_once(self):
+        copy_cmake(self.fake, self.count)
+        agent = cached_agent(self.hosts, 1)
+        os.chmod(agent, 0o644)
+        c = self.run_h1()
+        self.assertEqual(c.rc, EXIT_OK, c.stdout + c.stderr)
+        self.assertIn("/build/bin/agent is not executable (mode -rw-r--r--): "
+                      "building it again", c.stdout)
+        d, run, hs = self.archive(c)
+        self.assert_host_complete(d, hs["h1"])
+        self.assertEqual(self.builds(), 1)
+        self.assertTrue(os.access(cached_agent(self.hosts, 1), os.X_OK))
+        # Repaired: the next run is cached.
+        c = self.run_h1()
+        self.assertEqual(c.rc, EXIT_OK, c.stdout + c.stderr)
+        self.assertRegex(c.stdout, r"\[h1\] cache key \S+ .*: cached")
+        self.assertEqual(self.builds(), 1)
+
+    def test_build_leaving_no_executable_agent_says_so(self):
+        """A build that "succeeds" without an executable agent (here a
+        cmake that writes it 0644): the reason says what is wrong."""
+        fake_bin(self.fake, "cmake",
+                 'if [ "$1" = --build ]; then echo build >> \'%s\'; '
+                 'mkdir -p "$2/bin" && cp \'%s\' "$2/bin/agent" && '
+                 'chmod 0644 "$2/bin/agent"; fi\n' % (self.count, AGENT))
+        shutil.rmtree(cache_dir(self.hosts, 1))
+        c = self.run_h1()
+        self.assertEqual(c.rc, EXIT_HOSTS_FAILED, c.stdout + c.stderr)
+        d, run, hs = self.archive(c)
+        self.assert_host_failed(hs["h1"], "agent build failed on the host: "
+                                "the build ended well but left no "
+                                "executable agent: -rw-r--r--")
+        self.assertNotIn("last lines of build.log:\n", hs["h1"]["reason"])
+        # The fixture's cache is back for the other test.
+        seed_agent(self.hosts, 1)
+
+
 class MaxSessionsTest(CtlTestCase):
     """An sshd that allows one channel at a time (MaxSessions 1): the whole
     deploy (preflight, SFTP upload, build) and the run, then a cached
@@ -1120,6 +1184,60 @@ class FakeAgentTest(CtlTestCase):
         self.assertEqual(self.records(d, h), [json.loads(l)
                                               for l in self.real[:2]])
         self.assertIn("agent: some detail\n", self.log(d, h))
+
+    def stderr_part(self, log):
+        return [l for l in log.splitlines(True)
+                if l.startswith("agent stderr ") or l.startswith("[ctl: ")]
+
+    def test_stderr_in_the_log_as_local_has_it(self):
+        """The agent's stderr reaches the host's log alike over SSH and
+        with ctl run local (issue 21): all of it up to 1 MiB (SSH kept
+        only its last 64 KiB, from mid-line, without a word); past that
+        the first 1 MiB and the last 64 KiB, whole lines, and a line
+        saying how many bytes were left out between them."""
+        local_dir = os.path.join(self.tmp, "localagent")
+        os.makedirs(local_dir)
+        for n in (10000, 150000):
+            with self.subTest(lines=n):
+                body = ("cat \"$d/records.ndjson\"\n"
+                        "seq 1 %d | sed 's/^/agent stderr line /' >&2\n"
+                        % n)
+                self.fake_agent(self.real, body)
+                local = os.path.join(local_dir, "agent")
+                shutil.copy(cached_agent(self.hosts, 1), local)
+                shutil.copy(os.path.join(os.path.dirname(
+                    cached_agent(self.hosts, 1)), "records.ndjson"),
+                    local_dir)
+                c = self.run_ctl(TINY + ["bfhost1"], timeout=120)
+                self.assertEqual(c.rc, EXIT_OK, c.stdout + c.stderr)
+                d, run, hs = self.archive(c)
+                remote = self.stderr_part(self.log(d, hs["bfhost1"]))
+                e = self.env()
+                e["BENCHFLEET_AGENT"] = local
+                c = self.run_ctl(TINY + ["local"], env=e, timeout=120)
+                self.assertEqual(c.rc, EXIT_OK, c.stdout + c.stderr)
+                d, run, hs = self.archive(c)
+                here = self.stderr_part(self.log(d, hs["local"]))
+                self.assertEqual(remote, here)
+                full = ["agent stderr line %d\n" % i
+                        for i in range(1, n + 1)]
+                total = sum(len(l) for l in full)
+                if total <= 1024 * 1024:
+                    self.assertEqual(remote, full)
+                    continue
+                mark = [l for l in remote if l.startswith("[ctl: ")]
+                self.assertEqual(len(mark), 1, mark)
+                at = remote.index(mark[0])
+                head, tail = remote[:at], remote[at + 1:]
+                self.assertEqual(head, full[:len(head)])
+                self.assertEqual(tail, full[len(full) - len(tail):])
+                kept = sum(len(l) for l in head + tail)
+                self.assertLessEqual(sum(len(l) for l in head), 1024 * 1024)
+                self.assertLessEqual(sum(len(l) for l in tail), 64 * 1024)
+                self.assertEqual(mark[0], "[ctl: %d bytes of the agent's "
+                                 "stderr left out here (the log keeps its "
+                                 "first 1024 KiB and last 64 KiB)]\n"
+                                 % (total - kept))
 
     def test_agent_ending_without_summary_fails_the_host(self):
         self.fake_agent(self.real[:-1], "cat \"$d/records.ndjson\"\n")

@@ -112,7 +112,7 @@ class WhereTest(unittest.TestCase):
         h = self.hosts
         hosts_dir = os.path.join(self.tmp, "hosts")
         os.makedirs(hosts_dir)
-        wd = os.path.join(h.remote_home(2), "bf work")
+        wd = os.path.join(h.remote_home(2), "bf_work")
         with open(os.path.join(hosts_dir, "t.json"), "w") as f:
             json.dump({"hosts": {"box": {"ssh": h.alias(2),
                                          "workdir": wd}},

@@ -225,15 +225,40 @@ class ExecTest(unittest.TestCase):
         self.assertEqual(x["status"], -1)
 
     def test_stderr_keeps_the_tail(self):
+        """The last whole lines within 64 KiB, after a line saying how
+        many bytes went (it kept the last 65536 bytes, starting mid-line,
+        with no word of what was dropped)."""
+        rc, ev = probe(["bfhost1", "exec",
+                        "seq 1 20000 | sed 's/$/ stderr line/' >&2"])
+        self.assertEqual(rc, BF_OK, ev)
+        x = of(ev, "exit")[0]
+        full = "".join("%d stderr line\n" % i for i in range(1, 20001))
+        self.assertEqual(x["stderr_total_bytes"], len(full))
+        head, _, kept = x["stderr"].partition("\n")
+        kept = x["stderr"][len(head) + 1:]
+        self.assertTrue(full.endswith(kept))
+        self.assertLessEqual(len(kept), 65536)
+        self.assertGreater(len(kept), 65536 - 20)
+        dropped = len(full) - len(kept)
+        self.assertEqual(full[dropped - 1], "\n")   # a whole first line
+        self.assertEqual(head, "[ctl: %d bytes of stderr dropped before "
+                         "this line]" % dropped)
+        self.assertEqual(x["stderr_tail_bytes"], len(x["stderr"]))
+
+    def test_stderr_one_long_line(self):
+        """No line fits: the last 64 KiB of the one line, said so."""
         rc, ev = probe(["bfhost1", "exec",
                         "head -c 100000 /dev/zero | tr '\\0' e >&2; "
                         "printf END >&2"])
         self.assertEqual(rc, BF_OK, ev)
         x = of(ev, "exit")[0]
         self.assertEqual(x["stderr_total_bytes"], 100003)
-        self.assertEqual(x["stderr_tail_bytes"], 65536)
-        self.assertEqual(len(x["stderr"]), 65536)
-        self.assertTrue(x["stderr"].endswith("eeeEND"))
+        head, _, kept = x["stderr"].partition("\n")
+        self.assertEqual(head, "[ctl: %d bytes of stderr dropped before "
+                         "this line; the next line starts mid-line]"
+                         % (100003 - 65536))
+        self.assertEqual(len(kept), 65536)
+        self.assertTrue(kept.endswith("eeeEND"))
 
     def test_long_line_is_cut_and_reading_goes_on(self):
         rc, ev = probe(["bfhost1", "exec",

@@ -112,17 +112,30 @@ static void test_refused(void **state)
 	expect_err("[::1]:", BF_ERR_USAGE);
 }
 
-/* remote_target_check: what ctl run refuses before anything is made. */
+/* remote_target_check: what ctl run refuses before anything is made, which
+ * is what OpenSSH's ssh(1) refuses on its command line (misc.c's
+ * valid_hostname and valid_ruser; `ssh -G -- NAME` of OpenSSH 9.2p1 gives
+ * the same answer for the user and host of every name here: the ":port"
+ * and "[address]" syntax is ctl's own). */
 static void test_check(void **state)
 {
-	/* DNS labels (between dots) are 1 to 63 characters (RFC 1035). */
 	static const char *const good[] = { "bfhost1", "me@box.lan:2222",
-		"[::1]:22", "fe80::1%eth0", "a_b-c.d",
-		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.x",
+		"[::1]:22", "fe80::1%eth0", "a_b-c.d", "plus+1", "my_host",
+		/* a 69-character alias, and a 64-character label: ssh takes
+		 * both (getaddrinfo decides what resolves) */
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.x",
+		"a..b", "x.", "a*b", "a!b", "a#b", "a=b", "a~b", "a[b",
+		/* user names ssh takes: '$', a blank, '@', '\\' inside */
+		"a$b@h", "a b@h", "a@b@h", "a\\b@h", "first.last@h",
 		NULL };
 	static const char *const bad[] = { "me@", ":22", "host:99999", "a b",
-		"../../etc", "x:a", "-oProxyCommand=x", "h;rm", "", "a..b",
-		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.x",
+		"x:a", "-oProxyCommand=x", "h;rm", "", "a,b", "a$b", "a`b",
+		"h$(touch x)", "h`touch x`", "a{b}", "a|b", "a&b", "a<b",
+		"a\\b", "a'b", "a\"b", "a\tb", "a\nb",
+		/* user names ssh refuses */
+		"-u@h", "a -b@h", "a\\@h", "a;b@h", "a`b@h", "a(b@h",
+		"a'b@h", "a\x01b@h",
 		NULL };
 	char detail[256];
 
