@@ -1,13 +1,15 @@
 /*
  * remote_config: ssh_config resolution for one target by OpenSSH's own
  * resolver (`ssh -G -v`), ctl's own reader only as a stated fallback
- * (remote_config_file.c; see remote_config.h). The ssh client is run with
- * posix_spawnp (safe from the host threads: no fork of a threaded process
- * running our code), its stdout and stderr read through pipes under a
- * deadline and the cancel flag, then killed and reaped.
+ * (remote_config_file.c; see remote_config.h). The ssh client runs through
+ * remote_capture.c (posix_spawnp, safe from the host threads: no fork of
+ * a threaded process running our code; under a deadline and the cancel
+ * flag).
  */
 #include "bf_parse.h"
+#include "remote/remote_capture.h"
 #include "remote/remote_config.h"
+#include "remote/remote_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,14 +32,6 @@ extern char **environ;
 /* ssh -v prints a few lines per file and block read. */
 #define G_ERR_MAX_BYTES (64 * 1024)
 #define SYSTEM_SSH_CONFIG "/etc/ssh/ssh_config"
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 int remote_home_dir(char *buf, size_t size)
 {
@@ -405,21 +399,6 @@ out:
 
 /* ---- running ssh -G ----------------------------------------------------- */
 
-/* Appends what is readable on fd to buf (at most max bytes kept). Returns
- * 1 at end of file, 0 otherwise. */
-static int slurp(int fd, struct sbuf *b, size_t max)
-{
-	char tmp[4096];
-	ssize_t n = read(fd, tmp, sizeof tmp);
-
-	if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
-		return 1;
-	if (n > 0 && b->len < max)
-		sb_add(b, tmp, (size_t)n < max - b->len ? (size_t)n :
-		       max - b->len);
-	return 0;
-}
-
 /* ssh -v's own lines: its version first, then "debug1: ...". */
 static int is_debug_line(const char *line)
 {
@@ -455,97 +434,6 @@ static void last_line(const char *s, char *buf, size_t size)
 	buf[n] = '\0';
 }
 
-static int flag_set(const atomic_int *f)
-{
-	return f && atomic_load_explicit(f, memory_order_relaxed) != 0;
-}
-
-/*
- * Runs argv (argv[0] looked up on PATH) with stdin /dev/null, collecting
- * stdout into out and stderr into err. *status is its wait status. Returns
- * BF_OK, BF_ERR_NOT_FOUND when it cannot be started (errno in *spawn_errno),
- * BF_ERR_TIMEOUT, BF_ERR_INTERRUPTED (it was killed), BF_ERR_IO.
- */
-static enum bf_err run_capture(char *const argv[], int64_t deadline_ms,
-			       const atomic_int *cancel, struct sbuf *out,
-			       struct sbuf *err, int *status, int *spawn_errno)
-{
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	int po[2] = { -1, -1 }, pe[2] = { -1, -1 };
-	int out_eof = 0, err_eof = 0, rc;
-	pid_t pid = -1;
-	enum bf_err e = BF_OK;
-
-	*spawn_errno = 0;
-	if (pipe2(po, O_CLOEXEC) != 0 || pipe2(pe, O_CLOEXEC) != 0) {
-		*spawn_errno = errno;
-		e = BF_ERR_IO;
-		goto out;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&at);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
-	/* A session of its own: no controlling terminal, so nothing can
-	 * prompt over the live table, and Ctrl-C reaches only ctl. */
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID);
-	rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	close(po[1]);
-	close(pe[1]);
-	po[1] = pe[1] = -1;
-	if (rc != 0) {
-		*spawn_errno = rc;
-		pid = -1;
-		e = BF_ERR_NOT_FOUND;
-		goto out;
-	}
-	while (!out_eof || !err_eof) {
-		struct pollfd p[2] = { { po[0], POLLIN, 0 },
-				       { pe[0], POLLIN, 0 } };
-		int64_t left = deadline_ms - now_ms();
-
-		if (flag_set(cancel)) {
-			e = BF_ERR_INTERRUPTED;
-			break;
-		}
-		if (left <= 0) {
-			e = BF_ERR_TIMEOUT;
-			break;
-		}
-		if (out_eof)
-			p[0].fd = -1;
-		if (err_eof)
-			p[1].fd = -1;
-		if (poll(p, 2, left < 50 ? (int)left : 50) < 0 &&
-		    errno != EINTR)
-			break;
-		if (p[0].revents && slurp(po[0], out, G_OUT_MAX_BYTES))
-			out_eof = 1;
-		if (p[1].revents && slurp(pe[0], err, G_ERR_MAX_BYTES))
-			err_eof = 1;
-	}
-out:
-	if (po[0] >= 0)
-		close(po[0]);
-	if (pe[0] >= 0)
-		close(pe[0]);
-	if (po[1] >= 0)
-		close(po[1]);
-	if (pe[1] >= 0)
-		close(pe[1]);
-	if (pid > 0) {
-		if (e != BF_OK)
-			kill(pid, SIGKILL);
-		while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-			;
-	}
-	return e;
-}
-
 /* ssh -V's answer ("OpenSSH_9.2p1 Debian-2+deb12u3, OpenSSL ..."), first
  * word, into buf; "" when unknown. Asked once per process and client. */
 static void client_version(const char *ssh, char *buf, size_t size)
@@ -553,22 +441,21 @@ static void client_version(const char *ssh, char *buf, size_t size)
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 	static char cached_for[256], cached[128];
 	char *const argv[] = { (char *)ssh, (char *)"-V", NULL };
-	struct sbuf out = { NULL, 0, 0, 0 }, err = { NULL, 0, 0, 0 };
-	int status = 0, se;
+	struct remote_capture c = { 0 };
 
 	pthread_mutex_lock(&mu);
 	if (strcmp(cached_for, ssh) != 0) {
 		cached[0] = '\0';
-		if (run_capture(argv, now_ms() + 5000, NULL, &out, &err,
-				&status, &se) == BF_OK && err.s)
+		if (remote_capture_run(argv, remote_mono_ms() + 5000,
+				       NULL, G_OUT_MAX_BYTES, G_ERR_MAX_BYTES,
+				       &c) == BF_OK && c.err)
 			snprintf(cached, sizeof cached, "%.*s",
-				 (int)strcspn(err.s, " ,\n"), err.s);
+				 (int)strcspn(c.err, " ,\n"), c.err);
 		snprintf(cached_for, sizeof cached_for, "%s", ssh);
 	}
 	snprintf(buf, size, "%s", cached);
 	pthread_mutex_unlock(&mu);
-	free(out.s);
-	free(err.s);
+	remote_capture_free(&c);
 }
 
 /* Appends path to b as one word of an ssh_config line that reaches
@@ -693,9 +580,9 @@ static enum bf_err resolve_ssh(struct remote_config *cfg, const char *ssh,
 	struct remote_config made = { 0 };
 	char *argv[16];
 	char portbuf[16], why[512], ver[128];
-	struct sbuf out = { NULL, 0, 0, 0 }, err = { NULL, 0, 0, 0 };
+	struct remote_capture c = { 0 };
 	const char *file;
-	int n = 0, status = 0, se = 0;
+	int n = 0;
 	enum bf_err e;
 
 	/* The -F file is made before ssh runs and kept in cfg after. */
@@ -722,12 +609,13 @@ static enum bf_err resolve_ssh(struct remote_config *cfg, const char *ssh,
 	argv[n++] = (char *)"--";
 	argv[n++] = (char *)target;
 	argv[n] = NULL;
-	e = run_capture(argv, now_ms() + (int64_t)timeout_s * 1000, cancel,
-			&out, &err, &status, &se);
+	e = remote_capture_run(argv, remote_mono_ms() +
+			       (int64_t)timeout_s * 1000, cancel,
+			       G_OUT_MAX_BYTES, G_ERR_MAX_BYTES, &c);
 	if (e == BF_ERR_NOT_FOUND) {
 		*no_client = 1;
 		e = bf_fail(detail, detail_len, e, "%s: %s", ssh,
-			    strerror(se));
+			    strerror(c.spawn_errno));
 		goto done;
 	}
 	if (e == BF_ERR_TIMEOUT || e == BF_ERR_INTERRUPTED) {
@@ -736,19 +624,24 @@ static enum bf_err resolve_ssh(struct remote_config *cfg, const char *ssh,
 			    "did not finish in time" : "interrupted");
 		goto done;
 	}
-	if (e != BF_OK) {
-		e = bf_fail(detail, detail_len, e, "resolve %s: %s", target,
-			    strerror(se));
+	if (e == BF_ERR_NOMEM) {
+		e = bf_fail(detail, detail_len, e, "resolve %s: out of memory",
+			    target);
 		goto done;
 	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		last_line(err.s ? err.s : "", why, sizeof why);
+	if (e != BF_OK) {
+		e = bf_fail(detail, detail_len, e, "resolve %s: %s", target,
+			    strerror(c.spawn_errno));
+		goto done;
+	}
+	if (!WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0) {
+		last_line(c.err ? c.err : "", why, sizeof why);
 		e = bf_fail(detail, detail_len, BF_ERR_USAGE,
 			    "host '%s': ssh -G refuses it: %s", target,
 			    why[0] ? why : "no reason given");
 		goto done;
 	}
-	e = remote_config_parse_g(cfg, target, out.s ? out.s : "", home,
+	e = remote_config_parse_g(cfg, target, c.out ? c.out : "", home,
 				  detail, detail_len);
 	if (e != BF_OK)
 		goto done;
@@ -758,7 +651,7 @@ static enum bf_err resolve_ssh(struct remote_config *cfg, const char *ssh,
 	made.ssh_file = NULL;
 	if (asprintf(&cfg->resolver, "ssh -G (%s)", ver[0] ? ver : ssh) < 0 ||
 	    (ssh_config && !(cfg->config_file = strdup(ssh_config))) ||
-	    files_read(&cfg->config_files, err.s,
+	    files_read(&cfg->config_files, c.err,
 		       cfg->ssh_file_is_temp ? cfg->ssh_file : NULL) != 0) {
 		e = bf_fail(detail, detail_len, BF_ERR_NOMEM,
 			    "resolve %s: out of memory", target);
@@ -766,8 +659,7 @@ static enum bf_err resolve_ssh(struct remote_config *cfg, const char *ssh,
 	}
 done:
 	remote_config_clear(&made);
-	free(out.s);
-	free(err.s);
+	remote_capture_free(&c);
 	return e;
 }
 
