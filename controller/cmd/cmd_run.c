@@ -37,7 +37,8 @@ static const char run_usage[] =
 	"usage: ctl run HOST... [--size N | --sizes LIST] [--dtypes LIST] [--iters N]\n"
 	"               [--cpu-iters N] [--warmup N] [--cpu-warmup N] [--cold-cache]\n"
 	"               [--bandwidth-mib N | --no-bandwidth] [--no-batching]\n"
-	"               [--device cpu|cuda|all] [--jobs N]\n"
+	"               [--device cpu|cuda|all] [--jobs N] [--baseline HOST]\n"
+	"               [--concurrent-same-machine]\n"
 	"               [--timeout SECONDS] [--host-timeout SECONDS] [--no-tui]\n"
 	"               [--results DIR] [--tag TEXT]\n"
 	"               [--accept-new-host-keys]\n"
@@ -55,6 +56,12 @@ static const char run_usage[] =
 	"--bandwidth-mib N: each memory-bandwidth measurement's working set (default:\n"
 	"larger than the caches); --no-bandwidth: no bandwidth, so no roofline;\n"
 	"--no-batching: no batching case. Runs with other settings are not a baseline.\n"
+	"With two or more hosts the tables put the hosts side by side, each host's\n"
+	"speed over a reference host's: the first, or --baseline HOST (one of the\n"
+	"hosts). Hosts whose names reach one machine (the same /etc/machine-id and\n"
+	"boot id, or the same host key) are found before anything runs and run one\n"
+	"after another; --concurrent-same-machine runs them at once anyway, and\n"
+	"marks their figures unreliable.\n"
 	"--rerun-failed runs again, with that run's options (those given here\n"
 	"replace its own), only the hosts that did not complete in run RUN-ID (in\n"
 	"full or a unique prefix; of a cluster, its failed nodes).\n"
@@ -91,6 +98,37 @@ static int rerun_failed(int argc, char **argv, const char *run_id,
 	return status;
 }
 
+/* The index of --baseline's host among the run's hosts (after groups are
+ * expanded) into *out; -1 after the error when it is none of them. A
+ * re-run (--rerun-failed) keeps its old run's --baseline, whose host
+ * may not be re-run: then the first host is the reference, and stderr
+ * says so. */
+static int reference_host(const char *name, const char *const *names,
+			  int nhosts, int *out)
+{
+	char list[512];
+	size_t used = 0;
+
+	for (int i = 0; i < nhosts; i++)
+		if (strcmp(names[i], name) == 0) {
+			*out = i;
+			return 0;
+		}
+	if (rerun_of) {
+		fprintf(stderr, "ctl: --baseline %s: not re-run; the side-by-side "
+			"ratios compare with %s\n", name, names[0]);
+		*out = 0;
+		return 0;
+	}
+	list[0] = '\0';
+	for (int i = 0; i < nhosts && used + 1 < sizeof(list); i++)
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+					 i ? ", " : "", names[i]);
+	ctl_error("--baseline %s: not a host of this run (hosts: %s)", name,
+		  list);
+	return -1;
+}
+
 /* The live table as the run's watch (session.h): q asks to stop. */
 static int watch_poll(void *arg, int timeout_ms)
 {
@@ -106,7 +144,8 @@ int cmd_run(int argc, char **argv)
 {
 	/* The agent's options come from its table, from O_AGENT on. */
 	enum { O_JOBS = 256, O_TIMEOUT, O_HOST_TIMEOUT, O_NO_TUI, O_RESULTS,
-	       O_TAG, O_ACCEPT, O_HOSTS_DIR, O_HELP, O_RERUN, O_AGENT = 512 };
+	       O_TAG, O_ACCEPT, O_HOSTS_DIR, O_HELP, O_RERUN, O_BASELINE,
+	       O_CONCURRENT, O_AGENT = 512 };
 	static const char *const agent_opts[] = { "size", "sizes", "dtypes",
 		"iters", "cpu-iters", "cpu-warmup", "warmup", "device",
 		"cold-cache", "bandwidth-mib", "no-bandwidth", "no-batching",
@@ -122,6 +161,8 @@ int cmd_run(int argc, char **argv)
 		{ "hosts-dir", required_argument, NULL, O_HOSTS_DIR },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "rerun-failed", required_argument, NULL, O_RERUN },
+		{ "baseline", required_argument, NULL, O_BASELINE },
+		{ "concurrent-same-machine", no_argument, NULL, O_CONCURRENT },
 	};
 	struct run_opts opts;
 	struct session s;
@@ -132,8 +173,8 @@ int cmd_run(int argc, char **argv)
 	const char **names = NULL;
 	char ***argvs = NULL;
 	char *hostargs[MAX_HOSTS];
-	int nhostargs = 0, nhosts = 0, c, n = 10, status = BF_EXIT_USAGE;
-	const char *rerun_id = NULL, *hosts_dir_by;
+	int nhostargs = 0, nhosts = 0, c, n = 12, status = BF_EXIT_USAGE;
+	const char *rerun_id = NULL, *hosts_dir_by, *baseline = NULL;
 	char detail[512];
 	enum bf_err err;
 
@@ -212,6 +253,17 @@ int cmd_run(int argc, char **argv)
 			}
 			rerun_id = optarg;
 			break;
+		case O_BASELINE:
+			if (!optarg[0] || optarg[0] == '-') {
+				ctl_error("--baseline '%s': expected a host of "
+					  "this run", optarg);
+				return BF_EXIT_USAGE;
+			}
+			baseline = optarg;
+			break;
+		case O_CONCURRENT:
+			opts.concurrent_same_machine = 1;
+			break;
 		case O_HELP:
 			fputs(run_usage, stdout);
 			return BF_EXIT_OK;
@@ -255,6 +307,9 @@ int cmd_run(int argc, char **argv)
 		ctl_error("%s", detail);
 		goto out;
 	}
+	if (baseline && reference_host(baseline, names, nhosts,
+				       &opts.baseline_host) != 0)
+		goto out;
 	/* Every host's agent options, checked before anything is made. */
 	argvs = inventory_agent_argvs(&inv, &opts.agent, nhosts, names, detail,
 				      sizeof(detail));
@@ -277,6 +332,7 @@ int cmd_run(int argc, char **argv)
 				    s.hosts[i].is_local ? &runner_local :
 							  &runner_ssh;
 	runner_slurm_prepare(s.hosts, nhosts);
+	model_set_reference(&s.model, opts.baseline_host);
 	printf("run %s: %d host%s, results in %s\n", s.archive.run_id,
 	       nhosts, nhosts == 1 ? "" : "s", s.archive.dir);
 	fflush(stdout);
@@ -293,8 +349,14 @@ int cmd_run(int argc, char **argv)
 	status = session_finish(&s, &final_status);
 	printf("\n");
 	table_print_plain(stdout, &s.model, table_terminal_width(stdout));
-	printf("\nrun %s %s: %s\n", s.archive.run_id, final_status,
-	       s.archive.dir);
+	/* With hosts side by side, where their differences are tested. */
+	if (nhosts > 1)
+		printf("\nrun %s %s: %s (whether the hosts differ: ctl compare "
+		       "%s)\n", s.archive.run_id, final_status, s.archive.dir,
+		       s.archive.run_id);
+	else
+		printf("\nrun %s %s: %s\n", s.archive.run_id, final_status,
+		       s.archive.dir);
 	fflush(stdout);
 out:
 	if (s.hosts)

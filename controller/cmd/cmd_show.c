@@ -53,6 +53,13 @@ static void replay(struct model *m, const struct archive_run *run)
 				st == HOST_FAILED && !h->complete ?
 					  "no summary record: the agent ended early" :
 					  NULL);
+		/* Hosts of one machine, and their rows unreliable when they
+		 * were measured at the same time, as ctl run showed them. */
+		if (h->same_machine)
+			model_set_machine(m, i, h->same_machine,
+					  h->same_machine_at_once);
+		if (run->baseline_host && strcmp(run->baseline_host, h->name) == 0)
+			model_set_reference(m, i);
 	}
 }
 

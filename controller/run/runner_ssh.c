@@ -700,7 +700,65 @@ out:
 	return err;
 }
 
+static enum bf_err identity_line(void *arg, const char *line, size_t len,
+				 int truncated)
+{
+	(void)len;
+	(void)truncated;
+	machine_id_line(arg, line);
+	return BF_OK;
+}
+
+/* Which machine h reaches (run/machine.h): a connection of its own (its
+ * host key checked and, with --accept-new-host-keys, recorded, as the
+ * run's connection would), one command for the machine and boot ids,
+ * closed again: an idle connection kept while other hosts of the same
+ * machine run could be dropped by the server's keep-alive. A host that
+ * answers the connection but not the command is a machine of its own
+ * (logged). */
+static enum bf_err identify_ssh(struct host_ctx *h, struct machine_id *id,
+				char *detail, size_t detail_len)
+{
+	struct remote_opts ro = {
+		.host = h->target,
+		.ssh_config = h->opts->ssh_config,
+		.known_hosts = NULL,
+		.timeout_s = h->opts->timeout_s,
+		.accept_new_host_keys = h->opts->accept_new_host_keys,
+		.cancel = h->cancel,
+	};
+	struct remote_exec_cb cb = { identity_line, id, 4096 };
+	struct remote_exec_result res;
+	struct remote *r = NULL;
+	char why[512];
+	enum bf_err err;
+
+	session_progress(h, HOST_CONNECTING, NULL);
+	err = remote_connect(&r, &ro, detail, detail_len);
+	if (err != BF_OK)
+		return err;
+	snprintf(id->host_key, sizeof(id->host_key), "%s", remote_fingerprint(r));
+	session_set_fingerprint(h, remote_fingerprint(r));
+	if (remote_host_key_added(r))
+		fprintf(h->log, "host key %s added to known_hosts\n",
+			remote_fingerprint(r));
+	err = remote_exec(r, machine_id_command(), &cb, &res, why, sizeof(why));
+	if (err == BF_ERR_INTERRUPTED) {
+		snprintf(detail, detail_len, "%s", why);
+	} else if (err != BF_OK) {
+		fprintf(h->log, "machine id: %s\n", why);
+		err = BF_OK;
+	}
+	fprintf(h->log, "machine id %s, boot id %s, host key %s\n",
+		id->machine_id[0] ? id->machine_id : "unknown",
+		id->boot_id[0] ? id->boot_id : "unknown", id->host_key);
+	fflush(h->log);
+	remote_free(r);
+	return err;
+}
+
 const struct runner runner_ssh = {
 	.name = "ssh",
 	.run = run_ssh,
+	.identify = identify_ssh,
 };

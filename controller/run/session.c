@@ -82,8 +82,16 @@ static enum bf_err save_run_json(struct session *s, const char *status,
 			.complete_records = h->complete,
 			.basename = h->basename,
 			.slurm_job = mh->slurm_job,
+			.started_at = mh->turn_started_at,
+			.ended_at = mh->turn_ended_at,
+			.same_machine = mh->machine,
+			.same_machine_at_once = mh->shared,
 		};
 	}
+	if (snap.nhosts > 0)
+		run.baseline_host = snap.hosts[snap.ref_host >= 0 &&
+					       snap.ref_host < snap.nhosts ?
+						       snap.ref_host : 0].name;
 	doc = archive_run_json(&s->archive, &run);
 	model_snapshot_free(&snap);
 	err = archive_write_json(&s->archive, "run.json", doc, detail,
@@ -174,7 +182,13 @@ static void run_host(struct session *s, struct host_ctx *h)
 	struct model_host mh;
 	enum bf_err err;
 
-	err = h->runner->run(h, detail, sizeof(detail));
+	model_set_turn(h->model, h->index, 0);
+	model_set_waiting(h->model, h->index, NULL);
+	if (h->identify_err != BF_OK) /* it was tried once: not again */
+		err = bf_fail(detail, sizeof(detail), h->identify_err, "%s",
+			      h->identify_detail);
+	else
+		err = h->runner->run(h, detail, sizeof(detail));
 	model_host_get(h->model, h->index, &mh);
 	h->complete = model_host_complete(h->model, h->index, why, sizeof(why));
 	if (h->timed_out) {
@@ -204,22 +218,190 @@ static void run_host(struct session *s, struct host_ctx *h)
 		session_progress(h, HOST_FAILED, detail);
 	else
 		session_progress(h, HOST_DONE, NULL);
+	model_set_turn(h->model, h->index, 1);
 	save_run_json_running(s);
+}
+
+/* ---- which hosts are one machine ----------------------------------------- */
+
+/* Waits on the session's turn condition for at most 100 ms (so that a
+ * cancel is seen); s->lock held. */
+static void wait_turn(struct session *s)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += 100 * 1000 * 1000;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(&s->turn, &s->lock, &until);
+}
+
+static void identify_host(struct session *s, struct host_ctx *h)
+{
+	char detail[512] = "";
+	enum bf_err err;
+
+	memset(&h->machine, 0, sizeof(h->machine));
+	if (cancelled(s) || !h->runner || !h->runner->identify)
+		return;
+	err = h->runner->identify(h, &h->machine, detail, sizeof(detail));
+	if (err == BF_OK) {
+		h->identified = 1;
+		return;
+	}
+	h->identify_err = err;
+	snprintf(h->identify_detail, sizeof(h->identify_detail), "%s", detail);
+}
+
+/* With every host identified: the groups of hosts that are one machine,
+ * said once per group (a progress line, and the model for the tables),
+ * and the hosts that wait for another of their machine marked so. Runs
+ * on the last worker to finish identifying, without s->lock (it prints
+ * and feeds the model). */
+static void group_hosts(struct session *s)
+{
+	struct machine_id *ids = bf_xcalloc((size_t)s->nhosts, sizeof(*ids));
+	int *known = bf_xcalloc((size_t)s->nhosts, sizeof(*known));
+	int *group = bf_xcalloc((size_t)s->nhosts, sizeof(*group));
+	int shared = s->opts->concurrent_same_machine;
+
+	for (int i = 0; i < s->nhosts; i++) {
+		ids[i] = s->hosts[i].machine;
+		known[i] = s->hosts[i].identified;
+	}
+	machine_groups(ids, known, s->nhosts, group);
+	for (int i = 0; i < s->nhosts; i++) {
+		struct model_host mh;
+		char names[256], line[400];
+		size_t used = 0;
+		int members = 0;
+
+		s->hosts[i].group = group[i];
+		if (group[i] != i)
+			continue;
+		names[0] = '\0';
+		for (int j = i; j < s->nhosts; j++)
+			if (group[j] == i && used + 1 < sizeof(names)) {
+				used += (size_t)snprintf(names + used,
+							 sizeof(names) - used,
+							 "%s%s", members ? ", " : "",
+							 s->hosts[j].label);
+				members++;
+			}
+		if (members < 2)
+			continue;
+		for (int j = i; j < s->nhosts; j++)
+			if (group[j] == i)
+				model_set_machine(&s->model, j, names, shared);
+		model_host_get(&s->model, i, &mh);
+		model_machine_line(&mh, line, sizeof(line));
+		if (!s->hosts[i].quiet) {
+			pthread_mutex_lock(&s->print_lock);
+			printf("%s\n", line);
+			fflush(stdout);
+			pthread_mutex_unlock(&s->print_lock);
+		}
+		for (int j = i + 1; j < s->nhosts && !shared; j++)
+			if (group[j] == i)
+				session_host_wait(&s->hosts[j], s->hosts[i].label);
+	}
+	free(group);
+	free(known);
+	free(ids);
+}
+
+/* Every host identified (by this worker and the others), then grouped
+ * once; returns when the machines are known or the run is cancelled. */
+static void identify_hosts(struct session *s)
+{
+	int last = 0;
+
+	for (;;) {
+		int i;
+
+		pthread_mutex_lock(&s->lock);
+		i = s->identify_next < s->nhosts && !s->identified_all ?
+			    s->identify_next++ : -1;
+		pthread_mutex_unlock(&s->lock);
+		if (i < 0)
+			break;
+		identify_host(s, &s->hosts[i]);
+		pthread_mutex_lock(&s->lock);
+		last = ++s->identify_done == s->nhosts;
+		pthread_mutex_unlock(&s->lock);
+	}
+	if (last) {
+		group_hosts(s);
+		pthread_mutex_lock(&s->lock);
+		s->identified_all = 1;
+		pthread_cond_broadcast(&s->turn);
+		pthread_mutex_unlock(&s->lock);
+	}
+	pthread_mutex_lock(&s->lock);
+	while (!s->identified_all && !cancelled(s))
+		wait_turn(s);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* The next host this worker runs: the first in the command line's order
+ * not yet taken whose machine is not busy with another host (any, with
+ * --concurrent-same-machine); waits while every host left waits for its
+ * machine. -1 when none is left or the run is cancelled. The hosts that
+ * still wait for the one taken say so. */
+static int take_host(struct session *s)
+{
+	int i = -1;
+
+	pthread_mutex_lock(&s->lock);
+	while (!cancelled(s)) {
+		int left = 0;
+
+		for (int k = 0; k < s->nhosts && i < 0; k++) {
+			if (s->hosts[k].started)
+				continue;
+			left++;
+			if (s->opts->concurrent_same_machine ||
+			    !s->busy[s->hosts[k].group])
+				i = k;
+		}
+		if (i >= 0 || !left)
+			break;
+		wait_turn(s);
+	}
+	if (i >= 0) {
+		s->hosts[i].started = 1;
+		s->busy[s->hosts[i].group]++;
+		for (int k = i + 1; k < s->nhosts && !s->opts->concurrent_same_machine; k++)
+			if (!s->hosts[k].started && s->hosts[k].group == s->hosts[i].group)
+				session_host_wait(&s->hosts[k], s->hosts[i].label);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return i;
+}
+
+static void host_ended(struct session *s, int i)
+{
+	pthread_mutex_lock(&s->lock);
+	s->busy[s->hosts[i].group]--;
+	pthread_cond_broadcast(&s->turn);
+	pthread_mutex_unlock(&s->lock);
 }
 
 static void *worker(void *arg)
 {
 	struct session *s = arg;
 
+	identify_hosts(s);
 	for (;;) {
-		int i;
+		int i = take_host(s);
 
-		pthread_mutex_lock(&s->lock);
-		i = s->next < s->nhosts && !cancelled(s) ? s->next++ : -1;
-		pthread_mutex_unlock(&s->lock);
 		if (i < 0)
 			break;
 		run_host(s, &s->hosts[i]);
+		host_ended(s, i);
 	}
 	pthread_mutex_lock(&s->lock);
 	s->workers_finished++;
@@ -279,8 +461,12 @@ void session_run(struct session *s, const struct session_watch *watch)
 
 	if (nthreads > MAX_THREADS)
 		nthreads = MAX_THREADS;
-	for (int i = 0; i < s->nhosts; i++)
+	for (int i = 0; i < s->nhosts; i++) {
 		s->hosts[i].quiet = watch != NULL;
+		s->hosts[i].group = i;
+	}
+	/* One host is one machine: nothing to tell apart. */
+	s->identified_all = s->nhosts < 2;
 	for (int i = 0; i < nthreads; i++)
 		if (pthread_create(&threads[i], NULL, worker, s) != 0)
 			nthreads = i;
@@ -332,8 +518,10 @@ enum bf_err session_open(struct session *s, const struct run_opts *opts,
 	s->cancel = cancel;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_mutex_init(&s->print_lock, NULL);
+	pthread_cond_init(&s->turn, NULL);
 	model_init(&s->model, nhosts, names);
 	s->hosts = bf_xcalloc((size_t)nhosts, sizeof(*s->hosts));
+	s->busy = bf_xcalloc((size_t)nhosts + 1, sizeof(*s->busy));
 	s->nhosts = nhosts;
 	for (int i = 0; i < nhosts; i++)
 		s->hosts[i].agent_argv = agent_argv[i];
@@ -467,9 +655,12 @@ void session_close(struct session *s)
 	}
 	free(s->hosts);
 	s->hosts = NULL;
+	free(s->busy);
+	s->busy = NULL;
 	model_free(&s->model);
 	reserve_release(s);
 	archive_close(&s->archive);
 	pthread_mutex_destroy(&s->lock);
 	pthread_mutex_destroy(&s->print_lock);
+	pthread_cond_destroy(&s->turn);
 }

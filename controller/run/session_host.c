@@ -109,6 +109,20 @@ void session_host_say(struct host_ctx *h, const char *fmt, ...)
 	pthread_mutex_unlock(h->print_lock);
 }
 
+void session_host_wait(struct host_ctx *h, const char *after)
+{
+	struct model_host mh;
+	char why[sizeof(mh.waiting)];
+
+	snprintf(why, sizeof(why), "waiting for %s (one machine)", after);
+	model_set_state(h->model, h->index, HOST_PENDING, NULL);
+	model_host_get(h->model, h->index, &mh);
+	if (strcmp(mh.waiting, why) == 0)
+		return;
+	model_set_waiting(h->model, h->index, why);
+	session_host_say(h, "%s", why);
+}
+
 void session_agent_queued(struct host_ctx *h)
 {
 	h->last_record_ns = 0;

@@ -33,8 +33,10 @@
 #include <curses.h>
 
 #include "bf_clock.h"
+#include "model/sidebyside.h"
 #include "view/ui_layout.h"
 #include "view/ui_notes.h"
+#include "view/ui_sidebyside.h"
 #include "xmalloc.h"
 
 enum { PAIR_GOOD = 1, PAIR_BAD, PAIR_ACTIVE };
@@ -54,6 +56,12 @@ struct ui {
 	enum ui_sort sort;
 	int top;                        /* first body line shown */
 	int help;                       /* the help screen is up */
+	int side_by_side;               /* the view: hosts side by side (1,
+					 * the default from two hosts) or one
+					 * block of rows per host (0); v */
+	int first_host;                 /* side by side: the first host
+					 * column shown (Left/Right) */
+	int last_host;                  /* of the last draw: the last shown */
 	int dirty;                      /* redraw at the next chance */
 	uint64_t drawn_second;          /* elapsed second last drawn */
 
@@ -233,8 +241,14 @@ static void draw_header(struct ui *ui, uint64_t elapsed_ns)
 	ui_fmt_elapsed(el, sizeof(el), elapsed_ns);
 	snprintf(left, sizeof(left), " run %s  %s  hosts %d/%d done",
 		 ui->run_id, el, done, ui->snap.nhosts);
-	snprintf(right, sizeof(right), "sort %s  group %s ",
-		 ui_sort_name(ui->sort), ui_group_name(ui->group));
+	if (ui->side_by_side)
+		snprintf(right, sizeof(right), "side by side  vs %.60s ",
+			 ui->snap.hosts[ui->snap.ref_host >= 0 &&
+					ui->snap.ref_host < ui->snap.nhosts ?
+						ui->snap.ref_host : 0].name);
+	else
+		snprintf(right, sizeof(right), "sort %s  group %s ",
+			 ui_sort_name(ui->sort), ui_group_name(ui->group));
 	attron(A_REVERSE);
 	mvhline(0, 0, ' ', COLS);
 	attroff(A_REVERSE);
@@ -351,14 +365,102 @@ static void append_notes(struct ui *ui)
 	free(notes);
 }
 
+/* A text line under the rows (ui_text_line's heading, titles, tone). */
+static void draw_extra(struct ui *ui, int y, const struct ui_text_line *t)
+{
+	if (t->heading)
+		rule(ui, y, t->text);
+	else
+		put(ui, y, 0, t->text, 0, 0,
+		    t->titles ? A_BOLD : tone_attr(ui, t->tone));
+}
+
+/* Puts the view's first line at top within nlines body lines. */
+static void clamp_top(struct ui *ui, const struct ui_rows *rows)
+{
+	int max_top = ui->nlines - rows->body_lines;
+
+	ui->body_lines = rows->body_lines;
+	ui->top = ui->top > max_top ? max_top : ui->top;
+	ui->top = ui->top < 0 ? 0 : ui->top;
+}
+
+/* The side-by-side view: one row per (device, dtype, n), a column per
+ * host from first_host on as they fit, then the ratio columns that fit
+ * (ui_sidebyside.h); under the rows the ratios' legend, bandwidth,
+ * batching and the notes. */
+static void draw_side_by_side(struct ui *ui, const struct ui_rows *rows)
+{
+	struct sbs_table t;
+	struct ui_sbs_col *cols;
+	struct ui_text_line legend;
+	char cell[640];
+	int ncols;
+
+	sbs_build(&ui->snap, &t);
+	ncols = ui_sbs_columns(&ui->snap, &t, &cols);
+	if (ui->first_host >= t.nhosts)
+		ui->first_host = t.nhosts - 1;
+	if (ui->first_host < 0)
+		ui->first_host = 0;
+	ui_sbs_layout(COLS, cols, ncols, ui->first_host, &ui->last_host);
+	for (int k = 0; k < ncols; k++)
+		if (cols[k].shown)
+			put(ui, rows->titles_y, cols[k].x, cols[k].title,
+			    cols[k].width, cols[k].right, A_BOLD);
+	free(ui->extra);
+	memset(&legend, 0, sizeof(legend));
+	legend.tone = UI_TONE_DIM;
+	ui_sbs_legend(&ui->snap, legend.text, sizeof(legend.text));
+	ui->nextra = ui_workload_lines(&ui->snap, ui->utf8, COLS, &ui->extra);
+	if (legend.text[0] && t.nrows > 0) {
+		ui->extra = bf_xrealloc(ui->extra, (size_t)(ui->nextra + 1) *
+						       sizeof(*ui->extra));
+		memmove(&ui->extra[1], ui->extra,
+			(size_t)ui->nextra * sizeof(*ui->extra));
+		ui->extra[0] = legend;
+		ui->nextra++;
+	}
+	append_notes(ui);
+	ui->nlines = t.nrows + ui->nextra;
+	clamp_top(ui, rows);
+	if (ui->nlines == 0)
+		put(ui, rows->body_y, 0, "waiting for the first results", 0, 0, A_DIM);
+	for (int i = 0; i < rows->body_lines && ui->top + i < ui->nlines; i++) {
+		int y = rows->body_y + i, r = ui->top + i;
+
+		if (r >= t.nrows) {
+			draw_extra(ui, y, &ui->extra[r - t.nrows]);
+			continue;
+		}
+		for (int k = 0; k < ncols; k++) {
+			enum ui_tone tone;
+
+			if (!cols[k].shown)
+				continue;
+			tone = ui_sbs_cell(&ui->snap, &t, r, &cols[k], cell,
+					   sizeof(cell));
+			put(ui, y, cols[k].x, cell, cols[k].width, cols[k].right,
+			    tone_attr(ui, tone) |
+				    (cols[k].kind == UI_SBS_HOST ? A_BOLD : A_NORMAL));
+		}
+	}
+	free(cols);
+	sbs_free(&t);
+}
+
 static void draw_table(struct ui *ui, const struct ui_rows *rows)
 {
 	struct ui_col_spec spec[UI_NCOLS];
 	struct ui_col_place place[UI_NCOLS];
 	enum ui_col sorted = ui_sort_column(ui->sort);
 	char cell[640];
-	int max_top, ngemm;
+	int ngemm;
 
+	if (ui->side_by_side) {
+		draw_side_by_side(ui, rows);
+		return;
+	}
 	ui_columns_for(&ui->snap, ui->utf8, spec);
 	ui_layout_columns(COLS, spec, place);
 	for (int c = 0; c < UI_NCOLS; c++)
@@ -373,10 +475,7 @@ static void draw_table(struct ui *ui, const struct ui_rows *rows)
 	ui->nextra = ui_workload_lines(&ui->snap, ui->utf8, COLS, &ui->extra);
 	append_notes(ui);
 	ui->nlines = ngemm + ui->nextra;
-	ui->body_lines = rows->body_lines;
-	max_top = ui->nlines - rows->body_lines;
-	ui->top = ui->top > max_top ? max_top : ui->top;
-	ui->top = ui->top < 0 ? 0 : ui->top;
+	clamp_top(ui, rows);
 	if (ui->nlines == 0)
 		put(ui, rows->body_y, 0, "waiting for the first results", 0, 0, A_DIM);
 	for (int i = 0; i < rows->body_lines && ui->top + i < ui->nlines; i++) {
@@ -385,13 +484,7 @@ static void draw_table(struct ui *ui, const struct ui_rows *rows)
 		int y = rows->body_y + i;
 
 		if (ui->top + i >= ngemm) {
-			const struct ui_text_line *t = &ui->extra[ui->top + i - ngemm];
-
-			if (t->heading)
-				rule(ui, y, t->text);
-			else
-				put(ui, y, 0, t->text, 0, 0,
-				    t->titles ? A_BOLD : tone_attr(ui, t->tone));
+			draw_extra(ui, y, &ui->extra[ui->top + i - ngemm]);
 			continue;
 		}
 		ln = &ui->lines[ui->top + i];
@@ -415,7 +508,9 @@ static void draw_table(struct ui *ui, const struct ui_rows *rows)
 
 static void draw_footer(struct ui *ui, int y)
 {
-	char right[64], note[512];
+	char right[96], note[512], hosts[48];
+	const char *keys;
+	int keys_w;
 
 	if (atomic_load(ui->stopping)) {
 		put(ui, y, 0, ui->utf8 ? "stopping: waiting for the agents to stop\xe2\x80\xa6" :
@@ -423,27 +518,43 @@ static void draw_footer(struct ui *ui, int y)
 		    0, 0, tone_attr(ui, UI_TONE_BAD));
 		return;
 	}
-	put(ui, y, 0, ui->utf8 ? "q quit  \xe2\x86\x91\xe2\x86\x93 PgUp PgDn scroll  s sort  g group  ? help" :
-				 "q quit  Up/Down PgUp PgDn scroll  s sort  g group  ? help",
-	    0, 0, A_DIM);
-	right[0] = '\0';
-	if (ui->nlines > 0) {
+	/* The keys of the view shown, and the view the v key switches to. */
+	if (ui->side_by_side)
+		keys = ui->utf8 ? "q quit  \xe2\x86\x91\xe2\x86\x93\xe2\x86\x90\xe2\x86\x92 scroll  v per host  ? help" :
+				  "q quit  arrows scroll  v per host  ? help";
+	else
+		keys = ui->utf8 ? "q quit  \xe2\x86\x91\xe2\x86\x93 PgUp PgDn scroll  s sort  g group  v side by side  ? help" :
+				  "q quit  Up/Down PgUp PgDn scroll  s sort  g group  v side by side  ? help";
+	put(ui, y, 0, keys, 0, 0, A_DIM);
+	keys_w = ui_text_width(keys);
+	right[0] = hosts[0] = '\0';
+	if (ui->side_by_side && ui->snap.nhosts > 1 &&
+	    (ui->first_host > 0 || ui->last_host < ui->snap.nhosts - 1))
+		snprintf(hosts, sizeof(hosts), " hosts %d-%d of %d",
+			 ui->first_host + 1, ui->last_host + 1, ui->snap.nhosts);
+	if (ui->nlines > 0 || hosts[0]) {
 		int last = ui->top + ui->body_lines;
 
-		snprintf(right, sizeof(right), " lines %d-%d of %d", ui->top + 1,
-			 last < ui->nlines ? last : ui->nlines, ui->nlines);
-		if (COLS - ui_text_width(right) > 56)
+		if (ui->nlines > 0)
+			snprintf(right, sizeof(right), "%s lines %d-%d of %d", hosts,
+				 ui->top + 1, last < ui->nlines ? last : ui->nlines,
+				 ui->nlines);
+		else
+			snprintf(right, sizeof(right), "%s", hosts);
+		if (COLS - ui_text_width(right) > keys_w)
 			put(ui, y, COLS - ui_text_width(right), right, 0, 0, A_DIM);
 		else
 			right[0] = '\0';
 	}
 	/* Why a host has no Δ% (a different machine), between the keys and
 	 * the line count, cut to the room there is. */
-	if (ui_delta_note(&ui->snap, ui->utf8, note, sizeof(note)) > 0) {
-		int room = COLS - 57 - ui_text_width(right);
+	if (!ui->side_by_side &&
+	    ui_delta_note(&ui->snap, ui->utf8, note, sizeof(note)) > 0) {
+		int room = COLS - keys_w - 1 - ui_text_width(right);
 
 		if (room > 8)
-			put(ui, y, 57, note, room, 0, tone_attr(ui, UI_TONE_DIM));
+			put(ui, y, keys_w + 1, note, room, 0,
+			    tone_attr(ui, UI_TONE_DIM));
 	}
 }
 
@@ -540,13 +651,36 @@ static enum ui_event handle_key(struct ui *ui, int ch)
 	case KEY_HOME:
 		ui->top = 0;
 		break;
+	case KEY_LEFT:
+		if (!ui->side_by_side || ui->first_host == 0)
+			ui->dirty = 0;
+		else
+			ui->first_host--;
+		break;
+	case KEY_RIGHT:
+		if (!ui->side_by_side || ui->last_host >= ui->snap.nhosts - 1)
+			ui->dirty = 0;
+		else
+			ui->first_host++;
+		break;
+	case 'v':
+		ui->side_by_side = !ui->side_by_side;
+		ui->top = 0;
+		break;
 	case KEY_END:
 		ui->top = ui->nlines; /* clamped when drawn */
 		break;
-	case 's':
-		ui->sort = (enum ui_sort)((ui->sort + 1) % UI_NSORTS);
+	case 's': /* the per-host view's: side by side has one order */
+		if (ui->side_by_side)
+			ui->dirty = 0;
+		else
+			ui->sort = (enum ui_sort)((ui->sort + 1) % UI_NSORTS);
 		break;
 	case 'g':
+		if (ui->side_by_side) {
+			ui->dirty = 0;
+			break;
+		}
 		ui->group = (enum ui_group)((ui->group + 1) % UI_NGROUPS);
 		ui->top = 0;
 		break;
@@ -682,6 +816,7 @@ struct ui *ui_open(struct model *m, const char *run_id,
 	snprintf(ui->run_id, sizeof(ui->run_id), "%s", run_id);
 	ui->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	take_snapshot(ui);
+	ui->side_by_side = ui->snap.nhosts >= 2;
 	ui->dirty = 1;
 
 	cbreak();        /* keys at once; Ctrl-C still raises SIGINT */
