@@ -185,6 +185,8 @@ struct archive_baseline {
 	char started_at[40];  /* its start, ISO 8601 UTC */
 	struct archive_baseline_row *rows; /* passing GEMM results only */
 	int nrows;
+	double wall_ms;       /* how long its agent ran (its summary's
+			       * wall_ms); NaN unknown */
 };
 
 /* Finds the previous result for host: the newest run in results_dir that

@@ -765,11 +765,13 @@ void model_set_upload(struct model *m, int host, long long done,
 	model_unlock(m->st);
 }
 
-void model_set_build_steps(struct model *m, int host, int done, int total)
+void model_set_build_steps(struct model *m, int host, int done, int total,
+			   int percent)
 {
 	model_lock(m->st);
 	m->st->hosts[host].build_done = done;
 	m->st->hosts[host].build_total = total;
+	m->st->hosts[host].build_percent = percent;
 	m->st->version++;
 	model_unlock(m->st);
 }
@@ -783,13 +785,19 @@ void model_set_waiting(struct model *m, int host, const char *why)
 	model_unlock(m->st);
 }
 
-void model_set_plan(struct model *m, int host, const char *plan,
-		    double prev_wall_s)
+void model_set_plan(struct model *m, int host, const char *plan)
 {
 	model_lock(m->st);
 	bf_text_sanitize(m->st->hosts[host].plan,
 			 sizeof(m->st->hosts[host].plan), plan ? plan : "");
-	m->st->hosts[host].prev_wall_s = prev_wall_s;
+	m->st->version++;
+	model_unlock(m->st);
+}
+
+void model_set_baseline_wall(struct model *m, int host, double wall_s)
+{
+	model_lock(m->st);
+	m->st->hosts[host].prev_wall_s = wall_s;
 	m->st->version++;
 	model_unlock(m->st);
 }

@@ -135,6 +135,7 @@ struct model_host {
 	 * unknown. */
 	long long upload_done_bytes, upload_total_bytes;
 	int build_done, build_total;
+	int build_percent;      /* build_done is make's percent (total 100) */
 	char waiting[160];      /* while pending, why it waits ("after hb1:
 				 * one machine"); "" */
 	char plan[256];         /* what the agent will run (model_set_plan);
@@ -299,18 +300,20 @@ void model_machine_line(const struct model_host *h, char *buf, size_t len);
 void model_set_upload(struct model *m, int host, long long done,
 		      long long total);
 
-/* The remote build's progress: done of total steps (make's percent:
- * total 100). */
-void model_set_build_steps(struct model *m, int host, int done, int total);
+/* The remote build's progress: done of total steps, as ninja counts
+ * them ("[12/40]"), or make's percent (percent 1, total 100: "[ 45%]"). */
+void model_set_build_steps(struct model *m, int host, int done, int total,
+			   int percent);
 
 /* Why a pending host waits (copied; NULL or "" clears it). */
 void model_set_waiting(struct model *m, int host, const char *why);
 
 /* What the agent will run (plan, copied, sanitised: "6 GEMMs: n 256 to
- * 1024, fp32, cpu; 10 iterations") and how long the baseline run's
- * agent took in seconds (NaN: no baseline). */
-void model_set_plan(struct model *m, int host, const char *plan,
-		    double prev_wall_s);
+ * 1024, fp32, cpu; 10 iterations"). */
+void model_set_plan(struct model *m, int host, const char *plan);
+
+/* How long the baseline run's agent took, in seconds (NaN: unknown). */
+void model_set_baseline_wall(struct model *m, int host, double wall_s);
 
 /* Marks the start (end 0) or the end (end 1) of host's turn now, in UTC
  * (turn_started_at, turn_ended_at). */

@@ -53,7 +53,9 @@
 #define BUILD_LOG_LINES 1000
 
 /* The line the build's watcher prints each second while the build runs
- * (its failure to print is how the watcher learns that ctl is gone). */
+ * (its failure to print is how the watcher learns that ctl is gone),
+ * followed by the build's last progress mark in build.log: make's
+ * "[ 45%]" or ninja's "[12/40]" (build_step). */
 #define BUILD_HEARTBEAT ":bf-building"
 
 static char *env_prefix(const struct host_ctx *h);
@@ -278,15 +280,48 @@ static void cause_scan(struct tail_buf *t, const char *line)
 	}
 }
 
+/* The build's progress from a heartbeat's mark: "[ 45%]" (CMake's
+ * Makefiles: percent 1, 45 of 100) or "[12/40]" (ninja: 12 of 40
+ * steps). 0 when mark is neither (no mark yet: CMake still configures). */
+static int build_step(const char *mark, int *done, int *total, int *percent)
+{
+	int a, b;
+	char end;
+
+	mark += strspn(mark, " ");
+	if (sscanf(mark, "[%3d%%%c", &a, &end) == 2 && end == ']' && a >= 0 &&
+	    a <= 100) {
+		*done = a;
+		*total = 100;
+		*percent = 1;
+		return 1;
+	}
+	if (sscanf(mark, "[%7d/%7d%c", &a, &b, &end) == 3 && end == ']' &&
+	    a >= 0 && b > 0 && a <= b) {
+		*done = a;
+		*total = b;
+		*percent = 0;
+		return 1;
+	}
+	return 0;
+}
+
 static enum bf_err tail_line(void *arg, const char *line, size_t len,
 			     int truncated)
 {
 	struct tail_buf *t = arg;
 	size_t have = strlen(t->text), need = len + 1;
+	int done, total, percent;
 
 	(void)truncated;
-	if (strcmp(line, BUILD_HEARTBEAT) == 0)
+	if (strncmp(line, BUILD_HEARTBEAT, strlen(BUILD_HEARTBEAT)) == 0 &&
+	    (line[strlen(BUILD_HEARTBEAT)] == '\0' ||
+	     line[strlen(BUILD_HEARTBEAT)] == ' ')) {
+		if (build_step(line + strlen(BUILD_HEARTBEAT), &done, &total,
+			       &percent))
+			session_build_progress(t->h, done, total, percent);
 		return BF_OK;
+	}
 	fprintf(t->h->log, "build: %s\n", line);
 	cause_scan(t, line);
 	/* CMake's pointer to its own logs names files in the staging
@@ -347,7 +382,11 @@ static enum bf_err upload_sources(struct host_ctx *h, struct remote *r,
 				  size_t detail_len)
 {
 	enum bf_err err = BF_OK;
+	long long total = 0, done = 0;
 
+	for (size_t i = 0; i < embedded_agent_file_count; i++)
+		total += (long long)embedded_agent_files[i].size;
+	session_upload_progress(h, 0, total);
 	for (size_t i = 0; i < embedded_agent_file_count && err == BF_OK; i++) {
 		const struct embedded_file *f = &embedded_agent_files[i];
 		char *path = bf_xasprintf("%s/%s", staging, f->path);
@@ -359,6 +398,10 @@ static enum bf_err upload_sources(struct host_ctx *h, struct remote *r,
 		if (err == BF_OK)
 			err = remote_upload(r, path, f->data, f->size, 0644,
 					    detail, detail_len);
+		if (err == BF_OK) {
+			done += (long long)f->size;
+			session_upload_progress(h, done, total);
+		}
 		free(path);
 	}
 	return err;
@@ -433,7 +476,10 @@ static char *build_command(const char *staging_sh, const char *final_sh,
 		/* sleep's output goes elsewhere: one left from the last round
 		 * must not hold the channel open once the shell is done. */
 		"( while sleep 1 </dev/null >/dev/null 2>&1; do "
-		"echo %s || { kill -TERM -\"$b\" \"$b\"; "
+		/* The last progress mark ([ 45%%] or [12/40]) so far. */
+		"p=$(grep -oE '^\\[ *[0-9]+%%\\]|^\\[[0-9]+/[0-9]+\\]' build.log "
+		"2>/dev/null | tail -n 1); "
+		"echo \"%s $p\" || { kill -TERM -\"$b\" \"$b\"; "
 		"sleep 2; kill -KILL -\"$b\" \"$b\"; exit 0; } 2>/dev/null; "
 		"done ) & k=$!; "
 		"wait \"$b\"; rc=$?; kill \"$k\" 2>/dev/null; "

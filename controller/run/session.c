@@ -652,6 +652,7 @@ void session_close(struct session *s)
 			fclose(s->hosts[i].log);
 		bf_xfree_strv(s->hosts[i].agent_argv);
 		free(s->hosts[i].sizes);
+		bf_rec_options_free(&s->hosts[i].options);
 	}
 	free(s->hosts);
 	s->hosts = NULL;

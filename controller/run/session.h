@@ -111,6 +111,8 @@ struct host_ctx {
 	double s_per_n3;           /* slowest GEMM seen: seconds per n^3 */
 	int *sizes, nsizes;        /* the agent's GEMM sizes (host record) */
 	int per_size;              /* gemm records per size: devices x dtypes */
+	struct bf_rec_options options; /* the host record's (copied), for the
+				    * plan line */
 	long malformed_seen;       /* malformed or rejected lines */
 	long ndjson_bytes;         /* bytes of whole lines in ndjson */
 	int write_failed;          /* an archive write failed: see write_error */
@@ -238,6 +240,17 @@ void session_agent_started(struct host_ctx *h);
  * HOST_RUNNING starts h's --host-timeout clock. */
 void session_progress(struct host_ctx *h, enum host_state st,
 		      const char *reason);
+
+/* Progress of the long work before the agent runs, for the live table
+ * (model_set_upload, model_set_build_steps) and, at each quarter of an
+ * upload and each tenth of a build, a progress line ("[hb1] upload
+ * 240/480 KiB", "[hb1] building 40%"): done of total bytes of the
+ * agent's sources; done of total build steps, or make's percent
+ * (percent 1, total 100). Thread: the host's. */
+void session_upload_progress(struct host_ctx *h, long long done,
+			     long long total);
+void session_build_progress(struct host_ctx *h, int done, int total,
+			    int percent);
 
 /* Renames host h, as a Slurm node once its task said which node it is:
  * its name in the model, run.json and progress lines, and its archive

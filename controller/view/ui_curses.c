@@ -275,7 +275,7 @@ static void draw_panel_line(struct ui *ui, int y, int host, int name_w)
 	for (int i = 0; i < ui->snap.nchecks; i++)
 		if (ui->snap.checks[i].host == host)
 			failed += ui->snap.checks[i].failed;
-	tone = ui_host_state_text(h, st, sizeof(st));
+	tone = ui_host_panel_text(h, st, sizeof(st));
 
 	put(ui, y, x, h->name, name_w, 0, tone == UI_TONE_BAD ? tone_attr(ui, tone) : A_BOLD);
 	x += name_w + 1;
@@ -365,6 +365,52 @@ static void append_notes(struct ui *ui)
 	free(notes);
 }
 
+/* Puts n lines (copied) before the extra lines under the rows. */
+static void prepend_extra(struct ui *ui, const struct ui_text_line *lines,
+			  int n)
+{
+	if (n <= 0)
+		return;
+	ui->extra = bf_xrealloc(ui->extra, (size_t)(ui->nextra + n) *
+					       sizeof(*ui->extra));
+	memmove(&ui->extra[n], ui->extra, (size_t)ui->nextra * sizeof(*ui->extra));
+	memcpy(ui->extra, lines, (size_t)n * sizeof(*lines));
+	ui->nextra += n;
+}
+
+/* Under the rows, first: a line per group of hosts that are one machine
+ * ("hb1, hb2, local: one machine; run one at a time"), and, side by
+ * side, what the ratio columns are. */
+static void prepend_head(struct ui *ui, int legend)
+{
+	struct ui_text_line *head = bf_xcalloc((size_t)ui->snap.nhosts + 2,
+					       sizeof(*head));
+	int n = 0;
+
+	if (legend) {
+		head[n].tone = UI_TONE_DIM;
+		ui_sbs_legend(&ui->snap, head[n].text, sizeof(head[n].text));
+		n += head[n].text[0] != '\0';
+	}
+	for (int h = 0; h < ui->snap.nhosts; h++) {
+		int seen = 0;
+
+		if (!ui->snap.hosts[h].machine[0])
+			continue;
+		for (int j = 0; j < h && !seen; j++)
+			seen = strcmp(ui->snap.hosts[j].machine,
+				      ui->snap.hosts[h].machine) == 0;
+		if (seen)
+			continue;
+		head[n].tone = ui->snap.hosts[h].shared ? UI_TONE_BAD : UI_TONE_DIM;
+		model_machine_line(&ui->snap.hosts[h], head[n].text,
+				   sizeof(head[n].text));
+		n++;
+	}
+	prepend_extra(ui, head, n);
+	free(head);
+}
+
 /* A text line under the rows (ui_text_line's heading, titles, tone). */
 static void draw_extra(struct ui *ui, int y, const struct ui_text_line *t)
 {
@@ -393,7 +439,6 @@ static void draw_side_by_side(struct ui *ui, const struct ui_rows *rows)
 {
 	struct sbs_table t;
 	struct ui_sbs_col *cols;
-	struct ui_text_line legend;
 	char cell[640];
 	int ncols;
 
@@ -409,18 +454,8 @@ static void draw_side_by_side(struct ui *ui, const struct ui_rows *rows)
 			put(ui, rows->titles_y, cols[k].x, cols[k].title,
 			    cols[k].width, cols[k].right, A_BOLD);
 	free(ui->extra);
-	memset(&legend, 0, sizeof(legend));
-	legend.tone = UI_TONE_DIM;
-	ui_sbs_legend(&ui->snap, legend.text, sizeof(legend.text));
 	ui->nextra = ui_workload_lines(&ui->snap, ui->utf8, COLS, &ui->extra);
-	if (legend.text[0] && t.nrows > 0) {
-		ui->extra = bf_xrealloc(ui->extra, (size_t)(ui->nextra + 1) *
-						       sizeof(*ui->extra));
-		memmove(&ui->extra[1], ui->extra,
-			(size_t)ui->nextra * sizeof(*ui->extra));
-		ui->extra[0] = legend;
-		ui->nextra++;
-	}
+	prepend_head(ui, t.nrows > 0);
 	append_notes(ui);
 	ui->nlines = t.nrows + ui->nextra;
 	clamp_top(ui, rows);
@@ -473,6 +508,7 @@ static void draw_table(struct ui *ui, const struct ui_rows *rows)
 	ngemm = ui_build_lines(&ui->snap, ui->group, ui->order, ui->lines);
 	free(ui->extra);
 	ui->nextra = ui_workload_lines(&ui->snap, ui->utf8, COLS, &ui->extra);
+	prepend_head(ui, 0);
 	append_notes(ui);
 	ui->nlines = ngemm + ui->nextra;
 	clamp_top(ui, rows);

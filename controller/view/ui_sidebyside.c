@@ -25,6 +25,7 @@ const char *ui_sbs_state(const struct model_host *h)
 {
 	switch (h->state) {
 	case HOST_PENDING:
+		return h->waiting[0] ? "waiting" : "pending";
 	case HOST_CONNECTING:
 	case HOST_DEPLOYING:
 	case HOST_BUILDING:

@@ -75,7 +75,7 @@ enum ui_tone ui_sbs_cell(const struct model_snapshot *snap,
 			 const struct ui_sbs_col *c, char *buf, size_t len);
 
 /* A host's state in a cell of a row it has no result for yet: "pending",
- * "connecting", "deploying", "building", "running", "failed",
+ * "waiting" (for another host of its machine), "connecting", "deploying", "building", "running", "failed",
  * "interrupted"; "n/a" once done (it never measured that row). Static. */
 const char *ui_sbs_state(const struct model_host *h);
 
