@@ -224,6 +224,21 @@ static void run_host(struct session *s, struct host_ctx *h)
 
 /* ---- which hosts are one machine ----------------------------------------- */
 
+/*
+ * The schedule. A worker first identifies hosts (the runner's identify:
+ * which machine it is), then runs them. Host k starts when
+ *  - it has been identified (or identify failed: it then fails at once),
+ *  - every host before it on the command line has been identified too,
+ *    so that hosts of one machine start in the command line's order (a
+ *    host whose connection hangs delays the hosts after it by at most
+ *    --timeout), and
+ *  - unless --concurrent-same-machine, no host of its machine is running
+ *    and none before it on the command line is still to run.
+ * Groups are recomputed as hosts are identified (machine_groups over the
+ * identified ones), so a host identified late still waits for a running
+ * host of its machine. All of it under s->lock.
+ */
+
 /* Waits on the session's turn condition for at most 100 ms (so that a
  * cancel is seen); s->lock held. */
 static void wait_turn(struct session *s)
@@ -256,35 +271,45 @@ static void identify_host(struct session *s, struct host_ctx *h)
 	snprintf(h->identify_detail, sizeof(h->identify_detail), "%s", detail);
 }
 
-/* With every host identified: the groups of hosts that are one machine,
- * said once per group (a progress line, and the model for the tables),
- * and the hosts that wait for another of their machine marked so. Runs
- * on the last worker to finish identifying, without s->lock (it prints
- * and feeds the model). */
-static void group_hosts(struct session *s)
+/* The groups of the hosts identified so far into each host's group;
+ * s->lock held. */
+static void regroup(struct session *s)
 {
 	struct machine_id *ids = bf_xcalloc((size_t)s->nhosts, sizeof(*ids));
 	int *known = bf_xcalloc((size_t)s->nhosts, sizeof(*known));
 	int *group = bf_xcalloc((size_t)s->nhosts, sizeof(*group));
-	int shared = s->opts->concurrent_same_machine;
 
 	for (int i = 0; i < s->nhosts; i++) {
 		ids[i] = s->hosts[i].machine;
 		known[i] = s->hosts[i].identified;
 	}
 	machine_groups(ids, known, s->nhosts, group);
+	for (int i = 0; i < s->nhosts; i++)
+		s->hosts[i].group = group[i];
+	free(group);
+	free(known);
+	free(ids);
+}
+
+/* With every host identified: each group of two or more hosts said once
+ * (a progress line, and the model for the tables: model_set_machine,
+ * which also marks their rows when they run at once). Without s->lock
+ * (it prints and feeds the model); the groups are final by then. */
+static void announce_machines(struct session *s)
+{
+	int shared = s->opts->concurrent_same_machine;
+
 	for (int i = 0; i < s->nhosts; i++) {
 		struct model_host mh;
 		char names[256], line[400];
 		size_t used = 0;
 		int members = 0;
 
-		s->hosts[i].group = group[i];
-		if (group[i] != i)
+		if (s->hosts[i].group != i)
 			continue;
 		names[0] = '\0';
 		for (int j = i; j < s->nhosts; j++)
-			if (group[j] == i && used + 1 < sizeof(names)) {
+			if (s->hosts[j].group == i && used + 1 < sizeof(names)) {
 				used += (size_t)snprintf(names + used,
 							 sizeof(names) - used,
 							 "%s%s", members ? ", " : "",
@@ -294,7 +319,7 @@ static void group_hosts(struct session *s)
 		if (members < 2)
 			continue;
 		for (int j = i; j < s->nhosts; j++)
-			if (group[j] == i)
+			if (s->hosts[j].group == i)
 				model_set_machine(&s->model, j, names, shared);
 		model_host_get(&s->model, i, &mh);
 		model_machine_line(&mh, line, sizeof(line));
@@ -304,80 +329,102 @@ static void group_hosts(struct session *s)
 			fflush(stdout);
 			pthread_mutex_unlock(&s->print_lock);
 		}
-		for (int j = i + 1; j < s->nhosts && !shared; j++)
-			if (group[j] == i)
-				session_host_wait(&s->hosts[j], s->hosts[i].label);
 	}
-	free(group);
-	free(known);
-	free(ids);
 }
 
-/* Every host identified (by this worker and the others), then grouped
- * once; returns when the machines are known or the run is cancelled. */
-static void identify_hosts(struct session *s)
+/* The next host to identify, or -1 when every one has been taken. */
+static int next_to_identify(struct session *s)
 {
-	int last = 0;
+	int i;
 
-	for (;;) {
-		int i;
+	pthread_mutex_lock(&s->lock);
+	i = s->identify_next < s->nhosts ? s->identify_next++ : -1;
+	pthread_mutex_unlock(&s->lock);
+	return i;
+}
 
-		pthread_mutex_lock(&s->lock);
-		i = s->identify_next < s->nhosts && !s->identified_all ?
-			    s->identify_next++ : -1;
-		pthread_mutex_unlock(&s->lock);
-		if (i < 0)
-			break;
-		identify_host(s, &s->hosts[i]);
-		pthread_mutex_lock(&s->lock);
-		last = ++s->identify_done == s->nhosts;
-		pthread_mutex_unlock(&s->lock);
-	}
+/* Host i has been identified (or given up on): the groups again, and
+ * once the last is in, the machines announced. */
+static void host_identified(struct session *s, int i)
+{
+	int last;
+
+	pthread_mutex_lock(&s->lock);
+	s->hosts[i].answered = 1;
+	regroup(s);
+	last = ++s->identify_done == s->nhosts;
+	pthread_mutex_unlock(&s->lock);
 	if (last) {
-		group_hosts(s);
+		announce_machines(s);
 		pthread_mutex_lock(&s->lock);
 		s->identified_all = 1;
-		pthread_cond_broadcast(&s->turn);
 		pthread_mutex_unlock(&s->lock);
 	}
 	pthread_mutex_lock(&s->lock);
-	while (!s->identified_all && !cancelled(s))
-		wait_turn(s);
+	pthread_cond_broadcast(&s->turn);
 	pthread_mutex_unlock(&s->lock);
 }
 
-/* The next host this worker runs: the first in the command line's order
- * not yet taken whose machine is not busy with another host (any, with
- * --concurrent-same-machine); waits while every host left waits for its
- * machine. -1 when none is left or the run is cancelled. The hosts that
- * still wait for the one taken say so. */
+/* Whether host k may start now (the rules above), else the host it
+ * waits for into *blocker (-1: it waits for hosts to be identified);
+ * s->lock held. */
+static int may_start(struct session *s, int k, int *blocker)
+{
+	const struct host_ctx *h = &s->hosts[k];
+
+	*blocker = -1;
+	if (!h->answered)
+		return 0;
+	if (h->identify_err != BF_OK)
+		return 1;
+	for (int j = 0; j < k; j++)
+		if (!s->hosts[j].answered)
+			return 0;
+	if (s->opts->concurrent_same_machine || !h->identified)
+		return 1;
+	for (int j = 0; j < s->nhosts; j++) {
+		const struct host_ctx *o = &s->hosts[j];
+
+		if (j == k || !o->identified || o->group != h->group)
+			continue;
+		if (o->started && !o->ended) {
+			*blocker = j;
+			return 0;
+		}
+		if (j < k && !o->started && *blocker < 0)
+			*blocker = j;
+	}
+	return *blocker < 0;
+}
+
+/* The next host this worker runs: the first on the command line that
+ * may start (may_start); waits while none may. -1 when none is left or
+ * the run is cancelled. A host kept waiting by another of its machine
+ * says so, once the machines are known. */
 static int take_host(struct session *s)
 {
 	int i = -1;
 
 	pthread_mutex_lock(&s->lock);
 	while (!cancelled(s)) {
-		int left = 0;
+		int left = 0, blocker;
 
 		for (int k = 0; k < s->nhosts && i < 0; k++) {
 			if (s->hosts[k].started)
 				continue;
 			left++;
-			if (s->opts->concurrent_same_machine ||
-			    !s->busy[s->hosts[k].group])
+			if (may_start(s, k, &blocker))
 				i = k;
+			else if (blocker >= 0 && s->identified_all)
+				session_host_wait(&s->hosts[k],
+						  s->hosts[blocker].label);
 		}
 		if (i >= 0 || !left)
 			break;
 		wait_turn(s);
 	}
-	if (i >= 0) {
+	if (i >= 0)
 		s->hosts[i].started = 1;
-		s->busy[s->hosts[i].group]++;
-		for (int k = i + 1; k < s->nhosts && !s->opts->concurrent_same_machine; k++)
-			if (!s->hosts[k].started && s->hosts[k].group == s->hosts[i].group)
-				session_host_wait(&s->hosts[k], s->hosts[i].label);
-	}
 	pthread_mutex_unlock(&s->lock);
 	return i;
 }
@@ -385,7 +432,7 @@ static int take_host(struct session *s)
 static void host_ended(struct session *s, int i)
 {
 	pthread_mutex_lock(&s->lock);
-	s->busy[s->hosts[i].group]--;
+	s->hosts[i].ended = 1;
 	pthread_cond_broadcast(&s->turn);
 	pthread_mutex_unlock(&s->lock);
 }
@@ -394,10 +441,15 @@ static void *worker(void *arg)
 {
 	struct session *s = arg;
 
-	identify_hosts(s);
 	for (;;) {
-		int i = take_host(s);
+		int i = next_to_identify(s);
 
+		if (i >= 0) {
+			identify_host(s, &s->hosts[i]);
+			host_identified(s, i);
+			continue;
+		}
+		i = take_host(s);
 		if (i < 0)
 			break;
 		run_host(s, &s->hosts[i]);
@@ -466,7 +518,12 @@ void session_run(struct session *s, const struct session_watch *watch)
 		s->hosts[i].group = i;
 	}
 	/* One host is one machine: nothing to tell apart. */
-	s->identified_all = s->nhosts < 2;
+	if (s->nhosts < 2) {
+		s->identify_next = s->identify_done = s->nhosts;
+		s->identified_all = 1;
+		for (int i = 0; i < s->nhosts; i++)
+			s->hosts[i].answered = 1;
+	}
 	for (int i = 0; i < nthreads; i++)
 		if (pthread_create(&threads[i], NULL, worker, s) != 0)
 			nthreads = i;
@@ -521,7 +578,6 @@ enum bf_err session_open(struct session *s, const struct run_opts *opts,
 	pthread_cond_init(&s->turn, NULL);
 	model_init(&s->model, nhosts, names);
 	s->hosts = bf_xcalloc((size_t)nhosts, sizeof(*s->hosts));
-	s->busy = bf_xcalloc((size_t)nhosts + 1, sizeof(*s->busy));
 	s->nhosts = nhosts;
 	for (int i = 0; i < nhosts; i++)
 		s->hosts[i].agent_argv = agent_argv[i];
@@ -656,8 +712,6 @@ void session_close(struct session *s)
 	}
 	free(s->hosts);
 	s->hosts = NULL;
-	free(s->busy);
-	s->busy = NULL;
 	model_free(&s->model);
 	reserve_release(s);
 	archive_close(&s->archive);

@@ -137,7 +137,8 @@ struct host_ctx {
 	enum bf_err identify_err;    /* identify failed: the host fails */
 	char identify_detail[512];
 	int group;                   /* the first host of its machine */
-	int started;                 /* a worker took it (session's lock) */
+	int answered;                /* identify has ended (session's lock) */
+	int started, ended;          /* a worker took it, and it ended */
 };
 
 struct session {
@@ -149,8 +150,7 @@ struct session {
 	pthread_cond_t turn;   /* a host ended, or every host is identified */
 	int identify_next;     /* next host to identify */
 	int identify_done;     /* hosts identified (or given up) */
-	int identified_all;    /* machines known: hosts may start */
-	int *busy;             /* per group: hosts of that machine running */
+	int identified_all;    /* every host identified, machines announced */
 	pthread_mutex_t print_lock;
 	struct model model;
 	struct archive archive;
@@ -187,7 +187,9 @@ enum bf_err session_open(struct session *s, const struct run_opts *opts,
  * ("waiting for hb1 (one machine)"), unless
  * opts->concurrent_same_machine; the model says which hosts are one
  * machine (model_set_machine), and their rows are unreliable when they
- * ran at once. watch, when not NULL, is polled on this
+ * ran at once. A host starts once it and every host before it on the
+ * command line are identified (session.c says the rules), so a host
+ * whose connection hangs delays those after it by --timeout at most. watch, when not NULL, is polled on this
  * thread meanwhile (a stop request sets the cancel flag, as q is Ctrl-C)
  * and closed before session_run returns; hosts then print no progress
  * lines of their own. */
