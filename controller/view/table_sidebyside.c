@@ -51,8 +51,8 @@ void table_print_side_by_side(FILE *out, const struct model_snapshot *m,
 {
 	struct sbs_table t;
 	struct ui_sbs_col *cols;
-	char legend[1024], safe[1024];
-	int ncols, fixed = 0, first;
+	char legend[1024], safe[1024], cell[640];
+	int ncols, fixed = 0, first, *w;
 
 	if (m->nhosts < 2)
 		return;
@@ -62,11 +62,20 @@ void table_print_side_by_side(FILE *out, const struct model_snapshot *m,
 		return;
 	}
 	ncols = ui_sbs_columns(m, &t, &cols);
-	/* Titles whole here: a file has room (widths from the cells and
-	 * the full titles, as texttable measures them). */
-	for (int k = 0; k < ncols; k++) {
+	/* The widths texttable will print: the whole title (a plain table
+	 * cuts nothing) or the widest cell. */
+	w = calloc((size_t)ncols, sizeof(*w));
+	for (int k = 0; w && k < ncols; k++) {
+		w[k] = ui_text_width(cols[k].title);
+		for (int r = 0; r < t.nrows; r++) {
+			int cw;
+
+			ui_sbs_cell(m, &t, r, &cols[k], cell, sizeof(cell));
+			cw = ui_text_width(cell);
+			w[k] = cw > w[k] ? cw : w[k];
+		}
 		if (cols[k].kind < UI_SBS_HOST)
-			fixed += cols[k].width + UI_COL_GAP;
+			fixed += w[k] + UI_COL_GAP;
 	}
 	fprintf(out, "\nside by side (median GFLOP/s)\n");
 	first = 0;
@@ -77,12 +86,11 @@ void table_print_side_by_side(FILE *out, const struct model_snapshot *m,
 
 		/* As many host and ratio columns as fit, at least one. */
 		while (end < ncols) {
-			int w = ui_text_width(cols[end].title);
+			int cw = w ? w[end] : cols[end].width;
 
-			w = w > cols[end].width ? w : cols[end].width;
-			if (width > 0 && end > first && used + w > width)
+			if (width > 0 && end > first && used + cw > width)
 				break;
-			used += w + UI_COL_GAP;
+			used += cw + UI_COL_GAP;
 			end++;
 		}
 		if (first > 0 && cols[first - 1].kind >= UI_SBS_HOST)
@@ -92,6 +100,7 @@ void table_print_side_by_side(FILE *out, const struct model_snapshot *m,
 	}
 	ui_sbs_legend(m, legend, sizeof(legend));
 	fprintf(out, "%s\n", bf_text_sanitize(safe, sizeof(safe), legend));
+	free(w);
 	free(cols);
 	sbs_free(&t);
 }
