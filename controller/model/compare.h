@@ -99,7 +99,9 @@ struct compare_cell {
 	double gflop_per_joule;  /* the record's energy (agent/hardware/energy.h); NaN */
 	double watts;            /* its mean power over the window; NaN */
 	int reliable;            /* the agent's verdict: 1, 0, -1 unknown */
-	char unreliable[160];    /* its reasons, "; "-joined */
+	char unreliable[320];    /* its reasons, "; "-joined (with
+				  * MODEL_SHARED_REASON for a host measured
+				  * at once with another of its machine) */
 	double roofline_gflops;  /* the record's roofline; NaN: none */
 	double fraction_of_roofline; /* median GFLOP/s / roofline_gflops */
 	char bound[8];           /* "memory", "compute"; "" unknown */

@@ -233,7 +233,11 @@ static void run_host(struct session *s, struct host_ctx *h)
  *    host whose connection hangs delays the hosts after it by at most
  *    --timeout), and
  *  - unless --concurrent-same-machine, no host of its machine is running
- *    and none before it on the command line is still to run.
+ *    and none before it on the command line is still to run; and a host
+ *    that shares its machine with another starts only once every host
+ *    has been identified and the machines have been said (so the line
+ *    saying so comes before the turn of every host but the first of its
+ *    machine).
  * Groups are recomputed as hosts are identified (machine_groups over the
  * identified ones), so a host identified late still waits for a running
  * host of its machine. All of it under s->lock.
@@ -387,6 +391,8 @@ static int may_start(struct session *s, int k, int *blocker)
 
 		if (j == k || !o->identified || o->group != h->group)
 			continue;
+		if (!s->identified_all)
+			return 0; /* the machines are said first */
 		if (o->started && !o->ended) {
 			*blocker = j;
 			return 0;

@@ -577,7 +577,22 @@ static void draw_footer(struct ui *ui, int y)
 				 ui->nlines);
 		else
 			snprintf(right, sizeof(right), "%s", hosts);
-		if (COLS - ui_text_width(right) > keys_w)
+		/* Too narrow for both, with host columns out of sight: the
+		 * keys in short, and the hosts shown before the lines. */
+		if (COLS - ui_text_width(right) <= keys_w && hosts[0]) {
+			keys = ui->side_by_side ?
+				       (ui->utf8 ? "q \xe2\x86\x91\xe2\x86\x93\xe2\x86\x90\xe2\x86\x92 v ?" :
+						   "q arrows v ?") :
+				       (ui->utf8 ? "q \xe2\x86\x91\xe2\x86\x93 s g v ?" :
+						   "q Up/Down s g v ?");
+			keys_w = ui_text_width(keys);
+			if (COLS - ui_text_width(right) <= keys_w)
+				snprintf(right, sizeof(right), "%s", hosts);
+			move(y, 0);
+			clrtoeol();
+			put(ui, y, 0, keys, 0, 0, A_DIM);
+		}
+		if (right[0] && COLS - ui_text_width(right) > keys_w)
 			put(ui, y, COLS - ui_text_width(right), right, 0, 0, A_DIM);
 		else
 			right[0] = '\0';
