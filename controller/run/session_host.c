@@ -164,7 +164,7 @@ void session_upload_progress(struct host_ctx *h, long long done,
 			 4 * mh.upload_done_bytes / mh.upload_total_bytes : 0;
 	model_set_upload(h->model, h->index, done, total);
 	if (total > 0 && 4 * done / total > before)
-		session_host_say(h, "upload %lld/%lld KiB", done / 1024,
+		session_host_say(h, "upload %lld/%lld KiB", (done + 1023) / 1024,
 				 (total + 1023) / 1024);
 }
 
@@ -486,7 +486,10 @@ static void host_plan_line(struct host_ctx *h, const struct bf_rec_plan *p)
 	}
 	model_set_plan(h->model, h->index, text);
 	model_host_get(h->model, h->index, &mh);
-	if (mh.prev_wall_s > 0 && mh.baseline_run[0]) {
+	if (mh.prev_wall_s > 0 && mh.prev_wall_s < 60 && mh.baseline_run[0]) {
+		session_host_say(h, "plan: %s; last time %.1f s (run %s)", text,
+				 mh.prev_wall_s, mh.baseline_run);
+	} else if (mh.prev_wall_s > 0 && mh.baseline_run[0]) {
 		long sec = lround(mh.prev_wall_s);
 
 		session_host_say(h, "plan: %s; last time %ld:%02ld (run %s)", text,

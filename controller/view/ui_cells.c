@@ -152,7 +152,7 @@ enum ui_tone ui_host_state_text(const struct model_host *h, char *buf,
 		if (h->upload_total_bytes > 0 &&
 		    h->upload_done_bytes < h->upload_total_bytes) {
 			snprintf(buf, len, "uploading %lld/%lld KiB",
-				 h->upload_done_bytes / 1024,
+				 (h->upload_done_bytes + 1023) / 1024,
 				 (h->upload_total_bytes + 1023) / 1024);
 			return UI_TONE_ACTIVE;
 		}
@@ -201,10 +201,11 @@ enum ui_tone ui_host_panel_text(const struct model_host *h, char *buf,
 
 	if (h->state != HOST_RUNNING || used + 1 >= len)
 		return tone;
-	if (h->prev_wall_s > 0) {
+	if (h->prev_wall_s > 0 && h->prev_wall_s < 60)
+		snprintf(last, sizeof(last), "%.1f s", h->prev_wall_s);
+	else if (h->prev_wall_s > 0)
 		ui_fmt_elapsed(last, sizeof(last),
 			       (uint64_t)(h->prev_wall_s * 1e9));
-	}
 	if (h->gemm_done == 0 && h->plan[0])
 		snprintf(buf + used, len - used, ": %s%s%s", h->plan,
 			 last[0] ? "; last time " : "", last);

@@ -542,11 +542,32 @@ static void draw_table(struct ui *ui, const struct ui_rows *rows)
 	}
 }
 
+/* The footer's key lists: in full, and in short for a narrow screen;
+ * each names the view the v key switches to. */
+static const char *footer_keys(const struct ui *ui, int compact)
+{
+	if (ui->side_by_side && !compact)
+		return ui->utf8 ? "q quit  \xe2\x86\x91\xe2\x86\x93\xe2\x86\x90\xe2\x86\x92 scroll  v per host  ? help" :
+				  "q quit  arrows scroll  v per host  ? help";
+	if (ui->side_by_side)
+		return ui->utf8 ? "q \xe2\x86\x91\xe2\x86\x93\xe2\x86\x90\xe2\x86\x92 v per host ?" :
+				  "q arrows v per host ?";
+	if (!compact)
+		return ui->utf8 ? "q quit  \xe2\x86\x91\xe2\x86\x93 PgUp PgDn scroll  s sort  g group  v side by side  ? help" :
+				  "q quit  Up/Down PgUp PgDn scroll  s sort  g group  v side by side  ? help";
+	return ui->utf8 ? "q \xe2\x86\x91\xe2\x86\x93 s g v side by side ?" :
+			  "q Up/Down s g v side by side ?";
+}
+
+/* The footer: the keys; at the right, which hosts the columns show (side
+ * by side, when some are out of sight) and which lines; between them,
+ * why a host has no Δ%. On a narrow screen the keys go short, the hosts
+ * before the lines, and the Δ% note is left to the table's legend. */
 static void draw_footer(struct ui *ui, int y)
 {
-	char right[96], note[512], hosts[48];
+	char right[96], note[512], hosts[48], lines[48];
 	const char *keys;
-	int keys_w;
+	int compact = 0, keys_w;
 
 	if (atomic_load(ui->stopping)) {
 		put(ui, y, 0, ui->utf8 ? "stopping: waiting for the agents to stop\xe2\x80\xa6" :
@@ -554,52 +575,35 @@ static void draw_footer(struct ui *ui, int y)
 		    0, 0, tone_attr(ui, UI_TONE_BAD));
 		return;
 	}
-	/* The keys of the view shown, and the view the v key switches to. */
-	if (ui->side_by_side)
-		keys = ui->utf8 ? "q quit  \xe2\x86\x91\xe2\x86\x93\xe2\x86\x90\xe2\x86\x92 scroll  v per host  ? help" :
-				  "q quit  arrows scroll  v per host  ? help";
-	else
-		keys = ui->utf8 ? "q quit  \xe2\x86\x91\xe2\x86\x93 PgUp PgDn scroll  s sort  g group  v side by side  ? help" :
-				  "q quit  Up/Down PgUp PgDn scroll  s sort  g group  v side by side  ? help";
-	put(ui, y, 0, keys, 0, 0, A_DIM);
-	keys_w = ui_text_width(keys);
-	right[0] = hosts[0] = '\0';
+	hosts[0] = lines[0] = '\0';
 	if (ui->side_by_side && ui->snap.nhosts > 1 &&
 	    (ui->first_host > 0 || ui->last_host < ui->snap.nhosts - 1))
 		snprintf(hosts, sizeof(hosts), " hosts %d-%d of %d",
 			 ui->first_host + 1, ui->last_host + 1, ui->snap.nhosts);
-	if (ui->nlines > 0 || hosts[0]) {
+	if (ui->nlines > 0) {
 		int last = ui->top + ui->body_lines;
 
-		if (ui->nlines > 0)
-			snprintf(right, sizeof(right), "%s lines %d-%d of %d", hosts,
-				 ui->top + 1, last < ui->nlines ? last : ui->nlines,
-				 ui->nlines);
-		else
-			snprintf(right, sizeof(right), "%s", hosts);
-		/* Too narrow for both, with host columns out of sight: the
-		 * keys in short, and the hosts shown before the lines. */
-		if (COLS - ui_text_width(right) <= keys_w && hosts[0]) {
-			keys = ui->side_by_side ?
-				       (ui->utf8 ? "q \xe2\x86\x91\xe2\x86\x93\xe2\x86\x90\xe2\x86\x92 v ?" :
-						   "q arrows v ?") :
-				       (ui->utf8 ? "q \xe2\x86\x91\xe2\x86\x93 s g v ?" :
-						   "q Up/Down s g v ?");
-			keys_w = ui_text_width(keys);
-			if (COLS - ui_text_width(right) <= keys_w)
-				snprintf(right, sizeof(right), "%s", hosts);
-			move(y, 0);
-			clrtoeol();
-			put(ui, y, 0, keys, 0, 0, A_DIM);
-		}
-		if (right[0] && COLS - ui_text_width(right) > keys_w)
-			put(ui, y, COLS - ui_text_width(right), right, 0, 0, A_DIM);
-		else
-			right[0] = '\0';
+		snprintf(lines, sizeof(lines), " lines %d-%d of %d", ui->top + 1,
+			 last < ui->nlines ? last : ui->nlines, ui->nlines);
 	}
+	snprintf(right, sizeof(right), "%s%s", hosts, lines);
+	keys = footer_keys(ui, 0);
+	if (ui_text_width(keys) >= COLS ||
+	    (hosts[0] && COLS - ui_text_width(right) <= ui_text_width(keys))) {
+		compact = 1;
+		keys = footer_keys(ui, 1);
+	}
+	keys_w = ui_text_width(keys);
+	if (COLS - ui_text_width(right) <= keys_w)
+		snprintf(right, sizeof(right), "%s", hosts);
+	if (COLS - ui_text_width(right) <= keys_w)
+		right[0] = '\0';
+	put(ui, y, 0, keys, 0, 0, A_DIM);
+	if (right[0])
+		put(ui, y, COLS - ui_text_width(right), right, 0, 0, A_DIM);
 	/* Why a host has no Δ% (a different machine), between the keys and
 	 * the line count, cut to the room there is. */
-	if (!ui->side_by_side &&
+	if (!ui->side_by_side && !compact &&
 	    ui_delta_note(&ui->snap, ui->utf8, note, sizeof(note)) > 0) {
 		int room = COLS - keys_w - 1 - ui_text_width(right);
 

@@ -148,7 +148,8 @@ class SameMachineTest(tcr.CtlTestCase):
         self.assertEqual(c2.rc, tcr.EXIT_OK, c2.stdout + c2.stderr)
         for n in NAMES:
             self.assertRegex(c2.stdout, r"(?m)^\[%s\] plan: .*; last time "
-                             r"\d+:\d\d \(run %s\)$" % (n, run["run_id"]))
+                             r"(\d+\.\d s|\d+:\d\d) \(run %s\)$"
+                             % (n, run["run_id"]))
 
     def test_at_once_marks_every_figure(self):
         c = self.run_ctl(ARGS + ["--concurrent-same-machine"] + NAMES,
