@@ -22,7 +22,9 @@ static const char show_usage[] =
 	"Prints an archived run (default: the most recent) as ctl run printed it:\n"
 	"rows host x device x dtype x n with GFLOP/s (? unreliable), its change\n"
 	"against the previous run on the same machine with the same settings,\n"
-	"% of the device's peak, median ms, ratios, peak MiB, checks and state.\n"
+	"% of the device's peak, median ms, ratios, peak MiB, checks and state;\n"
+	"with several hosts, then the hosts side by side (each host's speed over\n"
+	"the reference host's, ctl run --baseline) and which are one machine.\n"
 	"RUN-ID may be a unique prefix; FILE is a host's .ndjson file.\n"
 	"Exit status: 0 printed, 2 bad arguments or no such run, 4 could not write\n"
 	"it (one line on stderr says why).\n";

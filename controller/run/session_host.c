@@ -481,8 +481,8 @@ static void host_plan_line(struct host_ctx *h, const struct bf_rec_plan *p)
 		fmt_count(b, sizeof(b), o->warmup);
 		fmt_count(c, sizeof(c), o->cpu_iters);
 		fmt_count(d, sizeof(d), o->cpu_warmup);
-		buf_add(text, sizeof(text), "; %s iterations after %s warm-up, "
-			"CPU %s after %s", a, b, c, d);
+		buf_add(text, sizeof(text), "; %s iteration%s after %s warm-up, "
+			"CPU %s after %s", a, o->iters == 1 ? "" : "s", b, c, d);
 	}
 	model_set_plan(h->model, h->index, text);
 	model_host_get(h->model, h->index, &mh);

@@ -201,7 +201,7 @@ void ui_sbs_legend(const struct model_snapshot *snap, char *buf, size_t len)
 	buf[0] = '\0';
 	if (snap->nhosts < 2)
 		return;
-	snprintf(buf, len, "HOST/%s: HOST's median GFLOP/s over %s's (%s after "
-		 "it: either figure is unreliable)", snap->hosts[ref].name,
+	snprintf(buf, len, "HOST/%s: HOST's median GFLOP/s over %s's (%s: "
+		 "either is unreliable)", snap->hosts[ref].name,
 		 snap->hosts[ref].name, UI_UNRELIABLE_MARK);
 }

@@ -80,7 +80,7 @@ enum ui_tone ui_sbs_cell(const struct model_snapshot *snap,
 const char *ui_sbs_state(const struct model_host *h);
 
 /* The line under the side-by-side rows saying what the ratios are:
- * "HOST/REF: HOST's median GFLOP/s over REF's (? either is unreliable)"
+ * "HOST/REF: HOST's median GFLOP/s over REF's (?: either is unreliable)"
  * into buf; "" with fewer than two hosts. */
 void ui_sbs_legend(const struct model_snapshot *snap, char *buf, size_t len);
 

@@ -74,7 +74,7 @@ class SameMachineTest(tcr.CtlTestCase):
         self.assertEqual(titles, ["device", "dtype", "n"] + NAMES +
                          ["%s/%s" % (n, ref) for n in others])
         self.assertEqual(legend, "HOST/%s: HOST's median GFLOP/s over %s's "
-                         "(? after it: either figure is unreliable)"
+                         "(?: either is unreliable)"
                          % (ref, ref))
         per_host = table_rows(c.stdout)
         recs = {n: {g["n"]: g for g in self.gemms(d, hs[n])} for n in NAMES}

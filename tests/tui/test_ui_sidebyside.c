@@ -254,8 +254,7 @@ static void test_reference_host(void **state)
 	assert_string_equal(cell(m, &t, 0, &cols[6]), "1.50x");
 	ui_sbs_legend(m, legend, sizeof(legend));
 	assert_string_equal(legend, "HOST/workstation: HOST's median GFLOP/s over "
-				    "workstation's (? after it: either figure is "
-				    "unreliable)");
+				    "workstation's (?: either is unreliable)");
 	free(cols);
 	sbs_free(&t);
 	/* Out of range: the first. */
@@ -402,8 +401,8 @@ static void test_plain_section(void **state)
 		"\nside by side (median GFLOP/s)\n"
 		"device dtype   hb1  hb2 local hb2/hb1 local/hb1\n"
 		"cpu    fp32  101.6 76.7  80.5   0.75x     0.79x\n"
-		"HOST/hb1: HOST's median GFLOP/s over hb1's (? after it: either "
-		"figure is unreliable)\n");
+		"HOST/hb1: HOST's median GFLOP/s over hb1's (?: either is "
+		"unreliable)\n");
 	free(text);
 	/* 30 cells: the host and ratio columns in parts that fit, each
 	 * after device and dtype. */
@@ -415,8 +414,8 @@ static void test_plain_section(void **state)
 		"\n"
 		"device dtype hb2/hb1 local/hb1\n"
 		"cpu    fp32    0.75x     0.79x\n"
-		"HOST/hb1: HOST's median GFLOP/s over hb1's (? after it: either "
-		"figure is unreliable)\n");
+		"HOST/hb1: HOST's median GFLOP/s over hb1's (?: either is "
+		"unreliable)\n");
 	free(text);
 	free_snapshot(m);
 	/* One host: nothing side by side. */
