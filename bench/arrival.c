@@ -17,7 +17,9 @@
  * after a line containing "type":"summary", 1 on TIMEOUT_S (default 300)
  * of silence or an error. Lines are read up to 1 MiB.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

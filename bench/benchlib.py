@@ -14,6 +14,7 @@ import json
 import math
 import os
 import platform
+import shlex
 import statistics
 import subprocess
 import sys
@@ -56,8 +57,19 @@ class Measured:
 MEASURE = os.path.join(BUILD, "bench", "measure")
 
 
+def thp_disabled():
+    """For run(preexec_fn=...): the child and what it execs get no
+    transparent huge pages (prctl PR_SET_THP_DISABLE, kept across fork and
+    execve: prctl(2)), so a program's madvise(MADV_HUGEPAGE) has no
+    effect: the same binary measured with 4 KiB pages."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(41, 1, 0, 0, 0) != 0:  # PR_SET_THP_DISABLE
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_THP_DISABLE)")
+
+
 def run(argv, env=None, cwd=None, timeout=600, lines=False,
-        stdout_path=None):
+        stdout_path=None, preexec_fn=None):
     """Runs argv to completion under bench/measure (built by bench/run):
     wall time from fork to reap, CPU time and peak RSS from wait4's
     rusage, so they cover the children it reaped (parallel-ssh's ssh
@@ -76,7 +88,8 @@ def run(argv, env=None, cwd=None, timeout=600, lines=False,
     t0 = time.perf_counter()
     p = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                          stdout=outf if outf else subprocess.PIPE,
-                         stderr=errf, env=env, cwd=cwd)
+                         stderr=errf, env=env, cwd=cwd,
+                         preexec_fn=preexec_fn)
     timer = threading.Timer(timeout, p.kill)
     timer.start()
     try:
@@ -206,6 +219,33 @@ def free_page_reporting():
     return found
 
 
+def git_tree():
+    """The tree being measured: {"commit", "describe", "changed"}, changed
+    listing the tracked files that differ from the commit (bench/RESULTS.md,
+    which the measurement rewrites, left out); None outside a git
+    checkout."""
+    def git(*args, strip=True):
+        p = subprocess.run(["git", "-C", ROOT, *args], capture_output=True,
+                           text=True, stdin=subprocess.DEVNULL, timeout=30)
+        if p.returncode != 0:
+            return None
+        return p.stdout.strip() if strip else p.stdout
+    try:
+        commit = git("rev-parse", "HEAD")
+    except OSError:
+        return None
+    if not commit:
+        return None
+    status = git("status", "--porcelain", "--untracked-files=no",
+                 strip=False) or ""
+    changed = [x[3:] for x in status.splitlines()
+               if x[3:] != "bench/RESULTS.md"]
+    return {"commit": commit,
+            "describe": git("describe", "--always", "--tags") or commit[:12],
+            "subject": git("log", "-1", "--format=%s"),
+            "changed": changed}
+
+
 def machine():
     """What the results were measured on."""
     mem = None
@@ -224,7 +264,7 @@ def machine():
             "kernel": platform.release(), "arch": platform.machine(),
             "virtual_machine": virt, "hostname": platform.node(),
             "free_page_reporting": free_page_reporting(),
-            "loadavg": loadavg(),
+            "loadavg": loadavg(), "tree": git_tree(),
             "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
 
@@ -250,20 +290,138 @@ def tool(path):
 
 
 def agent_hash(ctl):
-    """The agent source hash ctl deploys (the remote cache key)."""
+    """The agent source hash ctl deploys (`ctl --version`)."""
     out = subprocess.run([ctl, "--version"], capture_output=True, text=True,
                          check=True).stdout
     # "ctl 0.1.0 (agent sources 7713d39d5e884c8f, schema 1)"
     return out.split("agent sources ", 1)[1].split(",", 1)[0].strip()
 
 
-def agent_command(h, agent_args):
-    """The exact command line ctl run sends for a cached agent
-    (controller/run/runner_ssh.c, run_command): cd, PATH, exec."""
-    return ('cd "$HOME"/.cache/benchfleet/%s || exit 127; '
+def ctl_where(ctl, env, aliases, name="bench"):
+    """{alias: (path, built)}: where `ctl run` runs the agent on each host
+    (`ctl where`, which asks the host with ctl run's own preflight and
+    cache key, so no rule of ctl's is repeated here), and whether one is
+    built there. Exits with ctl's own words when it cannot say."""
+    p = subprocess.run([ctl, "where", *aliases], env=env,
+                       capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL, timeout=300)
+    out = {}
+    for line in p.stdout.splitlines():
+        host, path, state = line.split("\t")
+        out[host] = (path, state == "built")
+    if p.returncode != 0 or sorted(out) != sorted(aliases):
+        die(name, f"ctl where {' '.join(aliases)} exited {p.returncode}: "
+            f"{p.stderr.strip() or p.stdout.strip()}")
+    return out
+
+
+def agent_dir(agent_path):
+    """The deploy directory of an agent path ctl where printed
+    (DIR/build/bin/agent)."""
+    return os.path.dirname(os.path.dirname(os.path.dirname(agent_path)))
+
+
+def agent_command(agent_path, home, agent_args):
+    """The command line ctl run sends for a cached agent
+    (controller/run/runner_ssh.c, run_command: cd, PATH, exec), for the agent
+    path ctl where printed on a host whose HOME is home: its deploy
+    directory as "$HOME"/ and the rest, as ctl sends it, so that one
+    command serves hosts whose paths differ only by their HOME."""
+    rel = os.path.relpath(agent_dir(agent_path), home)
+    if rel.startswith(".."):
+        raise ValueError(f"{agent_path} is not under {home}")
+    return ('cd "$HOME"/%s || exit 127; '
             'PATH="$PATH:/usr/local/cuda/bin"; export PATH; '
             'exec ./build/bin/agent --exit-on-hangup %s'
-            % (h, " ".join(agent_args)))
+            % (shlex.quote(rel),
+               " ".join(shlex.quote(x) for x in agent_args)))
+
+
+def install_agent(dst, src):
+    """Puts the program src at dst, the agent path `ctl where` gave for a
+    host (the fixture's remote HOME is a directory of this machine), so
+    that ctl run finds it built there and runs it."""
+    os.makedirs(os.path.dirname(dst), mode=0o700, exist_ok=True)
+    tmp = dst + ".tmp"
+    with open(src, "rb") as f, open(tmp, "wb") as out:
+        out.write(f.read())
+    os.chmod(tmp, 0o755)
+    os.replace(tmp, dst)
+    return dst
+
+
+# What bench/fake_agent writes as its agent's version and source hash
+# (host record) and as every gemm record's library: how a side tells that
+# it ran the stand-in and not a real agent.
+STAND_IN = "bench-stand-in"
+
+
+def run_json(results_dir):
+    """The run.json of the one run under results_dir, or None."""
+    try:
+        runs = [x for x in os.listdir(results_dir)
+                if os.path.isdir(os.path.join(results_dir, x))]
+        if len(runs) != 1:
+            return None
+        with open(os.path.join(results_dir, runs[0], "run.json")) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def ctl_reason(m, results_dir=None, limit=1500):
+    """ctl's own account of a run that failed: its exit status, the end of
+    its stdout (where --no-tui prints each host's state and reason, and the
+    table), its stderr, and each host's status and reason in run.json."""
+    parts = [f"ctl exited {m.rc}"]
+    rj = run_json(results_dir) if results_dir else None
+    if rj:
+        parts.append("run.json: " + "; ".join(
+            f"{h.get('name')} {h.get('status')}"
+            + (f" ({h['reason']})" if h.get("reason") else "")
+            + f", agent {h.get('agent_hash')}"
+            for h in rj.get("hosts", [])))
+    out = m.out.decode(errors="replace") if m.out else \
+        "".join(x.decode(errors="replace") for _, x in m.lines)
+    # --no-tui's progress lines ("[host] failed: why") and its last line
+    # ("run ID incomplete: ..."), not the table between them.
+    said = [x for x in out.splitlines() if x.startswith(("[", "run "))]
+    if said:
+        parts.append("stdout: " + " / ".join(said[-12:])[-limit:])
+    if m.err.strip():
+        parts.append("stderr: " + m.err.strip()[-limit:])
+    return " | ".join(parts)
+
+
+def first_record(data):
+    """The first record of NDJSON bytes (the host record), or None."""
+    for line in data.decode(errors="replace").splitlines():
+        try:
+            return json.loads(line)
+        except ValueError:
+            return None
+    return None
+
+
+SKIP = 77  # exit status of a comparison that could not run here (CTest's)
+
+
+def skip(name, reason, data=None):
+    """Ends a comparison that cannot run here (a peer not installed, no
+    GPU): writes OUT/<name>.json saying so and why, exits 77."""
+    d = dict(data or {})
+    d.update({"status": "skipped", "reason": reason})
+    save(name, d)
+    log(name, f"skipped: {reason}")
+    sys.exit(SKIP)
+
+
+def finish(name, problems):
+    """The exit status of a comparison that ran: 0 when every side
+    produced its figures, else 1 after saying which did not."""
+    for x in problems:
+        log(name, f"FAILED: {x}")
+    return 1 if problems else 0
 
 
 def sshhosts():
@@ -272,19 +430,3 @@ def sshhosts():
         sys.path.insert(0, SSHHOSTS)
     import sshhosts as mod
     return mod.SSHHosts
-
-
-def install_agent(hosts, i, agent, h):
-    """Puts the agent binary where ctl's deploy would have built it on
-    host i (its cache directory for hash h), so that ctl finds it cached.
-    The fixture's remote HOME is a directory of this machine."""
-    d = os.path.join(hosts.remote_home(i), ".cache", "benchfleet", h,
-                     "build", "bin")
-    os.makedirs(d, mode=0o700, exist_ok=True)
-    dst = os.path.join(d, "agent")
-    tmp = dst + ".tmp"
-    with open(agent, "rb") as src, open(tmp, "wb") as out:
-        out.write(src.read())
-    os.chmod(tmp, 0o755)
-    os.replace(tmp, dst)
-    return dst

@@ -14,7 +14,9 @@
  * 15 MiB whatever it runs; forked from this small program, the floor is
  * about 1 MiB.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,7 +16,9 @@
  *
  * Built by bench/run; x86-64 only (elsewhere it prints nulls).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -288,6 +288,14 @@ static void decode_gemm(const cJSON *j, struct bf_rec_gemm *g)
 	g->peak_gflops = num(j, BF_KEY_PEAK_GFLOPS);
 	g->peak_basis = dup_str(j, BF_KEY_PEAK_BASIS);
 	g->fraction_of_peak = num(j, BF_KEY_FRACTION_OF_PEAK);
+	g->peak_method = dup_str(j, BF_KEY_PEAK_METHOD);
+	g->peak_bound_gflops = num(j, BF_KEY_PEAK_BOUND_GFLOPS);
+	g->peak_bound_basis = dup_str(j, BF_KEY_PEAK_BOUND_BASIS);
+	g->peak_disagreement = dup_str(j, BF_KEY_PEAK_DISAGREEMENT);
+	g->reference_gflops = num(j, BF_KEY_REFERENCE_GFLOPS);
+	g->reference_source = dup_str(j, BF_KEY_REFERENCE_SOURCE);
+	g->fraction_of_reference = num(j, BF_KEY_FRACTION_OF_REFERENCE);
+	g->below_reference = boolean(j, BF_KEY_BELOW_REFERENCE);
 	g->timing = dup_str(j, BF_KEY_TIMING);
 	g->reliable = boolean(j, BF_KEY_RELIABLE);
 	if (cJSON_IsArray(get(j, BF_KEY_UNRELIABLE_REASONS))) {
@@ -465,7 +473,9 @@ void bf_record_init(struct bf_record *r, enum bf_record_type type)
 		g->tolerance = g->verified_elements = NAN;
 		g->output_roundoff = g->verify_seed = NAN;
 		g->peak_gflops = g->fraction_of_peak = g->spread = NAN;
-		g->reliable = g->throttled = -1;
+		g->peak_bound_gflops = g->reference_gflops = NAN;
+		g->fraction_of_reference = NAN;
+		g->reliable = g->throttled = g->below_reference = -1;
 		g->nonfinite_elements = g->needed_bytes = g->free_bytes = NAN;
 		g->bandwidth_gbps = g->arithmetic_intensity = NAN;
 		g->roofline_gflops = g->fraction_of_roofline = NAN;
@@ -655,6 +665,10 @@ void bf_record_free(struct bf_record *r)
 		free(r->u.gemm.c_dtype);
 		free(r->u.gemm.samples_ms);
 		free(r->u.gemm.peak_basis);
+		free(r->u.gemm.peak_method);
+		free(r->u.gemm.peak_bound_basis);
+		free(r->u.gemm.peak_disagreement);
+		free(r->u.gemm.reference_source);
 		free(r->u.gemm.timing);
 		for (int i = 0; i < r->u.gemm.nunreliable; i++)
 			free(r->u.gemm.unreliable_reasons[i]);
@@ -918,6 +932,28 @@ static void encode_gemm(cJSON *o, const struct bf_rec_gemm *g)
 		add_num_or_null(o, BF_KEY_PEAK_GFLOPS, g->peak_gflops);
 		add_str_or_null(o, BF_KEY_PEAK_BASIS, g->peak_basis);
 		add_num_or_null(o, BF_KEY_FRACTION_OF_PEAK, g->fraction_of_peak);
+	}
+	if (g->peak_method) {
+		add_str_or_null(o, BF_KEY_PEAK_METHOD, g->peak_method);
+		add_num_or_null(o, BF_KEY_PEAK_BOUND_GFLOPS,
+				g->peak_bound_gflops);
+		add_str_or_null(o, BF_KEY_PEAK_BOUND_BASIS,
+				g->peak_bound_basis);
+		add_str_or_null(o, BF_KEY_PEAK_DISAGREEMENT,
+				g->peak_disagreement);
+	}
+	if (g->reference_source) {
+		add_num_or_null(o, BF_KEY_REFERENCE_GFLOPS,
+				g->reference_gflops);
+		add_str_or_null(o, BF_KEY_REFERENCE_SOURCE,
+				g->reference_source);
+		add_num_or_null(o, BF_KEY_FRACTION_OF_REFERENCE,
+				g->fraction_of_reference);
+		if (g->below_reference >= 0)
+			cJSON_AddBoolToObject(o, BF_KEY_BELOW_REFERENCE,
+					      g->below_reference);
+		else
+			cJSON_AddNullToObject(o, BF_KEY_BELOW_REFERENCE);
 	}
 	if (g->timing)
 		add_str_or_null(o, BF_KEY_TIMING, g->timing);
@@ -1208,6 +1244,8 @@ int bf_rec_gemm_check(struct bf_rec_gemm *g)
 	g->fraction_of_peak = NAN;
 	g->fraction_of_roofline = NAN;
 	g->gflop_per_joule = NAN;
+	g->fraction_of_reference = NAN;
+	g->below_reference = -1;
 	free(g->reason);
 	g->reason = bf_xstrdup(why);
 	return 1;

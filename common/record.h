@@ -154,9 +154,20 @@ struct bf_rec_gemm {
 	double needed_bytes, free_bytes; /* NaN: absent (no fit refusal) */
 	/* Plausibility and reliability (measured records of this agent;
 	 * absent in older archives). */
-	double peak_gflops;      /* device's theoretical peak; NaN unknown */
+	double peak_gflops;      /* device's rated peak; NaN unknown */
 	char *peak_basis;        /* its derivation, or why it is unknown */
 	double fraction_of_peak; /* gflops / peak_gflops; NaN */
+	char *peak_method;       /* "probe", "table", "product", ...; NULL:
+				  * absent (older agents) */
+	double peak_bound_gflops; /* the most the silicon can do; NaN */
+	char *peak_bound_basis;
+	char *peak_disagreement; /* probe vs table; NULL none */
+	/* The published measurement of this product, dtype and n
+	 * (agent/reference.h); reference_source NULL when none. */
+	double reference_gflops;
+	char *reference_source;
+	double fraction_of_reference; /* gflops / reference_gflops; NaN */
+	int below_reference;     /* 1, 0; -1 absent or null */
 	char *timing;            /* "CUDA events around each call", ... */
 	int reliable;            /* 1, 0; -1 absent */
 	char **unreliable_reasons; /* owned; nunreliable entries */

@@ -28,6 +28,8 @@
 #define BF_EXIT_USAGE 2         /* bad command line; nothing was run */
 #define BF_EXIT_HOSTS_FAILED 3  /* ctl: some hosts did not complete */
 #define BF_EXIT_INTERNAL 4      /* agent: could not run; ctl: could not write */
+#define BF_EXIT_REGRESSION 5    /* ctl compare/history --fail-on-regression:
+				 * a significant slowdown beyond the limit */
 #define BF_EXIT_INTERRUPTED 130 /* stopped by Ctrl-C / q (128 + SIGINT) */
 
 /* --- record types ---------------------------------------------------- */
@@ -160,9 +162,17 @@ enum bf_status { BF_STATUS_PASS = 0, BF_STATUS_FAIL, BF_STATUS_SKIPPED };
 #define BF_KEY_VERIFY_SEED "verify_seed" /* picks the sampled positions */
 #define BF_KEY_VERIFIED_ELEMENTS "verified_elements"
 #define BF_KEY_NONFINITE_ELEMENTS "nonfinite_elements"
-#define BF_KEY_PEAK_GFLOPS "peak_gflops"   /* the device's theoretical peak */
+#define BF_KEY_PEAK_GFLOPS "peak_gflops"   /* the device's rated peak */
 #define BF_KEY_PEAK_BASIS "peak_basis"     /* how it was derived, one line */
 #define BF_KEY_FRACTION_OF_PEAK "fraction_of_peak"
+#define BF_KEY_PEAK_METHOD "peak_method"   /* probe, table, product, ... */
+#define BF_KEY_PEAK_BOUND_GFLOPS "peak_bound_gflops" /* the silicon's most */
+#define BF_KEY_PEAK_BOUND_BASIS "peak_bound_basis"
+#define BF_KEY_PEAK_DISAGREEMENT "peak_disagreement" /* probe vs table */
+#define BF_KEY_REFERENCE_GFLOPS "reference_gflops" /* a published result */
+#define BF_KEY_REFERENCE_SOURCE "reference_source"
+#define BF_KEY_FRACTION_OF_REFERENCE "fraction_of_reference"
+#define BF_KEY_BELOW_REFERENCE "below_reference"
 #define BF_KEY_TIMING "timing"             /* how samples were taken */
 #define BF_KEY_RELIABLE "reliable"
 #define BF_KEY_UNRELIABLE_REASONS "unreliable_reasons"
@@ -196,6 +206,10 @@ enum bf_status { BF_STATUS_PASS = 0, BF_STATUS_FAIL, BF_STATUS_SKIPPED };
 #define BF_KEY_GFLOP_PER_JOULE "gflop_per_joule"
 #define BF_BOUND_COMPUTE "compute"
 #define BF_BOUND_MEMORY "memory"
+
+/* A result below this fraction of its published reference measurement
+ * (reference_gflops) is "below reference": agent/reference.h. */
+#define BF_REFERENCE_HEALTHY_FRACTION 0.8
 
 /* --- bandwidth ------------------------------------------------------- */
 /* kind (BF_KEY_KIND), dtype, bytes, threads, samples_ms, ... are shared */

@@ -242,8 +242,9 @@ struct backend {
 			       size_t detail_len);
 
 	/* --- plausibility and state --------------------------------------- */
-	/* The theoretical peak of a GEMM of dtype on device dev, with its
-	 * derivation (peak.h); gflops NaN when unknown. */
+	/* The rated peak and the bound of a GEMM of dtype on device dev,
+	 * with their derivations and the product references are keyed by
+	 * (peak.h); gflops NaN when unknown. */
 	void (*peak)(int dev, enum bf_dtype dtype, struct peak *out);
 	/* Reads device dev's clocks and state now (nvml.h). */
 	void (*read_state)(int dev, struct device_state *out);

@@ -789,14 +789,36 @@ out:
 	return err;
 }
 
+/* The product name keys the rated figure; the bound takes the highest
+ * clock the device reports: cudaDevAttrClockRate, or NVML's maximum SM
+ * clock where that is higher (GeForce parts boost above the rated
+ * clock). */
 static void cuda_peak(int dev, enum bf_dtype dtype, struct peak *out)
 {
 	int khz = device_attr(dev, cudaDevAttrClockRate);
+	struct cudaDeviceProp prop;
+	struct gpu_state st;
+	char bus[32];
+	struct gpu_peak_input in = {
+		.name = NULL,
+		.major = device_attr(dev, cudaDevAttrComputeCapabilityMajor),
+		.minor = device_attr(dev, cudaDevAttrComputeCapabilityMinor),
+		.sm_count = device_attr(dev, cudaDevAttrMultiProcessorCount),
+		.clock_ghz = khz > 0 ? khz / 1e6 : NAN,
+		.max_clock_ghz = NAN,
+	};
 
-	peak_gpu(device_attr(dev, cudaDevAttrComputeCapabilityMajor),
-		 device_attr(dev, cudaDevAttrComputeCapabilityMinor),
-		 device_attr(dev, cudaDevAttrMultiProcessorCount),
-		 khz > 0 ? khz / 1e6 : NAN, dtype, out);
+	if (cudaGetDeviceProperties(&prop, dev) == cudaSuccess) {
+		prop.name[sizeof(prop.name) - 1] = '\0';
+		in.name = prop.name;
+	}
+	nvml_read(cudaDeviceGetPCIBusId(bus, sizeof(bus), dev) == cudaSuccess ?
+			  bus :
+			  NULL,
+		  &st);
+	if (st.known && st.sm_clock_max_mhz > 0)
+		in.max_clock_ghz = st.sm_clock_max_mhz / 1e3;
+	peak_gpu(&in, dtype, out);
 }
 
 static void cuda_read_state(int dev, struct device_state *out)

@@ -137,8 +137,11 @@ static void add_env(cJSON *obj, const char *name)
 		cJSON_AddNullToObject(obj, name);
 }
 
+static void cpu_peak(int dev, enum bf_dtype dtype, struct peak *out);
+
 static void cpu_describe(cJSON *host)
 {
+	struct peak unused;
 	cJSON *ob = cJSON_AddObjectToObject(host, BF_KEY_OPENBLAS);
 	cJSON *env;
 	const char *v = openblas_version();
@@ -171,20 +174,26 @@ static void cpu_describe(cJSON *host)
 	add_env(env, "OPENBLAS_L2_SIZE");
 	add_env(env, "OPENBLAS_NUM_THREADS");
 	add_env(env, "OMP_NUM_THREADS");
+	/* The probe, now: before any GEMM leaves OpenBLAS's threads
+	 * spinning on the cores it measures. */
+	cpu_peak(0, BF_DTYPE_FP32, &unused);
 }
 
-static struct cpu_caps caps;
-static pthread_once_t caps_once = PTHREAD_ONCE_INIT;
+/* The CPU's clusters and their probed FLOP/cycle, once per process: the
+ * first peak request (cpu_describe, before any GEMM keeps OpenBLAS's
+ * threads busy) runs the probe. */
+static struct cpu_peak_model cpu_model;
+static pthread_once_t cpu_model_once = PTHREAD_ONCE_INIT;
 
-static void caps_probe(void)
+static void cpu_model_probe(void)
 {
-	peak_cpu_probe(&caps);
+	peak_cpu_probe(&cpu_model);
 }
 
 static void cpu_peak(int dev, enum bf_dtype dtype, struct peak *out)
 {
-	pthread_once(&caps_once, caps_probe);
-	peak_cpu(&caps, dtype, out);
+	pthread_once(&cpu_model_once, cpu_model_probe);
+	peak_cpu(&cpu_model, dtype, out);
 }
 
 static void cpu_read_state(int dev, struct device_state *out)

@@ -132,34 +132,132 @@ static void print_limits(FILE *out, const cJSON *rec)
 		get(rec, BF_KEY_BITS)->valuedouble);
 }
 
+/* The peaks seen, one per device and dtype, printed before the summary:
+ * where each %peak comes from (docs/schema.md, "Peaks, bounds and
+ * references"). */
+#define HUMAN_PEAKS_MAX 16
+static struct {
+	char device[16], dtype[8], method[24];
+	double rated, bound;
+	char basis[640], bound_basis[320], disagreement[256], reference[320];
+	double reference_gflops;
+} peaks[HUMAN_PEAKS_MAX];
+static int npeaks;
+
+static void remember_peak(const cJSON *rec)
+{
+	const cJSON *v;
+
+	if (!cJSON_IsString(get(rec, BF_KEY_PEAK_BASIS)))
+		return;
+	for (int i = 0; i < npeaks; i++)
+		if (strcmp(peaks[i].device, str(rec, BF_KEY_DEVICE)) == 0 &&
+		    strcmp(peaks[i].dtype, str(rec, BF_KEY_DTYPE)) == 0)
+			return;
+	if (npeaks == HUMAN_PEAKS_MAX)
+		return;
+	snprintf(peaks[npeaks].device, sizeof(peaks[npeaks].device), "%s",
+		 str(rec, BF_KEY_DEVICE));
+	snprintf(peaks[npeaks].dtype, sizeof(peaks[npeaks].dtype), "%s",
+		 str(rec, BF_KEY_DTYPE));
+	snprintf(peaks[npeaks].method, sizeof(peaks[npeaks].method), "%s",
+		 str(rec, BF_KEY_PEAK_METHOD));
+	v = get(rec, BF_KEY_PEAK_GFLOPS);
+	peaks[npeaks].rated = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+	v = get(rec, BF_KEY_PEAK_BOUND_GFLOPS);
+	peaks[npeaks].bound = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+	snprintf(peaks[npeaks].basis, sizeof(peaks[npeaks].basis), "%s",
+		 str(rec, BF_KEY_PEAK_BASIS));
+	snprintf(peaks[npeaks].bound_basis, sizeof(peaks[npeaks].bound_basis),
+		 "%s", str(rec, BF_KEY_PEAK_BOUND_BASIS));
+	v = get(rec, BF_KEY_PEAK_DISAGREEMENT);
+	snprintf(peaks[npeaks].disagreement, sizeof(peaks[npeaks].disagreement),
+		 "%s", cJSON_IsString(v) ? v->valuestring : "");
+	v = get(rec, BF_KEY_REFERENCE_SOURCE);
+	snprintf(peaks[npeaks].reference, sizeof(peaks[npeaks].reference), "%s",
+		 cJSON_IsString(v) ? v->valuestring : "");
+	v = get(rec, BF_KEY_REFERENCE_GFLOPS);
+	peaks[npeaks].reference_gflops =
+		cJSON_IsNumber(v) ? v->valuedouble : NAN;
+	npeaks++;
+}
+
+static void print_peaks(FILE *out)
+{
+	if (npeaks == 0)
+		return;
+	fprintf(out, "\n=== peaks (%%peak is of the rated peak; a result above "
+		     "1.1 x the bound is invalid) ===\n");
+	for (int i = 0; i < npeaks; i++) {
+		char rated[32], bound[32];
+
+		snprintf(rated, sizeof(rated),
+			 isnan(peaks[i].rated) ? "n/a" : "%.1f",
+			 peaks[i].rated);
+		snprintf(bound, sizeof(bound),
+			 isnan(peaks[i].bound) ? "n/a" : "%.1f",
+			 peaks[i].bound);
+		fprintf(out, "%s %s: rated %s GFLOP/s (%s): %s\n",
+			peaks[i].device, peaks[i].dtype, rated, peaks[i].method,
+			peaks[i].basis);
+		fprintf(out, "  bound %s GFLOP/s: %s\n", bound,
+			peaks[i].bound_basis);
+		if (peaks[i].disagreement[0])
+			fprintf(out, "  probe and table disagree: %s\n",
+				peaks[i].disagreement);
+		if (peaks[i].reference[0])
+			fprintf(out, "  reference %.1f GFLOP/s at this n: %s\n",
+				peaks[i].reference_gflops, peaks[i].reference);
+	}
+}
+
+/* 100 x a fraction with one decimal, or "n/a". */
+static void pct(char *buf, size_t len, const cJSON *rec, const char *key)
+{
+	const cJSON *f = get(rec, key);
+
+	if (cJSON_IsNumber(f))
+		snprintf(buf, len, "%.1f", 100 * f->valuedouble);
+	else
+		snprintf(buf, len, "n/a");
+}
+
 static void print_gemm(FILE *out, const cJSON *rec)
 {
 	static int header;
 	char med[32], gf[32], peak[32], ai[32], roof[32], frac[32];
-	const cJSON *f = get(rec, BF_KEY_FRACTION_OF_ROOFLINE);
+	char pk[32], ref[32];
+	const cJSON *below = get(rec, BF_KEY_BELOW_REFERENCE);
 
 	if (!header++)
-		fprintf(out, "\n=== GEMM (median of timed iterations; roofline: "
-			     "min(peak, FLOP/B x bandwidth)) ===\n"
-			     "%-7s %-5s %6s %11s %11s %9s %8s %11s %-7s %6s  %s\n",
-			"device", "dtype", "n", "median_ms", "GFLOP/s", "peak_MiB",
-			"FLOP/B", "roofline", "bound", "%roof", "check");
+		fprintf(out,
+			"\n=== GEMM (median of timed iterations; roofline: "
+			"min(peak, FLOP/B x bandwidth); vs_ref: %% of a "
+			"published measurement) ===\n"
+			"%-7s %-5s %6s %11s %11s %9s %8s %11s %-7s %6s %6s "
+			"%6s  %s\n",
+			"device", "dtype", "n", "median_ms", "GFLOP/s",
+			"peak_MiB", "FLOP/B", "roofline", "bound", "%roof",
+			"%peak", "vs_ref", "check");
 	num(med, sizeof(med), rec, BF_KEY_MEDIAN_MS, 3);
 	num(gf, sizeof(gf), rec, BF_KEY_GFLOPS, 1);
 	num(peak, sizeof(peak), rec, BF_KEY_PEAK_MIB, 0);
 	num(ai, sizeof(ai), rec, BF_KEY_ARITHMETIC_INTENSITY, 1);
 	num(roof, sizeof(roof), rec, BF_KEY_ROOFLINE_GFLOPS, 1);
-	if (cJSON_IsNumber(f))
-		snprintf(frac, sizeof(frac), "%.1f", 100 * f->valuedouble);
-	else
-		snprintf(frac, sizeof(frac), "n/a");
-	fprintf(out, "%-7s %-5s %6.0f %11s %11s %9s %8s %11s %-7s %6s  %s",
+	pct(frac, sizeof(frac), rec, BF_KEY_FRACTION_OF_ROOFLINE);
+	pct(pk, sizeof(pk), rec, BF_KEY_FRACTION_OF_PEAK);
+	pct(ref, sizeof(ref), rec, BF_KEY_FRACTION_OF_REFERENCE);
+	fprintf(out,
+		"%-7s %-5s %6.0f %11s %11s %9s %8s %11s %-7s %6s %6s %6s  %s",
 		str(rec, BF_KEY_DEVICE), str(rec, BF_KEY_DTYPE),
 		get(rec, BF_KEY_N)->valuedouble, med, gf, peak, ai, roof,
-		str(rec, BF_KEY_BOUND), frac, str(rec, BF_KEY_STATUS));
+		str(rec, BF_KEY_BOUND), frac, pk, ref, str(rec, BF_KEY_STATUS));
+	if (cJSON_IsTrue(below))
+		fprintf(out, ", below reference");
 	if (cJSON_IsString(get(rec, BF_KEY_REASON)))
 		fprintf(out, " (%s)", str(rec, BF_KEY_REASON));
 	fputc('\n', out);
+	remember_peak(rec);
 }
 
 static void print_bandwidth(FILE *out, const cJSON *rec)
@@ -216,6 +314,7 @@ static void print_summary(FILE *out, const cJSON *rec)
 {
 	const cJSON *r;
 
+	print_peaks(out);
 	fprintf(out, "\n=== summary ===\n");
 	cJSON_ArrayForEach(r, get(rec, BF_KEY_RATIOS)) {
 		if (strcmp(str(r, BF_KEY_KIND), BF_RATIO_GPU_VS_CPU) == 0)

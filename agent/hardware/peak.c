@@ -1,370 +1,472 @@
 /*
- * Theoretical peaks (see peak.h). The GPU table is per SM and per cycle,
- * dense (no 2:4 sparsity), so that it holds for every product of a
- * generation whatever its SM count and clock:
- *
- *   fp32  2 x FP32 FMA results per cycle per SM (CUDA C Programming Guide,
- *         "Arithmetic Instructions", throughput table: 64 on 7.x and 8.0,
- *         128 on 8.6 and later). cuBLAS's CUBLAS_COMPUTE_32F with the
- *         default math mode runs on these units, not the tensor cores.
- *   tf32, fp16, bf16: tensor-core dense FLOP per cycle per SM, derived
- *         from the whitepapers' peak TFLOPS / (SMs x boost clock):
- *         V100 125 TF / (80 x 1.53 GHz) = 1024 (fp16);
- *         T4 65 TF / (40 x 1.59) = 1024 (fp16);
- *         A100 312 TF / (108 x 1.41) = 2048 (fp16, bf16), tf32 1024;
- *         GA102 (RTX 3090, fp16 accumulate) 142 TF / (82 x 1.695) = 1024,
- *         tf32 256; Ada (RTX 4090) 330 TF / (128 x 2.52) = 1024, tf32 256;
- *         H100 SXM 989 TF / (132 x 1.83) = 4096, tf32 2048;
- *         B200 2.25 PF / (148 x 1.965) ~ 8192 (rounded up to the power of
- *         two), tf32 4096; RTX 5090 419 TF / (170 x 2.41) = 1024, tf32 256.
- *         GeForce cards halve the fp32-accumulate rate; the table keeps
- *         the full rate, since the peak is an upper bound.
- *   Generations without bf16 or tf32 tensor cores (7.x) run those dtypes
- *   on the fp32 units, so they get the fp32 figure.
+ * The rated peak and the bound of a device (peak.h), from the probe and
+ * the tables (peak_probe.c, peak_cpu_table.c, peak_gpu_table.c).
  */
 #include "hardware/peak.h"
 
 #include <math.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bf_clock.h"
-#include "hardware/hostinfo.h"
-
-struct gpu_rate {
-	int major, minor; /* minor -1: every minor of major */
-	double fp32, tf32, fp16, bf16;
-	const char *source;
-};
-
-static const struct gpu_rate gpu_rates[] = {
-	{ 7, 0, 128, 128, 1024, 128, "Volta (V100 whitepaper)" },
-	{ 7, 2, 128, 128, 1024, 128, "Volta (Xavier)" },
-	{ 7, 5, 128, 128, 1024, 128, "Turing (T4 datasheet)" },
-	{ 8, 0, 128, 1024, 2048, 2048, "Ampere GA100 (A100 whitepaper)" },
-	{ 8, 6, 256, 256, 1024, 1024, "Ampere GA10x (GA102 whitepaper)" },
-	{ 8, 7, 256, 256, 1024, 1024, "Ampere GA10B (Orin), as GA10x" },
-	{ 8, 9, 256, 256, 1024, 1024, "Ada (Ada Lovelace whitepaper)" },
-	{ 9, 0, 256, 2048, 4096, 4096, "Hopper (H100 whitepaper)" },
-	{ 10, -1, 256, 4096, 8192, 8192, "Blackwell datacenter (B200 datasheet)" },
-	{ 12, -1, 256, 256, 1024, 1024, "Blackwell GB20x/GB10 (RTX 5090 datasheet)" },
-};
-
-double peak_gpu_flops_per_cycle(int major, int minor, enum bf_dtype dtype,
-				const char **source)
+static void peak_clear(struct peak *out)
 {
-	for (size_t i = 0; i < sizeof(gpu_rates) / sizeof(gpu_rates[0]); i++) {
-		const struct gpu_rate *r = &gpu_rates[i];
-
-		if (r->major != major || (r->minor >= 0 && r->minor != minor))
-			continue;
-		if (source)
-			*source = r->source;
-		switch (dtype) {
-		case BF_DTYPE_FP32:
-			return r->fp32;
-		case BF_DTYPE_TF32:
-			return r->tf32;
-		case BF_DTYPE_FP16:
-			return r->fp16;
-		case BF_DTYPE_BF16:
-			return r->bf16;
-		default:
-			return 0;
-		}
-	}
-	if (source)
-		*source = NULL;
-	return 0;
+	memset(out, 0, sizeof(*out));
+	out->gflops = out->bound_gflops = NAN;
 }
 
 static void peak_unknown(struct peak *out, const char *why)
 {
-	out->gflops = NAN;
+	out->gflops = out->bound_gflops = NAN;
 	snprintf(out->basis, sizeof(out->basis), "%s", why);
+	snprintf(out->bound_basis, sizeof(out->bound_basis), "%s", why);
 }
 
-void peak_gpu(int major, int minor, int sm_count, double clock_ghz,
-	      enum bf_dtype dtype, struct peak *out)
+/* Appends printf-style text to buf (len bytes), truncating. */
+__attribute__((format(printf, 3, 4))) static void append(char *buf, size_t len,
+							 const char *fmt, ...)
 {
-	const char *source = NULL;
-	double per = peak_gpu_flops_per_cycle(major, minor, dtype, &source);
+	size_t used = strlen(buf);
+	va_list ap;
 
-	memset(out, 0, sizeof(*out));
-	out->units = sm_count > 0 ? sm_count : 0;
-	out->flops_per_cycle = per;
-	out->clock_ghz = clock_ghz > 0 ? clock_ghz : NAN;
-	snprintf(out->clock_source, sizeof(out->clock_source),
-		 "cudaDevAttrClockRate");
-	if (per <= 0) {
-		char why[96];
-
-		snprintf(why, sizeof(why),
-			 "no %s rate for compute capability %d.%d in the table",
-			 bf_dtype_name(dtype), major, minor);
-		peak_unknown(out, why);
+	if (used + 1 >= len)
 		return;
-	}
-	if (sm_count <= 0 || !(clock_ghz > 0)) {
-		peak_unknown(out, "SM count or clock unknown");
-		return;
-	}
-	out->gflops = sm_count * per * clock_ghz;
-	snprintf(out->basis, sizeof(out->basis),
-		 "%d SMs x %.0f FLOP/cycle/SM (%s, %s, cc %d.%d) x %.3f GHz",
-		 sm_count, per, bf_dtype_name(dtype), source, major, minor,
-		 clock_ghz);
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
 }
 
-void peak_cpu(const struct cpu_caps *c, enum bf_dtype dtype, struct peak *out)
+/* --- CPU ---------------------------------------------------------------- */
+
+static void cluster_clock(struct cpu_peak_cluster *c)
 {
-	double factor = 1;
+	double cpufreq =
+		c->topo.max_khz > 0 ? (double)c->topo.max_khz / 1e6 : NAN;
+	double measured = c->probe.clock_ghz;
+	double mhz = c->topo.cpuinfo_mhz > 0 ? c->topo.cpuinfo_mhz / 1000 : NAN;
 
-	memset(out, 0, sizeof(*out));
-	out->units = c->cores;
-	out->clock_ghz = c->clock_ghz;
-	snprintf(out->clock_source, sizeof(out->clock_source), "%s",
-		 c->clock_source);
-	if (dtype == BF_DTYPE_BF16)
-		factor = c->bf16_factor > 0 ? c->bf16_factor : 1;
-	else if (dtype == BF_DTYPE_FP16)
-		factor = c->fp16_factor > 0 ? c->fp16_factor : 1;
-	else if (dtype != BF_DTYPE_FP32) {
-		peak_unknown(out, "no CPU GEMM for this dtype");
-		return;
-	}
-	out->flops_per_cycle = (double)c->fp32_lanes * c->fma_units * 2 * factor;
-	if (c->cores <= 0 || c->fp32_lanes <= 0 || c->fma_units <= 0 ||
-	    !(c->clock_ghz > 0)) {
-		peak_unknown(out, "CPU cores, SIMD width or clock unknown");
-		return;
-	}
-	out->gflops = c->cores * out->flops_per_cycle * c->clock_ghz;
-	snprintf(out->basis, sizeof(out->basis),
-		 "%d cores x %d fp32 lanes (%s) x %d FMA units x 2 FLOP/FMA"
-		 " x %.0f (%s) x %.3f GHz",
-		 c->cores, c->fp32_lanes, c->isa, c->fma_units, factor,
-		 factor != 1 ? "16-bit instructions" : "same rate as fp32",
-		 c->clock_ghz);
-}
-
-/* --- probing ---------------------------------------------------------- */
-
-/* 1 when the whitespace-separated word occurs in list. */
-static int has_word(const char *list, const char *word)
-{
-	size_t n = strlen(word);
-
-	for (const char *p = list; (p = strstr(p, word)) != NULL; p += n)
-		if ((p == list || p[-1] == ' ' || p[-1] == '\t') &&
-		    (p[n] == '\0' || p[n] == ' ' || p[n] == '\n'))
-			return 1;
-	return 0;
-}
-
-/* The first "flags" (x86) or "Features" (aarch64) line of /proc/cpuinfo,
- * malloc'd; NULL when unreadable. */
-static char *cpuinfo_flags(void)
-{
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char *line = NULL, *out = NULL;
-	size_t cap = 0;
-
-	if (!f)
-		return NULL;
-	while (getline(&line, &cap, f) > 0) {
-		if (strncmp(line, "flags", 5) == 0 ||
-		    strncmp(line, "Features", 8) == 0) {
-			char *colon = strchr(line, ':');
-
-			if (colon) {
-				out = strdup(colon + 1);
-				break;
-			}
-		}
-	}
-	free(line);
-	fclose(f);
-	return out;
-}
-
-/* Physical cores among the CPUs this process may use: distinct
- * (package, core) pairs from sysfs topology; logical CPUs when that is
- * unreadable; 0 when even that fails. */
-static int physical_cores(void)
-{
-	cpu_set_t set;
-	long seen[CPU_SETSIZE];
-	int nseen = 0, logical = 0;
-
-	if (sched_getaffinity(0, sizeof(set), &set) != 0)
-		return 0;
-	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-		char path[128];
-		long pkg, core, key;
-		int dup = 0;
-
-		if (!CPU_ISSET(cpu, &set))
-			continue;
-		logical++;
-		snprintf(path, sizeof(path),
-			 "/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
-			 cpu);
-		pkg = hostinfo_read_long(path);
-		snprintf(path, sizeof(path),
-			 "/sys/devices/system/cpu/cpu%d/topology/core_id", cpu);
-		core = hostinfo_read_long(path);
-		if (pkg < 0 || core < 0)
-			return CPU_COUNT(&set);
-		key = pkg << 20 | core;
-		for (int i = 0; i < nseen; i++)
-			dup |= seen[i] == key;
-		if (!dup)
-			seen[nseen++] = key;
-	}
-	return nseen > 0 ? nseen : logical;
-}
-
-/* Clock in GHz from dependent adds: one retires per cycle on every x86
- * and Arm core, so adds per nanosecond is the clock. Best of 30 bursts
- * (a burst the scheduler interrupted only reads low). NaN elsewhere. */
-static double measure_clock_ghz(void)
-{
-#if defined(__x86_64__) || defined(__aarch64__)
-	double best = 0;
-
-	for (int rep = 0; rep < 30; rep++) {
-		unsigned long x = 0, one = 1;
-		uint64_t t0 = bf_now_ns(), t1;
-
-		/* Register + register: recent cores fold an add of an
-		 * immediate at rename (Golden Cove does, and reads as 4-16
-		 * GHz); bench/peak.c measured the same way. */
-		for (int i = 0; i < 10000; i++) {
-#if defined(__x86_64__)
-			__asm__ volatile(".rept 100\n\taddq %1, %0\n\t.endr"
-					 : "+r"(x) : "r"(one));
-#else
-			__asm__ volatile(".rept 100\n\tadd %0, %0, %1\n\t.endr"
-					 : "+r"(x) : "r"(one));
-#endif
-		}
-		t1 = bf_now_ns();
-		if (t1 > t0 && (double)x / (double)(t1 - t0) > best)
-			best = (double)x / (double)(t1 - t0);
-	}
-	return best > 0 ? best : NAN;
-#else
-	return NAN;
-#endif
-}
-
-/* The largest "cpu MHz" line of /proc/cpuinfo; 0 when none. */
-static double cpuinfo_mhz(void)
-{
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[256];
-	double best = 0;
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
-
-		if (strncmp(line, "cpu MHz", 7) == 0 && colon) {
-			double v = strtod(colon + 1, NULL);
-
-			if (v > best)
-				best = v;
-		}
-	}
-	fclose(f);
-	return best;
-}
-
-void peak_cpu_probe(struct cpu_caps *c)
-{
-	char *flags = cpuinfo_flags();
-	long max_khz = hostinfo_read_long("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
-	double measured = measure_clock_ghz();
-
-	memset(c, 0, sizeof(*c));
-	c->bf16_factor = c->fp16_factor = 1;
-	c->cores = physical_cores();
-	if (flags) {
-#if defined(__x86_64__) || defined(__i386__)
-		if (has_word(flags, "avx512f")) {
-			c->fp32_lanes = 16;
-			snprintf(c->isa, sizeof(c->isa), "avx512f");
-		} else if (has_word(flags, "avx") && has_word(flags, "fma")) {
-			c->fp32_lanes = 8;
-			snprintf(c->isa, sizeof(c->isa), "avx2+fma");
-		} else if (has_word(flags, "avx")) {
-			c->fp32_lanes = 8;
-			snprintf(c->isa, sizeof(c->isa), "avx");
-		} else {
-			c->fp32_lanes = 4;
-			snprintf(c->isa, sizeof(c->isa), "sse");
-		}
-		/* Two FMA pipes (or, without FMA, one multiply and one add
-		 * pipe: the same 2 FLOP per lane per cycle). */
-		c->fma_units = 2;
-		if (has_word(flags, "amx_bf16")) {
-			/* AMX TMUL: 1024 bf16 multiply-adds per cycle per
-			 * core (Intel's Sapphire Rapids optimisation
-			 * manual), over 32 fp32 FMAs per cycle: 32x. */
-			c->bf16_factor = 32;
-			snprintf(c->extra, sizeof(c->extra), "amx_bf16");
-		} else if (has_word(flags, "avx512_bf16")) {
-			c->bf16_factor = 2; /* vdpbf16ps: 2 products per lane */
-			snprintf(c->extra, sizeof(c->extra), "avx512_bf16");
-		}
-		if (has_word(flags, "amx_fp16"))
-			c->fp16_factor = 32;
-		else if (has_word(flags, "avx512_fp16"))
-			c->fp16_factor = 2; /* 32 fp16 lanes */
-#elif defined(__aarch64__)
-		/* 128-bit NEON: 4 fp32 lanes; up to 4 FMA pipes (Neoverse
-		 * V1/V2, Cortex-X). SVE machines with wider vectors have
-		 * fewer pipes of them, so 16 lanes of FMA per cycle is the
-		 * bound either way (A64FX: 2 x 512 bit = 32: not handled). */
-		c->fp32_lanes = 4;
-		c->fma_units = 4;
-		snprintf(c->isa, sizeof(c->isa), "%s",
-			 has_word(flags, "sve") ? "asimd+sve" : "asimd");
-		if (has_word(flags, "bf16")) {
-			c->bf16_factor = 4; /* BFMMLA: 2x2x4 per 128 bits */
-			snprintf(c->extra, sizeof(c->extra), "bf16 (bfmmla)");
-		}
-		if (has_word(flags, "asimdhp"))
-			c->fp16_factor = 2; /* 8 fp16 lanes */
-#endif
-		free(flags);
-	}
 	c->clock_ghz = NAN;
-	if (max_khz > 0) {
-		c->clock_ghz = (double)max_khz / 1e6;
+	c->clock_source[0] = '\0';
+	if (cpufreq > 0) {
+		c->clock_ghz = cpufreq;
 		snprintf(c->clock_source, sizeof(c->clock_source),
-			 "cpufreq cpuinfo_max_freq");
+			 "cpufreq max");
 	}
 	/* A VM often has no cpufreq, or reports the nominal clock while the
 	 * core turbos above it: the measurement wins when it is higher. */
 	if (measured > 0 && !(c->clock_ghz >= measured)) {
 		c->clock_ghz = measured;
-		snprintf(c->clock_source, sizeof(c->clock_source),
-			 "measured (dependent adds)");
+		snprintf(c->clock_source, sizeof(c->clock_source), "measured");
 	}
-	/* A measurement on a loaded machine reads low; /proc/cpuinfo's
-	 * "cpu MHz" (the nominal clock in a VM) is the floor. */
-	{
-		double mhz = cpuinfo_mhz();
+	/* A measurement on a loaded machine reads low; cpu MHz (the nominal
+	 * clock in a VM) is the floor. */
+	if (mhz > 0 && !(c->clock_ghz >= mhz)) {
+		c->clock_ghz = mhz;
+		snprintf(c->clock_source, sizeof(c->clock_source),
+			 "/proc/cpuinfo cpu MHz");
+	}
+}
 
-		if (mhz > 0 && !(c->clock_ghz >= mhz / 1000)) {
-			c->clock_ghz = mhz / 1000;
-			snprintf(c->clock_source, sizeof(c->clock_source),
-				 "/proc/cpuinfo cpu MHz");
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "2x Zen 4", "10x Cortex-A725 + 10x Cortex-X925": cores summed per
+ * microarchitecture name, names sorted; "" when one is unknown. */
+static void model_product(struct cpu_peak_model *m)
+{
+	const char *names[CPU_CLUSTERS_MAX];
+	int n = 0;
+
+	m->product[0] = '\0';
+	for (int k = 0; k < m->nclusters; k++) {
+		int seen = 0;
+
+		if (!m->c[k].uarch)
+			return;
+		for (int i = 0; i < n; i++)
+			seen |= strcmp(names[i], m->c[k].uarch->name) == 0;
+		if (!seen)
+			names[n++] = m->c[k].uarch->name;
+	}
+	qsort(names, (size_t)n, sizeof(names[0]), cmp_str);
+	for (int i = 0; i < n; i++) {
+		int cores = 0;
+
+		for (int k = 0; k < m->nclusters; k++)
+			if (strcmp(m->c[k].uarch->name, names[i]) == 0)
+				cores += m->c[k].topo.cores;
+		append(m->product, sizeof(m->product), "%s%dx %s",
+		       i ? " + " : "", cores, names[i]);
+	}
+}
+
+static void probe_none(struct peak_probe_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->clock_ghz = NAN;
+	r->fp32.flop_per_cycle = r->fp32.flop_per_instr = NAN;
+	r->bf16.flop_per_cycle = r->bf16.flop_per_instr = NAN;
+	r->fp16.flop_per_cycle = r->fp16.flop_per_instr = NAN;
+	r->elapsed_ms = NAN;
+}
+
+void peak_cpu_model_init(const struct cpu_layout *l, struct cpu_peak_model *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->nclusters = l->nclusters;
+	for (int k = 0; k < l->nclusters; k++) {
+		struct cpu_peak_cluster *c = &m->c[k];
+
+		c->topo = l->c[k];
+		c->uarch = cpu_uarch_find(&c->topo.id);
+		probe_none(&c->probe);
+		snprintf(c->probe_why, sizeof(c->probe_why), "not probed");
+		cluster_clock(c);
+	}
+	model_product(m);
+}
+
+void peak_cpu_model_set_probe(struct cpu_peak_model *m, int k,
+			      const struct peak_probe_result *r,
+			      const char *why)
+{
+	struct cpu_peak_cluster *c;
+
+	if (k < 0 || k >= m->nclusters)
+		return;
+	c = &m->c[k];
+	if (r) {
+		c->probe = *r;
+		c->probe_why[0] = '\0';
+	} else {
+		probe_none(&c->probe);
+		snprintf(c->probe_why, sizeof(c->probe_why), "%s",
+			 why ? why : "not probed");
+	}
+	cluster_clock(c);
+}
+
+void peak_cpu_probe(struct cpu_peak_model *m)
+{
+	int *cpus = calloc(CPU_SETSIZE, sizeof(*cpus));
+	int ncpus = cpus ? cpu_affinity_list(cpus, CPU_SETSIZE) : 0;
+	struct cpu_layout layout;
+
+	if (cpu_layout_read("", ncpus > 0 ? cpus : NULL, ncpus, &layout) != 0)
+		memset(&layout, 0, sizeof(layout));
+	free(cpus);
+	peak_cpu_model_init(&layout, m);
+	for (int k = 0; k < m->nclusters; k++) {
+		struct peak_probe_result r;
+		char why[96] = "";
+
+		if (peak_probe_run(m->nclusters > 1 ? m->c[k].topo.cpu : -1, &r,
+				   why, sizeof(why)) == BF_OK)
+			peak_cpu_model_set_probe(m, k, &r, NULL);
+		else
+			peak_cpu_model_set_probe(m, k, NULL, why);
+		if (r.elapsed_ms > 0)
+			m->probe_ms += r.elapsed_ms;
+	}
+}
+
+/* The features that give a CPU native instructions for dtype. */
+static unsigned dtype_features(enum bf_dtype dtype)
+{
+	if (dtype == BF_DTYPE_BF16)
+		return CPU_FEAT_AVX512_BF16 | CPU_FEAT_AMX_BF16 | CPU_FEAT_BF16;
+	if (dtype == BF_DTYPE_FP16)
+		return CPU_FEAT_AVX512_FP16 | CPU_FEAT_AMX_FP16 |
+		       CPU_FEAT_ASIMDHP;
+	return 0;
+}
+
+/* No table row, no probe: SIMD width x 2 FMA pipes x 2 FLOP on x86 (4
+ * pipes of 128 bits on AArch64, the most of today's Cortex-X and
+ * Neoverse V cores), times 2 for 16-bit instructions (4 for BFMMLA): the
+ * figure of the old model, an upper estimate. */
+static double isa_estimate(const struct cpu_cluster *t, enum bf_dtype dtype,
+			   const char **what)
+{
+	double fp32;
+	unsigned f = t->features;
+
+	if (t->id.arch == CPU_ARCH_ARM) {
+		fp32 = 32;
+		*what = "4 x 128-bit FMA pipes assumed";
+	} else if (f & CPU_FEAT_AVX512F) {
+		fp32 = 64;
+		*what = "avx512f, 2 FMA pipes assumed";
+	} else if (f & CPU_FEAT_AVX) {
+		fp32 = 32;
+		*what = "avx, 2 FMA pipes assumed";
+	} else {
+		fp32 = 16;
+		*what = "sse, 2 FMA pipes assumed";
+	}
+	if (dtype == BF_DTYPE_BF16 && (f & CPU_FEAT_BF16))
+		return fp32 * 4;
+	if (dtype != BF_DTYPE_FP32 && (f & dtype_features(dtype)))
+		return fp32 * 2;
+	return fp32;
+}
+
+struct cluster_rate {
+	double rate, bound; /* FLOP/cycle/core; NaN unknown */
+	const char *method; /* "probe", "table", "isa" */
+	char note[200];
+	char disagree[200];
+};
+
+/* Cluster c's FLOP/cycle/core for dtype: the probe's when it ran (the
+ * table's when the unit is one the probe does not run), the table's
+ * otherwise, the ISA estimate last. */
+static void cluster_rate(const struct cpu_peak_cluster *c, enum bf_dtype dtype,
+			 struct cluster_rate *out)
+{
+	const struct cpu_uarch *u = c->uarch;
+	int native = (c->topo.features & dtype_features(dtype)) != 0;
+	const struct peak_probe_rate *pr = &c->probe.fp32;
+	struct cpu_rate_range tr = { 0, 0 };
+	unsigned unprobed = 0;
+	char range[32];
+	double pv;
+
+	memset(out, 0, sizeof(*out));
+	out->rate = out->bound = NAN;
+	if (u) {
+		tr = u->fp32;
+		if (dtype != BF_DTYPE_FP32 && native) {
+			tr = dtype == BF_DTYPE_BF16 ? u->bf16 : u->fp16;
+			unprobed = u->unprobed_feature & c->topo.features &
+				   dtype_features(dtype);
 		}
 	}
+	/* Without native instructions a 16-bit GEMM runs on the fp32 units
+	 * (converted): the fp32 rate is its rate. */
+	if (dtype == BF_DTYPE_BF16 && native)
+		pr = &c->probe.bf16;
+	else if (dtype == BF_DTYPE_FP16 && native)
+		pr = &c->probe.fp16;
+	pv = peak_probe_round(pr->flop_per_cycle, pr->flop_per_instr);
+	if (tr.hi > tr.lo)
+		snprintf(range, sizeof(range), "%.0f-%.0f", tr.lo, tr.hi);
+	else
+		snprintf(range, sizeof(range), "%.0f", tr.hi);
+	if (tr.hi > 0 && unprobed) {
+		out->rate = tr.hi;
+		out->method = "table";
+		snprintf(out->note, sizeof(out->note),
+			 "table %s: %s, a unit the probe does not run (AMX)",
+			 u->name, range);
+	} else if (pv > 0) {
+		out->rate = pv;
+		out->method = "probe";
+		snprintf(out->note, sizeof(out->note),
+			 "probe: %s %.1f measured", pr->isa,
+			 pr->flop_per_cycle);
+		if (tr.hi > 0)
+			append(out->note, sizeof(out->note), "; table %s: %s",
+			       u->name, range);
+		else
+			append(out->note, sizeof(out->note),
+			       "; no table figure");
+		if (tr.hi > 0 && (pv * PEAK_DISAGREE_FACTOR < tr.lo ||
+				  pv > tr.hi * PEAK_DISAGREE_FACTOR))
+			snprintf(
+				out->disagree, sizeof(out->disagree),
+				"%s %s: probe %.0f FLOP/cycle/core, table %s (%s)",
+				u->name, bf_dtype_name(dtype), pv, range,
+				u->source);
+	} else if (tr.hi > 0) {
+		out->rate = tr.hi;
+		out->method = "table";
+		snprintf(out->note, sizeof(out->note), "table %s: %s%s; %s",
+			 u->name, range,
+			 tr.hi > tr.lo ? ", the larger taken" : "",
+			 c->probe_why);
+	} else {
+		const char *what;
+
+		out->rate = isa_estimate(&c->topo, dtype, &what);
+		out->method = "isa";
+		snprintf(out->note, sizeof(out->note),
+			 "no probe (%s), no table row: %s", c->probe_why, what);
+	}
+	out->bound = fmax(out->rate, tr.hi);
+}
+
+/* "Zen 4", or the id where the table has no row. */
+static void cluster_name(const struct cpu_peak_cluster *c, char *buf,
+			 size_t len)
+{
+	if (c->uarch)
+		snprintf(buf, len, "%s", c->uarch->name);
+	else if (c->topo.id.arch == CPU_ARCH_ARM)
+		snprintf(buf, len, "arm implementer 0x%x part 0x%x",
+			 c->topo.id.family, c->topo.id.model);
+	else
+		snprintf(buf, len, "%s family %d model %d",
+			 c->topo.id.vendor[0] ? c->topo.id.vendor : "x86",
+			 c->topo.id.family, c->topo.id.model);
+}
+
+void peak_cpu(const struct cpu_peak_model *m, enum bf_dtype dtype,
+	      struct peak *out)
+{
+	double sum = 0, bound = 0;
+	int have[3] = { 0, 0, 0 };
+
+	peak_clear(out);
+	snprintf(out->product, sizeof(out->product), "%s", m->product);
+	if (dtype != BF_DTYPE_FP32 && dtype != BF_DTYPE_BF16 &&
+	    dtype != BF_DTYPE_FP16) {
+		peak_unknown(out, "no CPU GEMM for this dtype");
+		return;
+	}
+	if (m->nclusters == 0) {
+		peak_unknown(out,
+			     "CPU cores unknown (/proc/cpuinfo unreadable)");
+		return;
+	}
+	for (int k = 0; k < m->nclusters; k++) {
+		const struct cpu_peak_cluster *c = &m->c[k];
+		struct cluster_rate r;
+		char name[64];
+
+		cluster_rate(c, dtype, &r);
+		cluster_name(c, name, sizeof(name));
+		if (!(c->clock_ghz > 0) || c->topo.cores <= 0) {
+			char why[160];
+
+			snprintf(why, sizeof(why), "%s: clock or cores unknown",
+				 name);
+			peak_unknown(out, why);
+			out->method[0] = '\0';
+			return;
+		}
+		have[strcmp(r.method, "probe") == 0 ? 0 :
+		     strcmp(r.method, "table") == 0 ? 1 :
+						      2] = 1;
+		sum += c->topo.cores * r.rate * c->clock_ghz;
+		bound += c->topo.cores * r.bound * c->clock_ghz;
+		append(out->basis, sizeof(out->basis),
+		       "%s%d %s core%s x %.0f FLOP/cycle (%s) x %.3f GHz (%s)",
+		       k ? " + " : "", c->topo.cores, name,
+		       c->topo.cores == 1 ? "" : "s", r.rate, r.note,
+		       c->clock_ghz, c->clock_source);
+		append(out->bound_basis, sizeof(out->bound_basis),
+		       "%s%d x %.0f x %.3f GHz", k ? " + " : "", c->topo.cores,
+		       r.bound, c->clock_ghz);
+		if (r.disagree[0])
+			append(out->disagreement, sizeof(out->disagreement),
+			       "%s%s", out->disagreement[0] ? "; " : "",
+			       r.disagree);
+	}
+	append(out->bound_basis, sizeof(out->bound_basis),
+	       " (cores x the larger of probe and table FLOP/cycle x clock)");
+	out->gflops = sum;
+	out->bound_gflops = bound;
+	for (int i = 0; i < 3; i++)
+		if (have[i])
+			append(out->method, sizeof(out->method), "%s%s",
+			       out->method[0] ? "+" : "",
+			       i == 0 ? "probe" :
+			       i == 1 ? "table" :
+					"isa");
+}
+
+/* --- GPU ---------------------------------------------------------------- */
+
+void peak_gpu(const struct gpu_peak_input *in, enum bf_dtype dtype,
+	      struct peak *out)
+{
+	const struct gpu_product *p = gpu_product_find(in->name);
+	const char *src = NULL;
+	double arch = gpu_arch_rate(in->major, in->minor, dtype, &src);
+	double clock = in->clock_ghz > 0 ? in->clock_ghz : NAN, top = clock;
+	const char *top_src = "cudaDevAttrClockRate";
+	int sms = in->sm_count;
+
+	peak_clear(out);
+	snprintf(out->product, sizeof(out->product), "%s",
+		 in->name ? in->name : "");
+	if (in->max_clock_ghz > 0 && !(top >= in->max_clock_ghz)) {
+		top = in->max_clock_ghz;
+		top_src = "NVML maximum SM clock";
+	}
+	if (sms <= 0) {
+		peak_unknown(out, "SM count unknown");
+		return;
+	}
+	if (p) {
+		int rate = 0;
+		double mhz = 0;
+		double tflops = gpu_product_tflops(p, dtype, &rate, &mhz);
+
+		if (!(tflops > 0) || rate <= 0) {
+			char why[160];
+
+			snprintf(why, sizeof(why),
+				 "%s has no %s GEMM path "
+				 "(product table)",
+				 in->name, bf_dtype_name(dtype));
+			peak_unknown(out, why);
+			return;
+		}
+		out->gflops = tflops * 1e3 *
+			      (sms != p->sms ? (double)sms / p->sms : 1);
+		snprintf(out->method, sizeof(out->method), "product");
+		snprintf(
+			out->basis, sizeof(out->basis),
+			"%s: %.4g TFLOP/s %s dense%s = %d SMs x %d FLOP/cycle/SM "
+			"x %.3f GHz (%s)",
+			in->name, tflops, bf_dtype_name(dtype),
+			dtype == BF_DTYPE_FP16 || dtype == BF_DTYPE_BF16 ?
+				", fp32 accumulate" :
+				"",
+			p->sms, rate, mhz / 1e3, p->source);
+		if (sms != p->sms)
+			append(out->basis, sizeof(out->basis),
+			       "; x %d/%d SMs on this device", sms, p->sms);
+		if (!(top >= mhz / 1e3)) {
+			top = mhz / 1e3;
+			top_src = "the published figure's clock";
+		}
+		out->bound_gflops = sms * (double)rate * top;
+		snprintf(out->bound_basis, sizeof(out->bound_basis),
+			 "%d SMs x %d FLOP/cycle/SM x %.3f GHz (%s)", sms, rate,
+			 top, top_src);
+		return;
+	}
+	if (!(arch > 0)) {
+		char why[160];
+
+		snprintf(why, sizeof(why),
+			 "no %s rate for compute capability %d.%d in the table",
+			 bf_dtype_name(dtype), in->major, in->minor);
+		peak_unknown(out, why);
+		return;
+	}
+	if (!(clock > 0)) {
+		peak_unknown(out, "clock unknown (cudaDevAttrClockRate)");
+		return;
+	}
+	out->gflops = sms * arch * clock;
+	snprintf(out->method, sizeof(out->method), "derived");
+	snprintf(
+		out->basis, sizeof(out->basis),
+		"%d SMs x %.0f FLOP/cycle/SM (%s, cc %d.%d) x %.3f GHz "
+		"(cudaDevAttrClockRate): no published figure for \"%s\" in the "
+		"product table, the full-rate upper estimate",
+		sms, arch, src, in->major, in->minor, clock,
+		in->name ? in->name : "?");
+	out->bound_gflops = sms * arch * top;
+	snprintf(out->bound_basis, sizeof(out->bound_basis),
+		 "%d SMs x %.0f FLOP/cycle/SM x %.3f GHz (%s)", sms, arch, top,
+		 top_src);
 }

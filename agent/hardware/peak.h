@@ -1,75 +1,114 @@
 /*
- * Theoretical peak GEMM throughput of a device per dtype, with the
- * derivation kept beside the number so a reader can check it:
+ * Peak GEMM throughput of a device per dtype, two figures with the
+ * derivation of each kept beside it:
  *
- *   CPU: cores x SIMD lanes x FMA units x 2 FLOP per FMA x clock
- *   GPU: SMs x FLOP per cycle per SM (for the compute capability and the
- *        units the GEMM runs on) x clock
+ *  - the rated peak (gflops), what %peak divides by: on a CPU the sum over
+ *    its clusters of cores x FLOP/cycle/core x maximum clock, the FLOP per
+ *    cycle measured by a short FMA probe on one core of each cluster
+ *    (peak_probe.h) and cross-checked against the microarchitecture table
+ *    (peak_tables.h); on a GPU the vendor's published dense figure for the
+ *    product, at the accumulate type the agent times, from the product
+ *    table, else SMs x FLOP/cycle/SM x clock;
+ *  - the bound (bound_gflops), the most the silicon can do, which decides
+ *    whether a result is impossible ("above peak", agent/gemm.c): on a CPU
+ *    the larger of probe and table per cluster at the maximum clock; on a
+ *    GPU SMs x the product's FLOP/cycle/SM x the highest clock the device
+ *    reports (cudaDevAttrClockRate, NVML's maximum SM clock) or the
+ *    figure's own clock. A rated peak at a clock below the maximum (a
+ *    Hopper's tensor figures) is below its bound.
  *
- * The peak is an upper bound on purpose: it decides whether a measured
- * result is impossible (faster than the hardware), so where a table has to
- * choose (one or two FMA units on a Xeon, GeForce's halved fp32-accumulate
- * tensor rate) it takes the larger figure, and says so in `basis`.
+ * `method` says where the rated figure came from: "probe" (measured),
+ * "table" (the microarchitecture table: the probe could not run, or the
+ * unit is not probed, as AMX), "isa" (neither: SIMD width x 2 FMA pipes,
+ * an upper estimate), joined by '+' when a CPU's clusters differ;
+ * "product" (a GPU product row) or "derived" (a GPU the product table
+ * does not name). `disagreement` is set when the probe and the table
+ * differ by more than 10 %.
  */
 #ifndef BF_PEAK_H
 #define BF_PEAK_H
 
+#include "hardware/cpu_topology.h"
 #include "dtype.h"
+#include "hardware/peak_probe.h"
+#include "hardware/peak_tables.h"
+
+/* The probe and the table disagree beyond this factor either way. */
+#define PEAK_DISAGREE_FACTOR 1.10
 
 struct peak {
-	double gflops;          /* the peak, GFLOP/s (1e9 FLOP/s); NaN unknown */
-	int units;              /* cores or SMs counted; 0 unknown */
-	double flops_per_cycle; /* per core or SM, for this dtype */
-	double clock_ghz;       /* the clock used; NaN unknown */
-	char clock_source[48];  /* "cpufreq max", "measured", "cudaDevAttrClockRate" */
-	char basis[200];        /* one line: "2 cores x 16 fp32 lanes (avx512f)
-				 * x 2 FMA units x 2 FLOP/FMA" or the reason
-				 * the peak is unknown */
+	double gflops;		/* rated peak, GFLOP/s (1e9 FLOP/s); NaN */
+	double bound_gflops;	/* most the silicon can do; NaN unknown */
+	char method[24];	/* "probe", "table", "isa", "probe+table",
+				 * "product", "derived"; "" unknown */
+	char basis[640];	/* the rated figure's derivation, one line,
+				 * or why it is unknown */
+	char bound_basis[320];	/* the bound's */
+	char disagreement[256]; /* probe vs table beyond 10 %; "" none */
+	char product[96];	/* what references are keyed by: the GPU's
+				 * name, the CPU's clusters ("2x Zen 4");
+				 * "" unknown */
 };
 
-/* What the CPU offers, read once from /proc/cpuinfo, sysfs and a clock
- * measurement (see peak_cpu_probe). */
-struct cpu_caps {
-	int cores;           /* physical cores this process may run on
-			      * (logical CPUs where topology is unreadable) */
-	int fp32_lanes;      /* fp32 values per SIMD register: 16 avx512f,
-			      * 8 avx/avx2, 4 sse/asimd */
-	int fma_units;       /* SIMD FMA pipes per core (upper bound) */
-	double bf16_factor;  /* peak bf16 GEMM rate over fp32's (AMX, dot
-			      * product instructions), 1 when none */
-	double fp16_factor;  /* likewise for fp16 */
-	char isa[32];        /* "avx512f", "avx2+fma", "asimd", ... */
-	char extra[64];      /* the 16-bit features found: "amx_bf16", ... */
-	double clock_ghz;    /* max(cpufreq max, measured); NaN unknown */
-	char clock_source[48];
+/* --- CPU ---------------------------------------------------------------- */
+
+struct cpu_peak_cluster {
+	struct cpu_cluster topo;
+	const struct cpu_uarch *uarch;	/* NULL: not in the table */
+	struct peak_probe_result probe; /* NaNs when not probed */
+	char probe_why[96];		/* why not, "" when probed */
+	double clock_ghz;		/* largest of cpufreq's maximum, the
+					 * probe's clock and cpu MHz; NaN */
+	char clock_source[40];
 };
 
-/* Reads this machine's CPU capabilities: cpuinfo flags (x86) or Features
- * (aarch64), the physical cores among sched_getaffinity's CPUs (sysfs
- * topology), the clock as the larger of cpufreq's cpuinfo_max_freq and a
- * measurement (a chain of dependent adds retires one per cycle; best of
- * 30 bursts of 10^6, about 15 ms in all). Fields it cannot read stay 0 or
- * NaN; never fails. */
-void peak_cpu_probe(struct cpu_caps *out);
+struct cpu_peak_model {
+	int nclusters;
+	struct cpu_peak_cluster c[CPU_CLUSTERS_MAX];
+	char product[96]; /* clusters by name, "10x Cortex-A725 + 10x
+			   * Cortex-X925" (names sorted); "" when a
+			   * cluster is not in the table */
+	double probe_ms;  /* time all probes took */
+};
 
-/* Peak of a CPU GEMM of dtype on caps (fp32; fp16/bf16 with the caps'
- * factor). Writes *out; out->gflops is NaN (with the reason in basis)
- * when a needed figure is unknown. Pure. */
-void peak_cpu(const struct cpu_caps *caps, enum bf_dtype dtype,
+/* Builds the model of layout l without probing: table rows, clocks from
+ * cpufreq and cpu MHz. Pure. */
+void peak_cpu_model_init(const struct cpu_layout *l, struct cpu_peak_model *m);
+
+/* Records cluster k's probe result r (NULL: not probed, why says why) and
+ * recomputes its clock. Pure. */
+void peak_cpu_model_set_probe(struct cpu_peak_model *m, int k,
+			      const struct peak_probe_result *r,
+			      const char *why);
+
+/* This machine: the layout of the CPUs this process may use
+ * (cpu_layout_read on /, sched_getaffinity), then the probe on the lowest
+ * CPU of each cluster (peak_probe_run; about 10-30 ms each). Never fails:
+ * what it cannot read stays unknown. Blocks. */
+void peak_cpu_probe(struct cpu_peak_model *m);
+
+/* The peak of a CPU GEMM of dtype (fp32, bf16, fp16) on model m. Pure.
+ * out->gflops and bound_gflops are NaN, with the reason in basis, when a
+ * cluster's clock or rate is unknown, or for a dtype with no CPU GEMM. */
+void peak_cpu(const struct cpu_peak_model *m, enum bf_dtype dtype,
 	      struct peak *out);
 
-/* FLOP per cycle per SM of a dense GEMM of dtype on compute capability
- * major.minor, as cuBLAS runs it here (fp32: CUDA cores, 2 x the FMA
- * throughput of the CUDA C Programming Guide's arithmetic-instruction
- * table; tf32/fp16/bf16: tensor cores, from NVIDIA's architecture
- * whitepapers: V100, T4, A100, GA102, Ada, H100, Blackwell). 0 when the
- * table has no entry. *source (may be NULL) gets a static note. */
-double peak_gpu_flops_per_cycle(int major, int minor, enum bf_dtype dtype,
-				const char **source);
+/* --- GPU ---------------------------------------------------------------- */
 
-/* Peak of a GPU GEMM: sm_count x peak_gpu_flops_per_cycle x clock_ghz
- * (the SM's peak clock, cudaDevAttrClockRate). Pure. */
-void peak_gpu(int major, int minor, int sm_count, double clock_ghz,
-	      enum bf_dtype dtype, struct peak *out);
+struct gpu_peak_input {
+	const char *name;     /* cudaDeviceProp.name; NULL unknown */
+	int major, minor;     /* compute capability */
+	int sm_count;	      /* cudaDevAttrMultiProcessorCount (a MIG
+			       * slice has fewer than the product) */
+	double clock_ghz;     /* cudaDevAttrClockRate: the maximum boost
+			       * clock; NaN unknown */
+	double max_clock_ghz; /* NVML's maximum SM clock; NaN unknown */
+};
+
+/* The peak of a GPU GEMM of dtype: rated from the product row (scaled by
+ * sm_count / the product's SMs when they differ), else derived; the bound
+ * from the FLOP/cycle/SM at the highest known clock. Pure. */
+void peak_gpu(const struct gpu_peak_input *in, enum bf_dtype dtype,
+	      struct peak *out);
 
 #endif

@@ -66,8 +66,9 @@ double gemm_flops(int n);
 double gemm_operand_bytes(int n, enum bf_dtype dtype, enum bf_dtype c_dtype);
 
 /* A result counts as faster than the hardware above this multiple of the
- * theoretical peak: the peak's clock is read or measured (agent/hardware/peak.c),
- * and a measurement on a loaded machine can read a few per cent low. */
+ * device's bound (peak.h, bound_gflops): the bound's clock is read or
+ * measured (agent/hardware/peak.c), and a measurement on a loaded machine can read
+ * a few per cent low. */
 #define GEMM_PEAK_MARGIN 1.10
 
 /* Spread ((max - min) / median) above which a row is unreliable. */

@@ -339,6 +339,13 @@ static struct archive_baseline *baseline_from(const struct archive_host *h,
 			r->occurrence++;
 		r->median_gflops = g->gflops;
 		r->median_ms = g->median_ms;
+		r->samples_gflops = bf_xcalloc((size_t)g->nsamples + 1,
+					       sizeof(*r->samples_gflops));
+		r->nsamples = 0;
+		for (int k = 0; k < g->nsamples; k++)
+			if (g->samples_ms[k] > 0) /* a GEMM is 2 n^3 flops */
+				r->samples_gflops[r->nsamples++] = 2.0 * g->n *
+					(double)g->n * g->n / g->samples_ms[k] / 1e6;
 	}
 	return b;
 }
@@ -369,12 +376,12 @@ const char *archive_machine_differs(const struct bf_rec_host *a,
 	return NULL;
 }
 
-enum bf_err archive_find_baseline(const char *results_dir, const char *host,
-				  const struct bf_rec_host *machine,
-				  const char *fingerprint,
-				  const char *before_run_id,
-				  struct archive_baseline **out, char *detail,
-				  size_t detail_len)
+enum bf_err archive_find_baselines(const char *results_dir, const char *host,
+				   const struct bf_rec_host *machine,
+				   const char *fingerprint,
+				   const char *before_run_id, int max,
+				   struct archive_baseline **out, int *count,
+				   char *detail, size_t detail_len)
 {
 	const struct bf_rec_options *options = machine ? &machine->options : NULL;
 	char skipped[200] = "", other[200] = "";
@@ -382,7 +389,7 @@ enum bf_err archive_find_baseline(const char *results_dir, const char *host,
 	char **ids;
 	int n, end;
 
-	*out = NULL;
+	*count = 0;
 	err = archive_list_ids(results_dir, &ids, &n, detail, detail_len);
 	if (err != BF_OK)
 		return err;
@@ -393,7 +400,7 @@ enum bf_err archive_find_baseline(const char *results_dir, const char *host,
 	for (int i = 0; before_run_id && i < n; i++)
 		if (strcmp(ids[i], before_run_id) == 0)
 			end = i;
-	for (int i = end - 1; i >= 0 && !*out; i--) {
+	for (int i = end - 1; i >= 0 && *count < max; i--) {
 		struct archive_host h;
 		const cJSON *ho;
 		const char *status, *file;
@@ -444,7 +451,7 @@ enum bf_err archive_find_baseline(const char *results_dir, const char *host,
 					 "different machine than run %s (%s)",
 					 ids[i], differs);
 			if (!differs)
-				*out = baseline_from(&h, ids[i],
+				out[(*count)++] = baseline_from(&h, ids[i],
 					     archive_json_str(doc, BF_RUN_STARTED_AT) ?
 						     archive_json_str(doc, BF_RUN_STARTED_AT) :
 						     "n/a");
@@ -455,14 +462,31 @@ enum bf_err archive_find_baseline(const char *results_dir, const char *host,
 		cJSON_Delete(doc);
 	}
 	bf_xfree_strv(ids);
-	if (!*out && (skipped[0] || other[0]))
+	if (!*count && (skipped[0] || other[0]))
 		return bf_fail(detail, detail_len, BF_ERR_NOT_FOUND, "%s",
 			       skipped[0] ? skipped : other);
-	if (!*out)
+	if (!*count)
 		return bf_fail(detail, detail_len, BF_ERR_NOT_FOUND,
 			       "no earlier run of this host");
 	return BF_OK;
 }
+
+enum bf_err archive_find_baseline(const char *results_dir, const char *host,
+				  const struct bf_rec_host *machine,
+				  const char *fingerprint,
+				  const char *before_run_id,
+				  struct archive_baseline **out, char *detail,
+				  size_t detail_len)
+{
+	int count;
+
+	*out = NULL;
+	return archive_find_baselines(results_dir, host, machine, fingerprint,
+				      before_run_id, 1, out, &count, detail,
+				      detail_len);
+}
+
+
 
 const struct archive_baseline_row *
 archive_baseline_row(const struct archive_baseline *b, const char *device,
@@ -480,6 +504,8 @@ void archive_baseline_free(struct archive_baseline *b)
 {
 	if (!b)
 		return;
+	for (int i = 0; i < b->nrows; i++)
+		free(b->rows[i].samples_gflops);
 	free(b->rows);
 	free(b);
 }

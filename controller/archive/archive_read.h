@@ -178,6 +178,9 @@ struct archive_baseline_row {
 	int occurrence;       /* 1, or 2.. for a repeated size's later row */
 	double median_gflops; /* the record's "gflops" (from its median) */
 	double median_ms;     /* the record's "median_ms" */
+	double *samples_gflops; /* each timed iteration, 2 n^3 / ms / 1e6;
+				 * owned */
+	int nsamples;
 };
 
 struct archive_baseline {
@@ -226,6 +229,17 @@ enum bf_err archive_find_baseline(const char *results_dir, const char *host,
 				  const char *before_run_id,
 				  struct archive_baseline **out, char *detail,
 				  size_t detail_len);
+
+/* As archive_find_baseline, but up to max such runs, newest first, into
+ * out[0..*count) (each freed by the caller with archive_baseline_free):
+ * a host's recent history with the same settings on the same machine.
+ * BF_ERR_NOT_FOUND when there is none, detail saying why as above. */
+enum bf_err archive_find_baselines(const char *results_dir, const char *host,
+				   const struct bf_rec_host *machine,
+				   const char *fingerprint,
+				   const char *before_run_id, int max,
+				   struct archive_baseline **out, int *count,
+				   char *detail, size_t detail_len);
 
 /* The row (device, dtype, n, occurrence: 1 for the first) of b, or
  * NULL. */

@@ -4,6 +4,8 @@
  * command's output arrived. See cli.h.
  */
 #include <errno.h>
+#include <math.h>
+#include <stdlib.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -88,5 +90,22 @@ int ctl_parse_int(const char *name, const char *s, int min, int max,
 		return -1;
 	}
 	*out = (int)v;
+	return 0;
+}
+
+int ctl_parse_number(const char *name, const char *s, double min, double max,
+		     double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || *end || errno || !isfinite(v) || v < min || v > max) {
+		ctl_error("%s '%s': expected a number from %g to %g", name, s,
+			  min, max);
+		return -1;
+	}
+	*out = v;
 	return 0;
 }

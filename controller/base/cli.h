@@ -12,6 +12,13 @@
 /* ctl's version (the build sets it from the project's). */
 #ifndef BF_CTL_VERSION
 #define BF_CTL_VERSION "0.0.0"
+/* Option `name`'s value s as a number from min to max (strtod, whole
+ * string, finite). Returns 0 with *out set, or -1 after a one-line error
+ * ("--fail-on-regression 'x': expected a number from 0 to 100"), *out
+ * untouched. */
+int ctl_parse_number(const char *name, const char *s, double min, double max,
+		     double *out);
+
 #endif
 
 /* Prints "ctl: <message>" on stderr (one line). */
@@ -44,5 +51,12 @@ int ctl_parse_dir(const char *name, const char *s, const char **out);
  * error ("--jobs 'x': expected an integer from 1 to 64"), *out untouched. */
 int ctl_parse_int(const char *name, const char *s, int min, int max,
 		  int *out);
+
+/* Option `name`'s value s as a number from min to max (strtod, whole
+ * string, finite). Returns 0 with *out set, or -1 after a one-line error
+ * ("--fail-on-regression 'x': expected a number from 0 to 100"), *out
+ * untouched. */
+int ctl_parse_number(const char *name, const char *s, double min, double max,
+		     double *out);
 
 #endif

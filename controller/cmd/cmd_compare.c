@@ -13,16 +13,18 @@
 #include <cjson/cJSON.h>
 
 #include "cmd/ctl.h"
+#include "bf_text.h"
 #include "cmd/selection.h"
 #include "record.h"
 #include "view/compare_view.h"
 
 static const char compare_usage[] =
 	"usage: ctl compare [RUN-ID | HOST | FILE ...] [--last N]\n"
-	"                   [--json | --csv | --samples | --benchstat] [--results DIR]\n"
+	"                   [--json | --csv | --samples | --benchstat]\n"
+	"                   [--fail-on-regression PCT] [--results DIR]\n"
 	"\n"
 	"Archived runs side by side: one column per run (or host), one row per device,\n"
-	"dtype and size. A cell is the median GFLOP/s ±spread and the median ms; each\n"
+	"dtype and size. A cell is the median GFLOP/s (spread) and the median ms; each\n"
 	"column after the first is compared with the first (A): the change in median\n"
 	"GFLOP/s when a two-sided Mann-Whitney U test on the per-iteration samples finds\n"
 	"it significant (p < 0.05), ~ when it does not. Provenance that differs between\n"
@@ -42,15 +44,52 @@ static const char compare_usage[] =
 	"                 n, sample, ms, GFLOP/s\n"
 	"  --benchstat    every sample in Go's benchmark format, for benchstat\n"
 	"                 (benchstat -col run FILE)\n"
+	"  --fail-on-regression PCT\n"
+	"                 exit 5 when a column is significantly slower than A by more\n"
+	"                 than PCT percent in some row (one line on stderr each)\n"
 	"  --results DIR  the archive (default: see ctl --help)\n"
 	"\n"
+	"Examples:\n"
+	"  ctl compare                          # the last two runs\n"
+	"  ctl compare spark workstation        # each host's newest run, side by side\n"
+	"  ctl compare 20261201T0435 --csv > runs.csv\n"
+	"  ctl compare --last 2 --fail-on-regression 5\n"
+	"\n"
 	"Exit status: 0 table printed, 2 bad arguments or nothing to compare, 4 could\n"
-	"not write it (one line on stderr says why).\n";
+	"not write it (one line on stderr says why), 5 --fail-on-regression found a\n"
+	"slowdown beyond PCT.\n";
+
+/* One line on stderr for every cell significantly slower than column A
+ * by more than pct percent; returns how many. */
+static int report_regressions(const struct compare_table *t, double pct)
+{
+	int n = 0;
+
+	for (int i = 0; i < t->nrows; i++) {
+		const struct compare_row *r = &t->rows[i];
+
+		for (int c = 1; c < t->ncols; c++) {
+			const struct compare_delta *d = &r->deltas[c];
+			char safe[160];
+
+			if (!compare_is_regression(d, pct))
+				continue;
+			n++;
+			ctl_error("compare: regression: %s%s%s %s n=%d: %s is %.1f%% "
+				  "slower than A (p=%.3f), beyond %g%%",
+				  bf_text_sanitize(safe, sizeof(safe), r->host),
+				  r->host[0] ? " " : "", r->device, r->dtype,
+				  r->n, t->cols[c].label, 100 * (1 - d->ratio),
+				  d->p, pct);
+		}
+	}
+	return n;
+}
 
 int cmd_compare(int argc, char **argv)
 {
 	enum { O_LAST = 256, O_JSON, O_CSV, O_SAMPLES, O_BENCHSTAT, O_RESULTS,
-	       O_HELP };
+	       O_HELP, O_FAIL };
 	static const struct option longopts[] = {
 		{ "last", required_argument, NULL, O_LAST },
 		{ "json", no_argument, NULL, O_JSON },
@@ -59,9 +98,11 @@ int cmd_compare(int argc, char **argv)
 		{ "benchstat", no_argument, NULL, O_BENCHSTAT },
 		{ "results", required_argument, NULL, O_RESULTS },
 		{ "help", no_argument, NULL, O_HELP },
+		{ "fail-on-regression", required_argument, NULL, O_FAIL },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *results = NULL;
+	double fail_pct = -1;
 	int c, last = 0, json = 0, csv = 0, samples = 0, benchstat = 0, npos,
 	    status = BF_EXIT_USAGE;
 	struct compare_table *t = NULL;
@@ -91,6 +132,11 @@ int cmd_compare(int argc, char **argv)
 			break;
 		case O_RESULTS:
 			if (ctl_parse_dir("--results", optarg, &results))
+				return BF_EXIT_USAGE;
+			break;
+		case O_FAIL:
+			if (ctl_parse_number("--fail-on-regression", optarg, 0,
+					     100, &fail_pct))
 				return BF_EXIT_USAGE;
 			break;
 		case O_HELP:
@@ -136,6 +182,8 @@ int cmd_compare(int argc, char **argv)
 		compare_print_plain(stdout, t);
 	}
 	status = BF_EXIT_OK; /* main checks that stdout got it */
+	if (fail_pct >= 0 && report_regressions(t, fail_pct))
+		status = BF_EXIT_REGRESSION;
 out:
 	compare_free(t);
 	selection_free(&cs);

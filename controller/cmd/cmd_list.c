@@ -19,10 +19,15 @@ static const char list_usage[] =
 	"\n"
 	"Lists archived runs, oldest first: id, start time (UTC), hosts, status\n"
 	"(complete or incomplete) and tag. --last N lists the newest N only.\n"
-	"The archive is --results DIR, else as ctl --help says. Exit status: 0 listed\n"
-	"(also when there is no run yet, or no results directory), 2 bad arguments\n"
-	"or an unreadable results directory, 4 could not write the list (one line\n"
-	"on stderr says why).\n";
+	"The archive is --results DIR, else as ctl --help says.\n"
+	"\n"
+	"Examples:\n"
+	"  ctl list --last 5\n"
+	"  ctl list --results /srv/bench/results\n"
+	"\n"
+	"Exit status: 0 listed (also when there is no run yet, or no results\n"
+	"directory), 2 bad arguments or an unreadable results directory, 4 could\n"
+	"not write the list (one line on stderr says why).\n";
 
 int cmd_list(int argc, char **argv)
 {

@@ -15,6 +15,7 @@
 #include "cmd/ctl.h"
 #include "cmd/selection.h"
 #include "model/compare.h"
+#include "model/history.h"
 #include "view/report_html.h"
 #include "xmalloc.h"
 
@@ -27,26 +28,36 @@ static const char report_usage[] =
 	"runs) side by side with each one's speed over the first, GFLOP/s per host,\n"
 	"device, dtype and size with the spread of the samples, speed-ups (column\n"
 	"against column, GPU vs CPU, dtype vs fp32), the fraction of each device's\n"
-	"theoretical peak, one roofline chart per kind of device with every host's\n"
-	"points, each host's history over its last N runs (--history, default 10;\n"
-	"runs with other settings marked) and the provenance that differs.\n"
+	"rated peak and of published measurements of the same product, one\n"
+	"roofline chart per kind of device with every host's points, each host's\n"
+	"history over its last N runs (--history, default 10; runs with other\n"
+	"settings marked) and the provenance that differs.\n"
 	"Runs are chosen as for ctl compare (see ctl compare --help); a single run\n"
 	"is enough.\n"
 	"\n"
-	"  -o FILE        where to write (default report.html; - for stdout): a\n"
+	"  -o FILE, --output FILE\n"
+	"                 where to write (default report.html; - for stdout): a\n"
 	"                 regular FILE is replaced whole (a temporary file beside it,\n"
 	"                 renamed); anything else (a symbolic link, /dev/stdout, a\n"
 	"                 FIFO) is written into\n"
+	"  --last N       the last N runs (as ctl compare --last)\n"
+	"  --history N    runs of each host in its history chart (default 10)\n"
+	"  --results DIR  the archive (default: see ctl --help)\n"
+	"\n"
+	"Examples:\n"
+	"  ctl report --last 2 -o report.html\n"
+	"  ctl report spark --history 20 -o spark.html\n"
 	"\n"
 	"Exit status: 0 written, 2 bad arguments or nothing to report, 4 could not\n"
 	"write (one line on stderr names FILE, or stdout, and says why).\n";
 
-/* Loads up to `count` recent runs of each distinct host among the
- * columns, oldest first. Returns how many histories were filled. */
+/* Each distinct host among the columns: its history over its last
+ * `count` runs, with change points (model/history.h). Returns how many
+ * histories were filled into *out (caller frees with free_histories). */
 static int load_histories(const struct selection *sel, const char *results,
-			  int count, struct report_history **out)
+			  int count, struct history ***out)
 {
-	struct report_history *h = NULL;
+	struct history **h = NULL;
 	int nh = 0;
 
 	for (int c = 0; c < sel->ncols; c++) {
@@ -54,53 +65,34 @@ static int load_histories(const struct selection *sel, const char *results,
 
 		for (int k = 0; k < col->run->nhosts; k++) {
 			const char *name = col->run->hosts[k].name;
-			char detail[256], **ids = NULL;
-			int n = 0, dup = 0;
+			struct history *one;
+			char detail[512];
+			int dup = 0;
 
 			if (col->host && col->host != &col->run->hosts[k])
 				continue;
 			for (int j = 0; j < nh; j++)
-				dup |= strcmp(h[j].host, name) == 0;
-			if (dup || archive_runs_with_host(results, name, count, &ids,
-							  &n, detail,
-							  sizeof(detail)) != BF_OK ||
-			    n == 0) {
-				bf_xfree_strv(ids);
+				dup |= strcmp(h[j]->host, name) == 0;
+			if (dup)
+				continue;
+			if (history_load(results, name, count, NULL, NULL, &one,
+					 detail, sizeof(detail)) != BF_OK) {
+				fprintf(stderr, "ctl: report: no history of %s: %s\n",
+					name, detail);
 				continue;
 			}
 			h = bf_xrealloc(h, (size_t)(nh + 1) * sizeof(*h));
-			h[nh].host = bf_xstrdup(name);
-			h[nh].runs = bf_xcalloc((size_t)n, sizeof(*h[nh].runs));
-			h[nh].nruns = 0;
-			/* ids come newest first; the chart wants oldest first */
-			for (int i = n - 1; i >= 0; i--) {
-				char *dir = bf_xasprintf("%s/%s", results, ids[i]);
-				struct archive_run *run;
-
-				if (archive_load_run(dir, &run, detail,
-						     sizeof(detail)) == BF_OK)
-					h[nh].runs[h[nh].nruns++] = run;
-				else
-					fprintf(stderr, "ctl: report: skipping %s: %s\n",
-						ids[i], detail);
-				free(dir);
-			}
-			bf_xfree_strv(ids);
-			nh++;
+			h[nh++] = one;
 		}
 	}
 	*out = h;
 	return nh;
 }
 
-static void free_histories(struct report_history *h, int nh)
+static void free_histories(struct history **h, int nh)
 {
-	for (int i = 0; i < nh; i++) {
-		for (int r = 0; r < h[i].nruns; r++)
-			archive_run_free(h[i].runs[r]);
-		free(h[i].runs);
-		free(h[i].host);
-	}
+	for (int i = 0; i < nh; i++)
+		history_free(h[i]);
 	free(h);
 }
 
@@ -112,7 +104,7 @@ static void free_histories(struct report_history *h, int nh)
  * Returns 0, or -1 after one line "ctl: report: cannot write PATH: why"
  * (no temporary file is left behind). */
 static int write_page(const char *path, const struct compare_table *t,
-		      const struct report_history *hist, int nhist)
+		      struct history *const *hist, int nhist)
 {
 	struct stat st;
 	char when[32], *tmp = NULL;
@@ -156,7 +148,7 @@ int cmd_report(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *results = NULL, *output = "report.html";
-	struct report_history *hist = NULL;
+	struct history **hist = NULL;
 	struct compare_table *t = NULL;
 	struct selection sel;
 	char when[32];

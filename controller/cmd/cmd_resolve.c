@@ -34,6 +34,9 @@ static const char resolve_usage[] =
 	"BF_SSH_CLIENT names the ssh client to ask (default: ssh on PATH;\n"
 	"\"none\": libssh's parser).\n"
 	"\n"
+	"Example:\n"
+	"  ctl resolve spark me@box.lan:2222\n"
+	"\n"
 	"Exit status: 0 every host resolved, 2 bad arguments or a host that\n"
 	"does not resolve, 4 could not write the answer (one line on stderr\n"
 	"says why), 130 interrupted.\n";

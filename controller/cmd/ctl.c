@@ -19,9 +19,14 @@ static const struct ctl_command commands[] = {
 	{ "run", "deploy and run the agent on hosts, stream and archive results", cmd_run },
 	{ "compare", "archived runs or hosts side by side, with significance", cmd_compare },
 	{ "report", "archived runs as one self-contained HTML page with charts", cmd_report },
+	{ "history", "a host's runs over time: change points and what changed with them", cmd_history },
 	{ "show", "print one archived run as a table", cmd_show },
 	{ "list", "list archived runs: id, date, hosts, status, tag", cmd_list },
 	{ "resolve", "print what ssh_config resolves hosts to (user, hostname, port, keys, known_hosts, proxy)", cmd_resolve },
+	{ "where", "print where ctl run finds or builds the agent on hosts, and whether it is built", cmd_where },
+	{ "doctor", "check what hosts have and lack to build the agent, changing nothing", cmd_doctor },
+	{ "clean", "remove the agent builds ctl deployed on hosts (--dry-run lists them)", cmd_clean },
+	{ "hosts", "list the inventory's hosts, groups and Slurm clusters", cmd_hosts },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -33,16 +38,29 @@ static void usage(FILE *out)
 	fprintf(out,
 		"\nThe archive (results/) and the inventory (hosts/), for every command:\n"
 		"--results DIR (--hosts-dir DIR), else $BENCHFLEET_RESULTS_DIR\n"
-		"($BENCHFLEET_HOSTS_DIR), else ./results (./hosts) if it exists, else those\n"
-		"of the benchfleet checkout at or above the current directory (one holding\n"
-		"hosts/ and results/README.md), else of the checkout ctl was built from,\n"
-		"else ./results (./hosts). From here: %s and %s.\n",
+		"($BENCHFLEET_HOSTS_DIR), else ./results (./hosts) if it exists, else\n"
+		"- for a ctl run from its build tree: those of the benchfleet checkout at\n"
+		"  or above the current directory (one holding hosts/ and\n"
+		"  results/README.md), else of the checkout ctl was built from;\n"
+		"- for an installed ctl: $XDG_DATA_HOME/benchfleet/results (default\n"
+		"  ~/.local/share/benchfleet/results) and $XDG_CONFIG_HOME/benchfleet/hosts\n"
+		"  (default ~/.config/benchfleet/hosts);\n"
+		"else ./results (./hosts). This ctl is %s.\n"
+		"From here: %s and %s.\n",
+		ctl_is_checkout_build() ? "run from its build tree" : "installed",
 		ctl_results_dir(NULL), ctl_hosts_dir(NULL, NULL));
 	fprintf(out,
-		"\n`ctl COMMAND --help` describes a command and its exit status. Every\n"
-		"command whose output (standard output, or report's file) cannot be written\n"
-		"says so in one line (ctl: write error: stdout: ...) and exits 4 where it\n"
-		"would have exited 0. `ctl --version` prints the version.\n");
+		"\nExamples:\n"
+		"  ctl run local --size 1024        # this machine, no SSH\n"
+		"  ctl run spark workstation        # two hosts from ~/.ssh/config\n"
+		"  ctl compare spark workstation    # their newest runs side by side\n"
+		"  ctl doctor spark                 # what spark lacks to build the agent\n");
+	fprintf(out,
+		"\n`ctl COMMAND --help` describes a command and its exit status; man ctl\n"
+		"has them all. Every command whose output (standard output, or report's\n"
+		"file) cannot be written says so in one line (ctl: write error: stdout:\n"
+		"...) and exits 4 where it would have exited 0. `ctl --version` prints\n"
+		"the version.\n");
 }
 
 /* The command argv[1] names, or ctl's own --help, --version. Returns its

@@ -22,9 +22,14 @@ struct ctl_command {
 int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+int cmd_history(int argc, char **argv);
+int cmd_where(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_resolve(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+int cmd_clean(int argc, char **argv);
+int cmd_hosts(int argc, char **argv);
 
 
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "model/recent.h"
 #include "xmalloc.h"
 
 enum bf_err baseline_load(struct model *m, int index, const char *results_dir,
@@ -12,16 +13,20 @@ enum bf_err baseline_load(struct model *m, int index, const char *results_dir,
 			  char *found, size_t found_len, int *nrows,
 			  char *detail, size_t detail_len)
 {
-	struct archive_baseline *b = NULL;
+	struct archive_baseline *runs[MODEL_RECENT_MAX], *b;
 	struct model_baseline *mb;
 	enum bf_err err;
+	int count = 0;
 
-	err = archive_find_baseline(results_dir, name, rec, fingerprint, run_id,
-				    &b, detail, detail_len);
+	/* The newest is the Δ% baseline; all of them the recent history. */
+	err = archive_find_baselines(results_dir, name, rec, fingerprint, run_id,
+				     MODEL_RECENT_MAX, runs, &count, detail,
+				     detail_len);
 	if (err == BF_ERR_NOT_FOUND) /* the tables say why */
 		model_set_baseline_info(m, index, NULL, detail);
 	if (err != BF_OK)
 		return err;
+	b = runs[0];
 	mb = bf_xcalloc((size_t)b->nrows + 1, sizeof(*mb));
 	for (int i = 0; i < b->nrows; i++) {
 		snprintf(mb[i].device, sizeof(mb[i].device), "%s",
@@ -33,11 +38,14 @@ enum bf_err baseline_load(struct model *m, int index, const char *results_dir,
 		mb[i].gflops = b->rows[i].median_gflops;
 	}
 	model_set_baseline(m, index, mb, b->nrows);
+	model_set_recent(m, index, (const struct archive_baseline *const *)runs,
+			 count);
 	model_set_baseline_info(m, index, b->run_id, NULL);
 	model_set_baseline_wall(m, index, b->wall_ms / 1000.0);
 	snprintf(found, found_len, "%s", b->run_id);
 	*nrows = b->nrows;
 	free(mb);
-	archive_baseline_free(b);
+	for (int k = 0; k < count; k++)
+		archive_baseline_free(runs[k]);
 	return BF_OK;
 }

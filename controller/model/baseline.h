@@ -15,7 +15,9 @@
  * as archive_find_baseline does: the newest complete run before run_id
  * of the same machine (fingerprint and rec's hostname and GPU UUIDs) and
  * the same settings (rec's options). Hands it to m: its passing GEMM
- * rows (model_set_baseline) and run id, or, when there is none, why
+ * rows (model_set_baseline) and run id, the last MODEL_RECENT_MAX such
+ * runs as the rows' recent history (model_set_recent: "slower than its
+ * last 5 runs"), or, when there is none, why
  * (model_set_baseline_info: the tables' "Δ% n/a for NAME: ..." line).
  * Returns BF_OK with the run's id in found (found_len bytes) and *nrows
  * its rows; BF_ERR_NOT_FOUND, said in the model; or BF_ERR_IO with

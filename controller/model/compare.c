@@ -50,6 +50,8 @@ static struct compare_row *find_or_add_row(struct compare_table *t,
 		cell->median_gflops = cell->min_gflops = cell->max_gflops = NAN;
 		cell->spread_pct = cell->median_ms = NAN;
 		cell->peak_gflops = cell->fraction_of_peak = NAN;
+		cell->reference_gflops = cell->fraction_of_reference = NAN;
+		cell->below_reference = -1;
 		cell->gflop_per_joule = cell->watts = NAN;
 		cell->roofline_gflops = cell->fraction_of_roofline = NAN;
 		cell->reliable = -1;
@@ -119,6 +121,16 @@ static void fill_cell(struct compare_cell *c, const struct bf_rec_gemm *g)
 	/* Of the median shown, so that %peak and GFLOP/s agree. */
 	c->fraction_of_peak = c->status == BF_STATUS_PASS && c->peak_gflops > 0 ?
 				      c->median_gflops / c->peak_gflops : NAN;
+	/* The reference the same way, and the verdict on that median. */
+	c->reference_gflops = g->reference_source ? g->reference_gflops : NAN;
+	snprintf(c->reference, sizeof(c->reference), "%s",
+		 g->reference_source ? g->reference_source : "");
+	c->fraction_of_reference = c->status == BF_STATUS_PASS &&
+					   c->reference_gflops > 0 ?
+				   c->median_gflops / c->reference_gflops : NAN;
+	c->below_reference =
+		isnan(c->fraction_of_reference) ? -1 :
+		c->fraction_of_reference < BF_REFERENCE_HEALTHY_FRACTION;
 	/* The roofline the same way: of the median shown. */
 	c->roofline_gflops = g->bandwidth_kind ? g->roofline_gflops : NAN;
 	c->fraction_of_roofline = c->status == BF_STATUS_PASS &&
@@ -228,304 +240,6 @@ static void compute_delta(struct compare_delta *d, const struct compare_cell *a,
 	d->significant = !d->too_few && d->p < alpha;
 }
 
-/* --- provenance ------------------------------------------------------ */
-
-/* A provenance value as text; NULL when not known. Caller frees. */
-typedef char *(*prov_text_fn)(const struct bf_rec_host *h);
-
-struct prov_item {
-	const char *section; /* object in the host record; NULL: top level */
-	const char *key;
-	prov_text_fn text;   /* NULL: the run.json host's fingerprint */
-};
-
-/* A string field: a copy, NULL when absent or null. */
-static char *str_text(const char *s)
-{
-	return s ? bf_xstrdup(s) : NULL;
-}
-
-/* A number field: integers without a fraction, else %g; NULL when
- * absent. */
-static char *num_text(double v)
-{
-	if (isnan(v))
-		return NULL;
-	return v == floor(v) && fabs(v) < 1e15 ? bf_xasprintf("%.0f", v) :
-						 bf_xasprintf("%g", v);
-}
-
-static char *p_hostname(const struct bf_rec_host *h) { return str_text(h->hostname); }
-static char *p_cpu_model(const struct bf_rec_host *h) { return str_text(h->cpu_model); }
-static char *p_ob_version(const struct bf_rec_host *h) { return str_text(h->openblas_version); }
-static char *p_ob_core(const struct bf_rec_host *h) { return str_text(h->openblas_core); }
-static char *p_ob_threads(const struct bf_rec_host *h) { return num_text(h->openblas_threads); }
-static char *p_ob_replaced(const struct bf_rec_host *h) { return str_text(h->openblas_core_replaced); }
-static char *p_driver(const struct bf_rec_host *h) { return str_text(h->cuda_driver_version); }
-static char *p_runtime(const struct bf_rec_host *h) { return str_text(h->cuda_runtime_version); }
-static char *p_cublas(const struct bf_rec_host *h) { return str_text(h->cuda_cublas_version); }
-static char *p_source_hash(const struct bf_rec_host *h) { return str_text(h->agent_source_hash); }
-
-/* GPUs by name, in index order: "NVIDIA H200, NVIDIA H200"; "none" for
- * none. */
-static char *p_gpus(const struct bf_rec_host *h)
-{
-	char *out = NULL;
-
-	for (int i = 0; i < h->ngpus; i++) {
-		const char *name = h->gpus[i].name;
-		char *next = bf_xasprintf("%s%s%s", out ? out : "", out ? ", " : "",
-				       name ? name : "n/a");
-
-		free(out);
-		out = next;
-	}
-	return out ? out : bf_xstrdup("none");
-}
-
-/* GPUs by UUID, in index order: which physical GPUs ran ("none" for
- * none, n/a for one NVML could not name). */
-static char *p_gpu_uuids(const struct bf_rec_host *h)
-{
-	char *out = NULL;
-
-	for (int i = 0; i < h->ngpus; i++) {
-		const char *uuid = h->gpus[i].uuid;
-		char *next = bf_xasprintf("%s%s%s", out ? out : "", out ? ", " : "",
-				       uuid ? uuid : "n/a");
-
-		free(out);
-		out = next;
-	}
-	return out ? out : bf_xstrdup("none");
-}
-
-/* The options as the agent wrote them (one line of JSON). */
-static char *p_options(const struct bf_rec_host *h)
-{
-	cJSON *o;
-	char *printed, *copy;
-
-	if (!h->options.present)
-		return NULL;
-	o = bf_rec_options_encode(&h->options);
-	printed = cJSON_PrintUnformatted(o);
-	copy = bf_xstrdup(printed ? printed : "n/a");
-	cJSON_free(printed);
-	cJSON_Delete(o);
-	return copy;
-}
-
-/* What can explain a speed change: who ran (hostname, CPU), the
- * libraries and their configuration, the GPUs, the agent build, the host
- * key (a different machine behind the same name), and the sweep's
- * settings (iterations, warm-up, sizes). */
-static const struct prov_item prov_items[] = {
-	{ NULL, BF_KEY_HOSTNAME, p_hostname },
-	{ NULL, BF_RUN_HOST_FINGERPRINT, NULL },
-	{ NULL, BF_KEY_CPU_MODEL, p_cpu_model },
-	{ BF_KEY_OPENBLAS, BF_KEY_VERSION, p_ob_version },
-	{ BF_KEY_OPENBLAS, BF_KEY_CORE, p_ob_core },
-	{ BF_KEY_OPENBLAS, BF_KEY_THREADS, p_ob_threads },
-	{ BF_KEY_OPENBLAS, "core_replaced", p_ob_replaced },
-	{ BF_KEY_CUDA, BF_KEY_DRIVER_VERSION, p_driver },
-	{ BF_KEY_CUDA, BF_KEY_RUNTIME_VERSION, p_runtime },
-	{ BF_KEY_CUDA, BF_KEY_CUBLAS_VERSION, p_cublas },
-	{ NULL, BF_KEY_GPUS, p_gpus },
-	{ BF_KEY_GPUS, "uuid", p_gpu_uuids },
-	{ BF_KEY_AGENT, BF_KEY_SOURCE_HASH, p_source_hash },
-	{ NULL, BF_KEY_OPTIONS, p_options },
-};
-#define NPROV_ITEMS (sizeof(prov_items) / sizeof(prov_items[0]))
-
-/* The item's value for host h; NULL when not known. Caller frees. */
-static char *prov_value(const struct prov_item *it,
-			const struct archive_host *h)
-{
-	if (!it->text)
-		return h ? bf_xstrdup(h->fingerprint) : NULL;
-	if (!h || !h->host_record)
-		return NULL;
-	return it->text(h->host_record);
-}
-
-static int same_text(const char *a, const char *b)
-{
-	return (!a && !b) || (a && b && strcmp(a, b) == 0);
-}
-
-/* The host of column c that the provenance of host name (by_host) or
- * the column's only host (not by_host) comes from; NULL when absent. */
-static const struct archive_host *column_host(const struct compare_table *t,
-					      int c, const char *name)
-{
-	const struct compare_column *col = &t->cols[c];
-
-	if (col->host)
-		return (!name || strcmp(col->host->name, name) == 0) ? col->host :
-								       NULL;
-	if (!name)
-		return col->run->nhosts > 0 ? &col->run->hosts[0] : NULL;
-	return archive_run_host(col->run, name);
-}
-
-/* Appends a provenance row (takes ownership of values) when at least two
- * columns have the host and their values differ; else frees values. */
-static void add_prov_if_differs(struct compare_table *t, const char *name,
-				const char *key, char **values, int present,
-				int differs)
-{
-	struct compare_prov *p;
-
-	if (present < 2 || !differs) {
-		for (int c = 0; c < t->ncols; c++)
-			free(values[c]);
-		free(values);
-		return;
-	}
-	t->prov = bf_xrealloc(t->prov, (size_t)(t->nprov + 1) * sizeof(*t->prov));
-	p = &t->prov[t->nprov++];
-	memset(p, 0, sizeof(*p));
-	snprintf(p->host, sizeof(p->host), "%s", name ? name : "");
-	snprintf(p->key, sizeof(p->key), "%s", key);
-	p->values = values;
-}
-
-/* The value of environment variable var in h's host record: its value,
- * "unset", or NULL (n/a) when the record has no env (an older agent). */
-static char *env_value(const struct archive_host *h, const char *var)
-{
-	const struct bf_rec_host *r = h ? h->host_record : NULL;
-
-	if (!r || r->nenv == 0)
-		return NULL;
-	for (int i = 0; i < r->nenv; i++)
-		if (r->env[i].name && strcmp(r->env[i].name, var) == 0)
-			return bf_xstrdup(r->env[i].value ? r->env[i].value :
-							    "unset");
-	return bf_xstrdup("unset");
-}
-
-/* The host record's "env" (CUDA_VISIBLE_DEVICES, CUBLAS_*, LD_PRELOAD,
- * OPENBLAS_*, ...): one provenance row "env.NAME" per variable whose
- * value differs, variables in order of first appearance. */
-static void add_env_provenance(struct compare_table *t, const char *name)
-{
-	for (int c = 0; c < t->ncols; c++) {
-		const struct archive_host *h = column_host(t, c, name);
-		const struct bf_rec_host *r = h ? h->host_record : NULL;
-
-		for (int i = 0; r && i < r->nenv; i++) {
-			const char *var = r->env[i].name;
-			char **values, key[48];
-			int seen = 0, present = 0, differs = 0, first = -1;
-
-			if (!var)
-				continue;
-			for (int k = 0; k < c && !seen; k++) {
-				const struct archive_host *o = column_host(t, k, name);
-
-				for (int j = 0; o && o->host_record &&
-						j < o->host_record->nenv && !seen; j++)
-					seen = o->host_record->env[j].name &&
-					       strcmp(o->host_record->env[j].name, var) == 0;
-			}
-			for (int j = 0; j < i && !seen; j++)
-				seen = r->env[j].name && strcmp(r->env[j].name, var) == 0;
-			if (seen)
-				continue;
-			values = bf_xcalloc((size_t)t->ncols, sizeof(*values));
-			for (int k = 0; k < t->ncols; k++) {
-				const struct archive_host *o = column_host(t, k, name);
-
-				if (!o)
-					continue;
-				values[k] = env_value(o, var);
-				present++;
-				if (first < 0)
-					first = k;
-				else if (!same_text(values[first], values[k]))
-					differs = 1;
-			}
-			snprintf(key, sizeof(key), "env.%.40s", var);
-			add_prov_if_differs(t, name, key, values, present, differs);
-		}
-	}
-}
-
-static void add_provenance_for(struct compare_table *t, const char *name)
-{
-	char **values = bf_xcalloc((size_t)t->ncols, sizeof(*values));
-
-	for (size_t i = 0; i < NPROV_ITEMS; i++) {
-		const struct prov_item *it = &prov_items[i];
-		int present = 0, differs = 0, first = -1;
-
-		for (int c = 0; c < t->ncols; c++) {
-			const struct archive_host *h = column_host(t, c, name);
-
-			values[c] = h ? prov_value(it, h) : NULL;
-			if (!h)
-				continue;
-			present++;
-			if (first < 0)
-				first = c;
-			else if (!same_text(values[first], values[c]))
-				differs = 1;
-		}
-		if (present >= 2 && differs) {
-			struct compare_prov *p;
-
-			t->prov = bf_xrealloc(t->prov, (size_t)(t->nprov + 1) *
-							    sizeof(*t->prov));
-			p = &t->prov[t->nprov++];
-			memset(p, 0, sizeof(*p));
-			snprintf(p->host, sizeof(p->host), "%s",
-				 name ? name : "");
-			if (it->section)
-				snprintf(p->key, sizeof(p->key), "%s.%s",
-					 it->section, it->key);
-			else
-				snprintf(p->key, sizeof(p->key), "%s", it->key);
-			p->values = values;
-			values = bf_xcalloc((size_t)t->ncols, sizeof(*values));
-		} else {
-			for (int c = 0; c < t->ncols; c++) {
-				free(values[c]);
-				values[c] = NULL;
-			}
-		}
-	}
-	free(values);
-	add_env_provenance(t, name);
-}
-
-static void add_provenance(struct compare_table *t)
-{
-	if (!t->by_host) {
-		add_provenance_for(t, NULL);
-		return;
-	}
-	/* Each host name once, in order of first appearance. */
-	for (int c = 0; c < t->ncols; c++) {
-		const struct archive_run *run = t->cols[c].run;
-
-		for (int i = 0; i < run->nhosts; i++) {
-			const char *name = run->hosts[i].name;
-			int seen = 0;
-
-			if (t->cols[c].host && t->cols[c].host != &run->hosts[i])
-				continue;
-			for (int k = 0; k < c && !seen; k++)
-				seen = column_host(t, k, name) != NULL;
-			for (int k = 0; k < i && !seen; k++)
-				seen = strcmp(run->hosts[k].name, name) == 0;
-			if (!seen)
-				add_provenance_for(t, name);
-		}
-	}
-}
-
 /* First-seen rank of a row's host, device and dtype, for sorting. */
 struct row_key {
 	int host, device, dtype, n, occurrence, index;
@@ -615,7 +329,7 @@ struct compare_table *compare_build(const struct compare_column *cols,
 			compute_delta(&t->rows[i].deltas[c],
 				      &t->rows[i].cells[0],
 				      &t->rows[i].cells[c], alpha);
-	add_provenance(t);
+	compare_add_provenance(t);
 	return t;
 }
 
@@ -641,4 +355,9 @@ void compare_free(struct compare_table *t)
 	free(t->rows);
 	free(t->cols);
 	free(t);
+}
+
+int compare_is_regression(const struct compare_delta *d, double pct)
+{
+	return d->valid && d->significant && d->ratio < 1 - pct / 100;
 }

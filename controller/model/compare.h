@@ -61,6 +61,9 @@ struct cJSON;
 #define CMP_KEY_PEAK_GFLOPS "peak_gflops"
 #define CMP_KEY_GFLOP_PER_JOULE "gflop_per_joule"
 #define CMP_KEY_WATTS "watts"
+#define CMP_KEY_REFERENCE_GFLOPS "reference_gflops"
+#define CMP_KEY_FRACTION_OF_REFERENCE "fraction_of_reference"
+#define CMP_KEY_BELOW_REFERENCE "below_reference"
 #define CMP_KEY_RELIABLE "reliable"
 #define CMP_KEY_UNRELIABLE_REASONS "unreliable_reasons"
 #define CMP_KEY_ROOFLINE_GFLOPS "roofline_gflops"
@@ -98,6 +101,10 @@ struct compare_cell {
 	double fraction_of_peak; /* median GFLOP/s / peak_gflops; NaN */
 	double gflop_per_joule;  /* the record's energy (agent/hardware/energy.h); NaN */
 	double watts;            /* its mean power over the window; NaN */
+	double reference_gflops; /* the record's published reference; NaN */
+	double fraction_of_reference; /* median GFLOP/s / reference; NaN */
+	int below_reference;     /* fraction below 0.8: 1, 0; -1 unknown */
+	char reference[200];     /* the reference's source; "" */
 	int reliable;            /* the agent's verdict: 1, 0, -1 unknown */
 	char unreliable[320];    /* its reasons, "; "-joined (with
 				  * MODEL_SHARED_REASON for a host measured
@@ -166,5 +173,20 @@ struct compare_table {
 struct compare_table *compare_build(const struct compare_column *cols,
 				    int ncols, double alpha);
 void compare_free(struct compare_table *t);
+
+/* Whether delta d is a significant slowdown (U test, p < alpha) of more
+ * than pct percent: its ratio below 1 - pct / 100. */
+int compare_is_regression(const struct compare_delta *d, double pct);
+
+/* Fills t->prov (compare_prov.c): every provenance item whose value
+ * differs between the columns that have the host, per host (by_host):
+ * hostname, host key, CPU, OpenBLAS version/core/threads/core_replaced,
+ * CUDA driver/runtime/cuBLAS, GPUs and their UUIDs, the agent's source
+ * hash, the options; each recorded environment variable ("env.NAME");
+ * and the peaks and references: one row "peak DEVICE DTYPE" per device
+ * and dtype whose rated peak or its method differs ("236.5 GFLOP/s
+ * (probe)"; figures within 5 % are the same), one "reference DEVICE
+ * DTYPE n=N" per row whose reference differs. compare_build calls it. */
+void compare_add_provenance(struct compare_table *t);
 
 #endif

@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "archive/archive_read.h"
 #include "bf_clock.h"
 #include "bf_text.h"
+#include "model/recent.h"
 #include "xmalloc.h"
 
 /* Which seqs arrived, per host: a bitmap grown as seqs arrive (at most
@@ -33,6 +35,11 @@ struct model_state {
 	int nbatching, batching_cap;
 	struct model_baseline **baseline; /* per host; NULL: none */
 	int *nbaseline;
+	struct model_recent **recent;     /* per host: recent.h; NULL none */
+	int *nrecent;
+	/* Per row (index-aligned with rows, rows_cap entries): its
+	 * samples as GFLOP/s, kept for the recent-history note. */
+	struct row_samples { double *x; int n; } *row_samples;
 	struct seq_set *seqs; /* per host */
 	uint64_t version; /* bumped on every change: readers redraw on change */
 	uint64_t started_ns;
@@ -114,6 +121,8 @@ void model_init(struct model *m, int nhosts, const char *const *names)
 	st->hosts = bf_xcalloc((size_t)nhosts + 1, sizeof(*st->hosts));
 	st->baseline = bf_xcalloc((size_t)nhosts + 1, sizeof(*st->baseline));
 	st->nbaseline = bf_xcalloc((size_t)nhosts + 1, sizeof(*st->nbaseline));
+	st->recent = bf_xcalloc((size_t)nhosts + 1, sizeof(*st->recent));
+	st->nrecent = bf_xcalloc((size_t)nhosts + 1, sizeof(*st->nrecent));
 	st->seqs = bf_xcalloc((size_t)nhosts + 1, sizeof(*st->seqs));
 	for (int i = 0; i < nhosts; i++) {
 		bf_text_sanitize(st->hosts[i].name, sizeof(st->hosts[i].name),
@@ -134,8 +143,16 @@ void model_free(struct model *m)
 		return;
 	for (int i = 0; i < st->nhosts; i++) {
 		free(st->baseline[i]);
+		for (int k = 0; k < st->nrecent[i]; k++)
+			model_recent_clear(&st->recent[i][k]);
+		free(st->recent[i]);
 		free(st->seqs[i].bits);
 	}
+	for (int i = 0; i < st->nrows; i++)
+		free(st->row_samples[i].x);
+	free(st->row_samples);
+	free(st->recent);
+	free(st->nrecent);
 	free(st->seqs);
 	free(st->baseline);
 	free(st->nbaseline);
@@ -354,6 +371,78 @@ static double baseline_gflops(const struct model_state *m,
 	return NAN;
 }
 
+/* Row i's note against its host's recent runs (recent.h): "slower than
+ * its last 5 runs" (a 5% floor, as ctl history's), or none. */
+static void recent_note(struct model_state *m, int i)
+{
+	struct model_row *r = &m->rows[i];
+	const struct row_samples *x = &m->row_samples[i];
+	int slower = 0;
+
+	r->recent_note[0] = '\0';
+	r->recent_slower = 0;
+	if (r->status != BF_STATUS_PASS || isnan(r->gflops))
+		return;
+	for (int k = 0; k < m->nrecent[r->host]; k++) {
+		const struct model_recent *h = &m->recent[r->host][k];
+
+		if (h->n == r->n && h->occurrence == r->occurrence &&
+		    strcmp(h->device, r->device) == 0 &&
+		    strcmp(h->dtype, r->dtype) == 0) {
+			model_recent_note(h, x->x, x->n, 0.05, 0.05, &slower,
+					  r->recent_note, sizeof(r->recent_note));
+			r->recent_slower = slower;
+			return;
+		}
+	}
+}
+
+void model_set_recent(struct model *mm, int host,
+		      const struct archive_baseline *const *runs, int nruns)
+{
+	struct model_state *m = mm->st;
+	struct model_recent *rec = NULL;
+	int count = 0;
+
+	/* One entry per row of the newest run, with that row's samples in
+	 * each run that has it. */
+	for (int i = 0; nruns > 0 && i < runs[0]->nrows; i++) {
+		const struct archive_baseline_row *b0 = &runs[0]->rows[i];
+		struct model_recent *h;
+
+		rec = bf_xrealloc(rec, (size_t)(count + 1) * sizeof(*rec));
+		h = &rec[count++];
+		memset(h, 0, sizeof(*h));
+		snprintf(h->device, sizeof(h->device), "%s", b0->device);
+		snprintf(h->dtype, sizeof(h->dtype), "%s", b0->dtype);
+		h->n = b0->n;
+		h->occurrence = b0->occurrence;
+		for (int k = 0; k < nruns && h->nruns < MODEL_RECENT_MAX; k++) {
+			const struct archive_baseline_row *b = archive_baseline_row(
+				runs[k], h->device, h->dtype, h->n, h->occurrence);
+
+			if (!b || b->nsamples < 1)
+				continue;
+			h->samples[h->nruns] = bf_xcalloc((size_t)b->nsamples,
+							  sizeof(double));
+			memcpy(h->samples[h->nruns], b->samples_gflops,
+			       (size_t)b->nsamples * sizeof(double));
+			h->nsamples[h->nruns++] = b->nsamples;
+		}
+	}
+	model_lock(m);
+	for (int k = 0; k < m->nrecent[host]; k++)
+		model_recent_clear(&m->recent[host][k]);
+	free(m->recent[host]);
+	m->recent[host] = rec;
+	m->nrecent[host] = count;
+	for (int i = 0; i < m->nrows; i++)
+		if (m->rows[i].host == host)
+			recent_note(m, i);
+	m->version++;
+	model_unlock(m);
+}
+
 void model_set_baseline(struct model *mm, int host,
 			const struct model_baseline *b, int count)
 {
@@ -425,7 +514,16 @@ static void add_gemm(struct model_state *m, int host,
 	if (m->nrows == m->rows_cap) {
 		m->rows_cap = m->rows_cap ? 2 * m->rows_cap : 16;
 		m->rows = bf_xrealloc(m->rows, (size_t)m->rows_cap * sizeof(*m->rows));
+		m->row_samples = bf_xrealloc(m->row_samples, (size_t)m->rows_cap *
+								 sizeof(*m->row_samples));
 	}
+	m->row_samples[m->nrows].x = bf_xcalloc((size_t)g->nsamples + 1,
+						sizeof(double));
+	m->row_samples[m->nrows].n = 0;
+	for (int k = 0; k < g->nsamples; k++)
+		if (g->samples_ms[k] > 0) /* a GEMM is 2 n^3 flops */
+			m->row_samples[m->nrows].x[m->row_samples[m->nrows].n++] =
+				2.0 * g->n * (double)g->n * g->n / g->samples_ms[k] / 1e6;
 	r = &m->rows[m->nrows++];
 	memset(r, 0, sizeof(*r));
 	r->host = host;
@@ -442,6 +540,11 @@ static void add_gemm(struct model_state *m, int host,
 	r->gflop_per_joule = g->energy_source ? g->gflop_per_joule : NAN;
 	r->peak_gflops = g->peak_gflops;
 	r->fraction_of_peak = g->fraction_of_peak;
+	r->reference_gflops = g->reference_source ? g->reference_gflops : NAN;
+	r->fraction_of_reference = g->fraction_of_reference;
+	r->below_reference = g->below_reference;
+	bf_text_sanitize(r->reference, sizeof(r->reference),
+			 str_or(g->reference_source, ""));
 	if (g->bandwidth_kind) {
 		bf_text_sanitize(r->bandwidth_kind, sizeof(r->bandwidth_kind),
 				 g->bandwidth_kind);
@@ -467,10 +570,13 @@ static void add_gemm(struct model_state *m, int host,
 		r->status = BF_STATUS_FAIL;
 		r->gflops = r->fraction_of_peak = NAN;
 		r->fraction_of_roofline = r->gflop_per_joule = NAN;
+		r->fraction_of_reference = NAN;
+		r->below_reference = -1;
 		snprintf(r->reason, sizeof(r->reason), "%.159s", why);
 		bf_text_sanitize_inplace(r->reason);
 	}
 	r->prev_gflops = baseline_gflops(m, r);
+	recent_note(m, (int)(r - m->rows));
 	recompute_ratios(m, host);
 }
 

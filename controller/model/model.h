@@ -14,6 +14,8 @@
 #include "record.h"
 #include "schema.h"
 
+struct archive_baseline;
+
 enum host_state {
 	HOST_PENDING = 0,
 	HOST_CONNECTING,
@@ -43,8 +45,14 @@ struct model_row {
 	double peak_mib;
 	double gflop_per_joule;  /* over the timed loop (the record's
 				  * energy); NaN unknown */
-	double peak_gflops;      /* the device's theoretical peak; NaN */
+	double peak_gflops;      /* the device's rated peak; NaN */
 	double fraction_of_peak; /* gflops / peak_gflops; NaN */
+	/* A published measurement of the product at this dtype and n
+	 * (docs/schema.md): reference_gflops NaN or 0 when none. */
+	double reference_gflops;
+	double fraction_of_reference; /* gflops / reference_gflops; NaN */
+	int below_reference;     /* 1 below 80 % of it, 0, -1 unknown */
+	char reference[200];     /* its source, one line; "" */
 	/* The roofline (docs/schema.md, gemm): NaN / "" when the device's
 	 * bandwidth was not measured (--no-bandwidth, older agents). */
 	char bandwidth_kind[16];     /* "triad", "d2d"; "" */
@@ -57,6 +65,9 @@ struct model_row {
 	char unreliable[320]; /* its reasons, "; "-joined; "" when none */
 	double vs_fp32;    /* this dtype's GFLOP/s over fp32's, same device */
 	double gpu_vs_cpu; /* fp32 on a GPU over fp32 on the host's CPU */
+	char recent_note[48]; /* "slower than its last 5 runs" (recent.h);
+			       * "" none */
+	int recent_slower;    /* the note says slower */
 	double prev_gflops; /* same host, device, dtype and n in the previous
 			     * archived run with the same settings (see
 			     * model_set_baseline); NaN when there is none */
@@ -263,6 +274,14 @@ void model_add_malformed(struct model *m, int host);
  * Replaces an earlier baseline; count 0 clears it. */
 void model_set_baseline(struct model *m, int host,
 			const struct model_baseline *b, int count);
+
+/* Sets host's recent history: its last nruns runs with the same settings
+ * on the same machine, newest first (archive_find_baselines; copied).
+ * Every GEMM row of host, present and future, gets the note of
+ * model_recent_note against them ("slower than its last 5 runs", or
+ * none). nruns 0 clears it. */
+void model_set_recent(struct model *m, int host,
+		      const struct archive_baseline *const *runs, int nruns);
 
 /* Which run host's baseline came from (run_id, may be NULL) or why it
  * has none (note, may be NULL), for the tables' Δ% legend. */

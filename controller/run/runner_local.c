@@ -23,7 +23,7 @@ extern char **environ;
 
 /* The agent binary: $BENCHFLEET_AGENT, else "agent" beside ctl. Caller
  * frees. */
-static char *agent_path(void)
+char *runner_local_agent_path(void)
 {
 	const char *env = getenv("BENCHFLEET_AGENT");
 	char self[PATH_MAX];
@@ -58,7 +58,7 @@ static void local_stderr(void *arg, const char *buf, size_t n)
 
 static enum bf_err run_local(struct host_ctx *h, char *detail, size_t detail_len)
 {
-	char *path = agent_path(), **args = h->agent_argv, **argv;
+	char *path = runner_local_agent_path(), **args = h->agent_argv, **argv;
 	struct local_err e = { h, "" };
 	enum bf_err err;
 	int status = 0, stopped = 0, argc = 0;

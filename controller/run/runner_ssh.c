@@ -24,6 +24,8 @@
  * second: once ctl is gone (Ctrl-C, a dropped connection) the write fails
  * and the watcher kills the build's process group and removes the staging
  * directory, which sshd's signal forwarding would not do for root logins.
+ * `ctl where` (runner_ssh_where) runs the same preflight and names the
+ * same directory, without uploading, building or running.
  *
  * The connection uses one channel at a time (exec, SFTP, exec, exec), so
  * a server with MaxSessions 1 is enough.
@@ -41,6 +43,7 @@
 #include "bf_text.h"
 #include "remote/remote_ssh.h"
 #include "run/embedded.h"
+#include "run/preflight.h"
 #include "run/runner.h"
 #include "run/session.h"
 #include "xmalloc.h"
@@ -58,89 +61,7 @@
  * "[ 45%]" or ninja's "[12/40]" (build_step). */
 #define BUILD_HEARTBEAT ":bf-building"
 
-static char *env_prefix(const struct host_ctx *h);
-
-/* What the toolchain key covers, in the order it is hashed. */
-enum tc_part { TC_ARCH, TC_CC, TC_CUDA, TC_LIBS, TC_GPUS, TC_PARTS };
-static const char *const tc_names[TC_PARTS] = {
-	"arch", "compiler", "nvcc", "libs", "gpus"
-};
-
-/* Collects "key=value" lines printed by the preflight script. */
-struct probe {
-	char home[1024];
-	char os[64];
-	char missing[256];
-	char tc[TC_PARTS][256];   /* toolchain parts; "" when not found */
-	char built[4096];         /* "\n<dir>\n..." with a built agent */
-	char workdir_fixed[64];   /* its mode before chmod 0700 */
-	char workdir_unsafe[96];  /* "<mode> <owner uid>": refused */
-	int got_home;
-};
-
-static enum bf_err probe_line(void *arg, const char *line, size_t len,
-			      int truncated)
-{
-	static const char *const tc_keys[TC_PARTS] = {
-		"tc_arch=", "tc_cc=", "tc_cuda=", "tc_libs=", "tc_gpus="
-	};
-	struct probe *p = arg;
-
-	(void)len;
-	(void)truncated;
-	if (strncmp(line, "home=", 5) == 0) {
-		snprintf(p->home, sizeof(p->home), "%s", line + 5);
-		p->got_home = 1;
-	} else if (strncmp(line, "os=", 3) == 0) {
-		snprintf(p->os, sizeof(p->os), "%s", line + 3);
-	} else if (strncmp(line, "missing=", 8) == 0) {
-		snprintf(p->missing, sizeof(p->missing), "%s", line + 8);
-	} else if (strncmp(line, "built=", 6) == 0) {
-		size_t have = strlen(p->built);
-
-		/* Kept only while whole: a cut name could match a shorter
-		 * one. More than fits means more builds than anyone keeps. */
-		if (have + strlen(line + 6) + 3 < sizeof(p->built))
-			snprintf(p->built + have, sizeof(p->built) - have,
-				 "%s%s\n", have ? "" : "\n", line + 6);
-	} else if (strncmp(line, "workdir_fixed=", 14) == 0) {
-		snprintf(p->workdir_fixed, sizeof(p->workdir_fixed), "%s",
-			 line + 14);
-	} else if (strncmp(line, "workdir_unsafe=", 15) == 0) {
-		snprintf(p->workdir_unsafe, sizeof(p->workdir_unsafe), "%s",
-			 line + 15);
-	} else {
-		for (int i = 0; i < TC_PARTS; i++) {
-			size_t k = strlen(tc_keys[i]);
-
-			if (strncmp(line, tc_keys[i], k) == 0)
-				snprintf(p->tc[i], sizeof(p->tc[i]), "%s",
-					 line + k);
-		}
-	}
-	return BF_OK;
-}
-
-/* The toolchain key: FNV-1a (64-bit; offset basis and prime from
- * http://www.isthe.com/chongo/tech/comp/fnv/) over "name=value\n" for
- * each part, as 16 hex digits. Not a defence against anyone: it only
- * keeps builds for different toolchains apart. */
-static void toolchain_key(const struct probe *p, char out[17])
-{
-	uint64_t h = 14695981039346656037ULL;
-
-	for (int i = 0; i < TC_PARTS; i++) {
-		char *part = bf_xasprintf("%s=%s\n", tc_names[i], p->tc[i]);
-
-		for (const unsigned char *c = (const unsigned char *)part; *c;
-		     c++) {
-			h ^= *c;
-			h *= 1099511628211ULL;
-		}
-		free(part);
-	}
-	snprintf(out, 17, "%016llx", (unsigned long long)h);
-}
+static char *env_prefix(const struct inv_host *inv);
 
 /* One line about the host that is not a state change (the toolchain key),
  * printed as session_progress prints, unless the live table draws; the
@@ -194,36 +115,6 @@ static char *sftp_dir(const char *workdir, const char *home, const char *sub)
 		return bf_xasprintf("%s/%s%s%s", home, workdir[1] ? workdir + 2 : "",
 				 workdir[1] ? "/" : "", sub);
 	return bf_xasprintf("%s/%s", workdir, sub);
-}
-
-/* The command that installs what the preflight found missing. */
-static void install_hint(const struct probe *p, char *out, size_t len)
-{
-	static const struct {
-		const char *item, *deb, *rpm, *arch;
-	} pkgs[] = {
-		{ "compiler", "build-essential", "gcc", "gcc" },
-		{ "cmake", "cmake", "cmake", "cmake" },
-		{ "pkg-config", "pkg-config", "pkgconf", "pkgconf" },
-		{ "cjson", "libcjson-dev", "cjson-devel", "cjson" },
-		{ "openblas", "libopenblas-dev", "openblas-devel", "openblas" },
-	};
-	int deb = strstr("debian ubuntu linuxmint pop raspbian", p->os) != NULL && *p->os;
-	int rpm = strstr("fedora rhel centos rocky almalinux amzn ol", p->os) != NULL && *p->os;
-	int arch = strcmp(p->os, "arch") == 0;
-	size_t off;
-
-	off = (size_t)snprintf(out, len, "%s",
-			       deb ? "sudo apt-get install -y" :
-			       rpm ? "sudo dnf install -y" :
-			       arch ? "sudo pacman -S --needed" :
-				      "install:");
-	for (size_t i = 0; i < sizeof(pkgs) / sizeof(pkgs[0]) && off < len; i++)
-		if (strstr(p->missing, pkgs[i].item))
-			off += (size_t)snprintf(out + off, len - off, " %s",
-						deb ? pkgs[i].deb :
-						rpm ? pkgs[i].rpm :
-						arch ? pkgs[i].arch : pkgs[i].item);
 }
 
 /* Keeps the last lines of a failed build's log (printed by the script),
@@ -407,49 +298,6 @@ static enum bf_err upload_sources(struct host_ctx *h, struct remote *r,
 	return err;
 }
 
-/* The preflight, one command: the home directory (for SFTP paths); the
- * workdir created 0700, or checked and fixed or refused when group or
- * others can write it (they could swap the agent ctl runs); old staging
- * directories swept; the toolchain's parts; which builds of these sources
- * exist; what a build would need. Run with the host's environment (env),
- * so the parts are what CMake will see: $CC or cc, $CUDACXX or nvcc
- * (/usr/local/cuda/bin is on PATH, where a DGX Spark keeps it). Caller
- * frees. */
-static char *preflight_command(const char *work_sh, const char *env)
-{
-	return bf_xasprintf(
-		"w=%s; echo \"home=$HOME\"; %s"
-		"if [ ! -d \"$w\" ]; then (umask 077 && mkdir -p \"$w\") || exit 1; fi; "
-		"set -- $(ls -ldnL \"$w\"); "
-		"case \"$1\" in ?????w*|????????w*) "
-		"if [ \"$3\" = \"$(id -u)\" ]; then chmod 0700 \"$w\" || exit 1; "
-		"echo \"workdir_fixed=$1\"; "
-		"else echo \"workdir_unsafe=$1 $3\"; exit 0; fi;; esac; "
-		/* Staging directories of deploys that were cut off before
-		 * their watcher could act are swept after a day. */
-		"find \"$w\" -maxdepth 1 -name '*.tmp-*' -mmin +1440 "
-		"-exec rm -rf {} + 2>/dev/null; "
-		"echo \"tc_arch=$(uname -m 2>/dev/null)\"; "
-		"echo \"tc_cc=$(${CC:-cc} --version 2>/dev/null | head -n 1)\"; "
-		"echo \"tc_cuda=$(${CUDACXX:-nvcc} --version 2>/dev/null | grep -i release | head -n 1)\"; "
-		"echo \"tc_libs=$(echo $(pkg-config --modversion libcjson openblas 2>/dev/null))\"; "
-		/* Only well-formed "9.0" lines: a failing nvidia-smi prints
-		 * its complaint on stdout. */
-		"echo \"tc_gpus=$(echo $(nvidia-smi --query-gpu=compute_cap "
-		"--format=csv,noheader 2>/dev/null | grep -E '^[0-9]+\\.[0-9]+$' | sort -u))\"; "
-		"for x in \"$w\"/%s-*; do [ -x \"$x/build/bin/agent\" ] && echo \"built=${x##*/}\"; done; "
-		"m=; "
-		"command -v cc >/dev/null 2>&1 || m=\"$m compiler\"; "
-		"command -v cmake >/dev/null 2>&1 || m=\"$m cmake\"; "
-		"if command -v pkg-config >/dev/null 2>&1; then "
-		"pkg-config --exists libcjson || m=\"$m cjson\"; "
-		"pkg-config --exists openblas || m=\"$m openblas\"; "
-		"else m=\"$m pkg-config cjson openblas\"; fi; "
-		"[ -r /etc/os-release ] && . /etc/os-release; echo \"os=$ID\"; "
-		"echo \"missing=$m\"",
-		work_sh, env, embedded_agent_hash);
-}
-
 /* The build, in the staging directory: CMake in a session of its own
  * (setsid, where there is one) writing build.log, and a watcher that
  * prints BUILD_HEARTBEAT each second. SIGPIPE is ignored (after the build
@@ -497,79 +345,87 @@ static char *build_command(const char *staging_sh, const char *final_sh,
 	return cmd;
 }
 
-/* Whether name is one of the built directories the preflight listed. */
-static int is_built(const struct probe *p, const char *name)
+/* The deploy's preflight (run/preflight.c, with inv's environment) on r,
+ * and what it decides: *p as the host answered, key (the toolchain key)
+ * and name ("<source hash>-<key>", the agent's directory under workdir:
+ * the one place that names it, for ctl run and ctl where). Errors:
+ * remote_exec's; BF_ERR_REMOTE when the preflight failed or the workdir
+ * is unsafe (detail says which). */
+static enum bf_err preflight(const struct inv_host *inv, struct remote *r,
+			     const char *workdir, struct preflight *p,
+			     char key[17], char name[160], char *detail,
+			     size_t detail_len)
 {
-	char *needle = bf_xasprintf("\n%s\n", name);
-	int found = strstr(p->built, needle) != NULL;
+	char *work_sh = shell_dir(workdir, "");
+	char *env = env_prefix(inv);
+	enum bf_err err;
 
-	free(needle);
-	return found;
+	err = preflight_run(r, work_sh, env, 0, p, detail, detail_len);
+	if (err == BF_OK && p->workdir_unsafe[0])
+		err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
+			      "workdir %s is writable by group or others and "
+			      "not owned by this login (mode and owner uid: "
+			      "%s): refusing to build or run the agent there; "
+			      "make it 0700 or set another \"workdir\" for "
+			      "this host", workdir, p->workdir_unsafe);
+	if (err == BF_OK) {
+		preflight_toolchain_key(p, key);
+		snprintf(name, 160, "%s-%s", embedded_agent_hash, key);
+	}
+	free(env);
+	free(work_sh);
+	return err;
 }
 
 static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 			  const char *workdir, char **agent_dir,
 			  char *detail, size_t detail_len)
 {
-	struct probe p = { .got_home = 0 };
-	struct remote_exec_cb cb = { probe_line, &p, 0 };
+	struct preflight p;
+	struct remote_exec_cb cb = { NULL, NULL, 0 };
 	struct remote_exec_result res;
 	struct tail_buf tail = { .h = h };
-	char *work_sh = shell_dir(workdir, "");
-	char *env = env_prefix(h);
+	char *env = env_prefix(h->inv);
 	char *cmd = NULL, *final_sh = NULL, *staging_sh = NULL;
 	char *staging_sftp = NULL;
-	char key[17], name[160], sub[192], hint[512];
+	char key[17], name[160], sub[192], hint[768], what[512], cuda[384];
 	unsigned int rnd = 0;
 	enum bf_err err;
 
 	session_progress(h, HOST_DEPLOYING, NULL);
-	cmd = preflight_command(work_sh, env);
-	err = remote_exec(r, cmd, &cb, &res, detail, detail_len);
+	err = preflight(h->inv, r, workdir, &p, key, name, detail, detail_len);
 	if (err != BF_OK)
 		goto out;
-	if (res.exit_status != 0 || !p.got_home) {
-		err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
-			      "preflight failed (exit %d): %.200s",
-			      res.exit_status, res.stderr_tail);
-		goto out;
-	}
-	if (p.workdir_unsafe[0]) {
-		err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
-			      "workdir %s is writable by group or others and "
-			      "not owned by this login (mode and owner uid: "
-			      "%s): refusing to build or run the agent there; "
-			      "make it 0700 or set another \"workdir\" for "
-			      "this host", workdir, p.workdir_unsafe);
-		goto out;
-	}
 	if (p.workdir_fixed[0])
 		fprintf(h->log, "workdir %s was %s (writable by group or "
 			"others): made it 0700\n", workdir, p.workdir_fixed);
 
-	toolchain_key(&p, key);
-	snprintf(name, sizeof(name), "%s-%s", embedded_agent_hash, key);
 	final_sh = shell_dir(workdir, name);
 	host_note(h, "cache key %s (%s %s, %s %s, %s %s, %s %s, %s %s)%s", key,
-		  tc_names[TC_ARCH], p.tc[TC_ARCH][0] ? p.tc[TC_ARCH] : "?",
-		  tc_names[TC_CC], p.tc[TC_CC][0] ? p.tc[TC_CC] : "none",
-		  tc_names[TC_CUDA], p.tc[TC_CUDA][0] ? p.tc[TC_CUDA] : "none",
-		  tc_names[TC_LIBS], p.tc[TC_LIBS][0] ? p.tc[TC_LIBS] : "none",
-		  tc_names[TC_GPUS], p.tc[TC_GPUS][0] ? p.tc[TC_GPUS] : "none",
-		  is_built(&p, name) ? ": cached" : "");
+		  preflight_tc_names[PF_TC_ARCH],
+		  p.tc[PF_TC_ARCH][0] ? p.tc[PF_TC_ARCH] : "?",
+		  preflight_tc_names[PF_TC_CC],
+		  p.tc[PF_TC_CC][0] ? p.tc[PF_TC_CC] : "none",
+		  preflight_tc_names[PF_TC_CUDA],
+		  p.tc[PF_TC_CUDA][0] ? p.tc[PF_TC_CUDA] : "none",
+		  preflight_tc_names[PF_TC_LIBS],
+		  p.tc[PF_TC_LIBS][0] ? p.tc[PF_TC_LIBS] : "none",
+		  preflight_tc_names[PF_TC_GPUS],
+		  p.tc[PF_TC_GPUS][0] ? p.tc[PF_TC_GPUS] : "none",
+		  preflight_is_built(&p, name) ? ": cached" : "");
 	*agent_dir = bf_xstrdup(final_sh);
-	if (is_built(&p, name))
+	if (preflight_is_built(&p, name))
 		goto out;
-	if (p.missing[0]) {
-		install_hint(&p, hint, sizeof(hint));
+	preflight_cuda_text(&p, cuda, sizeof(cuda));
+	if (p.missing) {
+		preflight_missing_text(&p, what, sizeof(what));
+		preflight_install_hint(&p, hint, sizeof(hint));
 		err = bf_fail(detail, detail_len, BF_ERR_BUILD,
-			      "host lacks%s to build the agent; install with: %s",
-			      p.missing, hint);
+			      "host lacks %s to build the agent; %s; %s", what,
+			      hint, cuda);
 		goto out;
 	}
-	if (!p.tc[TC_CUDA][0])
-		fprintf(h->log, "preflight: no nvcc ($CUDACXX, PATH or "
-			"/usr/local/cuda/bin): building without CUDA\n");
+	fprintf(h->log, "preflight: %s\n", cuda);
 
 	/* Upload into a staging directory unique to this deploy. */
 	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
@@ -611,7 +467,6 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 out:
 	free(cmd);
 	free(env);
-	free(work_sh);
 	free(final_sh);
 	free(staging_sh);
 	free(staging_sftp);
@@ -644,39 +499,12 @@ static void cmd_append(struct cmd_buf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
-/* Shell assignments for the host's environment: /usr/local/cuda/bin at
- * the end of PATH (nvcc lives there on a DGX Spark), the inventory's
- * path_prepend in front, its env values quoted. Used for the preflight,
- * the build and the run alike, so all three see the same toolchain.
- * Caller frees. */
-static char *env_prefix(const struct host_ctx *h)
+/* The host's environment as shell assignments (preflight_env). Used for
+ * the preflight, the build and the run alike, so all three see the same
+ * toolchain. Caller frees. */
+static char *env_prefix(const struct inv_host *inv)
 {
-	static const char name_chars[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_";
-	struct cmd_buf b = { bf_xmalloc(256), 0, 256 };
-
-	b.s[0] = '\0';
-	cmd_append(&b, "PATH=\"$PATH:/usr/local/cuda/bin\"; ");
-	for (int i = h->inv ? h->inv->npath - 1 : -1; i >= 0; i--) {
-		char *q = remote_quote(h->inv->path_prepend[i]);
-
-		cmd_append(&b, "PATH=%s:\"$PATH\"; ", q);
-		free(q);
-	}
-	cmd_append(&b, "export PATH; ");
-	for (int i = 0; h->inv && i < h->inv->nenv; i++) {
-		const char *name = h->inv->env_name[i];
-		char *q;
-
-		/* Values are quoted; a name that is not a shell name is
-		 * refused by inventory.c, and skipped here as well. */
-		if (!*name || strspn(name, name_chars) != strlen(name))
-			continue;
-		q = remote_quote(h->inv->env_value[i]);
-		cmd_append(&b, "%s=%s; export %s; ", name, q, name);
-		free(q);
-	}
-	return b.s;
+	return preflight_env(inv);
 }
 
 /* The command that runs the agent: cd, environment, then exec, so that
@@ -684,7 +512,7 @@ static char *env_prefix(const struct host_ctx *h)
 static char *run_command(const struct host_ctx *h, const char *agent_dir)
 {
 	char *const *args = h->agent_argv;
-	char *env = env_prefix(h);
+	char *env = env_prefix(h->inv);
 	struct cmd_buf b = { bf_xmalloc(1024), 0, 1024 };
 
 	cmd_append(&b, "cd %s || exit 127; %sexec ./build/bin/agent", agent_dir,
@@ -808,3 +636,39 @@ const struct runner runner_ssh = {
 	.run = run_ssh,
 	.identify = identify_ssh,
 };
+
+enum bf_err runner_ssh_where(const char *target, const struct inv_host *inv,
+			     const struct run_opts *opts,
+			     const atomic_int *cancel, char **agent, int *built,
+			     char *detail, size_t detail_len)
+{
+	struct remote_opts ro = {
+		.host = target,
+		.ssh_config = opts->ssh_config,
+		.known_hosts = NULL,
+		.timeout_s = opts->timeout_s,
+		.accept_new_host_keys = opts->accept_new_host_keys,
+		.cancel = cancel,
+	};
+	const char *workdir = inv && inv->workdir ? inv->workdir :
+						     DEFAULT_WORKDIR;
+	struct remote *r = NULL;
+	struct preflight p;
+	char key[17], name[160], *dir;
+	enum bf_err err;
+
+	*agent = NULL;
+	*built = 0;
+	err = remote_connect(&r, &ro, detail, detail_len);
+	if (err == BF_OK)
+		err = preflight(inv, r, workdir, &p, key, name, detail,
+				detail_len);
+	if (err == BF_OK) {
+		dir = sftp_dir(workdir, p.home, name);
+		*agent = bf_xasprintf("%s/build/bin/agent", dir);
+		*built = preflight_is_built(&p, name);
+		free(dir);
+	}
+	remote_free(r);
+	return err;
+}

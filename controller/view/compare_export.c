@@ -173,7 +173,8 @@ void compare_print_csv(FILE *out, const struct compare_table *t)
 		"spread_pct", "median_ms", "vs_first", "ratio", "p",
 		"significant", "occurrence", "fraction_of_peak", "reliable",
 		"unreliable_reasons", "roofline_gflops", "fraction_of_roofline",
-		"bound", "gflop_per_joule", "watts",
+		"bound", "gflop_per_joule", "watts", "reference_gflops",
+		"fraction_of_reference", "below_reference",
 	};
 	const size_t nheader = sizeof(header) / sizeof(header[0]);
 
@@ -235,7 +236,11 @@ void compare_print_csv(FILE *out, const struct compare_table *t)
 				snprintf(buf, sizeof(buf), "%.10g", cell->watts);
 			else
 				snprintf(buf, sizeof(buf), "n/a");
-			csv_field(out, buf, 1);
+			csv_field(out, buf, 0);
+			csv_num(out, cell->present ? cell->reference_gflops : NAN);
+			csv_num(out, pass ? cell->fraction_of_reference : NAN);
+			csv_field(out, !pass || cell->below_reference < 0 ? "n/a" :
+				       cell->below_reference ? "yes" : "no", 1);
 		}
 	}
 	fflush(out);
@@ -313,6 +318,15 @@ static cJSON *json_cell(const struct compare_cell *cell,
 	add_num_or_null(o, CMP_KEY_GFLOP_PER_JOULE,
 			pass ? cell->gflop_per_joule : NAN);
 	add_num_or_null(o, CMP_KEY_WATTS, cell->present ? cell->watts : NAN);
+	add_num_or_null(o, CMP_KEY_REFERENCE_GFLOPS,
+			cell->present ? cell->reference_gflops : NAN);
+	add_num_or_null(o, CMP_KEY_FRACTION_OF_REFERENCE,
+			pass ? cell->fraction_of_reference : NAN);
+	if (!pass || cell->below_reference < 0)
+		cJSON_AddNullToObject(o, CMP_KEY_BELOW_REFERENCE);
+	else
+		cJSON_AddBoolToObject(o, CMP_KEY_BELOW_REFERENCE,
+				      cell->below_reference);
 	if (!cell->present || cell->reliable < 0)
 		cJSON_AddNullToObject(o, CMP_KEY_RELIABLE);
 	else

@@ -78,6 +78,17 @@ void compare_fmt_peak(char *buf, size_t len, const struct compare_cell *c)
 		snprintf(buf, len, "%.*f%%", pct < 9.95 ? 1 : 0, pct);
 }
 
+void compare_fmt_ref(char *buf, size_t len, const struct compare_cell *c)
+{
+	double pct = 100.0 * c->fraction_of_reference;
+
+	if (!c->present || c->status != BF_STATUS_PASS || isnan(pct))
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%.0f%%%s", pct,
+			 c->below_reference == 1 ? "!" : "");
+}
+
 void compare_fmt_roof(char *buf, size_t len, const struct compare_cell *c)
 {
 	double pct = 100.0 * c->fraction_of_roofline;
@@ -240,13 +251,53 @@ static void print_bandwidth(FILE *out, const struct compare_table *t)
 	texttable_free(tt);
 }
 
+/* What vs ref means, and each cell below its reference with what it was
+ * measured against. */
+static void print_references(FILE *out, const struct compare_table *t,
+			     int nbelow)
+{
+	char safe[CELL_LEN], ref[320];
+
+	fprintf(out, "vs ref: the median GFLOP/s as a share of a published "
+		     "measurement of\nthe same product, dtype and n; !: below "
+		     "reference (under %.0f%%).\n",
+		100 * BF_REFERENCE_HEALTHY_FRACTION);
+	if (nbelow == 0)
+		return;
+	for (int i = 0; i < t->nrows; i++) {
+		const struct compare_row *r = &t->rows[i];
+
+		for (int c = 0; c < t->ncols; c++) {
+			const struct compare_cell *cl = &r->cells[c];
+
+			if (!cl->present || cl->status != BF_STATUS_PASS ||
+			    cl->below_reference != 1)
+				continue;
+			bf_text_sanitize(safe, sizeof(safe), r->host);
+			fprintf(out, "below reference: %s %s%s%s %s %d: %.0f%% "
+				     "of %.1f GFLOP/s, ",
+				t->cols[c].label, safe, safe[0] ? " " : "",
+				r->device, r->dtype, r->n,
+				100 * cl->fraction_of_reference,
+				cl->reference_gflops);
+			fprintf(out, "%s\n", bf_text_sanitize(ref, sizeof(ref),
+							     cl->reference));
+		}
+	}
+}
+
 void compare_print_plain(FILE *out, const struct compare_table *t)
 {
 	struct texttable *tt = texttable_new(2);
 	struct ui_reason_groups unreliable = { 0 };
 	struct ui_notes invalid = { 0 };
 	char cell[CELL_LEN], marks[64];
-	int any_too_few = 0;
+	int any_too_few = 0, with_ref = 0, nbelow = 0;
+
+	/* vs ref only where some record has a published reference */
+	for (int i = 0; i < t->nrows && !with_ref; i++)
+		for (int c = 0; c < t->ncols; c++)
+			with_ref |= t->rows[i].cells[c].reference_gflops > 0;
 	if (t->by_host)
 		texttable_add_column(tt, "host", TEXTTABLE_LEFT);
 	texttable_add_column(tt, "device", TEXTTABLE_LEFT);
@@ -259,6 +310,10 @@ void compare_print_plain(FILE *out, const struct compare_table *t)
 		texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
 		snprintf(cell, sizeof(cell), "%s %%peak", l);
 		texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
+		if (with_ref) {
+			snprintf(cell, sizeof(cell), "%s vs ref", l);
+			texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
+		}
 		snprintf(cell, sizeof(cell), "%s %%roof", l);
 		texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
 		snprintf(cell, sizeof(cell), "%s ms", l);
@@ -292,6 +347,12 @@ void compare_print_plain(FILE *out, const struct compare_table *t)
 			texttable_cell(tt, cell);
 			compare_fmt_peak(cell, sizeof(cell), cl);
 			texttable_cell(tt, cell);
+			if (with_ref) {
+				compare_fmt_ref(cell, sizeof(cell), cl);
+				texttable_cell(tt, cell);
+			}
+			nbelow += cl->present && cl->status == BF_STATUS_PASS &&
+				  cl->below_reference == 1;
 			compare_fmt_roof(cell, sizeof(cell), cl);
 			texttable_cell(tt, cell);
 			table_fmt(cell, sizeof(cell),
@@ -320,7 +381,7 @@ void compare_print_plain(FILE *out, const struct compare_table *t)
 	fprintf(out, "\nGFLOP/s: higher is better; the median, then (the spread): (max - min) /\n"
 		     "median of the timed iterations' times, the figure the agent judges a\n"
 		     "result's reliability by (above 20%%: unreliable). %%peak: of the device's\n"
-		     "theoretical peak. %%roof: of its roofline, min(peak, FLOP/byte x measured\n"
+		     "rated peak. %%roof: of its roofline, min(peak, FLOP/byte x measured\n"
 		     "bandwidth); M memory-, C compute-bound.\n"
 		     "ms: median time per GEMM, lower is better. n#2: the second run of a size\n"
 		     "the sweep repeats.\n");
@@ -344,6 +405,8 @@ void compare_print_plain(FILE *out, const struct compare_table *t)
 			bf_text_sanitize(cell, sizeof(cell), invalid.text[k]));
 	ui_reasons_free(&unreliable);
 	ui_notes_free(&invalid);
+	if (with_ref)
+		print_references(out, t, nbelow);
 	print_bandwidth(out, t);
 	if (t->nprov > 0) {
 		struct texttable *pt = texttable_new(2);

@@ -39,6 +39,9 @@ void compare_fmt_delta(char *buf, size_t len, const struct compare_delta *d);
 /* A cell's %peak text: "42%", "3.5%", "n/a". */
 void compare_fmt_peak(char *buf, size_t len, const struct compare_cell *c);
 
+/* A cell's vs ref text: "97%", "62%!" (below reference), "n/a". */
+void compare_fmt_ref(char *buf, size_t len, const struct compare_cell *c);
+
 /* A cell's %roof text, as the run tables write it: "52% M" (memory-
  * bound), "80% C" (compute-bound), "n/a". */
 void compare_fmt_roof(char *buf, size_t len, const struct compare_cell *c);

@@ -14,6 +14,7 @@
 
 #include "archive/archive_read.h"
 #include "record.h"
+#include "model/history.h"
 #include "view/report_html.h"
 #include "view/ui_notes.h"
 
@@ -98,9 +99,13 @@ void report_side_by_side(FILE *out, const struct compare_table *t,
  * roofs are, in words, under it, and every point as a table row. */
 void report_roofline_kinds(FILE *out, const struct compare_table *t);
 
-/* One line per (device, dtype, n) across host h's runs, oldest left
- * (report_history.c); runs whose settings (the host record's options)
- * differ from the newest run's are drawn hollow and named under it. */
-void report_history_chart(FILE *out, const struct report_history *h);
+/* One line per series of host h's history (report_history.c; device,
+ * dtype, n, settings: a series never crosses a change of settings,
+ * marked by a dashed line with the differing option on hover, and the
+ * run where other settings begin marked in the run list under the
+ * chart), runs oldest left and numbered; each change point a marked
+ * line whose hover text gives its change, p and the provenance that
+ * differs across it (model/history.h). */
+void report_history_chart(FILE *out, const struct history *h);
 
 #endif

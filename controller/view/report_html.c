@@ -232,11 +232,11 @@ static void section_peak(FILE *out, const struct compare_table *t,
 			     "an older agent, or devices the peak table does not "
 			     "know).</p>\n");
 	else {
-		fprintf(out, "<p>GFLOP/s over the device's theoretical peak for "
-			     "the dtype (cores &times; SIMD lanes &times; FMA units "
-			     "&times; clock on a CPU; SMs &times; FLOP/cycle/SM "
-			     "&times; clock on a GPU; hover a bar for its "
-			     "derivation).</p>\n");
+		fprintf(out, "<p>GFLOP/s over the device's rated peak for the "
+			     "dtype (per core cluster, cores &times; FLOP/cycle "
+			     "from the agent's FMA probe &times; clock on a CPU; "
+			     "the published dense figure of the product on a GPU; "
+			     "hover a bar for its derivation).</p>\n");
 		report_bars(out, "fraction of peak", "fraction of peak", labels,
 			    t->nrows, t->ncols, v, NULL, NULL, 1, 1.0, tips, NULL);
 	}
@@ -280,6 +280,47 @@ static void section_energy(FILE *out, const struct compare_table *t,
 			     "the counter.</p>\n");
 	report_bars(out, "energy", "GFLOP/J", labels, t->nrows, t->ncols, v,
 		    NULL, NULL, 0, 0, tips, NULL);
+	free(v);
+	free(tips);
+}
+
+/* Each result against the published measurement of its product, dtype
+ * and n (compare_cell.fraction_of_reference, of the median shown), and
+ * the results below BF_REFERENCE_HEALTHY_FRACTION of it. */
+static void section_reference(FILE *out, const struct compare_table *t,
+			      char labels[][160])
+{
+	size_t n = (size_t)t->nrows * (size_t)t->ncols;
+	double *v = bf_xcalloc(n + 1, sizeof(double));
+	const char **tips = bf_xcalloc(n + 1, sizeof(char *));
+	int any = 0, below = 0;
+
+	for (int r = 0; r < t->nrows; r++)
+		for (int c = 0; c < t->ncols; c++) {
+			const struct compare_cell *cl = &t->rows[r].cells[c];
+			size_t k = (size_t)r * (size_t)t->ncols + (size_t)c;
+
+			v[k] = cl->present ? cl->fraction_of_reference : NAN;
+			tips[k] = cl->reference[0] ? cl->reference : NULL;
+			any |= isfinite(v[k]);
+			below += isfinite(v[k]) && cl->below_reference == 1;
+		}
+	fprintf(out, "<h2>Against published measurements</h2>\n");
+	if (!any) {
+		fprintf(out, "<p>No result has a published measurement of the "
+			     "same product, dtype and n to compare with "
+			     "(agent/hardware/reference.c).</p>\n");
+	} else {
+		fprintf(out, "<p>Median GFLOP/s over what the same product "
+			     "measured elsewhere at the same dtype and n (hover a "
+			     "bar for the source); below %.0f%% it is <b>below "
+			     "reference</b>: %d result%s.</p>\n",
+			100 * BF_REFERENCE_HEALTHY_FRACTION, below,
+			below == 1 ? "" : "s");
+		report_bars(out, "fraction of reference", "fraction of reference",
+			    labels, t->nrows, t->ncols, v, NULL, NULL, 1, 1.0, tips,
+			    NULL);
+	}
 	free(v);
 	free(tips);
 }
@@ -593,7 +634,7 @@ static const char style[] =
 	".differs{color:#a33}";
 
 int report_html_write(FILE *out, const struct compare_table *t,
-		      const struct report_history *hist, int nhist,
+		      struct history *const *hist, int nhist,
 		      const char *generated_at)
 {
 	char(*labels)[160] = bf_xcalloc((size_t)t->nrows + 1, sizeof(*labels));
@@ -619,15 +660,18 @@ int report_html_write(FILE *out, const struct compare_table *t,
 	section_speedups(out, t);
 	section_peak(out, t, labels);
 	section_energy(out, t, labels);
+	section_reference(out, t, labels);
 	section_roofline(out, t);
 	section_bandwidth(out, t);
 	section_batching(out, t);
 	fprintf(out, "<h2>History</h2>\n<p>Median GFLOP/s of each result "
-		     "across the host's recent runs, oldest on the left; a run "
-		     "with other settings than the newest is marked "
-		     "&ne;.</p>\n");
+		     "across the host's recent runs, oldest on the left and "
+		     "numbered; where the settings change (a new series: not "
+		     "the same measurement) a dashed line and &ne; mark the "
+		     "run; a change point (ctl history) is a marked line, what "
+		     "changed on hover.</p>\n");
 	for (int i = 0; i < nhist; i++)
-		report_history_chart(out, &hist[i]);
+		report_history_chart(out, hist[i]);
 	if (nhist == 0)
 		fprintf(out, "<p>No host history (files given, not runs).</p>\n");
 	section_provenance(out, t);

@@ -12,13 +12,8 @@
 #include <stdio.h>
 
 #include "model/compare.h"
+#include "model/history.h"
 
-/* A host's recent runs, oldest first, for the history chart. */
-struct report_history {
-	char *host;                   /* owned */
-	struct archive_run **runs;    /* owned; nruns */
-	int nruns;
-};
 
 /*
  * Writes the page for table t (built from the selection's columns) and
@@ -27,7 +22,7 @@ struct report_history {
  * Returns 0, or -1 when writing failed (errno set by stdio).
  */
 int report_html_write(FILE *out, const struct compare_table *t,
-		      const struct report_history *hist, int nhist,
+		      struct history *const *hist, int nhist,
 		      const char *generated_at);
 
 #endif

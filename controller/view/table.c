@@ -5,11 +5,12 @@
  * texttable.c. Hosts in the run's order (the command line's), each
  * host's rows in the order they arrived (the agent's sweep), however the
  * hosts' records interleaved. Missing values print as n/a, never 0.
- * Under the table, what a cell alone cannot say: where Δ% comes from or
- * why it is n/a, and the hosts that did not finish; then the bandwidth
- * and batching results (ui_workload_lines), and the notes the rows point
- * to (ui_note_lines). To a terminal, columns that do not fit are left
- * out in the live table's order; to a pipe or file, none.
+ * Under the table, what a cell alone cannot say: which rows are below
+ * their published reference, where Δ% comes from or why it is n/a, and
+ * the hosts that did not finish; then the bandwidth and batching results
+ * (ui_workload_lines), and the notes the rows point to (ui_note_lines).
+ * To a terminal, columns that do not fit are left out in the live
+ * table's order; to a pipe or file, none.
  */
 #include "view/table.h"
 
@@ -124,6 +125,34 @@ static void print_machines(FILE *out, const struct model_snapshot *m)
 	}
 }
 
+/* The rows below their reference (UI_BELOW_REF_MARK), each with what it
+ * was measured against. */
+static void print_below_reference(FILE *out, const struct model_snapshot *m,
+				  const int *order, int n, int below)
+{
+	char safe[640];
+
+	fprintf(out, "%s below reference (%d row%s): under %.0f%% of a published "
+		     "measurement of the same product, dtype and n:\n",
+		UI_BELOW_REF_MARK, below, below == 1 ? "" : "s",
+		100 * BF_REFERENCE_HEALTHY_FRACTION);
+	for (int k = 0; k < n; k++) {
+		const struct model_row *r = &m->rows[order[k]];
+
+		if (r->below_reference != 1 || !(r->reference_gflops > 0))
+			continue;
+		fprintf(out, "  %s %s %s %d: %.0f%% of %.1f GFLOP/s, ",
+			r->host >= 0 && r->host < m->nhosts ?
+				bf_text_sanitize(safe, sizeof(safe),
+						 m->hosts[r->host].name) :
+				"?",
+			r->device, r->dtype, r->n,
+			100 * r->fraction_of_reference, r->reference_gflops);
+		fprintf(out, "%s\n",
+			bf_text_sanitize(safe, sizeof(safe), r->reference));
+	}
+}
+
 void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8,
 			  int width)
 {
@@ -131,7 +160,7 @@ void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8,
 	struct ui_text_line *lines;
 	struct texttable *t = texttable_new(1);
 	char cell[640], safe[640], note[1024];
-	int with_delta = 0, n = 0, nlines, shown[UI_NCOLS];
+	int with_delta = 0, n = 0, nlines, shown[UI_NCOLS], below = 0;
 	int *order = bf_xcalloc((size_t)m->nrows + 1, sizeof(*order));
 
 	ui_columns_for(m, utf8, spec);
@@ -160,12 +189,15 @@ void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8,
 			texttable_cell(t, bf_text_sanitize(safe, sizeof(safe), cell));
 		}
 		with_delta += !isnan(ui_delta_pct(r->gflops, r->prev_gflops));
+		below += r->below_reference == 1 && r->reference_gflops > 0;
 	}
 	if (m->nrows == 0)
 		fprintf(out, "(no GEMM results)\n");
 	else
 		texttable_print(t, out);
 	texttable_free(t);
+	if (below)
+		print_below_reference(out, m, order, n, below);
 	free(order);
 	for (int h = 0; h < m->nhosts && with_delta; h++)
 		if (m->hosts[h].baseline_run[0])

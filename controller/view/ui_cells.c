@@ -261,6 +261,17 @@ enum ui_tone ui_cell_text(const struct model_snapshot *snap, const struct model_
 	case UI_COL_PCT_PEAK:
 		d = 100.0 * r->fraction_of_peak;
 		return ui_fmt_num(buf, len, d, !isnan(d) && d < 9.95 ? 1 : 0, "%");
+	case UI_COL_VS_REF:
+		/* 0 in a zeroed row: no reference */
+		d = r->reference_gflops > 0 ? 100.0 * r->fraction_of_reference :
+					      NAN;
+		if (isnan(d))
+			return ui_fmt_num(buf, len, d, 0, "%");
+		if (r->below_reference == 1) {
+			snprintf(buf, len, "%.0f%%%s", d, UI_BELOW_REF_MARK);
+			return UI_TONE_BAD;
+		}
+		return ui_fmt_num(buf, len, d, 0, "%");
 	case UI_COL_PCT_ROOF:
 		d = 100.0 * r->fraction_of_roofline;
 		return ui_fmt_num(buf, len, d, !isnan(d) && d < 9.95 ? 1 : 0,
@@ -307,6 +318,12 @@ enum ui_tone ui_cell_text(const struct model_snapshot *snap, const struct model_
 			ui_status_text(snap, r->status, r->reason, buf, len);
 			return r->status == BF_STATUS_FAIL ? UI_TONE_BAD :
 							     UI_TONE_DIM;
+		}
+		/* A significant change from its recent runs, not only from
+		 * the last one (model/recent.h). */
+		if (r->recent_note[0]) {
+			snprintf(buf, len, "%s", r->recent_note);
+			return r->recent_slower ? UI_TONE_BAD : UI_TONE_GOOD;
 		}
 		return ui_host_state_text(&snap->hosts[r->host], buf, len);
 	case UI_NCOLS:

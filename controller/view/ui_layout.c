@@ -18,19 +18,21 @@
  * The columns. When the terminal is too narrow for all of them at their
  * minimum widths, they are dropped in this order (highest drop_rank first):
  *
- *   0. GFLOP/J    (10)  energy efficiency: n/a where no counter is
+ *   1. GFLOP/J    (11)  energy efficiency: n/a where no counter is
  *                       readable (most CPUs without root, older GPUs)
- *   1. peak MiB    (9)  memory is a secondary concern while it runs
- *   2. GPU/CPU     (8)  derivable from two rows of the table
- *   3. median ms   (7)  redundant with GFLOP/s for a given n
- *   4. vs fp32     (6)  derivable from two rows of the table
- *   5. %roof       (5)  the GFLOP/s against the roofline: for a large n it
+ *   2. peak MiB   (10)  memory is a secondary concern while it runs
+ *   3. GPU/CPU     (9)  derivable from two rows of the table
+ *   4. median ms   (8)  redundant with GFLOP/s for a given n
+ *   5. vs fp32     (7)  derivable from two rows of the table
+ *   6. %roof       (6)  the GFLOP/s against the roofline: for a large n it
  *                       is %peak (compute-bound), so %peak outlives it
- *   6. %peak       (4)  the GFLOP/s against what the device could do
- *   7. Δ%          (3)
- *   8. ok/fail     (2)  checks passed/failed on the device: failures
+ *   7. %peak       (5)  the GFLOP/s against what the device could do
+ *   8. vs ref      (4)  against what the product measured elsewhere: a
+ *                       health verdict ("!" below 80 %), where it exists
+ *   9. Δ%          (3)
+ *  10. ok/fail     (2)  checks passed/failed on the device: failures
  *                       still show in the state column and panel
- *   9. n           (1)  (only shown when sweeping)
+ *  11. n           (1)  (only shown when sweeping)
  *
  * host, device, dtype, GFLOP/s and state are never dropped. A column with
  * no value in any row (vs fp32 and GPU/CPU when only fp32 ran on a CPU)
@@ -52,13 +54,14 @@ static const struct {
 	[UI_COL_N] = { "n", 5, 1, 1 },
 	[UI_COL_GFLOPS] = { "GFLOP/s", 8, 0, 1 },
 	[UI_COL_DELTA] = { "\xce\x94%", 7, 3, 1 },
-	[UI_COL_PCT_PEAK] = { "%peak", 5, 4, 1 },
-	[UI_COL_PCT_ROOF] = { "%roof", 6, 5, 1 },
-	[UI_COL_MEDIAN] = { "med ms", 8, 7, 1 },
-	[UI_COL_VS_FP32] = { "vs fp32", 7, 6, 1 },
-	[UI_COL_GPU_VS_CPU] = { "GPU/CPU", 7, 8, 1 },
-	[UI_COL_PEAK] = { "peak MiB", 8, 9, 1 },
-	[UI_COL_ENERGY] = { "GFLOP/J", 7, 10, 1 },
+	[UI_COL_PCT_PEAK] = { "%peak", 5, 5, 1 },
+	[UI_COL_VS_REF] = { "vs ref", 6, 4, 1 },
+	[UI_COL_PCT_ROOF] = { "%roof", 6, 6, 1 },
+	[UI_COL_MEDIAN] = { "med ms", 8, 8, 1 },
+	[UI_COL_VS_FP32] = { "vs fp32", 7, 7, 1 },
+	[UI_COL_GPU_VS_CPU] = { "GPU/CPU", 7, 9, 1 },
+	[UI_COL_PEAK] = { "peak MiB", 8, 10, 1 },
+	[UI_COL_ENERGY] = { "GFLOP/J", 7, 11, 1 },
 	[UI_COL_CHECKS] = { "ok/fail", 7, 2, 1 },
 	[UI_COL_STATE] = { "state", 13, 0, 0 },
 };
@@ -436,14 +439,16 @@ const char *const *ui_help_lines(void)
 		"Columns: GFLOP/s (?1: unreliable, for the reason of note ?1 under",
 		"the rows: one sample, no warm-up, wide spread or throttled), its",
 		"change against this machine's previous archived run with the same",
-		"settings (green faster, red slower), % of the device's theoretical",
-		"peak, % of its roofline (M memory-, C compute-bound), median ms,",
-		"speed vs fp32 on the same device, fp32 GPU vs CPU, peak MiB, GFLOP",
-		"per joule, the device's checks ok/failed (the panel's \"checks\"",
-		"counts those run of all planned), the state (skipped [1]: see note",
-		"[1] under the rows). Narrow terminals drop, in order: GFLOP/J, peak",
-		"MiB, GPU/CPU, median ms, vs fp32, %roof, %peak, change, ok/fail, n.",
-		"Bandwidth, batching and the notes follow the GEMM rows.",
+		"settings (green faster, red slower), % of the device's rated peak,",
+		"% of a published measurement of the same product and n (vs ref; !",
+		"below 80 %: below reference), % of its roofline (M memory-, C",
+		"compute-bound), median ms, speed vs fp32 on the same device, fp32",
+		"GPU vs CPU, peak MiB, GFLOP per joule, the device's checks",
+		"ok/failed (the panel's \"checks\" counts those run of all planned),",
+		"the state (skipped [1]: see note [1] under the rows). Narrow",
+		"terminals drop, in order: GFLOP/J, peak MiB, GPU/CPU, median ms, vs",
+		"fp32, %roof, %peak, vs ref, change, ok/fail, n. Bandwidth, batching",
+		"and the notes follow the GEMM rows.",
 		"Without a terminal, or with --no-tui, ctl run prints plain lines.",
 		NULL,
 	};

@@ -29,7 +29,9 @@ enum ui_col {
 	UI_COL_N,          /* only when sweeping (more than one size) */
 	UI_COL_GFLOPS,
 	UI_COL_DELTA,      /* GFLOP/s change against the previous run, % */
-	UI_COL_PCT_PEAK,   /* GFLOP/s in % of the device's theoretical peak */
+	UI_COL_PCT_PEAK,   /* GFLOP/s in % of the device's rated peak */
+	UI_COL_VS_REF,     /* GFLOP/s in % of a published measurement of the
+			    * same product, dtype and n */
 	UI_COL_PCT_ROOF,   /* GFLOP/s in % of the roofline, and the bound */
 	UI_COL_MEDIAN,     /* median ms */
 	UI_COL_VS_FP32,
@@ -162,6 +164,10 @@ enum ui_tone {
 /* Appended to an unreliable row's GFLOP/s ("51.2?"). */
 #define UI_UNRELIABLE_MARK "?"
 
+/* Appended to a vs ref cell below BF_REFERENCE_HEALTHY_FRACTION of its
+ * reference ("62%!"): "below reference". */
+#define UI_BELOW_REF_MARK "!"
+
 /* The Δ% legend of the table into buf ("" when there is nothing to
  * say): for every host whose Δ% is n/a for a stated reason,
  * "Δ% n/a for HOST: REASON", "; "-joined (utf8 0: "chg%"). Returns its
@@ -184,19 +190,24 @@ enum ui_tone ui_host_state_text(const struct model_host *h, char *buf,
 /* The text of column c for row r into buf, and its tone. Missing numbers
  * are "n/a". The state of a row is its own when it failed or was skipped
  * ("FAIL [2]", "skipped [1]": the number of the note under the table that
- * gives the reason, ui_notes.h), else its host's. Δ% is signed with one
- * decimal ("+3.2%", "-0.4%") and toned good when positive, bad when
- * negative (higher GFLOP/s is better). GFLOP/s carries UI_UNRELIABLE_MARK
- * and the numbers of its reasons' notes when the agent called the
- * measurement unreliable ("51.2?1": one sample, no warm-up, wide spread,
- * throttled). %peak is the fraction of the theoretical peak in percent
- * ("42%", "3.5%"); %roof the fraction of the roofline, min(peak,
- * arithmetic intensity x measured bandwidth), the same way, followed by
- * the bound: "52% M" memory-bound, "80% C" compute-bound. GFLOP/J is the row's GFLOP
- * per joule (the record's energy: NVML on a GPU, RAPL on a CPU; n/a when
- * the counter could not be read). ok/fail is the
- * device's checks passed/failed ("24/0"; "skip" when all were skipped).
- * n of a repeated size's second row is "128#2". */
+ * gives the reason, ui_notes.h), or "slower than its last 5 runs" (toned
+ * bad; "faster ...": good) when the result differs significantly from
+ * each of its host's recent runs (model/recent.h), else its host's. Δ%
+ * is signed with one decimal ("+3.2%", "-0.4%") and toned good when
+ * positive, bad when negative (higher GFLOP/s is better). GFLOP/s carries
+ * UI_UNRELIABLE_MARK and the numbers of its reasons' notes when the agent
+ * called the measurement unreliable ("51.2?1": one sample, no warm-up,
+ * wide spread, throttled). %peak is the fraction of the device's rated
+ * peak in percent ("42%", "3.5%"); vs ref the fraction of the published
+ * measurement of the same product, dtype and n (n/a where none), "97%",
+ * with UI_BELOW_REF_MARK and a bad tone below 80 % ("62%!"); %roof the
+ * fraction of the roofline, min(peak, arithmetic intensity x measured
+ * bandwidth), the same way, followed by the bound: "52% M" memory-bound,
+ * "80% C" compute-bound. GFLOP/J is the row's GFLOP per joule (the
+ * record's energy: NVML on a GPU, RAPL on a CPU; n/a when the counter
+ * could not be read). ok/fail is the device's checks passed/failed
+ * ("24/0"; "skip" when all were skipped). n of a repeated size's second
+ * row is "128#2". */
 enum ui_tone ui_cell_text(const struct model_snapshot *snap, const struct model_row *r,
 			  enum ui_col c, char *buf, size_t len);
 

@@ -598,16 +598,25 @@ class HumanTest(unittest.TestCase):
         self.assertRegex(out, r"props\.scalar +rank=0 shape=\(\) ")
         self.assertRegex(out, r"(?m)^device +dtype +n +median_ms +GFLOP/s "
                               r"+peak_MiB +FLOP/B +roofline +bound +%roof "
-                              r"+check$")
-        # n = 64 at fp32: 2 n^3 / (3 n^2 4 bytes) = 10.7 FLOP/B.
+                              r"+%peak +vs_ref +check$")
+        # n = 64 at fp32: 2 n^3 / (3 n^2 4 bytes) = 10.7 FLOP/B. This
+        # CPU has no published reference: vs_ref n/a.
         m = re.search(r"(?m)^cpu +fp32 +64 +(\d+\.\d{3}) +(\d+\.\d) +\S+ "
-                      r"+10\.7 +(\d+\.\d|n/a) +(compute|memory|n/a) +\S+ +pass$",
-                      out)
+                      r"+10\.7 +(\d+\.\d|n/a) +(compute|memory|n/a) +\S+ "
+                      r"+(\d+\.\d) +n/a +pass$", out)
         self.assertIsNotNone(m, out)
         self.assertGreater(float(m.group(2)), 0)
+        self.assertGreater(float(m.group(5)), 0)
         # Missing values print as n/a, never 0.
         self.assertRegex(out, r"(?m)^cpu +bf16 +64 +n/a +n/a +n/a +n/a +n/a "
-                              r"+n/a +n/a +skipped \(bf16: .*cblas_sbgemm\)$")
+                              r"+n/a +n/a +n/a +n/a +skipped \(bf16: .*cblas_sbgemm\)$")
+        # Where %peak comes from: the rated peak's basis and the bound's.
+        m = re.search(r"(?m)^cpu fp32: rated (\d+\.\d) GFLOP/s \((probe|table|isa)"
+                      r"[a-z+]*\): \d+ .* cores? x \d+ FLOP/cycle \(.*\) x "
+                      r"\d\.\d{3} GHz .*\n  bound (\d+\.\d) GFLOP/s: ", out)
+        self.assertIsNotNone(m, out)
+        self.assertGreaterEqual(float(m.group(3)), float(m.group(1)))
+        self.assertEqual(out.count("=== peaks"), 1)
         self.assertRegex(out, r"(?m)^cpu +triad +1\.0 +\d+\.\d{3} +\d+\.\d "
                               r"+\d+ +pass$")
         m = re.search(r"(?m)^cpu +fp32 +(\d+\.\d{4}) +(\d+\.\d{4}) +(\d+) "

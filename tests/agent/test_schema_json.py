@@ -5,7 +5,7 @@ record of real runs (passing, skipped, failing, does-not-fit) validates,
 and records with a wrong field do not, so the schema is not vacuous.
 
 Runs under whichever interpreter has jsonschema: this one, else Debian's
-/usr/bin/python3 (where tools/install-deps puts python3-jsonschema).
+/usr/bin/python3 (where tools/install-deps --test puts python3-jsonschema).
 """
 
 import copy
@@ -24,7 +24,7 @@ try:
 except ImportError:
     if sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
         os.execv("/usr/bin/python3", ["/usr/bin/python3", *sys.argv])
-    print("python3-jsonschema is not installed (tools/install-deps)")
+    print("python3-jsonschema is not installed (tools/install-deps --test)")
     sys.exit(77)
 
 sys.path.insert(0, HERE)
@@ -151,8 +151,41 @@ class SchemaJsonTest(unittest.TestCase):
         h = copy.deepcopy(host)
         h["schema"] = 2
         bad.append(h)
+        g = copy.deepcopy(gemm)
+        g["peak_method"] = "guess"   # not a method the agent uses
+        bad.append(g)
+        g = copy.deepcopy(gemm)
+        g.update(reference_gflops=0, reference_source="x",
+                 fraction_of_reference=None, below_reference=None)
+        bad.append(g)
+        g = copy.deepcopy(gemm)      # a failed row judged against its
+        g.update(status="fail", reason="wrong", gflops=None,  # reference
+                 reference_gflops=817.0, reference_source="seed",
+                 fraction_of_reference=0.5, below_reference=True)
+        bad.append(g)
         for rec in bad:
             self.assertFalse(VALIDATOR.is_valid(rec), rec)
+
+    def test_peak_and_reference_fields(self):
+        # The CPU's rated peak and bound with their basis; this machine's
+        # CPU has no published reference, so a record of one is built
+        # from it the way the agent writes one (agent/gemm.c).
+        recs = records("--sizes", "32", "--device", "cpu", "--dtypes", "fp32",
+                       "--no-checks")
+        gemm = [r for r in recs if r["type"] == "gemm"][0]
+        self.assertIn(gemm["peak_method"].split("+")[0],
+                      ("probe", "table", "isa"))
+        self.assertGreaterEqual(gemm["peak_bound_gflops"], gemm["peak_gflops"])
+        self.assertIn("cores x", gemm["peak_bound_basis"])
+        self.assertIn("peak_disagreement", gemm)
+        self.assertNotIn("reference_gflops", gemm)
+        g = copy.deepcopy(gemm)
+        g.update(reference_gflops=817.0,
+                 reference_source="PyTorch torch.matmul on the CPU on 10x "
+                 "Cortex-A725 + 10x Cortex-X925, fp32 n=4096: 0.817 TFLOP/s",
+                 fraction_of_reference=g["gflops"] / 817.0,
+                 below_reference=g["gflops"] / 817.0 < 0.8)
+        self.assert_valid([g])
 
 
 if __name__ == "__main__":

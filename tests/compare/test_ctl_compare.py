@@ -559,6 +559,58 @@ class CraftedTest(ArchiveTest):
         r = ctl("show", "--results", self.crafted)
         self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s+[\d.]+\??\s+\S+\s+25%\s")
 
+    def test_reference_and_peak_provenance(self):
+        # A published reference at this n: A scores near it, B at about
+        # half (below reference); B's agent also has another peak.
+        a = json.loads(json.dumps(self.records))
+        b = json.loads(json.dumps(self.records))
+        src = "PyTorch torch.mm on test CPU, fp32 n=64: x TFLOP/s (test)"
+        for g in self.gemm(a, 64):
+            g.update(reference_gflops=g["gflops"] / 0.97, reference_source=src,
+                     fraction_of_reference=0.97, below_reference=False)
+        for g in self.gemm(b, 64):
+            g.update(reference_gflops=g["gflops"] * 2, reference_source=src,
+                     fraction_of_reference=0.5, below_reference=True,
+                     peak_gflops=g["peak_gflops"] * 2, peak_method="table")
+        self.make_run(self.crafted, "20990101T000000Z-0001", a)
+        self.make_run(self.crafted, "20990101T000100Z-0002", b)
+        r = self.compare(results=self.crafted)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"A %peak\s+A vs ref\s+A %roof")
+        row = re.search(r"(?m)^cpu\s+fp32\s+64\s.*$", r.stdout).group(0)
+        self.assertRegex(row, r"\s(9[0-9]|10[0-4])%\s.*\s(4[5-9]|5[0-5])%!\s")
+        self.assertRegex(r.stdout, r"(?m)^below reference: B cpu fp32 64: "
+                                   r"\d+% of [\d.]+ GFLOP/s, PyTorch torch\.mm")
+        self.assertNotRegex(r.stdout, r"(?m)^below reference: A ")
+        # The peak and the reference changed: provenance, not speed.
+        self.assertRegex(r.stdout, r"(?m)^  peak cpu fp32\s+A [\d.]+ GFLOP/s "
+                                   r"\(\S+\)\s+B [\d.]+ GFLOP/s \(table\)")
+        self.assertRegex(r.stdout, r"(?m)^  reference cpu fp32 n=64\s+A ")
+        doc = json.loads(self.compare("--json", results=self.crafted).stdout)
+        cells = [row for row in doc["rows"] if row["device"] == "cpu" and
+                 row["dtype"] == "fp32" and row["n"] == 64][0]["cells"]
+        self.assertIs(cells[0]["below_reference"], False)
+        self.assertIs(cells[1]["below_reference"], True)
+        self.assertAlmostEqual(cells[1]["fraction_of_reference"], 0.5, delta=0.06)
+        self.assertIn("peak cpu fp32", [p["key"] for p in doc["provenance"]])
+        rows = list(csv.DictReader(io.StringIO(
+            self.compare("--csv", results=self.crafted).stdout)))
+        x = [x for x in rows if x["device"] == "cpu" and x["dtype"] == "fp32"
+             and x["n"] == "64" and x["column"] == "B"][0]
+        self.assertEqual(x["below_reference"], "yes")
+        # ctl show: the cell marked, the legend says against what
+        r = ctl("show", "--results", self.crafted)
+        self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s+[\d.]+\??"
+                                   r"\s+\S+\s+\S+\s+\d+%!\s")
+        self.assertRegex(r.stdout, r"(?m)^! below reference \(1 row\): under 80% ")
+        self.assertRegex(r.stdout, r"(?m)^  local cpu fp32 64: 50% of [\d.]+ "
+                                   r"GFLOP/s, PyTorch torch\.mm")
+        # Two runs of one agent: the same peak (within 5 %), no row.
+        self.make_run(self.crafted, "20990101T000200Z-0003", a)
+        r = self.compare("20990101T000000Z-0001", "20990101T000200Z-0003",
+                         results=self.crafted)
+        self.assertNotIn("peak cpu fp32", r.stdout)
+
     def test_invalid_gflops(self):
         # gflops that 2 n^3 / median_ms does not give: shown as invalid.
         b = json.loads(json.dumps(self.records))
@@ -679,12 +731,13 @@ class ShowListTest(ArchiveTest):
         self.assertNotIn("INCOMPLETE", lines[0])
         # The live table's columns, in its order (ui_layout.c).
         self.assertRegex(r.stdout, r"(?m)^host\s+device\s+dtype\s+n\s+GFLOP/s\s+"
-                                   r"(Δ|chg)%\s+%peak\s+%roof\s+med ms\s+vs fp32\s+GPU/CPU\s+"
+                                   r"(Δ|chg)%\s+%peak\s+vs ref\s+%roof\s+med ms\s+vs fp32\s+GPU/CPU\s+"
                                    r"peak MiB\s+GFLOP/J\s+ok/fail\s+state$")
         # GFLOP/s, Δ% against the first run (same machine, same settings),
-        # %peak (the agent knows this CPU's peak, or says n/a).
+        # %peak (the agent knows this CPU's peak, or says n/a), vs ref
+        # (n/a: no published measurement of this CPU).
         self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s+[\d.]+\??\s+"
-                                   r"([+-][\d.]+%|0\.0%)\s+([\d.]+%|n/a)\s+"
+                                   r"([+-][\d.]+%|0\.0%)\s+([\d.]+%|n/a)\s+n/a\s+"
                                    r"([\d.]+% [MC]|n/a)\s+[\d.]+\s")
         # Under the table, as ctl run printed it: bandwidth and batching.
         self.assertRegex(r.stdout, r"(?m)^bandwidth \(median GB/s\)$")

@@ -175,9 +175,13 @@ class ReportTest(unittest.TestCase):
         urls = set(re.findall(r"https?://[^\"'\s<>]+", h))
         self.assertEqual(urls, {"http://www.w3.org/2000/svg"})
         for section in ("Side by side", "GFLOP/s", "Speed-ups",
-                        "Fraction of peak", "Roofline", "Bandwidth",
-                        "Batching", "History", "Provenance"):
+                        "Fraction of peak", "Against published measurements",
+                        "Roofline", "Bandwidth", "Batching", "History",
+                        "Provenance"):
             self.assertIn("<h2>%s</h2>" % section, h)
+        # This machine's CPU has no published reference measurement.
+        self.assertIn("No result has a published measurement of the same "
+                      "product, dtype and n", h)
         # Readable on a phone: the page says so to the browser.
         self.assertIn('<meta name="viewport" content="width=device-width,'
                       'initial-scale=1">', h)
@@ -335,7 +339,7 @@ class ReportTest(unittest.TestCase):
     def test_renders_in_chromium(self):
         browser = chromium()
         if not browser:
-            self.skipTest("chromium is not installed (tools/install-deps)")
+            self.skipTest("chromium is not installed (tools/install-deps --test)")
         png = os.path.join(self.tmp, "report.png")
         r = subprocess.run([browser, "--headless=new", "--no-sandbox",
                             "--disable-gpu", "--hide-scrollbars",
@@ -444,11 +448,13 @@ class ReportTest(unittest.TestCase):
                 self.assertIn("<td>%s</td><td>skipped [%d]</td></tr>"
                               % ("n/a", k), bw)
                 self.assertIn("<li>[%d] " % k, bw)
-        # local's history: the first run had other dtypes.
+        # local's history: the second run had other dtypes than the
+        # first, a series of its own, marked where it begins.
         hist = html.split("<h2>History</h2>")[1].split("<h2>")[0]
-        self.assertIn("\u2260 other settings than the newest run: dtypes", hist)
-        self.assertIn('class="differs" x1=', hist)
-        self.assertIn('class="hollow"', hist)
+        self.assertIn("\u2260 settings 2 from here: dtypes differs</span>",
+                      hist)
+        self.assertIn('<line class="settings" x1=', hist)
+        self.assertRegex(hist, r'class="tick" text-anchor="middle">2\u2260<')
         self.__class__.reasons_html = out
 
     def probe(self, page, width):

@@ -236,7 +236,7 @@ class RunLocal(unittest.TestCase):
         # a long one as typed; nothing is run, no archive made.
         with tempfile.TemporaryDirectory() as tmp:
             for cmd in ("run", "list", "show", "compare", "report",
-                        "resolve"):
+                        "resolve", "where"):
                 see = " (see ctl %s --help)\n" % cmd
                 for args, said in (
                         (["-foo"], "-f: unknown option" + see),
@@ -252,7 +252,9 @@ class RunLocal(unittest.TestCase):
                                (["report", "--output"], "--output"),
                                (["compare", "--last"], "--last"),
                                (["run", "local", "-F"], "-F"),
-                               (["resolve", "-F"], "-F")):
+                               (["resolve", "-F"], "-F"),
+                               (["where", "local", "-F"], "-F"),
+                               (["where", "--timeout"], "--timeout")):
                 p = run_ctl(args, tmp)
                 self.assertEqual((p.returncode, p.stderr),
                                  (2, "ctl: %s: needs a value\n" % said), args)
@@ -330,7 +332,7 @@ class RunLocal(unittest.TestCase):
             self.assertIn(first.returncode, (0, 1), first.stdout + first.stderr)
             out = first.stdout
             self.assertRegex(out, r"(?m)^host\s+device\s+dtype\s+n\s+GFLOP/s\s+"
-                                  r"Δ%\s+%peak\s+%roof\s+med ms\s")
+                                  r"Δ%\s+%peak\s+vs ref\s+%roof\s+med ms\s")
             row = [l for l in out.splitlines() if l.startswith("local ")][0]
             # The row carries its reasons' note numbers; the notes say
             # each reason once with its count, in the agent's words.
@@ -363,7 +365,7 @@ class RunLocal(unittest.TestCase):
             self.assertIn(p.returncode, (0, 1), p.stdout + p.stderr)
             out = p.stdout
             self.assertRegex(out, r"(?m)^host\s+device\s+dtype\s+n\s+GFLOP/s\s+"
-                                  r"Δ%\s+%peak\s+%roof\s+med ms\s")
+                                  r"Δ%\s+%peak\s+vs ref\s+%roof\s+med ms\s")
             run = only_run_dir(os.path.join(tmp, "res"))
             recs = records(glob.glob(os.path.join(run, "*.ndjson"))[0])
             self.assertEqual(recs[0]["options"]["bandwidth_mib"], 8)

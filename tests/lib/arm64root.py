@@ -301,16 +301,42 @@ class ChrootSSHHosts(SSHHosts):
         self.pids[i] = self._procs[i].pid
 
 
-def check():
-    """What stops this machine from running the aarch64 host, or None."""
+def private_mounts():
+    """None when `unshare -m --propagation private` works here (debootstrap
+    and each sshd run in such a namespace), else why not: in a chroot or
+    a container whose / is not a mount point it fails with "cannot change
+    root filesystem propagation: Invalid argument"."""
+    if not shutil.which("unshare"):
+        return "unshare is not installed"
     try:
-        ensure_binfmt()
-    except Unavailable as e:
-        return str(e)
+        r = _run(["unshare", "-m", "--propagation", "private", "true"],
+                 timeout=30)
+    except (OSError, subprocess.SubprocessError) as e:
+        return "unshare failed: %s" % e
+    if r.returncode != 0:
+        return ("no private mount namespace here (a chroot or container?): "
+                "%s" % r.stdout.strip().splitlines()[-1:][0]
+                if r.stdout.strip() else "unshare -m failed")
+    return None
+
+
+def check():
+    """What stops this machine from running the aarch64 host, or None.
+    Asks first what needs no change to the machine (tools, a private mount
+    namespace), then binfmt_misc (ensure_binfmt may mount and enable it)."""
+    if os.geteuid() != 0:
+        return "needs root"
     for tool in ("debootstrap", "unshare", "chroot", "/usr/sbin/sshd",
                  "ssh-keygen"):
         if not shutil.which(tool):
             return "%s is not installed" % tool
+    why = private_mounts()
+    if why:
+        return why
+    try:
+        ensure_binfmt()
+    except Unavailable as e:
+        return str(e)
     return None
 
 

@@ -48,13 +48,50 @@ START_TIMEOUT_S = 60.0
 STATE_FILE = "state.json"
 
 
+def cgroup_mounted(mountinfo="/proc/self/mountinfo"):
+    """Whether a cgroup file system (v1 or v2) is mounted at or under
+    /sys/fs/cgroup, where Debian 12's slurmd (22.05) looks for one: its
+    cgroup plugin is initialised even with proctrack/linuxproc and
+    task/none, and slurmd exits without one ("error: No filesystem mounted
+    on /sys/fs/cgroup"), as in a chroot or a container that has none."""
+    try:
+        with open(mountinfo) as f:
+            for line in f:
+                left, _, right = line.partition(" - ")
+                fields = left.split()
+                if len(fields) < 5 or not right:
+                    continue
+                mp, fstype = fields[4], right.split()[0]
+                if (mp == "/sys/fs/cgroup" or
+                        mp.startswith("/sys/fs/cgroup/")) and \
+                        fstype in ("cgroup", "cgroup2"):
+                    return True
+    except OSError:
+        pass
+    return False
+
+
 def missing():
     """What is missing to run a cluster here ("" when nothing)."""
     if os.geteuid() != 0:
         return "not root"
     lack = [p for p in (MUNGED, SLURMCTLD, SLURMD) if not os.access(p, os.X_OK)]
     lack += [c for c in CLIENTS if shutil.which(c) is None]
+    if not lack and not cgroup_mounted():
+        return ("no cgroup file system at /sys/fs/cgroup (a chroot or "
+                "container without one), which slurmd 22.05 needs even "
+                "with proctrack/linuxproc and task/none")
     return " ".join(lack)
+
+
+def _error_lines(path, limit=4):
+    """The last `limit` "error:" lines of a daemon's log, joined."""
+    try:
+        with open(path, errors="replace") as f:
+            lines = [l.strip() for l in f if "error" in l.lower()]
+    except OSError:
+        return ""
+    return "; ".join(lines[-limit:])
 
 
 def _free_port():
@@ -173,8 +210,11 @@ SlurmdTimeout=300
                 return
             for name, pid in self.pids.items():
                 if not _alive(pid):
-                    raise RuntimeError("%s exited while waiting for %s; see %s"
-                                       % (name, what, self.path("log")))
+                    why = _error_lines(self.path("log", name + ".out"))
+                    raise RuntimeError("%s exited while waiting for %s%s; "
+                                       "see %s" % (name, what,
+                                                   ": " + why if why else "",
+                                                   self.path("log")))
             time.sleep(0.2)
         raise RuntimeError("timed out waiting for " + what)
 

@@ -14,7 +14,6 @@ generous deadlines only as a guard.
 import glob
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -22,6 +21,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
+import keeplogs  # noqa: E402
 from slurmcluster import SlurmCluster, missing  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -115,13 +115,14 @@ def main():
         return 77
     TMP = tempfile.mkdtemp(prefix="bf-slurm-test-")
     os.makedirs(os.path.join(TMP, "home"))
+    ok = False
     try:
         with SlurmCluster(root=os.path.join(TMP, "cluster")) as c:
             CLUSTER = c
             prog = unittest.main(exit=False, verbosity=2)
             ok = prog.result.wasSuccessful()
     finally:
-        shutil.rmtree(TMP, ignore_errors=True)
+        keeplogs.finish(TMP, ok, "slurm.ctl_run")
     return 0 if ok else 1
 
 

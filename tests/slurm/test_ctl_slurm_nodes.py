@@ -28,6 +28,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
+import keeplogs  # noqa: E402
 from slurmcluster import SlurmCluster, missing  # noqa: E402
 
 CTL = os.environ.get("BF_CTL")
@@ -270,7 +271,7 @@ def main():
             prog = unittest.main(exit=False, verbosity=2)
             ok = prog.result.wasSuccessful()
     finally:
-        shutil.rmtree(TMP, ignore_errors=True)
+        keeplogs.finish(TMP, ok, "slurm.ctl_run_nodes")
     return 0 if ok else 1
 
 

@@ -16,7 +16,6 @@ only as a guard.
 import glob
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -24,6 +23,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
+import keeplogs  # noqa: E402
 from slurmcluster import SlurmCluster, missing  # noqa: E402
 from sshhosts import SSHHosts  # noqa: E402
 
@@ -131,7 +131,7 @@ def main():
             prog = unittest.main(exit=False, verbosity=2)
             ok = prog.result.wasSuccessful()
     finally:
-        shutil.rmtree(TMP, ignore_errors=True)
+        keeplogs.finish(TMP, ok, "slurm.ctl_run_ssh")
     return 0 if ok else 1
 
 

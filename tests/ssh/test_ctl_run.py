@@ -37,6 +37,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 from bfpaths import find_ctl  # noqa: E402
+import keeplogs  # noqa: E402
 from sshhosts import SSHHosts  # noqa: E402
 
 # Exit statuses of ctl (common/schema.h)
@@ -310,7 +311,7 @@ class Ctl:
         return "\n".join(l for _, l in list(self.lines))
 
 
-class CtlTestCase(unittest.TestCase):
+class CtlTestCase(keeplogs.KeepOnFailure, unittest.TestCase):
     """One fixture of N_HOSTS hosts per class (those in UNKNOWN left out
     of known_hosts, those in SEED with a cached agent), a temporary cwd and
     results directory per test, and helpers to run ctl and read its
@@ -338,13 +339,11 @@ class CtlTestCase(unittest.TestCase):
             cls.hosts.stop()
 
     def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="bf-ctlrun-")
+        # Removed after a passing test, kept (keeplogs) after a failing one.
+        self.tmp = self.keep_dir(tempfile.mkdtemp(prefix="bf-ctlrun-"))
         self.cwd = os.path.join(self.tmp, "cwd")
         self.results = os.path.join(self.tmp, "results")
         os.makedirs(self.cwd)
-
-    def tearDown(self):
-        shutil.rmtree(self.tmp, ignore_errors=True)
 
     def env(self, agent=False):
         e = self.hosts.env(agent=agent)
@@ -1019,8 +1018,10 @@ class BuildInterruptTest(CtlTestCase):
     def test_sigint_during_build_stops_it(self):
         marker = "bf-slow-build-%d" % os.getpid()
         fake = os.path.join(self.tmp, "bin")
-        fake_bin(fake, "cmake", "exec sh -c 'while :; do sleep 1; done' %s\n"
-                 % marker)
+        # It answers --version, as a real cmake does (the preflight asks).
+        fake_bin(fake, "cmake", 'case "$1" in --version) echo "cmake '
+                 'version 3.25.1"; exit 0;; esac\n'
+                 "exec sh -c 'while :; do sleep 1; done' %s\n" % marker)
         hosts_dir = os.path.join(self.tmp, "hosts")
         write_inventory(hosts_dir, {"slow": {"ssh": "bfhost1",
                                              "path_prepend": [fake]}})

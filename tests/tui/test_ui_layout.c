@@ -378,9 +378,9 @@ static void test_columns_at_80(void **state)
 static void test_drop_order(void **state)
 {
 	static const enum ui_col order[] = {
-		UI_COL_ENERGY, UI_COL_PEAK, UI_COL_GPU_VS_CPU, UI_COL_MEDIAN, UI_COL_VS_FP32,
-		UI_COL_PCT_ROOF, UI_COL_PCT_PEAK, UI_COL_DELTA, UI_COL_CHECKS,
-		UI_COL_N,
+		UI_COL_ENERGY, UI_COL_PEAK, UI_COL_GPU_VS_CPU, UI_COL_MEDIAN,
+		UI_COL_VS_FP32, UI_COL_PCT_ROOF, UI_COL_PCT_PEAK, UI_COL_VS_REF,
+		UI_COL_DELTA, UI_COL_CHECKS, UI_COL_N,
 	};
 	struct model_snapshot *m = gpu_fleet();
 	struct ui_col_spec spec[UI_NCOLS];
@@ -393,6 +393,8 @@ static void test_drop_order(void **state)
 		m->rows[i].fraction_of_roofline = 0.6; /* nor %roof */
 		m->rows[i].gflop_per_joule = 12.5; /* nor GFLOP/J */
 		m->rows[i].bound = 'C';
+		m->rows[i].reference_gflops = 500;  /* nor vs ref */
+		m->rows[i].fraction_of_reference = 0.9;
 	}
 	ui_columns_for(m, 1, spec);
 	assert_true(spec[UI_COL_N].enabled);
@@ -417,10 +419,10 @@ static void test_drop_order(void **state)
 		assert_true(p[UI_COL_HOST].shown && p[UI_COL_DEVICE].shown &&
 			    p[UI_COL_DTYPE].shown && p[UI_COL_GFLOPS].shown &&
 			    p[UI_COL_STATE].shown);
-		if (ndropped < 10)
+		if (ndropped < 11)
 			assert_true(used <= w);
 	}
-	assert_int_equal(ndropped, 10);
+	assert_int_equal(ndropped, 11);
 	free_model(m);
 }
 
@@ -872,6 +874,35 @@ static void test_cell_roof(void **state)
 	free_model(m);
 }
 
+/* vs ref: of the published measurement of the product at that n; n/a
+ * without one (a zeroed row too); "!" and a bad tone below 80 %. */
+static void test_cell_vs_ref(void **state)
+{
+	struct model_snapshot *m = new_model(1);
+	struct model_row *r = add_row(m, 0, "cuda:0", "fp16", 4096, 80000.0);
+	char buf[64];
+
+	assert_int_equal(ui_cell_text(m, r, UI_COL_VS_REF, buf, sizeof(buf)),
+			 UI_TONE_DIM);
+	assert_string_equal(buf, "n/a");
+	r->reference_gflops = 88808;
+	r->fraction_of_reference = 80000.0 / 88808;
+	r->below_reference = 0;
+	assert_int_equal(ui_cell_text(m, r, UI_COL_VS_REF, buf, sizeof(buf)),
+			 UI_TONE_NORMAL);
+	assert_string_equal(buf, "90%");
+	r->fraction_of_reference = 0.62;
+	r->below_reference = 1;
+	assert_int_equal(ui_cell_text(m, r, UI_COL_VS_REF, buf, sizeof(buf)),
+			 UI_TONE_BAD);
+	assert_string_equal(buf, "62%" UI_BELOW_REF_MARK);
+	r->fraction_of_reference = NAN; /* failed: no verdict */
+	r->below_reference = -1;
+	ui_cell_text(m, r, UI_COL_VS_REF, buf, sizeof(buf));
+	assert_string_equal(buf, "n/a");
+	free_model(m);
+}
+
 /* A run without bandwidth (--no-bandwidth): %roof is empty and goes
  * first at 80 columns, before %peak. */
 static void test_roof_empty_goes_first(void **state)
@@ -1001,6 +1032,7 @@ int main(void)
 		cmocka_unit_test(test_columns_at_80),
 		cmocka_unit_test(test_drop_order),
 		cmocka_unit_test(test_cell_roof),
+		cmocka_unit_test(test_cell_vs_ref),
 		cmocka_unit_test(test_roof_empty_goes_first),
 		cmocka_unit_test(test_workload_lines),
 		cmocka_unit_test(test_columns_tiny),

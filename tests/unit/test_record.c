@@ -93,6 +93,69 @@ static void test_gemm_measured(void **state)
 	bf_record_free(&r);
 }
 
+/* The peaks, their basis and the reference survive encode and decode;
+ * a record without them (an older agent) stays without them. */
+static void test_gemm_peak_and_reference(void **state)
+{
+	struct bf_record r, d;
+	struct bf_rec_gemm *g = &r.u.gemm;
+	cJSON *j;
+
+	bf_record_init(&r, BF_REC_GEMM);
+	r.seq = 3;
+	g->device = strdup("cuda:0");
+	g->dtype = strdup("fp16");
+	g->n = 4096;
+	g->status = BF_STATUS_PASS;
+	g->median_ms = 1.6;
+	g->gflops = 2.0 * 4096 * 4096 * 4096 / 1.6 / 1e6;
+	g->measured = 1;
+	g->warmup = 1;
+	g->iters = 1;
+	g->samples_ms = malloc(sizeof(double));
+	g->samples_ms[0] = 1.6;
+	g->nsamples = 1;
+	g->peak_gflops = 125e3;
+	g->peak_basis = strdup("NVIDIA GB10: 125 TFLOP/s fp16 dense");
+	g->fraction_of_peak = g->gflops / g->peak_gflops;
+	g->peak_method = strdup("product");
+	g->peak_bound_gflops = 48 * 1024 * 2.525;
+	g->peak_bound_basis = strdup("48 SMs x 1024 x 2.525 GHz");
+	g->reference_gflops = 88808;
+	g->reference_source = strdup("PyTorch torch.matmul on NVIDIA GB10");
+	g->fraction_of_reference = g->gflops / g->reference_gflops;
+	g->below_reference = 0;
+	round_trip(&r, &d);
+	assert_string_equal(d.u.gemm.peak_method, "product");
+	assert_true(fabs(d.u.gemm.peak_bound_gflops - g->peak_bound_gflops) <
+		    1e-9 * g->peak_bound_gflops);
+	assert_string_equal(d.u.gemm.peak_bound_basis, g->peak_bound_basis);
+	assert_null(d.u.gemm.peak_disagreement); /* null: none */
+	assert_true(d.u.gemm.reference_gflops == 88808);
+	assert_string_equal(d.u.gemm.reference_source, g->reference_source);
+	assert_int_equal(d.u.gemm.below_reference, 0);
+	/* bf_rec_gemm_check on a record contradicting itself drops the
+	 * verdict with the speed */
+	d.u.gemm.gflops *= 2;
+	assert_int_equal(bf_rec_gemm_check(&d.u.gemm), 1);
+	assert_true(isnan(d.u.gemm.fraction_of_reference));
+	assert_int_equal(d.u.gemm.below_reference, -1);
+	bf_record_free(&d);
+	/* an older agent's record: none of the new keys */
+	free(g->peak_method);
+	g->peak_method = NULL;
+	free(g->reference_source);
+	g->reference_source = NULL;
+	j = bf_record_encode(&r);
+	assert_null(cJSON_GetObjectItem(j, BF_KEY_PEAK_METHOD));
+	assert_null(cJSON_GetObjectItem(j, BF_KEY_PEAK_BOUND_GFLOPS));
+	assert_null(cJSON_GetObjectItem(j, BF_KEY_REFERENCE_GFLOPS));
+	assert_null(cJSON_GetObjectItem(j, BF_KEY_BELOW_REFERENCE));
+	assert_non_null(cJSON_GetObjectItem(j, BF_KEY_PEAK_GFLOPS));
+	cJSON_Delete(j);
+	bf_record_free(&r);
+}
+
 static void test_gemm_skipped(void **state)
 {
 	struct bf_record r, d;
@@ -657,6 +720,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gemm_measured),
+		cmocka_unit_test(test_gemm_peak_and_reference),
 		cmocka_unit_test(test_gemm_skipped),
 		cmocka_unit_test(test_plan_check_limits_summary),
 		cmocka_unit_test(test_options),

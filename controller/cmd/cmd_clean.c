@@ -1,0 +1,305 @@
+/*
+ * ctl clean HOST...: removes what ctl run deployed on the hosts (the
+ * agent builds under their workdirs, run/deployed.h says which names are
+ * ctl's), listing each with its size; --dry-run lists only. Hosts one
+ * after another, each reached as ctl run reaches it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bf_text.h"
+#include "cmd/ctl.h"
+#include "remote/remote_ssh.h"
+#include "run/deployed.h"
+#include "run/embedded.h"
+#include "run/inventory.h"
+#include "run/places.h"
+#include "run/slurm_login.h"
+#include "schema.h"
+#include "xmalloc.h"
+
+static const char clean_usage[] =
+	"usage: ctl clean HOST... [--dry-run] [--keep-current] [-F SSH_CONFIG]\n"
+	"                 [--timeout SECONDS] [--accept-new-host-keys]\n"
+	"                 [--hosts-dir DIR]\n"
+	"\n"
+	"Removes what ctl run deployed on each HOST, and lists it with its size:\n"
+	"the agent builds in the host's workdir (~/.cache/benchfleet, or the\n"
+	"inventory's \"workdir\"; one directory, about 14 MiB, per agent source\n"
+	"version and toolchain) and in the Slurm workdir ~/.cache/benchfleet-slurm\n"
+	"(a Slurm cluster: its login host's, or the cluster's \"workdir\"), and the\n"
+	"staging directories of deploys cut short. Only names of ctl's own form\n"
+	"are touched; anything else there is left and counted. A workdir left\n"
+	"empty is removed. The next ctl run builds the agent again.\n"
+	"\n"
+	"  --dry-run                list what would be removed; remove nothing\n"
+	"  --keep-current           keep the builds of this ctl's agent sources\n"
+	"                           (remove only older versions')\n"
+	"  -F SSH_CONFIG            ssh_config to read instead of ~/.ssh/config\n"
+	"  --timeout SECONDS        bound on connecting and on each answer\n"
+	"                           (default 30)\n"
+	"  --accept-new-host-keys   record an unknown host key in known_hosts\n"
+	"                           (default: refuse it, naming its fingerprint)\n"
+	"  --hosts-dir DIR          the inventory (default: see ctl --help)\n"
+	"  --help                   this text\n"
+	"\n"
+	"Examples:\n"
+	"  ctl clean spark --dry-run\n"
+	"  ctl clean lab --keep-current       # every host of group lab\n"
+	"\n"
+	"Exit status: 0 cleaned (or nothing there), 2 usage error, 3 some host\n"
+	"could not be reached or cleaned (its line says why), 4 could not write\n"
+	"the list, 130 interrupted.\n";
+
+static void print_size(long long kib)
+{
+	if (kib < 0)
+		printf("? MiB");
+	else
+		printf("%.1f MiB", (double)kib / 1024.0);
+}
+
+/* Drops the entries of this ctl's agent sources (--keep-current). */
+static void keep_current(struct deployed_dir *d)
+{
+	size_t hl = strlen(embedded_agent_hash);
+	int k = 0;
+
+	for (int e = 0; e < d->nentries; e++) {
+		const char *name = d->entries[e].name;
+
+		if (strncmp(name, embedded_agent_hash, hl) == 0 &&
+		    !d->entries[e].staging)
+			continue;
+		d->entries[k++] = d->entries[e];
+	}
+	d->nentries = k;
+}
+
+static int clean_one(const struct place *pl, const char *ssh_config,
+		     int timeout_s, int accept_new, int dry_run, int keep)
+{
+	struct remote_opts ro = {
+		.host = pl->target,
+		.ssh_config = ssh_config,
+		.timeout_s = timeout_s,
+		.accept_new_host_keys = accept_new,
+		.cancel = &ctl_interrupted,
+	};
+	struct login l = { NULL, "" };
+	struct deployed_dir dirs[2];
+	int ndirs = 0, count = 0, status = BF_EXIT_OK;
+	long long total = 0;
+	char detail[1024];
+	enum bf_err err;
+
+	memset(dirs, 0, sizeof(dirs));
+	if (!pl->target && !pl->cluster) {
+		printf("local: nothing deployed (ctl run local runs the agent "
+		       "beside ctl)\n");
+		return BF_EXIT_OK;
+	}
+	if (pl->cluster) {
+		dirs[ndirs++] = (struct deployed_dir){
+			pl->cluster->slurm->workdir ?
+				pl->cluster->slurm->workdir :
+				DEPLOYED_WORKDIR_SLURM,
+			DEPLOYED_SLURM,
+			0,
+			NULL,
+			0,
+			0
+		};
+	} else {
+		dirs[ndirs++] =
+			(struct deployed_dir){ pl->host && pl->host->workdir ?
+						       pl->host->workdir :
+						       DEPLOYED_WORKDIR_SSH,
+					       DEPLOYED_SSH,
+					       0,
+					       NULL,
+					       0,
+					       0 };
+		dirs[ndirs++] = (struct deployed_dir){
+			DEPLOYED_WORKDIR_SLURM, DEPLOYED_SLURM, 0, NULL, 0, 0
+		};
+	}
+	if (pl->target) {
+		err = remote_connect(&l.r, &ro, detail, sizeof(detail));
+		if (err != BF_OK) {
+			printf("%s: cannot connect: %s\n", pl->label, detail);
+			return err == BF_ERR_INTERRUPTED ? BF_EXIT_INTERRUPTED :
+							   BF_EXIT_HOSTS_FAILED;
+		}
+	}
+	err = deployed_list(&l, dirs, ndirs, &ctl_interrupted, detail,
+			    sizeof(detail));
+	if (err != BF_OK) {
+		printf("%s: %s\n", pl->label, detail);
+		status = err == BF_ERR_INTERRUPTED ? BF_EXIT_INTERRUPTED :
+						     BF_EXIT_HOSTS_FAILED;
+		goto out;
+	}
+	for (int i = 0; i < ndirs; i++) {
+		struct deployed_dir *d = &dirs[i];
+
+		if (keep)
+			keep_current(d);
+		for (int e = 0; e < d->nentries; e++) {
+			printf("%s: %s %s/%s  ", pl->label,
+			       dry_run ? "would remove" : "removing",
+			       d->workdir, d->entries[e].name);
+			print_size(d->entries[e].kib);
+			printf("%s\n", d->entries[e].staging ?
+					       "  (staging, a deploy cut short "
+					       "or under way)" :
+					       "");
+			count++;
+			if (d->entries[e].kib > 0)
+				total += d->entries[e].kib;
+		}
+		if (d->others)
+			printf("%s: %s: %d other entr%s, not ctl's, left\n",
+			       pl->label, d->workdir, d->others,
+			       d->others == 1 ? "y" : "ies");
+	}
+	fflush(stdout);
+	if (count && !dry_run) {
+		err = deployed_remove(&l, dirs, ndirs, &ctl_interrupted, detail,
+				      sizeof(detail));
+		if (err != BF_OK) {
+			printf("%s: %s\n", pl->label, detail);
+			status = err == BF_ERR_INTERRUPTED ?
+					 BF_EXIT_INTERRUPTED :
+					 BF_EXIT_HOSTS_FAILED;
+			goto out;
+		}
+	}
+	if (count == 0) {
+		printf("%s: nothing of ctl's deployed (", pl->label);
+		for (int i = 0; i < ndirs; i++)
+			printf("%s%s%s", i ? ", " : "", dirs[i].workdir,
+			       dirs[i].exists ? "" : " absent");
+		printf(")\n");
+	} else {
+		printf("%s: %s %d director%s, ", pl->label,
+		       dry_run ? "would remove" : "removed", count,
+		       count == 1 ? "y" : "ies");
+		print_size(total);
+		printf("\n");
+	}
+out:
+	deployed_free(dirs, ndirs);
+	remote_free(l.r);
+	return status;
+}
+
+int cmd_clean(int argc, char **argv)
+{
+	enum {
+		O_DRY = 256,
+		O_KEEP,
+		O_TIMEOUT,
+		O_ACCEPT,
+		O_HOSTS_DIR,
+		O_HELP
+	};
+	static const struct option longopts[] = {
+		{ "dry-run", no_argument, NULL, O_DRY },
+		{ "keep-current", no_argument, NULL, O_KEEP },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "accept-new-host-keys", no_argument, NULL, O_ACCEPT },
+		{ "hosts-dir", required_argument, NULL, O_HOSTS_DIR },
+		{ "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *ssh_config = NULL, *hosts_dir = NULL, *hosts_by;
+	struct inventory inv;
+	struct place *places = NULL;
+	int c, n = 0, timeout_s = 30, accept_new = 0, dry_run = 0, keep = 0;
+	int status = BF_EXIT_OK, nhostargs = 0;
+	char detail[512], **hostargs = bf_xcalloc((size_t)argc, sizeof(char *));
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "-:F:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 1: /* a host, in place: hosts and options may mix */
+			hostargs[nhostargs++] = optarg;
+			break;
+		case O_DRY:
+			dry_run = 1;
+			break;
+		case O_KEEP:
+			keep = 1;
+			break;
+		case 'F':
+			if (access(optarg, R_OK) != 0) {
+				ctl_error("-F %s: %s", optarg, strerror(errno));
+				goto usage;
+			}
+			ssh_config = optarg;
+			break;
+		case O_TIMEOUT:
+			if (ctl_parse_int("--timeout", optarg, 1, 86400,
+					  &timeout_s))
+				goto usage;
+			break;
+		case O_ACCEPT:
+			accept_new = 1;
+			break;
+		case O_HOSTS_DIR:
+			if (ctl_parse_dir("--hosts-dir", optarg, &hosts_dir))
+				goto usage;
+			break;
+		case O_HELP:
+			fputs(clean_usage, stdout);
+			free(hostargs);
+			return BF_EXIT_OK;
+		default:
+			free(hostargs);
+			return ctl_option_error("clean", c, argv);
+		}
+	}
+	if (nhostargs == 0) {
+		ctl_error(
+			"clean: no host given (try: ctl clean HOST --dry-run)");
+		free(hostargs);
+		return BF_EXIT_USAGE;
+	}
+	memset(&inv, 0, sizeof(inv));
+	hosts_dir = ctl_hosts_dir(hosts_dir, &hosts_by);
+	if (inventory_load(hosts_dir, hosts_by, &inv, detail, sizeof(detail)) !=
+		    BF_OK ||
+	    places_resolve(&inv, nhostargs, hostargs, &places, &n, detail,
+			   sizeof(detail)) != BF_OK) {
+		ctl_error("%s", detail);
+		inventory_free(&inv);
+		free(hostargs);
+		return BF_EXIT_USAGE;
+	}
+	ctl_catch_signals();
+	for (int i = 0; i < n; i++) {
+		int s = clean_one(&places[i], ssh_config, timeout_s, accept_new,
+				  dry_run, keep);
+
+		fflush(stdout);
+		if (s == BF_EXIT_INTERRUPTED) {
+			status = s;
+			break;
+		}
+		if (s != BF_EXIT_OK)
+			status = s;
+	}
+	free(places);
+	free(hostargs);
+	inventory_free(&inv);
+	return status;
+usage:
+	free(hostargs);
+	return BF_EXIT_USAGE;
+}

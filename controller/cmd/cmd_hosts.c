@@ -1,0 +1,137 @@
+/*
+ * ctl hosts: the inventory's names (the JSON files of hosts/, run/inventory.h),
+ * one per line with what each is; what the shell completions offer beside
+ * ~/.ssh/config's aliases.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bf_text.h"
+#include "cmd/ctl.h"
+#include "run/inventory.h"
+#include "schema.h"
+
+static const char hosts_usage[] =
+	"usage: ctl hosts [--names] [--hosts-dir DIR]\n"
+	"\n"
+	"Lists the inventory (default: see ctl --help), one name per line: each\n"
+	"host with its SSH target and description, each group with its members,\n"
+	"each Slurm cluster with its login host and nodes; local is always there.\n"
+	"Any other name ctl run is given is an SSH target (an alias from\n"
+	"~/.ssh/config, [user@]host[:port]).\n"
+	"\n"
+	"  --names          the names only (for shell completion)\n"
+	"  --hosts-dir DIR  the inventory\n"
+	"  --help           this text\n"
+	"\n"
+	"Example:\n"
+	"  ctl hosts --hosts-dir ~/lab/hosts\n"
+	"\n"
+	"Exit status: 0 listed, 2 bad arguments or an inventory that does not\n"
+	"parse (one line says where), 4 could not write the list.\n";
+
+static void name_line(const char *name, const char *kind, const char *what)
+{
+	char n[256], w[1024];
+
+	bf_text_sanitize(n, sizeof(n), name);
+	bf_text_sanitize(w, sizeof(w), what ? what : "");
+	printf("%-20s %-6s %s\n", n, kind, w);
+}
+
+int cmd_hosts(int argc, char **argv)
+{
+	enum {
+		O_NAMES = 256,
+		O_HOSTS_DIR,
+		O_HELP
+	};
+	static const struct option longopts[] = {
+		{ "names", no_argument, NULL, O_NAMES },
+		{ "hosts-dir", required_argument, NULL, O_HOSTS_DIR },
+		{ "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dir = NULL, *by;
+	struct inventory inv;
+	char detail[512], buf[1024], safe[256];
+	int c, names = 0;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_NAMES:
+			names = 1;
+			break;
+		case O_HOSTS_DIR:
+			if (ctl_parse_dir("--hosts-dir", optarg, &dir))
+				return BF_EXIT_USAGE;
+			break;
+		case O_HELP:
+			fputs(hosts_usage, stdout);
+			return BF_EXIT_OK;
+		default:
+			return ctl_option_error("hosts", c, argv);
+		}
+	}
+	if (optind < argc) {
+		ctl_error("hosts: '%s': unexpected argument", argv[optind]);
+		return BF_EXIT_USAGE;
+	}
+	memset(&inv, 0, sizeof(inv));
+	dir = ctl_hosts_dir(dir, &by);
+	if (inventory_load(dir, by, &inv, detail, sizeof(detail)) != BF_OK) {
+		ctl_error("%s", detail);
+		inventory_free(&inv);
+		return BF_EXIT_USAGE;
+	}
+	if (names) {
+		puts("local");
+		for (int i = 0; i < inv.nhosts; i++) {
+			bf_text_sanitize(safe, sizeof(safe), inv.hosts[i].name);
+			puts(safe);
+		}
+		for (int i = 0; i < inv.ngroups; i++) {
+			bf_text_sanitize(safe, sizeof(safe),
+					 inv.groups[i].name);
+			puts(safe);
+		}
+		inventory_free(&inv);
+		return BF_EXIT_OK;
+	}
+	name_line("local", "host",
+		  "this machine (the agent beside ctl, no SSH)");
+	for (int i = 0; i < inv.nhosts; i++) {
+		const struct inv_host *h = &inv.hosts[i];
+
+		snprintf(buf, sizeof(buf), "ssh %s%s%s", h->ssh,
+			 h->description ? ": " : "",
+			 h->description ? h->description : "");
+		name_line(h->name, "host", buf);
+	}
+	for (int i = 0; i < inv.ngroups; i++) {
+		const struct inv_group *g = &inv.groups[i];
+		size_t off = 0;
+
+		buf[0] = '\0';
+		if (g->slurm) {
+			snprintf(buf, sizeof(buf), "login %s, %d node%s%s%s",
+				 g->slurm->login, g->slurm->nodes,
+				 g->slurm->nodes == 1 ? "" : "s",
+				 g->slurm->partition ? ", partition " : "",
+				 g->slurm->partition ? g->slurm->partition :
+						       "");
+			name_line(g->name, "slurm", buf);
+			continue;
+		}
+		for (int k = 0; k < g->nmembers && off < sizeof(buf); k++)
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off,
+						"%s%s", k ? " " : "",
+						g->members[k]);
+		name_line(g->name, "group", buf);
+	}
+	inventory_free(&inv);
+	return BF_EXIT_OK;
+}

@@ -1,0 +1,200 @@
+/*
+ * ctl where HOST...: where `ctl run` finds (or would build) the agent on
+ * each host, and whether it is built there. For an SSH host it asks the
+ * host as ctl run's deploy does (runner_ssh_where: connect, the same
+ * preflight, the same cache key), so the answer is the directory ctl run
+ * would use, whatever goes into the key; for `local`, the binary ctl run
+ * local runs. bench/ places its stand-in agents with it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bf_text.h"
+#include "cmd/ctl.h"
+#include "run/inventory.h"
+#include "run/runner.h"
+#include "schema.h"
+#include "run/session.h"
+#include "xmalloc.h"
+
+#define MAX_HOSTS 1024
+
+static const char where_usage[] =
+	"usage: ctl where HOST... [--timeout SECONDS] [--accept-new-host-keys]\n"
+	"                 [-F SSH_CONFIG] [--hosts-dir DIR]\n"
+	"\n"
+	"Prints, for each HOST (as ctl run takes them: local, an ssh_config\n"
+	"alias, [user@]host[:port], an inventory host or group), one line\n"
+	"\n"
+	"  HOST<TAB>AGENT<TAB>built|not-built\n"
+	"\n"
+	"AGENT is the absolute path on that host of the agent binary ctl run\n"
+	"runs there: <workdir>/<source hash>-<toolchain key>/build/bin/agent,\n"
+	"the workdir being the inventory's or ~/.cache/benchfleet. built: ctl\n"
+	"run would run it as it is; not-built: ctl run would upload the sources\n"
+	"and build it there first. An SSH host is connected to and asked with\n"
+	"ctl run's own preflight (which creates the workdir 0700, as ctl run\n"
+	"does, and refuses one others can write); nothing is uploaded, built\n"
+	"or run. `local` is the agent beside ctl ($BENCHFLEET_AGENT when set).\n"
+	"A Slurm cluster is refused: its agent is built on a compute node, in a\n"
+	"directory only its job knows.\n"
+	"\n"
+	"  --timeout SECONDS       bound on connecting and on a silent host\n"
+	"                          (default 30)\n"
+	"  --accept-new-host-keys  record an unknown host key (as ctl run)\n"
+	"  -F SSH_CONFIG           ssh_config file to read (as ssh -F)\n"
+	"  --hosts-dir DIR         the inventory (default: see ctl --help)\n"
+	"  --help                  this text\n"
+	"\n"
+	"Example: ctl where spark workstation\n"
+	"\n"
+	"Exit status: 0 every host answered, 2 usage error (nothing contacted),\n"
+	"3 some host could not be asked (one line on stderr per host says why;\n"
+	"the others are printed), 4 the answer could not be written, 130\n"
+	"interrupted.\n";
+
+/* Prints one host's line, or says on stderr why it cannot. Returns the
+ * host's status: BF_EXIT_OK, BF_EXIT_HOSTS_FAILED, BF_EXIT_INTERRUPTED. */
+static int where_one(const char *name, const struct inventory *inv,
+		     const struct run_opts *opts)
+{
+	const struct inv_host *h = inventory_host(inv, name);
+	char detail[1024], safe[1024], shown[512];
+	char *agent = NULL;
+	int built = 0, status = BF_EXIT_OK;
+	enum bf_err err = BF_OK;
+
+	if (strcmp(name, "local") == 0) {
+		agent = runner_local_agent_path();
+		built = access(agent, X_OK) == 0;
+	} else {
+		err = runner_ssh_where(h ? h->ssh : name, h, opts,
+				       &ctl_interrupted, &agent, &built, detail,
+				       sizeof(detail));
+	}
+	if (err == BF_OK && (!bf_text_is_clean(agent) || strchr(agent, '\t'))) {
+		/* A path that would not print as it is names another path. */
+		bf_text_sanitize(shown, sizeof(shown), agent);
+		snprintf(detail, sizeof(detail), "agent path '%s' has control "
+			 "characters or tabs: not printed", shown);
+		err = BF_ERR_REMOTE;
+	}
+	if (err != BF_OK) {
+		bf_text_join_lines(safe, sizeof(safe), detail, "; ");
+		ctl_error("where: %s: %s", name, safe);
+		status = err == BF_ERR_INTERRUPTED ? BF_EXIT_INTERRUPTED :
+						     BF_EXIT_HOSTS_FAILED;
+	} else {
+		printf("%s\t%s\t%s\n", name, agent,
+		       built ? "built" : "not-built");
+		fflush(stdout);
+	}
+	free(agent);
+	return status;
+}
+
+int cmd_where(int argc, char **argv)
+{
+	enum { O_TIMEOUT = 256, O_ACCEPT, O_HOSTS_DIR, O_HELP };
+	static const struct option longopts[] = {
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "accept-new-host-keys", no_argument, NULL, O_ACCEPT },
+		{ "hosts-dir", required_argument, NULL, O_HOSTS_DIR },
+		{ "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct run_opts opts;
+	struct inventory inv;
+	const char **names = NULL;
+	char *hostargs[MAX_HOSTS];
+	const char *hosts_dir_by;
+	char detail[512];
+	int nhostargs = 0, nhosts = 0, c, status = BF_EXIT_USAGE;
+
+	memset(&opts, 0, sizeof(opts));
+	memset(&inv, 0, sizeof(inv));
+	opts.timeout_s = 30;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "-:F:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 1:
+			if (nhostargs == MAX_HOSTS) {
+				ctl_error("too many hosts: at most %d",
+					  MAX_HOSTS);
+				return BF_EXIT_USAGE;
+			}
+			hostargs[nhostargs++] = optarg;
+			break;
+		case O_TIMEOUT:
+			if (ctl_parse_int("--timeout", optarg, 1, 86400,
+					  &opts.timeout_s))
+				return BF_EXIT_USAGE;
+			break;
+		case O_ACCEPT:
+			opts.accept_new_host_keys = 1;
+			break;
+		case O_HOSTS_DIR:
+			if (ctl_parse_dir("--hosts-dir", optarg,
+					  &opts.hosts_dir))
+				return BF_EXIT_USAGE;
+			break;
+		case 'F':
+			if (access(optarg, R_OK) != 0) {
+				ctl_error("-F %s: %s", optarg, strerror(errno));
+				return BF_EXIT_USAGE;
+			}
+			opts.ssh_config = optarg;
+			break;
+		case O_HELP:
+			fputs(where_usage, stdout);
+			return BF_EXIT_OK;
+		default: /* ':' or an unknown option */
+			return ctl_option_error("where", c, argv);
+		}
+	}
+	if (nhostargs == 0) {
+		ctl_error("where: no host given (try: ctl where local)");
+		return BF_EXIT_USAGE;
+	}
+	opts.hosts_dir = ctl_hosts_dir(opts.hosts_dir, &hosts_dir_by);
+	if (inventory_load(opts.hosts_dir, hosts_dir_by, &inv, detail,
+			   sizeof(detail)) != BF_OK) {
+		ctl_error("%s", detail);
+		goto out;
+	}
+	names = bf_xcalloc(MAX_HOSTS, sizeof(*names));
+	if (inventory_resolve(&inv, nhostargs, hostargs, names, MAX_HOSTS,
+			      &nhosts, detail, sizeof(detail)) != BF_OK) {
+		ctl_error("%s", detail);
+		goto out;
+	}
+	for (int i = 0; i < nhosts; i++) {
+		int rank;
+		const struct inv_group *g =
+			inventory_slurm_rank(&inv, names[i], &rank);
+
+		if (g) {
+			ctl_error("where: %s: a Slurm cluster's agent is built "
+				  "on a compute node, in a directory only its "
+				  "job knows", g->name);
+			goto out;
+		}
+	}
+	ctl_catch_signals();
+	status = BF_EXIT_OK;
+	for (int i = 0; i < nhosts && status != BF_EXIT_INTERRUPTED; i++) {
+		int s = where_one(names[i], &inv, &opts);
+
+		if (s != BF_EXIT_OK)
+			status = s;
+	}
+out:
+	free(names);
+	inventory_free(&inv);
+	return status;
+}

@@ -1,0 +1,245 @@
+/* What ctl deployed on a host, listed and removed; see deployed.h. */
+#include "run/deployed.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bf_parse.h"
+#include "remote/remote_quote.h"
+#include "xmalloc.h"
+
+/* n lower-case hex digits at s. */
+static int hex_run(const char *s, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		      (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+int deployed_name_kind(enum deployed_layout layout, const char *name)
+{
+	/* "<16 hex>-<16 hex>" (SSH) or "<16 hex>" (Slurm), then nothing or
+	 * ".tmp-<8 hex>". */
+	size_t base = layout == DEPLOYED_SSH ? 33 : 16, len = strlen(name);
+
+	if (len < base || !hex_run(name, 16))
+		return 0;
+	if (layout == DEPLOYED_SSH &&
+	    (name[16] != '-' || !hex_run(name + 17, 16)))
+		return 0;
+	if (len == base)
+		return 1;
+	if (len == base + 13 && strncmp(name + base, ".tmp-", 5) == 0 &&
+	    hex_run(name + base + 5, 8))
+		return 2;
+	return 0;
+}
+
+char *deployed_shell_dir(const char *workdir)
+{
+	char *q, *out;
+
+	if (strcmp(workdir, "~") == 0)
+		return bf_xstrdup("\"$HOME\"");
+	if (strncmp(workdir, "~/", 2) == 0) {
+		q = remote_quote(workdir + 2);
+		out = bf_xasprintf("\"$HOME\"/%s", q);
+		free(q);
+		return out;
+	}
+	return remote_quote(workdir);
+}
+
+/* Lines of the listing: "d<i>" (workdir i exists), "e<i> <kib> <name>"
+ * (an entry of ours, by the shell's loose pattern), "o<i>" (an entry
+ * that is not). */
+struct list_ctx {
+	struct deployed_dir *dirs;
+	int n;
+};
+
+/* One "e<i> <kib> <name>" line into dirs[i]; a name that is not exactly
+ * one of ctl's counts as another entry. */
+static void add_entry(struct deployed_dir *d, const char *rest)
+{
+	const char *sp;
+	char kib[32], name[64];
+	struct deployed_entry *e;
+	long v;
+	int k;
+
+	if (*rest != ' ' || !(sp = strchr(rest + 1, ' ')) ||
+	    (size_t)(sp - rest - 1) >= sizeof(kib) ||
+	    strlen(sp + 1) >= sizeof(name)) {
+		d->others++;
+		return;
+	}
+	memcpy(kib, rest + 1, (size_t)(sp - rest - 1));
+	kib[sp - rest - 1] = '\0';
+	snprintf(name, sizeof(name), "%s", sp + 1);
+	k = deployed_name_kind(d->layout, name);
+	if (!k) {
+		/* The shell's glob let it through; it is not ours. */
+		d->others++;
+		return;
+	}
+	d->entries = bf_xrealloc(d->entries, (size_t)(d->nentries + 1) *
+						     sizeof(*d->entries));
+	e = &d->entries[d->nentries++];
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	e->kib = bf_parse_long(kib, 0, 2147483647L, &v) == 0 ? v : -1;
+	e->staging = k == 2;
+}
+
+static enum bf_err list_line(void *arg, const char *line, size_t len,
+			     int truncated)
+{
+	struct list_ctx *c = arg;
+	char kind = line[0];
+	char *end;
+	long i;
+
+	(void)len;
+	if (truncated || (kind != 'd' && kind != 'e' && kind != 'o'))
+		return BF_OK;
+	i = strtol(line + 1, &end, 10);
+	if (end == line + 1 || i < 0 || i >= c->n)
+		return BF_OK;
+	if (kind == 'd')
+		c->dirs[i].exists = 1;
+	else if (kind == 'o')
+		c->dirs[i].others++;
+	else
+		add_entry(&c->dirs[i], end);
+	return BF_OK;
+}
+
+enum bf_err deployed_list(struct login *l, struct deployed_dir *dirs, int n,
+			  const atomic_int *cancel, char *detail,
+			  size_t detail_len)
+{
+	struct list_ctx c = { dirs, n };
+	char *cmd = bf_xstrdup(""), errtail[512];
+	enum bf_err err;
+	int status;
+
+	for (int i = 0; i < n; i++) {
+		char *w = deployed_shell_dir(dirs[i].workdir), *next;
+		/* The shell's patterns are loose (any hex-looking name);
+		 * list_line holds each name to its exact form. du -sk does not
+		 * follow a symbolic link given to it, nor does rm -rf. */
+		const char *pat = dirs[i].layout == DEPLOYED_SSH ?
+					  "[0-9a-f]*-[0-9a-f]*" :
+					  "[0-9a-f]*";
+
+		dirs[i].exists = 0;
+		dirs[i].entries = NULL;
+		dirs[i].nentries = 0;
+		dirs[i].others = 0;
+		next = bf_xasprintf(
+			"%sif [ -d %s ] && cd %s; then echo d%d; "
+			"for x in * .[!.]*; do [ -e \"$x\" ] || [ -L \"$x\" ] || continue; "
+			"case \"$x\" in %s) printf 'e%d %%s %%s\\n' "
+			"\"$(du -sk -- \"$x\" 2>/dev/null | cut -f1)\" \"$x\";; "
+			"*) echo o%d;; esac; done; cd / || exit 1; fi; ",
+			cmd, w, w, i, pat, i, i);
+		free(cmd);
+		free(w);
+		cmd = next;
+	}
+	{
+		char *full = bf_xasprintf("%strue", cmd);
+
+		free(cmd);
+		cmd = full;
+	}
+	err = login_exec(l, cmd, list_line, &c, cancel, &status, errtail,
+			 sizeof(errtail), detail, detail_len);
+	free(cmd);
+	if (err == BF_OK && status != 0)
+		err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
+			      "listing the workdirs failed (exit %d): %s",
+			      status, errtail);
+	for (int i = 0; err == BF_OK && i < n; i++)
+		for (int a = 1; a < dirs[i].nentries; a++)
+			for (int b = a;
+			     b > 0 && strcmp(dirs[i].entries[b - 1].name,
+					     dirs[i].entries[b].name) > 0;
+			     b--) {
+				struct deployed_entry t = dirs[i].entries[b];
+
+				dirs[i].entries[b] = dirs[i].entries[b - 1];
+				dirs[i].entries[b - 1] = t;
+			}
+	return err;
+}
+
+static enum bf_err ignore_line(void *arg, const char *line, size_t len,
+			       int truncated)
+{
+	(void)arg;
+	(void)line;
+	(void)len;
+	(void)truncated;
+	return BF_OK;
+}
+
+enum bf_err deployed_remove(struct login *l, const struct deployed_dir *dirs,
+			    int n, const atomic_int *cancel, char *detail,
+			    size_t detail_len)
+{
+	char *cmd = bf_xstrdup("rc=0; "), errtail[1024];
+	enum bf_err err;
+	int status;
+
+	for (int i = 0; i < n; i++) {
+		char *w, *next;
+
+		if (!dirs[i].exists || dirs[i].nentries == 0)
+			continue;
+		w = deployed_shell_dir(dirs[i].workdir);
+		next = bf_xasprintf("%sif cd %s; then rm -rf --", cmd, w);
+		free(cmd);
+		cmd = next;
+		for (int e = 0; e < dirs[i].nentries; e++) {
+			char *q = remote_quote(dirs[i].entries[e].name);
+
+			next = bf_xasprintf("%s %s", cmd, q);
+			free(q);
+			free(cmd);
+			cmd = next;
+		}
+		/* The workdir itself when nothing else is left in it. */
+		next = bf_xasprintf("%s || rc=1; cd / && rmdir %s 2>/dev/null; "
+				    "else rc=1; fi; ",
+				    cmd, w);
+		free(cmd);
+		free(w);
+		cmd = next;
+	}
+	{
+		char *full = bf_xasprintf("%sexit $rc", cmd);
+
+		free(cmd);
+		cmd = full;
+	}
+	err = login_exec(l, cmd, ignore_line, NULL, cancel, &status, errtail,
+			 sizeof(errtail), detail, detail_len);
+	free(cmd);
+	if (err == BF_OK && status != 0)
+		err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
+			      "removing failed (exit %d): %s", status, errtail);
+	return err;
+}
+
+void deployed_free(struct deployed_dir *dirs, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(dirs[i].entries);
+		dirs[i].entries = NULL;
+		dirs[i].nentries = 0;
+	}
+}

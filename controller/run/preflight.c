@@ -1,0 +1,467 @@
+/* The preflight on a host; see preflight.h. */
+#include "run/preflight.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bf_parse.h"
+#include "bf_text.h"
+#include "remote/remote_ssh.h"
+#include "run/embedded.h"
+#include "run/inventory.h"
+#include "xmalloc.h"
+
+const char *const preflight_tc_names[PF_TC_PARTS] = {
+	"arch", "compiler", "nvcc", "libs", "gpus"
+};
+
+/* The words of `missing=`, in enum preflight_item's order. */
+static const char *const item_words[PF_ITEMS] = { "compiler", "make",
+						  "cmake",    "pkg-config",
+						  "cjson",    "openblas" };
+
+/* Each item in words, for messages. */
+static const char *const item_text[PF_ITEMS] = {
+	"a C compiler (cc)",
+	"make",
+	"CMake 3.18 or newer",
+	"pkg-config",
+	"cJSON (libcjson, with its headers)",
+	"OpenBLAS (openblas, with its headers)"
+};
+
+/* CMake's oldest version the agent's CMakeLists.txt accepts
+ * (cmake_minimum_required). */
+#define CMAKE_MIN_MAJOR 3
+#define CMAKE_MIN_MINOR 18
+
+char *preflight_command(const char *work_sh, const char *env, int look_only)
+{
+	const char *workdir =
+		look_only ?
+			"if [ -d \"$w\" ]; then set -- $(ls -ldnL \"$w\"); "
+			"echo \"workdir_state=$1 $3\"; "
+			"else echo \"workdir_state=absent\"; fi; " :
+			"if [ ! -d \"$w\" ]; then (umask 077 && mkdir -p \"$w\") || exit 1; fi; "
+			"set -- $(ls -ldnL \"$w\"); "
+			"case \"$1\" in ?????w*|????????w*) "
+			"if [ \"$3\" = \"$(id -u)\" ]; then chmod 0700 \"$w\" || exit 1; "
+			"echo \"workdir_fixed=$1\"; "
+			"else echo \"workdir_unsafe=$1 $3\"; exit 0; fi;; esac; "
+			/* Staging directories of deploys that were cut off
+			 * before their watcher could act are swept after a day.
+			 */
+			"find \"$w\" -maxdepth 1 -name '*.tmp-*' -mmin +1440 "
+			"-exec rm -rf {} + 2>/dev/null; ";
+
+	return bf_xasprintf(
+		"w=%s; echo \"home=$HOME\"; echo \"uid=$(id -u)\"; %s%s"
+		"echo \"tc_arch=$(uname -m 2>/dev/null)\"; "
+		"echo \"tc_cc=$(${CC:-cc} --version 2>/dev/null | head -n 1)\"; "
+		"echo \"tc_cuda=$(${CUDACXX:-nvcc} --version 2>/dev/null | grep -i release | head -n 1)\"; "
+		"echo \"tc_libs=$(echo $(pkg-config --modversion libcjson openblas 2>/dev/null))\"; "
+		/* Only well-formed "9.0" lines: a failing nvidia-smi prints
+		 * its complaint on stdout. */
+		"echo \"tc_gpus=$(echo $(nvidia-smi --query-gpu=compute_cap "
+		"--format=csv,noheader 2>/dev/null | grep -E '^[0-9]+\\.[0-9]+$' | sort -u))\"; "
+		"for x in \"$w\"/%s-*; do [ -x \"$x/build/bin/agent\" ] && echo \"built=${x##*/}\"; done; "
+		/* Bounded where timeout(1) is: a tool that never answers
+		 * --version must not hold the deploy. */
+		"t=; command -v timeout >/dev/null 2>&1 && t='timeout 20'; "
+		"echo \"make=$($t make --version 2>/dev/null | head -n 1)\"; "
+		"echo \"cmake=$($t cmake --version 2>/dev/null | head -n 1)\"; "
+		"echo \"cjson=$(pkg-config --modversion libcjson 2>/dev/null)\"; "
+		"echo \"openblas=$(pkg-config --modversion openblas 2>/dev/null)\"; "
+		/* cuBLAS beside nvcc's toolkit (/usr/local/cuda), or known to
+		 * the dynamic linker (Debian's nvidia-cuda-toolkit). */
+		"c=no; n=$(command -v \"${CUDACXX:-nvcc}\" 2>/dev/null); "
+		"if [ -n \"$n\" ]; then d=${n%%/*}/..; "
+		"for l in \"$d\"/lib64/libcublas.so* \"$d\"/lib/libcublas.so* "
+		"\"$d\"/targets/*/lib/libcublas.so*; do [ -e \"$l\" ] && c=yes; done; "
+		"{ ldconfig -p || /sbin/ldconfig -p; } 2>/dev/null | "
+		"grep -q 'libcublas[.]so' && c=yes; fi; echo \"cublas=$c\"; "
+		"m=; "
+		"command -v cc >/dev/null 2>&1 || m=\"$m compiler\"; "
+		"command -v make >/dev/null 2>&1 || m=\"$m make\"; "
+		"command -v cmake >/dev/null 2>&1 || m=\"$m cmake\"; "
+		"if command -v pkg-config >/dev/null 2>&1; then "
+		"pkg-config --exists libcjson || m=\"$m cjson\"; "
+		"pkg-config --exists openblas || m=\"$m openblas\"; "
+		"else m=\"$m pkg-config cjson openblas\"; fi; "
+		"( f=/etc/os-release; [ -r \"$f\" ] || f=/usr/lib/os-release; "
+		"[ -r \"$f\" ] && . \"$f\"; echo \"os=$ID\"; "
+		"echo \"os_like=$ID_LIKE\"; echo \"os_version=$VERSION_ID\"; "
+		"echo \"os_name=$PRETTY_NAME\" ); "
+		"echo \"missing=$m\"",
+		work_sh, env, workdir, embedded_agent_hash);
+}
+
+/* An os-release ID or ID_LIKE as the host said it, kept only when it is
+ * made of the characters os-release(5) allows there (lower-case letters,
+ * digits, "._-"; ID_LIKE's words separated by spaces). */
+static void keep_os_word(char *out, size_t len, const char *v, int words)
+{
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyz0123456789._-";
+	size_t n = strlen(v);
+
+	out[0] = '\0';
+	if (n >= len)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (!strchr(ok, v[i]) && !(words && v[i] == ' '))
+			return;
+	memcpy(out, v, n + 1);
+}
+
+static void keep_text(char *out, size_t len, const char *v)
+{
+	bf_text_sanitize(out, len, v);
+}
+
+/* "cmake version 3.25.1" older than CMAKE_MIN_*: 1; newer, or a line
+ * that says no version: 0. */
+static int cmake_too_old(const char *line)
+{
+	const char *v = strstr(line, "version ");
+	int major = 0, minor = 0;
+
+	if (!v || sscanf(v + 8, "%d.%d", &major, &minor) != 2)
+		return 0;
+	return major < CMAKE_MIN_MAJOR ||
+	       (major == CMAKE_MIN_MAJOR && minor < CMAKE_MIN_MINOR);
+}
+
+enum bf_err preflight_line(void *arg, const char *line, size_t len,
+			   int truncated)
+{
+	static const char *const tc_keys[PF_TC_PARTS] = {
+		"tc_arch=", "tc_cc=", "tc_cuda=", "tc_libs=", "tc_gpus="
+	};
+	struct preflight *p = arg;
+	long v;
+
+	(void)len;
+	(void)truncated;
+	if (strncmp(line, "home=", 5) == 0) {
+		snprintf(p->home, sizeof(p->home), "%s", line + 5);
+		p->got_home = 1;
+	} else if (strncmp(line, "uid=", 4) == 0) {
+		p->uid = bf_parse_long(line + 4, 0, 2147483647L, &v) == 0 ?
+				 (int)v :
+				 -1;
+	} else if (strncmp(line, "os=", 3) == 0) {
+		keep_os_word(p->os_id, sizeof(p->os_id), line + 3, 0);
+	} else if (strncmp(line, "os_like=", 8) == 0) {
+		keep_os_word(p->os_like, sizeof(p->os_like), line + 8, 1);
+	} else if (strncmp(line, "os_version=", 11) == 0) {
+		keep_text(p->os_version, sizeof(p->os_version), line + 11);
+	} else if (strncmp(line, "os_name=", 8) == 0) {
+		keep_text(p->os_name, sizeof(p->os_name), line + 8);
+	} else if (strncmp(line, "make=", 5) == 0) {
+		keep_text(p->make, sizeof(p->make), line + 5);
+	} else if (strncmp(line, "cmake=", 6) == 0) {
+		keep_text(p->cmake, sizeof(p->cmake), line + 6);
+		if (cmake_too_old(p->cmake))
+			p->missing |= 1u << PF_CMAKE;
+	} else if (strncmp(line, "cjson=", 6) == 0) {
+		keep_text(p->cjson, sizeof(p->cjson), line + 6);
+	} else if (strncmp(line, "openblas=", 9) == 0) {
+		keep_text(p->openblas, sizeof(p->openblas), line + 9);
+	} else if (strncmp(line, "cublas=", 7) == 0) {
+		p->cublas = strcmp(line + 7, "yes") == 0;
+	} else if (strncmp(line, "missing=", 8) == 0) {
+		char *copy = bf_xstrdup(line + 8), *save = NULL, *w;
+
+		for (w = strtok_r(copy, " ", &save); w;
+		     w = strtok_r(NULL, " ", &save))
+			for (int i = 0; i < PF_ITEMS; i++)
+				if (strcmp(w, item_words[i]) == 0)
+					p->missing |= 1u << i;
+		free(copy);
+	} else if (strncmp(line, "built=", 6) == 0) {
+		size_t have = strlen(p->built);
+
+		/* Kept only while whole: a cut name could match a shorter
+		 * one. More than fits means more builds than anyone keeps. */
+		if (have + strlen(line + 6) + 3 < sizeof(p->built))
+			snprintf(p->built + have, sizeof(p->built) - have,
+				 "%s%s\n", have ? "" : "\n", line + 6);
+	} else if (strncmp(line, "workdir_fixed=", 14) == 0) {
+		keep_text(p->workdir_fixed, sizeof(p->workdir_fixed),
+			  line + 14);
+	} else if (strncmp(line, "workdir_unsafe=", 15) == 0) {
+		keep_text(p->workdir_unsafe, sizeof(p->workdir_unsafe),
+			  line + 15);
+	} else if (strncmp(line, "workdir_state=", 14) == 0) {
+		keep_text(p->workdir_state, sizeof(p->workdir_state),
+			  line + 14);
+	} else {
+		for (int i = 0; i < PF_TC_PARTS; i++) {
+			size_t k = strlen(tc_keys[i]);
+
+			if (strncmp(line, tc_keys[i], k) == 0)
+				snprintf(p->tc[i], sizeof(p->tc[i]), "%s",
+					 line + k);
+		}
+	}
+	return BF_OK;
+}
+
+enum bf_err preflight_run(struct remote *r, const char *work_sh,
+			  const char *env, int look_only, struct preflight *p,
+			  char *detail, size_t detail_len)
+{
+	struct remote_exec_cb cb = { preflight_line, p, 0 };
+	struct remote_exec_result res;
+	char *cmd = preflight_command(work_sh, env, look_only);
+	enum bf_err err;
+
+	memset(p, 0, sizeof(*p));
+	p->uid = -1;
+	err = remote_exec(r, cmd, &cb, &res, detail, detail_len);
+	free(cmd);
+	if (err != BF_OK)
+		return err;
+	if (res.exit_status != 0 || !p->got_home)
+		return bf_fail(detail, detail_len, BF_ERR_REMOTE,
+			       "preflight failed (exit %d): %.200s",
+			       res.exit_status, res.stderr_tail);
+	return BF_OK;
+}
+
+void preflight_toolchain_key(const struct preflight *p, char out[17])
+{
+	/* FNV-1a (64-bit; offset basis and prime from
+	 * http://www.isthe.com/chongo/tech/comp/fnv/) over "name=value\n"
+	 * for each part. Not a defence against anyone: it only keeps builds
+	 * for different toolchains apart. */
+	uint64_t h = 14695981039346656037ULL;
+
+	for (int i = 0; i < PF_TC_PARTS; i++) {
+		char *part = bf_xasprintf("%s=%s\n", preflight_tc_names[i],
+					  p->tc[i]);
+
+		for (const unsigned char *c = (const unsigned char *)part; *c;
+		     c++) {
+			h ^= *c;
+			h *= 1099511628211ULL;
+		}
+		free(part);
+	}
+	snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+int preflight_is_built(const struct preflight *p, const char *name)
+{
+	char *needle = bf_xasprintf("\n%s\n", name);
+	int found = strstr(p->built, needle) != NULL;
+
+	free(needle);
+	return found;
+}
+
+/* Appends to out (of len bytes, holding a string) with snprintf's
+ * arguments, never past its end. */
+static void append(char *out, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void append(char *out, size_t len, const char *fmt, ...)
+{
+	size_t have = strlen(out);
+	va_list ap;
+
+	if (have + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(out + have, len - have, fmt, ap);
+	va_end(ap);
+}
+
+void preflight_missing_text(const struct preflight *p, char *out, size_t len)
+{
+	out[0] = '\0';
+	for (int i = 0; i < PF_ITEMS; i++) {
+		if (!(p->missing & (1u << i)))
+			continue;
+		append(out, len, "%s%s", out[0] ? ", " : "", item_text[i]);
+		if (i == PF_CMAKE && p->cmake[0])
+			append(out, len, " (this host has %s)", p->cmake);
+	}
+}
+
+/* A package manager and its names for the items. */
+struct family {
+	const char *install; /* the command, without sudo */
+	const char *ids;     /* os-release IDs of the family, by spaces */
+	const char *pkgs[PF_ITEMS];
+};
+
+/* Package names: Debian 12 (packages.debian.org), Fedora 40 and EPEL 9
+ * (packages.fedoraproject.org), openSUSE Tumbleweed (software.opensuse.org),
+ * Arch (archlinux.org/packages). */
+static const struct family families[] = {
+	{ "apt-get install -y",
+	  "debian ubuntu",
+	  { "build-essential", "make", "cmake", "pkg-config", "libcjson-dev",
+	    "libopenblas-dev" } },
+	{ "dnf install -y",
+	  "fedora rhel centos rocky almalinux ol amzn",
+	  { "gcc", "make", "cmake", "pkgconf-pkg-config", "cjson-devel",
+	    "openblas-devel" } },
+	{ "zypper install -y",
+	  "opensuse opensuse-leap opensuse-tumbleweed suse sles sled",
+	  { "gcc", "make", "cmake", "pkg-config", "cJSON-devel",
+	    "openblas-devel" } },
+	{ "pacman -S --needed",
+	  "arch manjaro endeavouros",
+	  { "gcc", "make", "cmake", "pkgconf", "cjson", "openblas" } },
+};
+
+/* Whether word is one of the space-separated words of list. */
+static int has_word(const char *list, const char *word, size_t wlen)
+{
+	for (const char *s = list; *s;) {
+		size_t n = strcspn(s, " ");
+
+		if (n == wlen && strncmp(s, word, wlen) == 0)
+			return 1;
+		s += n;
+		s += strspn(s, " ");
+	}
+	return 0;
+}
+
+/* The family of the host's ID, else of the first word of ID_LIKE that
+ * names one; NULL when none does. */
+static const struct family *family_of(const struct preflight *p)
+{
+	size_t nf = sizeof(families) / sizeof(families[0]);
+
+	if (p->os_id[0])
+		for (size_t i = 0; i < nf; i++)
+			if (has_word(families[i].ids, p->os_id,
+				     strlen(p->os_id)))
+				return &families[i];
+	for (const char *s = p->os_like; *s;) {
+		size_t n = strcspn(s, " ");
+
+		for (size_t i = 0; n && i < nf; i++)
+			if (has_word(families[i].ids, s, n))
+				return &families[i];
+		s += n;
+		s += strspn(s, " ");
+	}
+	return NULL;
+}
+
+void preflight_install_hint(const struct preflight *p, char *out, size_t len)
+{
+	const struct family *f = family_of(p);
+
+	out[0] = '\0';
+	if (!p->missing)
+		return;
+	if (!f) {
+		char what[512];
+
+		preflight_missing_text(p, what, sizeof(what));
+		if (p->os_id[0])
+			append(out, len,
+			       "no package names known for "
+			       "distribution '%s' (os-release ID): install %s "
+			       "with its package manager",
+			       p->os_id, what);
+		else
+			append(out, len,
+			       "no os-release on the host: install "
+			       "%s with its package manager",
+			       what);
+		return;
+	}
+	append(out, len, "install with: %s%s", p->uid == 0 ? "" : "sudo ",
+	       f->install);
+	for (int i = 0; i < PF_ITEMS; i++)
+		if (p->missing & (1u << i))
+			append(out, len, " %s", f->pkgs[i]);
+	/* RHEL and its rebuilds carry cJSON and OpenBLAS in EPEL. */
+	if (f == &families[1] && strcmp(p->os_id, "fedora") != 0 &&
+	    (p->missing & (1u << PF_CJSON | 1u << PF_OPENBLAS)))
+		append(out, len,
+		       " (cjson-devel and openblas-devel come from "
+		       "EPEL: %sdnf install -y epel-release)",
+		       p->uid == 0 ? "" : "sudo ");
+}
+
+void preflight_cuda_text(const struct preflight *p, char *out, size_t len)
+{
+	char safe[256];
+
+	if (!p->tc[PF_TC_CUDA][0]) {
+		snprintf(out, len,
+			 "no CUDA toolkit (nvcc not in $CUDACXX, PATH "
+			 "or /usr/local/cuda/bin): the agent is built for the "
+			 "CPU only");
+		return;
+	}
+	bf_text_sanitize(safe, sizeof(safe), p->tc[PF_TC_CUDA]);
+	if (p->cublas)
+		snprintf(out, len,
+			 "CUDA toolkit found (%s; cuBLAS found): the "
+			 "agent is built with CUDA",
+			 safe);
+	else
+		snprintf(out, len,
+			 "CUDA toolkit found (%s) but no cuBLAS: the "
+			 "agent is built for the CPU only",
+			 safe);
+}
+
+/* Appends to a malloc'ed string. */
+static char *grow(char *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static char *grow(char *s, const char *fmt, ...)
+{
+	char *add, *out;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&add, fmt, ap) < 0)
+		bf_xmalloc_fatal("vasprintf");
+	va_end(ap);
+	out = bf_xasprintf("%s%s", s, add);
+	free(add);
+	free(s);
+	return out;
+}
+
+char *preflight_env(const struct inv_host *inv)
+{
+	static const char name_chars[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_";
+	char *s = bf_xstrdup("PATH=\"$PATH:/usr/local/cuda/bin\"; ");
+
+	for (int i = inv ? inv->npath - 1 : -1; i >= 0; i--) {
+		char *q = remote_quote(inv->path_prepend[i]);
+
+		s = grow(s, "PATH=%s:\"$PATH\"; ", q);
+		free(q);
+	}
+	s = grow(s, "export PATH; ");
+	for (int i = 0; inv && i < inv->nenv; i++) {
+		const char *name = inv->env_name[i];
+		char *q;
+
+		/* Values are quoted; a name that is not a shell name is
+		 * refused by inventory.c, and skipped here as well. */
+		if (!*name || strspn(name, name_chars) != strlen(name))
+			continue;
+		q = remote_quote(inv->env_value[i]);
+		s = grow(s, "%s=%s; export %s; ", name, q, name);
+		free(q);
+	}
+	return s;
+}

@@ -1,0 +1,280 @@
+/* A host's history as text and JSON; see history_view.h. */
+#include "view/history_view.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "bf_text.h"
+#include "record.h"
+#include "stats.h"
+#include "view/compare_view.h"
+#include "xmalloc.h"
+
+/* Sparkline cells wide at most. */
+#define SPARK_WIDTH 60
+
+char *history_sparkline(char *buf, size_t len, const double *v, int n,
+			int width, int utf8)
+{
+	static const char *const bars[] = { "\xe2\x96\x81", "\xe2\x96\x82",
+		"\xe2\x96\x83", "\xe2\x96\x84", "\xe2\x96\x85", "\xe2\x96\x86",
+		"\xe2\x96\x87", "\xe2\x96\x88" };
+	static const char ascii[] = "_.-=+*#@";
+	double lo = INFINITY, hi = -INFINITY, *cell;
+	int cells = n < width ? n : width;
+	size_t off = 0;
+
+	if (len == 0)
+		return buf;
+	buf[0] = '\0';
+	if (n <= 0 || cells <= 0)
+		return buf;
+	cell = bf_xcalloc((size_t)cells, sizeof(*cell));
+	for (int c = 0; c < cells; c++) {
+		/* Cell c holds values [c n / cells, (c + 1) n / cells). */
+		int a = (int)((long long)c * n / cells);
+		int b = (int)((long long)(c + 1) * n / cells);
+		double *g = bf_xcalloc((size_t)(b - a) + 1, sizeof(*g));
+		int k = 0;
+
+		for (int i = a; i < b; i++)
+			if (!isnan(v[i]))
+				g[k++] = v[i];
+		cell[c] = k ? bf_stats_median(g, (size_t)k) : NAN;
+		free(g);
+		if (!isnan(cell[c])) {
+			lo = fmin(lo, cell[c]);
+			hi = fmax(hi, cell[c]);
+		}
+	}
+	for (int c = 0; c < cells && off + 4 < len; c++) {
+		int level = isnan(cell[c]) ? -1 :
+			    hi > lo ? (int)floor((cell[c] - lo) / (hi - lo) * 7.999) : 3;
+
+		if (level < 0)
+			buf[off++] = ' ';
+		else if (utf8)
+			off += (size_t)snprintf(buf + off, len - off, "%s", bars[level]);
+		else
+			buf[off++] = ascii[level];
+	}
+	buf[off < len ? off : len - 1] = '\0';
+	free(cell);
+	return buf;
+}
+
+/* The run id of a series' point k. */
+static const char *point_run(const struct history *h,
+			     const struct history_series *s, int k)
+{
+	return h->runs[s->points[k].run]->run_id;
+}
+
+/* One stretch of a series: points [a, b). */
+static void print_stretch(FILE *out, const struct history *h,
+			  const struct history_series *s, int a, int b)
+{
+	double *med = bf_xcalloc((size_t)(b - a) + 1, sizeof(*med));
+	double *spr = bf_xcalloc((size_t)(b - a) + 1, sizeof(*spr));
+	int ns = 0;
+	char g[32], safe[2][128];
+
+	for (int k = a; k < b; k++) {
+		med[k - a] = s->points[k].median_gflops;
+		if (!isnan(s->points[k].spread))
+			spr[ns++] = s->points[k].spread;
+	}
+	compare_fmt_gflops(g, sizeof(g), bf_stats_median(med, (size_t)(b - a)));
+	fprintf(out, "  runs %d-%d  %s .. %s  median %s GFLOP/s", a + 1, b,
+		bf_text_sanitize(safe[0], sizeof(safe[0]), point_run(h, s, a)),
+		bf_text_sanitize(safe[1], sizeof(safe[1]), point_run(h, s, b - 1)),
+		g);
+	if (ns > 0)
+		fprintf(out, " (spread %.0f%%)",
+			100 * bf_stats_median(spr, (size_t)ns));
+	fputc('\n', out);
+	free(med);
+	free(spr);
+}
+
+static void print_change(FILE *out, const struct history *h,
+			 const struct history_series *s,
+			 const struct history_change *c)
+{
+	char before[32], after[32], safe[3][256];
+
+	compare_fmt_gflops(before, sizeof(before), c->cp.before);
+	compare_fmt_gflops(after, sizeof(after), c->cp.after);
+	fprintf(out, "  change %+.1f%% (%s -> %s GFLOP/s, p=%.3f) between %s and %s\n",
+		100 * c->cp.change, before, after, c->cp.p,
+		bf_text_sanitize(safe[0], sizeof(safe[0]), point_run(h, s, c->cp.at - 1)),
+		bf_text_sanitize(safe[1], sizeof(safe[1]), point_run(h, s, c->cp.at)));
+	if (c->nprov == 0)
+		fprintf(out, "    no provenance change: unexplained shift\n");
+	for (int i = 0; i < c->nprov; i++)
+		fprintf(out, "    %s: %s -> %s\n",
+			bf_text_sanitize(safe[0], sizeof(safe[0]), c->prov[i].key),
+			bf_text_sanitize(safe[1], sizeof(safe[1]),
+					 c->prov[i].before ? c->prov[i].before : "n/a"),
+			bf_text_sanitize(safe[2], sizeof(safe[2]),
+					 c->prov[i].after ? c->prov[i].after : "n/a"));
+}
+
+void history_print_text(FILE *out, const struct history *h, int utf8)
+{
+	char safe[256], spark[SPARK_WIDTH * 4 + 1];
+	int shown = 0;
+
+	fprintf(out, "history of %s: %d run%s",
+		bf_text_sanitize(safe, sizeof(safe), h->host), h->nruns,
+		h->nruns == 1 ? "" : "s");
+	if (h->nruns > 0)
+		fprintf(out, ", %s .. %s", h->runs[0]->run_id,
+			h->runs[h->nruns - 1]->run_id);
+	fputc('\n', out);
+	for (int i = 0; i < h->nseries; i++) {
+		const struct history_series *s = &h->series[i];
+		double *med = bf_xcalloc((size_t)s->npoints + 1, sizeof(*med));
+		const char *why = history_settings_change(h, s->settings);
+		int a = 0;
+
+		if (s->npoints == 0) {
+			free(med);
+			continue;
+		}
+		shown++;
+		for (int k = 0; k < s->npoints; k++)
+			med[k] = s->points[k].median_gflops;
+		fprintf(out, "\n%s %s n=%d", s->device, s->dtype, s->n);
+		if (s->occurrence > 1)
+			fprintf(out, "#%d", s->occurrence);
+		if (h->nsettings > 1)
+			fprintf(out, "  settings %d%s%s%s", s->settings + 1,
+				why ? " (" : "", why ? why : "",
+				why ? " differs from the settings before)" : "");
+		fprintf(out, "  %d run%s  %s\n", s->npoints,
+			s->npoints == 1 ? "" : "s",
+			history_sparkline(spark, sizeof(spark), med, s->npoints,
+					  SPARK_WIDTH, utf8));
+		for (int k = 0; k < s->nchanges; k++) {
+			print_stretch(out, h, s, a, s->changes[k].cp.at);
+			print_change(out, h, s, &s->changes[k]);
+			a = s->changes[k].cp.at;
+		}
+		print_stretch(out, h, s, a, s->npoints);
+		free(med);
+	}
+	if (!shown)
+		fprintf(out, "\n(no passing GEMM results)\n");
+	fflush(out);
+}
+
+static void add_num(cJSON *o, const char *key, double v)
+{
+	if (isnan(v) || isinf(v))
+		cJSON_AddNullToObject(o, key);
+	else
+		cJSON_AddNumberToObject(o, key, v);
+}
+
+static void add_str(cJSON *o, const char *key, const char *s)
+{
+	if (s)
+		cJSON_AddStringToObject(o, key, s);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static void add_flag(cJSON *o, const char *key, int v)
+{
+	if (v < 0)
+		cJSON_AddNullToObject(o, key);
+	else
+		cJSON_AddBoolToObject(o, key, v);
+}
+
+static cJSON *series_json(const struct history *h,
+			  const struct history_series *s)
+{
+	cJSON *o = cJSON_CreateObject(), *pts, *cps;
+
+	cJSON_AddStringToObject(o, "device", s->device);
+	cJSON_AddStringToObject(o, "dtype", s->dtype);
+	cJSON_AddNumberToObject(o, "n", s->n);
+	cJSON_AddNumberToObject(o, "occurrence", s->occurrence);
+	cJSON_AddNumberToObject(o, "settings", s->settings);
+	add_str(o, "settings_change", history_settings_change(h, s->settings));
+	pts = cJSON_AddArrayToObject(o, "points");
+	for (int k = 0; k < s->npoints; k++) {
+		const struct history_point *p = &s->points[k];
+		const struct archive_run *run = h->runs[p->run];
+		cJSON *j = cJSON_CreateObject(), *samples;
+
+		cJSON_AddItemToArray(pts, j);
+		cJSON_AddNumberToObject(j, "run", p->run);
+		cJSON_AddStringToObject(j, "run_id", run->run_id);
+		cJSON_AddStringToObject(j, "started_at", run->started_at);
+		add_num(j, "median_gflops", p->median_gflops);
+		add_num(j, "spread", p->spread);
+		samples = cJSON_AddArrayToObject(j, "samples");
+		for (int i = 0; i < p->nsamples; i++)
+			cJSON_AddItemToArray(samples,
+					     cJSON_CreateNumber(p->samples[i]));
+		add_flag(j, "throttled", p->throttled);
+		add_flag(j, "reliable", p->reliable);
+	}
+	cps = cJSON_AddArrayToObject(o, "change_points");
+	for (int k = 0; k < s->nchanges; k++) {
+		const struct history_change *c = &s->changes[k];
+		cJSON *j = cJSON_CreateObject(), *prov;
+
+		cJSON_AddItemToArray(cps, j);
+		cJSON_AddNumberToObject(j, "at", c->cp.at);
+		cJSON_AddStringToObject(j, "run_id", point_run(h, s, c->cp.at));
+		add_num(j, "p", c->cp.p);
+		add_num(j, "q", c->cp.q);
+		add_num(j, "before", c->cp.before);
+		add_num(j, "after", c->cp.after);
+		add_num(j, "change", c->cp.change);
+		cJSON_AddBoolToObject(j, "explained", c->nprov > 0);
+		prov = cJSON_AddArrayToObject(j, "provenance");
+		for (int i = 0; i < c->nprov; i++) {
+			cJSON *e = cJSON_CreateObject();
+
+			cJSON_AddItemToArray(prov, e);
+			cJSON_AddStringToObject(e, "key", c->prov[i].key);
+			add_str(e, "before", c->prov[i].before);
+			add_str(e, "after", c->prov[i].after);
+		}
+	}
+	return o;
+}
+
+cJSON *history_to_json(const struct history *h)
+{
+	cJSON *doc = cJSON_CreateObject(), *runs, *settings, *series;
+
+	cJSON_AddStringToObject(doc, "host", h->host);
+	runs = cJSON_AddArrayToObject(doc, "runs");
+	for (int i = 0; i < h->nruns; i++) {
+		cJSON *r = cJSON_CreateObject();
+
+		cJSON_AddItemToArray(runs, r);
+		cJSON_AddStringToObject(r, "run_id", h->runs[i]->run_id);
+		cJSON_AddStringToObject(r, "started_at", h->runs[i]->started_at);
+		cJSON_AddStringToObject(r, "status", h->runs[i]->status);
+	}
+	settings = cJSON_AddArrayToObject(doc, "settings");
+	for (int k = 0; k < h->nsettings; k++)
+		cJSON_AddItemToArray(settings,
+				     bf_rec_options_encode(&h->settings[k]->options));
+	series = cJSON_AddArrayToObject(doc, "series");
+	for (int i = 0; i < h->nseries; i++)
+		if (h->series[i].npoints > 0)
+			cJSON_AddItemToArray(series, series_json(h, &h->series[i]));
+	return doc;
+}

@@ -1,0 +1,200 @@
+/*
+ * Unit tests for controller/model/changepoint.c, the e-divisive change
+ * points of ctl history: the statistic against its definition computed
+ * pair by pair, a step found at its run and no other, two steps, the
+ * magnitude floor, too few runs, and the false-positive rate on series
+ * with no change but run-to-run noise (a loaded machine's): at most
+ * about alpha, because whole runs are permuted.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "model/changepoint.h"
+
+#define MAX_RUNS 64
+#define SAMPLES 5
+
+/* A deterministic generator for the synthetic series (splitmix64). */
+static uint64_t rng = 1;
+
+static double uniform(void)
+{
+	uint64_t z = (rng += 0x9E3779B97F4A7C15ULL);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	z ^= z >> 31;
+	return (double)(z >> 11) / 9007199254740992.0;
+}
+
+static double x[MAX_RUNS][SAMPLES];
+static struct cp_run runs[MAX_RUNS];
+
+/* nruns runs whose level is level[i], each sample within +-within of
+ * it (relative), each run's level moved by up to +-between. */
+static void make(int nruns, const double *level, double within, double between)
+{
+	for (int i = 0; i < nruns; i++) {
+		double run = level[i] * (1 + between * (2 * uniform() - 1));
+
+		for (int k = 0; k < SAMPLES; k++)
+			x[i][k] = run * (1 + within * (2 * uniform() - 1));
+		runs[i].x = x[i];
+		runs[i].n = SAMPLES;
+	}
+}
+
+/* Q by its definition, pair by pair. */
+static double q_direct(int nruns, int at)
+{
+	double between = 0, wa = 0, wb = 0, n = 0, m = 0;
+	double a[MAX_RUNS * SAMPLES], b[MAX_RUNS * SAMPLES];
+	int na = 0, nb = 0;
+
+	for (int i = 0; i < nruns; i++)
+		for (int k = 0; k < runs[i].n; k++) {
+			if (i < at)
+				a[na++] = runs[i].x[k];
+			else
+				b[nb++] = runs[i].x[k];
+		}
+	for (int i = 0; i < na; i++)
+		for (int j = 0; j < nb; j++)
+			between += fabs(a[i] - b[j]);
+	for (int i = 0; i < na; i++)
+		for (int j = i + 1; j < na; j++)
+			wa += fabs(a[i] - a[j]);
+	for (int i = 0; i < nb; i++)
+		for (int j = i + 1; j < nb; j++)
+			wb += fabs(b[i] - b[j]);
+	n = na;
+	m = nb;
+	return n * m / (n + m) *
+	       (2 * between / (n * m) - wa / (n * (n - 1) / 2) -
+		wb / (m * (m - 1) / 2));
+}
+
+static void test_statistic(void **state)
+{
+	double level[12];
+
+	(void)state;
+	for (int i = 0; i < 12; i++)
+		level[i] = i < 5 ? 100 : 70;
+	make(12, level, 0.1, 0.05);
+	for (int at = 1; at < 12; at++)
+		assert_true(fabs(changepoint_q(runs, 12, at) - q_direct(12, at)) <
+			    1e-9 * fabs(q_direct(12, at)) + 1e-9);
+	assert_true(isnan(changepoint_q(runs, 12, 0)));
+	assert_true(isnan(changepoint_q(runs, 12, 12)));
+}
+
+static void test_one_step(void **state)
+{
+	double level[12];
+	struct cp_point p[4];
+	int n;
+
+	(void)state;
+	for (int i = 0; i < 12; i++)
+		level[i] = i < 7 ? 100 : 50;
+	make(12, level, 0.05, 0.05);
+	n = changepoint_find(runs, 12, NULL, p, 4);
+	assert_int_equal(n, 1);
+	assert_int_equal(p[0].at, 7);
+	assert_true(p[0].p < 0.05);
+	assert_true(fabs(p[0].change + 0.5) < 0.1);
+	assert_true(p[0].before > 90 && p[0].after < 60);
+}
+
+static void test_two_steps(void **state)
+{
+	double level[15];
+	struct cp_point p[4];
+	int n;
+
+	(void)state;
+	/* Two slowdowns, a driver update then another (100, 70, 45): the
+	 * first split found, then each side searched again. */
+	for (int i = 0; i < 15; i++)
+		level[i] = i < 5 ? 100 : i < 10 ? 70 : 45;
+	make(15, level, 0.03, 0.03);
+	n = changepoint_find(runs, 15, NULL, p, 4);
+	assert_int_equal(n, 2);
+	assert_int_equal(p[0].at, 5);
+	assert_int_equal(p[1].at, 10);
+	assert_true(p[0].change < -0.2);
+	assert_true(p[1].change < -0.2);
+}
+
+static void test_below_min_change(void **state)
+{
+	double level[12];
+	struct cp_point p[4];
+	struct cp_options o = CP_OPTIONS_DEFAULT;
+
+	(void)state;
+	/* A real 2% step with no noise: significant, but under 5%. */
+	for (int i = 0; i < 12; i++)
+		level[i] = i < 6 ? 100 : 98;
+	make(12, level, 0.001, 0);
+	assert_int_equal(changepoint_find(runs, 12, NULL, p, 4), 0);
+	o.min_change = 0.01;
+	assert_int_equal(changepoint_find(runs, 12, &o, p, 4), 1);
+	assert_int_equal(p[0].at, 6);
+}
+
+static void test_too_few_runs(void **state)
+{
+	double level[3] = { 100, 10, 10 };
+	struct cp_point p[4];
+
+	(void)state;
+	make(3, level, 0.01, 0);
+	/* Two runs a side at least: three runs have no split to test. */
+	assert_int_equal(changepoint_find(runs, 3, NULL, p, 4), 0);
+	assert_int_equal(changepoint_find(runs, 0, NULL, p, 4), 0);
+}
+
+/* No change, but each run's level moves by up to 20% (the load of a
+ * shared machine) while its samples sit within 2%: a test on samples
+ * alone would call many splits significant; permuting whole runs keeps
+ * the false positives near alpha (0.05), well under 10% of 200 series. */
+static void test_false_positive_rate(void **state)
+{
+	double level[10];
+	struct cp_point p[4];
+	struct cp_options o = CP_OPTIONS_DEFAULT;
+	int false_pos = 0;
+
+	(void)state;
+	o.min_change = 0; /* the test alone */
+	for (int i = 0; i < 10; i++)
+		level[i] = 100;
+	for (int series = 0; series < 200; series++) {
+		make(10, level, 0.02, 0.2);
+		false_pos += changepoint_find(runs, 10, &o, p, 4) > 0;
+	}
+	print_message("false positives: %d of 200\n", false_pos);
+	assert_true(false_pos <= 20);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_statistic),
+		cmocka_unit_test(test_one_step),
+		cmocka_unit_test(test_two_steps),
+		cmocka_unit_test(test_below_min_change),
+		cmocka_unit_test(test_too_few_runs),
+		cmocka_unit_test(test_false_positive_rate),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

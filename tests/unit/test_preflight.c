@@ -1,0 +1,247 @@
+/*
+ * Unit tests for controller/run/preflight.c's reading of a host's answer
+ * (issue 22) and controller/run/deployed.c's names: the install command
+ * for each distribution family (apt-get, dnf with EPEL on RHEL's
+ * rebuilds, zypper, pacman), by os-release ID and by ID_LIKE, sudo only
+ * when the login is not root, an unknown or missing os-release; an ID
+ * that is not os-release(5)'s characters ignored (never printed); CMake
+ * older than 3.18 counted as missing; what the CUDA line says; the forms
+ * of ctl's deployed directories and nothing else.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "run/deployed.h"
+#include "run/preflight.h"
+
+/* A preflight answer from its lines, as preflight_run parses them. */
+static void feed(struct preflight *p, const char *const *lines)
+{
+	memset(p, 0, sizeof(*p));
+	p->uid = -1;
+	for (int i = 0; lines[i]; i++)
+		assert_int_equal(
+			preflight_line(p, lines[i], strlen(lines[i]), 0),
+			BF_OK);
+}
+
+static void hint_for(const char *const *lines, const char *want)
+{
+	struct preflight p;
+	char out[1024];
+
+	feed(&p, lines);
+	preflight_install_hint(&p, out, sizeof(out));
+	assert_string_equal(out, want);
+}
+
+static void test_families(void **state)
+{
+	(void)state;
+	hint_for((const char *const[]){ "uid=1000", "os=debian",
+					"missing= cmake cjson", NULL },
+		 "install with: sudo apt-get install -y cmake libcjson-dev");
+	/* Ubuntu by its ID, Mint by ID_LIKE; root needs no sudo. */
+	hint_for((const char *const[]){ "uid=0", "os=ubuntu",
+					"missing= compiler", NULL },
+		 "install with: apt-get install -y build-essential");
+	hint_for(
+		(const char *const[]){
+			"uid=5", "os=linuxmint", "os_like=ubuntu debian",
+			"missing= pkg-config cjson openblas", NULL },
+		"install with: sudo apt-get install -y pkg-config libcjson-dev "
+		"libopenblas-dev");
+	hint_for(
+		(const char *const[]){ "uid=5", "os=fedora",
+				       "missing= cjson openblas", NULL },
+		"install with: sudo dnf install -y cjson-devel openblas-devel");
+	hint_for((const char *const[]){ "uid=0", "os=rocky",
+					"os_like=rhel centos fedora",
+					"missing= cjson", NULL },
+		 "install with: dnf install -y cjson-devel (cjson-devel and "
+		 "openblas-devel come from EPEL: dnf install -y epel-release)");
+	hint_for((const char *const[]){ "uid=5", "os=opensuse-tumbleweed",
+					"os_like=opensuse suse",
+					"missing= compiler make cjson", NULL },
+		 "install with: sudo zypper install -y gcc make cJSON-devel");
+	hint_for((const char *const[]){ "uid=5", "os=endeavouros",
+					"os_like=arch",
+					"missing= cmake openblas", NULL },
+		 "install with: sudo pacman -S --needed cmake openblas");
+	hint_for((const char *const[]){ "uid=5", "os=alpine", "missing= cmake",
+					NULL },
+		 "no package names known for distribution 'alpine' (os-release "
+		 "ID): install CMake 3.18 or newer with its package manager");
+	hint_for((const char *const[]){ "uid=5", "os=", "missing= make", NULL },
+		 "no os-release on the host: install make with its package "
+		 "manager");
+	hint_for(
+		(const char *const[]){ "uid=5", "os=debian", "missing=", NULL },
+		"");
+}
+
+static void test_untrusted_os_words(void **state)
+{
+	struct preflight p;
+	char out[1024];
+
+	(void)state;
+	/* Not os-release's characters: dropped, never printed. */
+	feed(&p, (const char *const[]){ "uid=5", "os=deb$(reboot)",
+					"os_like=debian;rm", "missing= cmake",
+					NULL });
+	assert_string_equal(p.os_id, "");
+	assert_string_equal(p.os_like, "");
+	preflight_install_hint(&p, out, sizeof(out));
+	assert_null(strstr(out, "reboot"));
+	/* A PRETTY_NAME with an escape sequence is made terminal-safe. */
+	feed(&p, (const char *const[]){ "os_name=Debian \033[2J", NULL });
+	assert_null(strchr(p.os_name, '\033'));
+	/* An unknown word in missing= is not a piece. */
+	feed(&p, (const char *const[]){ "missing= cmake rm-rf", NULL });
+	assert_int_equal(p.missing, 1u << PF_CMAKE);
+}
+
+static void test_cmake_version(void **state)
+{
+	struct preflight p;
+	char out[512];
+
+	(void)state;
+	/* cmake is there (not in missing=), but 3.16 is older than 3.18. */
+	feed(&p, (const char *const[]){ "cmake=cmake version 3.16.3",
+					"missing=", NULL });
+	assert_int_equal(p.missing, 1u << PF_CMAKE);
+	preflight_missing_text(&p, out, sizeof(out));
+	assert_string_equal(out, "CMake 3.18 or newer (this host has cmake "
+				 "version 3.16.3)");
+	feed(&p, (const char *const[]){ "cmake=cmake version 3.18.0",
+					"missing=", NULL });
+	assert_int_equal(p.missing, 0);
+	feed(&p, (const char *const[]){ "cmake=cmake version 4.0.2", NULL });
+	assert_int_equal(p.missing, 0);
+}
+
+static void test_cuda_text(void **state)
+{
+	struct preflight p;
+	char out[512];
+
+	(void)state;
+	feed(&p, (const char *const[]){ "tc_cuda=", NULL });
+	preflight_cuda_text(&p, out, sizeof(out));
+	assert_non_null(strstr(out, "no CUDA toolkit"));
+	assert_non_null(strstr(out, "CPU only"));
+	feed(&p,
+	     (const char *const[]){
+		     "tc_cuda=Cuda compilation tools, release 12.4, V12.4.131",
+		     "cublas=yes", NULL });
+	preflight_cuda_text(&p, out, sizeof(out));
+	assert_string_equal(out, "CUDA toolkit found (Cuda compilation tools, "
+				 "release 12.4, V12.4.131; cuBLAS found): the "
+				 "agent is built with CUDA");
+	feed(&p, (const char *const[]){ "tc_cuda=release 12.4", "cublas=no",
+					NULL });
+	preflight_cuda_text(&p, out, sizeof(out));
+	assert_non_null(strstr(out, "but no cuBLAS"));
+}
+
+static void test_toolchain_key_stable(void **state)
+{
+	struct preflight p;
+	char a[17], b[17];
+
+	(void)state;
+	feed(&p, (const char *const[]){
+			 "tc_arch=x86_64", "tc_cc=cc (Debian 12.2.0-14) 12.2.0",
+			 "tc_cuda=", "tc_libs=1.7.15 0.3.21", NULL });
+	preflight_toolchain_key(&p, a);
+	assert_int_equal(strlen(a), 16);
+	/* The parts ctl does not hash (os, make, ...) leave it alone. */
+	preflight_line(&p, "os=debian", 9, 0);
+	preflight_line(&p, "make=GNU Make 4.3", 17, 0);
+	preflight_toolchain_key(&p, b);
+	assert_string_equal(a, b);
+	preflight_line(&p, "tc_cuda=release 12.4", 20, 0);
+	preflight_toolchain_key(&p, b);
+	assert_string_not_equal(a, b);
+}
+
+static void test_deployed_names(void **state)
+{
+	(void)state;
+	assert_int_equal(
+		deployed_name_kind(DEPLOYED_SSH,
+				   "0123456789abcdef-fedcba9876543210"),
+		1);
+	assert_int_equal(
+		deployed_name_kind(
+			DEPLOYED_SSH,
+			"0123456789abcdef-fedcba9876543210.tmp-0badf00d"),
+		2);
+	assert_int_equal(deployed_name_kind(DEPLOYED_SLURM, "0123456789abcdef"),
+			 1);
+	assert_int_equal(deployed_name_kind(DEPLOYED_SLURM,
+					    "0123456789abcdef.tmp-00000000"),
+			 2);
+	/* Anything else is not ctl's. */
+	static const char *const not_ours[] = {
+		"",
+		"junk",
+		"0123456789abcdef",
+		"0123456789ABCDEF-fedcba9876543210",
+		"0123456789abcdef-fedcba987654321",
+		"0123456789abcdef-fedcba98765432100",
+		"0123456789abcdef-fedcba9876543210.tmp-",
+		"0123456789abcdef-fedcba9876543210.tmp-0badf00dx",
+		"0123456789abcdef-fedcba9876543210;rm -rf x",
+		"../0123456789abcdef",
+		"0123456789abcdef-fedcba9876543210/..",
+	};
+	for (size_t i = 0; i < sizeof(not_ours) / sizeof(not_ours[0]); i++)
+		assert_int_equal(deployed_name_kind(DEPLOYED_SSH, not_ours[i]),
+				 0);
+	assert_int_equal(
+		deployed_name_kind(DEPLOYED_SLURM,
+				   "0123456789abcdef-fedcba9876543210"),
+		0);
+	assert_int_equal(deployed_name_kind(DEPLOYED_SLURM, "0123456789abcde"),
+			 0);
+}
+
+static void test_shell_dir(void **state)
+{
+	char *s;
+
+	(void)state;
+	s = deployed_shell_dir("~/.cache/benchfleet");
+	assert_string_equal(s, "\"$HOME\"/.cache/benchfleet");
+	free(s);
+	s = deployed_shell_dir("~/wa$(touch x)");
+	assert_string_equal(s, "\"$HOME\"/'wa$(touch x)'");
+	free(s);
+	s = deployed_shell_dir("/scratch/it's");
+	assert_string_equal(s, "'/scratch/it'\\''s'");
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_families),
+		cmocka_unit_test(test_untrusted_os_words),
+		cmocka_unit_test(test_cmake_version),
+		cmocka_unit_test(test_cuda_text),
+		cmocka_unit_test(test_toolchain_key_stable),
+		cmocka_unit_test(test_deployed_names),
+		cmocka_unit_test(test_shell_dir),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
