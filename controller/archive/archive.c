@@ -149,6 +149,9 @@ cJSON *archive_run_json(const struct archive *a,
 	add_string_or_null(doc, BF_RUN_REASON, run->reason);
 	if (run->rerun_of && *run->rerun_of)
 		cJSON_AddStringToObject(doc, BF_RUN_RERUN_OF, run->rerun_of);
+	if (run->baseline_host)
+		cJSON_AddStringToObject(doc, BF_RUN_BASELINE_HOST,
+					run->baseline_host);
 	arr = cJSON_AddArrayToObject(doc, BF_RUN_HOSTS);
 	for (int i = 0; i < run->nhosts; i++) {
 		const struct archive_host_info *h = &run->hosts[i];
@@ -181,6 +184,14 @@ cJSON *archive_run_json(const struct archive *a,
 		if (h->slurm_job && *h->slurm_job)
 			cJSON_AddStringToObject(o, BF_RUN_HOST_SLURM_JOB,
 						h->slurm_job);
+		add_string_or_null(o, BF_RUN_HOST_STARTED_AT, h->started_at);
+		add_string_or_null(o, BF_RUN_HOST_ENDED_AT, h->ended_at);
+		if (h->same_machine && *h->same_machine) {
+			cJSON_AddStringToObject(o, BF_RUN_HOST_SAME_MACHINE,
+						h->same_machine);
+			cJSON_AddBoolToObject(o, BF_RUN_HOST_SAME_MACHINE_AT_ONCE,
+					      h->same_machine_at_once);
+		}
 	}
 	return doc;
 }

@@ -45,6 +45,16 @@ struct cJSON;
  * (ctl run --rerun-failed), and a Slurm node's job id. */
 #define BF_RUN_RERUN_OF "rerun_of"
 #define BF_RUN_HOST_SLURM_JOB "slurm_job_id"
+/* The side-by-side reference host (ctl run --baseline HOST, else the
+ * first); a host's turn (started_at, ended_at: after the same-machine
+ * check and any wait for another host of its machine); only when it
+ * shares its machine with other hosts of the run: their names and
+ * whether they were measured at the same time. */
+#define BF_RUN_BASELINE_HOST "baseline_host"
+#define BF_RUN_HOST_STARTED_AT "started_at"
+#define BF_RUN_HOST_ENDED_AT "ended_at"
+#define BF_RUN_HOST_SAME_MACHINE "same_machine"
+#define BF_RUN_HOST_SAME_MACHINE_AT_ONCE "same_machine_at_once"
 /* run.json status values */
 #define BF_RUN_RUNNING "running"
 #define BF_RUN_COMPLETE "complete"
@@ -90,6 +100,10 @@ struct archive_host_info {
 	int complete_records;
 	const char *basename; /* host file stem: <basename>.ndjson, .log */
 	const char *slurm_job; /* NULL or "": not written */
+	const char *started_at, *ended_at; /* its turn; NULL or "": null */
+	const char *same_machine; /* "hb1, hb2, local"; NULL or "": not
+				   * written (nor same_machine_at_once) */
+	int same_machine_at_once;
 };
 
 /* What run.json says about the run. */
@@ -102,6 +116,7 @@ struct archive_run_info {
 	const char *status;  /* BF_RUN_RUNNING (ended_at null, else now) ... */
 	const char *reason;  /* NULL: null */
 	const char *rerun_of; /* NULL: not written */
+	const char *baseline_host; /* NULL: not written */
 	const struct archive_host_info *hosts;
 	int nhosts;
 };

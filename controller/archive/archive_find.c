@@ -311,10 +311,14 @@ static struct archive_baseline *baseline_from(const struct archive_host *h,
 
 	snprintf(b->run_id, sizeof(b->run_id), "%s", run_id);
 	snprintf(b->started_at, sizeof(b->started_at), "%s", started_at);
+	b->wall_ms = NAN;
 	for (int i = 0; i < h->nrecords; i++) {
 		const struct bf_rec_gemm *g = &h->records[i].u.gemm;
 		struct archive_baseline_row *r;
 
+		if (h->records[i].type == BF_REC_SUMMARY &&
+		    h->records[i].u.summary.wall_ms > 0)
+			b->wall_ms = h->records[i].u.summary.wall_ms;
 		if (h->records[i].type != BF_REC_GEMM ||
 		    g->status != BF_STATUS_PASS)
 			continue;

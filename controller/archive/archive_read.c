@@ -37,6 +37,12 @@ static void load_host(const char *dir, const cJSON *ho,
 	h->agent_exit = cJSON_IsNumber(ex) &&
 				bf_schema_int_ok(ex->valuedouble, 0, 255) ?
 			(int)ex->valuedouble : -1;
+	h->same_machine = bf_xstrdup(archive_json_str(ho, BF_RUN_HOST_SAME_MACHINE));
+	h->same_machine_at_once = h->same_machine &&
+		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+			ho, BF_RUN_HOST_SAME_MACHINE_AT_ONCE));
+	h->started_at = bf_xstrdup(archive_json_str(ho, BF_RUN_HOST_STARTED_AT));
+	h->ended_at = bf_xstrdup(archive_json_str(ho, BF_RUN_HOST_ENDED_AT));
 	if (!with_records)
 		return; /* run.json only: no records */
 	if (archive_plain_file_name(file)) {
@@ -165,6 +171,7 @@ static enum bf_err load_run(const char *dir, int with_records,
 	run->run_id = bf_xstrdup(id);
 	run->started_at = strdup_or(archive_json_str(doc, BF_RUN_STARTED_AT), "n/a");
 	run->tag = bf_xstrdup(archive_json_str(doc, BF_RUN_TAG));
+	run->baseline_host = bf_xstrdup(archive_json_str(doc, BF_RUN_BASELINE_HOST));
 	if (strcmp(status, BF_RUN_COMPLETE) == 0) {
 		run->status = bf_xstrdup(BF_RUN_COMPLETE);
 	} else {
@@ -256,8 +263,12 @@ void archive_run_free(struct archive_run *run)
 		free(h->reason);
 		free(h->status);
 		free(h->name);
+		free(h->same_machine);
+		free(h->started_at);
+		free(h->ended_at);
 	}
 	free(run->hosts);
+	free(run->baseline_host);
 	cJSON_Delete(run->run_json);
 	free(run->tag);
 	free(run->reason);

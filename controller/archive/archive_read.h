@@ -48,6 +48,11 @@ struct archive_host {
 			      * cut-off last line) */
 	int cut_last_line;   /* the file ends in a partial line */
 	char *read_error;    /* why records_path could not be read; NULL */
+	char *same_machine;  /* run.json's same_machine: the hosts of the
+			      * run that are one machine with it ("hb1, hb2,
+			      * local"); NULL when it was alone (or older) */
+	int same_machine_at_once; /* they were measured at the same time */
+	char *started_at, *ended_at; /* its turn (ISO 8601 UTC); NULL */
 };
 
 struct archive_run {
@@ -59,6 +64,8 @@ struct archive_run {
 			      * for a lone .ndjson; ARCHIVE_RUN_DAMAGED */
 	char *reason;        /* why incomplete; NULL when complete */
 	char *tag;           /* NULL when none */
+	char *baseline_host; /* the side-by-side reference (ctl run
+			      * --baseline); NULL: the first host */
 	struct cJSON *run_json; /* the parsed run.json; NULL for a FILE */
 	struct archive_host *hosts;
 	int nhosts;
@@ -181,6 +188,8 @@ struct archive_baseline {
 	char started_at[40];  /* its start, ISO 8601 UTC */
 	struct archive_baseline_row *rows; /* passing GEMM results only */
 	int nrows;
+	double wall_ms;       /* how long its agent ran (its summary's
+			       * wall_ms); NaN unknown */
 };
 
 /* Finds the previous result for host: the newest run in results_dir that

@@ -39,10 +39,11 @@ static const char run_usage[] =
 	"\n"
 	"Deploys the agent to every HOST (its sources, built there once per\n"
 	"toolchain and cached), runs it, streams its records into a live table\n"
-	"and the archive, then prints the table. HOST is `local` (the agent\n"
-	"beside ctl, no SSH), an alias from ~/.ssh/config, [user@]host[:port],\n"
-	"or a host, group or Slurm cluster from hosts/*.json; CLUSTER:n1,n2\n"
-	"runs a Slurm cluster on those nodes only.\n"
+	"and the archive, then prints the table; with two or more hosts, the\n"
+	"hosts side by side. HOST is `local` (the agent beside ctl, no SSH), an\n"
+	"alias from ~/.ssh/config, [user@]host[:port], or a host, group or Slurm\n"
+	"cluster from hosts/*.json; CLUSTER:n1,n2 runs a Slurm cluster on those\n"
+	"nodes only.\n"
 	"\n"
 	"What the agent runs (the inventory's \"defaults\" may set these per host):\n"
 	"  --size N             one GEMM size: n x n matrices (default 4096)\n"
@@ -70,10 +71,18 @@ static const char run_usage[] =
 	"  --jobs N             hosts handled at once, 1 to 64 (default 16): each\n"
 	"                       of N workers connects, deploys, builds and runs one\n"
 	"                       host to its end, then takes the next; the others\n"
-	"                       wait as `pending`, in command-line order. Hosts that\n"
-	"                       share a machine (two aliases of one box, nodes on\n"
-	"                       one server) run at the same time and slow each\n"
-	"                       other: give --jobs 1, or run them separately\n"
+	"                       wait as `pending`, in command-line order\n"
+	"  --concurrent-same-machine  run hosts that are one machine at once\n"
+	"                       anyway. Before anything runs, ctl asks every host\n"
+	"                       which machine it is: hosts with the same kernel boot\n"
+	"                       id (one running kernel), or the same host key\n"
+	"                       (two aliases of one box, local and its own name)\n"
+	"                       run one after another by default, since at once\n"
+	"                       they would slow each other; with this option they\n"
+	"                       run at once and their figures are marked unreliable\n"
+	"  --baseline HOST      the host the side-by-side tables compare the others\n"
+	"                       with (HOST/REF: speed over REF's; default: the first\n"
+	"                       host); one of this run's hosts\n"
 	"  --timeout SECONDS    bound on connecting and on an unresponsive\n"
 	"                       connection (default 30)\n"
 	"  --host-timeout SECONDS  a running agent silent for longer than this (at\n"
@@ -97,12 +106,14 @@ static const char run_usage[] =
 	"                       cluster, its failed nodes)\n"
 	"  --help               this text\n"
 	"\n"
-	"On a terminal, q stops the run (what arrived is archived) and ? lists the\n"
+	"On a terminal, q stops the run (what arrived is archived), v switches\n"
+	"between the hosts side by side and a block per host, and ? lists the\n"
 	"keys.\n"
 	"\n"
 	"Examples:\n"
 	"  ctl run local --size 1024\n"
 	"  ctl run spark me@box.lan:2222 --sizes 1024,4096 --dtypes fp32,bf16\n"
+	"  ctl run spark workstation --baseline workstation\n"
 	"  ctl run --rerun-failed 20261130T15\n"
 	"\n"
 	"Exit status: 0 all passed, 1 a record that arrived failed (whatever the\n"
@@ -138,6 +149,37 @@ static int rerun_failed(int argc, char **argv, const char *run_id,
 	return status;
 }
 
+/* The index of --baseline's host among the run's hosts (after groups are
+ * expanded) into *out; -1 after the error when it is none of them. A
+ * re-run (--rerun-failed) keeps its old run's --baseline, whose host
+ * may not be re-run: then the first host is the reference, and stderr
+ * says so. */
+static int reference_host(const char *name, const char *const *names,
+			  int nhosts, int *out)
+{
+	char list[512];
+	size_t used = 0;
+
+	for (int i = 0; i < nhosts; i++)
+		if (strcmp(names[i], name) == 0) {
+			*out = i;
+			return 0;
+		}
+	if (rerun_of) {
+		fprintf(stderr, "ctl: --baseline %s: not re-run; the side-by-side "
+			"ratios compare with %s\n", name, names[0]);
+		*out = 0;
+		return 0;
+	}
+	list[0] = '\0';
+	for (int i = 0; i < nhosts && used + 1 < sizeof(list); i++)
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+					 i ? ", " : "", names[i]);
+	ctl_error("--baseline %s: not a host of this run (hosts: %s)", name,
+		  list);
+	return -1;
+}
+
 /* The live table as the run's watch (session.h): q asks to stop. */
 static int watch_poll(void *arg, int timeout_ms)
 {
@@ -153,7 +195,8 @@ int cmd_run(int argc, char **argv)
 {
 	/* The agent's options come from its table, from O_AGENT on. */
 	enum { O_JOBS = 256, O_TIMEOUT, O_HOST_TIMEOUT, O_NO_TUI, O_RESULTS,
-	       O_TAG, O_ACCEPT, O_HOSTS_DIR, O_HELP, O_RERUN, O_AGENT = 512 };
+	       O_TAG, O_ACCEPT, O_HOSTS_DIR, O_HELP, O_RERUN, O_BASELINE,
+	       O_CONCURRENT, O_AGENT = 512 };
 	static const char *const agent_opts[] = { "size", "sizes", "dtypes",
 		"iters", "cpu-iters", "cpu-warmup", "warmup", "device",
 		"cold-cache", "bandwidth-mib", "no-bandwidth", "no-batching",
@@ -169,6 +212,8 @@ int cmd_run(int argc, char **argv)
 		{ "hosts-dir", required_argument, NULL, O_HOSTS_DIR },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "rerun-failed", required_argument, NULL, O_RERUN },
+		{ "baseline", required_argument, NULL, O_BASELINE },
+		{ "concurrent-same-machine", no_argument, NULL, O_CONCURRENT },
 	};
 	struct run_opts opts;
 	struct session s;
@@ -179,8 +224,8 @@ int cmd_run(int argc, char **argv)
 	const char **names = NULL;
 	char ***argvs = NULL;
 	char *hostargs[MAX_HOSTS];
-	int nhostargs = 0, nhosts = 0, c, n = 10, status = BF_EXIT_USAGE;
-	const char *rerun_id = NULL, *hosts_dir_by;
+	int nhostargs = 0, nhosts = 0, c, n = 12, status = BF_EXIT_USAGE;
+	const char *rerun_id = NULL, *hosts_dir_by, *baseline = NULL;
 	char detail[512];
 	enum bf_err err;
 
@@ -259,6 +304,17 @@ int cmd_run(int argc, char **argv)
 			}
 			rerun_id = optarg;
 			break;
+		case O_BASELINE:
+			if (!optarg[0] || optarg[0] == '-') {
+				ctl_error("--baseline '%s': expected a host of "
+					  "this run", optarg);
+				return BF_EXIT_USAGE;
+			}
+			baseline = optarg;
+			break;
+		case O_CONCURRENT:
+			opts.concurrent_same_machine = 1;
+			break;
 		case O_HELP:
 			fputs(run_usage, stdout);
 			return BF_EXIT_OK;
@@ -302,6 +358,9 @@ int cmd_run(int argc, char **argv)
 		ctl_error("%s", detail);
 		goto out;
 	}
+	if (baseline && reference_host(baseline, names, nhosts,
+				       &opts.baseline_host) != 0)
+		goto out;
 	/* Every host's agent options, checked before anything is made. */
 	argvs = inventory_agent_argvs(&inv, &opts.agent, nhosts, names, detail,
 				      sizeof(detail));
@@ -325,6 +384,7 @@ int cmd_run(int argc, char **argv)
 				    s.hosts[i].is_local ? &runner_local :
 							  &runner_ssh;
 	runner_slurm_prepare(s.hosts, nhosts);
+	model_set_reference(&s.model, opts.baseline_host);
 	printf("run %s: %d host%s, results in %s\n", s.archive.run_id,
 	       nhosts, nhosts == 1 ? "" : "s", s.archive.dir);
 	fflush(stdout);
@@ -341,8 +401,14 @@ int cmd_run(int argc, char **argv)
 	status = session_finish(&s, &final_status);
 	printf("\n");
 	table_print_plain(stdout, &s.model, table_terminal_width(stdout));
-	printf("\nrun %s %s: %s\n", s.archive.run_id, final_status,
-	       s.archive.dir);
+	/* With hosts side by side, where their differences are tested. */
+	if (nhosts > 1)
+		printf("\nrun %s %s: %s (whether the hosts differ: ctl compare "
+		       "%s)\n", s.archive.run_id, final_status, s.archive.dir,
+		       s.archive.run_id);
+	else
+		printf("\nrun %s %s: %s\n", s.archive.run_id, final_status,
+		       s.archive.dir);
 	ctl_stdout_checkpoint(); /* before closing the archive moves errno */
 out:
 	if (s.hosts)

@@ -24,7 +24,9 @@ static const char show_usage[] =
 	"against the previous run on the same machine with the same settings,\n"
 	"% of the device's rated peak, % of a published measurement of the same\n"
 	"product (vs ref, ! below reference), median ms, ratios, peak MiB, checks\n"
-	"and state.\n"
+	"and state; with several hosts, then the hosts side by side (each host's\n"
+	"speed over the reference host's, the first unless the run said) and\n"
+	"which are one machine.\n"
 	"RUN-ID may be a unique prefix; FILE is a host's .ndjson file.\n"
 	"--results DIR: the archive (default: see ctl --help).\n"
 	"\n"
@@ -61,6 +63,13 @@ static void replay(struct model *m, const struct archive_run *run)
 				st == HOST_FAILED && !h->complete ?
 					  "no summary record: the agent ended early" :
 					  NULL);
+		/* Hosts of one machine, and their rows unreliable when they
+		 * were measured at the same time, as ctl run showed them. */
+		if (h->same_machine)
+			model_set_machine(m, i, h->same_machine,
+					  h->same_machine_at_once);
+		if (run->baseline_host && strcmp(run->baseline_host, h->name) == 0)
+			model_set_reference(m, i);
 	}
 }
 

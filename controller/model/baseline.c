@@ -41,6 +41,7 @@ enum bf_err baseline_load(struct model *m, int index, const char *results_dir,
 	model_set_recent(m, index, (const struct archive_baseline *const *)runs,
 			 count);
 	model_set_baseline_info(m, index, b->run_id, NULL);
+	model_set_baseline_wall(m, index, b->wall_ms / 1000.0);
 	snprintf(found, found_len, "%s", b->run_id);
 	*nrows = b->nrows;
 	free(mb);

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "bf_text.h"
+#include "model/model.h"
 #include "stats.h"
 #include "xmalloc.h"
 
@@ -173,6 +174,18 @@ static void add_host_bandwidth(struct compare_table *t, int col,
 	}
 }
 
+/* A cell measured at the same time as another host of its machine
+ * (run.json's same_machine_at_once): unreliable, as ctl run's tables
+ * said (MODEL_SHARED_REASON). */
+static void mark_shared(struct compare_cell *c)
+{
+	size_t used = strlen(c->unreliable);
+
+	c->reliable = 0;
+	snprintf(c->unreliable + used, sizeof(c->unreliable) - used, "%s%s",
+		 used ? "; " : "", MODEL_SHARED_REASON);
+}
+
 static void add_host_rows(struct compare_table *t, int col,
 			  const struct archive_host *h)
 {
@@ -199,6 +212,8 @@ static void add_host_rows(struct compare_table *t, int col,
 		r = find_or_add_row(t, t->by_host ? h->name : "", g->device,
 				    g->dtype, g->n, occurrence);
 		fill_cell(&r->cells[col], g);
+		if (h->same_machine_at_once)
+			mark_shared(&r->cells[col]);
 	}
 }
 

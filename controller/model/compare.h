@@ -107,7 +107,9 @@ struct compare_cell {
 	int below_reference;     /* fraction below 0.8: 1, 0; -1 unknown */
 	char reference[200];     /* the reference's source; "" */
 	int reliable;            /* the agent's verdict: 1, 0, -1 unknown */
-	char unreliable[160];    /* its reasons, "; "-joined */
+	char unreliable[320];    /* its reasons, "; "-joined (with
+				  * MODEL_SHARED_REASON for a host measured
+				  * at once with another of its machine) */
 	double roofline_gflops;  /* the record's roofline; NaN: none */
 	double fraction_of_roofline; /* median GFLOP/s / roofline_gflops */
 	char bound[8];           /* "memory", "compute"; "" unknown */

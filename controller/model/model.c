@@ -62,6 +62,7 @@ struct model_state {
 	struct host_counts *counts; /* per host */
 	uint64_t version; /* bumped on every change: readers redraw on change */
 	uint64_t started_ns;
+	int ref_host;     /* model_set_reference */
 };
 
 /* Copies src into dst (len bytes) for a terminal (bf_text_sanitize), one
@@ -149,6 +150,7 @@ void model_init(struct model *m, int nhosts, const char *const *names)
 		st->hosts[i].agent_exit = -1;
 		st->hosts[i].max_seq = st->hosts[i].summary_seq = -1;
 		st->counts[i].summary_exit = -1;
+		st->hosts[i].prev_wall_s = NAN;
 	}
 	st->started_ns = bf_now_ns();
 	m->st = st;
@@ -260,6 +262,7 @@ int model_snapshot_update(struct model *m, struct model_snapshot *s)
 		s->nchecks = st->nchecks;
 		s->version = st->version;
 		s->started_ns = st->started_ns;
+		s->ref_host = st->ref_host;
 		changed = 1;
 	}
 	model_unlock(st);
@@ -299,6 +302,9 @@ int model_set_state(struct model *m, int host, enum host_state st,
 	changed = h->state != st;
 	if (st > HOST_PENDING && h->started_ns == 0) /* local hosts skip connecting */
 		h->started_ns = bf_now_ns();
+	if (st == HOST_PENDING) /* back to waiting (for another host of its
+				 * machine): not started */
+		h->started_ns = 0;
 	if (st >= HOST_DONE)
 		h->ended_ns = bf_now_ns();
 	h->state = st;
@@ -502,6 +508,19 @@ static void join_reasons(char *buf, size_t len, const struct bf_rec_gemm *g)
 	}
 }
 
+/* Row r was measured at the same time as another host of its machine:
+ * unreliable, for MODEL_SHARED_REASON (added once). */
+static void mark_shared(struct model_row *r)
+{
+	size_t used = strlen(r->unreliable);
+
+	if (strstr(r->unreliable, MODEL_SHARED_REASON))
+		return;
+	r->reliable = 0;
+	snprintf(r->unreliable + used, sizeof(r->unreliable) - used, "%s%s",
+		 used ? "; " : "", MODEL_SHARED_REASON);
+}
+
 static void add_gemm(struct model_state *m, int host,
 		     const struct bf_rec_gemm *g)
 {
@@ -565,6 +584,8 @@ static void add_gemm(struct model_state *m, int host,
 	r->reliable = g->reliable;
 	join_reasons(r->unreliable, sizeof(r->unreliable), g);
 	bf_text_sanitize_inplace(r->unreliable);
+	if (m->hosts[host].shared)
+		mark_shared(r);
 	bf_text_sanitize(r->reason, sizeof(r->reason), str_or(g->reason, ""));
 	if (!bf_rec_gemm_consistent(g, why, sizeof(why))) {
 		/* A record that contradicts itself has no speed. */
@@ -919,4 +940,103 @@ void model_set_slurm_job(struct model *m, int host, const char *job_id)
 	snprintf(m->st->hosts[host].slurm_job,
 		 sizeof(m->st->hosts[host].slurm_job), "%s", job_id ? job_id : "");
 	model_unlock(m->st);
+}
+
+void model_set_reference(struct model *m, int host)
+{
+	model_lock(m->st);
+	if (host >= 0 && host < m->st->nhosts)
+		m->st->ref_host = host;
+	m->st->version++;
+	model_unlock(m->st);
+}
+
+void model_set_machine(struct model *m, int host, const char *names,
+		       int shared)
+{
+	struct model_state *st = m->st;
+	struct model_host *h = &st->hosts[host];
+
+	model_lock(st);
+	bf_text_sanitize(h->machine, sizeof(h->machine), names ? names : "");
+	h->shared = shared;
+	for (int i = 0; shared && i < st->nrows; i++)
+		if (st->rows[i].host == host)
+			mark_shared(&st->rows[i]);
+	st->version++;
+	model_unlock(st);
+}
+
+void model_set_upload(struct model *m, int host, long long done,
+		      long long total)
+{
+	model_lock(m->st);
+	m->st->hosts[host].upload_done_bytes = done;
+	m->st->hosts[host].upload_total_bytes = total;
+	m->st->version++;
+	model_unlock(m->st);
+}
+
+void model_set_build_steps(struct model *m, int host, int done, int total,
+			   int percent)
+{
+	model_lock(m->st);
+	m->st->hosts[host].build_done = done;
+	m->st->hosts[host].build_total = total;
+	m->st->hosts[host].build_percent = percent;
+	m->st->version++;
+	model_unlock(m->st);
+}
+
+void model_set_waiting(struct model *m, int host, const char *why)
+{
+	model_lock(m->st);
+	bf_text_sanitize(m->st->hosts[host].waiting,
+			 sizeof(m->st->hosts[host].waiting), why ? why : "");
+	m->st->version++;
+	model_unlock(m->st);
+}
+
+void model_set_plan(struct model *m, int host, const char *plan)
+{
+	model_lock(m->st);
+	bf_text_sanitize(m->st->hosts[host].plan,
+			 sizeof(m->st->hosts[host].plan), plan ? plan : "");
+	m->st->version++;
+	model_unlock(m->st);
+}
+
+void model_set_baseline_wall(struct model *m, int host, double wall_s)
+{
+	model_lock(m->st);
+	m->st->hosts[host].prev_wall_s = wall_s;
+	m->st->version++;
+	model_unlock(m->st);
+}
+
+void model_set_turn(struct model *m, int host, int end)
+{
+	struct model_host *h = &m->st->hosts[host];
+	char now[32];
+
+	bf_utc_iso8601(now, NULL);
+	model_lock(m->st);
+	if (end)
+		snprintf(h->turn_ended_at, sizeof(h->turn_ended_at), "%s", now);
+	else
+		snprintf(h->turn_started_at, sizeof(h->turn_started_at), "%s", now);
+	m->st->version++;
+	model_unlock(m->st);
+}
+
+void model_machine_line(const struct model_host *h, char *buf, size_t len)
+{
+	if (!h->machine[0]) {
+		if (len)
+			buf[0] = '\0';
+		return;
+	}
+	snprintf(buf, len, "%s: one machine; %s", h->machine,
+		 h->shared ? "run at once (--concurrent-same-machine)" :
+			     "run one at a time");
 }

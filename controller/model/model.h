@@ -62,7 +62,7 @@ struct model_row {
 	char bound;                  /* 'M' memory, 'C' compute, 0 unknown */
 	double fraction_of_roofline; /* gflops / roofline_gflops */
 	int reliable;      /* the agent's verdict: 1, 0, -1 unknown */
-	char unreliable[160]; /* its reasons, "; "-joined; "" when none */
+	char unreliable[320]; /* its reasons, "; "-joined; "" when none */
 	double vs_fp32;    /* this dtype's GFLOP/s over fp32's, same device */
 	double gpu_vs_cpu; /* fp32 on a GPU over fp32 on the host's CPU */
 	char recent_note[48]; /* "slower than its last 5 runs" (recent.h);
@@ -148,7 +148,37 @@ struct model_host {
 	char baseline_note[160]; /* why there is none ("different machine:
 				  * host key differs from run ..."); "" */
 	uint64_t started_ns, ended_ns;
+	/* Progress on the long work before the sweep (model_set_upload,
+	 * model_set_build_steps): the agent's sources uploaded, in bytes,
+	 * and the remote build's steps as its own output counts them
+	 * (make's "[ 45%]": 45 of 100; ninja's "[12/40]"); 0 totals:
+	 * unknown. */
+	long long upload_done_bytes, upload_total_bytes;
+	int build_done, build_total;
+	int build_percent;      /* build_done is make's percent (total 100) */
+	char waiting[160];      /* while pending, why it waits ("after hb1:
+				 * one machine"); "" */
+	char plan[256];         /* what the agent will run (model_set_plan);
+				 * "" until its plan record */
+	double prev_wall_s;     /* how long the agent took in the baseline
+				 * run (same machine and settings); NaN */
+	char machine[256];      /* the hosts of this run that are one machine
+				 * with it, itself included ("hb1, hb2,
+				 * local"); "" when it is alone or unknown */
+	int shared;             /* measured at the same time as those hosts
+				 * (--concurrent-same-machine): its rows are
+				 * unreliable for MODEL_SHARED_REASON */
+	char turn_started_at[32], turn_ended_at[32]; /* ISO 8601 UTC: when
+				 * the host's turn began (after the same-
+				 * machine check and any wait) and ended; "" */
 };
+
+/* The unreliable reason every row of a host measured at the same time as
+ * another host of the same machine carries (model_set_machine). */
+#define MODEL_SHARED_REASON \
+	"one machine with other hosts of the run, measured at the same " \
+	"time (--concurrent-same-machine)"
+
 
 /* The model itself: an opaque handle (model.c holds the hosts, rows,
  * checks and baselines, and the lock). Embeddable by value. */
@@ -171,6 +201,8 @@ struct model_snapshot {
 	int nbandwidth;
 	struct model_batching *batching;   /* in arrival order */
 	int nbatching;
+	int ref_host;        /* the reference of the side-by-side ratios
+			      * (model_set_reference; 0: the first host) */
 	uint64_t version;    /* the model's change counter when copied */
 	uint64_t started_ns; /* when the model was initialised */
 	int rows_cap, checks_cap; /* allocated entries, reused by updates */
@@ -275,5 +307,45 @@ void model_set_name(struct model *m, int host, const char *name);
 
 /* Records the Slurm job a cluster node ran in (run.json). */
 void model_set_slurm_job(struct model *m, int host, const char *job_id);
+
+/* The host the side-by-side ratios compare with (ctl run --baseline);
+ * 0, the first, until set. */
+void model_set_reference(struct model *m, int host);
+
+/* The hosts of this run that reach the same machine as host (names,
+ * ", "-joined, itself included; copied, sanitised), and whether they
+ * were measured at the same time: then every row of host, present and
+ * future, is unreliable (reliable 0) with MODEL_SHARED_REASON added to
+ * its reasons. */
+void model_set_machine(struct model *m, int host, const char *names,
+		       int shared);
+
+/* What the tables say about h's machine: "hb1, hb2, local: one machine;
+ * run one at a time" (or "; run at once (--concurrent-same-machine)"
+ * when shared) into buf; "" when h is alone on its machine. */
+void model_machine_line(const struct model_host *h, char *buf, size_t len);
+
+/* Upload progress of the agent's sources: done of total bytes. */
+void model_set_upload(struct model *m, int host, long long done,
+		      long long total);
+
+/* The remote build's progress: done of total steps, as ninja counts
+ * them ("[12/40]"), or make's percent (percent 1, total 100: "[ 45%]"). */
+void model_set_build_steps(struct model *m, int host, int done, int total,
+			   int percent);
+
+/* Why a pending host waits (copied; NULL or "" clears it). */
+void model_set_waiting(struct model *m, int host, const char *why);
+
+/* What the agent will run (plan, copied, sanitised: "6 GEMMs: n 256 to
+ * 1024, fp32, cpu; 10 iterations"). */
+void model_set_plan(struct model *m, int host, const char *plan);
+
+/* How long the baseline run's agent took, in seconds (NaN: unknown). */
+void model_set_baseline_wall(struct model *m, int host, double wall_s);
+
+/* Marks the start (end 0) or the end (end 1) of host's turn now, in UTC
+ * (turn_started_at, turn_ended_at). */
+void model_set_turn(struct model *m, int host, int end);
 
 #endif

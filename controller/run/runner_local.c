@@ -105,7 +105,19 @@ out:
 	return err;
 }
 
+/* This machine, as the files say (run/machine.h). */
+static enum bf_err identify_local(struct host_ctx *h, struct machine_id *id,
+				  char *detail, size_t detail_len)
+{
+	(void)h;
+	(void)detail;
+	(void)detail_len;
+	machine_id_local(id);
+	return BF_OK;
+}
+
 const struct runner runner_local = {
 	.name = "local",
 	.run = run_local,
+	.identify = identify_local,
 };

@@ -58,7 +58,9 @@
 #define BUILD_LOG_LINES 1000
 
 /* The line the build's watcher prints each second while the build runs
- * (its failure to print is how the watcher learns that ctl is gone). */
+ * (its failure to print is how the watcher learns that ctl is gone),
+ * followed by the build's last progress mark in build.log: make's
+ * "[ 45%]" or ninja's "[12/40]" (build_step). */
 #define BUILD_HEARTBEAT ":bf-building"
 /* The prefix of a line the build command prints when it, not the build,
  * knows what went wrong (the reason then says that line). */
@@ -175,15 +177,48 @@ static void cause_scan(struct tail_buf *t, const char *line)
 	}
 }
 
+/* The build's progress from a heartbeat's mark: "[ 45%]" (CMake's
+ * Makefiles: percent 1, 45 of 100) or "[12/40]" (ninja: 12 of 40
+ * steps). 0 when mark is neither (no mark yet: CMake still configures). */
+static int build_step(const char *mark, int *done, int *total, int *percent)
+{
+	int a, b;
+	char end;
+
+	mark += strspn(mark, " ");
+	if (sscanf(mark, "[%3d%%%c", &a, &end) == 2 && end == ']' && a >= 0 &&
+	    a <= 100) {
+		*done = a;
+		*total = 100;
+		*percent = 1;
+		return 1;
+	}
+	if (sscanf(mark, "[%7d/%7d%c", &a, &b, &end) == 3 && end == ']' &&
+	    a >= 0 && b > 0 && a <= b) {
+		*done = a;
+		*total = b;
+		*percent = 0;
+		return 1;
+	}
+	return 0;
+}
+
 static enum bf_err tail_line(void *arg, const char *line, size_t len,
 			     int truncated)
 {
 	struct tail_buf *t = arg;
 	size_t have = strlen(t->text), need = len + 1;
+	int done, total, percent;
 
 	(void)truncated;
-	if (strcmp(line, BUILD_HEARTBEAT) == 0)
+	if (strncmp(line, BUILD_HEARTBEAT, strlen(BUILD_HEARTBEAT)) == 0 &&
+	    (line[strlen(BUILD_HEARTBEAT)] == '\0' ||
+	     line[strlen(BUILD_HEARTBEAT)] == ' ')) {
+		if (build_step(line + strlen(BUILD_HEARTBEAT), &done, &total,
+			       &percent))
+			session_build_progress(t->h, done, total, percent);
 		return BF_OK;
+	}
 	if (strncmp(line, BUILD_CAUSE " ", sizeof(BUILD_CAUSE)) == 0) {
 		snprintf(t->ctl_cause, sizeof(t->ctl_cause), "%s",
 			 line + sizeof(BUILD_CAUSE));
@@ -252,7 +287,11 @@ static enum bf_err upload_sources(struct host_ctx *h, struct remote *r,
 				  size_t detail_len)
 {
 	enum bf_err err = BF_OK;
+	long long total = 0, done = 0;
 
+	for (size_t i = 0; i < embedded_agent_file_count; i++)
+		total += (long long)embedded_agent_files[i].size;
+	session_upload_progress(h, 0, total);
 	for (size_t i = 0; i < embedded_agent_file_count && err == BF_OK; i++) {
 		const struct embedded_file *f = &embedded_agent_files[i];
 		char *path = bf_xasprintf("%s/%s", staging, f->path);
@@ -264,6 +303,10 @@ static enum bf_err upload_sources(struct host_ctx *h, struct remote *r,
 		if (err == BF_OK)
 			err = remote_upload(r, path, f->data, f->size, 0644,
 					    detail, detail_len);
+		if (err == BF_OK) {
+			done += (long long)f->size;
+			session_upload_progress(h, done, total);
+		}
 		free(path);
 	}
 	return err;
@@ -295,7 +338,10 @@ static char *build_command(const char *staging_sh, const char *final_sh,
 		/* sleep's output goes elsewhere: one left from the last round
 		 * must not hold the channel open once the shell is done. */
 		"( while sleep 1 </dev/null >/dev/null 2>&1; do "
-		"echo %s || { kill -TERM -\"$b\" \"$b\"; "
+		/* The last progress mark ([ 45%%] or [12/40]) so far. */
+		"p=$(grep -oE '^\\[ *[0-9]+%%\\]|^\\[[0-9]+/[0-9]+\\]' build.log "
+		"2>/dev/null | tail -n 1); "
+		"echo \"%s $p\" || { kill -TERM -\"$b\" \"$b\"; "
 		"sleep 2; kill -KILL -\"$b\" \"$b\"; exit 0; } 2>/dev/null; "
 		"done ) & k=$!; "
 		"wait \"$b\"; rc=$?; kill \"$k\" 2>/dev/null; "
@@ -583,9 +629,68 @@ out:
 	return err;
 }
 
+static enum bf_err identity_line(void *arg, const char *line, size_t len,
+				 int truncated)
+{
+	(void)len;
+	(void)truncated;
+	machine_id_line(arg, line);
+	return BF_OK;
+}
+
+/* Which machine h reaches (run/machine.h): a connection of its own (its
+ * host key checked and, with --accept-new-host-keys, recorded, as the
+ * run's connection would), one command for the machine and boot ids,
+ * closed again: an idle connection kept while other hosts of the same
+ * machine run could be dropped by the server's keep-alive. A host that
+ * answers the connection but not the command is a machine of its own
+ * (logged). */
+static enum bf_err identify_ssh(struct host_ctx *h, struct machine_id *id,
+				char *detail, size_t detail_len)
+{
+	struct remote_opts ro = {
+		.host = h->target,
+		.ssh_config = h->opts->ssh_config,
+		.known_hosts = NULL,
+		.timeout_s = h->opts->timeout_s,
+		.accept_new_host_keys = h->opts->accept_new_host_keys,
+		.cancel = h->cancel,
+	};
+	struct remote_exec_cb cb = { .on_line = identity_line, .arg = id,
+				     .line_max_bytes = 4096 };
+	struct remote_exec_result res;
+	struct remote *r = NULL;
+	char why[512];
+	enum bf_err err;
+
+	session_progress(h, HOST_CONNECTING, NULL);
+	err = remote_connect(&r, &ro, detail, detail_len);
+	if (err != BF_OK)
+		return err;
+	snprintf(id->host_key, sizeof(id->host_key), "%s", remote_fingerprint(r));
+	session_set_fingerprint(h, remote_fingerprint(r));
+	if (remote_host_key_added(r))
+		fprintf(h->log, "host key %s added to known_hosts\n",
+			remote_fingerprint(r));
+	err = remote_exec(r, machine_id_command(), &cb, &res, why, sizeof(why));
+	if (err == BF_ERR_INTERRUPTED) {
+		snprintf(detail, detail_len, "%s", why);
+	} else if (err != BF_OK) {
+		fprintf(h->log, "machine id: %s\n", why);
+		err = BF_OK;
+	}
+	fprintf(h->log, "machine id %s, boot id %s, host key %s\n",
+		id->machine_id[0] ? id->machine_id : "unknown",
+		id->boot_id[0] ? id->boot_id : "unknown", id->host_key);
+	fflush(h->log);
+	remote_free(r);
+	return err;
+}
+
 const struct runner runner_ssh = {
 	.name = "ssh",
 	.run = run_ssh,
+	.identify = identify_ssh,
 };
 
 enum bf_err runner_ssh_where(const char *target, const struct inv_host *inv,

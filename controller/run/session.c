@@ -80,8 +80,16 @@ static enum bf_err save_run_json(struct session *s, const char *status,
 			.complete_records = h->complete,
 			.basename = h->basename,
 			.slurm_job = mh->slurm_job,
+			.started_at = mh->turn_started_at,
+			.ended_at = mh->turn_ended_at,
+			.same_machine = mh->machine,
+			.same_machine_at_once = mh->shared,
 		};
 	}
+	if (snap.nhosts > 0)
+		run.baseline_host = snap.hosts[snap.ref_host >= 0 &&
+					       snap.ref_host < snap.nhosts ?
+						       snap.ref_host : 0].name;
 	doc = archive_run_json(&s->archive, &run);
 	model_snapshot_free(&snap);
 	err = archive_write_json(&s->archive, "run.json", doc, detail,
@@ -252,7 +260,13 @@ static void run_host(struct session *s, struct host_ctx *h)
 	struct model_host mh;
 	enum bf_err err;
 
-	err = h->runner->run(h, detail, sizeof(detail));
+	model_set_turn(h->model, h->index, 0);
+	model_set_waiting(h->model, h->index, NULL);
+	if (h->identify_err != BF_OK) /* it was tried once: not again */
+		err = bf_fail(detail, sizeof(detail), h->identify_err, "%s",
+			      h->identify_detail);
+	else
+		err = h->runner->run(h, detail, sizeof(detail));
 	model_host_get(h->model, h->index, &mh);
 	h->complete = model_host_complete(h->model, h->index, why, sizeof(why));
 	if (h->timed_out) {
@@ -289,7 +303,229 @@ static void run_host(struct session *s, struct host_ctx *h)
 		session_progress(h, HOST_FAILED, detail);
 	else
 		session_progress(h, HOST_DONE, NULL);
+	model_set_turn(h->model, h->index, 1);
 	save_run_json_running(s);
+}
+
+/* ---- which hosts are one machine ----------------------------------------- */
+
+/*
+ * The schedule. A worker first identifies hosts (the runner's identify:
+ * which machine it is), then runs them. Host k starts when
+ *  - it has been identified (or identify failed: it then fails at once),
+ *  - every host before it on the command line has been identified too,
+ *    so that hosts of one machine start in the command line's order (a
+ *    host whose connection hangs delays the hosts after it by at most
+ *    --timeout), and
+ *  - unless --concurrent-same-machine, no host of its machine is running
+ *    and none before it on the command line is still to run; and a host
+ *    that shares its machine with another starts only once every host
+ *    has been identified and the machines have been said (so the line
+ *    saying so comes before the turn of every host but the first of its
+ *    machine).
+ * Groups are recomputed as hosts are identified (machine_groups over the
+ * identified ones), so a host identified late still waits for a running
+ * host of its machine. All of it under s->lock.
+ */
+
+/* Waits on the session's turn condition for at most 100 ms (so that a
+ * cancel is seen); s->lock held. */
+static void wait_turn(struct session *s)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += 100 * 1000 * 1000;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(&s->turn, &s->lock, &until);
+}
+
+static void identify_host(struct session *s, struct host_ctx *h)
+{
+	char detail[512] = "";
+	enum bf_err err;
+
+	memset(&h->machine, 0, sizeof(h->machine));
+	if (cancelled(s) || !h->runner || !h->runner->identify)
+		return;
+	err = h->runner->identify(h, &h->machine, detail, sizeof(detail));
+	if (err == BF_OK) {
+		h->identified = 1;
+		return;
+	}
+	h->identify_err = err;
+	snprintf(h->identify_detail, sizeof(h->identify_detail), "%s", detail);
+}
+
+/* The groups of the hosts identified so far into each host's group;
+ * s->lock held. */
+static void regroup(struct session *s)
+{
+	struct machine_id *ids = bf_xcalloc((size_t)s->nhosts, sizeof(*ids));
+	int *known = bf_xcalloc((size_t)s->nhosts, sizeof(*known));
+	int *group = bf_xcalloc((size_t)s->nhosts, sizeof(*group));
+
+	for (int i = 0; i < s->nhosts; i++) {
+		ids[i] = s->hosts[i].machine;
+		known[i] = s->hosts[i].identified;
+	}
+	machine_groups(ids, known, s->nhosts, group);
+	for (int i = 0; i < s->nhosts; i++)
+		s->hosts[i].group = group[i];
+	free(group);
+	free(known);
+	free(ids);
+}
+
+/* With every host identified: each group of two or more hosts said once
+ * (a progress line, and the model for the tables: model_set_machine,
+ * which also marks their rows when they run at once). Without s->lock
+ * (it prints and feeds the model); the groups are final by then. */
+static void announce_machines(struct session *s)
+{
+	int shared = s->opts->concurrent_same_machine;
+
+	for (int i = 0; i < s->nhosts; i++) {
+		struct model_host mh;
+		char names[256], line[400];
+		size_t used = 0;
+		int members = 0;
+
+		if (s->hosts[i].group != i)
+			continue;
+		names[0] = '\0';
+		for (int j = i; j < s->nhosts; j++)
+			if (s->hosts[j].group == i && used + 1 < sizeof(names)) {
+				used += (size_t)snprintf(names + used,
+							 sizeof(names) - used,
+							 "%s%s", members ? ", " : "",
+							 s->hosts[j].label);
+				members++;
+			}
+		if (members < 2)
+			continue;
+		for (int j = i; j < s->nhosts; j++)
+			if (s->hosts[j].group == i)
+				model_set_machine(&s->model, j, names, shared);
+		model_host_get(&s->model, i, &mh);
+		model_machine_line(&mh, line, sizeof(line));
+		if (!s->hosts[i].quiet) {
+			pthread_mutex_lock(&s->print_lock);
+			printf("%s\n", line);
+			fflush(stdout);
+			pthread_mutex_unlock(&s->print_lock);
+		}
+	}
+}
+
+/* The next host to identify, or -1 when every one has been taken. */
+static int next_to_identify(struct session *s)
+{
+	int i;
+
+	pthread_mutex_lock(&s->lock);
+	i = s->identify_next < s->nhosts ? s->identify_next++ : -1;
+	pthread_mutex_unlock(&s->lock);
+	return i;
+}
+
+/* Host i has been identified (or given up on): the groups again, and
+ * once the last is in, the machines announced. */
+static void host_identified(struct session *s, int i)
+{
+	int last;
+
+	pthread_mutex_lock(&s->lock);
+	s->hosts[i].answered = 1;
+	regroup(s);
+	last = ++s->identify_done == s->nhosts;
+	pthread_mutex_unlock(&s->lock);
+	if (last) {
+		announce_machines(s);
+		pthread_mutex_lock(&s->lock);
+		s->identified_all = 1;
+		pthread_mutex_unlock(&s->lock);
+	}
+	pthread_mutex_lock(&s->lock);
+	pthread_cond_broadcast(&s->turn);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Whether host k may start now (the rules above), else the host it
+ * waits for into *blocker (-1: it waits for hosts to be identified);
+ * s->lock held. */
+static int may_start(struct session *s, int k, int *blocker)
+{
+	const struct host_ctx *h = &s->hosts[k];
+
+	*blocker = -1;
+	if (!h->answered)
+		return 0;
+	if (h->identify_err != BF_OK)
+		return 1;
+	for (int j = 0; j < k; j++)
+		if (!s->hosts[j].answered)
+			return 0;
+	if (s->opts->concurrent_same_machine || !h->identified)
+		return 1;
+	for (int j = 0; j < s->nhosts; j++) {
+		const struct host_ctx *o = &s->hosts[j];
+
+		if (j == k || !o->identified || o->group != h->group)
+			continue;
+		if (!s->identified_all)
+			return 0; /* the machines are said first */
+		if (o->started && !o->ended) {
+			*blocker = j;
+			return 0;
+		}
+		if (j < k && !o->started && *blocker < 0)
+			*blocker = j;
+	}
+	return *blocker < 0;
+}
+
+/* The next host this worker runs: the first on the command line that
+ * may start (may_start); waits while none may. -1 when none is left or
+ * the run is cancelled. A host kept waiting by another of its machine
+ * says so, once the machines are known. */
+static int take_host(struct session *s)
+{
+	int i = -1;
+
+	pthread_mutex_lock(&s->lock);
+	while (!cancelled(s)) {
+		int left = 0, blocker;
+
+		for (int k = 0; k < s->nhosts && i < 0; k++) {
+			if (s->hosts[k].started)
+				continue;
+			left++;
+			if (may_start(s, k, &blocker))
+				i = k;
+			else if (blocker >= 0 && s->identified_all)
+				session_host_wait(&s->hosts[k],
+						  s->hosts[blocker].label);
+		}
+		if (i >= 0 || !left)
+			break;
+		wait_turn(s);
+	}
+	if (i >= 0)
+		s->hosts[i].started = 1;
+	pthread_mutex_unlock(&s->lock);
+	return i;
+}
+
+static void host_ended(struct session *s, int i)
+{
+	pthread_mutex_lock(&s->lock);
+	s->hosts[i].ended = 1;
+	pthread_cond_broadcast(&s->turn);
+	pthread_mutex_unlock(&s->lock);
 }
 
 static void *worker(void *arg)
@@ -297,14 +533,18 @@ static void *worker(void *arg)
 	struct session *s = arg;
 
 	for (;;) {
-		int i;
+		int i = next_to_identify(s);
 
-		pthread_mutex_lock(&s->lock);
-		i = s->next < s->nhosts && !cancelled(s) ? s->next++ : -1;
-		pthread_mutex_unlock(&s->lock);
+		if (i >= 0) {
+			identify_host(s, &s->hosts[i]);
+			host_identified(s, i);
+			continue;
+		}
+		i = take_host(s);
 		if (i < 0)
 			break;
 		run_host(s, &s->hosts[i]);
+		host_ended(s, i);
 	}
 	pthread_mutex_lock(&s->lock);
 	s->workers_finished++;
@@ -364,8 +604,17 @@ void session_run(struct session *s, const struct session_watch *watch)
 
 	if (nthreads > MAX_THREADS)
 		nthreads = MAX_THREADS;
-	for (int i = 0; i < s->nhosts; i++)
+	for (int i = 0; i < s->nhosts; i++) {
 		s->hosts[i].quiet = watch != NULL;
+		s->hosts[i].group = i;
+	}
+	/* One host is one machine: nothing to tell apart. */
+	if (s->nhosts < 2) {
+		s->identify_next = s->identify_done = s->nhosts;
+		s->identified_all = 1;
+		for (int i = 0; i < s->nhosts; i++)
+			s->hosts[i].answered = 1;
+	}
 	for (int i = 0; i < nthreads; i++)
 		if (pthread_create(&threads[i], NULL, worker, s) != 0)
 			nthreads = i;
@@ -417,6 +666,7 @@ enum bf_err session_open(struct session *s, const struct run_opts *opts,
 	s->cancel = cancel;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_mutex_init(&s->print_lock, NULL);
+	pthread_cond_init(&s->turn, NULL);
 	model_init(&s->model, nhosts, names);
 	s->hosts = bf_xcalloc((size_t)nhosts, sizeof(*s->hosts));
 	s->nhosts = nhosts;
@@ -550,6 +800,7 @@ void session_close(struct session *s)
 			fclose(s->hosts[i].log);
 		bf_xfree_strv(s->hosts[i].agent_argv);
 		free(s->hosts[i].sizes);
+		bf_rec_options_free(&s->hosts[i].options);
 	}
 	free(s->hosts);
 	s->hosts = NULL;
@@ -558,4 +809,5 @@ void session_close(struct session *s)
 	archive_close(&s->archive);
 	pthread_mutex_destroy(&s->lock);
 	pthread_mutex_destroy(&s->print_lock);
+	pthread_cond_destroy(&s->turn);
 }

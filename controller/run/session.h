@@ -20,6 +20,7 @@
 #include "bf_error.h"
 #include "model/model.h"
 #include "run/inventory.h"
+#include "run/machine.h"
 
 /* What watches a run from the main thread while the hosts run: the live
  * table, wired by the command (the run knows no view). poll waits up to
@@ -48,6 +49,10 @@ struct run_opts {
 	const char *ssh_config;  /* -F: NULL = ~/.ssh/config */
 	const char *hosts_dir;   /* inventory directory */
 	const char *rerun_of;    /* --rerun-failed RUN-ID; NULL */
+	int baseline_host;       /* --baseline HOST: the side-by-side
+				  * reference, an index into the hosts */
+	int concurrent_same_machine; /* --concurrent-same-machine: hosts that
+				  * are one machine run at once anyway */
 };
 
 /* How one host's agent is started: a const table entry per kind
@@ -64,6 +69,15 @@ struct runner {
 	 * host timeout: for a runner whose hosts share one remote job, to
 	 * stop that job once none of them still needs it. */
 	void (*watch)(struct host_ctx *h);
+	/* Optional (NULL: the host is a machine of its own). Called before
+	 * any host runs, when the run has two or more hosts, on a worker
+	 * thread: which machine h reaches (run/machine.h: machine id, boot
+	 * id, host key) into *id. BF_OK also when the host did not say
+	 * (values left ""); an error (it cannot be reached, its host key is
+	 * refused) fails the host with detail when its turn comes, without
+	 * another attempt. */
+	enum bf_err (*identify)(struct host_ctx *h, struct machine_id *id,
+				char *detail, size_t detail_len);
 };
 
 struct host_ctx {
@@ -97,6 +111,8 @@ struct host_ctx {
 	double s_per_n3;           /* slowest GEMM seen: seconds per n^3 */
 	int *sizes, nsizes;        /* the agent's GEMM sizes (host record) */
 	int per_size;              /* gemm records per size: devices x dtypes */
+	struct bf_rec_options options; /* the host record's (copied), for the
+				    * plan line */
 	long malformed_seen;       /* malformed or rejected lines */
 	long ndjson_bytes;         /* bytes of whole lines in ndjson */
 	int write_failed;          /* an archive write failed: see write_error */
@@ -113,14 +129,28 @@ struct host_ctx {
 	pthread_mutex_t *run_lock;   /* the session's lock (run.json) */
 	const char *archive_dir;     /* results/<run-id> */
 	char name_buf[128];          /* name after session_rename_host */
+	/* Which machine it is (the runner's identify), for the session's
+	 * schedule: hosts of one machine run one after another unless
+	 * --concurrent-same-machine. */
+	struct machine_id machine;
+	int identified;              /* identify answered */
+	enum bf_err identify_err;    /* identify failed: the host fails */
+	char identify_detail[512];
+	int group;                   /* the first host of its machine */
+	int answered;                /* identify has ended (session's lock) */
+	int started, ended;          /* a worker took it, and it ended */
 };
 
 struct session {
 	struct host_ctx *hosts;
 	int nhosts;
-	int next;              /* next host index to start */
 	int workers_finished;  /* threads that ran out of hosts */
-	pthread_mutex_t lock;  /* next, workers_finished, run.json */
+	pthread_mutex_t lock;  /* next, workers_finished, run.json, the
+				* schedule below */
+	pthread_cond_t turn;   /* a host ended, or every host is identified */
+	int identify_next;     /* next host to identify */
+	int identify_done;     /* hosts identified (or given up) */
+	int identified_all;    /* every host identified, machines announced */
 	pthread_mutex_t print_lock;
 	struct model model;
 	struct archive archive;
@@ -151,7 +181,16 @@ enum bf_err session_open(struct session *s, const struct run_opts *opts,
 			 char *detail, size_t detail_len);
 
 /* Runs every host, up to opts->jobs at once on threads of their own, and
- * returns when all have ended. watch, when not NULL, is polled on this
+ * returns when all have ended. With two or more hosts, every host is
+ * first identified (its runner's identify, up to opts->jobs at once) and
+ * hosts that reach one machine (machine_groups) are told apart: they run
+ * one after another in the command line's order, the others waiting
+ * ("waiting for hb1 (one machine)"), unless
+ * opts->concurrent_same_machine; the model says which hosts are one
+ * machine (model_set_machine), and their rows are unreliable when they
+ * ran at once. A host starts once it and every host before it on the
+ * command line are identified (session.c says the rules), so a host
+ * whose connection hangs delays those after it by --timeout at most. watch, when not NULL, is polled on this
  * thread meanwhile (a stop request sets the cancel flag, as q is Ctrl-C)
  * and closed before session_run returns; hosts then print no progress
  * lines of their own. */
@@ -204,6 +243,17 @@ void session_agent_started(struct host_ctx *h);
  * HOST_RUNNING starts h's --host-timeout clock. */
 void session_progress(struct host_ctx *h, enum host_state st,
 		      const char *reason);
+
+/* Progress of the long work before the agent runs, for the live table
+ * (model_set_upload, model_set_build_steps) and, at each quarter of an
+ * upload and each tenth of a build, a progress line ("[hb1] upload
+ * 240/480 KiB", "[hb1] building 40%"): done of total bytes of the
+ * agent's sources; done of total build steps, or make's percent
+ * (percent 1, total 100). Thread: the host's. */
+void session_upload_progress(struct host_ctx *h, long long done,
+			     long long total);
+void session_build_progress(struct host_ctx *h, int done, int total,
+			    int percent);
 
 /* Renames host h, as a Slurm node once its task said which node it is:
  * its name in the model, run.json and progress lines, and its archive

@@ -109,6 +109,20 @@ void session_host_say(struct host_ctx *h, const char *fmt, ...)
 	pthread_mutex_unlock(h->print_lock);
 }
 
+void session_host_wait(struct host_ctx *h, const char *after)
+{
+	struct model_host mh;
+	char why[sizeof(mh.waiting)];
+
+	snprintf(why, sizeof(why), "waiting for %s (one machine)", after);
+	model_set_state(h->model, h->index, HOST_PENDING, NULL);
+	model_host_get(h->model, h->index, &mh);
+	if (strcmp(mh.waiting, why) == 0)
+		return;
+	model_set_waiting(h->model, h->index, why);
+	session_host_say(h, "%s", why);
+}
+
 void session_agent_queued(struct host_ctx *h)
 {
 	h->last_record_ns = 0;
@@ -137,6 +151,40 @@ void session_progress(struct host_ctx *h, enum host_state st,
 	session_host_say(h, "%s%s%s", host_state_name(st), reason ? ": " : "",
 		 reason ? bf_text_join_lines(line, sizeof(line), mh.reason,
 					     "\n    ") : "");
+}
+
+void session_upload_progress(struct host_ctx *h, long long done,
+			     long long total)
+{
+	struct model_host mh;
+	long long before;
+
+	model_host_get(h->model, h->index, &mh);
+	before = mh.upload_total_bytes > 0 ?
+			 4 * mh.upload_done_bytes / mh.upload_total_bytes : 0;
+	model_set_upload(h->model, h->index, done, total);
+	if (total > 0 && 4 * done / total > before)
+		session_host_say(h, "upload %lld/%lld KiB", (done + 1023) / 1024,
+				 (total + 1023) / 1024);
+}
+
+void session_build_progress(struct host_ctx *h, int done, int total,
+			    int percent)
+{
+	struct model_host mh;
+	int before;
+
+	if (total <= 0 || done < 0 || done > total)
+		return;
+	model_host_get(h->model, h->index, &mh);
+	before = mh.build_total > 0 ? 10 * mh.build_done / mh.build_total : -1;
+	model_set_build_steps(h->model, h->index, done, total, percent);
+	if (done > 0 && 10 * done / total > before) {
+		if (percent)
+			session_host_say(h, "building %d%%", done);
+		else
+			session_host_say(h, "building %d/%d", done, total);
+	}
 }
 
 /* ---- archive writes ------------------------------------------------------ */
@@ -364,9 +412,98 @@ static void host_malformed(struct host_ctx *h, const char *why,
 		session_host_say(h, "malformed line %ld: %s", h->lineno, clean_why);
 }
 
+/* Appends the formatted text to buf (len bytes). */
+static void buf_add(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void buf_add(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	va_list ap;
+
+	if (used + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+/* An option's count for the plan line: "10", or "?" when absent. */
+static void fmt_count(char *buf, size_t len, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "?");
+	else
+		snprintf(buf, len, "%.0f", v);
+}
+
+/* Before the sweep: one line saying what the agent will run, from its
+ * host record's options and its plan's devices ("6 GEMMs: n 256 384
+ * 512, fp32 fp16 on cpu (cuda:0 skipped); 10 iterations after 2 warm-up,
+ * CPU 5 after 1"), and how long the agent took in the baseline run (the
+ * same machine and settings), into the model and as a progress line. */
+static void host_plan_line(struct host_ctx *h, const struct bf_rec_plan *p)
+{
+	const struct bf_rec_options *o = &h->options;
+	struct model_host mh;
+	char text[256] = "", a[32], b[32], c[32], d[32];
+
+	buf_add(text, sizeof(text), "%d GEMM%s", p->gemm_total,
+		p->gemm_total == 1 ? "" : "s");
+	if (o->present && o->nsizes > 8)
+		buf_add(text, sizeof(text), ": n %d to %d (%d sizes)", o->sizes[0],
+			o->sizes[o->nsizes - 1], o->nsizes);
+	else if (o->present && o->nsizes > 0) {
+		buf_add(text, sizeof(text), ": n");
+		for (int i = 0; i < o->nsizes; i++)
+			buf_add(text, sizeof(text), " %d", o->sizes[i]);
+	}
+	if (o->present && o->ndtypes > 0) {
+		buf_add(text, sizeof(text), ",");
+		for (int i = 0; i < o->ndtypes; i++)
+			buf_add(text, sizeof(text), " %s", o->dtypes[i]);
+	}
+	buf_add(text, sizeof(text), " on");
+	for (int i = 0, any = 0; i < p->ndevices; i++)
+		if (p->devices[i].status != BF_STATUS_SKIPPED)
+			buf_add(text, sizeof(text), "%s %s", any++ ? "," : "",
+				p->devices[i].device ? p->devices[i].device : "?");
+	for (int i = 0, any = 0; i < p->ndevices; i++)
+		if (p->devices[i].status == BF_STATUS_SKIPPED)
+			buf_add(text, sizeof(text), "%s%s", any++ ? ", " : " (",
+				p->devices[i].device ? p->devices[i].device : "?");
+	for (int i = 0; i < p->ndevices; i++)
+		if (p->devices[i].status == BF_STATUS_SKIPPED) {
+			buf_add(text, sizeof(text), " skipped)");
+			break;
+		}
+	if (o->present) {
+		fmt_count(a, sizeof(a), o->iters);
+		fmt_count(b, sizeof(b), o->warmup);
+		fmt_count(c, sizeof(c), o->cpu_iters);
+		fmt_count(d, sizeof(d), o->cpu_warmup);
+		buf_add(text, sizeof(text), "; %s iteration%s after %s warm-up, "
+			"CPU %s after %s", a, o->iters == 1 ? "" : "s", b, c, d);
+	}
+	model_set_plan(h->model, h->index, text);
+	model_host_get(h->model, h->index, &mh);
+	if (mh.prev_wall_s > 0 && mh.prev_wall_s < 60 && mh.baseline_run[0]) {
+		session_host_say(h, "plan: %s; last time %.1f s (run %s)", text,
+				 mh.prev_wall_s, mh.baseline_run);
+	} else if (mh.prev_wall_s > 0 && mh.baseline_run[0]) {
+		long sec = lround(mh.prev_wall_s);
+
+		session_host_say(h, "plan: %s; last time %ld:%02ld (run %s)", text,
+				 sec / 60, sec % 60, mh.baseline_run);
+	} else {
+		session_host_say(h, "plan: %s", text);
+	}
+}
+
 /* What the host record says about the GEMMs to come: their sizes. */
 static void host_note_sizes(struct host_ctx *h, const struct bf_rec_host *r)
 {
+	bf_rec_options_free(&h->options);
+	bf_rec_options_copy(&h->options, &r->options);
 	free(h->sizes);
 	h->sizes = NULL;
 	h->nsizes = 0;
@@ -453,6 +590,8 @@ enum bf_err session_feed_line(void *arg, const char *line, size_t len,
 	}
 	model_host_get(h->model, h->index, &mh);
 	host_note_timing(h, &rec, &mh);
+	if (rec.type == BF_REC_PLAN)
+		host_plan_line(h, &rec.u.plan);
 	if (added == MODEL_ADDED_PROGRESS && rec.type == BF_REC_GEMM)
 		session_host_say(h, "running %d/%d", mh.gemm_done, mh.gemm_total);
 	bf_record_free(&rec);

@@ -17,6 +17,11 @@
 void session_host_say(struct host_ctx *h, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* h waits for its turn behind host `after` (its label), which reaches
+ * the same machine: pending, with "waiting for AFTER (one machine)" in
+ * the model and, when that changed, a progress line. */
+void session_host_wait(struct host_ctx *h, const char *after);
+
 /* One line in h's log file (the archive's HOST.log); a failed write marks
  * the host's archive as failed. */
 void session_host_log(struct host_ctx *h, const char *fmt, ...)

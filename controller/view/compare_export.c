@@ -353,7 +353,7 @@ static cJSON *json_cell(const struct compare_cell *cell,
 		cJSON_AddBoolToObject(o, CMP_KEY_RELIABLE, cell->reliable);
 	{
 		cJSON *reasons = cJSON_AddArrayToObject(o, CMP_KEY_UNRELIABLE_REASONS);
-		char copy[160], *save = NULL;
+		char copy[sizeof(cell->unreliable)], *save = NULL;
 
 		snprintf(copy, sizeof(copy), "%s", cell->unreliable);
 		for (char *tok = strtok_r(copy, ";", &save); tok;

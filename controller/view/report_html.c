@@ -1,11 +1,15 @@
 /*
- * The HTML report (see report_html.h). Charts are plain SVG drawn here:
- * horizontal bars (one group per result row, one bar per column, a
- * whisker from the slowest to the fastest sample) and, for history, one
- * line per result across a host's runs. Colours follow the column (A, B,
- * ...) everywhere, so a reader matches bars to runs by colour and by the
- * legend. Numbers are printed beside every bar: the picture is a guide,
- * the figures are the result.
+ * The HTML report (see report_html.h): its sections in order. Bars are
+ * HTML (report_bars.c: one group per result row, one bar per column, a
+ * whisker from the slowest to the fastest sample), rooflines and history
+ * small SVG charts with their names in HTML under them, tables in boxes
+ * that scroll on their own, so that the page reads on a phone as on a
+ * desktop: nothing wider than the screen, no text below 12 px, no label
+ * drawn over another. Colours follow the column (A, B, ...) everywhere,
+ * so a reader matches bars to runs by colour and by the legend. Numbers
+ * are printed beside every bar: the picture is a guide, the figures are
+ * the result; cells read as in the text tables ("12.3?1", "skipped
+ * [1]", with their notes).
  */
 #include "view/report_html.h"
 
@@ -17,6 +21,10 @@
 #include "record.h"
 #include "view/report_charts.h"
 #include "xmalloc.h"
+
+/* The page's cell texts and notes (report_cells_build), for the record
+ * tables' state cells. Set while report_html_write runs. */
+static const struct report_cells *page_cells;
 
 
 /* "cpu fp32 n=1024" (and "host: " first when the table is by host). */
@@ -73,12 +81,13 @@ static const struct bf_rec_gemm *cell_record(const struct compare_column *col,
 }
 
 static void section_gflops(FILE *out, const struct compare_table *t,
-			   char labels[][160])
+			   char labels[][160], const struct report_cells *rc)
 {
 	size_t n = (size_t)t->nrows * (size_t)t->ncols;
 	double *v = bf_xcalloc(n + 1, sizeof(double));
 	double *lo = bf_xcalloc(n + 1, sizeof(double));
 	double *hi = bf_xcalloc(n + 1, sizeof(double));
+	const char **texts = bf_xcalloc(n + 1, sizeof(char *));
 
 	for (int r = 0; r < t->nrows; r++)
 		for (int c = 0; c < t->ncols; c++) {
@@ -89,12 +98,15 @@ static void section_gflops(FILE *out, const struct compare_table *t,
 			v[k] = ok ? cell->median_gflops : NAN;
 			lo[k] = ok ? cell->min_gflops : NAN;
 			hi[k] = ok ? cell->max_gflops : NAN;
+			texts[k] = rc->text[k];
 		}
 	fprintf(out, "<h2>GFLOP/s</h2>\n<p>Median of the timed iterations (2 n&sup3; "
 		     "/ median time); the whisker runs from the slowest to the "
-		     "fastest sample. Failed or skipped results have no bar.</p>\n");
-	report_hbars(out, "GFLOP/s by result and run", "GFLOP/s", labels, t->nrows,
-	      t->ncols, v, lo, hi, 0, 0, NULL);
+		     "fastest sample. Failed or skipped results have no bar; ? "
+		     "and [K] point to the notes under Side by side.</p>\n");
+	report_bars(out, "GFLOP/s by result and run", "GFLOP/s", labels, t->nrows,
+		    t->ncols, v, lo, hi, 0, 0, NULL, texts);
+	free(texts);
 	free(v);
 	free(lo);
 	free(hi);
@@ -128,11 +140,31 @@ static double passed_gflops(const struct compare_table *t, int r, int c)
 
 static void section_speedups(FILE *out, const struct compare_table *t)
 {
-	char(*labels)[160] = bf_xcalloc((size_t)t->nrows * 2 + 1, sizeof(*labels));
-	double *v = bf_xcalloc(((size_t)t->nrows * 2 + 1) * (size_t)t->ncols,
+	char(*labels)[160] = bf_xcalloc((size_t)t->nrows * 3 + 1, sizeof(*labels));
+	double *v = bf_xcalloc(((size_t)t->nrows * 3 + 1) * (size_t)t->ncols,
 			       sizeof(double));
-	int nr = 0;
+	int nr = 0, nhost = 0;
 
+	/* Column against column: each column's median GFLOP/s over column
+	 * A's, on every row where both passed (the hosts of a run, or
+	 * runs); A itself is 1. */
+	for (int r = 0; r < t->nrows && t->ncols > 1; r++) {
+		const struct compare_row *x = &t->rows[r];
+		int any = 0;
+
+		for (int c = 1; c < t->ncols; c++)
+			any |= x->deltas[c].valid;
+		if (!any)
+			continue;
+		snprintf(labels[nr], sizeof(labels[0]), "%.100s%svs A: %s %s n=%d",
+			 x->host, x->host[0] ? ": " : "", x->device, x->dtype, x->n);
+		for (int c = 0; c < t->ncols; c++)
+			v[(size_t)nr * (size_t)t->ncols + (size_t)c] =
+				c == 0 ? 1.0 :
+				x->deltas[c].valid ? x->deltas[c].ratio : NAN;
+		nr++;
+		nhost++;
+	}
 	for (int r = 0; r < t->nrows; r++) {
 		const struct compare_row *x = &t->rows[r];
 		int base = -1;
@@ -158,15 +190,18 @@ static void section_speedups(FILE *out, const struct compare_table *t)
 	}
 	fprintf(out, "<h2>Speed-ups</h2>\n");
 	if (nr == 0) {
-		fprintf(out, "<p>No pair to compare: a GPU fp32 result beside the "
-			     "same host's CPU fp32, or a 16-bit dtype beside fp32 "
-			     "on the same device, at the same n.</p>\n");
+		fprintf(out, "<p>No pair to compare: two columns with the same "
+			     "result, a GPU fp32 result beside the same host's CPU "
+			     "fp32, or a 16-bit dtype beside fp32 on the same "
+			     "device, at the same n.</p>\n");
 	} else {
-		fprintf(out, "<p>A result's median GFLOP/s over its base's: GPU "
-			     "fp32 over the same host's CPU fp32, and each dtype "
-			     "over fp32 on the same device (&gt; 1: faster).</p>\n");
-		report_hbars(out, "speed-ups", "times", labels, nr, t->ncols, v, NULL,
-		      NULL, 0, 1, NULL);
+		fprintf(out, "<p>A result's median GFLOP/s over its base's "
+			     "(&gt; 1: faster)%s GPU fp32 over the same host's CPU "
+			     "fp32, and each dtype over fp32 on the same device."
+			     "</p>\n", nhost ? ": first each column over column A "
+						"(vs A; A itself is 1), then" : ":");
+		report_bars(out, "speed-ups", "times", labels, nr, t->ncols, v, NULL,
+			    NULL, 0, 1, NULL, NULL);
 	}
 	free(labels);
 	free(v);
@@ -202,9 +237,8 @@ static void section_peak(FILE *out, const struct compare_table *t,
 			     "from the agent's FMA probe &times; clock on a CPU; "
 			     "the published dense figure of the product on a GPU; "
 			     "hover a bar for its derivation).</p>\n");
-		report_hbars(out, "fraction of peak", "fraction of peak",
-			     labels, t->nrows, t->ncols, v, NULL, NULL, 1, 1.0,
-			     tips);
+		report_bars(out, "fraction of peak", "fraction of peak", labels,
+			    t->nrows, t->ncols, v, NULL, NULL, 1, 1.0, tips, NULL);
 	}
 	free(v);
 	free(tips);
@@ -244,8 +278,8 @@ static void section_energy(FILE *out, const struct compare_table *t,
 			     "board energy counter on a GPU, the RAPL package "
 			     "counters (whole sockets) on a CPU; hover a bar for "
 			     "the counter.</p>\n");
-	report_hbars(out, "energy", "GFLOP/J", labels, t->nrows, t->ncols, v,
-		     NULL, NULL, 0, 0, tips);
+	report_bars(out, "energy", "GFLOP/J", labels, t->nrows, t->ncols, v,
+		    NULL, NULL, 0, 0, tips, NULL);
 	free(v);
 	free(tips);
 }
@@ -283,8 +317,9 @@ static void section_reference(FILE *out, const struct compare_table *t,
 			     "reference</b>: %d result%s.</p>\n",
 			100 * BF_REFERENCE_HEALTHY_FRACTION, below,
 			below == 1 ? "" : "s");
-		report_hbars(out, "fraction of reference", "fraction of reference",
-			     labels, t->nrows, t->ncols, v, NULL, NULL, 1, 1.0, tips);
+		report_bars(out, "fraction of reference", "fraction of reference",
+			    labels, t->nrows, t->ncols, v, NULL, NULL, 1, 1.0, tips,
+			    NULL);
 	}
 	free(v);
 	free(tips);
@@ -304,8 +339,6 @@ static int column_hosts(const struct compare_column *col,
 
 static void section_roofline(FILE *out, const struct compare_table *t)
 {
-	int any = 0;
-
 	fprintf(out, "<h2>Roofline</h2>\n<p>Each GEMM placed against its "
 		     "device's roofline (Williams, Waterman and Patterson 2009), "
 		     "both axes logarithmic: x the arithmetic intensity, 2 "
@@ -313,43 +346,32 @@ static void section_roofline(FILE *out, const struct compare_table *t)
 		     "written once); y GFLOP/s. The sloped roof is the measured "
 		     "memory bandwidth times the intensity, the flat one the "
 		     "theoretical peak of the dtype; a point under the sloped "
-		     "part is memory-bound.</p>\n");
-	for (int c = 0; c < t->ncols; c++) {
-		const struct archive_host *hosts[256];
-		int nh = column_hosts(&t->cols[c], hosts, 256);
-
-		for (int h = 0; h < nh; h++) {
-			const struct archive_host *ah = hosts[h];
-
-			for (int i = 0; i < ah->nrecords; i++) {
-				const char *dev = ah->records[i].u.gemm.device;
-				int first = 1;
-
-				if (!report_on_roofline(&ah->records[i]))
-					continue;
-				for (int j = 0; j < i && first; j++)
-					first = !(report_on_roofline(&ah->records[j]) &&
-						  strcmp(ah->records[j].u.gemm.device, dev) == 0);
-				if (!first)
-					continue;
-				report_roofline_chart(out, c, ah, dev);
-				any = 1;
-			}
-		}
-	}
-	if (!any)
-		fprintf(out, "<p>No GEMM result carries a roofline (runs with "
-			     "--no-bandwidth, or of an older agent).</p>\n");
+		     "part is memory-bound. One chart per kind of device, every "
+		     "host's points and roofs in its column's colour.</p>\n");
+	report_roofline_kinds(out, t);
 }
 
+/* An entry's state as the text tables write it: "pass", "skipped [1]"
+ * (the page's note numbers). */
 static void status_cell(FILE *out, enum bf_status st, const char *reason)
 {
-	fprintf(out, "<td>%s", bf_schema_status_name(st));
-	if (reason) {
-		fputs(": ", out);
-		report_html_escape(out, reason);
-	}
+	char text[64];
+
+	report_status_text(page_cells, st, reason, text, sizeof(text));
+	fputs("<td>", out);
+	report_html_escape(out, text);
 	fputs("</td>", out);
+}
+
+/* Marks the note of a skipped or failed entry's reason in used. */
+static void note_used(unsigned char *used, enum bf_status st,
+		      const char *reason)
+{
+	for (int k = 0; st != BF_STATUS_PASS && reason && *reason &&
+			k < page_cells->reasons.n; k++)
+		if (strncmp(page_cells->reasons.text[k], reason,
+			    UI_REASON_BYTES - 1) == 0)
+			used[k] = 1;
 }
 
 /* A row's cells after the column letter and host: device on. */
@@ -366,6 +388,7 @@ static int record_table(FILE *out, const struct compare_table *t,
 			enum bf_record_type type, const char *row_class,
 			const char *head, record_cells_fn cells)
 {
+	unsigned char *used = bf_xcalloc((size_t)page_cells->reasons.n + 1, 1);
 	int rows = 0;
 
 	for (int c = 0; c < t->ncols; c++) {
@@ -378,6 +401,12 @@ static int record_table(FILE *out, const struct compare_table *t,
 
 				if (r->type != type)
 					continue;
+				note_used(used, type == BF_REC_BANDWIDTH ?
+						  r->u.bandwidth.status :
+						  r->u.batching.status,
+					  type == BF_REC_BANDWIDTH ?
+						  r->u.bandwidth.reason :
+						  r->u.batching.reason);
 				if (!rows++)
 					fputs(head, out);
 				fprintf(out, "<tr class=\"%s\"><td>%c</td><td>",
@@ -388,8 +417,11 @@ static int record_table(FILE *out, const struct compare_table *t,
 				fputs("</tr>\n", out);
 			}
 	}
-	if (rows)
-		fputs("</table>\n", out);
+	if (rows) {
+		fputs("</table></div>\n", out);
+		report_notes_list(out, page_cells, 0, used);
+	}
+	free(used);
 	return rows;
 }
 
@@ -422,7 +454,7 @@ static void section_bandwidth(FILE *out, const struct compare_table *t)
 	if (!record_table(out, t, BF_REC_BANDWIDTH, "bwrow",
 			  "<p>Median GB/s (1e9 bytes/s) of the timed passes; "
 			  "bytes counted as STREAM counts them.</p>\n"
-			  "<table><tr><th></th><th>host</th><th>device</th>"
+			  "<div class=\"scroll\"><table><tr><th></th><th>host</th><th>device</th>"
 			  "<th>kind</th><th>GB/s</th><th>MiB per array</th>"
 			  "<th>status</th></tr>\n",
 			  bandwidth_cells))
@@ -466,7 +498,7 @@ static void section_batching(FILE *out, const struct compare_table *t)
 			  "calls or by one batch through a 30-16-relu-1 model; "
 			  "the time of all the one-row calls beside the one "
 			  "batch call (medians, in \xc2\xb5s), the speed-up of "
-			  "the batch, and each per row.</p>\n<table><tr><th></th>"
+			  "the batch, and each per row.</p>\n<div class=\"scroll\"><table><tr><th></th>"
 			  "<th>host</th><th>device</th><th>dtype</th><th>rows</th>"
 			  "<th>one-row calls \xc2\xb5s</th><th>batch \xc2\xb5s</th>"
 			  "<th>speed-up</th><th>\xc2\xb5s/row call</th>"
@@ -478,7 +510,7 @@ static void section_batching(FILE *out, const struct compare_table *t)
 
 static void section_runs(FILE *out, const struct compare_table *t)
 {
-	fprintf(out, "<h2>Runs</h2>\n<table><tr><th></th><th>run</th><th>started</th>"
+	fprintf(out, "<h2>Runs</h2>\n<div class=\"scroll\"><table><tr><th></th><th>run</th><th>started</th>"
 		     "<th>tag</th><th>host</th><th>status</th><th>machine</th></tr>\n");
 	for (int c = 0; c < t->ncols; c++) {
 		const struct compare_column *col = &t->cols[c];
@@ -523,7 +555,7 @@ static void section_runs(FILE *out, const struct compare_table *t)
 		}
 		fputs("</td></tr>\n", out);
 	}
-	fprintf(out, "</table>\n");
+	fprintf(out, "</table></div>\n");
 }
 
 static void section_provenance(FILE *out, const struct compare_table *t)
@@ -535,7 +567,7 @@ static void section_provenance(FILE *out, const struct compare_table *t)
 		return;
 	}
 	fprintf(out, "<p>What differs between the columns: a change of speed "
-		     "may come from here.</p>\n<table><tr><th>what</th>");
+		     "may come from here.</p>\n<div class=\"scroll\"><table><tr><th>what</th>");
 	for (int c = 0; c < t->ncols; c++)
 		fprintf(out, "<th>%c</th>", 'A' + c);
 	fprintf(out, "</tr>\n");
@@ -556,35 +588,66 @@ static void section_provenance(FILE *out, const struct compare_table *t)
 		}
 		fputs("</tr>\n", out);
 	}
-	fprintf(out, "</table>\n");
+	fprintf(out, "</table></div>\n");
 }
 
+/* Readable on a phone: the viewport meta tag, nothing wider than the
+ * screen (tables scroll in their own box, charts shrink to the width but
+ * no further than their text stays at 12 px: their viewBox is 380 units,
+ * narrower than a 420 px screen), no text below 12 px. */
 static const char style[] =
 	"body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;"
-	"margin:24px;color:#222;max-width:1040px}"
+	"margin:24px;color:#222;max-width:1040px;font-size:14px}"
+	"@media (max-width:600px){body{margin:8px}}"
 	"h1{font-size:22px}h2{font-size:18px;margin-top:28px;border-bottom:"
 	"1px solid #ddd}h3{font-size:15px}"
+	"p,li{overflow-wrap:anywhere}"
+	".scroll{overflow-x:auto;max-width:100%}"
 	"table{border-collapse:collapse;font-size:13px}"
 	"td,th{border:1px solid #ddd;padding:3px 6px;text-align:left}"
+	"td.num{text-align:right;white-space:nowrap}"
 	"i{display:inline-block;width:11px;height:11px;margin-right:4px}"
-	".legend span{margin-right:14px;font-size:13px}"
-	".chart{display:block;margin:8px 0}"
-	".chart .label{font-size:12px}.chart .value{font-size:11px}"
-	".chart .unit,.chart .tick{font-size:11px;fill:#555}"
+	".legend span,.key span{margin-right:14px;font-size:13px;"
+	"white-space:nowrap}"
+	".notes{font-size:13px;padding-left:20px}"
+	".bars{margin:8px 0}.bars figcaption{font-size:13px;color:#555}"
+	".bars .glabel{font-size:13px;margin:8px 0 2px}"
+	".bars .bar{display:flex;align-items:center;font-size:12px;"
+	"line-height:15px}"
+	".bars .k{flex:0 0 auto;width:14px}"
+	".bars .track{position:relative;flex:1 1 auto;min-width:40px;"
+	"height:12px}"
+	".bars .fill{position:absolute;left:0;top:0;height:12px;min-width:1px}"
+	".bars .wh{position:absolute;top:2px;height:8px;box-sizing:border-box;"
+	"border-left:1px solid #222;border-right:1px solid #222}"
+	".bars .wh::after{content:'';position:absolute;left:0;right:0;top:3px;"
+	"border-top:1.5px solid #222}"
+	".bars .v{flex:0 0 auto;margin-left:6px;min-width:8em;white-space:nowrap}"
+	".roof{display:inline-block;vertical-align:top;max-width:100%;"
+	"margin:0 16px 8px 0}"
+	".chart{display:block;margin:8px 0;max-width:100%;height:auto}"
+	".key p{margin:4px 0}.key ul,.key ol{font-size:13px;padding-left:20px;"
+	"margin:4px 0;max-width:380px}"
+	".chart .unit,.chart .tick{font-size:12px;fill:#555}"
 	".chart .axis{stroke:#888;stroke-width:1}"
-	".chart .whisker{stroke:#222;stroke-width:1.2;fill:none}";
+	".chart .differs{stroke:#999;stroke-dasharray:3 3}"
+	".differs{color:#a33}";
 
 int report_html_write(FILE *out, const struct compare_table *t,
 		      struct history *const *hist, int nhist,
 		      const char *generated_at)
 {
 	char(*labels)[160] = bf_xcalloc((size_t)t->nrows + 1, sizeof(*labels));
+	struct report_cells rc;
 
+	report_cells_build(&rc, t);
+	page_cells = &rc;
 	for (int r = 0; r < t->nrows; r++)
 		row_label(&t->rows[r], labels[r], sizeof(labels[r]));
 	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		     "<title>benchfleet report</title><style>%s</style></head><body>\n",
-		style);
+		     "<meta name=\"viewport\" content=\"width=device-width,"
+		     "initial-scale=1\"><title>benchfleet report</title>"
+		     "<style>%s</style></head><body>\n", style);
 	fprintf(out, "<h1>benchfleet report</h1>\n<p>Generated ");
 	report_html_escape(out, generated_at);
 	fprintf(out, " from %d column%s. Every figure below comes from the "
@@ -592,7 +655,8 @@ int report_html_write(FILE *out, const struct compare_table *t,
 		t->ncols, t->ncols == 1 ? "" : "s");
 	section_runs(out, t);
 	legend(out, t);
-	section_gflops(out, t, labels);
+	report_side_by_side(out, t, &rc);
+	section_gflops(out, t, labels, &rc);
 	section_speedups(out, t);
 	section_peak(out, t, labels);
 	section_energy(out, t, labels);
@@ -601,13 +665,19 @@ int report_html_write(FILE *out, const struct compare_table *t,
 	section_bandwidth(out, t);
 	section_batching(out, t);
 	fprintf(out, "<h2>History</h2>\n<p>Median GFLOP/s of each result "
-		     "across the host's recent runs, oldest on the left.</p>\n");
+		     "across the host's recent runs, oldest on the left and "
+		     "numbered; where the settings change (a new series: not "
+		     "the same measurement) a dashed line and &ne; mark the "
+		     "run; a change point (ctl history) is a marked line, what "
+		     "changed on hover.</p>\n");
 	for (int i = 0; i < nhist; i++)
 		report_history_chart(out, hist[i]);
 	if (nhist == 0)
 		fprintf(out, "<p>No host history (files given, not runs).</p>\n");
 	section_provenance(out, t);
 	fprintf(out, "</body></html>\n");
+	page_cells = NULL;
+	report_cells_free(&rc);
 	free(labels);
 	return ferror(out) ? -1 : 0;
 }

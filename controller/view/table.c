@@ -106,6 +106,25 @@ static void plain_columns(const struct model_snapshot *m,
 		shown[c] = place[c].shown;
 }
 
+/* A line per group of hosts that reach one machine (model_host's
+ * machine, the same text for each of them), once each. */
+static void print_machines(FILE *out, const struct model_snapshot *m)
+{
+	char line[400], safe[400];
+
+	for (int h = 0; h < m->nhosts; h++) {
+		int seen = 0;
+
+		if (!m->hosts[h].machine[0])
+			continue;
+		for (int j = 0; j < h && !seen; j++)
+			seen = strcmp(m->hosts[j].machine, m->hosts[h].machine) == 0;
+		model_machine_line(&m->hosts[h], line, sizeof(line));
+		if (!seen)
+			fprintf(out, "%s\n", bf_text_sanitize(safe, sizeof(safe), line));
+	}
+}
+
 /* The rows below their reference (UI_BELOW_REF_MARK), each with what it
  * was measured against. */
 static void print_below_reference(FILE *out, const struct model_snapshot *m,
@@ -208,6 +227,8 @@ void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8,
 				bf_text_sanitize(safe, sizeof(safe), mh->name),
 				mh->summary_note);
 	}
+	print_machines(out, m);
+	table_print_side_by_side(out, m, width);
 	nlines = ui_workload_lines(m, utf8, width, &lines);
 	print_lines(out, lines, nlines);
 	free(lines);

@@ -10,7 +10,10 @@
  * with the live table's columns (ui_layout.h: host, device, dtype, n,
  * GFLOP/s, Δ%, %peak, %roof, med ms, vs fp32, GPU/CPU, peak MiB, ok/fail,
  * state), then the run each host's Δ% compares with or why it is n/a, one
- * line per host that did not finish, with its reason, the bandwidth and
+ * line per host that did not finish, with its reason, a line per group
+ * of hosts that are one machine ("hb1, hb2: one machine; run one at a
+ * time"), the hosts side by side (table_print_side_by_side), the
+ * bandwidth and
  * batching sections (ui_workload_lines), and the notes the rows point to
  * (ui_note_lines: "?1 spread above 20% of the median: 2 rows, 29-83%",
  * "[1] no NVIDIA driver installed"). width > 0 (a terminal's: see
@@ -22,6 +25,15 @@ void table_print_plain(FILE *out, struct model *m, int width);
  * "us". */
 void table_print_snapshot(FILE *out, const struct model_snapshot *snap,
 			  int utf8, int width);
+
+/* The hosts side by side (ui_sidebyside.h), under a "side by side"
+ * line, then what the ratio columns mean; nothing with fewer than two
+ * hosts or no GEMM row. width > 0 (a terminal's) prints the host and
+ * ratio columns in as many tables as fit that width, each after the
+ * device, dtype and n columns; 0 prints one table. table_print_snapshot
+ * calls it after the per-host table. */
+void table_print_side_by_side(FILE *out, const struct model_snapshot *snap,
+			      int width);
 
 /* Whether the locale's codeset is UTF-8. */
 int table_utf8(void);

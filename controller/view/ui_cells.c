@@ -146,11 +146,28 @@ enum ui_tone ui_host_state_text(const struct model_host *h, char *buf,
 {
 	switch (h->state) {
 	case HOST_PENDING:
-		snprintf(buf, len, "pending");
+		snprintf(buf, len, "%s", h->waiting[0] ? h->waiting : "pending");
 		return UI_TONE_DIM;
-	case HOST_CONNECTING:
 	case HOST_DEPLOYING:
+		if (h->upload_total_bytes > 0 &&
+		    h->upload_done_bytes < h->upload_total_bytes) {
+			snprintf(buf, len, "uploading %lld/%lld KiB",
+				 (h->upload_done_bytes + 1023) / 1024,
+				 (h->upload_total_bytes + 1023) / 1024);
+			return UI_TONE_ACTIVE;
+		}
+		snprintf(buf, len, "%s", host_state_name(h->state));
+		return UI_TONE_ACTIVE;
 	case HOST_BUILDING:
+		if (h->build_total > 0 && h->build_percent)
+			snprintf(buf, len, "building %d%%", h->build_done);
+		else if (h->build_total > 0)
+			snprintf(buf, len, "building %d/%d", h->build_done,
+				 h->build_total);
+		else
+			snprintf(buf, len, "%s", host_state_name(h->state));
+		return UI_TONE_ACTIVE;
+	case HOST_CONNECTING:
 		snprintf(buf, len, "%s", host_state_name(h->state));
 		return UI_TONE_ACTIVE;
 	case HOST_RUNNING:
@@ -173,6 +190,28 @@ enum ui_tone ui_host_state_text(const struct model_host *h, char *buf,
 	}
 	snprintf(buf, len, "%s", host_state_name(h->state));
 	return UI_TONE_NORMAL;
+}
+
+enum ui_tone ui_host_panel_text(const struct model_host *h, char *buf,
+				size_t len)
+{
+	enum ui_tone tone = ui_host_state_text(h, buf, len);
+	size_t used = strlen(buf);
+	char last[48] = "";
+
+	if (h->state != HOST_RUNNING || used + 1 >= len)
+		return tone;
+	if (h->prev_wall_s > 0 && h->prev_wall_s < 60)
+		snprintf(last, sizeof(last), "%.1f s", h->prev_wall_s);
+	else if (h->prev_wall_s > 0)
+		ui_fmt_elapsed(last, sizeof(last),
+			       (uint64_t)(h->prev_wall_s * 1e9));
+	if (h->gemm_done == 0 && h->plan[0])
+		snprintf(buf + used, len - used, ": %s%s%s", h->plan,
+			 last[0] ? "; last time " : "", last);
+	else if (last[0])
+		snprintf(buf + used, len - used, ", last time %s", last);
+	return tone;
 }
 
 enum ui_tone ui_fmt_num(char *buf, size_t len, double v, int decimals,
@@ -299,6 +338,15 @@ int ui_host_progress(const struct model_host *h)
 
 	if (h->state == HOST_DONE)
 		return 1000;
+	/* The long work before the agent runs has a bar of its own. */
+	if (h->state == HOST_DEPLOYING && h->upload_total_bytes > 0) {
+		long long v = 1000 * h->upload_done_bytes / h->upload_total_bytes;
+
+		return v < 0 ? 0 : v > 1000 ? 1000 : (int)v;
+	}
+	if (h->state == HOST_BUILDING && h->build_total > 0)
+		return 1000 * ui_imin(ui_imax(h->build_done, 0), h->build_total) /
+		       h->build_total;
 	if (h->checks_total > 0)
 		checks = 100L * ui_imin(ui_imax(h->checks_done, 0), h->checks_total) /
 			 h->checks_total;

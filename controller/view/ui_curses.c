@@ -35,8 +35,10 @@
 #include "base/cli.h"
 #include "bf_clock.h"
 #include "bf_text.h"
+#include "model/sidebyside.h"
 #include "view/ui_layout.h"
 #include "view/ui_notes.h"
+#include "view/ui_sidebyside.h"
 #include "xmalloc.h"
 
 enum { PAIR_GOOD = 1, PAIR_BAD, PAIR_ACTIVE };
@@ -56,6 +58,12 @@ struct ui {
 	enum ui_sort sort;
 	int top;                        /* first body line shown */
 	int help;                       /* the help screen is up */
+	int side_by_side;               /* the view: hosts side by side (1,
+					 * the default from two hosts) or one
+					 * block of rows per host (0); v */
+	int first_host;                 /* side by side: the first host
+					 * column shown (Left/Right) */
+	int last_host;                  /* of the last draw: the last shown */
 	int dirty;                      /* redraw at the next chance */
 	uint64_t drawn_second;          /* elapsed second last drawn */
 
@@ -235,8 +243,14 @@ static void draw_header(struct ui *ui, uint64_t elapsed_ns)
 	ui_fmt_elapsed(el, sizeof(el), elapsed_ns);
 	snprintf(left, sizeof(left), " run %s  %s  hosts %d/%d done",
 		 ui->run_id, el, done, ui->snap.nhosts);
-	snprintf(right, sizeof(right), "sort %s  group %s ",
-		 ui_sort_name(ui->sort), ui_group_name(ui->group));
+	if (ui->side_by_side)
+		snprintf(right, sizeof(right), "side by side  vs %.60s ",
+			 ui->snap.hosts[ui->snap.ref_host >= 0 &&
+					ui->snap.ref_host < ui->snap.nhosts ?
+						ui->snap.ref_host : 0].name);
+	else
+		snprintf(right, sizeof(right), "sort %s  group %s ",
+			 ui_sort_name(ui->sort), ui_group_name(ui->group));
 	attron(A_REVERSE);
 	mvhline(0, 0, ' ', COLS);
 	attroff(A_REVERSE);
@@ -263,7 +277,7 @@ static void draw_panel_line(struct ui *ui, int y, int host, int name_w)
 	for (int i = 0; i < ui->snap.nchecks; i++)
 		if (ui->snap.checks[i].host == host)
 			failed += ui->snap.checks[i].failed;
-	tone = ui_host_state_text(h, st, sizeof(st));
+	tone = ui_host_panel_text(h, st, sizeof(st));
 
 	put(ui, y, x, h->name, name_w, 0, tone == UI_TONE_BAD ? tone_attr(ui, tone) : A_BOLD);
 	x += name_w + 1;
@@ -353,14 +367,137 @@ static void append_notes(struct ui *ui)
 	free(notes);
 }
 
+/* Puts n lines (copied) before the extra lines under the rows. */
+static void prepend_extra(struct ui *ui, const struct ui_text_line *lines,
+			  int n)
+{
+	if (n <= 0)
+		return;
+	ui->extra = bf_xrealloc(ui->extra, (size_t)(ui->nextra + n) *
+					       sizeof(*ui->extra));
+	memmove(&ui->extra[n], ui->extra, (size_t)ui->nextra * sizeof(*ui->extra));
+	memcpy(ui->extra, lines, (size_t)n * sizeof(*lines));
+	ui->nextra += n;
+}
+
+/* Under the rows, first: a line per group of hosts that are one machine
+ * ("hb1, hb2, local: one machine; run one at a time"), and, side by
+ * side, what the ratio columns are. */
+static void prepend_head(struct ui *ui, int legend)
+{
+	struct ui_text_line *head = bf_xcalloc((size_t)ui->snap.nhosts + 2,
+					       sizeof(*head));
+	int n = 0;
+
+	if (legend) {
+		head[n].tone = UI_TONE_DIM;
+		ui_sbs_legend(&ui->snap, head[n].text, sizeof(head[n].text));
+		n += head[n].text[0] != '\0';
+	}
+	for (int h = 0; h < ui->snap.nhosts; h++) {
+		int seen = 0;
+
+		if (!ui->snap.hosts[h].machine[0])
+			continue;
+		for (int j = 0; j < h && !seen; j++)
+			seen = strcmp(ui->snap.hosts[j].machine,
+				      ui->snap.hosts[h].machine) == 0;
+		if (seen)
+			continue;
+		head[n].tone = ui->snap.hosts[h].shared ? UI_TONE_BAD : UI_TONE_DIM;
+		model_machine_line(&ui->snap.hosts[h], head[n].text,
+				   sizeof(head[n].text));
+		n++;
+	}
+	prepend_extra(ui, head, n);
+	free(head);
+}
+
+/* A text line under the rows (ui_text_line's heading, titles, tone). */
+static void draw_extra(struct ui *ui, int y, const struct ui_text_line *t)
+{
+	if (t->heading)
+		rule(ui, y, t->text);
+	else
+		put(ui, y, 0, t->text, 0, 0,
+		    t->titles ? A_BOLD : tone_attr(ui, t->tone));
+}
+
+/* Puts the view's first line at top within nlines body lines. */
+static void clamp_top(struct ui *ui, const struct ui_rows *rows)
+{
+	int max_top = ui->nlines - rows->body_lines;
+
+	ui->body_lines = rows->body_lines;
+	ui->top = ui->top > max_top ? max_top : ui->top;
+	ui->top = ui->top < 0 ? 0 : ui->top;
+}
+
+/* The side-by-side view: one row per (device, dtype, n), a column per
+ * host from first_host on as they fit, then the ratio columns that fit
+ * (ui_sidebyside.h); under the rows the ratios' legend, bandwidth,
+ * batching and the notes. */
+static void draw_side_by_side(struct ui *ui, const struct ui_rows *rows)
+{
+	struct sbs_table t;
+	struct ui_sbs_col *cols;
+	char cell[640];
+	int ncols;
+
+	sbs_build(&ui->snap, &t);
+	ncols = ui_sbs_columns(&ui->snap, &t, &cols);
+	if (ui->first_host >= t.nhosts)
+		ui->first_host = t.nhosts - 1;
+	if (ui->first_host < 0)
+		ui->first_host = 0;
+	ui_sbs_layout(COLS, cols, ncols, ui->first_host, &ui->last_host);
+	for (int k = 0; k < ncols; k++)
+		if (cols[k].shown)
+			put(ui, rows->titles_y, cols[k].x, cols[k].title,
+			    cols[k].width, cols[k].right, A_BOLD);
+	free(ui->extra);
+	ui->nextra = ui_workload_lines(&ui->snap, ui->utf8, COLS, &ui->extra);
+	prepend_head(ui, t.nrows > 0);
+	append_notes(ui);
+	ui->nlines = t.nrows + ui->nextra;
+	clamp_top(ui, rows);
+	if (ui->nlines == 0)
+		put(ui, rows->body_y, 0, "waiting for the first results", 0, 0, A_DIM);
+	for (int i = 0; i < rows->body_lines && ui->top + i < ui->nlines; i++) {
+		int y = rows->body_y + i, r = ui->top + i;
+
+		if (r >= t.nrows) {
+			draw_extra(ui, y, &ui->extra[r - t.nrows]);
+			continue;
+		}
+		for (int k = 0; k < ncols; k++) {
+			enum ui_tone tone;
+
+			if (!cols[k].shown)
+				continue;
+			tone = ui_sbs_cell(&ui->snap, &t, r, &cols[k], cell,
+					   sizeof(cell));
+			put(ui, y, cols[k].x, cell, cols[k].width, cols[k].right,
+			    tone_attr(ui, tone) |
+				    (cols[k].kind == UI_SBS_HOST ? A_BOLD : A_NORMAL));
+		}
+	}
+	free(cols);
+	sbs_free(&t);
+}
+
 static void draw_table(struct ui *ui, const struct ui_rows *rows)
 {
 	struct ui_col_spec spec[UI_NCOLS];
 	struct ui_col_place place[UI_NCOLS];
 	enum ui_col sorted = ui_sort_column(ui->sort);
 	char cell[640];
-	int max_top, ngemm;
+	int ngemm;
 
+	if (ui->side_by_side) {
+		draw_side_by_side(ui, rows);
+		return;
+	}
 	ui_columns_for(&ui->snap, ui->utf8, spec);
 	ui_layout_columns(COLS, spec, place);
 	for (int c = 0; c < UI_NCOLS; c++)
@@ -373,12 +510,10 @@ static void draw_table(struct ui *ui, const struct ui_rows *rows)
 	ngemm = ui_build_lines(&ui->snap, ui->group, ui->order, ui->lines);
 	free(ui->extra);
 	ui->nextra = ui_workload_lines(&ui->snap, ui->utf8, COLS, &ui->extra);
+	prepend_head(ui, 0);
 	append_notes(ui);
 	ui->nlines = ngemm + ui->nextra;
-	ui->body_lines = rows->body_lines;
-	max_top = ui->nlines - rows->body_lines;
-	ui->top = ui->top > max_top ? max_top : ui->top;
-	ui->top = ui->top < 0 ? 0 : ui->top;
+	clamp_top(ui, rows);
 	if (ui->nlines == 0)
 		put(ui, rows->body_y, 0, "waiting for the first results", 0, 0, A_DIM);
 	for (int i = 0; i < rows->body_lines && ui->top + i < ui->nlines; i++) {
@@ -387,13 +522,7 @@ static void draw_table(struct ui *ui, const struct ui_rows *rows)
 		int y = rows->body_y + i;
 
 		if (ui->top + i >= ngemm) {
-			const struct ui_text_line *t = &ui->extra[ui->top + i - ngemm];
-
-			if (t->heading)
-				rule(ui, y, t->text);
-			else
-				put(ui, y, 0, t->text, 0, 0,
-				    t->titles ? A_BOLD : tone_attr(ui, t->tone));
+			draw_extra(ui, y, &ui->extra[ui->top + i - ngemm]);
 			continue;
 		}
 		ln = &ui->lines[ui->top + i];
@@ -415,9 +544,32 @@ static void draw_table(struct ui *ui, const struct ui_rows *rows)
 	}
 }
 
+/* The footer's key lists: in full, and in short for a narrow screen;
+ * each names the view the v key switches to. */
+static const char *footer_keys(const struct ui *ui, int compact)
+{
+	if (ui->side_by_side && !compact)
+		return ui->utf8 ? "q quit  \xe2\x86\x91\xe2\x86\x93\xe2\x86\x90\xe2\x86\x92 scroll  v per host  ? help" :
+				  "q quit  arrows scroll  v per host  ? help";
+	if (ui->side_by_side)
+		return ui->utf8 ? "q \xe2\x86\x91\xe2\x86\x93\xe2\x86\x90\xe2\x86\x92 v per host ?" :
+				  "q arrows v per host ?";
+	if (!compact)
+		return ui->utf8 ? "q quit  \xe2\x86\x91\xe2\x86\x93 PgUp PgDn scroll  s sort  g group  v side by side  ? help" :
+				  "q quit  Up/Down PgUp PgDn scroll  s sort  g group  v side by side  ? help";
+	return ui->utf8 ? "q \xe2\x86\x91\xe2\x86\x93 s g v side by side ?" :
+			  "q Up/Down s g v side by side ?";
+}
+
+/* The footer: the keys; at the right, which hosts the columns show (side
+ * by side, when some are out of sight) and which lines; between them,
+ * why a host has no Δ%. On a narrow screen the keys go short, the hosts
+ * before the lines, and the Δ% note is left to the table's legend. */
 static void draw_footer(struct ui *ui, int y)
 {
-	char right[64], note[512];
+	char right[96], note[512], hosts[48], lines[48];
+	const char *keys;
+	int compact = 0, keys_w;
 
 	if (atomic_load(ui->stopping)) {
 		put(ui, y, 0, ui->utf8 ? "stopping: waiting for the agents to stop\xe2\x80\xa6" :
@@ -425,27 +577,41 @@ static void draw_footer(struct ui *ui, int y)
 		    0, 0, tone_attr(ui, UI_TONE_BAD));
 		return;
 	}
-	put(ui, y, 0, ui->utf8 ? "q quit  \xe2\x86\x91\xe2\x86\x93 PgUp PgDn scroll  s sort  g group  ? help" :
-				 "q quit  Up/Down PgUp PgDn scroll  s sort  g group  ? help",
-	    0, 0, A_DIM);
-	right[0] = '\0';
+	hosts[0] = lines[0] = '\0';
+	if (ui->side_by_side && ui->snap.nhosts > 1 &&
+	    (ui->first_host > 0 || ui->last_host < ui->snap.nhosts - 1))
+		snprintf(hosts, sizeof(hosts), " hosts %d-%d of %d",
+			 ui->first_host + 1, ui->last_host + 1, ui->snap.nhosts);
 	if (ui->nlines > 0) {
 		int last = ui->top + ui->body_lines;
 
-		snprintf(right, sizeof(right), " lines %d-%d of %d", ui->top + 1,
+		snprintf(lines, sizeof(lines), " lines %d-%d of %d", ui->top + 1,
 			 last < ui->nlines ? last : ui->nlines, ui->nlines);
-		if (COLS - ui_text_width(right) > 56)
-			put(ui, y, COLS - ui_text_width(right), right, 0, 0, A_DIM);
-		else
-			right[0] = '\0';
 	}
+	snprintf(right, sizeof(right), "%s%s", hosts, lines);
+	keys = footer_keys(ui, 0);
+	if (ui_text_width(keys) >= COLS ||
+	    (hosts[0] && COLS - ui_text_width(right) <= ui_text_width(keys))) {
+		compact = 1;
+		keys = footer_keys(ui, 1);
+	}
+	keys_w = ui_text_width(keys);
+	if (COLS - ui_text_width(right) <= keys_w)
+		snprintf(right, sizeof(right), "%s", hosts);
+	if (COLS - ui_text_width(right) <= keys_w)
+		right[0] = '\0';
+	put(ui, y, 0, keys, 0, 0, A_DIM);
+	if (right[0])
+		put(ui, y, COLS - ui_text_width(right), right, 0, 0, A_DIM);
 	/* Why a host has no Δ% (a different machine), between the keys and
 	 * the line count, cut to the room there is. */
-	if (ui_delta_note(&ui->snap, ui->utf8, note, sizeof(note)) > 0) {
-		int room = COLS - 57 - ui_text_width(right);
+	if (!ui->side_by_side && !compact &&
+	    ui_delta_note(&ui->snap, ui->utf8, note, sizeof(note)) > 0) {
+		int room = COLS - keys_w - 1 - ui_text_width(right);
 
 		if (room > 8)
-			put(ui, y, 57, note, room, 0, tone_attr(ui, UI_TONE_DIM));
+			put(ui, y, keys_w + 1, note, room, 0,
+			    tone_attr(ui, UI_TONE_DIM));
 	}
 }
 
@@ -542,13 +708,36 @@ static enum ui_event handle_key(struct ui *ui, int ch)
 	case KEY_HOME:
 		ui->top = 0;
 		break;
+	case KEY_LEFT:
+		if (!ui->side_by_side || ui->first_host == 0)
+			ui->dirty = 0;
+		else
+			ui->first_host--;
+		break;
+	case KEY_RIGHT:
+		if (!ui->side_by_side || ui->last_host >= ui->snap.nhosts - 1)
+			ui->dirty = 0;
+		else
+			ui->first_host++;
+		break;
+	case 'v':
+		ui->side_by_side = !ui->side_by_side;
+		ui->top = 0;
+		break;
 	case KEY_END:
 		ui->top = ui->nlines; /* clamped when drawn */
 		break;
-	case 's':
-		ui->sort = (enum ui_sort)((ui->sort + 1) % UI_NSORTS);
+	case 's': /* the per-host view's: side by side has one order */
+		if (ui->side_by_side)
+			ui->dirty = 0;
+		else
+			ui->sort = (enum ui_sort)((ui->sort + 1) % UI_NSORTS);
 		break;
 	case 'g':
+		if (ui->side_by_side) {
+			ui->dirty = 0;
+			break;
+		}
 		ui->group = (enum ui_group)((ui->group + 1) % UI_NGROUPS);
 		ui->top = 0;
 		break;
@@ -695,6 +884,7 @@ struct ui *ui_open(struct model *m, const char *run_id,
 	snprintf(ui->run_id, sizeof(ui->run_id), "%s", run_id);
 	ui->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	take_snapshot(ui);
+	ui->side_by_side = ui->snap.nhosts >= 2;
 	ui->dirty = 1;
 
 	cbreak();        /* keys at once; Ctrl-C still raises SIGINT */

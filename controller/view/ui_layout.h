@@ -179,8 +179,11 @@ size_t ui_delta_note(const struct model_snapshot *snap, int utf8, char *buf,
  * either is NaN or prev is not positive. */
 double ui_delta_pct(double now, double prev);
 
-/* A host's state as the table shows it: "connecting", "running 5/12",
- * "done", "failed: <reason>", ... into buf. Returns its tone. */
+/* A host's state as the table shows it: "connecting", "waiting for hb1
+ * (one machine)" (a pending host's reason to wait), "uploading 120/480
+ * KiB" (the agent's sources), "building 45%" (make's count) or
+ * "building 12/40" (ninja's steps), "running 5/12", "done", "failed:
+ * <reason>", ... into buf. Returns its tone. */
 enum ui_tone ui_host_state_text(const struct model_host *h, char *buf,
 				size_t len);
 
@@ -236,10 +239,19 @@ struct ui_text_line {
 int ui_workload_lines(const struct model_snapshot *snap, int utf8, int width,
 		      struct ui_text_line **out);
 
-/* A host's progress in thousandths, for its bar: checks count for the
- * first tenth and GEMMs for the rest, since the checks take a moment and
- * the GEMM sweep takes the time. Before the plan record (no totals) 0; a
- * done host 1000. */
+/* A host's line in the panel after its bar: its state
+ * (ui_host_state_text) and, while its agent runs, what it will run
+ * until the first GEMM arrives ("running 0/6: 6 GEMMs: n 256 512, fp32
+ * on cpu; ...") and how long the same settings took last time ("running
+ * 3/6, last time 0:42"). Returns the state's tone. */
+enum ui_tone ui_host_panel_text(const struct model_host *h, char *buf,
+				size_t len);
+
+/* A host's progress in thousandths, for its bar: while it uploads the
+ * agent's sources, the bytes sent; while it builds, the build's steps;
+ * while the agent runs, checks count for the first tenth and GEMMs for
+ * the rest, since the checks take a moment and the GEMM sweep takes the
+ * time. Before the plan record (no totals) 0; a done host 1000. */
 int ui_host_progress(const struct model_host *h);
 
 /* A progress bar `width` cells wide for done of total into buf: full

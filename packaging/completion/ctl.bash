@@ -69,6 +69,8 @@ _ctl()
 		COMPREPLY=($(compgen -W "fp32 fp16 bf16 tf32 fp32,fp16,bf16 fp32,bf16" -- "$cur")); return ;;
 	--rerun-failed)
 		COMPREPLY=($(compgen -W "$(_ctl_runs)" -- "$cur")); return ;;
+	--baseline)
+		COMPREPLY=($(compgen -W "$(_ctl_hosts 2>/dev/null)" -- "$cur")); return ;;
 	--size|--sizes|--iters|--cpu-iters|--warmup|--cpu-warmup|--jobs|\
 	--timeout|--host-timeout|--bandwidth-mib|--tag|--last|--history|\
 	--n|--min-change|--fail-on-regression|--dtype)
@@ -79,7 +81,8 @@ _ctl()
 	run)
 		opts="--size --sizes --dtypes --device --iters --cpu-iters --warmup
 		      --cpu-warmup --cold-cache --bandwidth-mib --no-bandwidth
-		      --no-batching --jobs --timeout --host-timeout --no-tui --tag
+		      --no-batching --jobs --concurrent-same-machine --baseline
+		      --timeout --host-timeout --no-tui --tag
 		      --accept-new-host-keys -F --results --hosts-dir
 		      --rerun-failed --help"
 		takes=hosts ;;

@@ -91,6 +91,54 @@ def png_pixels(path):
     return w, h, rows
 
 
+def html_escape(s):
+    """As report_html_escape writes text."""
+    return (s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;").replace("'", "&#39;"))
+
+
+# The page that measures the report (%s: its file name, %d: the width of
+# the frame it is drawn in). The report itself carries no script.
+PROBE = """<!DOCTYPE html><html><body style="margin:0">
+<iframe id="f" src="%s" width="%d" height="2000" style="border:0"></iframe>
+<script>
+function rect(e) { const r = e.getBoundingClientRect();
+  return {x0: r.left, y0: r.top, x1: r.right, y1: r.bottom}; }
+function cross(a, b) { return a.x0 < b.x1 - 0.5 && b.x0 < a.x1 - 0.5 &&
+                        a.y0 < b.y1 - 0.5 && b.y0 < a.y1 - 0.5; }
+document.getElementById('f').onload = function () {
+  const w = this.contentWindow, d = this.contentDocument;
+  const out = {iw: w.innerWidth, sw: d.documentElement.scrollWidth,
+               min: 1e9, small: [], overlaps: [], texts: 0};
+  for (const el of d.querySelectorAll('body *')) {
+    const tag = el.tagName.toLowerCase();
+    if (tag === 'style' || tag === 'title') continue;
+    if (![...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()))
+      continue;
+    if (!el.getClientRects().length) continue;
+    let fs = parseFloat(w.getComputedStyle(el).fontSize);
+    if (el instanceof w.SVGElement) {
+      const m = el.getScreenCTM(); fs *= Math.sqrt(m.a * m.a + m.b * m.b); }
+    out.texts++;
+    if (fs < out.min) out.min = fs;
+    if (fs < 12) out.small.push(tag + ' ' + el.textContent.trim().slice(0, 40));
+  }
+  const groups = [...d.querySelectorAll('svg')].map(s => [...s.querySelectorAll('text')])
+    .concat([...d.querySelectorAll('.bars')].map(b =>
+      [...b.querySelectorAll('.glabel, .k, .v, figcaption')]));
+  for (const g of groups)
+    for (let i = 0; i < g.length; i++)
+      for (let j = i + 1; j < g.length; j++)
+        if (cross(rect(g[i]), rect(g[j])))
+          out.overlaps.push(g[i].textContent + ' / ' + g[j].textContent);
+  const pre = document.createElement('pre');
+  pre.id = 'probe'; pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+};
+</script></body></html>
+"""
+
+
 class ReportTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -131,14 +179,17 @@ class ReportTest(unittest.TestCase):
         self.assertIsNone(re.search(r"\b(src|href)=", h))
         urls = set(re.findall(r"https?://[^\"'\s<>]+", h))
         self.assertEqual(urls, {"http://www.w3.org/2000/svg"})
-        for section in ("GFLOP/s", "Speed-ups", "Fraction of peak",
-                        "Against published measurements",
+        for section in ("Side by side", "GFLOP/s", "Speed-ups",
+                        "Fraction of peak", "Against published measurements",
                         "Roofline", "Bandwidth", "Batching", "History",
                         "Provenance"):
             self.assertIn("<h2>%s</h2>" % section, h)
         # This machine's CPU has no published reference measurement.
         self.assertIn("No result has a published measurement of the same "
                       "product, dtype and n", h)
+        # Readable on a phone: the page says so to the browser.
+        self.assertIn('<meta name="viewport" content="width=device-width,'
+                      'initial-scale=1">', h)
 
     def test_figures_from_the_records(self):
         for label, run_id in zip("AB", self.ids):
@@ -150,39 +201,53 @@ class ReportTest(unittest.TestCase):
                 v = sorted(2 * g["n"] ** 3 / ms / 1e6 for ms in g["samples_ms"])
                 med = v[len(v) // 2] if len(v) % 2 else \
                     (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
-                # report_charts.c's report_fmt_value
-                text = ("%.0f" if med >= 100 else
-                        "%.1f" if med >= 10 else "%.2f") % med
-                self.assertIn(">%s %s</text>" % (label, text), self.html)
-                self.assertIn(">%s %.1f%%</text>" % (
+                # compare_fmt_gflops, as the text tables write it, with
+                # ? and the notes' numbers when unreliable
+                text = ("%.0f" if med >= 100 else "%.1f" if med >= 10 else
+                        "%.2f" if med >= 1 else "%.3g") % med
+                mark = r"\?[\d,]+" if not g["reliable"] else ""
+                self.assertRegex(self.html, r'<span class="v">%s %s%s</span>'
+                                 % (label, re.escape(text), mark))
+                self.assertIn('<span class="v">%s %.1f%%</span>' % (
                     label, 100 * g["fraction_of_peak"]), self.html)
 
     def test_roofline_from_the_records(self):
-        # One log-log chart per run and device, its roofs from the
-        # records' peak and bandwidth, each GEMM a point labelled dtype/n
-        # and a table row with the record's own numbers; then the
-        # bandwidth and batching records.
+        # One log-log chart per kind of device (one CPU chart for both
+        # runs), each column's roofs from its records' peak and
+        # bandwidth in its colour, each GEMM a point in that colour named
+        # on hover, the names under the chart and a table row with the
+        # record's own numbers; then the bandwidth and batching records.
         charts = re.findall(r'<svg class="chart roofline".*?</svg>', self.html,
                             re.S)
-        self.assertEqual(len(charts), 2)  # A cpu, B cpu
-        for label, run_id, svg in zip("AB", self.ids, charts):
+        self.assertEqual(len(charts), 1)  # the CPUs of A and B
+        self.assertIn("<h3>CPU</h3>", self.html)
+        svg = charts[0]
+        # No text in the chart but its axes: names are HTML, under it.
+        self.assertEqual(set(re.findall(r'<text [^>]*class="(\w+)"', svg)),
+                         {"tick", "unit"})
+        for label, run_id, colour in zip("AB", self.ids, ("#4e79a7", "#f28e2b")):
             recs = self.records(run_id)
             gemms = [g for g in recs if g["type"] == "gemm" and
                      g["status"] == "pass" and "bandwidth_kind" in g]
             self.assertEqual(len(gemms), 2)
             bw = gemms[0]["bandwidth_gbps"]
-            self.assertIn("<h3>%s local cpu: triad %.1f GB/s</h3>" % (label, bw),
+            self.assertIn('stroke="%s" stroke-width="1.5"' % colour, svg)
+            self.assertIn("<title>%s local cpu fp32 roof: %.1f GB/s x FLOP/byte "
+                          "up to %.1f GFLOP/s" % (label, bw,
+                                                   gemms[0]["peak_gflops"]), svg)
+            self.assertIn("%s local cpu: %.1f GB/s measured, fp32 peak %.1f "
+                          "GFLOP/s" % (label, bw, gemms[0]["peak_gflops"]),
                           self.html)
-            self.assertIn("roof: %.1f GB/s x FLOP/byte up to %.1f GFLOP/s" %
-                          (bw, gemms[0]["peak_gflops"]), svg)
             for g in gemms:
-                self.assertIn('class="value">fp32/%d</text>' % g["n"], svg)
-                self.assertIn("<title>fp32 n=%d: %.1f GFLOP/s at %.2f FLOP/byte"
-                              "</title>" % (g["n"], g["gflops"],
-                                            g["arithmetic_intensity"]), svg)
-                self.assertIn("<td>fp32</td><td>%d</td><td>%.2f</td><td>%.1f</td>"
-                              % (g["n"], g["arithmetic_intensity"], g["gflops"]),
-                              self.html)
+                self.assertIn('fill="%s"><title>%s local cpu fp32 n=%d: %.1f '
+                              'GFLOP/s at %.2f FLOP/byte</title>'
+                              % (colour, label, g["n"], g["gflops"],
+                                 g["arithmetic_intensity"]), svg)
+                self.assertIn("<tr class=\"roofrow\"><td>%s</td><td>local</td>"
+                              "<td>cpu</td><td>fp32</td><td>%d</td><td>%.2f</td>"
+                              "<td>%.1f</td>" % (label, g["n"],
+                                                 g["arithmetic_intensity"],
+                                                 g["gflops"]), self.html)
                 self.assertIn("<td>%s</td><td>%.1f%%</td></tr>" % (
                     g["bound"], 100 * g["fraction_of_roofline"]), self.html)
             for b in recs:
@@ -302,6 +367,143 @@ class ReportTest(unittest.TestCase):
         self.assertGreater(count[COLOR_A], 2000, count)
         self.assertGreater(count[COLOR_B], 2000, count)
         self.assertGreater(len(colours), 20)
+
+    def medians(self, run_id):
+        """{n: (median GFLOP/s of the samples, reliable)} of run_id's
+        passing fp32 CPU records, as compare_build takes them."""
+        out = {}
+        for g in self.records(run_id):
+            if g["type"] == "gemm" and g["status"] == "pass":
+                v = sorted(2 * g["n"] ** 3 / ms / 1e6 for ms in g["samples_ms"])
+                k = len(v)
+                out[g["n"]] = (v[k // 2] if k % 2 else
+                               (v[k // 2 - 1] + v[k // 2]) / 2, g["reliable"])
+        return out
+
+    def test_side_by_side_and_speedups(self):
+        # A row per device, dtype and n, a column per run, then B over A;
+        # and the speed-ups chart of a CPU-only fp32 run is not empty:
+        # column against column.
+        rows = re.findall(r'<tr class="sbsrow">(.*?)</tr>', self.html)
+        self.assertEqual(len(rows), 2)
+        a, b = self.medians(self.ids[0]), self.medians(self.ids[1])
+        for row, n in zip(rows, (64, 128)):
+            cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
+            self.assertEqual(cells[:3], ["cpu", "fp32", str(n)])
+            ratio = "%.2fx" % (b[n][0] / a[n][0])
+            if not (a[n][1] and b[n][1]):
+                ratio += "?"
+            self.assertEqual(cells[5], ratio)
+            # The U test's verdict on hover, as ctl compare gives it.
+            self.assertRegex(row, r'title="(~|[+-]\d+\.\d%%|\d+\.\d\dx) '
+                             r'\((p=\d\.\d{3} n=\d+\+\d+|n=\d+\+\d+: too few samples)\)">%s'
+                             % re.escape(ratio))
+        self.assertIn("<th>B/A</th>", self.html)
+        speed = self.html.split("<h2>Speed-ups</h2>")[1].split("<h2>")[0]
+        self.assertNotIn("No pair to compare", speed)
+        for n in (64, 128):
+            self.assertIn('<div class="glabel">vs A: cpu fp32 n=%d</div>' % n,
+                          speed)
+        self.assertIn('<span class="v">A 1.00</span>', speed)
+
+    def test_reasons_notes_and_history(self):
+        # Skipped results read as in the text tables: "skipped [K]" with
+        # note K giving the record's reason, in the table, the bars and
+        # the bandwidth section; the history marks the run whose
+        # settings differ from the newest.
+        res = os.path.join(self.tmp, "results-reasons")
+        for extra in (["--dtypes", "fp32"],
+                      ["--dtypes", "fp32,fp16", "--device", "all"]):
+            r = ctl("run", "local", "--sizes", "64", "--iters", "3",
+                    "--warmup", "1", "--no-tui", "--results", res, *extra)
+            self.assertIn(r.returncode, (0, 1), r.stdout + r.stderr)
+        last = re.search(r"^run (\S+):", r.stdout, re.M).group(1)
+        out = os.path.join(self.tmp, "reasons.html")
+        r = ctl("report", last, "--results", res, "-o", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(out, encoding="utf-8") as f:
+            html = f.read()
+        with open(os.path.join(res, last, "run.json")) as f:
+            run = json.load(f)
+        with open(os.path.join(res, last, run["hosts"][0]["records_file"])) as f:
+            recs = [json.loads(line) for line in f]
+        notes = dict((int(k), v) for k, v in
+                     re.findall(r"<li>\[(\d+)\] (.*?)</li>", html))
+        skipped = [g for g in recs if g["type"] == "gemm" and
+                   g["status"] != "pass"]
+        if not skipped:
+            self.skipTest("every GEMM passed here: no reason to show")
+        sbs = html.split("<h2>Side by side</h2>")[1].split("<h2>")[0]
+        for g in skipped:
+            k = [k for k, v in notes.items() if v == html_escape(g["reason"])]
+            self.assertEqual(len(k), 1, (g["reason"], notes))
+            word = "skipped" if g["status"] == "skipped" else "FAIL"
+            self.assertIn("<td>%s</td><td>%s</td><td>64</td><td class=\"num\">"
+                          "%s [%d]</td>" % (g["device"], g["dtype"], word, k[0]),
+                          sbs)
+            self.assertIn('<span class="v">A %s [%d]</span>' % (word, k[0]),
+                          html)
+            self.assertIn("<li>[%d] %s</li>" % (k[0], html_escape(g["reason"])),
+                          sbs)
+        for b in recs:
+            if b["type"] == "bandwidth" and b["status"] != "pass":
+                k = [k for k, v in notes.items()
+                     if v == html_escape(b["reason"])][0]
+                bw = html.split("<h2>Bandwidth</h2>")[1].split("<h2>")[0]
+                self.assertIn("<td>%s</td><td>skipped [%d]</td></tr>"
+                              % ("n/a", k), bw)
+                self.assertIn("<li>[%d] " % k, bw)
+        # local's history: the second run had other dtypes than the
+        # first, a series of its own, marked where it begins.
+        hist = html.split("<h2>History</h2>")[1].split("<h2>")[0]
+        self.assertIn("\u2260 settings 2 from here: dtypes differs</span>",
+                      hist)
+        self.assertIn('<line class="settings" x1=', hist)
+        self.assertRegex(hist, r'class="tick" text-anchor="middle">2\u2260<')
+        self.__class__.reasons_html = out
+
+    def probe(self, page, width):
+        """Loads page in headless Chromium inside an iframe `width` CSS px
+        wide (Chromium's own windows are no narrower than 500) and
+        measures it from the outer page, which may script the frame
+        (--allow-file-access-from-files): the frame's innerWidth and
+        scrollWidth, the smallest text as drawn (an SVG text's size
+        times its scale on screen), and every pair of texts that overlap
+        in a chart or in the bars."""
+        browser = chromium()
+        if not browser:
+            self.skipTest("chromium is not installed (tools/install-deps)")
+        wrapper = os.path.join(os.path.dirname(page), "probe-%d.html" % width)
+        with open(wrapper, "w") as f:
+            f.write(PROBE % (os.path.basename(page), width))
+        r = subprocess.run([browser, "--headless=new", "--no-sandbox",
+                            "--disable-gpu", "--hide-scrollbars",
+                            "--allow-file-access-from-files",
+                            "--user-data-dir=" + os.path.join(self.tmp, "chp"),
+                            "--window-size=1600,1000", "--dump-dom",
+                            "file://" + wrapper],
+                           capture_output=True, text=True, timeout=240)
+        m = re.search(r'<pre id="probe">(.*?)</pre>', r.stdout, re.S)
+        self.assertTrue(m, r.stderr[-2000:])
+        return json.loads(m.group(1).replace("&quot;", '"')
+                          .replace("&amp;", "&").replace("&lt;", "<")
+                          .replace("&gt;", ">"))
+
+    def test_readable_at_1280_and_420(self):
+        # On a desktop and on a phone: no sideways scroll (the page's
+        # scrollWidth within the viewport), no text below 12 px, and no
+        # label drawn over another, in both reports.
+        if not getattr(self.__class__, "reasons_html", None):
+            self.test_reasons_notes_and_history()
+        for page in (self.html_path, self.__class__.reasons_html):
+            for width in (1280, 420):
+                with self.subTest(page=os.path.basename(page), width=width):
+                    m = self.probe(page, width)
+                    self.assertEqual(m["iw"], width)
+                    self.assertLessEqual(m["sw"], m["iw"], m)
+                    self.assertGreaterEqual(m["min"], 12, m["small"][:10])
+                    self.assertEqual(m["overlaps"], [])
+                    self.assertGreater(m["texts"], 50)
 
     def archived_samples(self):
         """{(run_id, device, dtype, n): [ms, ...]} of passing records."""

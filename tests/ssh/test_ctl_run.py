@@ -489,7 +489,10 @@ class DeployTest(CtlTestCase):
             n: {"ssh": n, "env": {"CUDACXX": "/bin/false"},
                 "defaults": {"warmup": 0, "cpu_iters": 2, "cpu_warmup": 0}}
             for n in names})
-        args = TINY + ["--hosts-dir", hosts_dir] + names
+        # The three are one machine (loopback): deployed at once all the
+        # same, which is what this test times.
+        args = TINY + ["--hosts-dir", hosts_dir,
+                       "--concurrent-same-machine"] + names
 
         c = self.run_ctl(args, timeout=240)
         self.assertEqual(c.rc, EXIT_OK, c.stdout + c.stderr)
@@ -500,6 +503,19 @@ class DeployTest(CtlTestCase):
         for i, n in enumerate(names, 1):
             self.assertIn("[%s] building" % n, c.stdout)
             self.assertIn("[%s] done" % n, c.stdout)
+            # Progress on the long work: the sources' bytes, quarter by
+            # quarter up to all of them, and the build's steps as make
+            # counts them ("[ 45%]"), rising.
+            up = re.findall(r"(?m)^\[%s\] upload (\d+)/(\d+) KiB$" % n,
+                            c.stdout)
+            self.assertEqual(len(up), 4, c.stdout)
+            self.assertEqual(up[-1][0], up[-1][1])
+            self.assertTrue(all(b == up[0][1] for _, b in up))
+            steps = [int(x) for x in re.findall(
+                r"(?m)^\[%s\] building (\d+)%%$" % n, c.stdout)]
+            self.assertTrue(steps, c.stdout)
+            self.assertEqual(steps, sorted(steps))
+            self.assertTrue(all(0 < x <= 100 for x in steps), steps)
             self.assertEqual(hs[n]["target"], n)
             self.assertEqual(hs[n]["records_file"], "%02d-%s.ndjson"
                              % (i - 1, n))
@@ -1298,7 +1314,9 @@ class InterruptTest(CtlTestCase):
         marker = "interrupt-%d" % os.getpid()
         env = self.env()
         env["BF_TEST_MARKER"] = marker
-        c = self.start(LONG + ["--timeout", "60"] + names + ["bfhost3"], env)
+        # One machine (loopback): at once, to be stopped while all run.
+        c = self.start(LONG + ["--timeout", "60", "--concurrent-same-machine"]
+                       + names + ["bfhost3"], env)
         try:
             for n in names:
                 c.wait_line(r"^\[%s\] running 1/" % n, timeout=30)

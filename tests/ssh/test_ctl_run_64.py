@@ -49,8 +49,11 @@ class SixtyFour(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp, SSHHosts(SSHDS) as hosts:
             env = hosts.env()
             res = os.path.join(tmp, "res")
+            # All on this machine: at once regardless, as the fan-out
+            # this test is about.
             first = subprocess.run(
-                [CTL, "run", "bfhost1", "bfhost2", "--results", res] + SMALL,
+                [CTL, "run", "bfhost1", "bfhost2", "--results", res,
+                 "--concurrent-same-machine"] + SMALL,
                 env=env, cwd=tmp, capture_output=True, text=True,
                 timeout=900, stdin=subprocess.DEVNULL)
             self.assertEqual(first.returncode, 0, first.stdout + first.stderr)
@@ -59,8 +62,8 @@ class SixtyFour(unittest.TestCase):
             res64 = os.path.join(tmp, "res64")
             names = ["fleet%d" % i for i in range(1, N + 1)]
             p = subprocess.run(
-                [CTL, "run", "-F", cfg, "--jobs", "16", "--results", res64]
-                + names + SMALL, env=env, cwd=tmp, capture_output=True,
+                [CTL, "run", "-F", cfg, "--jobs", "16", "--results", res64,
+                 "--concurrent-same-machine"] + names + SMALL, env=env, cwd=tmp, capture_output=True,
                 text=True, timeout=1200, stdin=subprocess.DEVNULL)
             self.assertEqual(p.returncode, 0, p.stdout[-4000:] + p.stderr)
             (run,) = os.listdir(res64)

@@ -33,6 +33,8 @@ ESC = "\x1b"
 PROMPT = "bf$ "
 # A row of the table: host, device, dtype, then (n and) a number.
 ROW_RE = re.compile(r"^(bfhost\d|local)\s+cpu\s+fp32\s+\d+\s+\d+\.\d")
+# A row side by side: device, dtype, n, then the hosts' cells.
+SBS_ROW_RE = re.compile(r"^cpu\s+fp32\s+\d+\s+\S")
 # The arguments every run shares: CPU only, a sweep that takes a few
 # seconds on a busy 2-core machine, so that rows arrive one by one.
 SWEEP = "--sizes 256,384,512,640,768,1024 --device cpu --dtypes fp32"
@@ -61,10 +63,12 @@ def setUpModule():
     # use, so that they run in seconds and have a previous run (the Δ%
     # baseline).
     try:
+        # The three are one machine (loopback): built at once for speed.
         r = subprocess.run([CTL, "run", "bfhost1", "bfhost2", "bfhost3"] +
                            SWEEP.split() +
                            ["--no-tui", "--results", results_dir(),
-                            "--hosts-dir", INVENTORY()],
+                            "--hosts-dir", INVENTORY(),
+                            "--concurrent-same-machine"],
                            env=HOSTS.env(), cwd=TMP,
                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, timeout=300)
@@ -166,6 +170,10 @@ class Pane:
             args.append("-e")
         return self.tmux(*args)
 
+    def scrollback(self):
+        """The pane's whole history and screen (what scrolled off too)."""
+        return self.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "t")
+
     def fmt(self, f):
         return self.tmux("display-message", "-p", "-t", "t", f).strip()
 
@@ -252,42 +260,175 @@ class LiveTable(unittest.TestCase):
     # -- the table fills in while hosts run --------------------------------
 
     def test_rows_appear_while_hosts_run(self):
+        # Three hosts, one machine: side by side by default, the hosts
+        # one after another, cells filling in as rows arrive.
         self.need_hosts()
         p = self.pane()
         start = time.monotonic()
         p.run_ctl("bfhost1 bfhost2 bfhost3 " + SWEEP)
         seen_counts = set()
         live = None
-        while time.monotonic() - start < 60:
+        while time.monotonic() - start < 90:
             text = p.capture()
             if re.search(r"^EXIT=", text, re.M):
                 break
-            rows = [l for l in text.splitlines() if ROW_RE.match(l)]
+            rows = [l for l in text.splitlines() if SBS_ROW_RE.match(l)]
+            numbers = sum(len(re.findall(r"\s\d+\.\d(?:\?[\d,]+)?(?=\s)",
+                                         r + " ")) for r in rows)
             m = re.search(r"hosts (\d)/3 done", text)
             if rows and m and int(m.group(1)) < 3:
-                seen_counts.add(len(rows))
-                if live is None and re.search(r"running \d+/\d+", text):
+                seen_counts.add(numbers)
+                if live is None and re.search(r"running \d+/\d+", text) \
+                        and "waiting" in text:
                     live = text
             time.sleep(0.1)
         self.assertIsNotNone(live, "never saw rows while a host was "
-                             "running")
-        # Filling in: more than one row count seen before all were done.
+                             "running and another waited")
+        # Filling in: more than one count of figures before all were done.
         self.assertGreater(len(seen_counts), 1, sorted(seen_counts))
-        # The layout: header, a panel line with a bar per host, titles.
         head = live.splitlines()[0]
         self.assertRegex(head, r"run \d{8}T\d{6}Z-[0-9a-f]+\s+\d+:\d\d\s+"
-                         r"hosts \d/3 done")
+                         r"hosts \d/3 done\s+side by side  vs bfhost1\s*$")
         for h in ("bfhost1", "bfhost2", "bfhost3"):
             self.assertRegex(live, r"(?m)^%s [\u2588\u2589-\u258f\u2591]+ " % h)
-        self.assertRegex(live, r"(?m)^host\s+device\s+dtype\s+n\s+GFLOP/s")
-        # The warm-up run is the previous run: a signed change shows.
-        self.assertRegex(live, r"(?m)^bfhost\d .*\s(?:[+-]\d+\.\d|0\.0)%\s")
-        code, text = p.wait_exit(60)
+        self.assertRegex(live, r"(?m)^device\s+dtype\s+n\s+bfhost1\s+bfhost2"
+                         r"\s+bfhost3\s+bfhost2/bfhost1\s+bfhost3/bfhost1$")
+        # A host still to come says it waits, in its cells and its panel
+        # line; the machine is named under the rows.
+        self.assertRegex(live, r"(?m)^cpu\s+fp32\s+256\s.*\swaiting\s")
+        self.assertRegex(live, r"waiting for bfhost\d \(one machine\)")
+        self.assertIn("bfhost1, bfhost2, bfhost3: one machine; run one at a "
+                      "time", live)
+        self.assertRegex(live, r"(?m)^q quit .*v per host  \? help")
+        code, text = p.wait_exit(90)
         self.assertEqual(code, 0, text)
-        # The plain table follows in the scrollback.
+        # The plain table follows in the scrollback, side by side too.
         self.assertIn("complete:", text)
         p.assert_terminal_usable(self)
         sys.stderr.write("\n--- live table mid-run (100x30) ---\n%s\n" % live)
+        # One at a time, in the command line's order, as the archive's
+        # turns say.
+        run_id = re.search(r"(?m)^run (\S+) complete:", text).group(1)
+        with open(os.path.join(results_dir(), run_id, "run.json")) as f:
+            hosts = json.load(f)["hosts"]
+        self.assertEqual([h["name"] for h in hosts],
+                         ["bfhost1", "bfhost2", "bfhost3"])
+        for a, b in zip(hosts, hosts[1:]):
+            self.assertLessEqual(a["ended_at"], b["started_at"])
+
+    def test_side_by_side_ratio_and_switch(self):
+        # The ratio column is each host's GFLOP/s over the first's; v
+        # switches to one block per host and back, the footer saying
+        # which; the view's rows match the per-host rows.
+        self.need_hosts()
+        p = self.pane(width=100, height=30)
+        p.run_ctl("bfhost1 bfhost2 bfhost3 " + LONG)
+        # bfhost1 runs first: wait for its first figures, which the
+        # others (waiting) do not have yet.
+        sbs = p.wait_for(lambda s: re.search(
+            r"(?m)^cpu\s+fp32\s+256\s+\d+\.\d", s), 60,
+            "bfhost1's first figure side by side")
+        row = [l for l in sbs.splitlines()
+               if re.match(r"^cpu\s+fp32\s+256\s", l)][0].split()
+        self.assertEqual(row[4:6], ["waiting", "waiting"], row)
+        self.assertEqual(row[6:8], ["n/a", "n/a"], row)
+        p.keys("v")
+        per = p.wait_for(lambda s: re.search(
+            r"(?m)^host\s+device\s+dtype\s+n\s+GFLOP/s", s), 10,
+            "the per-host view")
+        self.assertRegex(per, r"(?m)^q quit .*s sort  g group  v side by side"
+                         r"  \? help")
+        self.assertRegex(per, r"(?m)sort arrival  group host\s*$")
+        prow = [l for l in per.splitlines()
+                if re.match(r"^bfhost1\s+cpu\s+fp32\s+256\s", l)][0].split()
+        self.assertEqual(prow[4], row[3])   # the same figure, same marks
+        p.keys("v")
+        p.wait_for(lambda s: "side by side  vs bfhost1" in s and re.search(
+            r"(?m)^device\s+dtype\s+n\s+bfhost1", s), 10, "side by side again")
+        p.keys("q")
+        code, text = p.wait_exit(60)
+        self.assertEqual(code, 130, text)
+        # The last table's side-by-side section.
+        lines = p.scrollback().splitlines()
+        i = lines.index("side by side (median GFLOP/s)")
+        self.assertRegex(lines[i + 1], r"^device\s+dtype\s+n\s+bfhost1\s+"
+                         r"bfhost2\s+bfhost3\s+bfhost2/bfhost1\s+bfhost3/bfhost1$")
+        self.assertRegex(lines[i + 2], r"^cpu\s+fp32\s+256\s+\d+\.\d")
+
+    def test_ratios_of_a_finished_run(self):
+        # A short run to its end: every ratio cell equals the hosts'
+        # figures divided, within the rounding of the figures shown.
+        self.need_hosts()
+        p = self.pane(width=120, height=30)
+        p.run_ctl("bfhost1 bfhost2 bfhost3 " + SWEEP)
+        code, text = p.wait_exit(90)
+        self.assertEqual(code, 0, text)
+        lines = p.scrollback().splitlines()
+        i = lines.index("side by side (median GFLOP/s)")
+        rows = []
+        for l in lines[i + 2:]:
+            if l.startswith("HOST/"):
+                break
+            rows.append(l.split())
+        self.assertEqual([int(r[2]) for r in rows],
+                         [256, 384, 512, 640, 768, 1024])
+        for r in rows:
+            v = [float(x.split("?")[0]) for x in r[3:6]]
+            for k in (1, 2):
+                got = float(r[5 + k].rstrip("?x"))
+                want = v[k] / v[0]
+                # the figures are rounded to 0.1: the ratio to that much
+                slack = 0.05 * (1 / v[0] + v[k] / v[0] ** 2) + 0.005
+                self.assertAlmostEqual(got, want, delta=slack)
+
+    def test_narrow_drops_ratios_then_scrolls_hosts(self):
+        # 50 columns: no ratio column, the hosts that do not fit reached
+        # with the arrow keys; CJK and long names (from an inventory)
+        # keep the columns aligned.
+        self.need_hosts()
+        inv = os.path.join(TMP, "wide-names")
+        os.makedirs(inv, exist_ok=True)
+        cjk = "\u6771\u4eac\u30b5\u30fc\u30d0\u30fc"   # 12 cells
+        long = "a-really-long-host-name.example.org"
+        with open(os.path.join(inv, "names.json"), "w") as f:
+            json.dump({"hosts": {cjk: {"ssh": "bfhost2"},
+                                 long: {"ssh": "bfhost3"}}}, f)
+        p = self.pane(width=50, height=24)
+        p.type_line("%s run bfhost1 %s %s %s --results %s --hosts-dir %s; "
+                    "echo EXIT=$?" % (CTL, cjk, long, LONG, results_dir(), inv))
+        text = p.wait_for(lambda s: re.search(r"hosts 1-\d of 3", s) and
+                          re.search(r"(?m)^cpu\s+fp32\s+256\s", s), 60,
+                          "the side-by-side rows at 50 columns")
+        titles = [l for l in text.splitlines() if l.startswith("device")][0]
+        self.assertNotIn("/bfhost1", titles)      # ratios went first
+        self.assertIn("bfhost1", titles)
+        self.assertTrue(all(len(l) <= 50 for l in text.splitlines()))
+        m = re.search(r"hosts 1-(\d) of 3", text)
+        shown = int(m.group(1))
+        self.assertLess(shown, 3)
+        p.keys("Right")
+        moved = p.wait_for(lambda s: re.search(r"hosts 2-\d of 3", s), 10,
+                           "the host columns scrolled")
+        t2 = [l for l in moved.splitlines() if l.startswith("device")][0]
+        self.assertNotIn("bfhost1", t2)
+        self.assertIn(cjk, t2)
+        # The columns line up in display cells: each row's cells end
+        # where the titles do (a CJK character is two cells).
+        def cells(line):
+            import unicodedata
+            return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1
+                       for ch in line)
+        body = [l for l in moved.splitlines()
+                if re.match(r"^cpu\s+fp32\s+\d+\s", l)]
+        self.assertTrue(body)
+        self.assertEqual({cells(l.rstrip()) for l in body + [t2]} - {0},
+                         {cells(t2.rstrip())}, [t2] + body)
+        p.keys("Left")
+        p.wait_for(lambda s: re.search(r"hosts 1-\d of 3", s), 10,
+                   "scrolled back")
+        p.keys("q")
+        code, _ = p.wait_exit(60)
+        self.assertEqual(code, 130)
 
     # -- resize --------------------------------------------------------
 
@@ -296,6 +437,9 @@ class LiveTable(unittest.TestCase):
         p = self.pane(width=100, height=30)
         p.run_ctl("local bfhost1 " + LONG)
         titles = r"(?m)^host\s+device\s+dtype\s+n\s+GFLOP/s"
+        # Two hosts: side by side first; the per-host view's columns.
+        p.wait_for(lambda s: "side by side" in s, 30, "the live table")
+        p.keys("v")
         wide = p.wait_for(lambda s: re.search(titles, s) and
                           "peak MiB" in s, 30, "the table at 100 columns")
         rule = [l for l in wide.splitlines() if set(l) == {"\u2500"}]
