@@ -58,6 +58,8 @@ struct ui {
 	enum ui_sort sort;
 	int top;                        /* first body line shown */
 	int help;                       /* the help screen is up */
+	int help_top;                   /* its first line shown, when it
+					 * is taller than the terminal */
 	int side_by_side;               /* the view: hosts side by side (1,
 					 * the default from two hosts) or one
 					 * block of rows per host (0); v */
@@ -615,14 +617,38 @@ static void draw_footer(struct ui *ui, int y)
 	}
 }
 
+/* The help box, centred; taller than the terminal, it shows the lines
+ * from ui->help_top on (clamped here) and its last line says which lines
+ * and how to scroll. */
 static void draw_help(struct ui *ui)
 {
-	const char *const *help = ui_help_lines();
-	int n = 0, w = 0, y0, x0;
+	const char *const *all = ui_help_lines();
+	const char *help[128];
+	char more[64];
+	int total = 0, n, w = 0, y0, x0;
 
-	for (; help[n]; n++)
-		w = ui_text_width(help[n]) > w ? ui_text_width(help[n]) : w;
+	for (; all[total]; total++)
+		w = ui_text_width(all[total]) > w ? ui_text_width(all[total]) : w;
 	w += 4;
+	n = total;
+	if (n + 2 > LINES && LINES > 3) {
+		int shown = LINES - 3; /* the borders and the "lines" line */
+
+		if (ui->help_top > total - shown)
+			ui->help_top = total - shown;
+		if (ui->help_top < 0)
+			ui->help_top = 0;
+		for (n = 0; n < shown && n < 127; n++)
+			help[n] = all[ui->help_top + n];
+		snprintf(more, sizeof(more), "  lines %d-%d of %d, %s scroll",
+			 ui->help_top + 1, ui->help_top + n, total,
+			 ui->utf8 ? "\xe2\x86\x91\xe2\x86\x93" : "Up/Down");
+		help[n++] = more;
+	} else {
+		ui->help_top = 0;
+		for (n = 0; n < total && n < 128; n++)
+			help[n] = all[n];
+	}
 	y0 = (LINES - (n + 2)) / 2;
 	x0 = (COLS - w) / 2;
 	y0 = y0 < 0 ? 0 : y0;
@@ -648,7 +674,8 @@ static void draw_help(struct ui *ui)
 		}
 		if (i > 0 && i <= n)
 			put(ui, y0 + i, x0 + 2, help[i - 1], w - 4, 0,
-			    i == 1 ? A_BOLD : A_NORMAL);
+			    help[i - 1] == more ? tone_attr(ui, UI_TONE_DIM) :
+			    help[i - 1] == all[0] ? A_BOLD : A_NORMAL);
 	}
 }
 
@@ -686,8 +713,28 @@ static enum ui_event handle_key(struct ui *ui, int ch)
 		return UI_EV_QUIT;
 	}
 	if (ui->help && ch != KEY_RESIZE) {
-		ui->help = 0;
-		return UI_EV_NONE;
+		/* Up/Down and the page keys scroll a help taller than the
+		 * terminal (draw_help clamps); any other key closes it. */
+		switch (ch) {
+		case KEY_UP:
+		case 'k':
+			ui->help_top--;
+			return UI_EV_NONE;
+		case KEY_DOWN:
+		case 'j':
+			ui->help_top++;
+			return UI_EV_NONE;
+		case KEY_PPAGE:
+			ui->help_top -= page;
+			return UI_EV_NONE;
+		case KEY_NPAGE:
+		case ' ':
+			ui->help_top += page;
+			return UI_EV_NONE;
+		default:
+			ui->help = 0;
+			return UI_EV_NONE;
+		}
 	}
 	switch (ch) {
 	case KEY_UP:
@@ -744,6 +791,7 @@ static enum ui_event handle_key(struct ui *ui, int ch)
 	case '?':
 	case 'h':
 		ui->help = 1;
+		ui->help_top = 0;
 		break;
 	case KEY_RESIZE: /* ncurses has resized stdscr; LINES, COLS are new */
 		break;

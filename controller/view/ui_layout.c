@@ -426,7 +426,7 @@ const char *const *ui_help_lines(void)
 		"               change, %peak, %roof, median ms, vs fp32, GPU/CPU,",
 		"               peak MiB",
 		"  g            per host: group rows by host or by dtype",
-		"  ?            this help (any key closes it)",
+		"  ?            this help (Up/Down scroll it, any other key closes it)",
 		"",
 		"Side by side: a row per device, dtype and n (cuda:0 of every host",
 		"together, then cuda:1), a column per host in the command line's",

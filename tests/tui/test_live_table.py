@@ -481,6 +481,25 @@ class LiveTable(unittest.TestCase):
                    "grouping by dtype")
         p.keys("?")
         p.wait_for(lambda s: "benchfleet live table" in s, 5, "the help")
+        # Taller than the pane's 30 rows, the help scrolls: 27 lines and
+        # where they are; Down moves it a line, PgDn to its end (its last
+        # line in view); any other key closes it.
+        text = p.wait_for(lambda s: re.search(r"lines 1-27 of (\d+)", s), 5,
+                          "the help's first 27 lines")
+        total = int(re.search(r"lines 1-27 of (\d+)", text).group(1))
+        self.assertGreater(total + 2, 30)
+        p.keys("Down")
+        p.wait_for(lambda s: "lines 2-28 of %d" % total in s and
+                   "benchfleet live table" not in s, 5, "the help a line on")
+        p.keys("NPage")
+        p.wait_for(lambda s: "lines %d-%d of %d" % (total - 26, total, total)
+                   in s and "with --no-tui, ctl run prints plain lines" in s,
+                   5, "the help's end")
+        p.keys("x")
+        p.wait_for(lambda s: "of %d, " % total not in s, 5,
+                   "the help to close")
+        p.keys("?")
+        p.wait_for(lambda s: "benchfleet live table" in s, 5, "the help")
         p.keys("x")
         p.wait_for(lambda s: "benchfleet live table" not in s, 5,
                    "the help to close")
