@@ -390,7 +390,10 @@ class ReportTest(unittest.TestCase):
         for row, n in zip(rows, (64, 128)):
             cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
             self.assertEqual(cells[:3], ["cpu", "fp32", str(n)])
-            ratio = "%.2fx" % (b[n][0] / a[n][0])
+            # Two decimals, one from 10x up (report_tables.c): a loaded
+            # machine can make one run ten times slower than the other.
+            r = b[n][0] / a[n][0]
+            ratio = "%.*fx" % (1 if r >= 9.995 else 2, r)
             if not (a[n][1] and b[n][1]):
                 ratio += "?"
             self.assertEqual(cells[5], ratio)
