@@ -1,7 +1,9 @@
 /* Terminal-safe text; see bf_text.h. */
 #include "bf_text.h"
 
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,4 +152,16 @@ int bf_text_is_clean(const char *s)
 		p += n;
 	}
 	return 1;
+}
+
+void bf_text_appendf(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strnlen(buf, len);
+	va_list ap;
+
+	if (used + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
 }

@@ -41,4 +41,10 @@ char *bf_text_sanitize_inplace(char *s);
 /* 1 when s (NUL-terminated) would print unchanged by bf_text_sanitize. */
 int bf_text_is_clean(const char *s);
 
+/* Appends printf-style text to buf (len bytes, holding a NUL-terminated
+ * string), truncating at its end; buf stays NUL-terminated. Nothing is
+ * sanitised: for text ctl or the agent writes itself. */
+void bf_text_appendf(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 #endif

@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "bf_error.h"
 #include "schema.h"
@@ -325,6 +326,12 @@ struct cJSON *bf_record_encode(const struct bf_record *r);
  * raw items are no longer cJSON numbers to code that reads the tree.
  * Aborts on out-of-memory. NULL does nothing. */
 void bf_json_exact_numbers(struct cJSON *tree);
+
+/* Prints doc to f as indented JSON with every number exact
+ * (bf_json_exact_numbers) and a newline after it, then deletes doc (it is
+ * the caller's no more). Aborts on out-of-memory; whether f got it is
+ * f's error state, for the caller to check (ctl's main checks stdout). */
+void bf_json_print_exact(FILE *f, struct cJSON *doc);
 
 /* The host record's "options" object; caller frees with cJSON_Delete. */
 struct cJSON *bf_rec_options_encode(const struct bf_rec_options *o);

@@ -416,6 +416,20 @@ static int cjson_prints_exactly(const cJSON *item)
 	return d == (double)item->valueint && !(d == 0 && signbit(d));
 }
 
+void bf_json_print_exact(FILE *f, cJSON *doc)
+{
+	char *text;
+
+	bf_json_exact_numbers(doc);
+	text = cJSON_Print(doc);
+	if (!text)
+		bf_xmalloc_fatal("bf_json_print_exact");
+	fputs(text, f);
+	fputc('\n', f);
+	cJSON_free(text);
+	cJSON_Delete(doc);
+}
+
 void bf_json_exact_numbers(cJSON *tree)
 {
 	cJSON *child, *next;

@@ -6,10 +6,11 @@
 
 #include <math.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "bf_text.h"
 
 static void peak_clear(struct peak *out)
 {
@@ -22,20 +23,6 @@ static void peak_unknown(struct peak *out, const char *why)
 	out->gflops = out->bound_gflops = NAN;
 	snprintf(out->basis, sizeof(out->basis), "%s", why);
 	snprintf(out->bound_basis, sizeof(out->bound_basis), "%s", why);
-}
-
-/* Appends printf-style text to buf (len bytes), truncating. */
-__attribute__((format(printf, 3, 4))) static void append(char *buf, size_t len,
-							 const char *fmt, ...)
-{
-	size_t used = strlen(buf);
-	va_list ap;
-
-	if (used + 1 >= len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + used, len - used, fmt, ap);
-	va_end(ap);
 }
 
 /* --- CPU ---------------------------------------------------------------- */
@@ -99,7 +86,7 @@ static void model_product(struct cpu_peak_model *m)
 		for (int k = 0; k < m->nclusters; k++)
 			if (strcmp(m->c[k].uarch->name, names[i]) == 0)
 				cores += m->c[k].topo.cores;
-		append(m->product, sizeof(m->product), "%s%dx %s",
+		bf_text_appendf(m->product, sizeof(m->product), "%s%dx %s",
 		       i ? " + " : "", cores, names[i]);
 	}
 }
@@ -270,10 +257,10 @@ static void cluster_rate(const struct cpu_peak_cluster *c, enum bf_dtype dtype,
 			 "probe: %s %.1f measured", pr->isa,
 			 pr->flop_per_cycle);
 		if (tr.hi > 0)
-			append(out->note, sizeof(out->note), "; table %s: %s",
+			bf_text_appendf(out->note, sizeof(out->note), "; table %s: %s",
 			       u->name, range);
 		else
-			append(out->note, sizeof(out->note),
+			bf_text_appendf(out->note, sizeof(out->note),
 			       "; no table figure");
 		if (tr.hi > 0 && (pv * PEAK_DISAGREE_FACTOR < tr.lo ||
 				  pv > tr.hi * PEAK_DISAGREE_FACTOR))
@@ -354,26 +341,26 @@ void peak_cpu(const struct cpu_peak_model *m, enum bf_dtype dtype,
 						      2] = 1;
 		sum += c->topo.cores * r.rate * c->clock_ghz;
 		bound += c->topo.cores * r.bound * c->clock_ghz;
-		append(out->basis, sizeof(out->basis),
+		bf_text_appendf(out->basis, sizeof(out->basis),
 		       "%s%d %s core%s x %.0f FLOP/cycle (%s) x %.3f GHz (%s)",
 		       k ? " + " : "", c->topo.cores, name,
 		       c->topo.cores == 1 ? "" : "s", r.rate, r.note,
 		       c->clock_ghz, c->clock_source);
-		append(out->bound_basis, sizeof(out->bound_basis),
+		bf_text_appendf(out->bound_basis, sizeof(out->bound_basis),
 		       "%s%d x %.0f x %.3f GHz", k ? " + " : "", c->topo.cores,
 		       r.bound, c->clock_ghz);
 		if (r.disagree[0])
-			append(out->disagreement, sizeof(out->disagreement),
+			bf_text_appendf(out->disagreement, sizeof(out->disagreement),
 			       "%s%s", out->disagreement[0] ? "; " : "",
 			       r.disagree);
 	}
-	append(out->bound_basis, sizeof(out->bound_basis),
+	bf_text_appendf(out->bound_basis, sizeof(out->bound_basis),
 	       " (cores x the larger of probe and table FLOP/cycle x clock)");
 	out->gflops = sum;
 	out->bound_gflops = bound;
 	for (int i = 0; i < 3; i++)
 		if (have[i])
-			append(out->method, sizeof(out->method), "%s%s",
+			bf_text_appendf(out->method, sizeof(out->method), "%s%s",
 			       out->method[0] ? "+" : "",
 			       i == 0 ? "probe" :
 			       i == 1 ? "table" :
@@ -431,7 +418,7 @@ void peak_gpu(const struct gpu_peak_input *in, enum bf_dtype dtype,
 				"",
 			p->sms, rate, mhz / 1e3, p->source);
 		if (sms != p->sms)
-			append(out->basis, sizeof(out->basis),
+			bf_text_appendf(out->basis, sizeof(out->basis),
 			       "; x %d/%d SMs on this device", sms, p->sms);
 		if (!(top >= mhz / 1e3)) {
 			top = mhz / 1e3;

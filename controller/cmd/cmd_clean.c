@@ -80,14 +80,14 @@ static void keep_current(struct deployed_dir *d)
 	d->nentries = k;
 }
 
-static int clean_one(const struct place *pl, const char *ssh_config,
-		     int timeout_s, int accept_new, int dry_run, int keep)
+static int clean_one(const struct place *pl, const struct ctl_host_opts *o,
+		     int dry_run, int keep)
 {
 	struct remote_opts ro = {
 		.host = pl->target,
-		.ssh_config = ssh_config,
-		.timeout_s = timeout_s,
-		.accept_new_host_keys = accept_new,
+		.ssh_config = o->ssh_config,
+		.timeout_s = o->timeout_s,
+		.accept_new_host_keys = o->accept_new_host_keys,
 		.cancel = &ctl_interrupted,
 	};
 	struct login l = { NULL, "" };
@@ -200,33 +200,30 @@ out:
 
 int cmd_clean(int argc, char **argv)
 {
-	enum {
-		O_DRY = 256,
-		O_KEEP,
-		O_TIMEOUT,
-		O_ACCEPT,
-		O_HOSTS_DIR,
-		O_HELP
-	};
+	enum { O_DRY = 256, O_KEEP, O_HELP };
 	static const struct option longopts[] = {
 		{ "dry-run", no_argument, NULL, O_DRY },
 		{ "keep-current", no_argument, NULL, O_KEEP },
-		{ "timeout", required_argument, NULL, O_TIMEOUT },
-		{ "accept-new-host-keys", no_argument, NULL, O_ACCEPT },
-		{ "hosts-dir", required_argument, NULL, O_HOSTS_DIR },
+		CTL_HOST_LONGOPTS,
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *ssh_config = NULL, *hosts_dir = NULL, *hosts_by;
+	struct ctl_host_opts ho = { .timeout_s = 30 };
 	struct inventory inv;
 	struct place *places = NULL;
-	int c, n = 0, timeout_s = 30, accept_new = 0, dry_run = 0, keep = 0;
+	int c, n = 0, dry_run = 0, keep = 0;
 	int status = BF_EXIT_OK, nhostargs = 0;
 	char detail[512], **hostargs = bf_xcalloc((size_t)argc, sizeof(char *));
 
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "-:F:", longopts, NULL)) != -1) {
+		int taken = ctl_host_option(c, optarg, &ho);
+
+		if (taken < 0)
+			goto usage;
+		if (taken)
+			continue;
 		switch (c) {
 		case 1: /* a host, in place: hosts and options may mix */
 			hostargs[nhostargs++] = optarg;
@@ -236,25 +233,6 @@ int cmd_clean(int argc, char **argv)
 			break;
 		case O_KEEP:
 			keep = 1;
-			break;
-		case 'F':
-			if (access(optarg, R_OK) != 0) {
-				ctl_error("-F %s: %s", optarg, strerror(errno));
-				goto usage;
-			}
-			ssh_config = optarg;
-			break;
-		case O_TIMEOUT:
-			if (ctl_parse_int("--timeout", optarg, 1, 86400,
-					  &timeout_s))
-				goto usage;
-			break;
-		case O_ACCEPT:
-			accept_new = 1;
-			break;
-		case O_HOSTS_DIR:
-			if (ctl_parse_dir("--hosts-dir", optarg, &hosts_dir))
-				goto usage;
 			break;
 		case O_HELP:
 			fputs(clean_usage, stdout);
@@ -271,21 +249,15 @@ int cmd_clean(int argc, char **argv)
 		free(hostargs);
 		return BF_EXIT_USAGE;
 	}
-	memset(&inv, 0, sizeof(inv));
-	hosts_dir = ctl_hosts_dir(hosts_dir, &hosts_by);
-	if (inventory_load(hosts_dir, hosts_by, &inv, detail, sizeof(detail)) !=
-		    BF_OK ||
-	    places_resolve(&inv, nhostargs, hostargs, &places, &n, detail,
-			   sizeof(detail)) != BF_OK) {
+	if (places_load(ho.hosts_dir, nhostargs, hostargs, &inv, &places, &n,
+			detail, sizeof(detail)) != BF_OK) {
 		ctl_error("%s", detail);
-		inventory_free(&inv);
 		free(hostargs);
 		return BF_EXIT_USAGE;
 	}
 	ctl_catch_signals();
 	for (int i = 0; i < n; i++) {
-		int s = clean_one(&places[i], ssh_config, timeout_s, accept_new,
-				  dry_run, keep);
+		int s = clean_one(&places[i], &ho, dry_run, keep);
 
 		fflush(stdout);
 		if (s == BF_EXIT_INTERRUPTED) {

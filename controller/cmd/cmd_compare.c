@@ -161,17 +161,9 @@ int cmd_compare(int argc, char **argv)
 	}
 	t = compare_build(cs.cols, cs.ncols, COMPARE_ALPHA);
 	if (json) {
-		cJSON *doc = compare_to_json(t);
-		char *text;
-
 		/* The medians are the records' own doubles, bit for bit:
 		 * cJSON alone may print them one unit in the last place off. */
-		bf_json_exact_numbers(doc);
-		text = cJSON_Print(doc);
-
-		puts(text);
-		cJSON_free(text);
-		cJSON_Delete(doc);
+		bf_json_print_exact(stdout, compare_to_json(t));
 	} else if (csv) {
 		compare_print_csv(stdout, t);
 	} else if (samples) {

@@ -155,14 +155,13 @@ static int report(const struct preflight *p, const char *workdir, int cluster)
 }
 
 /* One place: connect, preflight, report. Returns an exit status. */
-static int doctor_one(const struct place *pl, const char *ssh_config,
-		      int timeout_s, int accept_new)
+static int doctor_one(const struct place *pl, const struct ctl_host_opts *o)
 {
 	struct remote_opts ro = {
 		.host = pl->target,
-		.ssh_config = ssh_config,
-		.timeout_s = timeout_s,
-		.accept_new_host_keys = accept_new,
+		.ssh_config = o->ssh_config,
+		.timeout_s = o->timeout_s,
+		.accept_new_host_keys = o->accept_new_host_keys,
 		.cancel = &ctl_interrupted,
 	};
 	const char *workdir;
@@ -215,51 +214,31 @@ static int doctor_one(const struct place *pl, const char *ssh_config,
 
 int cmd_doctor(int argc, char **argv)
 {
-	enum {
-		O_TIMEOUT = 256,
-		O_ACCEPT,
-		O_HOSTS_DIR,
-		O_HELP
-	};
+	enum { O_HELP = 256 };
 	static const struct option longopts[] = {
-		{ "timeout", required_argument, NULL, O_TIMEOUT },
-		{ "accept-new-host-keys", no_argument, NULL, O_ACCEPT },
-		{ "hosts-dir", required_argument, NULL, O_HOSTS_DIR },
+		CTL_HOST_LONGOPTS,
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *ssh_config = NULL, *hosts_dir = NULL, *hosts_by;
+	struct ctl_host_opts ho = { .timeout_s = 30 };
 	struct inventory inv;
 	struct place *places = NULL;
-	int c, n = 0, timeout_s = 30, accept_new = 0, status = BF_EXIT_OK;
+	int c, n = 0, status = BF_EXIT_OK;
 	char detail[512], **hostargs = bf_xcalloc((size_t)argc, sizeof(char *));
 	int nhostargs = 0;
 
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "-:F:", longopts, NULL)) != -1) {
+		int taken = ctl_host_option(c, optarg, &ho);
+
+		if (taken < 0)
+			goto usage;
+		if (taken)
+			continue;
 		switch (c) {
 		case 1: /* a host, in place: hosts and options may mix */
 			hostargs[nhostargs++] = optarg;
-			break;
-		case 'F':
-			if (access(optarg, R_OK) != 0) {
-				ctl_error("-F %s: %s", optarg, strerror(errno));
-				goto usage;
-			}
-			ssh_config = optarg;
-			break;
-		case O_TIMEOUT:
-			if (ctl_parse_int("--timeout", optarg, 1, 86400,
-					  &timeout_s))
-				goto usage;
-			break;
-		case O_ACCEPT:
-			accept_new = 1;
-			break;
-		case O_HOSTS_DIR:
-			if (ctl_parse_dir("--hosts-dir", optarg, &hosts_dir))
-				goto usage;
 			break;
 		case O_HELP:
 			fputs(doctor_usage, stdout);
@@ -275,14 +254,9 @@ int cmd_doctor(int argc, char **argv)
 		free(hostargs);
 		return BF_EXIT_USAGE;
 	}
-	memset(&inv, 0, sizeof(inv));
-	hosts_dir = ctl_hosts_dir(hosts_dir, &hosts_by);
-	if (inventory_load(hosts_dir, hosts_by, &inv, detail, sizeof(detail)) !=
-		    BF_OK ||
-	    places_resolve(&inv, nhostargs, hostargs, &places, &n, detail,
-			   sizeof(detail)) != BF_OK) {
+	if (places_load(ho.hosts_dir, nhostargs, hostargs, &inv, &places, &n,
+			detail, sizeof(detail)) != BF_OK) {
 		ctl_error("%s", detail);
-		inventory_free(&inv);
 		free(hostargs);
 		return BF_EXIT_USAGE;
 	}
@@ -292,7 +266,7 @@ int cmd_doctor(int argc, char **argv)
 
 		if (i > 0)
 			putchar('\n');
-		s = doctor_one(&places[i], ssh_config, timeout_s, accept_new);
+		s = doctor_one(&places[i], &ho);
 		fflush(stdout);
 		if (s == BF_EXIT_INTERRUPTED) {
 			status = s;

@@ -125,15 +125,8 @@ int cmd_history(int argc, char **argv)
 		return BF_EXIT_USAGE;
 	}
 	if (json) {
-		cJSON *doc = history_to_json(h);
-		char *text;
-
 		/* The samples are the records' own doubles, bit for bit. */
-		bf_json_exact_numbers(doc);
-		text = cJSON_Print(doc);
-		puts(text);
-		cJSON_free(text);
-		cJSON_Delete(doc);
+		bf_json_print_exact(stdout, history_to_json(h));
 	} else {
 		history_print_text(stdout, h, table_utf8());
 	}

@@ -194,28 +194,26 @@ static void watch_close(void *arg)
 int cmd_run(int argc, char **argv)
 {
 	/* The agent's options come from its table, from O_AGENT on. */
-	enum { O_JOBS = 256, O_TIMEOUT, O_HOST_TIMEOUT, O_NO_TUI, O_RESULTS,
-	       O_TAG, O_ACCEPT, O_HOSTS_DIR, O_HELP, O_RERUN, O_BASELINE,
-	       O_CONCURRENT, O_AGENT = 512 };
+	enum { O_JOBS = 256, O_HOST_TIMEOUT, O_NO_TUI, O_RESULTS, O_TAG,
+	       O_HELP, O_RERUN, O_BASELINE, O_CONCURRENT, O_AGENT = 512 };
 	static const char *const agent_opts[] = { "size", "sizes", "dtypes",
 		"iters", "cpu-iters", "cpu-warmup", "warmup", "device",
 		"cold-cache", "bandwidth-mib", "no-bandwidth", "no-batching",
 		NULL };
 	static struct option longopts[32] = {
 		{ "jobs", required_argument, NULL, O_JOBS },
-		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		CTL_HOST_LONGOPTS,
 		{ "host-timeout", required_argument, NULL, O_HOST_TIMEOUT },
 		{ "no-tui", no_argument, NULL, O_NO_TUI },
 		{ "results", required_argument, NULL, O_RESULTS },
 		{ "tag", required_argument, NULL, O_TAG },
-		{ "accept-new-host-keys", no_argument, NULL, O_ACCEPT },
-		{ "hosts-dir", required_argument, NULL, O_HOSTS_DIR },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "rerun-failed", required_argument, NULL, O_RERUN },
 		{ "baseline", required_argument, NULL, O_BASELINE },
 		{ "concurrent-same-machine", no_argument, NULL, O_CONCURRENT },
 	};
 	struct run_opts opts;
+	struct ctl_host_opts ho = { .timeout_s = 30 };
 	struct session s;
 	struct inventory inv;
 	struct ui *ui = NULL;
@@ -236,7 +234,6 @@ int cmd_run(int argc, char **argv)
 	memset(&inv, 0, sizeof(inv));
 	memset(&opts, 0, sizeof(opts));
 	opts.jobs = 16;
-	opts.timeout_s = 30;
 	opts.host_timeout_s = 3600;
 
 	optind = 0;
@@ -245,6 +242,12 @@ int cmd_run(int argc, char **argv)
 	 * instead of permuting argv, so hosts and options may mix and
 	 * run.json keeps the command line as typed. */
 	while ((c = getopt_long(argc, argv, "-:F:", longopts, NULL)) != -1) {
+		int taken = ctl_host_option(c, optarg, &ho);
+
+		if (taken < 0)
+			return BF_EXIT_USAGE;
+		if (taken)
+			continue;
 		switch (c) {
 		case 1:
 			if (nhostargs == MAX_HOSTS) {
@@ -255,10 +258,6 @@ int cmd_run(int argc, char **argv)
 			break;
 		case O_JOBS:
 			if (ctl_parse_int("--jobs", optarg, 1, 64, &opts.jobs))
-				return BF_EXIT_USAGE;
-			break;
-		case O_TIMEOUT:
-			if (ctl_parse_int("--timeout", optarg, 1, 86400, &opts.timeout_s))
 				return BF_EXIT_USAGE;
 			break;
 		case O_HOST_TIMEOUT:
@@ -276,21 +275,6 @@ int cmd_run(int argc, char **argv)
 			break;
 		case O_TAG:
 			opts.tag = optarg;
-			break;
-		case O_ACCEPT:
-			opts.accept_new_host_keys = 1;
-			break;
-		case O_HOSTS_DIR:
-			if (ctl_parse_dir("--hosts-dir", optarg,
-					  &opts.hosts_dir))
-				return BF_EXIT_USAGE;
-			break;
-		case 'F':
-			if (access(optarg, R_OK) != 0) {
-				ctl_error("-F %s: %s", optarg, strerror(errno));
-				return BF_EXIT_USAGE;
-			}
-			opts.ssh_config = optarg;
 			break;
 		case O_RERUN:
 			if (rerun_of) {
@@ -331,8 +315,11 @@ int cmd_run(int argc, char **argv)
 			break;
 		}
 	}
+	opts.ssh_config = ho.ssh_config;
+	opts.timeout_s = ho.timeout_s;
+	opts.accept_new_host_keys = ho.accept_new_host_keys;
 	opts.results_dir = ctl_results_dir(opts.results_dir);
-	opts.hosts_dir = ctl_hosts_dir(opts.hosts_dir, &hosts_dir_by);
+	opts.hosts_dir = ctl_hosts_dir(ho.hosts_dir, &hosts_dir_by);
 	if (rerun_id) {
 		if (nhostargs > 0) {
 			ctl_error("--rerun-failed: takes the hosts from run %s; "

@@ -99,15 +99,14 @@ static int where_one(const char *name, const struct inventory *inv,
 
 int cmd_where(int argc, char **argv)
 {
-	enum { O_TIMEOUT = 256, O_ACCEPT, O_HOSTS_DIR, O_HELP };
+	enum { O_HELP = 256 };
 	static const struct option longopts[] = {
-		{ "timeout", required_argument, NULL, O_TIMEOUT },
-		{ "accept-new-host-keys", no_argument, NULL, O_ACCEPT },
-		{ "hosts-dir", required_argument, NULL, O_HOSTS_DIR },
+		CTL_HOST_LONGOPTS,
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_opts opts;
+	struct ctl_host_opts ho = { .timeout_s = 30 };
 	struct inventory inv;
 	const char **names = NULL;
 	char *hostargs[MAX_HOSTS];
@@ -117,10 +116,15 @@ int cmd_where(int argc, char **argv)
 
 	memset(&opts, 0, sizeof(opts));
 	memset(&inv, 0, sizeof(inv));
-	opts.timeout_s = 30;
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "-:F:", longopts, NULL)) != -1) {
+		int taken = ctl_host_option(c, optarg, &ho);
+
+		if (taken < 0)
+			return BF_EXIT_USAGE;
+		if (taken)
+			continue;
 		switch (c) {
 		case 1:
 			if (nhostargs == MAX_HOSTS) {
@@ -129,26 +133,6 @@ int cmd_where(int argc, char **argv)
 				return BF_EXIT_USAGE;
 			}
 			hostargs[nhostargs++] = optarg;
-			break;
-		case O_TIMEOUT:
-			if (ctl_parse_int("--timeout", optarg, 1, 86400,
-					  &opts.timeout_s))
-				return BF_EXIT_USAGE;
-			break;
-		case O_ACCEPT:
-			opts.accept_new_host_keys = 1;
-			break;
-		case O_HOSTS_DIR:
-			if (ctl_parse_dir("--hosts-dir", optarg,
-					  &opts.hosts_dir))
-				return BF_EXIT_USAGE;
-			break;
-		case 'F':
-			if (access(optarg, R_OK) != 0) {
-				ctl_error("-F %s: %s", optarg, strerror(errno));
-				return BF_EXIT_USAGE;
-			}
-			opts.ssh_config = optarg;
 			break;
 		case O_HELP:
 			fputs(where_usage, stdout);
@@ -161,7 +145,10 @@ int cmd_where(int argc, char **argv)
 		ctl_error("where: no host given (try: ctl where local)");
 		return BF_EXIT_USAGE;
 	}
-	opts.hosts_dir = ctl_hosts_dir(opts.hosts_dir, &hosts_dir_by);
+	opts.ssh_config = ho.ssh_config;
+	opts.timeout_s = ho.timeout_s;
+	opts.accept_new_host_keys = ho.accept_new_host_keys;
+	opts.hosts_dir = ctl_hosts_dir(ho.hosts_dir, &hosts_dir_by);
 	if (inventory_load(opts.hosts_dir, hosts_dir_by, &inv, detail,
 			   sizeof(detail)) != BF_OK) {
 		ctl_error("%s", detail);

@@ -361,3 +361,14 @@ int compare_is_regression(const struct compare_delta *d, double pct)
 {
 	return d->valid && d->significant && d->ratio < 1 - pct / 100;
 }
+
+int compare_column_hosts(const struct compare_column *col,
+			 const struct archive_host **out, int cap)
+{
+	int n = 0;
+
+	for (int h = 0; h < col->run->nhosts && n < cap; h++)
+		if (!col->host || col->host == &col->run->hosts[h])
+			out[n++] = &col->run->hosts[h];
+	return n;
+}

@@ -84,6 +84,12 @@ struct compare_column {
 					  * compare_build) */
 };
 
+/* The hosts col covers, its own or every host of its run in the run's
+ * order, into out (at most cap; pointers into col->run, not owned).
+ * Returns how many. */
+int compare_column_hosts(const struct compare_column *col,
+			 const struct archive_host **out, int cap);
+
 /* One (row, column) result. Missing numbers are NaN. */
 struct compare_cell {
 	int present;             /* the column has a gemm record for the row */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "archive/paths.h"
 #include "xmalloc.h"
 
 #define MAX_PLACES 1024
@@ -56,4 +57,22 @@ enum bf_err places_resolve(struct inventory *inv, int nargs, char *const *args,
 	*out = p;
 	*n = np;
 	return BF_OK;
+}
+
+enum bf_err places_load(const char *hosts_dir, int nargs, char *const *args,
+			struct inventory *inv, struct place **out, int *n,
+			char *detail, size_t detail_len)
+{
+	const char *by;
+	enum bf_err err;
+
+	memset(inv, 0, sizeof(*inv));
+	hosts_dir = ctl_hosts_dir(hosts_dir, &by);
+	err = inventory_load(hosts_dir, by, inv, detail, detail_len);
+	if (err == BF_OK)
+		err = places_resolve(inv, nargs, args, out, n, detail,
+				     detail_len);
+	if (err != BF_OK)
+		inventory_free(inv);
+	return err;
 }

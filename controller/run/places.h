@@ -25,4 +25,13 @@ enum bf_err places_resolve(struct inventory *inv, int nargs, char *const *args,
 			   struct place **out, int *n, char *detail,
 			   size_t detail_len);
 
+/* The inventory of hosts_dir (--hosts-dir, or NULL for ctl_hosts_dir's
+ * default) into *inv (zeroed first), then places_resolve of args. On
+ * error (the inventory's or places_resolve's, one line in detail) *inv
+ * is freed and nothing is left to free; else the caller frees *out and
+ * inventory_free(inv). */
+enum bf_err places_load(const char *hosts_dir, int nargs, char *const *args,
+			struct inventory *inv, struct place **out, int *n,
+			char *detail, size_t detail_len);
+
 #endif

@@ -292,32 +292,15 @@ int preflight_damaged(const struct preflight *p, const char *name, char *why,
 	return at != NULL;
 }
 
-/* Appends to out (of len bytes, holding a string) with snprintf's
- * arguments, never past its end. */
-static void append(char *out, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void append(char *out, size_t len, const char *fmt, ...)
-{
-	size_t have = strlen(out);
-	va_list ap;
-
-	if (have + 1 >= len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(out + have, len - have, fmt, ap);
-	va_end(ap);
-}
-
 void preflight_missing_text(const struct preflight *p, char *out, size_t len)
 {
 	out[0] = '\0';
 	for (int i = 0; i < PF_ITEMS; i++) {
 		if (!(p->missing & (1u << i)))
 			continue;
-		append(out, len, "%s%s", out[0] ? ", " : "", item_text[i]);
+		bf_text_appendf(out, len, "%s%s", out[0] ? ", " : "", item_text[i]);
 		if (i == PF_CMAKE && p->cmake[0])
-			append(out, len, " (this host has %s)", p->cmake);
+			bf_text_appendf(out, len, " (this host has %s)", p->cmake);
 	}
 }
 
@@ -398,27 +381,27 @@ void preflight_install_hint(const struct preflight *p, char *out, size_t len)
 
 		preflight_missing_text(p, what, sizeof(what));
 		if (p->os_id[0])
-			append(out, len,
+			bf_text_appendf(out, len,
 			       "no package names known for "
 			       "distribution '%s' (os-release ID): install %s "
 			       "with its package manager",
 			       p->os_id, what);
 		else
-			append(out, len,
+			bf_text_appendf(out, len,
 			       "no os-release on the host: install "
 			       "%s with its package manager",
 			       what);
 		return;
 	}
-	append(out, len, "install with: %s%s", p->uid == 0 ? "" : "sudo ",
+	bf_text_appendf(out, len, "install with: %s%s", p->uid == 0 ? "" : "sudo ",
 	       f->install);
 	for (int i = 0; i < PF_ITEMS; i++)
 		if (p->missing & (1u << i))
-			append(out, len, " %s", f->pkgs[i]);
+			bf_text_appendf(out, len, " %s", f->pkgs[i]);
 	/* RHEL and its rebuilds carry cJSON and OpenBLAS in EPEL. */
 	if (f == &families[1] && strcmp(p->os_id, "fedora") != 0 &&
 	    (p->missing & (1u << PF_CJSON | 1u << PF_OPENBLAS)))
-		append(out, len,
+		bf_text_appendf(out, len,
 		       " (cjson-devel and openblas-devel come from "
 		       "EPEL: %sdnf install -y epel-release)",
 		       p->uid == 0 ? "" : "sudo ");

@@ -412,21 +412,6 @@ static void host_malformed(struct host_ctx *h, const char *why,
 		session_host_say(h, "malformed line %ld: %s", h->lineno, clean_why);
 }
 
-/* Appends the formatted text to buf (len bytes). */
-static void buf_add(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void buf_add(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t used = strlen(buf);
-	va_list ap;
-
-	if (used + 1 >= len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + used, len - used, fmt, ap);
-	va_end(ap);
-}
-
 /* An option's count for the plan line: "10", or "?" when absent. */
 static void fmt_count(char *buf, size_t len, double v)
 {
@@ -447,33 +432,33 @@ static void host_plan_line(struct host_ctx *h, const struct bf_rec_plan *p)
 	struct model_host mh;
 	char text[256] = "", a[32], b[32], c[32], d[32];
 
-	buf_add(text, sizeof(text), "%d GEMM%s", p->gemm_total,
+	bf_text_appendf(text, sizeof(text), "%d GEMM%s", p->gemm_total,
 		p->gemm_total == 1 ? "" : "s");
 	if (o->present && o->nsizes > 8)
-		buf_add(text, sizeof(text), ": n %d to %d (%d sizes)", o->sizes[0],
+		bf_text_appendf(text, sizeof(text), ": n %d to %d (%d sizes)", o->sizes[0],
 			o->sizes[o->nsizes - 1], o->nsizes);
 	else if (o->present && o->nsizes > 0) {
-		buf_add(text, sizeof(text), ": n");
+		bf_text_appendf(text, sizeof(text), ": n");
 		for (int i = 0; i < o->nsizes; i++)
-			buf_add(text, sizeof(text), " %d", o->sizes[i]);
+			bf_text_appendf(text, sizeof(text), " %d", o->sizes[i]);
 	}
 	if (o->present && o->ndtypes > 0) {
-		buf_add(text, sizeof(text), ",");
+		bf_text_appendf(text, sizeof(text), ",");
 		for (int i = 0; i < o->ndtypes; i++)
-			buf_add(text, sizeof(text), " %s", o->dtypes[i]);
+			bf_text_appendf(text, sizeof(text), " %s", o->dtypes[i]);
 	}
-	buf_add(text, sizeof(text), " on");
+	bf_text_appendf(text, sizeof(text), " on");
 	for (int i = 0, any = 0; i < p->ndevices; i++)
 		if (p->devices[i].status != BF_STATUS_SKIPPED)
-			buf_add(text, sizeof(text), "%s %s", any++ ? "," : "",
+			bf_text_appendf(text, sizeof(text), "%s %s", any++ ? "," : "",
 				p->devices[i].device ? p->devices[i].device : "?");
 	for (int i = 0, any = 0; i < p->ndevices; i++)
 		if (p->devices[i].status == BF_STATUS_SKIPPED)
-			buf_add(text, sizeof(text), "%s%s", any++ ? ", " : " (",
+			bf_text_appendf(text, sizeof(text), "%s%s", any++ ? ", " : " (",
 				p->devices[i].device ? p->devices[i].device : "?");
 	for (int i = 0; i < p->ndevices; i++)
 		if (p->devices[i].status == BF_STATUS_SKIPPED) {
-			buf_add(text, sizeof(text), " skipped)");
+			bf_text_appendf(text, sizeof(text), " skipped)");
 			break;
 		}
 	if (o->present) {
@@ -481,7 +466,7 @@ static void host_plan_line(struct host_ctx *h, const struct bf_rec_plan *p)
 		fmt_count(b, sizeof(b), o->warmup);
 		fmt_count(c, sizeof(c), o->cpu_iters);
 		fmt_count(d, sizeof(d), o->cpu_warmup);
-		buf_add(text, sizeof(text), "; %s iteration%s after %s warm-up, "
+		bf_text_appendf(text, sizeof(text), "; %s iteration%s after %s warm-up, "
 			"CPU %s after %s", a, o->iters == 1 ? "" : "s", b, c, d);
 	}
 	model_set_plan(h->model, h->index, text);

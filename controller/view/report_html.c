@@ -325,18 +325,6 @@ static void section_reference(FILE *out, const struct compare_table *t,
 	free(tips);
 }
 
-/* The hosts a column covers: its own, or every host of its run. */
-static int column_hosts(const struct compare_column *col,
-			const struct archive_host **out, int cap)
-{
-	int n = 0;
-
-	for (int h = 0; h < col->run->nhosts && n < cap; h++)
-		if (!col->host || col->host == &col->run->hosts[h])
-			out[n++] = &col->run->hosts[h];
-	return n;
-}
-
 static void section_roofline(FILE *out, const struct compare_table *t)
 {
 	fprintf(out, "<h2>Roofline</h2>\n<p>Each GEMM placed against its "
@@ -393,7 +381,7 @@ static int record_table(FILE *out, const struct compare_table *t,
 
 	for (int c = 0; c < t->ncols; c++) {
 		const struct archive_host *hosts[256];
-		int nh = column_hosts(&t->cols[c], hosts, 256);
+		int nh = compare_column_hosts(&t->cols[c], hosts, 256);
 
 		for (int h = 0; h < nh; h++)
 			for (int i = 0; i < hosts[h]->nrecords; i++) {

@@ -55,17 +55,6 @@ static const char *kind_of(const char *device)
 	return device;
 }
 
-static int column_hosts(const struct compare_column *col,
-			const struct archive_host **out, int cap)
-{
-	int n = 0;
-
-	for (int h = 0; h < col->run->nhosts && n < cap; h++)
-		if (!col->host || col->host == &col->run->hosts[h])
-			out[n++] = &col->run->hosts[h];
-	return n;
-}
-
 /* The marker of a dtype: a circle, square, triangle or diamond, centred
  * at (x, y), as SVG; its glyph for the key under the chart. */
 static const char *const glyphs[] = { "\xe2\x97\x8f", "\xe2\x96\xa0",
@@ -291,7 +280,7 @@ void report_roofline_kinds(FILE *out, const struct compare_table *t)
 
 	for (int c = 0; c < t->ncols; c++) {
 		const struct archive_host *hosts[256];
-		int nh = column_hosts(&t->cols[c], hosts, 256);
+		int nh = compare_column_hosts(&t->cols[c], hosts, 256);
 
 		for (int h = 0; h < nh; h++)
 			for (int i = 0; i < hosts[h]->nrecords; i++) {

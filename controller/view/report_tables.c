@@ -19,18 +19,6 @@
 #include "view/ui_layout.h"
 #include "xmalloc.h"
 
-/* The hosts a column covers: its own, or every host of its run. */
-static int column_hosts(const struct compare_column *col,
-			const struct archive_host **out, int cap)
-{
-	int n = 0;
-
-	for (int h = 0; h < col->run->nhosts && n < cap; h++)
-		if (!col->host || col->host == &col->run->hosts[h])
-			out[n++] = &col->run->hosts[h];
-	return n;
-}
-
 void report_status_text(const struct report_cells *rc, enum bf_status st,
 			const char *reason, char *buf, size_t len)
 {
@@ -54,7 +42,7 @@ static void add_record_reasons(struct report_cells *rc,
 {
 	for (int c = 0; c < t->ncols; c++) {
 		const struct archive_host *hosts[256];
-		int nh = column_hosts(&t->cols[c], hosts, 256);
+		int nh = compare_column_hosts(&t->cols[c], hosts, 256);
 
 		for (int h = 0; h < nh; h++)
 			for (int i = 0; i < hosts[h]->nrecords; i++) {
