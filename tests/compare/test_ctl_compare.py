@@ -559,7 +559,7 @@ class CraftedTest(ArchiveTest):
              and x["n"] == "64"][0]
         self.assertAlmostEqual(float(x["fraction_of_peak"]), 0.25, places=6)
         r = ctl("show", "--results", self.crafted)
-        self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s+[\d.]+\??\s+\S+\s+25%\s")
+        self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s+[\d.]+(?:\?[\d,]*)?\s+\S+\s+25%\s")
 
     def test_reference_and_peak_provenance(self):
         # A published reference at this n: A scores near it, B at about
@@ -602,7 +602,7 @@ class CraftedTest(ArchiveTest):
         self.assertEqual(x["below_reference"], "yes")
         # ctl show: the cell marked, the legend says against what
         r = ctl("show", "--results", self.crafted)
-        self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s+[\d.]+\??"
+        self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s+[\d.]+(?:\?[\d,]*)?"
                                    r"\s+\S+\s+\S+\s+\d+%!\s")
         self.assertRegex(r.stdout, r"(?m)^! below reference \(1 row\): under 80% ")
         self.assertRegex(r.stdout, r"(?m)^  local cpu fp32 64: 50% of [\d.]+ "
@@ -641,7 +641,7 @@ class CraftedTest(ArchiveTest):
         self.make_run(self.crafted, "20990101T000100Z-0002", self.records)
         r = ctl("show", "--results", self.crafted, "20990101T000100Z-0002")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s+[\d.]+\??\s+n/a\s")
+        self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s+[\d.]+(?:\?[\d,]*)?\s+n/a\s")
         self.assertRegex(r.stdout, r"(?m)^(Δ|chg)% n/a for local: different machine "
                                    r"than run 20990101T000000Z-0001 \(hostname differs")
         # Other GPUs (UUIDs) under the same hostname: the same.
@@ -655,7 +655,7 @@ class CraftedTest(ArchiveTest):
         # The same machine again: Δ% against it.
         self.make_run(self.crafted, "20990101T000300Z-0004", self.records)
         r = ctl("show", "--results", self.crafted, "20990101T000300Z-0004")
-        self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s+[\d.]+\??\s+"
+        self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s+[\d.]+(?:\?[\d,]*)?\s+"
                                    r"([+-][\d.]+%|0\.0%)\s")
         self.assertIn("local: vs run 20990101T000100Z-0002", r.stdout)
 
@@ -770,7 +770,7 @@ class ShowListTest(ArchiveTest):
         # GFLOP/s, Δ% against the first run (same machine, same settings),
         # %peak (the agent knows this CPU's peak, or says n/a), vs ref
         # (n/a: no published measurement of this CPU).
-        self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s+[\d.]+\??\s+"
+        self.assertRegex(r.stdout, r"(?m)^local\s+cpu\s+fp32\s+64\s+[\d.]+(?:\?[\d,]*)?\s+"
                                    r"([+-][\d.]+%|0\.0%)\s+([\d.]+%|n/a)\s+n/a\s+"
                                    r"([\d.]+% [MC]|n/a)\s+[\d.]+\s")
         # Under the table, as ctl run printed it: bandwidth and batching.

@@ -402,7 +402,7 @@ class RunLocal(unittest.TestCase):
             self.assertNotIn("bandwidth (", out)
             self.assertNotIn("batching (", out)
             row = [l for l in out.splitlines() if l.startswith("local ")][0]
-            self.assertRegex(row, r"^local\s+cpu\s+fp32\s+64\s+[\d.]+\??\s+n/a\s+"
+            self.assertRegex(row, r"^local\s+cpu\s+fp32\s+64\s+[\d.]+(?:\?[\d,]*)?\s+n/a\s+"
                                   r"([\d.]+%|n/a)\s+n/a\s")
             self.assertNotIn("vs run", out)  # other settings: no baseline
             newest = [d for d in glob.glob(os.path.join(tmp, "res", "*"))
