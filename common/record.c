@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +20,73 @@
 
 /* --- reading JSON ---------------------------------------------------- */
 
+/*
+ * The members of the record being decoded, by key: a gemm record has
+ * some 45 members and its decoder asks for about 55 keys, so a scan per
+ * key (cJSON_GetObjectItemCaseSensitive) cost more than the parse itself.
+ * An open-addressing table of the object's members keyed by FNV-1a of
+ * the key (Fowler, Noll, Vo; the 32-bit parameters of
+ * http://www.isthe.com/chongo/tech/comp/fnv/), built once per record;
+ * the first of a repeated key is kept, as cJSON's lookup finds it. Only
+ * the top-level object of the record being decoded (thread-local), and
+ * only when it has at most KEY_INDEX_MAX members; get() falls back to
+ * cJSON's scan for everything else.
+ */
+#define KEY_INDEX_SLOTS 128 /* a power of two */
+#define KEY_INDEX_MAX 96
+
+struct key_index {
+	const cJSON *object;
+	const cJSON *slot[KEY_INDEX_SLOTS];
+};
+
+static _Thread_local const struct key_index *decoding;
+
+static uint32_t key_hash(const char *key)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *key; key++)
+		h = (h ^ (unsigned char)*key) * 16777619u;
+	return h;
+}
+
+/* Indexes o's members into x; 0 when o has more than KEY_INDEX_MAX. */
+static int key_index_build(struct key_index *x, const cJSON *o)
+{
+	const cJSON *e;
+	int n = 0;
+
+	memset(x, 0, sizeof(*x));
+	cJSON_ArrayForEach(e, o) {
+		uint32_t i;
+
+		if (!e->string)
+			continue;
+		if (++n > KEY_INDEX_MAX)
+			return 0;
+		for (i = key_hash(e->string) & (KEY_INDEX_SLOTS - 1);
+		     x->slot[i]; i = (i + 1) & (KEY_INDEX_SLOTS - 1))
+			if (strcmp(x->slot[i]->string, e->string) == 0)
+				break;
+		if (!x->slot[i])
+			x->slot[i] = e;
+	}
+	x->object = o;
+	return 1;
+}
+
 static const cJSON *get(const cJSON *o, const char *key)
 {
+	const struct key_index *x = decoding;
+
+	if (x && o && x->object == o) {
+		for (uint32_t i = key_hash(key) & (KEY_INDEX_SLOTS - 1);
+		     x->slot[i]; i = (i + 1) & (KEY_INDEX_SLOTS - 1))
+			if (strcmp(x->slot[i]->string, key) == 0)
+				return x->slot[i];
+		return NULL;
+	}
 	return cJSON_GetObjectItemCaseSensitive(o, key);
 }
 
@@ -666,12 +732,16 @@ enum bf_err bf_record_decode(const cJSON *json, enum bf_record_type type,
 			     struct bf_record *out, char *detail,
 			     size_t detail_len)
 {
-	const cJSON *seq = get(json, BF_KEY_SEQ);
+	const cJSON *seq;
+	struct key_index index;
 
 	bf_record_init(out, type);
 	if (!cJSON_IsObject(json) || (int)type < 0 || type >= BF_REC__COUNT)
 		return bf_fail(detail, detail_len, BF_ERR_SCHEMA,
 			       "record is not a JSON object of a known type");
+	if (key_index_build(&index, json))
+		decoding = &index;
+	seq = get(json, BF_KEY_SEQ);
 	if (cJSON_IsNumber(seq) && bf_schema_int_ok(seq->valuedouble, 0, INT_MAX))
 		out->seq = (int)seq->valuedouble;
 	switch (type) {
@@ -702,6 +772,7 @@ enum bf_err bf_record_decode(const cJSON *json, enum bf_record_type type,
 	default:
 		break;
 	}
+	decoding = NULL;
 	return BF_OK;
 }
 

@@ -11,6 +11,9 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <pthread.h>
 #include <regex.h>
 #include <stdarg.h>
@@ -19,13 +22,85 @@
 
 #include "json_text.h"
 
-/* The parsed schema (never freed: it lives as long as the process). */
+/* The parsed schema and its compiled patterns (never freed: they live as
+ * long as the process). */
 static cJSON *schema;
 static pthread_once_t schema_once = PTHREAD_ONCE_INIT;
+
+/* Each "pattern" string of the schema, compiled once: regcomp costs more
+ * than the rest of a record's check. regexec on a compiled expression is
+ * thread-safe (POSIX; glibc marks it MT-Safe). A pattern that does not
+ * compile has ok 0 and refuses what it checks, saying so. */
+#define MAX_PATTERNS 32
+static struct pattern {
+	const cJSON *src;
+	regex_t re;
+	int ok;
+} patterns[MAX_PATTERNS];
+static int npatterns;
+
+static void compile_patterns(const cJSON *s)
+{
+	const cJSON *e;
+
+	cJSON_ArrayForEach(e, s) {
+		if (e->string && strcmp(e->string, "pattern") == 0 &&
+		    cJSON_IsString(e) && npatterns < MAX_PATTERNS) {
+			struct pattern *p = &patterns[npatterns++];
+
+			p->src = e;
+			/* POSIX extended expressions, as the schema's
+			 * patterns are (anchors, groups, alternation,
+			 * bracket classes). */
+			p->ok = regcomp(&p->re, e->valuestring,
+					REG_EXTENDED | REG_NOSUB) == 0;
+		}
+		compile_patterns(e);
+	}
+}
+
+static void index_keywords(const cJSON *s);
 
 static void schema_load(void)
 {
 	schema = cJSON_Parse((const char *)bf_schema_json_text);
+	compile_patterns(schema);
+	index_keywords(schema);
+}
+
+/*
+ * Where a value is in the record: a chain from the value up to the root
+ * (NULL), each link an object key or an array index. Formatted only when
+ * a check fails ("options.sizes[1]"), so that a record that passes costs
+ * no text.
+ */
+struct vpath {
+	const struct vpath *up;
+	const char *key;     /* NULL: index */
+	int index;
+};
+
+/* path as the messages write it: keys joined by ".", indexes as [i]. */
+static void path_text(const struct vpath *p, char *out, size_t len)
+{
+	const struct vpath *chain[64];
+	size_t used = 0;
+	int n = 0;
+
+	for (; p && n < 64; p = p->up)
+		chain[n++] = p;
+	out[0] = '\0';
+	while (n-- > 0 && used < len) {
+		int k = chain[n]->key ?
+				snprintf(out + used, len - used, "%s%s",
+					 used ? "." : "", chain[n]->key) :
+				snprintf(out + used, len - used, "[%d]",
+					 chain[n]->index);
+
+		if (k < 0)
+			break;
+		used += (size_t)k;
+	}
 }
 
 struct vctx {
@@ -40,20 +115,22 @@ struct vctx {
 };
 
 static int validate(struct vctx *c, const cJSON *s, const cJSON *v,
-		    const char *path, int skip_one_of);
+		    const struct vpath *path, int skip_one_of);
 
 /* Says why v at path fails (unless quiet) and returns -1. */
-static int fail(struct vctx *c, const char *path, const char *fmt, ...)
+static int fail(struct vctx *c, const struct vpath *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-static int fail(struct vctx *c, const char *path, const char *fmt, ...)
+static int fail(struct vctx *c, const struct vpath *path, const char *fmt, ...)
 {
 	va_list ap;
+	char where[256];
 	int n;
 
 	if (c->quiet || !c->detail_len)
 		return -1;
+	path_text(path, where, sizeof(where));
 	n = snprintf(c->detail, c->detail_len, "%s record: field \"%s\" ",
-		     c->type, path);
+		     c->type, where);
 	if (n >= 0 && (size_t)n < c->detail_len) {
 		va_start(ap, fmt);
 		vsnprintf(c->detail + n, c->detail_len - (size_t)n, fmt, ap);
@@ -151,6 +228,65 @@ static const cJSON *get(const cJSON *o, const char *key)
 	return cJSON_GetObjectItemCaseSensitive(o, key);
 }
 
+/* A schema object's keywords that this reader interprets, found in one
+ * pass over its members (a lookup per keyword would compare each of
+ * them with every member, for every value of every record). */
+struct kw {
+	const cJSON *ref, *type, *enum_, *const_, *minimum, *maximum,
+		*exclusive_minimum, *pattern, *min_length, *required,
+		*properties, *additional, *dependent, *items, *all_of, *if_,
+		*then_, *else_, *one_of;
+};
+
+static void keywords(const cJSON *s, struct kw *k)
+{
+	static const struct {
+		const char *name;
+		size_t at;
+	} names[] = {
+		{ "$ref", offsetof(struct kw, ref) },
+		{ "type", offsetof(struct kw, type) },
+		{ "enum", offsetof(struct kw, enum_) },
+		{ "const", offsetof(struct kw, const_) },
+		{ "minimum", offsetof(struct kw, minimum) },
+		{ "maximum", offsetof(struct kw, maximum) },
+		{ "exclusiveMinimum", offsetof(struct kw, exclusive_minimum) },
+		{ "pattern", offsetof(struct kw, pattern) },
+		{ "minLength", offsetof(struct kw, min_length) },
+		{ "required", offsetof(struct kw, required) },
+		{ "properties", offsetof(struct kw, properties) },
+		{ "additionalProperties", offsetof(struct kw, additional) },
+		{ "dependentRequired", offsetof(struct kw, dependent) },
+		{ "items", offsetof(struct kw, items) },
+		{ "allOf", offsetof(struct kw, all_of) },
+		{ "if", offsetof(struct kw, if_) },
+		{ "then", offsetof(struct kw, then_) },
+		{ "else", offsetof(struct kw, else_) },
+		{ "oneOf", offsetof(struct kw, one_of) },
+	};
+	const cJSON *e;
+
+	memset(k, 0, sizeof(*k));
+	cJSON_ArrayForEach(e, s) {
+		if (!e->string)
+			continue;
+		/* Keyword names start with '$' or a lower-case letter. */
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			const cJSON **slot =
+				(const cJSON **)((char *)k + names[i].at);
+
+			/* The first of a repeated key, as
+			 * cJSON_GetObjectItemCaseSensitive finds it. */
+			if (e->string[0] == names[i].name[0] &&
+			    strcmp(e->string, names[i].name) == 0) {
+				if (!*slot)
+					*slot = e;
+				break;
+			}
+		}
+	}
+}
+
 static int type_has(const cJSON *t, const char *name)
 {
 	const cJSON *e;
@@ -163,14 +299,68 @@ static int type_has(const cJSON *t, const char *name)
 	return 0;
 }
 
+/* Every schema object's keywords, found once when the schema is loaded
+ * (docs/schema.json has some 300 objects): open addressing by the
+ * object's address. Read-only after schema_load, so shared by threads. */
+#define KW_SLOTS 2048 /* a power of two, over twice the objects */
+static struct kw_entry {
+	const cJSON *node;
+	struct kw kw;
+} *kw_table;
+
+static size_t kw_slot(const cJSON *node)
+{
+	/* Fibonacci hashing of the address (Knuth, TAOCP vol. 3, 6.4). */
+	return (size_t)(((uint64_t)(uintptr_t)node * 11400714819323198485ull) >>
+			53) & (KW_SLOTS - 1);
+}
+
+static void index_keywords(const cJSON *s)
+{
+	const cJSON *e;
+
+	if (!s)
+		return;
+	if (cJSON_IsObject(s)) {
+		size_t i = kw_slot(s), tries = 0;
+
+		if (!kw_table)
+			kw_table = calloc(KW_SLOTS, sizeof(*kw_table));
+		if (!kw_table)
+			return;
+		while (kw_table[i].node && tries++ < KW_SLOTS)
+			i = (i + 1) & (KW_SLOTS - 1);
+		if (!kw_table[i].node) {
+			kw_table[i].node = s;
+			keywords(s, &kw_table[i].kw);
+		}
+	}
+	cJSON_ArrayForEach(e, s)
+		index_keywords(e);
+}
+
+/* s's keywords: from the table, or found now into *own (a schema object
+ * the table could not hold, or no table: out of memory). */
+static const struct kw *kw_of(const cJSON *s, struct kw *own)
+{
+	if (kw_table)
+		for (size_t i = kw_slot(s), tries = 0;
+		     kw_table[i].node && tries < KW_SLOTS;
+		     i = (i + 1) & (KW_SLOTS - 1), tries++)
+			if (kw_table[i].node == s)
+				return &kw_table[i].kw;
+	keywords(s, own);
+	return own;
+}
+
 /* The range a number must be in, in words: "an integer from 1 to
  * 65536", "a number above 0", ... */
-static void range_words(const cJSON *s, char *out, size_t len)
+static void range_words(const struct kw *s, char *out, size_t len)
 {
-	const cJSON *lo = get(s, "minimum"), *hi = get(s, "maximum");
-	const cJSON *xlo = get(s, "exclusiveMinimum");
-	const char *what = type_has(get(s, "type"), "integer") &&
-				   !type_has(get(s, "type"), "number") ?
+	const cJSON *lo = s->minimum, *hi = s->maximum;
+	const cJSON *xlo = s->exclusive_minimum;
+	const char *what = type_has(s->type, "integer") &&
+				   !type_has(s->type, "number") ?
 			   "an integer" : "a number";
 	char a[40] = "", b[40] = "";
 
@@ -193,10 +383,9 @@ static void range_words(const cJSON *s, char *out, size_t len)
 		snprintf(out, len, "%s", what);
 }
 
-static int has_range(const cJSON *s)
+static int has_range(const struct kw *s)
 {
-	return get(s, "minimum") || get(s, "maximum") ||
-	       get(s, "exclusiveMinimum");
+	return s->minimum || s->maximum || s->exclusive_minimum;
 }
 
 /* Whether a and b are the same JSON value (enum, const): numbers by
@@ -209,7 +398,7 @@ static int json_equal(const cJSON *a, const cJSON *b)
 }
 
 static int check_enum(struct vctx *c, const cJSON *e, const cJSON *v,
-		      const char *path)
+		      const struct vpath *path)
 {
 	char got[96], list[256] = "";
 	const cJSON *x;
@@ -234,11 +423,11 @@ static int check_enum(struct vctx *c, const cJSON *e, const cJSON *v,
 		    describe(c, v, got, sizeof(got)), list);
 }
 
-static int check_number(struct vctx *c, const cJSON *s, const cJSON *v,
-			const char *path)
+static int check_number(struct vctx *c, const struct kw *s, const cJSON *v,
+			const struct vpath *path)
 {
-	const cJSON *lo = get(s, "minimum"), *hi = get(s, "maximum");
-	const cJSON *xlo = get(s, "exclusiveMinimum");
+	const cJSON *lo = s->minimum, *hi = s->maximum;
+	const cJSON *xlo = s->exclusive_minimum;
 	double x = v->valuedouble;
 	char got[64], range[128];
 
@@ -253,19 +442,27 @@ static int check_number(struct vctx *c, const cJSON *s, const cJSON *v,
 }
 
 static int check_pattern(struct vctx *c, const cJSON *p, const cJSON *v,
-			 const char *path)
+			 const struct vpath *path)
 {
-	regex_t re;
+	const struct pattern *pat = NULL;
+	regex_t own;
 	int rc;
 	char got[96];
 
-	/* The schema's patterns are POSIX extended expressions too
-	 * (anchors, groups, alternation, bracket classes). */
-	if (regcomp(&re, p->valuestring, REG_EXTENDED | REG_NOSUB) != 0)
+	for (int i = 0; i < npatterns && !pat; i++)
+		if (patterns[i].src == p)
+			pat = &patterns[i];
+	if (pat && pat->ok) {
+		rc = regexec(&pat->re, v->valuestring, 0, NULL, 0);
+	} else if (!pat && regcomp(&own, p->valuestring,
+				   REG_EXTENDED | REG_NOSUB) == 0) {
+		/* Past MAX_PATTERNS: compiled for this check alone. */
+		rc = regexec(&own, v->valuestring, 0, NULL, 0);
+		regfree(&own);
+	} else {
 		return fail(c, path, "cannot be checked: pattern %s does not compile",
 			    p->valuestring);
-	rc = regexec(&re, v->valuestring, 0, NULL, 0);
-	regfree(&re);
+	}
 	if (rc == 0)
 		return 0;
 	return fail(c, path, "is %s: expected a match of %s",
@@ -283,33 +480,53 @@ static size_t utf8_length(const char *s)
 	return n;
 }
 
-static void child_path(char *out, size_t len, const char *path,
-		       const char *key)
+/* o's member named key, the search starting after *near (the member
+ * found last, or NULL) and wrapping round: a record's fields come in the
+ * schema's order, so each lookup takes a step instead of a scan. Keys
+ * are unique in the schema; in a record only whether one is there is
+ * asked this way. *near becomes the member found. */
+static const cJSON *get_near(const cJSON *o, const char *key,
+			     const cJSON **near)
 {
-	snprintf(out, len, "%s%s%s", path, *path ? "." : "", key);
+	const cJSON *start;
+
+	if (!o)
+		return NULL;
+	start = *near && (*near)->next ? (*near)->next : o->child;
+	for (int pass = 0; pass < 2; pass++)
+		for (const cJSON *e = pass ? o->child : start;
+		     e && (pass == 0 || e != start); e = e->next)
+			if (e->string && strcmp(e->string, key) == 0) {
+				*near = e;
+				return e;
+			}
+	return NULL;
 }
 
-static int check_object(struct vctx *c, const cJSON *s, const cJSON *v,
-			const char *path)
+static int check_object(struct vctx *c, const struct kw *s, const cJSON *v,
+			const struct vpath *path)
 {
-	const cJSON *req = get(s, "required"), *props = get(s, "properties");
-	const cJSON *more = get(s, "additionalProperties");
-	const cJSON *dep = get(s, "dependentRequired"), *k, *e;
-	char sub[256];
+	const cJSON *req = s->required, *props = s->properties;
+	const cJSON *more = s->additional;
+	const cJSON *dep = s->dependent, *k, *e;
+	const cJSON *near = NULL;
 
 	cJSON_ArrayForEach(k, req)
-		if (cJSON_IsString(k) && !get(v, k->valuestring)) {
-			child_path(sub, sizeof(sub), path, k->valuestring);
-			return fail(c, sub, "is missing");
-		}
-	cJSON_ArrayForEach(e, v) {
-		const cJSON *ps =
-			cJSON_IsObject(props) ? get(props, e->string) : NULL;
+		if (cJSON_IsString(k) && !get_near(v, k->valuestring, &near)) {
+			struct vpath sub = { path, k->valuestring, 0 };
 
-		child_path(sub, sizeof(sub), path, e->string);
-		if (ps && validate(c, ps, e, sub, 0) < 0)
+			return fail(c, &sub, "is missing");
+		}
+	near = NULL;
+	cJSON_ArrayForEach(e, v) {
+		const cJSON *ps = cJSON_IsObject(props) && e->string ?
+					  get_near(props, e->string, &near) :
+					  NULL;
+		struct vpath sub = { path, e->string ? e->string : "", 0 };
+
+		if (ps && validate(c, ps, e, &sub, 0) < 0)
 			return -1;
-		if (!ps && more && validate(c, more, e, sub, 0) < 0)
+		if (!ps && more && validate(c, more, e, &sub, 0) < 0)
 			return -1;
 	}
 	cJSON_ArrayForEach(k, dep) {
@@ -317,9 +534,9 @@ static int check_object(struct vctx *c, const cJSON *s, const cJSON *v,
 			continue;
 		cJSON_ArrayForEach(e, k)
 			if (cJSON_IsString(e) && !get(v, e->valuestring)) {
-				child_path(sub, sizeof(sub), path,
-					   e->valuestring);
-				return fail(c, sub, "is missing (\"%s\" is given)",
+				struct vpath sub = { path, e->valuestring, 0 };
+
+				return fail(c, &sub, "is missing (\"%s\" is given)",
 					    k->string);
 			}
 	}
@@ -329,9 +546,11 @@ static int check_object(struct vctx *c, const cJSON *s, const cJSON *v,
 /* Validates v against s; with skip_one_of, s's "oneOf" is left out (the
  * root's, which the caller resolves by the record's type). */
 static int validate(struct vctx *c, const cJSON *s, const cJSON *v,
-		    const char *path, int skip_one_of)
+		    const struct vpath *path, int skip_one_of)
 {
 	const cJSON *t, *k;
+	struct kw own;
+	const struct kw *kw;
 	char got[96], words[128];
 
 	if (cJSON_IsBool(s))
@@ -340,7 +559,8 @@ static int validate(struct vctx *c, const cJSON *s, const cJSON *v,
 			     describe(c, v, got, sizeof(got)));
 	if (!cJSON_IsObject(s))
 		return 0;
-	k = get(s, "$ref");
+	kw = kw_of(s, &own);
+	k = kw->ref;
 	if (cJSON_IsString(k)) {
 		const char *name = strncmp(k->valuestring, "#/$defs/", 8) == 0 ?
 					   k->valuestring + 8 : NULL;
@@ -352,7 +572,7 @@ static int validate(struct vctx *c, const cJSON *s, const cJSON *v,
 		if (validate(c, target, v, path, 0) < 0)
 			return -1;
 	}
-	t = get(s, "type");
+	t = kw->type;
 	if (t) {
 		int ok = 0;
 
@@ -361,8 +581,8 @@ static int validate(struct vctx *c, const cJSON *s, const cJSON *v,
 		cJSON_ArrayForEach(k, (cJSON_IsArray(t) ? t : NULL))
 			ok |= cJSON_IsString(k) && type_is(v, k->valuestring);
 		if (!ok && cJSON_IsNumber(v) && type_has(t, "integer") &&
-		    has_range(s)) {
-			range_words(s, words, sizeof(words));
+		    has_range(kw)) {
+			range_words(kw, words, sizeof(words));
 			return fail(c, path, "is %s: expected %s",
 				    describe(c, v, got, sizeof(got)), words);
 		}
@@ -372,10 +592,10 @@ static int validate(struct vctx *c, const cJSON *s, const cJSON *v,
 				    describe(c, v, got, sizeof(got)), words);
 		}
 	}
-	k = get(s, "enum");
+	k = kw->enum_;
 	if (cJSON_IsArray(k) && check_enum(c, k, v, path) < 0)
 		return -1;
-	k = get(s, "const");
+	k = kw->const_;
 	if (k && !json_equal(k, v)) {
 		char want[64];
 
@@ -383,49 +603,48 @@ static int validate(struct vctx *c, const cJSON *s, const cJSON *v,
 			    describe(c, v, got, sizeof(got)),
 			    describe(c, k, want, sizeof(want)));
 	}
-	if (cJSON_IsNumber(v) && check_number(c, s, v, path) < 0)
+	if (cJSON_IsNumber(v) && check_number(c, kw, v, path) < 0)
 		return -1;
 	if (cJSON_IsString(v)) {
-		k = get(s, "pattern");
+		k = kw->pattern;
 		if (cJSON_IsString(k) && check_pattern(c, k, v, path) < 0)
 			return -1;
-		k = get(s, "minLength");
+		k = kw->min_length;
 		if (cJSON_IsNumber(k) &&
 		    (double)utf8_length(v->valuestring) < k->valuedouble)
 			return fail(c, path, "is %s: expected at least %.17g characters",
 				    describe(c, v, got, sizeof(got)),
 				    k->valuedouble);
 	}
-	if (cJSON_IsObject(v) && check_object(c, s, v, path) < 0)
+	if (cJSON_IsObject(v) && check_object(c, kw, v, path) < 0)
 		return -1;
-	k = get(s, "items");
+	k = kw->items;
 	if (k && cJSON_IsArray(v)) {
 		const cJSON *e;
 		int i = 0;
 
 		cJSON_ArrayForEach(e, v) {
-			char sub[256];
+			struct vpath sub = { path, NULL, i++ };
 
-			snprintf(sub, sizeof(sub), "%s[%d]", path, i++);
-			if (validate(c, k, e, sub, 0) < 0)
+			if (validate(c, k, e, &sub, 0) < 0)
 				return -1;
 		}
 	}
-	cJSON_ArrayForEach(k, get(s, "allOf"))
+	cJSON_ArrayForEach(k, kw->all_of)
 		if (validate(c, k, v, path, 0) < 0)
 			return -1;
-	k = get(s, "if");
+	k = kw->if_;
 	if (k) {
 		int quiet = c->quiet, holds;
 
 		c->quiet = 1;
 		holds = validate(c, k, v, path, 0) == 0;
 		c->quiet = quiet;
-		k = get(s, holds ? "then" : "else");
+		k = holds ? kw->then_ : kw->else_;
 		if (k && validate(c, k, v, path, 0) < 0)
 			return -1;
 	}
-	k = get(s, "oneOf");
+	k = kw->one_of;
 	if (k && !skip_one_of) {
 		const cJSON *alt;
 		int quiet = c->quiet, matched = 0;
@@ -444,7 +663,7 @@ static int validate(struct vctx *c, const cJSON *s, const cJSON *v,
 /* The first number under v (at path) that no double holds, 1e400 read
  * as inf: -1 with it said, else 0. JSON Schema has no word for it (a
  * Python reader takes inf for a number); this reader refuses it. */
-static int check_finite(struct vctx *c, const cJSON *v, const char *path)
+static int check_finite(struct vctx *c, const cJSON *v, const struct vpath *path)
 {
 	const cJSON *e;
 	const cJSON *children = cJSON_IsArray(v) || cJSON_IsObject(v) ? v :
@@ -456,13 +675,11 @@ static int check_finite(struct vctx *c, const cJSON *v, const char *path)
 		return fail(c, path, "is %s: expected a number a double holds",
 			    describe(c, v, got, sizeof(got)));
 	cJSON_ArrayForEach(e, children) {
-		char sub[256];
+		struct vpath sub = { path, NULL, i++ };
 
-		if (cJSON_IsArray(v))
-			snprintf(sub, sizeof(sub), "%s[%d]", path, i++);
-		else
-			child_path(sub, sizeof(sub), path, e->string);
-		if (check_finite(c, e, sub) < 0)
+		if (!cJSON_IsArray(v))
+			sub.key = e->string ? e->string : "";
+		if (check_finite(c, e, &sub) < 0)
 			return -1;
 	}
 	return 0;
@@ -484,9 +701,9 @@ int bf_schema_json_check(const cJSON *rec, const char *type, const char *line,
 			 schema ? "has no entry for it" : "does not parse");
 		return -1;
 	}
-	if (check_finite(&c, rec, "") < 0)
+	if (check_finite(&c, rec, NULL) < 0)
 		return -1;
-	if (validate(&c, schema, rec, "", 1) < 0)
+	if (validate(&c, schema, rec, NULL, 1) < 0)
 		return -1;
-	return validate(&c, def, rec, "", 0);
+	return validate(&c, def, rec, NULL, 0);
 }

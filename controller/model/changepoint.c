@@ -37,12 +37,12 @@ static void fw_free(struct fenwick *f)
 	free(f->sum);
 }
 
-/* Adds (sign 1) or removes (-1) value v at rank r (1-based). */
-static void fw_add(struct fenwick *f, int r, double v, int sign)
+/* Adds value v at rank r (1-based). */
+static void fw_add(struct fenwick *f, int r, double v)
 {
 	for (; r <= f->n; r += r & -r) {
-		f->cnt[r] += sign;
-		f->sum[r] += sign * v;
+		f->cnt[r]++;
+		f->sum[r] += v;
 	}
 }
 
@@ -57,14 +57,11 @@ static void fw_prefix(const struct fenwick *f, int r, int *cnt, double *sum)
 	}
 }
 
-/* The sum of |v - s| over the samples s in f; v is at rank r (not in f). */
-static double fw_dist(const struct fenwick *f, int r, double v, int total,
-		      double total_sum)
+/* The sum of |v - s| over a side's total samples s (summing to
+ * total_sum), below of them (summing to below_sum) at or below v. */
+static double side_dist(double v, int below, double below_sum, int total,
+			double total_sum)
 {
-	int below;
-	double below_sum;
-
-	fw_prefix(f, r, &below, &below_sum);
 	return v * below - below_sum + (total_sum - below_sum) -
 	       v * (total - below);
 }
@@ -78,8 +75,9 @@ struct segment {
 	int *first;           /* per run: index of its first sample */
 	double w_total;       /* sum |x_i - x_k| over all pairs */
 	double sum_total;     /* sum of all samples */
-	struct fenwick a, b;
-	struct fenwick full;  /* every sample: b's start at each split scan */
+	double *sorted_sum;   /* [r]: the sum of the samples of rank 1..r */
+	struct fenwick a;     /* the samples before the split; those after
+			       * are every sample but a's */
 };
 
 static int cmp_double_idx(const void *x, const void *y, void *arg)
@@ -119,20 +117,16 @@ static void segment_init(struct segment *s, const struct cp_run *runs,
 		idx[i] = i;
 	qsort_r(idx, (size_t)n, sizeof(*idx), cmp_double_idx, v);
 	s->w_total = 0;
+	s->sorted_sum = bf_xcalloc((size_t)n + 1, sizeof(*s->sorted_sum));
 	for (int i = 0; i < n; i++) {
 		/* Sorted ascending: v_(i) is above i values and below
 		 * n - 1 - i, so it adds (2i - n + 1) v_(i) to the pairs. */
 		s->rank[idx[i]] = i + 1;
 		s->w_total += (2.0 * i - n + 1) * v[idx[i]];
+		s->sorted_sum[i + 1] = s->sorted_sum[i] + v[idx[i]];
 	}
 	fw_init(&s->a, n);
-	fw_init(&s->b, n);
-	fw_init(&s->full, n);
-	s->sum_total = 0;
-	for (int i = 0; i < n; i++) {
-		fw_add(&s->full, s->rank[i], v[i], 1);
-		s->sum_total += v[i];
-	}
+	s->sum_total = s->sorted_sum[n];
 	free(v);
 	free(idx);
 }
@@ -141,9 +135,8 @@ static void segment_free(struct segment *s)
 {
 	free(s->rank);
 	free(s->first);
+	free(s->sorted_sum);
 	fw_free(&s->a);
-	fw_free(&s->b);
-	fw_free(&s->full);
 }
 
 /* Q of the split with n and m samples either side, from the within sums
@@ -171,22 +164,27 @@ static double best_split(struct segment *s, const int *order, int min_runs,
 	*at = -1;
 	fw_clear(&s->a);
 	/* b starts with every sample, whatever the order. */
-	memcpy(s->b.cnt, s->full.cnt, ((size_t)s->nsamples + 1) * sizeof(*s->b.cnt));
-	memcpy(s->b.sum, s->full.sum, ((size_t)s->nsamples + 1) * sizeof(*s->b.sum));
 	sumb = s->sum_total;
 	for (int r = 0; r + 1 < s->nruns; r++) {
 		const struct cp_run *run = &s->runs[order[r]];
 
 		for (int i = 0; i < run->n; i++) {
 			int rk = s->rank[s->first[order[r]] + i];
-			double v = run->x[i];
+			double v = run->x[i], below_a_sum;
+			int below_a;
 
-			fw_add(&s->b, rk, v, -1);
+			/* v moves from b to a. Ranks are distinct, so the
+			 * samples at ranks 1..rk are rk, summing to
+			 * sorted_sum[rk]; those in b (v taken out) are what
+			 * a does not hold: one tree instead of two. */
+			fw_prefix(&s->a, rk, &below_a, &below_a_sum);
 			sumb -= v;
 			nb--;
-			wb -= fw_dist(&s->b, rk, v, nb, sumb);
-			wa += fw_dist(&s->a, rk, v, na, suma);
-			fw_add(&s->a, rk, v, 1);
+			wb -= side_dist(v, rk - 1 - below_a,
+					s->sorted_sum[rk] - v - below_a_sum,
+					nb, sumb);
+			wa += side_dist(v, below_a, below_a_sum, na, suma);
+			fw_add(&s->a, rk, v);
 			suma += v;
 			na++;
 		}

@@ -25,7 +25,7 @@
  *
  * Shuffles come from a generator seeded by the segment, so the same
  * series always gives the same answer. Pure: no I/O; O(N log N) per
- * shuffle for N samples (Fenwick trees over the samples' ranks).
+ * shuffle for N samples (a Fenwick tree over the samples' ranks).
  */
 #ifndef BF_CHANGEPOINT_H
 #define BF_CHANGEPOINT_H

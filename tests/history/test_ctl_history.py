@@ -46,8 +46,14 @@ def ctl(*args, shim=None):
 
 
 def runs_of(results):
-    return sorted(d for d in os.listdir(results)
-                  if os.path.isdir(os.path.join(results, d)))
+    """The run ids under results in the order they started (run.json's
+    started_at, to the millisecond): two runs of one second have ids in
+    the order of their random suffixes, not of their times."""
+    def started(d):
+        with open(os.path.join(results, d, "run.json")) as f:
+            return json.load(f)["started_at"], d
+    return sorted((d for d in os.listdir(results)
+                   if os.path.isdir(os.path.join(results, d))), key=started)
 
 
 class HistoryTest(unittest.TestCase):
