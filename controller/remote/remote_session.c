@@ -12,6 +12,12 @@
  * by short waits on the session's socket (REMOTE_SLICE_MS), so that the
  * cancel flag, the connect deadline and the silence timeout are checked
  * between them; libssh's own blocking timeouts are not relied on.
+ *
+ * Kept whole although long (some 830 lines): connect, host key and
+ * authentication are one sequence over one ssh_session, each step's
+ * failure handled by the steps before it; what they share with the rest
+ * of the layer is in remote_wait.c, remote_config.c, remote_proxy.c and
+ * remote_knownhosts.c already.
  */
 #include "remote/remote_internal.h"
 

@@ -5,6 +5,10 @@
  * run's end. What one host's lines do is session_host.c's; between them,
  * every read and write of the run's model is in these two files, so that
  * the runners and cmd_run.c never touch it.
+ *
+ * Kept whole although long (some 810 lines): the run directory, the pool,
+ * the watch and run.json share the session's one lock and its end, which
+ * must see every host's last state; one host's work is session_host.c's.
  */
 #include "run/session.h"
 

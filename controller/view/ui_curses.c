@@ -19,6 +19,12 @@
  * was captured, then it re-raises the signal with its default action (for
  * the core dump and the exit status). bf_xmalloc's out-of-memory hook uses
  * the same function.
+ *
+ * Kept whole although long (about 1,000 lines): it is the one file that
+ * speaks curses, and the terminal's state (modes, colours, the restore
+ * sequences the crash handler writes) must stay in one place; what fits
+ * where is ui_layout.c's, the cells' texts ui_cells.c's and the side-by-side
+ * view's ui_sidebyside.c's.
  */
 #include "view/ui_curses.h"
 
