@@ -11,60 +11,27 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
 #include <pthread.h>
 #include <regex.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "json_text.h"
+#include "xmalloc.h"
 
-/* The parsed schema and its compiled patterns (never freed: they live as
- * long as the process). */
+/* The parsed schema and the keywords of each of its objects (never
+ * freed: they live as long as the process). */
 static cJSON *schema;
 static pthread_once_t schema_once = PTHREAD_ONCE_INIT;
-
-/* Each "pattern" string of the schema, compiled once: regcomp costs more
- * than the rest of a record's check. regexec on a compiled expression is
- * thread-safe (POSIX; glibc marks it MT-Safe). A pattern that does not
- * compile has ok 0 and refuses what it checks, saying so. */
-#define MAX_PATTERNS 32
-static struct pattern {
-	const cJSON *src;
-	regex_t re;
-	int ok;
-} patterns[MAX_PATTERNS];
-static int npatterns;
-
-static void compile_patterns(const cJSON *s)
-{
-	const cJSON *e;
-
-	cJSON_ArrayForEach(e, s) {
-		if (e->string && strcmp(e->string, "pattern") == 0 &&
-		    cJSON_IsString(e) && npatterns < MAX_PATTERNS) {
-			struct pattern *p = &patterns[npatterns++];
-
-			p->src = e;
-			/* POSIX extended expressions, as the schema's
-			 * patterns are (anchors, groups, alternation,
-			 * bracket classes). */
-			p->ok = regcomp(&p->re, e->valuestring,
-					REG_EXTENDED | REG_NOSUB) == 0;
-		}
-		compile_patterns(e);
-	}
-}
 
 static void index_keywords(const cJSON *s);
 
 static void schema_load(void)
 {
 	schema = cJSON_Parse((const char *)bf_schema_json_text);
-	compile_patterns(schema);
 	index_keywords(schema);
 }
 
@@ -236,6 +203,12 @@ struct kw {
 		*exclusive_minimum, *pattern, *min_length, *required,
 		*properties, *additional, *dependent, *items, *all_of, *if_,
 		*then_, *else_, *one_of;
+	/* "pattern" compiled once (regcomp costs more than the rest of a
+	 * record's check) as the POSIX extended expression it is (anchors,
+	 * groups, alternation, bracket classes); regexec on it is
+	 * thread-safe (POSIX; glibc marks it MT-Safe). */
+	regex_t re;
+	int re_ok;
 };
 
 static void keywords(const cJSON *s, struct kw *k)
@@ -270,7 +243,7 @@ static void keywords(const cJSON *s, struct kw *k)
 	cJSON_ArrayForEach(e, s) {
 		if (!e->string)
 			continue;
-		/* Keyword names start with '$' or a lower-case letter. */
+		/* The first byte rules most names out before strcmp. */
 		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 			const cJSON **slot =
 				(const cJSON **)((char *)k + names[i].at);
@@ -285,6 +258,9 @@ static void keywords(const cJSON *s, struct kw *k)
 			}
 		}
 	}
+	k->re_ok = cJSON_IsString(k->pattern) &&
+		   regcomp(&k->re, k->pattern->valuestring,
+			   REG_EXTENDED | REG_NOSUB) == 0;
 }
 
 static int type_has(const cJSON *t, const char *name)
@@ -301,56 +277,70 @@ static int type_has(const cJSON *t, const char *name)
 
 /* Every schema object's keywords, found once when the schema is loaded
  * (docs/schema.json has some 300 objects): open addressing by the
- * object's address. Read-only after schema_load, so shared by threads. */
-#define KW_SLOTS 2048 /* a power of two, over twice the objects */
+ * object's address, at most half full. Read-only after schema_load, so
+ * shared by threads. */
 static struct kw_entry {
 	const cJSON *node;
 	struct kw kw;
 } *kw_table;
+static size_t kw_slots;  /* 2^kw_bits */
+static unsigned kw_bits;
 
 static size_t kw_slot(const cJSON *node)
 {
-	/* Fibonacci hashing of the address (Knuth, TAOCP vol. 3, 6.4). */
+	/* Fibonacci hashing of the address: the product's top kw_bits
+	 * (Knuth, TAOCP vol. 3, 6.4). */
 	return (size_t)(((uint64_t)(uintptr_t)node * 11400714819323198485ull) >>
-			53) & (KW_SLOTS - 1);
+			(64 - kw_bits));
+}
+
+static size_t count_objects(const cJSON *s)
+{
+	const cJSON *e;
+	size_t n = cJSON_IsObject(s);
+
+	cJSON_ArrayForEach(e, s)
+		n += count_objects(e);
+	return n;
+}
+
+static void add_keywords(const cJSON *s)
+{
+	const cJSON *e;
+
+	if (cJSON_IsObject(s)) {
+		size_t i = kw_slot(s);
+
+		while (kw_table[i].node)
+			i = (i + 1) & (kw_slots - 1);
+		kw_table[i].node = s;
+		keywords(s, &kw_table[i].kw);
+	}
+	cJSON_ArrayForEach(e, s)
+		add_keywords(e);
 }
 
 static void index_keywords(const cJSON *s)
 {
-	const cJSON *e;
+	size_t n = count_objects(s);
 
-	if (!s)
-		return;
-	if (cJSON_IsObject(s)) {
-		size_t i = kw_slot(s), tries = 0;
-
-		if (!kw_table)
-			kw_table = calloc(KW_SLOTS, sizeof(*kw_table));
-		if (!kw_table)
-			return;
-		while (kw_table[i].node && tries++ < KW_SLOTS)
-			i = (i + 1) & (KW_SLOTS - 1);
-		if (!kw_table[i].node) {
-			kw_table[i].node = s;
-			keywords(s, &kw_table[i].kw);
-		}
-	}
-	cJSON_ArrayForEach(e, s)
-		index_keywords(e);
+	for (kw_bits = 4, kw_slots = 16; kw_slots < 2 * n; kw_bits++)
+		kw_slots *= 2;
+	kw_table = bf_xcalloc(kw_slots, sizeof(*kw_table));
+	add_keywords(s);
 }
 
-/* s's keywords: from the table, or found now into *own (a schema object
- * the table could not hold, or no table: out of memory). */
-static const struct kw *kw_of(const cJSON *s, struct kw *own)
+/* s's keywords. Every object of the schema is in the table, and only
+ * the schema's objects are validated against; an object that is not
+ * (none) would get no keywords. */
+static const struct kw *kw_of(const cJSON *s)
 {
-	if (kw_table)
-		for (size_t i = kw_slot(s), tries = 0;
-		     kw_table[i].node && tries < KW_SLOTS;
-		     i = (i + 1) & (KW_SLOTS - 1), tries++)
-			if (kw_table[i].node == s)
-				return &kw_table[i].kw;
-	keywords(s, own);
-	return own;
+	static const struct kw none;
+	size_t i = kw_slot(s);
+
+	while (kw_table[i].node && kw_table[i].node != s)
+		i = (i + 1) & (kw_slots - 1);
+	return kw_table[i].node ? &kw_table[i].kw : &none;
 }
 
 /* The range a number must be in, in words: "an integer from 1 to
@@ -441,32 +431,18 @@ static int check_number(struct vctx *c, const struct kw *s, const cJSON *v,
 	return 0;
 }
 
-static int check_pattern(struct vctx *c, const cJSON *p, const cJSON *v,
+static int check_pattern(struct vctx *c, const struct kw *s, const cJSON *v,
 			 const struct vpath *path)
 {
-	const struct pattern *pat = NULL;
-	regex_t own;
-	int rc;
 	char got[96];
 
-	for (int i = 0; i < npatterns && !pat; i++)
-		if (patterns[i].src == p)
-			pat = &patterns[i];
-	if (pat && pat->ok) {
-		rc = regexec(&pat->re, v->valuestring, 0, NULL, 0);
-	} else if (!pat && regcomp(&own, p->valuestring,
-				   REG_EXTENDED | REG_NOSUB) == 0) {
-		/* Past MAX_PATTERNS: compiled for this check alone. */
-		rc = regexec(&own, v->valuestring, 0, NULL, 0);
-		regfree(&own);
-	} else {
+	if (!s->re_ok)
 		return fail(c, path, "cannot be checked: pattern %s does not compile",
-			    p->valuestring);
-	}
-	if (rc == 0)
+			    s->pattern->valuestring);
+	if (regexec(&s->re, v->valuestring, 0, NULL, 0) == 0)
 		return 0;
 	return fail(c, path, "is %s: expected a match of %s",
-		    describe(c, v, got, sizeof(got)), p->valuestring);
+		    describe(c, v, got, sizeof(got)), s->pattern->valuestring);
 }
 
 /* Code points in s (UTF-8; the reader took it from cJSON, which keeps
@@ -549,7 +525,6 @@ static int validate(struct vctx *c, const cJSON *s, const cJSON *v,
 		    const struct vpath *path, int skip_one_of)
 {
 	const cJSON *t, *k;
-	struct kw own;
 	const struct kw *kw;
 	char got[96], words[128];
 
@@ -559,7 +534,7 @@ static int validate(struct vctx *c, const cJSON *s, const cJSON *v,
 			     describe(c, v, got, sizeof(got)));
 	if (!cJSON_IsObject(s))
 		return 0;
-	kw = kw_of(s, &own);
+	kw = kw_of(s);
 	k = kw->ref;
 	if (cJSON_IsString(k)) {
 		const char *name = strncmp(k->valuestring, "#/$defs/", 8) == 0 ?
@@ -607,7 +582,7 @@ static int validate(struct vctx *c, const cJSON *s, const cJSON *v,
 		return -1;
 	if (cJSON_IsString(v)) {
 		k = kw->pattern;
-		if (cJSON_IsString(k) && check_pattern(c, k, v, path) < 0)
+		if (cJSON_IsString(k) && check_pattern(c, kw, v, path) < 0)
 			return -1;
 		k = kw->min_length;
 		if (cJSON_IsNumber(k) &&

@@ -87,7 +87,7 @@ static void model_product(struct cpu_peak_model *m)
 			if (strcmp(m->c[k].uarch->name, names[i]) == 0)
 				cores += m->c[k].topo.cores;
 		bf_text_appendf(m->product, sizeof(m->product), "%s%dx %s",
-		       i ? " + " : "", cores, names[i]);
+				i ? " + " : "", cores, names[i]);
 	}
 }
 
@@ -257,11 +257,11 @@ static void cluster_rate(const struct cpu_peak_cluster *c, enum bf_dtype dtype,
 			 "probe: %s %.1f measured", pr->isa,
 			 pr->flop_per_cycle);
 		if (tr.hi > 0)
-			bf_text_appendf(out->note, sizeof(out->note), "; table %s: %s",
-			       u->name, range);
+			bf_text_appendf(out->note, sizeof(out->note),
+					"; table %s: %s", u->name, range);
 		else
 			bf_text_appendf(out->note, sizeof(out->note),
-			       "; no table figure");
+					"; no table figure");
 		if (tr.hi > 0 && (pv * PEAK_DISAGREE_FACTOR < tr.lo ||
 				  pv > tr.hi * PEAK_DISAGREE_FACTOR))
 			snprintf(
@@ -341,30 +341,33 @@ void peak_cpu(const struct cpu_peak_model *m, enum bf_dtype dtype,
 						      2] = 1;
 		sum += c->topo.cores * r.rate * c->clock_ghz;
 		bound += c->topo.cores * r.bound * c->clock_ghz;
-		bf_text_appendf(out->basis, sizeof(out->basis),
-		       "%s%d %s core%s x %.0f FLOP/cycle (%s) x %.3f GHz (%s)",
-		       k ? " + " : "", c->topo.cores, name,
-		       c->topo.cores == 1 ? "" : "s", r.rate, r.note,
-		       c->clock_ghz, c->clock_source);
+		bf_text_appendf(
+			out->basis, sizeof(out->basis),
+			"%s%d %s core%s x %.0f FLOP/cycle (%s) x %.3f GHz (%s)",
+			k ? " + " : "", c->topo.cores, name,
+			c->topo.cores == 1 ? "" : "s", r.rate, r.note,
+			c->clock_ghz, c->clock_source);
 		bf_text_appendf(out->bound_basis, sizeof(out->bound_basis),
-		       "%s%d x %.0f x %.3f GHz", k ? " + " : "", c->topo.cores,
-		       r.bound, c->clock_ghz);
+				"%s%d x %.0f x %.3f GHz", k ? " + " : "",
+				c->topo.cores, r.bound, c->clock_ghz);
 		if (r.disagree[0])
-			bf_text_appendf(out->disagreement, sizeof(out->disagreement),
-			       "%s%s", out->disagreement[0] ? "; " : "",
-			       r.disagree);
+			bf_text_appendf(out->disagreement,
+					sizeof(out->disagreement), "%s%s",
+					out->disagreement[0] ? "; " : "",
+					r.disagree);
 	}
-	bf_text_appendf(out->bound_basis, sizeof(out->bound_basis),
-	       " (cores x the larger of probe and table FLOP/cycle x clock)");
+	bf_text_appendf(
+		out->bound_basis, sizeof(out->bound_basis),
+		" (cores x the larger of probe and table FLOP/cycle x clock)");
 	out->gflops = sum;
 	out->bound_gflops = bound;
 	for (int i = 0; i < 3; i++)
 		if (have[i])
-			bf_text_appendf(out->method, sizeof(out->method), "%s%s",
-			       out->method[0] ? "+" : "",
-			       i == 0 ? "probe" :
-			       i == 1 ? "table" :
-					"isa");
+			bf_text_appendf(out->method, sizeof(out->method),
+					"%s%s", out->method[0] ? "+" : "",
+					i == 0 ? "probe" :
+					i == 1 ? "table" :
+						 "isa");
 }
 
 /* --- GPU ---------------------------------------------------------------- */
@@ -419,7 +422,8 @@ void peak_gpu(const struct gpu_peak_input *in, enum bf_dtype dtype,
 			p->sms, rate, mhz / 1e3, p->source);
 		if (sms != p->sms)
 			bf_text_appendf(out->basis, sizeof(out->basis),
-			       "; x %d/%d SMs on this device", sms, p->sms);
+					"; x %d/%d SMs on this device", sms,
+					p->sms);
 		if (!(top >= mhz / 1e3)) {
 			top = mhz / 1e3;
 			top_src = "the published figure's clock";

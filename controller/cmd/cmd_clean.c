@@ -4,12 +4,10 @@
  * ctl's), listing each with its size; --dry-run lists only. Hosts one
  * after another, each reached as ctl run reaches it.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "bf_text.h"
 #include "cmd/ctl.h"

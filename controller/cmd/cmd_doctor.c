@@ -6,12 +6,10 @@
  * Hosts one after another, each as ctl run reaches it (the inventory's
  * ssh target, path_prepend and env; ssh_config; known_hosts).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "bf_text.h"
 #include "cmd/ctl.h"

@@ -6,7 +6,6 @@
  * would use, whatever goes into the key; for `local`, the binary ctl run
  * local runs. bench/ places its stand-in agents with it.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -298,9 +298,11 @@ void preflight_missing_text(const struct preflight *p, char *out, size_t len)
 	for (int i = 0; i < PF_ITEMS; i++) {
 		if (!(p->missing & (1u << i)))
 			continue;
-		bf_text_appendf(out, len, "%s%s", out[0] ? ", " : "", item_text[i]);
+		bf_text_appendf(out, len, "%s%s", out[0] ? ", " : "",
+				item_text[i]);
 		if (i == PF_CMAKE && p->cmake[0])
-			bf_text_appendf(out, len, " (this host has %s)", p->cmake);
+			bf_text_appendf(out, len, " (this host has %s)",
+					p->cmake);
 	}
 }
 
@@ -381,20 +383,21 @@ void preflight_install_hint(const struct preflight *p, char *out, size_t len)
 
 		preflight_missing_text(p, what, sizeof(what));
 		if (p->os_id[0])
-			bf_text_appendf(out, len,
-			       "no package names known for "
-			       "distribution '%s' (os-release ID): install %s "
-			       "with its package manager",
-			       p->os_id, what);
+			bf_text_appendf(
+				out, len,
+				"no package names known for "
+				"distribution '%s' (os-release ID): install %s "
+				"with its package manager",
+				p->os_id, what);
 		else
 			bf_text_appendf(out, len,
-			       "no os-release on the host: install "
-			       "%s with its package manager",
-			       what);
+					"no os-release on the host: install "
+					"%s with its package manager",
+					what);
 		return;
 	}
-	bf_text_appendf(out, len, "install with: %s%s", p->uid == 0 ? "" : "sudo ",
-	       f->install);
+	bf_text_appendf(out, len, "install with: %s%s",
+			p->uid == 0 ? "" : "sudo ", f->install);
 	for (int i = 0; i < PF_ITEMS; i++)
 		if (p->missing & (1u << i))
 			bf_text_appendf(out, len, " %s", f->pkgs[i]);
@@ -402,9 +405,9 @@ void preflight_install_hint(const struct preflight *p, char *out, size_t len)
 	if (f == &families[1] && strcmp(p->os_id, "fedora") != 0 &&
 	    (p->missing & (1u << PF_CJSON | 1u << PF_OPENBLAS)))
 		bf_text_appendf(out, len,
-		       " (cjson-devel and openblas-devel come from "
-		       "EPEL: %sdnf install -y epel-release)",
-		       p->uid == 0 ? "" : "sudo ");
+				" (cjson-devel and openblas-devel come from "
+				"EPEL: %sdnf install -y epel-release)",
+				p->uid == 0 ? "" : "sudo ");
 }
 
 void preflight_cuda_text(const struct preflight *p, char *out, size_t len)

@@ -433,10 +433,11 @@ static void host_plan_line(struct host_ctx *h, const struct bf_rec_plan *p)
 	char text[256] = "", a[32], b[32], c[32], d[32];
 
 	bf_text_appendf(text, sizeof(text), "%d GEMM%s", p->gemm_total,
-		p->gemm_total == 1 ? "" : "s");
+			p->gemm_total == 1 ? "" : "s");
 	if (o->present && o->nsizes > 8)
-		bf_text_appendf(text, sizeof(text), ": n %d to %d (%d sizes)", o->sizes[0],
-			o->sizes[o->nsizes - 1], o->nsizes);
+		bf_text_appendf(text, sizeof(text), ": n %d to %d (%d sizes)",
+				o->sizes[0], o->sizes[o->nsizes - 1],
+				o->nsizes);
 	else if (o->present && o->nsizes > 0) {
 		bf_text_appendf(text, sizeof(text), ": n");
 		for (int i = 0; i < o->nsizes; i++)
@@ -445,17 +446,22 @@ static void host_plan_line(struct host_ctx *h, const struct bf_rec_plan *p)
 	if (o->present && o->ndtypes > 0) {
 		bf_text_appendf(text, sizeof(text), ",");
 		for (int i = 0; i < o->ndtypes; i++)
-			bf_text_appendf(text, sizeof(text), " %s", o->dtypes[i]);
+			bf_text_appendf(text, sizeof(text), " %s",
+					o->dtypes[i]);
 	}
 	bf_text_appendf(text, sizeof(text), " on");
 	for (int i = 0, any = 0; i < p->ndevices; i++)
 		if (p->devices[i].status != BF_STATUS_SKIPPED)
-			bf_text_appendf(text, sizeof(text), "%s %s", any++ ? "," : "",
-				p->devices[i].device ? p->devices[i].device : "?");
+			bf_text_appendf(
+				text, sizeof(text), "%s %s", any++ ? "," : "",
+				p->devices[i].device ? p->devices[i].device :
+						       "?");
 	for (int i = 0, any = 0; i < p->ndevices; i++)
 		if (p->devices[i].status == BF_STATUS_SKIPPED)
-			bf_text_appendf(text, sizeof(text), "%s%s", any++ ? ", " : " (",
-				p->devices[i].device ? p->devices[i].device : "?");
+			bf_text_appendf(
+				text, sizeof(text), "%s%s", any++ ? ", " : " (",
+				p->devices[i].device ? p->devices[i].device :
+						       "?");
 	for (int i = 0; i < p->ndevices; i++)
 		if (p->devices[i].status == BF_STATUS_SKIPPED) {
 			bf_text_appendf(text, sizeof(text), " skipped)");
@@ -466,8 +472,10 @@ static void host_plan_line(struct host_ctx *h, const struct bf_rec_plan *p)
 		fmt_count(b, sizeof(b), o->warmup);
 		fmt_count(c, sizeof(c), o->cpu_iters);
 		fmt_count(d, sizeof(d), o->cpu_warmup);
-		bf_text_appendf(text, sizeof(text), "; %s iteration%s after %s warm-up, "
-			"CPU %s after %s", a, o->iters == 1 ? "" : "s", b, c, d);
+		bf_text_appendf(text, sizeof(text),
+				"; %s iteration%s after %s warm-up, "
+				"CPU %s after %s",
+				a, o->iters == 1 ? "" : "s", b, c, d);
 	}
 	model_set_plan(h->model, h->index, text);
 	model_host_get(h->model, h->index, &mh);

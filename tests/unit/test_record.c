@@ -517,6 +517,39 @@ static void test_decode_unvalidated_no_cast(void **state)
 	cJSON_Delete(j);
 }
 
+/* The decoder's key table (record.c) answers as cJSON's own lookup: the
+ * first of a repeated key, and the same fields for a record with more
+ * members than the table takes (200 unknown keys: cJSON's scan). */
+static void test_decode_key_lookup(void **state)
+{
+	const char *json =
+		"{\"seq\":4,\"device\":\"cpu\",\"dtype\":\"fp32\",\"n\":64,\"n\":128,\"status\":\"pass\",\"iters\":2,\"samples_ms\":[1,2],\"library\":\"first\",\"library\":\"second\"}";
+	struct bf_record r;
+	char detail[128];
+	cJSON *j = cJSON_Parse(json);
+
+	(void)state;
+	for (int wide = 0; wide < 2; wide++) {
+		assert_non_null(j);
+		assert_int_equal(bf_record_decode(j, BF_REC_GEMM, &r, detail,
+						  sizeof(detail)), BF_OK);
+		assert_int_equal(r.seq, 4);
+		assert_int_equal(r.u.gemm.n, 64);
+		assert_int_equal(r.u.gemm.iters, 2);
+		assert_int_equal(r.u.gemm.nsamples, 2);
+		assert_string_equal(r.u.gemm.library, "first");
+		assert_string_equal(r.u.gemm.dtype, "fp32");
+		bf_record_free(&r);
+		for (int k = 0; k < 200 && !wide; k++) {
+			char key[16];
+
+			snprintf(key, sizeof(key), "x%d", k);
+			cJSON_AddNumberToObject(j, key, k);
+		}
+	}
+	cJSON_Delete(j);
+}
+
 /* --- timed samples: times, or the record is malformed ---------------- */
 
 static const char bandwidth_line[] =
@@ -750,6 +783,7 @@ int main(void)
 		cmocka_unit_test(test_decode_rejects_non_object),
 		cmocka_unit_test(test_int_ranges),
 		cmocka_unit_test(test_decode_unvalidated_no_cast),
+		cmocka_unit_test(test_decode_key_lookup),
 		cmocka_unit_test(test_sample_times),
 		cmocka_unit_test(test_median_not_a_time),
 		cmocka_unit_test(test_doubles_round_trip),
