@@ -238,7 +238,7 @@ static void unrun_record(struct bf_record *rec, const struct device *dev,
 
 double gemm_flops(int n)
 {
-	return 2.0 * (double)n * (double)n * (double)n;
+	return bf_gemm_flops(n);
 }
 
 double gemm_operand_bytes(int n, enum bf_dtype dtype, enum bf_dtype c_dtype)

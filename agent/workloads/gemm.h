@@ -57,7 +57,8 @@ void gemm_ratios(const struct gemm_sweep *s, struct bf_rec_summary *sum);
 void gemm_fill_uniform(float *x, size_t count, uint64_t seed, int which);
 
 /* FLOPs of an n x n x n GEMM: n^3 multiply-adds of 2 FLOPs, 2 n^3
- * (the seed's figure; 1.37e11 at n = 4096). */
+ * (1.37e11 at n = 4096): bf_gemm_flops (common/record.h), the one
+ * definition ctl uses as well. */
 double gemm_flops(int n);
 
 /* Bytes of A and B (dtype) and C (c_dtype), n x n each: 3 n^2 x element

@@ -613,6 +613,69 @@ class CraftedTest(ArchiveTest):
                          results=self.crafted)
         self.assertNotIn("peak cpu fp32", r.stdout)
 
+    def test_large_sizes(self):
+        # 2 n^3 past 2^31 (n >= 1025): the agent's default n = 4096 and
+        # 8192, whose GFLOP/s an int count would make negative. Every
+        # figure shown is 2 n^3 / ms / 1e6 of the samples given.
+        recs = json.loads(json.dumps(self.records))
+        for g in recs:
+            if g["type"] == "gemm" and g["device"] == "cpu" and \
+                    g["dtype"] == "fp32" and g["n"] in (64, 128):
+                g["n"] = {64: 4096, 128: 8192}[g["n"]]
+        samples = {4096: [1000.0, 1010.0, 1020.0],
+                   8192: [9000.0, 9090.0, 9180.0]}
+        for n, ms in samples.items():
+            recs = self.with_samples(recs, n, ms)
+            for g in self.gemm(recs, n):    # 2 % spread: reliable
+                g.update(spread=(ms[2] - ms[0]) / ms[1], reliable=True)
+                g.pop("unreliable_reasons", None)
+        self.make_run(self.crafted, "20990101T000000Z-0001", recs)
+        self.make_run(self.crafted, "20990101T000100Z-0002", recs)
+        doc = json.loads(self.compare("--json", results=self.crafted).stdout)
+        cells = {row["n"]: row["cells"] for row in doc["rows"]
+                 if row["device"] == "cpu" and row["dtype"] == "fp32"}
+        self.assertEqual(sorted(cells), [4096, 8192])
+        for n, ms in samples.items():
+            flops = 2.0 * n ** 3
+            self.assertGreater(flops, 2 ** 31)
+            for cell in cells[n]:
+                self.assertEqual(cell["status"], "pass")
+                self.assertAlmostEqual(cell["median_gflops"],
+                                       flops / ms[1] / 1e6, delta=1e-9)
+                self.assertAlmostEqual(cell["min_gflops"],
+                                       flops / ms[2] / 1e6, delta=1e-9)
+                self.assertAlmostEqual(cell["max_gflops"],
+                                       flops / ms[0] / 1e6, delta=1e-9)
+        # 137438953472 / 1010 ms = 136.1 GFLOP/s, 1099511627776 / 9090 ms
+        # = 121.0, in the text table
+        r = self.compare(results=self.crafted)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for n, text in ((4096, "136"), (8192, "121")):
+            row = re.search(r"(?m)^cpu\s+fp32\s+%d\s.*$" % n,
+                            r.stdout).group(0)
+            self.assertEqual(row.split()[3], text, row)
+        # --samples gives each sample's ms back from its GFLOP/s
+        r = self.compare("--samples", results=self.crafted)
+        rows = [row for row in csv.DictReader(io.StringIO(r.stdout))
+                if row["device"] == "cpu" and row["dtype"] == "fp32"]
+        self.assertEqual(len(rows), 12)
+        for row in rows:
+            n = int(row["n"])
+            ms = samples[n][int(row["sample"])]
+            self.assertAlmostEqual(float(row["ms"]), ms, delta=ms * 1e-9)
+            self.assertAlmostEqual(float(row["gflops"]),
+                                   2.0 * n ** 3 / ms / 1e6, delta=1e-6)
+        # ctl report: the same medians in its GFLOP/s section
+        html = os.path.join(self.crafted, "r.html")
+        r = ctl("report", "--results", self.crafted, "-o", html)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(html, encoding="utf-8") as f:
+            h = f.read()
+        for label in "AB":
+            self.assertIn('<span class="v">%s 136</span>' % label, h)
+            self.assertIn('<span class="v">%s 121</span>' % label, h)
+        self.assertNotRegex(h, r'<span class="v">[AB] -\d')
+
     def test_invalid_gflops(self):
         # gflops that 2 n^3 / median_ms does not give: shown as invalid.
         b = json.loads(json.dumps(self.records))
