@@ -10,6 +10,7 @@ ctl run local starts).
 import csv
 import io
 import json
+import math
 import os
 import re
 import shutil
@@ -613,6 +614,50 @@ class CraftedTest(ArchiveTest):
                          results=self.crafted)
         self.assertNotIn("peak cpu fp32", r.stdout)
 
+    def steady(self, records, n, samples_ms):
+        """with_samples, and the record's spread and reliability made
+        to agree with the samples given (a real record's may not)."""
+        out = self.with_samples(records, n, samples_ms)
+        s = sorted(samples_ms)
+        for g in self.gemm(out, n):
+            g.update(spread=(s[-1] - s[0]) / s[len(s) // 2], reliable=True)
+            g.pop("unreliable_reasons", None)
+        return out
+
+    def test_tied_three_and_three_is_no_regression(self):
+        # 3 + 3 samples, each side all tied, B twice as slow: the normal
+        # approximation (tie-corrected) gives p = 0.047 < 0.05, which no
+        # exact test of 3 + 3 can (its smallest p is 2 / C(6, 3) = 0.1):
+        # too few samples, so --fail-on-regression must not fire.
+        sigma = math.sqrt(9 / 12 * (7 - 48 / 30))
+        z = (9 - 4.5 - 0.5) / sigma
+        self.assertLess(math.erfc(z / math.sqrt(2)), 0.05)
+        a = self.steady(self.records, 64, [1.0, 1.0, 1.0])
+        b = self.steady(self.records, 64, [2.0, 2.0, 2.0])
+        self.make_run(self.crafted, "20990101T000000Z-0001", a)
+        self.make_run(self.crafted, "20990101T000100Z-0002", b)
+        r = self.compare("--fail-on-regression", "10", results=self.crafted)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertNotIn("regression", r.stderr)
+        row = re.search(r"(?m)^cpu\s+fp32\s+64\s.*$", r.stdout).group(0)
+        self.assertTrue(row.endswith("~ (n=3+3: too few samples)"), row)
+        doc = json.loads(self.compare("--json", results=self.crafted).stdout)
+        d = [row["cells"][1]["vs_first"] for row in doc["rows"]
+             if (row["device"], row["dtype"], row["n"]) ==
+             ("cpu", "fp32", 64)][0]
+        self.assertEqual(d["ratio"], 0.5)
+        self.assertTrue(d["too_few_samples"])
+        self.assertFalse(d["significant"])
+        # One more sample a side (4 + 4, exact minimum p 0.029): the
+        # same slowdown is found, and fails the run.
+        a = self.steady(self.records, 64, [1.0, 1.0, 1.0, 1.0])
+        b = self.steady(self.records, 64, [2.0, 2.0, 2.0, 2.0])
+        self.make_run(self.crafted, "20990101T000200Z-0003", a)
+        self.make_run(self.crafted, "20990101T000300Z-0004", b)
+        r = self.compare("--fail-on-regression", "10", results=self.crafted)
+        self.assertEqual(r.returncode, 5, r.stdout + r.stderr)
+        self.assertIn("regression: ", r.stderr)
+
     def test_large_sizes(self):
         # 2 n^3 past 2^31 (n >= 1025): the agent's default n = 4096 and
         # 8192, whose GFLOP/s an int count would make negative. Every
@@ -625,10 +670,7 @@ class CraftedTest(ArchiveTest):
         samples = {4096: [1000.0, 1010.0, 1020.0],
                    8192: [9000.0, 9090.0, 9180.0]}
         for n, ms in samples.items():
-            recs = self.with_samples(recs, n, ms)
-            for g in self.gemm(recs, n):    # 2 % spread: reliable
-                g.update(spread=(ms[2] - ms[0]) / ms[1], reliable=True)
-                g.pop("unreliable_reasons", None)
+            recs = self.steady(recs, n, ms)
         self.make_run(self.crafted, "20990101T000000Z-0001", recs)
         self.make_run(self.crafted, "20990101T000100Z-0002", recs)
         doc = json.loads(self.compare("--json", results=self.crafted).stdout)
