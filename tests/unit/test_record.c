@@ -370,7 +370,7 @@ static void test_gemm_flops(void **state)
 	(void)state;
 	assert_true(bf_gemm_flops(0) == 0);
 	assert_true(bf_gemm_flops(64) == 524288.0);
-	assert_true(bf_gemm_flops(1025) == 2153765250.0);
+	assert_true(bf_gemm_flops(1025) == 2153781250.0);
 	assert_true(bf_gemm_flops(4096) == 137438953472.0);
 	assert_true(bf_gemm_flops(8192) == 1099511627776.0);
 	assert_true(bf_gemm_flops(65536) == 562949953421312.0);
