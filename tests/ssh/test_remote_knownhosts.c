@@ -193,6 +193,12 @@ static void test_verdicts(void **state)
 	m = check(f, 2, "host", ED, KEY2);
 	assert_int_equal(m.state, REMOTE_KH_OK);
 	assert_string_equal(m.file, f[1]);
+	/* the same key twice: the first line is the one named, as ssh */
+	f[1] = file(1, "global4", "x " ED " " KEY2 "\nhost " ED " " KEY1 "\n");
+	m = check(f, 2, "host", ED, KEY1);
+	assert_int_equal(m.state, REMOTE_KH_OK);
+	assert_string_equal(m.file, f[0]);
+	assert_int_equal(m.line, 4);
 }
 
 static void test_scan(void **state)
