@@ -365,6 +365,26 @@ void bf_rec_options_free(struct bf_rec_options *o);
  */
 double bf_speed_ratio(double gflops, double base_gflops);
 
+/*
+ * The floating-point operations of one GEMM of an n x n matrix by an
+ * n x n matrix, C = A B: 2 n^3 (n^3 multiplies and n^3 adds, the count of
+ * LAPACK Working Note 41 for xGEMM with m = n = k). Counted in double:
+ * an int 2 n^3 overflows from n = 1025 (2 x 1025^3 > INT_MAX), below the
+ * agent's default n = 4096; a double holds it exactly up to n = 2^17,
+ * beyond BF_AGENT_MAX_N. n >= 0; no errors. The one definition behind
+ * every GFLOP/s figure (agent, run model, history, archive, compare).
+ */
+double bf_gemm_flops(int n);
+
+/*
+ * GFLOP/s of one n x n GEMM taking ms milliseconds:
+ * bf_gemm_flops(n) / ms / 1e6 (flops per ms over 1e6 = GFLOP/s; the
+ * formula of docs/schema.md's gflops), evaluated in that order so that
+ * every caller gets the same bits. ms > 0; otherwise what IEEE division
+ * gives (inf, NaN). No errors.
+ */
+double bf_gemm_gflops(int n, double ms);
+
 /* Relative tolerance of bf_rec_gemm_consistent: the agent writes gflops
  * and median_ms with 15 significant digits, so an honest record agrees
  * far closer than this. */

@@ -70,6 +70,16 @@ int bf_rec_options_equal(const struct bf_rec_options *a,
 	return bf_rec_options_differ(a, b) == NULL;
 }
 
+double bf_gemm_flops(int n)
+{
+	return 2.0 * (double)n * (double)n * (double)n;
+}
+
+double bf_gemm_gflops(int n, double ms)
+{
+	return bf_gemm_flops(n) / ms / 1e6;
+}
+
 double bf_speed_ratio(double gflops, double base_gflops)
 {
 	return gflops / base_gflops;
@@ -78,7 +88,7 @@ double bf_speed_ratio(double gflops, double base_gflops)
 int bf_rec_gemm_consistent(const struct bf_rec_gemm *g, char *why,
 			   size_t why_len)
 {
-	double n = g->n, expect;
+	double expect;
 
 	/* A median is a time, as each sample is (schema.c): -1 ms is none,
 	 * whatever gflops says, and nothing to divide by. */
@@ -92,9 +102,7 @@ int bf_rec_gemm_consistent(const struct bf_rec_gemm *g, char *why,
 	/* Not run, failed (no gflops), or one without the other. */
 	if (isnan(g->gflops) || isnan(g->median_ms))
 		return 1;
-	/* A GEMM of n x n by n x n is 2 n^3 flops; ms and GFLOP/s give
-	 * the 1e6. */
-	expect = 2.0 * n * n * n / g->median_ms / 1e6;
+	expect = bf_gemm_gflops(g->n, g->median_ms);
 	if (g->n >= 1 &&
 	    fabs(g->gflops - expect) <= BF_GEMM_GFLOPS_RTOL * fabs(expect))
 		return 1;

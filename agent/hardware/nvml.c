@@ -286,11 +286,20 @@ int nvml_throttled(const struct gpu_state *before,
 
 void cpu_state_read(struct cpu_state *out)
 {
-	FILE *f = fopen("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "r");
+	cpu_state_read_at("/sys/devices/system/cpu", out);
+}
+
+void cpu_state_read_at(const char *cpu_dir, struct cpu_state *out)
+{
+	char path[4200];
+	FILE *f;
 	cpu_set_t set;
 	double sum = 0;
 	int count = 0;
 
+	snprintf(path, sizeof(path), "%s/cpu0/cpufreq/scaling_governor",
+		 cpu_dir);
+	f = fopen(path, "r");
 	out->governor[0] = '\0';
 	out->freq_mhz = NAN;
 	if (f) {
@@ -301,14 +310,12 @@ void cpu_state_read(struct cpu_state *out)
 	if (sched_getaffinity(0, sizeof(set), &set) != 0)
 		return;
 	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-		char path[96];
 		long khz;
 
 		if (!CPU_ISSET(cpu, &set))
 			continue;
 		snprintf(path, sizeof(path),
-			 "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq",
-			 cpu);
+			 "%s/cpu%d/cpufreq/scaling_cur_freq", cpu_dir, cpu);
 		khz = hostinfo_read_long(path);
 		if (khz > 0) {
 			sum += (double)khz / 1000.0;

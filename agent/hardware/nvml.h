@@ -87,6 +87,12 @@ struct cpu_state {
 	double freq_mhz;     /* NaN unknown */
 };
 void cpu_state_read(struct cpu_state *out);
+/* The same from the cpufreq tree under cpu_dir (cpu_state_read's is
+ * "/sys/devices/system/cpu"; a test's own tree elsewhere): cpu_dir's
+ * cpu0/cpufreq/scaling_governor, and cpuN/cpufreq/scaling_cur_freq (kHz)
+ * for each CPU N in this process's affinity mask, those above 0 averaged
+ * (MHz). Missing files: "" and NaN. */
+void cpu_state_read_at(const char *cpu_dir, struct cpu_state *out);
 
 /* One reading of the device a GEMM ran on: a GPU's or the CPU's. */
 struct device_state {

@@ -238,7 +238,21 @@ static void unrun_record(struct bf_record *rec, const struct device *dev,
 
 double gemm_flops(int n)
 {
-	return 2.0 * (double)n * (double)n * (double)n;
+	return bf_gemm_flops(n);
+}
+
+int gemm_above_bound(double gflops, const struct peak *peak, char *why,
+		     size_t why_len)
+{
+	if (!isfinite(peak->bound_gflops) ||
+	    !(gflops > GEMM_PEAK_MARGIN * peak->bound_gflops))
+		return 0;
+	if (why_len)
+		snprintf(why, why_len,
+			 "%.0f GFLOP/s is above the device's theoretical peak of "
+			 "%.0f GFLOP/s (%s): the timing or the GEMM is wrong",
+			 gflops, peak->bound_gflops, peak->bound_basis);
+	return 1;
 }
 
 double gemm_operand_bytes(int n, enum bf_dtype dtype, enum bf_dtype c_dtype)
@@ -455,19 +469,11 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 	gflops = gemm_flops(n) / (st.median / 1e3) / 1e9;
 	be->peak(sd->dev.index, dt, &peak);
 	status = v.status;
-	if (status == BF_STATUS_PASS && isfinite(peak.bound_gflops) &&
-	    gflops > GEMM_PEAK_MARGIN * peak.bound_gflops) {
-		/* Faster than the hardware can be: the timing or the library
-		 * is wrong, and the number must not be shown as a result. The
-		 * bound, not the rated peak: a GPU's published tensor figure
-		 * is at a clock below the one it may run at. */
-		snprintf(
-			detail, sizeof(detail),
-			"%.0f GFLOP/s is above the device's theoretical peak of "
-			"%.0f GFLOP/s (%s): the timing or the GEMM is wrong",
-			gflops, peak.bound_gflops, peak.bound_basis);
+	/* Faster than the hardware can be: the timing or the library is
+	 * wrong, and the number must not be shown as a result. */
+	if (status == BF_STATUS_PASS &&
+	    gemm_above_bound(gflops, &peak, detail, sizeof(detail)))
 		status = BF_STATUS_FAIL;
-	}
 	/* A result that failed verification has no speed worth showing. */
 	if (status != BF_STATUS_PASS)
 		gflops = NAN;

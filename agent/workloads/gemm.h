@@ -57,7 +57,8 @@ void gemm_ratios(const struct gemm_sweep *s, struct bf_rec_summary *sum);
 void gemm_fill_uniform(float *x, size_t count, uint64_t seed, int which);
 
 /* FLOPs of an n x n x n GEMM: n^3 multiply-adds of 2 FLOPs, 2 n^3
- * (the seed's figure; 1.37e11 at n = 4096). */
+ * (1.37e11 at n = 4096): bf_gemm_flops (common/record.h), the one
+ * definition ctl uses as well. */
 double gemm_flops(int n);
 
 /* Bytes of A and B (dtype) and C (c_dtype), n x n each: 3 n^2 x element
@@ -70,6 +71,17 @@ double gemm_operand_bytes(int n, enum bf_dtype dtype, enum bf_dtype c_dtype);
  * measured (agent/hardware/peak.c), and a measurement on a loaded machine can read
  * a few per cent low. */
 #define GEMM_PEAK_MARGIN 1.10
+
+/* The plausibility guard: whether gflops (GFLOP/s of a verified GEMM) is
+ * faster than the device can be, i.e. above GEMM_PEAK_MARGIN x
+ * peak->bound_gflops. The bound, never the rated peak (peak->gflops): a
+ * GPU's published tensor figure is at a clock below the one it may run
+ * at, and a MIG slice's bound is its own SMs' (agent/hardware/peak.c).
+ * Returns 1 and writes "N GFLOP/s is above the device's theoretical peak
+ * of B GFLOP/s (basis): ..." into why (why_len bytes, may be 0) when it
+ * is; 0 when not, or when the bound is unknown (NaN) or gflops is NaN. */
+int gemm_above_bound(double gflops, const struct peak *peak, char *why,
+		     size_t why_len);
 
 /* Spread ((max - min) / median) above which a row is unreliable. */
 #define GEMM_SPREAD_MAX 0.20

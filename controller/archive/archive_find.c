@@ -343,9 +343,9 @@ static struct archive_baseline *baseline_from(const struct archive_host *h,
 					       sizeof(*r->samples_gflops));
 		r->nsamples = 0;
 		for (int k = 0; k < g->nsamples; k++)
-			if (g->samples_ms[k] > 0) /* a GEMM is 2 n^3 flops */
-				r->samples_gflops[r->nsamples++] = 2.0 * g->n *
-					(double)g->n * g->n / g->samples_ms[k] / 1e6;
+			if (g->samples_ms[k] > 0)
+				r->samples_gflops[r->nsamples++] =
+					bf_gemm_gflops(g->n, g->samples_ms[k]);
 	}
 	return b;
 }

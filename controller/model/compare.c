@@ -94,8 +94,7 @@ static void fill_cell(struct compare_cell *c, const struct bf_rec_gemm *g)
 			if (!(g->samples_ms[i] > 0)) /* NaN (null) or <= 0 */
 				continue;
 			ms[k] = g->samples_ms[i];
-			/* A GEMM of n x n by n x n is 2 n^3 flops. */
-			c->gflops[k] = 2.0 * n * (double)n * n / ms[k] / 1e6;
+			c->gflops[k] = bf_gemm_gflops(n, ms[k]);
 			k++;
 		}
 	}

@@ -104,9 +104,9 @@ static void add_run(struct history *h, int run, const struct archive_host *ah,
 		p->reliable = g->reliable;
 		p->samples = bf_xcalloc((size_t)g->nsamples, sizeof(*p->samples));
 		for (int k = 0; k < g->nsamples; k++)
-			if (g->samples_ms[k] > 0) /* a GEMM is 2 n^3 flops */
-				p->samples[p->nsamples++] = 2.0 * g->n *
-					(double)g->n * g->n / g->samples_ms[k] / 1e6;
+			if (g->samples_ms[k] > 0)
+				p->samples[p->nsamples++] =
+					bf_gemm_gflops(g->n, g->samples_ms[k]);
 		if (p->nsamples == 0)
 			s->npoints--, free(p->samples);
 	}

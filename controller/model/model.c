@@ -543,9 +543,9 @@ static void add_gemm(struct model_state *m, int host,
 						sizeof(double));
 	m->row_samples[m->nrows].n = 0;
 	for (int k = 0; k < g->nsamples; k++)
-		if (g->samples_ms[k] > 0) /* a GEMM is 2 n^3 flops */
+		if (g->samples_ms[k] > 0)
 			m->row_samples[m->nrows].x[m->row_samples[m->nrows].n++] =
-				2.0 * g->n * (double)g->n * g->n / g->samples_ms[k] / 1e6;
+				bf_gemm_gflops(g->n, g->samples_ms[k]);
 	r = &m->rows[m->nrows++];
 	memset(r, 0, sizeof(*r));
 	r->host = host;

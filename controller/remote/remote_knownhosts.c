@@ -207,6 +207,16 @@ static enum bf_err scan(const char *const *files, size_t n, const char *name,
 				continue;
 			fn(arg, marker, type, blob, files[i], lineno);
 		}
+		/* A file that opens but cannot be read (a directory, an I/O
+		 * error) is no empty file: its @revoked lines would be lost. */
+		if (ferror(f)) {
+			int e = errno;
+
+			fclose(f);
+			return bf_fail(detail, detail_len, BF_ERR_IO,
+				       "known_hosts %s: %s", files[i],
+				       strerror(e));
+		}
 		fclose(f);
 	}
 	return BF_OK;

@@ -169,6 +169,28 @@ static enum bf_err connect_failed(struct remote *r, const char *msg,
 		       "connect %s (%s): %s", r->name, ap, msg);
 }
 
+/*
+ * After the proxy exited: what it passed on before (the target's refusal,
+ * "no key exchange in common") is in the socket already, readable to its
+ * end (the proxy's side is closed). Lets libssh read it, without waiting:
+ * at most 64 steps, each only while the socket is readable. Returns
+ * ssh_connect's last result (SSH_AGAIN when nothing more was readable).
+ */
+static int connect_drain(struct remote *r)
+{
+	int rc = SSH_AGAIN;
+
+	for (int i = 0; i < 64 && rc == SSH_AGAIN; i++) {
+		struct pollfd p = { .fd = ssh_get_fd(r->session),
+				    .events = POLLIN };
+
+		if (p.fd < 0 || poll(&p, 1, 0) <= 0)
+			break;
+		rc = ssh_connect(r->session);
+	}
+	return rc;
+}
+
 /* One connection attempt on a fresh session, up to the key exchange. */
 static enum bf_err connect_once(struct remote *r, int accept_new,
 				int64_t deadline_ms, char *msg, size_t msg_len,
@@ -212,11 +234,22 @@ static enum bf_err connect_once(struct remote *r, int accept_new,
 		if (err != BF_OK)
 			return err;   /* the caller words it */
 		/* A jump ssh that gave up (unknown key, auth) has exited:
-		 * do not wait for libssh to notice its closed socket. */
+		 * do not wait for libssh to notice its closed socket, but
+		 * take the target's own reason when it had passed one on
+		 * (a key exchange the target refused ends the proxy too,
+		 * and which of the two ctl saw first was a race). */
 		if (r->proxy_pid > 0 &&
 		    waitpid(r->proxy_pid, NULL, WNOHANG) == r->proxy_pid) {
 			r->proxy_pid = 0;
-			snprintf(msg, msg_len, "the proxy exited");
+			rc = connect_drain(r);
+			if (rc == SSH_OK)
+				break;
+			if (rc == SSH_AGAIN ||
+			    kex_dropped(ssh_get_error(r->session)))
+				snprintf(msg, msg_len, "the proxy exited");
+			else
+				snprintf(msg, msg_len, "%s",
+					 ssh_get_error(r->session));
 			return BF_ERR_CONNECT;
 		}
 	}

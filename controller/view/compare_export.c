@@ -95,7 +95,7 @@ void compare_print_benchstat(FILE *out, const struct compare_table *t)
 				if (!(gf > 0))
 					continue;
 				/* the sample's time, back from 2 n^3 / ms / 1e6 */
-				ns = 2.0 * r->n * (double)r->n * r->n / gf;
+				ns = bf_gemm_flops(r->n) / gf;
 				fputs("BenchmarkGEMM/", out);
 				if (t->by_host) {
 					fputs("host=", out);
@@ -144,9 +144,8 @@ void compare_print_samples_csv(FILE *out, const struct compare_table *t)
 				snprintf(buf, sizeof(buf), "%zu", k);
 				compare_csv_field(out, buf, 0);
 				snprintf(buf, sizeof(buf), "%.10g",
-					 gf > 0 ? 2.0 * r->n * (double)r->n * r->n /
-							  gf / 1e6 :
-						  NAN);
+					 gf > 0 ? bf_gemm_flops(r->n) / gf / 1e6
+						: NAN);
 				compare_csv_field(out, buf, 0);
 				snprintf(buf, sizeof(buf), "%.10g", gf);
 				compare_csv_field(out, buf, 1);

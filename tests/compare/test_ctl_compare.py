@@ -10,6 +10,7 @@ ctl run local starts).
 import csv
 import io
 import json
+import math
 import os
 import re
 import shutil
@@ -613,6 +614,110 @@ class CraftedTest(ArchiveTest):
                          results=self.crafted)
         self.assertNotIn("peak cpu fp32", r.stdout)
 
+    def steady(self, records, n, samples_ms):
+        """with_samples, and the record's spread and reliability made
+        to agree with the samples given (a real record's may not)."""
+        out = self.with_samples(records, n, samples_ms)
+        s = sorted(samples_ms)
+        for g in self.gemm(out, n):
+            g.update(spread=(s[-1] - s[0]) / s[len(s) // 2], reliable=True)
+            g.pop("unreliable_reasons", None)
+        return out
+
+    def test_tied_three_and_three_is_no_regression(self):
+        # 3 + 3 samples, each side all tied, B twice as slow: the normal
+        # approximation (tie-corrected) gives p = 0.047 < 0.05, which no
+        # exact test of 3 + 3 can (its smallest p is 2 / C(6, 3) = 0.1):
+        # too few samples, so --fail-on-regression must not fire.
+        sigma = math.sqrt(9 / 12 * (7 - 48 / 30))
+        z = (9 - 4.5 - 0.5) / sigma
+        self.assertLess(math.erfc(z / math.sqrt(2)), 0.05)
+        a = self.steady(self.records, 64, [1.0, 1.0, 1.0])
+        b = self.steady(self.records, 64, [2.0, 2.0, 2.0])
+        self.make_run(self.crafted, "20990101T000000Z-0001", a)
+        self.make_run(self.crafted, "20990101T000100Z-0002", b)
+        r = self.compare("--fail-on-regression", "10", results=self.crafted)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertNotIn("regression", r.stderr)
+        row = re.search(r"(?m)^cpu\s+fp32\s+64\s.*$", r.stdout).group(0)
+        self.assertTrue(row.endswith("~ (n=3+3: too few samples)"), row)
+        doc = json.loads(self.compare("--json", results=self.crafted).stdout)
+        d = [row["cells"][1]["vs_first"] for row in doc["rows"]
+             if (row["device"], row["dtype"], row["n"]) ==
+             ("cpu", "fp32", 64)][0]
+        self.assertEqual(d["ratio"], 0.5)
+        self.assertTrue(d["too_few_samples"])
+        self.assertFalse(d["significant"])
+        # One more sample a side (4 + 4, exact minimum p 0.029): the
+        # same slowdown is found, and fails the run.
+        a = self.steady(self.records, 64, [1.0, 1.0, 1.0, 1.0])
+        b = self.steady(self.records, 64, [2.0, 2.0, 2.0, 2.0])
+        self.make_run(self.crafted, "20990101T000200Z-0003", a)
+        self.make_run(self.crafted, "20990101T000300Z-0004", b)
+        r = self.compare("--fail-on-regression", "10", results=self.crafted)
+        self.assertEqual(r.returncode, 5, r.stdout + r.stderr)
+        self.assertIn("regression: ", r.stderr)
+
+    def test_large_sizes(self):
+        # 2 n^3 past 2^31 (n >= 1025): the agent's default n = 4096 and
+        # 8192, whose GFLOP/s an int count would make negative. Every
+        # figure shown is 2 n^3 / ms / 1e6 of the samples given.
+        recs = json.loads(json.dumps(self.records))
+        for g in recs:
+            if g["type"] == "gemm" and g["device"] == "cpu" and \
+                    g["dtype"] == "fp32" and g["n"] in (64, 128):
+                g["n"] = {64: 4096, 128: 8192}[g["n"]]
+        samples = {4096: [1000.0, 1010.0, 1020.0],
+                   8192: [9000.0, 9090.0, 9180.0]}
+        for n, ms in samples.items():
+            recs = self.steady(recs, n, ms)
+        self.make_run(self.crafted, "20990101T000000Z-0001", recs)
+        self.make_run(self.crafted, "20990101T000100Z-0002", recs)
+        doc = json.loads(self.compare("--json", results=self.crafted).stdout)
+        cells = {row["n"]: row["cells"] for row in doc["rows"]
+                 if row["device"] == "cpu" and row["dtype"] == "fp32"}
+        self.assertEqual(sorted(cells), [4096, 8192])
+        for n, ms in samples.items():
+            flops = 2.0 * n ** 3
+            self.assertGreater(flops, 2 ** 31)
+            for cell in cells[n]:
+                self.assertEqual(cell["status"], "pass")
+                self.assertAlmostEqual(cell["median_gflops"],
+                                       flops / ms[1] / 1e6, delta=1e-9)
+                self.assertAlmostEqual(cell["min_gflops"],
+                                       flops / ms[2] / 1e6, delta=1e-9)
+                self.assertAlmostEqual(cell["max_gflops"],
+                                       flops / ms[0] / 1e6, delta=1e-9)
+        # 137438953472 / 1010 ms = 136.1 GFLOP/s, 1099511627776 / 9090 ms
+        # = 121.0, in the text table
+        r = self.compare(results=self.crafted)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for n, text in ((4096, "136"), (8192, "121")):
+            row = re.search(r"(?m)^cpu\s+fp32\s+%d\s.*$" % n,
+                            r.stdout).group(0)
+            self.assertEqual(row.split()[3], text, row)
+        # --samples gives each sample's ms back from its GFLOP/s
+        r = self.compare("--samples", results=self.crafted)
+        rows = [row for row in csv.DictReader(io.StringIO(r.stdout))
+                if row["device"] == "cpu" and row["dtype"] == "fp32"]
+        self.assertEqual(len(rows), 12)
+        for row in rows:
+            n = int(row["n"])
+            ms = samples[n][int(row["sample"])]
+            self.assertAlmostEqual(float(row["ms"]), ms, delta=ms * 1e-9)
+            self.assertAlmostEqual(float(row["gflops"]),
+                                   2.0 * n ** 3 / ms / 1e6, delta=1e-6)
+        # ctl report: the same medians in its GFLOP/s section
+        html = os.path.join(self.crafted, "r.html")
+        r = ctl("report", "--results", self.crafted, "-o", html)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(html, encoding="utf-8") as f:
+            h = f.read()
+        for label in "AB":
+            self.assertIn('<span class="v">%s 136</span>' % label, h)
+            self.assertIn('<span class="v">%s 121</span>' % label, h)
+        self.assertNotRegex(h, r'<span class="v">[AB] -\d')
+
     def test_invalid_gflops(self):
         # gflops that 2 n^3 / median_ms does not give: shown as invalid.
         b = json.loads(json.dumps(self.records))
@@ -736,7 +841,11 @@ class CraftedTest(ArchiveTest):
         b = json.loads(json.dumps(self.records))
         b[0].setdefault("env", {})["OMP_NUM_THREADS"] = "1"
         b[0]["env"]["LD_PRELOAD"] = "/opt/libfaster.so"
-        b[0]["openblas"]["core_replaced"] = "Prescott"
+        # A core no run here replaces (this machine's OpenBLAS may well
+        # have replaced Prescott itself, and then "Prescott" is no
+        # difference).
+        a_core = self.records[0]["openblas"].get("core_replaced")
+        b[0]["openblas"]["core_replaced"] = "Atom"
         b[0]["gpus"] = [{"index": 0, "name": "NVIDIA H200", "uuid": "GPU-b"}]
         self.make_run(self.crafted, "20990101T000000Z-0001", self.records)
         self.make_run(self.crafted, "20990101T000100Z-0002", b)
@@ -751,7 +860,7 @@ class CraftedTest(ArchiveTest):
         doc = json.loads(self.compare("--json", results=self.crafted).stdout)
         p = {x["key"]: x["values"] for x in doc["provenance"]}
         self.assertEqual(p["env.OMP_NUM_THREADS"][1], "1")
-        self.assertEqual(p["openblas.core_replaced"], [None, "Prescott"])
+        self.assertEqual(p["openblas.core_replaced"], [a_core, "Atom"])
 
 
 class ShowListTest(ArchiveTest):

@@ -253,6 +253,35 @@ class Robust(unittest.TestCase):
                       "records: the agent exited 1 (records: 0); the "
                       "records decide\n", out)
 
+    def test_self_contradicting_gemm_fails_the_run(self):
+        # A gemm record that says pass but whose gflops is not 2 n^3 /
+        # median_ms (twice that): shown as FAIL with the contradiction,
+        # so ctl exits 1 although the record, the summary and the agent's
+        # exit status all say everything passed.
+        r = recs()
+        k = next(i for i, x in enumerate(r) if x["type"] == "gemm" and
+                 x["status"] == "pass")
+        r[k]["gflops"] = r[k]["gflops"] * 2
+        self.assertEqual(r[-1]["gemm_failed"], 0)
+        agent = self.fake_agent('cat "$d/records.ndjson"\n',
+                                [dump(x) for x in r])
+        p = self.ctl(agent)
+        out = p.stdout.decode()
+        self.assertEqual(p.returncode, 1, out + p.stderr.decode())
+        row = re.search(r"(?m)^local\s+%s\s+%s\s+%d\s.*FAIL \[(\d+)\]$"
+                        % (r[k]["device"], r[k]["dtype"], r[k]["n"]), out)
+        self.assertIsNotNone(row, out)
+        self.assertRegex(out, r"\n\[%s\] invalid: gflops \S+ disagrees "
+                         r"with 2 n\^3 / median_ms" % row.group(1))
+        d, run, h = self.archive()
+        self.assertEqual((run["status"], h["status"]), ("complete", "done"))
+        # The same record consistent: exit 0.
+        shutil.rmtree(self.results)
+        agent = self.fake_agent('cat "$d/records.ndjson"\n', REAL)
+        p = self.ctl(agent)
+        self.assertEqual(p.returncode, EXIT_OK,
+                         p.stdout.decode() + p.stderr.decode())
+
     def test_fewer_samples_than_iters_is_malformed(self):
         r = recs()
         k = next(i for i, x in enumerate(r) if x["type"] == "gemm")

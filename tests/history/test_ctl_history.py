@@ -168,7 +168,10 @@ class HistoryTest(unittest.TestCase):
         # own noise (a loaded machine can slow one 50 ms run by a
         # fifth) cannot move. Each record is kept consistent (gflops
         # from its median; spread and reliability are the first run's,
-        # as its samples are).
+        # as its samples are), and its peak and reference are the first
+        # run's too: the CPU probe's measured peak moves between runs
+        # under load, by more than the 5 % that counts as a provenance
+        # change, which this test did not plant.
         base = {(g["dtype"], g["n"]): g
                 for _, _, gs in gemms(ids[0]) for g in gs}
         for i, run_id in enumerate(ids):
@@ -178,6 +181,11 @@ class HistoryTest(unittest.TestCase):
                     b = base[(g["dtype"], g["n"])]
                     for f in ("spread", "reliable", "unreliable_reasons"):
                         g[f] = b[f]
+                    for f in list(g):
+                        if f.startswith(("peak", "reference")):
+                            del g[f]
+                    g.update({f: v for f, v in b.items()
+                              if f.startswith(("peak", "reference"))})
                     g["samples_ms"] = [x * k for x in b["samples_ms"]]
                     for f in ("median_ms", "min_ms", "max_ms"):
                         g[f] = b[f] * k

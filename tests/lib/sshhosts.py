@@ -66,9 +66,14 @@ def _free_port():
 
 
 def _can_unshare():
+    """Whether _spawn's exact operation works here: a private mount
+    namespace (which fails in a chroot or container whose / is not a mount
+    point) with a tmpfs on /run in it. Otherwise sshd runs without one."""
     try:
         r = subprocess.run(["unshare", "-m", "--propagation", "private",
-                            "true"], stdout=subprocess.DEVNULL,
+                            "sh", "-c", "mount -t tmpfs none /run && "
+                            "mkdir -m 0755 /run/sshd"],
+                           stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL, timeout=5)
         return r.returncode == 0
     except (OSError, subprocess.SubprocessError):

@@ -109,14 +109,21 @@ class InjectionTest(tcr.CtlTestCase):
 
     def test_env(self):
         """Values of any variable (make expands '$' in all), of the ones
-        the build reads as commands or flags, and names."""
+        the build reads as commands or flags, and names. The host's agent
+        is cached (nothing is built there), so a canary in a build
+        variable could not fire even if ctl let it through: every form
+        in one of those must be refused, as must '$', '`' and a line
+        break in any variable; BF_NOTE's ';', '|' and '&&' are inert."""
         for name in ("BF_NOTE", "CC", "CFLAGS", "NVCC_APPEND_FLAGS",
-                     "MAKEFLAGS", "BASH_ENV", "CMAKE_C_FLAGS", "PATH"):
+                     "MAKEFLAGS", "BASH_ENV", "CMAKE_C_FLAGS", "PATH",
+                     "NVCC_PREPEND_FLAGS", "CMAKE_CUDA_FLAGS"):
             for v in self.forms("env-" + name):
+                refuse = name != "BF_NOTE" or any(c in v for c in "$`\n")
                 with self.subTest(name=name, value=v):
                     p = self.ctl(["h"], {"h": {"ssh": "bfhost1",
                                                "env": {name: v}}})
-                    self.check("env %s=%r" % (name, v), "env: " + name, p)
+                    self.check("env %s=%r" % (name, v), "env: " + name, p,
+                               must_refuse=refuse)
         for v in self.forms("envname"):
             with self.subTest(name=v):
                 p = self.ctl(["h"], {"h": {"ssh": "bfhost1",

@@ -1,8 +1,10 @@
 /*
  * Unit tests for controller/model/changepoint.c, the e-divisive change
  * points of ctl history: the statistic against its definition computed
- * pair by pair, a step found at its run and no other, two steps, the
- * magnitude floor, too few runs, and the false-positive rate on series
+ * pair by pair, a step found at its run and no other (its p exact: the
+ * shuffles are seeded), two steps, the magnitude floor, too few runs, a
+ * single slow run at either end of a series (no change point), and the
+ * false-positive rate on series
  * with no change but run-to-run noise (a loaded machine's): at most
  * about alpha, because whole runs are permuted.
  */
@@ -18,6 +20,14 @@
 #include "model/changepoint.h"
 
 #define MAX_RUNS 64
+
+/* Exact p-values of the series below (their shuffles are seeded). */
+#define PONE (1.0 / 100)
+#define PEND_AT_NEW 2
+#define PEND_AT_OLD 2
+#define PEND_P_NEW (17.0 / 100)
+#define PEND_P_OLD (9.0 / 100)
+#define PTWO (2.0 / 100)
 #define SAMPLES 5
 
 /* A deterministic generator for the synthetic series (splitmix64). */
@@ -102,13 +112,17 @@ static void test_one_step(void **state)
 	int n;
 
 	(void)state;
+	rng = 1; /* the same series whatever ran before */
 	for (int i = 0; i < 12; i++)
 		level[i] = i < 7 ? 100 : 50;
 	make(12, level, 0.05, 0.05);
 	n = changepoint_find(runs, 12, NULL, p, 4);
 	assert_int_equal(n, 1);
 	assert_int_equal(p[0].at, 7);
-	assert_true(p[0].p < 0.05);
+	/* The shuffles are seeded by the segment: the same p every time,
+	 * (1 + none of 99 shuffles as large) / (1 + 99). */
+	print_message("one step: p %.17g q %.17g\n", p[0].p, p[0].q);
+	assert_true(p[0].p == PONE);
 	assert_true(fabs(p[0].change + 0.5) < 0.1);
 	assert_true(p[0].before > 90 && p[0].after < 60);
 }
@@ -131,6 +145,73 @@ static void test_two_steps(void **state)
 	assert_int_equal(p[1].at, 10);
 	assert_true(p[0].change < -0.2);
 	assert_true(p[1].change < -0.2);
+}
+
+/* A series of n runs at 100 (2 % noise) but one at 50, at run slow. */
+static void one_slow(int n, int slow)
+{
+	double level[MAX_RUNS];
+
+	rng = 7;
+	for (int i = 0; i < n; i++)
+		level[i] = i == slow ? 50 : 100;
+	make(n, level, 0.02, 0.02);
+}
+
+/* The ends of a series: a single slow newest run (the usual case for
+ * ctl history) or oldest run is no change point, under the rule of at
+ * least two runs a side (min_runs); with every split reported (alpha 1,
+ * no least change) the best one's p is large and exact. Two slow newest
+ * runs are a change. */
+static void test_series_ends(void **state)
+{
+	struct cp_point p[16];
+	int at11 = 0;
+	struct cp_options all = CP_OPTIONS_DEFAULT;
+	int n;
+
+	(void)state;
+	all.alpha = 1.0001;
+	all.min_change = 0;
+	for (int end = 0; end < 2; end++) {
+		int slow = end ? 11 : 0;
+
+		one_slow(12, slow);
+		assert_int_equal(changepoint_find(runs, 12, NULL, p, 16), 0);
+		n = changepoint_find(runs, 12, &all, p, 16);
+		print_message("slow run %d: %d found, at %d p %.17g\n", slow, n,
+			      n ? p[0].at : -1, n ? p[0].p : NAN);
+		assert_true(n >= 1);
+		/* never a split leaving the slow run alone on its side */
+		for (int k = 0; k < n && k < 16; k++)
+			assert_true(p[k].at >= 2 && p[k].at <= 10);
+		assert_int_equal(p[0].at, end ? PEND_AT_NEW : PEND_AT_OLD);
+		assert_true(p[0].p == (end ? PEND_P_NEW : PEND_P_OLD));
+	}
+	/* One run a side allowed: the lone slow newest run is split off,
+	 * which is why the rule is two. */
+	all.min_runs = 1;
+	one_slow(12, 11);
+	n = changepoint_find(runs, 12, &all, p, 16);
+	assert_true(n >= 1 && n <= 16);
+	for (int k = 0; k < n; k++)
+		at11 |= p[k].at == 11;
+	assert_true(at11);
+	/* Two slow newest runs: a change, at 10, with its exact p. */
+	{
+		double level[12];
+
+		rng = 7;
+		for (int i = 0; i < 12; i++)
+			level[i] = i < 10 ? 100 : 50;
+		make(12, level, 0.02, 0.02);
+		n = changepoint_find(runs, 12, NULL, p, 16);
+		print_message("two slow: %d found, at %d p %.17g\n", n,
+			      n ? p[0].at : -1, n ? p[0].p : NAN);
+		assert_int_equal(n, 1);
+		assert_int_equal(p[0].at, 10);
+		assert_true(p[0].p == PTWO);
+	}
 }
 
 static void test_below_min_change(void **state)
@@ -193,6 +274,7 @@ int main(void)
 		cmocka_unit_test(test_two_steps),
 		cmocka_unit_test(test_below_min_change),
 		cmocka_unit_test(test_too_few_runs),
+		cmocka_unit_test(test_series_ends),
 		cmocka_unit_test(test_false_positive_rate),
 	};
 

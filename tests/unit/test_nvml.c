@@ -4,6 +4,9 @@
  * this machine (no NVIDIA driver) exercises for real.
  */
 #include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -85,14 +88,76 @@ static void test_absent_or_unknown_gpu(void **state)
 	}
 }
 
+/* dir/rel holding text, its folders made. */
+static void put(const char *dir, const char *rel, const char *text)
+{
+	char path[512], cmd[1200];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+	assert_int_equal(system(cmd), 0);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* A cpufreq tree of its own (so the figures are known on any machine,
+ * one without cpufreq too): the governor of cpu0, and the mean of the
+ * frequencies of the CPUs this process may run on, 0 and unreadable
+ * ones left out; CPUs outside the affinity mask are not read. */
 static void test_cpu_state(void **state)
 {
 	struct cpu_state c;
+	char dir[64] = "/tmp/bf-test-cpufreq-XXXXXX", rel[96], cmd[128];
+	cpu_set_t set;
+	int allowed[CPU_SETSIZE], n = 0;
+	double want = 0;
 
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(sched_getaffinity(0, sizeof(set), &set), 0);
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			allowed[n++] = cpu;
+	assert_true(n >= 1);
+	/* no cpufreq at all (a VM): unknown, not nonsense */
+	cpu_state_read_at(dir, &c);
+	assert_true(isnan(c.freq_mhz));
+	assert_string_equal(c.governor, "");
+	put(dir, "cpu0/cpufreq/scaling_governor", "performance\n");
+	for (int i = 0; i < n; i++) {
+		char khz[32];
+
+		snprintf(rel, sizeof(rel), "cpu%d/cpufreq/scaling_cur_freq",
+			 allowed[i]);
+		snprintf(khz, sizeof(khz), "%d\n", 2000000 + 100000 * i);
+		put(dir, rel, khz);
+		want += (2000000 + 100000 * i) / 1000.0;
+	}
+	/* a CPU outside the mask: never read */
+	snprintf(rel, sizeof(rel), "cpu%d/cpufreq/scaling_cur_freq",
+		 CPU_SETSIZE - 1);
+	if (!CPU_ISSET(CPU_SETSIZE - 1, &set))
+		put(dir, rel, "9000000\n");
+	cpu_state_read_at(dir, &c);
+	assert_string_equal(c.governor, "performance");
+	assert_true(fabs(c.freq_mhz - want / n) < 1e-9);
+	/* a CPU reading 0 (offline) is left out of the mean */
+	if (n >= 2) {
+		snprintf(rel, sizeof(rel), "cpu%d/cpufreq/scaling_cur_freq",
+			 allowed[n - 1]);
+		put(dir, rel, "0\n");
+		want -= (2000000 + 100000 * (n - 1)) / 1000.0;
+		cpu_state_read_at(dir, &c);
+		assert_true(fabs(c.freq_mhz - want / (n - 1)) < 1e-9);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	/* this machine's own: unknown or a frequency */
 	cpu_state_read(&c);
-	/* A VM may have no cpufreq: unknown is allowed, nonsense is not. */
 	assert_true(isnan(c.freq_mhz) || (c.freq_mhz > 100 && c.freq_mhz < 10000));
-	assert_true(strlen(c.governor) < sizeof(c.governor));
 }
 
 int main(void)

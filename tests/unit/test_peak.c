@@ -154,6 +154,11 @@ static void test_gpu_bound_and_mig(void **state)
 	assert_string_equal(p.method, "product");
 	assert_near(p.gflops, 989.4e3 * 60 / 132, 1e-9);
 	assert_non_null(strstr(p.basis, "60/132 SMs"));
+	/* ... and its bound is its own 60 SMs' at the larger clock: 4096
+	 * bf16 FLOP/cycle/SM (989.4 TFLOP/s over 132 SMs at the published
+	 * 1.83 GHz) x 1.98 GHz, below the whole GPU's */
+	assert_near(p.bound_gflops, 60 * 4096 * 1.98, 1e-9);
+	assert_non_null(strstr(p.bound_basis, "60 SMs x 4096 FLOP/cycle/SM"));
 	/* "NVIDIA A10" is not "NVIDIA A100-..." nor "NVIDIA A10G" */
 	assert_null(gpu_product_find("NVIDIA A10G"));
 	assert_string_equal(gpu_product_find("NVIDIA A10")->name, "NVIDIA A10");

@@ -363,6 +363,25 @@ static void test_options(void **state)
 	assert_null(b.sizes);
 }
 
+/* 2 n^3 in double: exact past 2^31 (an int count overflows from
+ * n = 1025), and GFLOP/s from it and a time in ms. */
+static void test_gemm_flops(void **state)
+{
+	(void)state;
+	assert_true(bf_gemm_flops(0) == 0);
+	assert_true(bf_gemm_flops(64) == 524288.0);
+	assert_true(bf_gemm_flops(1025) == 2153781250.0);
+	assert_true(bf_gemm_flops(4096) == 137438953472.0);
+	assert_true(bf_gemm_flops(8192) == 1099511627776.0);
+	assert_true(bf_gemm_flops(65536) == 562949953421312.0);
+	/* 137438953472 flops in 1000 ms: 137.438953472 GFLOP/s */
+	assert_true(fabs(bf_gemm_gflops(4096, 1000.0) - 137.438953472) <
+		    1e-12);
+	assert_true(bf_gemm_gflops(8192, 2000.0) ==
+		    1099511627776.0 / 2000.0 / 1e6);
+	assert_true(bf_gemm_gflops(8192, 2000.0) > 0);
+}
+
 static void test_speed_ratio(void **state)
 {
 	assert_true(bf_speed_ratio(2000.0, 100.0) == 20.0);
@@ -780,6 +799,7 @@ int main(void)
 		cmocka_unit_test(test_plan_check_limits_summary),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_speed_ratio),
+		cmocka_unit_test(test_gemm_flops),
 		cmocka_unit_test(test_decode_rejects_non_object),
 		cmocka_unit_test(test_int_ranges),
 		cmocka_unit_test(test_decode_unvalidated_no_cast),

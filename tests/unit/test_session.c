@@ -24,6 +24,7 @@
 #include "model/model.h"
 #include "record.h"
 #include "run/inventory.h"
+#include "run/inventory_check.h"
 #include "run/session.h"
 #include "schema.h"
 
@@ -176,6 +177,151 @@ static void test_inventory_env_names(void **state)
 		assert_non_null(strstr(d, "is not a variable name"));
 		inventory_free(&inv);
 	}
+}
+
+/* Which env names the build reads (controller/run/inventory_check.c):
+ * whole names and the NVCC_*, CMAKE_*, CUDAToolkit_*, PKG_CONFIG*
+ * prefixes, matched from the start and case-sensitively. */
+static void test_env_is_build(void **state)
+{
+	static const char *const build[] = {
+		"CC", "CFLAGS", "PATH", "MAKEFLAGS", "LD_PRELOAD", "BASH_ENV",
+		"NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN",
+		"NVCC_", "CMAKE_C_FLAGS", "CMAKE_BUILD_PARALLEL_LEVEL",
+		"CMAKE_", "CUDAToolkit_ROOT", "PKG_CONFIG_PATH", "PKG_CONFIG",
+		"TMPDIR", "HOME", "CUDA_PATH",
+	};
+	static const char *const other[] = {
+		"OMP_NUM_THREADS", "CUDA_VISIBLE_DEVICES", "NVCC", "CMAKE",
+		"XNVCC_FLAGS", "MY_CMAKE_X", "nvcc_prepend_flags", "cmake_x",
+		"CCX", "PATHX", "XPATH", "C", "", "CUDAToolkit", "ENVX",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(build) / sizeof(build[0]); i++)
+		if (!inv_env_is_build(build[i]))
+			fail_msg("%s should be a build variable", build[i]);
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+		if (inv_env_is_build(other[i]))
+			fail_msg("%s should not be a build variable", other[i]);
+}
+
+/* Values: anything but $, ` and control characters for other variables;
+ * for the build's, letters, digits, blanks and / . _ + @ = - , : only. */
+static void test_env_values(void **state)
+{
+	char why[400];
+
+	(void)state;
+	/* other variables take ; | ' " ( ) but never $ ` or newline */
+	assert_int_equal(inv_env_value_ok("OMP_PLACES", "{0};x|y'(\")", why,
+					  sizeof(why)), 1);
+	assert_int_equal(inv_env_value_ok("OMP_PLACES", "a$b", why,
+					  sizeof(why)), 0);
+	assert_non_null(strstr(why, "'$' is not allowed in an env value"));
+	assert_int_equal(inv_env_value_ok("X", "a`b", why, sizeof(why)), 0);
+	assert_non_null(strstr(why, "'`'"));
+	assert_int_equal(inv_env_value_ok("X", "a\nb", why, sizeof(why)), 0);
+	assert_non_null(strstr(why, "byte 0x0a"));
+	assert_int_equal(inv_env_value_ok("X", "a\tb", why, sizeof(why)), 1);
+	/* the build's: flags with blanks, commas and colons build */
+	assert_int_equal(inv_env_value_ok("NVCC_APPEND_FLAGS",
+					  "-O3 -Xcompiler=-fPIC,-g", why,
+					  sizeof(why)), 1);
+	assert_int_equal(inv_env_value_ok("CMAKE_PREFIX_PATH",
+					  "/opt/a:/opt/b", why, sizeof(why)),
+			 1);
+	/* ... but a ; or | that nvcc's shell or CMake's command runs */
+	assert_int_equal(inv_env_value_ok("NVCC_PREPEND_FLAGS",
+					  "-O3;touch x", why, sizeof(why)), 0);
+	assert_string_equal(
+		why, "';' is not allowed in NVCC_PREPEND_FLAGS (letters, "
+		     "digits, blanks and / . _ + @ = - , : only): the agent's "
+		     "build on the host reads it as a command, flags or a "
+		     "path, unquoted");
+	assert_int_equal(inv_env_value_ok("CMAKE_C_FLAGS", "-O2|x", why,
+					  sizeof(why)), 0);
+	assert_non_null(strstr(why, "'|' is not allowed in CMAKE_C_FLAGS"));
+	assert_int_equal(inv_env_value_ok("CMAKE_C_COMPILER", "gcc'x", why,
+					  sizeof(why)), 0);
+	assert_int_equal(inv_env_value_ok("CC", "gcc>x", why, sizeof(why)),
+			 0);
+	/* the same characters are fine where the build does not look */
+	assert_int_equal(inv_env_value_ok("MY_FLAGS", "-O3;touch x", why,
+					  sizeof(why)), 1);
+}
+
+/* workdir and path_prepend: letters, digits and / . _ + @ = - after an
+ * optional ~/; no blank (nvcc splits its options on it), no , : $. */
+static void test_paths(void **state)
+{
+	static const char *const good[] = {
+		"~", "~/", "~/bf", "/opt/cuda-12.4/bin", "~/a_b+c@d=e-f.g",
+		"relative/dir",
+	};
+	static const char *const bad[] = {
+		"~/my dir", "/opt/a\tb", "~/a,b", "/a:b", "~/a$(x)", "~/a`x`",
+		"~user/x", "a;b", "~/\x01", "~/a\nb", "",
+	};
+	char why[400];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		if (!inv_path_ok(good[i], why, sizeof(why)))
+			fail_msg("'%s' refused: %s", good[i], why);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (inv_path_ok(bad[i], why, sizeof(why)))
+			fail_msg("'%s' taken", bad[i]);
+	assert_int_equal(inv_path_ok("~/my dir", why, sizeof(why)), 0);
+	assert_string_equal(
+		why, "' ' is not allowed in a directory the agent is built in "
+		     "or from (letters, digits and / . _ + @ = - only, after an "
+		     "optional leading ~/): the host's nvcc and make read it "
+		     "again, unquoted");
+	assert_int_equal(inv_path_ok("/opt/a\tb", why, sizeof(why)), 0);
+	assert_non_null(strstr(why, "byte 0x09 is not allowed"));
+	assert_int_equal(inv_path_ok("", why, sizeof(why)), 0);
+	assert_string_equal(why, "empty");
+}
+
+/* The inventory reader applies those checks to each field, naming it. */
+static void test_inventory_build_values(void **state)
+{
+	static const struct {
+		const char *host, *want;
+	} cases[] = {
+		{ "\"workdir\": \"~/bf dir\"",
+		  "hosts/x.json: host a: workdir '~/bf dir': ' ' is not allowed" },
+		{ "\"path_prepend\": [\"/opt/ok\", \"/opt/cuda 12/bin\"]",
+		  "hosts/x.json: host a: path_prepend '/opt/cuda 12/bin': ' ' is "
+		  "not allowed" },
+		{ "\"env\": {\"NVCC_PREPEND_FLAGS\": \"-O3;id\"}",
+		  "hosts/x.json: host a: env: NVCC_PREPEND_FLAGS: ';' is not "
+		  "allowed in NVCC_PREPEND_FLAGS" },
+		{ "\"env\": {\"CMAKE_CUDA_FLAGS\": \"-g|id\"}",
+		  "hosts/x.json: host a: env: CMAKE_CUDA_FLAGS: '|' is not "
+		  "allowed" },
+		{ "\"env\": {\"OMP_X\": \"$(id)\"}",
+		  "hosts/x.json: host a: env: OMP_X: '$' is not allowed" },
+	};
+	struct inventory inv;
+	char json[512], d[1024];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(json, sizeof(json), "{\"hosts\": {\"a\": {%s}}}",
+			 cases[i].host);
+		assert_int_equal(parse(json, &inv, d, sizeof(d)), BF_ERR_USAGE);
+		if (strncmp(d, cases[i].want, strlen(cases[i].want)) != 0)
+			fail_msg("case %zu: got '%s'", i, d);
+		inventory_free(&inv);
+	}
+	snprintf(json, sizeof(json),
+		 "{\"hosts\": {\"a\": {\"workdir\": \"~/bf-1\", "
+		 "\"path_prepend\": [\"/opt/cuda-12/bin\"], \"env\": "
+		 "{\"NVCC_APPEND_FLAGS\": \"-O3 -g\", \"OMP_X\": \"a;b\"}}}}");
+	assert_int_equal(parse(json, &inv, d, sizeof(d)), BF_OK);
+	inventory_free(&inv);
 }
 
 static const char *const names[] = { "h" };
@@ -339,6 +485,10 @@ int main(void)
 		cmocka_unit_test(test_inventory_bad_defaults),
 		cmocka_unit_test(test_agent_outcome),
 		cmocka_unit_test(test_inventory_env_names),
+		cmocka_unit_test(test_env_is_build),
+		cmocka_unit_test(test_env_values),
+		cmocka_unit_test(test_paths),
+		cmocka_unit_test(test_inventory_build_values),
 		cmocka_unit_test(test_model_ranges),
 		cmocka_unit_test(test_model_completeness),
 		cmocka_unit_test(test_model_text_is_sanitised),

@@ -433,6 +433,44 @@ static void test_gemm_roofline_plan_summary(void **state)
 	bf_record_free(&r);
 }
 
+/* The plausibility guard decides on the bound, not the rated peak: a
+ * made-up device rated 100 GFLOP/s whose bound is 150 (on this CPU the
+ * two figures are equal, so only made-up ones tell them apart). */
+static void test_gemm_above_bound(void **state)
+{
+	struct peak p;
+	char why[400];
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.gflops = 100;
+	p.bound_gflops = 150;
+	snprintf(p.bound_basis, sizeof(p.bound_basis), "made-up basis");
+	/* above the rated peak and its margin, under the bound's: plausible */
+	assert_int_equal(gemm_above_bound(130, &p, why, sizeof(why)), 0);
+	assert_int_equal(gemm_above_bound(150 * GEMM_PEAK_MARGIN, &p, why,
+					  sizeof(why)),
+			 0);
+	/* just above the bound's margin (1.10 x 150 = 165): implausible */
+	why[0] = '\0';
+	assert_int_equal(gemm_above_bound(165.5, &p, why, sizeof(why)), 1);
+	assert_string_equal(
+		why,
+		"166 GFLOP/s is above the device's theoretical peak of 150 "
+		"GFLOP/s (made-up basis): the timing or the GEMM is wrong");
+	assert_int_equal(gemm_above_bound(1e9, &p, NULL, 0), 1);
+	/* unknown bound or no figure: nothing to judge by */
+	p.bound_gflops = NAN;
+	assert_int_equal(gemm_above_bound(1e9, &p, why, sizeof(why)), 0);
+	p.bound_gflops = 150;
+	assert_int_equal(gemm_above_bound(NAN, &p, why, sizeof(why)), 0);
+	/* a bound below the rated peak (never made, but the rule is the
+	 * bound's): 120 is above 1.10 x 100 */
+	p.gflops = 1000;
+	p.bound_gflops = 100;
+	assert_int_equal(gemm_above_bound(120, &p, why, sizeof(why)), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -445,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_bandwidth_record),
 		cmocka_unit_test(test_batching_record),
 		cmocka_unit_test(test_gemm_roofline_plan_summary),
+		cmocka_unit_test(test_gemm_above_bound),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

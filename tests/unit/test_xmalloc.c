@@ -76,16 +76,46 @@ static void test_fatal_runs_hook_then_aborts(void **state)
 	assert_string_equal(out, "hook;out of memory: cJSON_Print failed\n");
 }
 
+/* Every malloc call of this program's own objects (xmalloc.c's
+ * bf_xmalloc among them, not libcjson's, a shared library) goes through
+ * here: the link wraps malloc (-Wl,--wrap=malloc, tests/unit/
+ * CMakeLists.txt), so the test can tell whether cJSON allocates through
+ * bf_xmalloc. */
+void *__real_malloc(size_t size);
+void *__wrap_malloc(size_t size);
+static size_t wrapped_mallocs;
+
+void *__wrap_malloc(size_t size)
+{
+	wrapped_mallocs++;
+	return __real_malloc(size);
+}
+
 static void test_cjson_through_hooks(void **state)
 {
 	cJSON *doc, *back;
 	char *text;
+	size_t before;
 
 	(void)state;
+	/* Without the hooks cJSON's allocations are libc's own, unseen. */
+	cJSON_InitHooks(NULL);
+	before = wrapped_mallocs;
+	doc = cJSON_CreateObject();
+	cJSON_AddStringToObject(doc, "host", "bfhost1");
+	cJSON_Delete(doc);
+	assert_int_equal(wrapped_mallocs, before);
+	/* bf_xmalloc itself is seen */
+	free(bf_xmalloc(16));
+	assert_int_equal(wrapped_mallocs, before + 1);
+	/* With them, each of cJSON's allocations is bf_xmalloc's: an object,
+	 * a key and a string value, at least. */
 	bf_xmalloc_init_cjson();
+	before = wrapped_mallocs;
 	doc = cJSON_CreateObject();
 	assert_non_null(doc);
 	cJSON_AddStringToObject(doc, "host", "bfhost1");
+	assert_true(wrapped_mallocs >= before + 3);
 	cJSON_AddNumberToObject(doc, "gflops", 89.25);
 	cJSON_AddItemToObject(doc, "samples", cJSON_CreateArray());
 	text = cJSON_PrintUnformatted(doc);
