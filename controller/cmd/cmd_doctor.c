@@ -71,6 +71,7 @@ static const char *or_missing(const char *v)
 static int report(const struct preflight *p, const char *workdir, int cluster)
 {
 	char key[17], name[64], buf[1536], hint[1024], what[512];
+	char problem[1536];
 	int nbuilt = 0, ours;
 
 	snprintf(buf, sizeof(buf), "%s%s%s%s%s",
@@ -111,17 +112,25 @@ static int report(const struct preflight *p, const char *workdir, int cluster)
 		row("workdir", buf);
 		ours = 0;
 	} else {
+		char *dir = preflight_workdir(p, workdir);
+
 		if (strcmp(p->workdir_state, "absent") == 0 ||
 		    !p->workdir_state[0])
 			snprintf(buf, sizeof(buf),
 				 "%s: not there yet (ctl run makes it, 0700)",
-				 workdir);
+				 dir);
 		else
 			snprintf(buf, sizeof(buf),
 				 "%s: mode %s; %d build%s of this ctl's agent "
 				 "sources",
-				 workdir, p->workdir_state, nbuilt,
+				 dir, p->workdir_state, nbuilt,
 				 nbuilt == 1 ? "" : "s");
+		if (p->workdir_sub[0])
+			bf_text_appendf(buf, sizeof(buf),
+					" (%s is shared, so ctl uses this "
+					"login's private directory in it)",
+					workdir);
+		free(dir);
 		row("workdir", buf);
 		snprintf(buf, sizeof(buf), "%s (cache key %s)",
 			 ours	    ? "built" :
@@ -135,6 +144,13 @@ static int report(const struct preflight *p, const char *workdir, int cluster)
 		row("ready", "the login host answers; its compute nodes build "
 			     "and run the agent and are not checked here");
 		return 1;
+	}
+	if (preflight_problem(p, workdir, problem, sizeof(problem))) {
+		/* What stops ctl run here, whatever is built. */
+		printf("  %-11s no: ", "ready");
+		fputs(problem, stdout);
+		putchar('\n');
+		return 0;
 	}
 	if (!p->missing) {
 		row("ready", "yes");
