@@ -1,6 +1,7 @@
 /*
  * ctl doctor HOST...: ctl run's preflight on its own (run/preflight.c),
- * changing nothing on the host: what it has to build the agent, what it
+ * changing nothing on the host but a probe file it removes again, and
+ * deciding with the same preflight_problem as ctl run: what it has to build the agent, what it
  * lacks with the command that installs it there, whether the CUDA
  * toolkit was found, and whether this ctl's agent is built there already.
  * Hosts one after another, each as ctl run reaches it (the inventory's
@@ -32,8 +33,12 @@ static const char doctor_usage[] =
 	"OpenBLAS), whether the CUDA toolkit and cuBLAS were found, the GPUs'\n"
 	"compute capabilities (nvidia-smi; part of the build's cache key), what\n"
 	"it lacks with the command that installs it there (apt-get, dnf, zypper\n"
-	"or pacman, from its /etc/os-release), where ctl deploys (the workdir)\n"
-	"and whether this ctl's agent is built there already. HOST is as for ctl\n"
+	"or pacman, from its /etc/os-release), where ctl deploys (the workdir;\n"
+	"in a shared sticky one such as /tmp, this login's benchfleet-<uid>),\n"
+	"whether a file can be written and run there (a probe file, removed; a\n"
+	"read-only or noexec file system is named), whether the login shell\n"
+	"prints to stdout for non-interactive sessions (which breaks SFTP), and\n"
+	"whether this ctl's agent is built there already. HOST is as for ctl\n"
 	"run; a Slurm cluster is checked on its login host (its compute nodes\n"
 	"build the agent, and are not checked).\n"
 	"\n"

@@ -39,6 +39,13 @@ int deployed_name_kind(enum deployed_layout layout, const char *name)
 	return 0;
 }
 
+/* DEPLOYED_SHARED_SH for ctl run's SSH workdirs; a Slurm workdir is
+ * used as it is (runner_slurm.c), so "s=" only. */
+static const char *shared_sh(enum deployed_layout layout)
+{
+	return layout == DEPLOYED_SSH ? DEPLOYED_SHARED_SH : "s=; ";
+}
+
 int deployed_default_workdir(const char *workdir)
 {
 	return strcmp(workdir, DEPLOYED_WORKDIR_SSH) == 0 ||
@@ -180,7 +187,7 @@ enum bf_err deployed_list(struct login *l, struct deployed_dir *dirs, int n,
 		/* In a shared directory, this login's private one, and only
 		 * when it is a directory of this login (DEPLOYED_SHARED_SH). */
 		next = bf_xasprintf(
-			"%sw=%s; " DEPLOYED_SHARED_SH
+			"%sw=%s; %s"
 			"[ -n \"$s\" ] && echo \"s%d $s\"; "
 			"if [ -d \"$w\" ] && { [ -z \"$s\" ] || "
 			"{ [ ! -L \"$w\" ] && [ -O \"$w\" ]; }; } && cd \"$w\"; "
@@ -189,7 +196,7 @@ enum bf_err deployed_list(struct login *l, struct deployed_dir *dirs, int n,
 			"case \"$x\" in %s) printf 'e%d %%s %%s\\n' "
 			"\"$(du -sk -- \"$x\" 2>/dev/null | cut -f1)\" \"$x\";; "
 			"*) echo o%d;; esac; done; cd / || exit 1; fi; ",
-			cmd, w, i, i, pat, i, i);
+			cmd, w, shared_sh(dirs[i].layout), i, i, pat, i, i);
 		free(cmd);
 		free(w);
 		cmd = next;
@@ -251,11 +258,11 @@ enum bf_err deployed_remove(struct login *l, const struct deployed_dir *dirs,
 		if (!dirs[i].exists || dirs[i].nentries == 0)
 			continue;
 		w = deployed_shell_dir(dirs[i].workdir);
-		next = bf_xasprintf("%sw=%s; " DEPLOYED_SHARED_SH
+		next = bf_xasprintf("%sw=%s; %s"
 				    "if [ -z \"$s\" ] || { [ ! -L \"$w\" ] && "
 				    "[ -O \"$w\" ]; }; then cd \"$w\"; else "
 				    "false; fi && { rc1=0; rm -rf --",
-				    cmd, w);
+				    cmd, w, shared_sh(dirs[i].layout));
 		free(cmd);
 		cmd = next;
 		for (int e = 0; e < dirs[i].nentries; e++) {
