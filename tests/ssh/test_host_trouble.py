@@ -24,6 +24,7 @@ One set of sshd hosts for the whole file.
 
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -280,6 +281,62 @@ class HostTrouble(keeplogs.KeepOnFailure, unittest.TestCase):
                       reason)
         self.assertEqual(stat.S_IMODE(os.stat(self.open_dir).st_mode), 0o777)
         self.assertEqual(os.listdir(self.open_dir), [])
+
+
+class ConfigWords(unittest.TestCase):
+    """ssh_config trouble, before any host is contacted: ssh's own words
+    kept whole, RemoteCommand refused as ssh refuses it beside a
+    command, ctl resolve's -F anywhere and each file read once."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="bf-sshcfg-")
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+        self.home = os.path.join(self.tmp, "home")
+        os.makedirs(os.path.join(self.home, ".ssh"))
+
+    def write(self, name, text):
+        path = os.path.join(self.tmp, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def ctl(self, *args):
+        env = dict(os.environ, HOME=self.home)
+        env.pop("BENCHFLEET_HOSTS_DIR", None)
+        return subprocess.run([tcr.CTL] + list(args), cwd=self.tmp,
+                              env=env, capture_output=True, text=True,
+                              timeout=120, stdin=subprocess.DEVNULL)
+
+    def test_bad_config_keeps_the_line_number(self):
+        bad = self.write("bad.conf", "Host b\n  Port notaport\n")
+        for cmd in (["resolve", "-F", bad, "b"],
+                    ["doctor", "b", "-F", bad]):
+            p = self.ctl(*cmd)
+            self.assertNotEqual(p.returncode, 0, p.stdout + p.stderr)
+            out = p.stdout + p.stderr
+            self.assertIn("%s line 2: Bad port 'notaport'." % bad, out)
+            self.assertIn("%s: terminating, 1 bad configuration options"
+                          % bad, out)
+
+    def test_remote_command_refused(self):
+        cfg = self.write("rc.conf", "Host rc\n  HostName 127.0.0.1\n"
+                         "  RemoteCommand echo hi\n")
+        p = self.ctl("doctor", "rc", "-F", cfg)
+        self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+        self.assertIn("rc: cannot connect: host 'rc': its ssh_config sets "
+                      "RemoteCommand (echo hi)", p.stdout)
+        self.assertIn("Cannot execute command-line and remote command.",
+                      p.stdout)
+
+    def test_resolve_takes_F_after_the_host_and_lists_files_once(self):
+        cfg = self.write("m.conf", "Host m\n  Port 2222\n"
+                         "Match final\n  User someone\n")
+        p = self.ctl("resolve", "m", "-F", cfg)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertEqual(p.stdout.count("\nhost "), 0, p.stdout)
+        self.assertRegex(p.stdout, r"(?m)^port 2222$")
+        self.assertRegex(p.stdout, r"(?m)^user someone$")
+        self.assertRegex(p.stdout, r"(?m)^configfiles %s$" % re.escape(cfg))
 
 
 def main():
