@@ -168,6 +168,31 @@ class HostTrouble(keeplogs.KeepOnFailure, unittest.TestCase):
         self.assertEqual([d for d in os.listdir(cache) if ".tmp-" in d]
                          if os.path.isdir(cache) else [], [])
 
+    def test_shell_that_prints_for_sftp_only_is_named(self):
+        """A startup file that prints only for the SFTP subsystem passes
+        the preflight; the upload's failure then names the cause."""
+        h = self.hosts.alias(CHATTY)
+        rc = os.path.join(self.hosts.remote_home(CHATTY), ".bashrc")
+        with open(rc) as f:
+            keep = f.read()
+        def restore():
+            with open(rc, "w") as f:
+                f.write(keep)
+        self.addCleanup(restore)
+        with open(rc, "w") as f:
+            f.write('case "$BASH_EXECUTION_STRING" in *sftp*) '
+                    'echo \'%s\';; esac\n' % CHATTY_MSG)
+        tcr.write_inventory(self.inv, {
+            "chatty": {"ssh": h, "path_prepend": [self.fake]}})
+        p, reason = self.run_reason("chatty")
+        if "Invalid sftp packet size" not in reason:
+            self.skipTest("root's login shell does not read ~/.bashrc for "
+                          "the sftp subsystem here: " + reason)
+        self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+        self.assertIn("(the remote shell produces output for "
+                      "non-interactive sessions: make its startup files "
+                      "print nothing)", reason)
+
     # -- ForceCommand internal-sftp, nologin -----------------------------
     def check_said(self, i, msg):
         h = self.hosts.alias(i)
