@@ -31,8 +31,11 @@ static const char clean_usage[] =
 	"version and toolchain) and in the Slurm workdir ~/.cache/benchfleet-slurm\n"
 	"(a Slurm cluster: its login host's, or the cluster's \"workdir\"), and the\n"
 	"staging directories of deploys cut short. Only names of ctl's own form\n"
-	"are touched; anything else there is left and counted. A workdir left\n"
-	"empty is removed. The next ctl run builds the agent again.\n"
+	"are touched; anything else there is left and counted. In a shared\n"
+	"workdir (mode 1777, as /tmp) ctl's files are in this login's private\n"
+	"benchfleet-<uid> there. A default workdir or private directory left\n"
+	"empty is removed; an inventory's workdir is kept. The next ctl run\n"
+	"builds the agent again.\n"
 	"\n"
 	"  --dry-run                list what would be removed; remove nothing\n"
 	"  --keep-current           keep the builds of this ctl's agent sources\n"
@@ -103,27 +106,21 @@ static int clean_one(const struct place *pl, const struct ctl_host_opts *o,
 	}
 	if (pl->cluster) {
 		dirs[ndirs++] = (struct deployed_dir){
-			pl->cluster->slurm->workdir ?
-				pl->cluster->slurm->workdir :
-				DEPLOYED_WORKDIR_SLURM,
-			DEPLOYED_SLURM,
-			0,
-			NULL,
-			0,
-			0
+			.workdir = pl->cluster->slurm->workdir ?
+					   pl->cluster->slurm->workdir :
+					   DEPLOYED_WORKDIR_SLURM,
+			.layout = DEPLOYED_SLURM,
 		};
 	} else {
-		dirs[ndirs++] =
-			(struct deployed_dir){ pl->host && pl->host->workdir ?
-						       pl->host->workdir :
-						       DEPLOYED_WORKDIR_SSH,
-					       DEPLOYED_SSH,
-					       0,
-					       NULL,
-					       0,
-					       0 };
 		dirs[ndirs++] = (struct deployed_dir){
-			DEPLOYED_WORKDIR_SLURM, DEPLOYED_SLURM, 0, NULL, 0, 0
+			.workdir = pl->host && pl->host->workdir ?
+					   pl->host->workdir :
+					   DEPLOYED_WORKDIR_SSH,
+			.layout = DEPLOYED_SSH,
+		};
+		dirs[ndirs++] = (struct deployed_dir){
+			.workdir = DEPLOYED_WORKDIR_SLURM,
+			.layout = DEPLOYED_SLURM,
 		};
 	}
 	if (pl->target) {
@@ -148,9 +145,10 @@ static int clean_one(const struct place *pl, const struct ctl_host_opts *o,
 		if (keep)
 			keep_current(d);
 		for (int e = 0; e < d->nentries; e++) {
-			printf("%s: %s %s/%s  ", pl->label,
+			printf("%s: %s %s%s%s/%s  ", pl->label,
 			       dry_run ? "would remove" : "removing",
-			       d->workdir, d->entries[e].name);
+			       d->workdir, d->sub[0] ? "/" : "", d->sub,
+			       d->entries[e].name);
 			print_size(d->entries[e].kib);
 			printf("%s\n", d->entries[e].staging ?
 					       "  (staging, a deploy cut short "
@@ -161,8 +159,9 @@ static int clean_one(const struct place *pl, const struct ctl_host_opts *o,
 				total += d->entries[e].kib;
 		}
 		if (d->others)
-			printf("%s: %s: %d other entr%s, not ctl's, left\n",
-			       pl->label, d->workdir, d->others,
+			printf("%s: %s%s%s: %d other entr%s, not ctl's, left\n",
+			       pl->label, d->workdir, d->sub[0] ? "/" : "",
+			       d->sub, d->others,
 			       d->others == 1 ? "y" : "ies");
 	}
 	fflush(stdout);
@@ -180,7 +179,8 @@ static int clean_one(const struct place *pl, const struct ctl_host_opts *o,
 	if (count == 0) {
 		printf("%s: nothing of ctl's deployed (", pl->label);
 		for (int i = 0; i < ndirs; i++)
-			printf("%s%s%s", i ? ", " : "", dirs[i].workdir,
+			printf("%s%s%s%s%s", i ? ", " : "", dirs[i].workdir,
+			       dirs[i].sub[0] ? "/" : "", dirs[i].sub,
 			       dirs[i].exists ? "" : " absent");
 		printf(")\n");
 	} else {

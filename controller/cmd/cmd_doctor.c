@@ -1,6 +1,7 @@
 /*
  * ctl doctor HOST...: ctl run's preflight on its own (run/preflight.c),
- * changing nothing on the host: what it has to build the agent, what it
+ * changing nothing on the host but a probe file it removes again, and
+ * deciding with the same preflight_problem as ctl run: what it has to build the agent, what it
  * lacks with the command that installs it there, whether the CUDA
  * toolkit was found, and whether this ctl's agent is built there already.
  * Hosts one after another, each as ctl run reaches it (the inventory's
@@ -32,8 +33,12 @@ static const char doctor_usage[] =
 	"OpenBLAS), whether the CUDA toolkit and cuBLAS were found, the GPUs'\n"
 	"compute capabilities (nvidia-smi; part of the build's cache key), what\n"
 	"it lacks with the command that installs it there (apt-get, dnf, zypper\n"
-	"or pacman, from its /etc/os-release), where ctl deploys (the workdir)\n"
-	"and whether this ctl's agent is built there already. HOST is as for ctl\n"
+	"or pacman, from its /etc/os-release), where ctl deploys (the workdir;\n"
+	"in a shared sticky one such as /tmp, this login's benchfleet-<uid>),\n"
+	"whether a file can be written and run there (a probe file, removed; a\n"
+	"read-only or noexec file system is named), whether the login shell\n"
+	"prints to stdout for non-interactive sessions (which breaks SFTP), and\n"
+	"whether this ctl's agent is built there already. HOST is as for ctl\n"
 	"run; a Slurm cluster is checked on its login host (its compute nodes\n"
 	"build the agent, and are not checked).\n"
 	"\n"
@@ -71,6 +76,7 @@ static const char *or_missing(const char *v)
 static int report(const struct preflight *p, const char *workdir, int cluster)
 {
 	char key[17], name[64], buf[1536], hint[1024], what[512];
+	char problem[1536];
 	int nbuilt = 0, ours;
 
 	snprintf(buf, sizeof(buf), "%s%s%s%s%s",
@@ -111,17 +117,25 @@ static int report(const struct preflight *p, const char *workdir, int cluster)
 		row("workdir", buf);
 		ours = 0;
 	} else {
+		char *dir = preflight_workdir(p, workdir);
+
 		if (strcmp(p->workdir_state, "absent") == 0 ||
 		    !p->workdir_state[0])
 			snprintf(buf, sizeof(buf),
 				 "%s: not there yet (ctl run makes it, 0700)",
-				 workdir);
+				 dir);
 		else
 			snprintf(buf, sizeof(buf),
 				 "%s: mode %s; %d build%s of this ctl's agent "
 				 "sources",
-				 workdir, p->workdir_state, nbuilt,
+				 dir, p->workdir_state, nbuilt,
 				 nbuilt == 1 ? "" : "s");
+		if (p->workdir_sub[0])
+			bf_text_appendf(buf, sizeof(buf),
+					" (%s is shared, so ctl uses this "
+					"login's private directory in it)",
+					workdir);
+		free(dir);
 		row("workdir", buf);
 		snprintf(buf, sizeof(buf), "%s (cache key %s)",
 			 ours	    ? "built" :
@@ -135,6 +149,13 @@ static int report(const struct preflight *p, const char *workdir, int cluster)
 		row("ready", "the login host answers; its compute nodes build "
 			     "and run the agent and are not checked here");
 		return 1;
+	}
+	if (preflight_problem(p, workdir, problem, sizeof(problem))) {
+		/* What stops ctl run here, whatever is built. */
+		printf("  %-11s no: ", "ready");
+		fputs(problem, stdout);
+		putchar('\n');
+		return 0;
 	}
 	if (!p->missing) {
 		row("ready", "yes");

@@ -57,7 +57,7 @@ int cmd_resolve(int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:F:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":F:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
 			if (access(optarg, R_OK) != 0) {

@@ -91,6 +91,7 @@ void remote_config_clear(struct remote_config *cfg)
 	strv_clear(&cfg->global_known_hosts);
 	free(cfg->host_key_alias);
 	free(cfg->proxy_jump);
+	free(cfg->remote_command);
 	free(cfg->proxy_command);
 	free(cfg->strict_host_key_checking);
 	free(cfg->config_file);
@@ -336,6 +337,8 @@ enum bf_err remote_config_parse_g(struct remote_config *cfg,
 			cfg->hash_known_hosts = is_yes(val);
 		else if (!strcmp(key, "hostkeyalias") && !is_none(val))
 			oom = set_str(&cfg->host_key_alias, val);
+		else if (!strcmp(key, "remotecommand") && !is_none(val))
+			oom = set_str(&cfg->remote_command, val);
 		else if (!strcmp(key, "proxyjump") && !is_none(val))
 			oom = set_str(&cfg->proxy_jump, val);
 		else if (!strcmp(key, "proxycommand") && !is_none(val))
@@ -406,32 +409,40 @@ static int is_debug_line(const char *line)
 	       strncmp(line, "OpenSSH_", 8) == 0;
 }
 
-/* Last non-empty line of s that is not ssh -v's, with control characters
- * made blanks, into buf. */
-static void last_line(const char *s, char *buf, size_t size)
+/* The non-empty lines of s that are not ssh -v's, in order, joined by
+ * "; ", with control characters made blanks, into buf (cut at size - 1
+ * bytes: the first lines are kept). ssh names a bad ssh_config line
+ * ("bad.conf line 2: Bad port 'notaport'.") before its last word
+ * ("bad.conf: terminating, 1 bad configuration options"): both count. */
+static void own_lines(const char *s, char *buf, size_t size)
 {
-	const char *end = s + strlen(s), *start;
-	size_t n, i;
+	size_t have = 0;
 
-	for (;;) {
-		while (end > s && (end[-1] == '\n' || end[-1] == '\r' ||
-				   end[-1] == ' '))
-			end--;
-		start = end;
-		while (start > s && start[-1] != '\n')
-			start--;
-		if (start == s || !is_debug_line(start))
-			break;
-		end = start;
+	buf[0] = '\0';
+	while (*s && have + 1 < size) {
+		size_t n = strcspn(s, "\n");
+		size_t m = n;
+
+		while (m > 0 && (s[m - 1] == '\r' || s[m - 1] == ' '))
+			m--;
+		if (m > 0 && !is_debug_line(s)) {
+			/* "...'notaport'. bad.conf: terminating": a line
+			 * with its own full stop needs no semicolon. */
+			if (have && have + 3 < size) {
+				if (buf[have - 1] != '.')
+					buf[have++] = ';';
+				buf[have++] = ' ';
+			}
+			for (size_t i = 0; i < m && have + 1 < size; i++)
+				buf[have++] = (unsigned char)s[i] < 0x20 ||
+						      s[i] == 0x7f ?
+						      ' ' :
+						      s[i];
+			buf[have] = '\0';
+		}
+		s += n;
+		s += *s == '\n';
 	}
-	if (is_debug_line(start))
-		end = start;
-	n = (size_t)(end - start) < size - 1 ? (size_t)(end - start) :
-	    size - 1;
-	for (i = 0; i < n; i++)
-		buf[i] = (unsigned char)start[i] < 0x20 ||
-			 start[i] == 0x7f ? ' ' : start[i];
-	buf[n] = '\0';
 }
 
 /* ssh -V's answer ("OpenSSH_9.2p1 Debian-2+deb12u3, OpenSSL ..."), first
@@ -538,6 +549,15 @@ static enum bf_err ssh_file_for(struct remote_config *cfg,
 	return BF_OK;
 }
 
+/* Whether sv holds s. */
+static int strv_has(const struct remote_strv *sv, const char *s)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		if (strcmp(sv->v[i], s) == 0)
+			return 1;
+	return 0;
+}
+
 /* The files ssh -v says it read ("debug1: Reading configuration data
  * FILE", readconf.c; FILE cut at 200 characters there), the temporary
  * -F file left out, into sv. */
@@ -558,8 +578,10 @@ static int files_read(struct remote_strv *sv, const char *err,
 			if (!f)
 				return -1;
 			f[strcspn(f, "\r")] = '\0';
+			/* ssh reads the files again for a second pass
+			 * (Match final, CanonicalizeHostname): once each. */
 			if ((!skip || strcmp(f, skip) != 0) &&
-			    strv_push(sv, f) != 0) {
+			    !strv_has(sv, f) && strv_push(sv, f) != 0) {
 				free(f);
 				return -1;
 			}
@@ -579,7 +601,7 @@ static enum bf_err resolve_ssh(struct remote_config *cfg, const char *ssh,
 {
 	struct remote_config made = { 0 };
 	char *argv[16];
-	char portbuf[16], why[512], ver[128];
+	char portbuf[16], why[1024], ver[128];
 	struct remote_capture c = { 0 };
 	const char *file;
 	int n = 0;
@@ -635,7 +657,7 @@ static enum bf_err resolve_ssh(struct remote_config *cfg, const char *ssh,
 		goto done;
 	}
 	if (!WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0) {
-		last_line(c.err ? c.err : "", why, sizeof why);
+		own_lines(c.err ? c.err : "", why, sizeof why);
 		e = bf_fail(detail, detail_len, BF_ERR_USAGE,
 			    "host '%s': ssh -G refuses it: %s", target,
 			    why[0] ? why : "no reason given");

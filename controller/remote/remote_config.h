@@ -51,6 +51,11 @@ struct remote_config {
 	char *host_key_alias;   /* NULL: none */
 	char *proxy_jump;       /* NULL: none */
 	char *proxy_command;    /* NULL: none; %-tokens expanded */
+	/* RemoteCommand as ssh -G printed it; NULL: none. ctl sends its own
+	 * commands, so a host with one is refused (remote_connect), as ssh
+	 * refuses one beside a command ("Cannot execute command-line and
+	 * remote command."). */
+	char *remote_command;
 	int connect_timeout_s;  /* 0: none */
 	int server_alive_interval_s;  /* 0: off */
 	int server_alive_count_max;

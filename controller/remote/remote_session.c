@@ -754,6 +754,23 @@ enum bf_err remote_connect(struct remote **out, const struct remote_opts *opts,
 				    detail, detail_len);
 	if (err != BF_OK)
 		goto out;
+	if (r->cfg.remote_command) {
+		char safe[256];
+
+		/* Terminal-safe: control characters become '?'. */
+		snprintf(safe, sizeof safe, "%s", r->cfg.remote_command);
+		for (char *c = safe; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
+		err = bf_fail(detail, detail_len, BF_ERR_USAGE,
+			      "host '%s': its ssh_config sets RemoteCommand "
+			      "(%s), and ctl runs commands of its own there, "
+			      "which ssh refuses beside it too (\"Cannot "
+			      "execute command-line and remote command.\"): "
+			      "give ctl a Host alias without RemoteCommand",
+			      r->name, safe);
+		goto out;
+	}
 	if (opts->known_hosts) {
 		struct remote_strv *kh = &r->cfg.user_known_hosts;
 		char *dup = strdup(opts->known_hosts);

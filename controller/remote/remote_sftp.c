@@ -246,10 +246,18 @@ again:
 					detail_len);
 		if (!ssh_is_connected(r->session))
 			return remote_lost(r, "sftp", detail, detail_len);
+		/* libssh reads a shell's greeting as a packet length (as
+		 * OpenSSH's sftp does, which names the cause the same). */
 		return bf_fail(detail, detail_len, BF_ERR_CONNECT,
 			       "sftp on %s: server refused the subsystem "
-			       "(sftp error %d): %s", r->name, code,
-			       ssh_get_error(r->session));
+			       "(sftp error %d): %s%s", r->name, code,
+			       ssh_get_error(r->session),
+			       strstr(ssh_get_error(r->session),
+				      "packet size") ?
+				       " (the remote shell produces output "
+				       "for non-interactive sessions: make "
+				       "its startup files print nothing)" :
+				       "");
 	}
 	return BF_OK;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bf_parse.h"
+#include "bf_text.h"
 #include "remote/remote_quote.h"
 #include "xmalloc.h"
 
@@ -38,6 +39,19 @@ int deployed_name_kind(enum deployed_layout layout, const char *name)
 	return 0;
 }
 
+/* DEPLOYED_SHARED_SH for ctl run's SSH workdirs; a Slurm workdir is
+ * used as it is (runner_slurm.c), so "s=" only. */
+static const char *shared_sh(enum deployed_layout layout)
+{
+	return layout == DEPLOYED_SSH ? DEPLOYED_SHARED_SH : "s=; ";
+}
+
+int deployed_default_workdir(const char *workdir)
+{
+	return strcmp(workdir, DEPLOYED_WORKDIR_SSH) == 0 ||
+	       strcmp(workdir, DEPLOYED_WORKDIR_SLURM) == 0;
+}
+
 char *deployed_shell_dir(const char *workdir)
 {
 	char *q, *out;
@@ -59,7 +73,24 @@ char *deployed_shell_dir(const char *workdir)
 struct list_ctx {
 	struct deployed_dir *dirs;
 	int n;
+	/* Other stdout lines, terminal-safe, " / " between them: what a
+	 * host that does not run the command says instead (a ForceCommand
+	 * internal-sftp, nologin). */
+	char said[512];
 };
+
+/* A stdout line that is none of the listing's, kept in c->said. */
+static void keep_said(struct list_ctx *c, const char *line)
+{
+	char safe[256];
+	size_t have = strlen(c->said);
+
+	bf_text_sanitize(safe, sizeof(safe), line);
+	if (safe[strspn(safe, " \t")] &&
+	    have + strlen(safe) + 4 < sizeof(c->said))
+		snprintf(c->said + have, sizeof(c->said) - have, "%s%s",
+			 have ? " / " : "", safe);
+}
 
 /* One "e<i> <kib> <name>" line into dirs[i]; a name that is not exactly
  * one of ctl's counts as another entry. */
@@ -103,12 +134,25 @@ static enum bf_err list_line(void *arg, const char *line, size_t len,
 	long i;
 
 	(void)len;
-	if (truncated || (kind != 'd' && kind != 'e' && kind != 'o'))
+	if (truncated)
 		return BF_OK;
+	if (kind != 'd' && kind != 'e' && kind != 'o' && kind != 's') {
+		keep_said(c, line);
+		return BF_OK;
+	}
 	i = strtol(line + 1, &end, 10);
-	if (end == line + 1 || i < 0 || i >= c->n)
+	if (end == line + 1 || i < 0 || i >= c->n) {
+		keep_said(c, line);
 		return BF_OK;
-	if (kind == 'd')
+	}
+	if (kind == 's') {
+		/* "benchfleet-<uid>", nothing else. */
+		if (strncmp(end, " benchfleet-", 12) == 0 && end[12] &&
+		    strspn(end + 12, "0123456789") == strlen(end + 12) &&
+		    strlen(end + 1) < sizeof(c->dirs[i].sub))
+			snprintf(c->dirs[i].sub, sizeof(c->dirs[i].sub), "%s",
+				 end + 1);
+	} else if (kind == 'd')
 		c->dirs[i].exists = 1;
 	else if (kind == 'o')
 		c->dirs[i].others++;
@@ -121,7 +165,7 @@ enum bf_err deployed_list(struct login *l, struct deployed_dir *dirs, int n,
 			  const atomic_int *cancel, char *detail,
 			  size_t detail_len)
 {
-	struct list_ctx c = { dirs, n };
+	struct list_ctx c = { dirs, n, "" };
 	char *cmd = bf_xstrdup(""), errtail[512];
 	enum bf_err err;
 	int status;
@@ -139,13 +183,20 @@ enum bf_err deployed_list(struct login *l, struct deployed_dir *dirs, int n,
 		dirs[i].entries = NULL;
 		dirs[i].nentries = 0;
 		dirs[i].others = 0;
+		dirs[i].sub[0] = '\0';
+		/* In a shared directory, this login's private one, and only
+		 * when it is a directory of this login (DEPLOYED_SHARED_SH). */
 		next = bf_xasprintf(
-			"%sif [ -d %s ] && cd %s; then echo d%d; "
+			"%sw=%s; %s"
+			"[ -n \"$s\" ] && echo \"s%d $s\"; "
+			"if [ -d \"$w\" ] && { [ -z \"$s\" ] || "
+			"{ [ ! -L \"$w\" ] && [ -O \"$w\" ]; }; } && cd \"$w\"; "
+			"then echo d%d; "
 			"for x in * .[!.]*; do [ -e \"$x\" ] || [ -L \"$x\" ] || continue; "
 			"case \"$x\" in %s) printf 'e%d %%s %%s\\n' "
 			"\"$(du -sk -- \"$x\" 2>/dev/null | cut -f1)\" \"$x\";; "
 			"*) echo o%d;; esac; done; cd / || exit 1; fi; ",
-			cmd, w, w, i, pat, i, i);
+			cmd, w, shared_sh(dirs[i].layout), i, i, pat, i, i);
 		free(cmd);
 		free(w);
 		cmd = next;
@@ -159,10 +210,16 @@ enum bf_err deployed_list(struct login *l, struct deployed_dir *dirs, int n,
 	err = login_exec(l, cmd, list_line, &c, cancel, &status, errtail,
 			 sizeof(errtail), detail, detail_len);
 	free(cmd);
-	if (err == BF_OK && status != 0)
+	if (err == BF_OK && status != 0) {
+		char said[1024];
+
+		bf_text_join_lines(said, sizeof(said), errtail, "; ");
+		bf_text_appendf(said, sizeof(said), "%s%s",
+				said[0] && c.said[0] ? " / " : "", c.said);
 		err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
 			      "listing the workdirs failed (exit %d): %s",
-			      status, errtail);
+			      status, said[0] ? said : "the host printed nothing");
+	}
 	for (int i = 0; err == BF_OK && i < n; i++)
 		for (int a = 1; a < dirs[i].nentries; a++)
 			for (int b = a;
@@ -201,7 +258,11 @@ enum bf_err deployed_remove(struct login *l, const struct deployed_dir *dirs,
 		if (!dirs[i].exists || dirs[i].nentries == 0)
 			continue;
 		w = deployed_shell_dir(dirs[i].workdir);
-		next = bf_xasprintf("%sif cd %s; then rm -rf --", cmd, w);
+		next = bf_xasprintf("%sw=%s; %s"
+				    "if [ -z \"$s\" ] || { [ ! -L \"$w\" ] && "
+				    "[ -O \"$w\" ]; }; then cd \"$w\"; else "
+				    "false; fi && { rc1=0; rm -rf --",
+				    cmd, w, shared_sh(dirs[i].layout));
 		free(cmd);
 		cmd = next;
 		for (int e = 0; e < dirs[i].nentries; e++) {
@@ -212,10 +273,15 @@ enum bf_err deployed_remove(struct login *l, const struct deployed_dir *dirs,
 			free(cmd);
 			cmd = next;
 		}
-		/* The workdir itself when nothing else is left in it. */
-		next = bf_xasprintf("%s || rc=1; cd / && rmdir %s 2>/dev/null; "
-				    "else rc=1; fi; ",
-				    cmd, w);
+		/* The directory itself when nothing else is left in it, and
+		 * only one ctl names (the default workdir, the private one in
+		 * a shared directory): an inventory's workdir may be one ctl
+		 * did not make. */
+		next = bf_xasprintf("%s || rc1=1; cd / || rc1=1; "
+				    "if [ -n \"$s\" ] || [ %d = 1 ]; then "
+				    "rmdir \"$w\" 2>/dev/null; fi; "
+				    "[ $rc1 = 0 ]; } || rc=1; ",
+				    cmd, deployed_default_workdir(dirs[i].workdir));
 		free(cmd);
 		free(w);
 		cmd = next;

@@ -30,6 +30,26 @@
 #define DEPLOYED_WORKDIR_SSH "~/.cache/benchfleet"
 #define DEPLOYED_WORKDIR_SLURM "~/.cache/benchfleet-slurm"
 
+/* Shell text that, given the workdir in $w, sets s to the name of this
+ * login's private directory in it, "benchfleet-<uid>", and w to that
+ * directory, when the workdir is a shared one: a directory with the
+ * sticky bit that group or others can write (/tmp, /dev/shm, a
+ * /scratch: mode 1777). Else s is empty and w unchanged. ctl never
+ * changes the mode of a directory it did not make (issue 28), so it puts
+ * nothing directly in a directory others use: ctl run, ctl where, ctl
+ * doctor and ctl clean all read the workdir through this. The uid, not
+ * the name: a user name may hold characters a path should not. */
+#define DEPLOYED_SHARED_SH                                                   \
+	"s=; if [ -d \"$w\" ]; then set -- $(ls -ldnL \"$w\"); "              \
+	"case \"$1\" in ?????????[tT]*) case \"$1\" in "                       \
+	"?????w*|????????w*) s=\"benchfleet-$(id -u)\"; w=\"$w/$s\";; "         \
+	"esac;; esac; fi; "
+
+/* 1 when workdir is one of ctl's defaults (DEPLOYED_WORKDIR_*), which
+ * ctl made: the only workdirs deployed_remove removes once empty, besides
+ * a private directory in a shared one. Pure. */
+int deployed_default_workdir(const char *workdir);
+
 /* Which of ctl's layouts a workdir holds. */
 enum deployed_layout {
 	DEPLOYED_SSH,
@@ -53,6 +73,10 @@ struct deployed_dir {
 	struct deployed_entry *entries; /* ctl's, in name order; owned */
 	int nentries;
 	int others; /* entries there that are not ctl's (kept) */
+	/* "benchfleet-<uid>" when workdir is a shared one: its entries are
+	 * in this login's private directory workdir/sub (DEPLOYED_SHARED_SH);
+	 * "" otherwise. */
+	char sub[64];
 };
 
 /* Lists what ctl deployed under each of the n workdirs on the host of l
@@ -65,7 +89,9 @@ enum bf_err deployed_list(struct login *l, struct deployed_dir *dirs, int n,
 			  size_t detail_len);
 
 /* Removes every entry of dirs[0..n) (rm -rf of each, quoted, under its
- * workdir), then each workdir that is left empty (rmdir). BF_ERR_REMOTE
+ * workdir, or the private directory in a shared one), then each such
+ * directory left empty that ctl made (deployed_default_workdir, or the
+ * private one: rmdir); an inventory's workdir is kept. BF_ERR_REMOTE
  * with rm's stderr when one could not be removed. */
 enum bf_err deployed_remove(struct login *l, const struct deployed_dir *dirs,
 			    int n, const atomic_int *cancel, char *detail,

@@ -10,6 +10,7 @@
 #include "bf_parse.h"
 #include "bf_text.h"
 #include "remote/remote_ssh.h"
+#include "run/deployed.h"
 #include "run/embedded.h"
 #include "run/inventory.h"
 #include "xmalloc.h"
@@ -40,25 +41,53 @@ static const char *const item_text[PF_ITEMS] = {
 
 char *preflight_command(const char *work_sh, const char *env, int look_only)
 {
-	const char *workdir =
+	/* Deploy: the workdir made when absent (0700; in a shared sticky
+	 * directory with mkdir alone, which fails on anything already
+	 * there); both: whatever is there checked, never changed. */
+	const char *make =
 		look_only ?
-			"if [ -d \"$w\" ]; then set -- $(ls -ldnL \"$w\"); "
-			"echo \"workdir_state=$1 $3\"; "
-			"else echo \"workdir_state=absent\"; fi; " :
-			"if [ ! -d \"$w\" ]; then (umask 077 && mkdir -p \"$w\") || exit 1; fi; "
-			"set -- $(ls -ldnL \"$w\"); "
-			"case \"$1\" in ?????w*|????????w*) "
-			"if [ \"$3\" = \"$(id -u)\" ]; then chmod 0700 \"$w\" || exit 1; "
-			"echo \"workdir_fixed=$1\"; "
-			"else echo \"workdir_unsafe=$1 $3\"; exit 0; fi;; esac; "
+			"" :
+			"if [ ! -d \"$w\" ] && [ ! -L \"$w\" ]; then "
+			"if [ -n \"$s\" ]; then k=mkdir; else k='mkdir -p'; fi; "
+			"e=$( (umask 077 && $k \"$w\") 2>&1 ) || "
+			"{ echo \"cannot_write=$w: $e\"; exit 0; }; fi; ";
+	const char *sweep =
+		look_only ?
+			"" :
 			/* Staging directories of deploys that were cut off
 			 * before their watcher could act are swept after a day.
 			 */
-			"find \"$w\" -maxdepth 1 -name '*.tmp-*' -mmin +1440 "
-			"-exec rm -rf {} + 2>/dev/null; ";
+			"[ -z \"$u\" ] && find \"$w\" -maxdepth 1 -name '*.tmp-*' "
+			"-mmin +1440 -exec rm -rf {} + 2>/dev/null; ";
 
 	return bf_xasprintf(
-		"w=%s; echo \"home=$HOME\"; echo \"uid=$(id -u)\"; %s%s"
+		/* The marker: stdout before it is the login shell's own. */
+		"echo " PREFLIGHT_MARK "; "
+		"w=%s; echo \"home=$HOME\"; echo \"uid=$(id -u)\"; %s"
+		DEPLOYED_SHARED_SH
+		"[ -n \"$s\" ] && echo \"workdir_sub=$s\"; %s"
+		"u=; if [ -d \"$w\" ]; then set -- $(ls -ldnL \"$w\"); "
+		"echo \"workdir_state=$1 $3\"; "
+		"case \"$1\" in ?????w*|????????w*) "
+		"u=\"$1 $3\";; *) "
+		"if [ -n \"$s\" ] && { [ -L \"$w\" ] || [ \"$3\" != \"$(id -u)\" ]; }; "
+		"then u=\"$1 $3\"; fi;; esac; "
+		"elif [ -e \"$w\" ] || [ -L \"$w\" ]; then "
+		"u=\"$(ls -ldn \"$w\" | cut -c1-10) (not a directory)\"; "
+		"else echo \"workdir_state=absent\"; fi; "
+		"[ -n \"$u\" ] && echo \"workdir_unsafe=$u\"; "
+		/* What run does there: write a file, run one. In the workdir,
+		 * or (look-only, none yet) the nearest directory above it,
+		 * which is on the same file system; the probe is removed. */
+		"if [ -z \"$u\" ]; then "
+		"d=$w; while [ ! -d \"$d\" ]; do case \"$d\" in */*) d=${d%%/*}; "
+		"d=${d:-/};; *) d=.;; esac; done; f=\"$d/.bf-probe.$$\"; "
+		"if e=$( { printf '#!/bin/sh\\nexit 0\\n' >\"$f\"; } 2>&1 ); then "
+		"chmod 0700 \"$f\"; "
+		"if ! \"$f\" </dev/null >/dev/null 2>&1; then "
+		"echo \"noexec=$(findmnt -no OPTIONS -T \"$d\" 2>/dev/null) $d\"; fi; "
+		"rm -f \"$f\"; "
+		"else echo \"cannot_write=$d: $e\"; fi; fi; %s"
 		"echo \"tc_arch=$(uname -m 2>/dev/null)\"; "
 		"echo \"tc_cc=$(${CC:-cc} --version 2>/dev/null | head -n 1)\"; "
 		"echo \"tc_cuda=$(${CUDACXX:-nvcc} --version 2>/dev/null | grep -i release | head -n 1)\"; "
@@ -105,7 +134,7 @@ char *preflight_command(const char *work_sh, const char *env, int look_only)
 		"echo \"os_like=$ID_LIKE\"; echo \"os_version=$VERSION_ID\"; "
 		"echo \"os_name=$PRETTY_NAME\" ); "
 		"echo \"missing=$m\"",
-		work_sh, env, workdir, embedded_agent_hash);
+		work_sh, env, make, sweep, embedded_agent_hash);
 }
 
 /* An os-release ID or ID_LIKE as the host said it, kept only when it is
@@ -128,6 +157,23 @@ static void keep_os_word(char *out, size_t len, const char *v, int words)
 static void keep_text(char *out, size_t len, const char *v)
 {
 	bf_text_sanitize(out, len, v);
+}
+
+/* One stdout line from before the mark, terminal-safe, into p->noise
+ * (" / " between lines; what does not fit is left out, counted). Blank
+ * lines count for nothing. */
+static void keep_noise(struct preflight *p, const char *line)
+{
+	char safe[256];
+	size_t have = strlen(p->noise);
+
+	bf_text_sanitize(safe, sizeof(safe), line);
+	if (!safe[strspn(safe, " \t")])
+		return;
+	p->noise_lines++;
+	if (have + strlen(safe) + 4 < sizeof(p->noise))
+		snprintf(p->noise + have, sizeof(p->noise) - have, "%s%s",
+			 have ? " / " : "", safe);
 }
 
 /* "cmake version 3.25.1" older than CMAKE_MIN_*: 1; newer, or a line
@@ -154,6 +200,24 @@ enum bf_err preflight_line(void *arg, const char *line, size_t len,
 
 	(void)len;
 	(void)truncated;
+	if (!p->begun) {
+		/* A startup file's output may lack its newline, so the mark
+		 * ends the line it is on. */
+		size_t n = strlen(line), m = strlen(PREFLIGHT_MARK);
+		char safe[256];
+
+		if (n >= m && strcmp(line + n - m, PREFLIGHT_MARK) == 0) {
+			p->begun = 1;
+			if (n == m)
+				return BF_OK;
+			snprintf(safe, sizeof(safe), "%.*s", (int)(n - m),
+				 line);
+		} else {
+			snprintf(safe, sizeof(safe), "%s", line);
+		}
+		keep_noise(p, safe);
+		return BF_OK;
+	}
 	if (strncmp(line, "home=", 5) == 0) {
 		snprintf(p->home, sizeof(p->home), "%s", line + 5);
 		p->got_home = 1;
@@ -204,9 +268,23 @@ enum bf_err preflight_line(void *arg, const char *line, size_t len,
 		if (have + strlen(line + 8) + 3 < sizeof(p->damaged))
 			snprintf(p->damaged + have, sizeof(p->damaged) - have,
 				 "%s%s\n", have ? "" : "\n", line + 8);
-	} else if (strncmp(line, "workdir_fixed=", 14) == 0) {
-		keep_text(p->workdir_fixed, sizeof(p->workdir_fixed),
-			  line + 14);
+	} else if (strncmp(line, "workdir_sub=", 12) == 0) {
+		keep_text(p->workdir_sub, sizeof(p->workdir_sub), line + 12);
+	} else if (strncmp(line, "cannot_write=", 13) == 0) {
+		keep_text(p->cannot_write, sizeof(p->cannot_write), line + 13);
+	} else if (strncmp(line, "noexec=", 7) == 0) {
+		const char *sp = strchr(line + 7, ' ');
+
+		if (sp) {
+			char opts[256];
+
+			snprintf(opts, sizeof(opts), "%.*s",
+				 (int)(sp - line - 7), line + 7);
+			keep_text(p->noexec_opts, sizeof(p->noexec_opts),
+				  opts);
+			keep_text(p->noexec_dir, sizeof(p->noexec_dir),
+				  sp + 1);
+		}
 	} else if (strncmp(line, "workdir_unsafe=", 15) == 0) {
 		keep_text(p->workdir_unsafe, sizeof(p->workdir_unsafe),
 			  line + 15);
@@ -225,6 +303,22 @@ enum bf_err preflight_line(void *arg, const char *line, size_t len,
 	return BF_OK;
 }
 
+/* Whether the comma-separated list holds word (mount options). */
+static int has_word_comma(const char *list, const char *word)
+{
+	size_t wl = strlen(word);
+
+	for (const char *s = list; *s;) {
+		size_t n = strcspn(s, ",");
+
+		if (n == wl && strncmp(s, word, wl) == 0)
+			return 1;
+		s += n;
+		s += *s == ',';
+	}
+	return 0;
+}
+
 enum bf_err preflight_run(struct remote *r, const char *work_sh,
 			  const char *env, int look_only, struct preflight *p,
 			  char *detail, size_t detail_len)
@@ -240,11 +334,92 @@ enum bf_err preflight_run(struct remote *r, const char *work_sh,
 	free(cmd);
 	if (err != BF_OK)
 		return err;
-	if (res.exit_status != 0 || !p->got_home)
+	if (res.exit_status != 0 || !p->got_home || !p->begun) {
+		/* What the host said, both streams: a ForceCommand or
+		 * nologin prints its reason on stdout. */
+		char said_err[512], said[1100];
+
+		bf_text_join_lines(said_err, sizeof(said_err),
+				   res.stderr_tail, "; ");
+		snprintf(said, sizeof(said), "%s%s%s", said_err,
+			 said_err[0] && p->noise[0] ? " / " : "", p->noise);
 		return bf_fail(detail, detail_len, BF_ERR_REMOTE,
-			       "preflight failed (exit %d): %.200s",
-			       res.exit_status, res.stderr_tail);
+			       "preflight failed (exit %d): %s",
+			       res.exit_status,
+			       said[0] ? said : "the host printed nothing");
+	}
 	return BF_OK;
+}
+
+int preflight_problem(const struct preflight *p, const char *workdir,
+		      char *out, size_t len)
+{
+	out[0] = '\0';
+	if (p->noise_lines)
+		snprintf(out, len,
+			 "the remote shell produces output for "
+			 "non-interactive sessions (it printed \"%s\" before "
+			 "ctl's command ran): ctl's SFTP upload and the "
+			 "agent's output cannot pass through it; make the "
+			 "login shell's startup files (e.g. ~/.bashrc) print "
+			 "nothing unless the shell is interactive",
+			 p->noise);
+	else if (p->workdir_unsafe[0] && p->workdir_sub[0])
+		snprintf(out, len,
+			 "workdir %s is shared (others can write it), and "
+			 "this login's private directory %s in it is not "
+			 "safe (mode and owner uid: %s; it must be a "
+			 "directory of this login that no one else can "
+			 "write): refusing to build or run the agent there; "
+			 "remove it, or set another \"workdir\" for this host",
+			 workdir, p->workdir_sub, p->workdir_unsafe);
+	else if (p->workdir_unsafe[0])
+		snprintf(out, len,
+			 "workdir %s is writable by group or others, or is "
+			 "no directory (mode and owner uid: %s): refusing to "
+			 "build or run the agent there, and ctl changes no "
+			 "mode of a directory it did not make; make it 0700 "
+			 "(chmod 0700), or set another \"workdir\" for this "
+			 "host (in a shared directory with the sticky bit, "
+			 "such as /tmp, ctl uses a private directory of its "
+			 "own)",
+			 workdir, p->workdir_unsafe);
+	else if (p->cannot_write[0])
+		snprintf(out, len,
+			 "cannot write where the workdir %s goes (%s): ctl "
+			 "run builds the agent there; make it writable, or "
+			 "set another \"workdir\" for this host",
+			 workdir, p->cannot_write);
+	else if (p->noexec_dir[0] && has_word_comma(p->noexec_opts, "noexec"))
+		snprintf(out, len,
+			 "programs cannot be run from %s: its file system is "
+			 "mounted noexec (mount options %s), and ctl run "
+			 "builds and runs the agent under the workdir %s; set "
+			 "a \"workdir\" for this host on a file system mounted "
+			 "without noexec",
+			 p->noexec_dir, p->noexec_opts, workdir);
+	else if (p->noexec_dir[0])
+		snprintf(out, len,
+			 "programs cannot be run from %s: a file made "
+			 "executable there did not run (is its file system "
+			 "mounted noexec?%s%s), and ctl run builds and runs "
+			 "the agent under the workdir %s; set a \"workdir\" "
+			 "for this host where programs can run",
+			 p->noexec_dir,
+			 p->noexec_opts[0] ? " mount options " : "",
+			 p->noexec_opts, workdir);
+	return out[0] != '\0';
+}
+
+char *preflight_workdir(const struct preflight *p, const char *workdir)
+{
+	size_t n = strlen(workdir);
+
+	if (!p->workdir_sub[0])
+		return bf_xstrdup(workdir);
+	while (n > 1 && workdir[n - 1] == '/')
+		n--;
+	return bf_xasprintf("%.*s/%s", (int)n, workdir, p->workdir_sub);
 }
 
 void preflight_toolchain_key(const struct preflight *p, char out[17])

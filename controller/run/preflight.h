@@ -66,19 +66,45 @@ struct preflight {
 	/* "\n<dir> <why>\n...": a deploy directory whose agent is not
 	 * executable ("mode -rw-r--r--") or missing ("no agent"). */
 	char damaged[4096];
-	char workdir_fixed[64];	      /* its mode before chmod 0700 */
-	char workdir_unsafe[96];      /* "<mode> <owner uid>": refused */
-	char workdir_state[96]; /* look-only: "absent" or "<mode> <uid>" */
+	/* "benchfleet-<uid>": the workdir is a shared sticky directory and
+	 * ctl's files go in this private directory in it (deployed.h's
+	 * DEPLOYED_SHARED_SH); "" otherwise. */
+	char workdir_sub[64];
+	/* "<mode> <owner uid>" of a workdir group or others can write (or of
+	 * a private directory not this login's, or a link): refused, never
+	 * changed; "<mode> (not a directory)". */
+	char workdir_unsafe[96];
+	char workdir_state[96]; /* "absent" or "<mode> <owner uid>" */
+	/* "<dir>: <the shell's error>": no file can be written there (a
+	 * read-only file system, no permission). */
+	char cannot_write[512];
+	/* "<dir>" where a file made executable could not be run, and
+	 * whether findmnt named the mount noexec. */
+	char noexec_dir[512];
+	char noexec_opts[256]; /* findmnt's mount options, "" if unknown */
+	int begun;	       /* PREFLIGHT_MARK was seen */
+	/* stdout lines before PREFLIGHT_MARK (the login shell's own: a
+	 * startup file that prints, a ForceCommand, nologin's message),
+	 * joined by " / ", terminal-safe; its first line in noise_first. */
+	char noise[512];
+	int noise_lines;
 };
+
+/* The preflight's first line: stdout before it is not the command's. */
+#define PREFLIGHT_MARK ":bf-preflight"
 
 /* The preflight as a shell command. work_sh is the workdir as a shell
  * word (runner_ssh.c's shell_dir), env the host's environment
- * assignments (env_prefix). With look_only 0 (a deploy) the workdir is
- * created 0700, a group- or world-writable one made 0700 when the login
- * owns it (workdir_fixed) and refused otherwise (workdir_unsafe), and
- * staging directories older than a day are swept; with look_only 1
- * (`ctl doctor`) nothing on the host is changed and workdir_state says
- * what is there. Caller frees. */
+ * assignments (env_prefix). The same checks in both modes, each trying
+ * what ctl run does there: a shared sticky workdir (/tmp) is replaced by
+ * the login's private directory in it (workdir_sub); a workdir group or
+ * others can write is refused, never chmodded (workdir_unsafe); a file
+ * is written there and run (cannot_write, noexec_*), then removed. With
+ * look_only 0 (a deploy) the workdir is created (0700, parents too;
+ * a private one in a shared directory with plain mkdir) and staging
+ * directories older than a day are swept; with look_only 1 (`ctl
+ * doctor`) nothing is made but the probe, which is written in the
+ * nearest directory above a workdir not there yet. Caller frees. */
 char *preflight_command(const char *work_sh, const char *env, int look_only);
 
 /* remote_exec's line callback (remote_ssh.h's remote_line_fn) filling the
@@ -88,10 +114,28 @@ enum bf_err preflight_line(void *arg, const char *line, size_t len,
 
 /* Runs preflight_command on r and parses it into *p. BF_OK when the
  * command ran and said where the home is; otherwise the remote layer's
- * error, or BF_ERR_REMOTE "preflight failed (exit N): <stderr>". */
+ * error, or BF_ERR_REMOTE "preflight failed (exit N): <what the host
+ * printed on stderr, then on stdout>" (a ForceCommand internal-sftp's
+ * "This service allows sftp connections only.", nologin's "This account
+ * is currently not available."), or "...: the host printed nothing". */
 enum bf_err preflight_run(struct remote *r, const char *work_sh,
 			  const char *env, int look_only, struct preflight *p,
 			  char *detail, size_t detail_len);
+
+/* Whether the host, as the preflight found it, cannot run the agent
+ * where ctl would put it: 1 and the cause, actionable, into out (len
+ * bytes) when the login shell prints to stdout before a command (SFTP
+ * cannot work then: OpenSSH's sftp says the same), the workdir is unsafe
+ * (refused, its mode never changed), nothing can be written there (a
+ * read-only file system) or nothing run (noexec); else 0 and "". workdir
+ * is the workdir as configured, for the messages. ctl run, ctl where and
+ * ctl doctor all decide with this. */
+int preflight_problem(const struct preflight *p, const char *workdir,
+		      char *out, size_t len);
+
+/* The directory ctl's files go in: workdir, or workdir/<workdir_sub>
+ * when it is a shared one. Caller frees. */
+char *preflight_workdir(const struct preflight *p, const char *workdir);
 
 /* Shell assignments for a host's environment (inv: its inventory entry,
  * or NULL): /usr/local/cuda/bin at the end of PATH (nvcc lives there on a

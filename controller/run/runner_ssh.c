@@ -4,8 +4,10 @@
  *
  * Deploy: the agent's sources are embedded in ctl; on the host they are
  * built in <workdir>/<source hash>-<toolchain key>/ (workdir defaults to
- * ~/.cache/benchfleet, created 0700; one writable by group or others is
- * made 0700 when the login owns it and refused otherwise). The toolchain
+ * ~/.cache/benchfleet, created 0700; in a shared sticky directory such as
+ * /tmp, ctl's files go in the login's private benchfleet-<uid> in it; one
+ * writable by group or others is refused, its mode never changed: ctl
+ * changes the mode of nothing it did not make). The toolchain
  * key hashes what decides the binary: the machine (uname -m), the C
  * compiler's version line, nvcc's (or none: no CUDA), the cJSON and
  * OpenBLAS versions from pkg-config, and the GPUs' compute capabilities
@@ -43,6 +45,7 @@
 #include "bf_text.h"
 #include "remote/remote_ssh.h"
 #include "run/agent_stderr.h"
+#include "run/deployed.h"
 #include "run/embedded.h"
 #include "run/inventory_check.h"
 #include "run/preflight.h"
@@ -377,24 +380,22 @@ static char *build_command(const char *staging_sh, const char *final_sh,
  * is unsafe (detail says which). */
 static enum bf_err preflight(const struct inv_host *inv, struct remote *r,
 			     const char *workdir, struct preflight *p,
-			     char key[17], char name[160], char *detail,
-			     size_t detail_len)
+			     char key[17], char name[160], char **dir,
+			     char *detail, size_t detail_len)
 {
-	char *work_sh = shell_dir(workdir, "");
+	char *work_sh = deployed_shell_dir(workdir);
 	char *env = env_prefix(inv);
+	char why[1536];
 	enum bf_err err;
 
+	*dir = NULL;
 	err = preflight_run(r, work_sh, env, 0, p, detail, detail_len);
-	if (err == BF_OK && p->workdir_unsafe[0])
-		err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
-			      "workdir %s is writable by group or others and "
-			      "not owned by this login (mode and owner uid: "
-			      "%s): refusing to build or run the agent there; "
-			      "make it 0700 or set another \"workdir\" for "
-			      "this host", workdir, p->workdir_unsafe);
+	if (err == BF_OK && preflight_problem(p, workdir, why, sizeof(why)))
+		err = bf_fail(detail, detail_len, BF_ERR_REMOTE, "%s", why);
 	if (err == BF_OK) {
 		preflight_toolchain_key(p, key);
 		snprintf(name, 160, "%s-%s", embedded_agent_hash, key);
+		*dir = preflight_workdir(p, workdir);
 	}
 	free(env);
 	free(work_sh);
@@ -402,9 +403,10 @@ static enum bf_err preflight(const struct inv_host *inv, struct remote *r,
 }
 
 static enum bf_err deploy(struct host_ctx *h, struct remote *r,
-			  const char *workdir, char **agent_dir,
+			  const char *conf_workdir, char **agent_dir,
 			  char *detail, size_t detail_len)
 {
+	char *workdir = NULL;
 	struct preflight p;
 	struct remote_exec_cb cb = { .on_line = NULL };
 	struct remote_exec_result res;
@@ -417,12 +419,14 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 	enum bf_err err;
 
 	session_progress(h, HOST_DEPLOYING, NULL);
-	err = preflight(h->inv, r, workdir, &p, key, name, detail, detail_len);
+	err = preflight(h->inv, r, conf_workdir, &p, key, name, &workdir,
+			detail, detail_len);
 	if (err != BF_OK)
 		goto out;
-	if (p.workdir_fixed[0])
-		fprintf(h->log, "workdir %s was %s (writable by group or "
-			"others): made it 0700\n", workdir, p.workdir_fixed);
+	if (p.workdir_sub[0])
+		host_note(h, "workdir %s is shared (mode %s): using this "
+			  "login's private directory %s in it", conf_workdir,
+			  p.workdir_state, workdir);
 	/* The inventory's workdir was checked (inventory_check.h); a "~"
 	 * one lies under the host's HOME, which must pass the same test. */
 	if (workdir[0] == '~' && !inv_path_ok(p.home, hint, sizeof(hint))) {
@@ -510,6 +514,7 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 		free(head);
 	}
 out:
+	free(workdir);
 	free(cmd);
 	free(env);
 	free(final_sh);
@@ -710,21 +715,22 @@ enum bf_err runner_ssh_where(const char *target, const struct inv_host *inv,
 						     DEFAULT_WORKDIR;
 	struct remote *r = NULL;
 	struct preflight p;
-	char key[17], name[160], *dir;
+	char key[17], name[160], *dir, *eff = NULL;
 	enum bf_err err;
 
 	*agent = NULL;
 	*built = 0;
 	err = remote_connect(&r, &ro, detail, detail_len);
 	if (err == BF_OK)
-		err = preflight(inv, r, workdir, &p, key, name, detail,
+		err = preflight(inv, r, workdir, &p, key, name, &eff, detail,
 				detail_len);
 	if (err == BF_OK) {
-		dir = sftp_dir(workdir, p.home, name);
+		dir = sftp_dir(eff, p.home, name);
 		*agent = bf_xasprintf("%s/build/bin/agent", dir);
 		*built = preflight_is_built(&p, name);
 		free(dir);
 	}
+	free(eff);
 	remote_free(r);
 	return err;
 }

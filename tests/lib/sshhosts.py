@@ -159,7 +159,7 @@ class SSHHosts:
 
     def __init__(self, n, root=None, unknown=(), prefix="bfhost",
                  keep=False, sshd_extra=None, share_home=None,
-                 session_env=None):
+                 session_env=None, ns_setup=None):
         if n < 1:
             raise ValueError("need at least one host")
         self.n = n
@@ -183,6 +183,10 @@ class SSHHosts:
         # counts only its first line: they share HOME's), e.g.
         # {"SLURM_CONF": path} for a login host of a test Slurm cluster.
         self.session_env = dict(session_env or {})
+        # host number -> shell command run in that host's private mount
+        # namespace before its sshd starts (needs unshare; start() raises
+        # without it), e.g. a read-only bind mount over its HOME.
+        self.ns_setup = dict(ns_setup or {})
         self.ports = {}        # host number -> port
         self.pids = {}         # host number -> sshd (listener) pid
         self.ns = {}           # host number -> mount namespace id or None
@@ -336,9 +340,14 @@ class SSHHosts:
         d = self.host_dir(i)
         sshd = [SSHD, "-D", "-f", os.path.join(d, "sshd_config"),
                 "-E", self.log(i)]
+        if self.ns_setup.get(i) and not self.use_unshare:
+            raise RuntimeError("host %d needs a mount namespace of its own "
+                               "(unshare -m) for its setup" % i)
         if self.use_unshare:
             # unshare and sh both exec, so the Popen pid is sshd's pid.
+            setup = self.ns_setup.get(i)
             argv = ["unshare", "-m", "--propagation", "private", "sh", "-c",
+                    ("(%s) && " % setup if setup else "") +
                     "mount -t tmpfs none /run && mkdir -m 0755 /run/sshd"
                     " && exec \"$@\"", "sh"] + sshd
         else:

@@ -946,8 +946,9 @@ class DeployKeyTest(CtlTestCase):
 
 
 class WorkdirModeTest(CtlTestCase):
-    """A workdir that group or others can write: made 0700 when the login
-    owns it, refused when another user does."""
+    """A workdir that group or others can write: refused, whoever owns
+    it, and its mode never changed (issue 28: ctl changes the mode of no
+    directory it did not make)."""
 
     N_HOSTS = 1
     SEED = (1,)
@@ -960,15 +961,17 @@ class WorkdirModeTest(CtlTestCase):
     def mode(self):
         return stat.S_IMODE(os.stat(cache_root(self.hosts, 1)).st_mode)
 
-    def test_own_group_writable_workdir_is_made_0700(self):
+    def test_own_group_writable_workdir_is_refused_unchanged(self):
         os.chmod(cache_root(self.hosts, 1), 0o777)
         c = self.run_ctl(TINY + ["bfhost1"])
-        self.assertEqual(c.rc, EXIT_OK, c.stdout + c.stderr)
+        self.assertEqual(c.rc, EXIT_HOSTS_FAILED, c.stdout + c.stderr)
         d, run, hs = self.archive(c)
-        self.assert_host_complete(d, hs["bfhost1"])
-        self.assertEqual(self.mode(), 0o700)
-        self.assertIn("was drwxrwxrwx (writable by group or others): made "
-                      "it 0700", self.log(d, hs["bfhost1"]))
+        h = hs["bfhost1"]
+        self.assert_host_failed(h, "is writable by group or others, or is "
+                                "no directory (mode and owner uid: "
+                                "drwxrwxrwx 0)")
+        self.assertIn("make it 0700 (chmod 0700)", h["reason"])
+        self.assertEqual(self.mode(), 0o777)
 
     def test_foreign_writable_workdir_is_refused(self):
         os.chown(cache_root(self.hosts, 1), 65534, 65534)
@@ -977,9 +980,9 @@ class WorkdirModeTest(CtlTestCase):
         self.assertEqual(c.rc, EXIT_HOSTS_FAILED, c.stdout + c.stderr)
         d, run, hs = self.archive(c)
         h = hs["bfhost1"]
-        self.assert_host_failed(h, "is writable by group or others and not "
-                                "owned by this login")
-        self.assertIn("drwxrwxr-x 65534", h["reason"])
+        self.assert_host_failed(h, "is writable by group or others, or is "
+                                "no directory (mode and owner uid: "
+                                "drwxrwxr-x 65534)")
         self.assertEqual(self.records(d, h), [])
         self.assertEqual(self.mode(), 0o775)
 

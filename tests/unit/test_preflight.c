@@ -25,6 +25,9 @@ static void feed(struct preflight *p, const char *const *lines)
 {
 	memset(p, 0, sizeof(*p));
 	p->uid = -1;
+	assert_int_equal(preflight_line(p, PREFLIGHT_MARK,
+					strlen(PREFLIGHT_MARK), 0),
+			 BF_OK);
 	for (int i = 0; lines[i]; i++)
 		assert_int_equal(
 			preflight_line(p, lines[i], strlen(lines[i]), 0),
@@ -173,6 +176,92 @@ static void test_toolchain_key_stable(void **state)
 	assert_string_not_equal(a, b);
 }
 
+/* What the login shell printed before the mark is kept and named (issue
+ * 28), also when it lacks its newline; after the mark, unknown lines are
+ * ignored. */
+static void test_shell_noise(void **state)
+{
+	struct preflight p;
+	char out[2048];
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.uid = -1;
+	preflight_line(&p, "hello from bashrc", 17, 0);
+	preflight_line(&p, "", 0, 0);
+	preflight_line(&p, "motd\x1b[31m" PREFLIGHT_MARK,
+		       strlen("motd\x1b[31m" PREFLIGHT_MARK), 0);
+	preflight_line(&p, "home=/h", 7, 0);
+	preflight_line(&p, "whatever", 8, 0);
+	assert_int_equal(p.begun, 1);
+	assert_int_equal(p.noise_lines, 2);
+	assert_string_equal(p.noise, "hello from bashrc / motd?[31m");
+	assert_int_equal(preflight_problem(&p, "~/w", out, sizeof(out)), 1);
+	assert_non_null(strstr(out, "the remote shell produces output for "
+				    "non-interactive sessions (it printed "
+				    "\"hello from bashrc / motd?[31m\""));
+}
+
+/* Each problem in its words, the first that applies; none: 0 and "". */
+static void test_problems(void **state)
+{
+	struct preflight p;
+	char out[2048], *dir;
+
+	(void)state;
+	feed(&p, (const char *const[]){ "home=/h", NULL });
+	assert_int_equal(preflight_problem(&p, "/w", out, sizeof(out)), 0);
+	assert_string_equal(out, "");
+	dir = preflight_workdir(&p, "/tmp/");
+	assert_string_equal(dir, "/tmp/");
+	free(dir);
+
+	feed(&p, (const char *const[]){ "workdir_sub=benchfleet-0",
+					"workdir_state=drwx------ 0", NULL });
+	dir = preflight_workdir(&p, "/tmp/");
+	assert_string_equal(dir, "/tmp/benchfleet-0");
+	free(dir);
+	assert_int_equal(preflight_problem(&p, "/tmp", out, sizeof(out)), 0);
+
+	feed(&p, (const char *const[]){ "workdir_sub=benchfleet-0",
+					"workdir_unsafe=drwxr-xr-x 65534",
+					NULL });
+	assert_int_equal(preflight_problem(&p, "/tmp", out, sizeof(out)), 1);
+	assert_non_null(strstr(out, "private directory benchfleet-0 in it is "
+				    "not safe (mode and owner uid: "
+				    "drwxr-xr-x 65534"));
+
+	feed(&p, (const char *const[]){ "workdir_unsafe=drwxrwxrwx 0", NULL });
+	assert_int_equal(preflight_problem(&p, "/w", out, sizeof(out)), 1);
+	assert_non_null(strstr(out, "workdir /w is writable by group or "
+				    "others"));
+
+	feed(&p, (const char *const[]){
+			 "cannot_write=/h: sh: 1: cannot create /h/.bf-probe.1: "
+			 "Read-only file system", NULL });
+	assert_int_equal(preflight_problem(&p, "~/w", out, sizeof(out)), 1);
+	assert_non_null(strstr(out, "cannot write where the workdir ~/w goes "
+				    "(/h: sh: 1: cannot create /h/.bf-probe.1:"
+				    " Read-only file system)"));
+
+	feed(&p, (const char *const[]){ "noexec=rw,nosuid,noexec,relatime /h",
+					NULL });
+	assert_string_equal(p.noexec_dir, "/h");
+	assert_int_equal(preflight_problem(&p, "~/w", out, sizeof(out)), 1);
+	assert_non_null(strstr(out, "programs cannot be run from /h: its file "
+				    "system is mounted noexec (mount options "
+				    "rw,nosuid,noexec,relatime)"));
+
+	/* No findmnt: the cause is asked, not asserted. */
+	feed(&p, (const char *const[]){ "noexec= /h", NULL });
+	assert_int_equal(preflight_problem(&p, "~/w", out, sizeof(out)), 1);
+	assert_non_null(strstr(out, "(is its file system mounted noexec?)"));
+	/* "noexecx" is not the option. */
+	feed(&p, (const char *const[]){ "noexec=rw,noexecx /h", NULL });
+	assert_int_equal(preflight_problem(&p, "~/w", out, sizeof(out)), 1);
+	assert_non_null(strstr(out, "mounted noexec? mount options rw,"));
+}
+
 static void test_deployed_names(void **state)
 {
 	(void)state;
@@ -239,6 +328,8 @@ int main(void)
 		cmocka_unit_test(test_cmake_version),
 		cmocka_unit_test(test_cuda_text),
 		cmocka_unit_test(test_toolchain_key_stable),
+		cmocka_unit_test(test_shell_noise),
+		cmocka_unit_test(test_problems),
 		cmocka_unit_test(test_deployed_names),
 		cmocka_unit_test(test_shell_dir),
 	};
