@@ -575,7 +575,7 @@ static const char *footer_keys(const struct ui *ui, int compact)
  * before the lines, and the Δ% note is left to the table's legend. */
 static void draw_footer(struct ui *ui, int y)
 {
-	char right[96], note[512], hosts[48], lines[48];
+	char right[96], *note, hosts[48], lines[48];
 	const char *keys;
 	int compact = 0, keys_w;
 
@@ -614,12 +614,13 @@ static void draw_footer(struct ui *ui, int y)
 	/* Why a host has no Δ% (a different machine), between the keys and
 	 * the line count, cut to the room there is. */
 	if (!ui->side_by_side && !compact &&
-	    ui_delta_note(&ui->snap, ui->utf8, note, sizeof(note)) > 0) {
+	    (note = ui_delta_note(&ui->snap, ui->utf8))) {
 		int room = COLS - keys_w - 1 - ui_text_width(right);
 
 		if (room > 8)
 			put(ui, y, keys_w + 1, note, room, 0,
 			    tone_attr(ui, UI_TONE_DIM));
+		free(note);
 	}
 }
 
