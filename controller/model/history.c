@@ -162,6 +162,17 @@ static void find_changes(struct history *h, struct history_series *s,
 	}
 	pts = bf_xcalloc((size_t)s->npoints + 1, sizeof(*pts));
 	n = changepoint_find(runs, s->npoints, o, pts, s->npoints);
+	{
+		/* The change as ctl history prints the stretches around it:
+		 * medians of the runs' record gflops, stretch by stretch. */
+		double *med = bf_xcalloc((size_t)s->npoints + 1, sizeof(*med));
+
+		for (int i = 0; i < s->npoints; i++)
+			med[i] = s->points[i].median_gflops;
+		changepoint_stretch_medians(med, s->npoints, pts,
+					    n < s->npoints ? n : s->npoints);
+		free(med);
+	}
 	s->changes = bf_xcalloc((size_t)n + 1, sizeof(*s->changes));
 	for (int i = 0; i < n; i++) {
 		struct history_change *c = &s->changes[s->nchanges++];
