@@ -469,6 +469,24 @@ class RunLocal(unittest.TestCase):
             self.assertEqual([r for r in recs if r["type"] in
                               ("bandwidth", "batching")], [])
 
+    def test_hosts_pads_by_display_width(self):
+        # A CJK name (two cells a character) keeps the kind column where
+        # the others have it: padded to 20 cells, not 20 bytes (before,
+        # 機械 took 6 bytes and 4 cells, and its column came 2 early).
+        with tempfile.TemporaryDirectory() as tmp:
+            os.mkdir(os.path.join(tmp, "hosts"))
+            with open(os.path.join(tmp, "hosts", "lab.json"), "w") as f:
+                json.dump({"hosts": {"box": {"ssh": "root@127.0.0.1:1"},
+                                     "機械": {"ssh": "root@127.0.0.1:2"}}},
+                          f, ensure_ascii=False)
+            p = run_ctl(["hosts", "--hosts-dir", "hosts"], tmp)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            lines = p.stdout.splitlines()
+            self.assertIn("box" + " " * 17 + " host   ssh root@127.0.0.1:1",
+                          lines)
+            self.assertIn("機械" + " " * 16 + " host   ssh root@127.0.0.1:2",
+                          lines)
+
     def test_example_inventory_parses(self):
         here = os.path.dirname(os.path.abspath(__file__))
         example = os.path.join(here, "..", "..", "hosts", "examples", "lab.json")
