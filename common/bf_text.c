@@ -77,6 +77,14 @@ char *bf_text_sanitize(char *dst, size_t dst_len, const char *src)
 	return dst;
 }
 
+char *bf_text_sanitize_dup(const char *src)
+{
+	size_t len = strlen(src ? src : "") + 1;
+
+	/* Never longer: each byte or sequence becomes at most itself. */
+	return bf_text_sanitize(bf_xmalloc(len), len, src);
+}
+
 char *bf_text_join_lines(char *dst, size_t dst_len, const char *src,
 			 const char *sep)
 {

@@ -23,6 +23,10 @@
  */
 char *bf_text_sanitize(char *dst, size_t dst_len, const char *src);
 
+/* As bf_text_sanitize, whole, into a new string (never cut: the result is
+ * never longer than src; NULL reads as ""). Caller frees. */
+char *bf_text_sanitize_dup(const char *src);
+
 /*
  * As bf_text_sanitize, line by line: src's lines (split at '\n', a '\r'
  * before it dropped) sanitized and joined with sep (written as given),

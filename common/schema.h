@@ -30,6 +30,9 @@
 #define BF_EXIT_INTERNAL 4      /* agent: could not run; ctl: could not write */
 #define BF_EXIT_REGRESSION 5    /* ctl compare/history --fail-on-regression:
 				 * a significant slowdown beyond the limit */
+#define BF_EXIT_NOTHING_MEASURED 6 /* ctl run: every host completed, but on
+				   * some host no GEMM of a device it was
+				   * asked for ran (all skipped) */
 #define BF_EXIT_INTERRUPTED 130 /* stopped by Ctrl-C / q (128 + SIGINT) */
 
 /* --- record types ---------------------------------------------------- */

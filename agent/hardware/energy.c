@@ -201,6 +201,14 @@ void energy_meter_stop(struct energy_meter *m, double gemms,
 		snprintf(m->reason, sizeof(m->reason),
 			 "window of %.1f ms is under the %.0f ms the counter "
 			 "needs", ms, min_ms);
+	} else if (!m->gpu && out->joules == 0) {
+		/* A package that ran GEMMs for min_ms or more used energy:
+		 * a counter that never moved is not updated here (a VM's
+		 * emulated RAPL), not 0 J. */
+		out->joules = NAN;
+		snprintf(m->reason, sizeof(m->reason),
+			 "RAPL: package energy_uj did not advance in %.1f ms "
+			 "(the counter is not updated here)", ms);
 	}
 	if (isnan(out->joules))
 		snprintf(out->reason, sizeof(out->reason), "%s",

@@ -194,34 +194,87 @@ static const cJSON *run_json_host(const cJSON *doc, const char *host)
 	return NULL;
 }
 
+/* Whether run directory dir holds a host file of host, "NN-<host as
+ * archive_host_basename writes it>.ndjson": a run whose run.json was lost
+ * may have been one of host's. */
+static int has_host_file(const char *dir, const char *host)
+{
+	char want[128];
+	size_t wlen;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int found = 0;
+
+	if (!d)
+		return 0;
+	archive_host_basename(host, 0, want, sizeof(want));
+	wlen = strlen(want + 3); /* past "00-" */
+	while (!found && (e = readdir(d))) {
+		const char *n = e->d_name;
+		size_t len = strlen(n);
+
+		found = len == 3 + wlen + 7 && n[0] >= '0' && n[0] <= '9' &&
+			n[1] >= '0' && n[1] <= '9' && n[2] == '-' &&
+			memcmp(n + 3, want + 3, wlen) == 0 &&
+			strcmp(n + 3 + wlen, ".ndjson") == 0;
+	}
+	closedir(d);
+	return found;
+}
+
 enum bf_err archive_runs_with_host(const char *results_dir, const char *host,
 				   int max, char ***ids, int *count,
-				   char *detail, size_t detail_len)
+				   char ***skipped, char *detail,
+				   size_t detail_len)
 {
-	char **all, **v;
-	int nall, n = 0;
+	char **all, **v, **sk = NULL;
+	int nall, n = 0, nsk = 0;
 	enum bf_err err;
 
 	*ids = NULL;
 	*count = 0;
+	if (skipped)
+		*skipped = NULL;
 	err = archive_list_ids(results_dir, &all, &nall, detail, detail_len);
 	if (err != BF_OK)
 		return err;
 	v = bf_xcalloc((size_t)nall + 1, sizeof(*v));
+	if (skipped)
+		sk = bf_xcalloc((size_t)nall + 1, sizeof(*sk));
 	for (int i = nall - 1; i >= 0 && n < max; i--) {
 		char *path = bf_xasprintf("%s/%s/run.json", results_dir, all[i]);
-		char ignored[256];
-		cJSON *doc;
+		char why[256], safe[256];
+		cJSON *doc = NULL;
 
-		if (archive_read_json_file(path, &doc, ignored, sizeof(ignored)) == BF_OK &&
-		    run_json_host(doc, host))
-			v[n++] = bf_xstrdup(all[i]);
+		/* Usable as archive_load_run has it: else a damaged run. */
+		if (archive_read_json_file(path, &doc, why, sizeof(why)) == BF_OK &&
+		    cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, BF_RUN_HOSTS)) &&
+		    archive_json_str(doc, BF_RUN_STATUS) &&
+		    archive_json_str(doc, BF_RUN_RUN_ID)) {
+			if (run_json_host(doc, host))
+				v[n++] = bf_xstrdup(all[i]);
+		} else if (sk) {
+			char *dir = bf_xasprintf("%s/%s", results_dir, all[i]);
+
+			if (doc) /* read, but not a run's */
+				snprintf(why, sizeof(why),
+					 "%s/run.json: \"%s\", \"%s\" or \"%s\" missing",
+					 dir, BF_RUN_RUN_ID, BF_RUN_STATUS,
+					 BF_RUN_HOSTS);
+			if (has_host_file(dir, host))
+				sk[nsk++] = bf_xasprintf(
+					"%s: run.json unreadable (%s)", all[i],
+					bf_text_sanitize(safe, sizeof(safe), why));
+			free(dir);
+		}
 		cJSON_Delete(doc);
 		free(path);
 	}
 	bf_xfree_strv(all);
 	*ids = v;
 	*count = n;
+	if (skipped)
+		*skipped = sk;
 	return BF_OK;
 }
 
@@ -285,8 +338,8 @@ enum bf_err archive_resolve(const char *results_dir, const char *arg,
 	if (err != BF_ERR_NOT_FOUND)
 		return err;
 	/* Not a run id; a missing results_dir is reported as such here. */
-	err = archive_runs_with_host(results_dir, arg, 1, &ids, &n, detail,
-				     detail_len);
+	err = archive_runs_with_host(results_dir, arg, 1, &ids, &n, NULL,
+				     detail, detail_len);
 	bf_xfree_strv(ids);
 	if (err != BF_OK)
 		return err;

@@ -144,10 +144,16 @@ enum bf_err archive_find_run(const char *results_dir, const char *arg,
  * ctl run) took part, newest first, at most max: their ids into *ids
  * (NULL-terminated, caller frees with bf_xfree_strv), the number in
  * *count (0 when the host is in no run). Only run.json files are read.
+ * When skipped is not NULL, *skipped gets the runs passed over among
+ * them (newer than the oldest taken, or any when fewer than max were
+ * found) because their run.json is unreadable while a host file of host
+ * ("NN-host.ndjson") is there: "RUN-ID: run.json unreadable (why)",
+ * terminal-safe, NULL-terminated, caller frees with bf_xfree_strv.
  * Errors as archive_list_ids. */
 enum bf_err archive_runs_with_host(const char *results_dir, const char *host,
 				   int max, char ***ids, int *count,
-				   char *detail, size_t detail_len);
+				   char ***skipped, char *detail,
+				   size_t detail_len);
 
 /* What a command-line argument names. */
 enum archive_target {

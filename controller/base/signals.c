@@ -27,4 +27,7 @@ void ctl_catch_signals(void)
 	sigaction(SIGQUIT, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
+	/* A file size limit (ulimit -f) is then the write's error (EFBIG),
+	 * reported as a full disk is, not a killed ctl. */
+	sigaction(SIGXFSZ, &sa, NULL);
 }

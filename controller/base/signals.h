@@ -14,7 +14,8 @@
 extern atomic_int ctl_interrupted;
 
 /* Installs the handlers that set ctl_interrupted on SIGINT, SIGTERM,
- * SIGHUP and SIGQUIT (to the signal's number) and ignores SIGPIPE. */
+ * SIGHUP and SIGQUIT (to the signal's number) and ignores SIGPIPE and
+ * SIGXFSZ (a write past ulimit -f fails with EFBIG instead). */
 void ctl_catch_signals(void);
 
 #endif

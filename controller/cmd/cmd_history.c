@@ -124,6 +124,9 @@ int cmd_history(int argc, char **argv)
 		ctl_error("history: %s", detail);
 		return BF_EXIT_USAGE;
 	}
+	/* Every run passed over, named once. */
+	for (int i = 0; i < h->nskipped; i++)
+		fprintf(stderr, "ctl: history: warning: %s\n", h->skipped[i]);
 	if (json) {
 		/* The samples are the records' own doubles, bit for bit. */
 		bf_json_print_exact(stdout, history_to_json(h));

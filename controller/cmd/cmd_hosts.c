@@ -5,12 +5,14 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bf_text.h"
 #include "cmd/ctl.h"
 #include "run/inventory.h"
 #include "schema.h"
+#include "view/texttable.h"
 
 static const char hosts_usage[] =
 	"usage: ctl hosts [--names] [--hosts-dir DIR]\n"
@@ -33,11 +35,15 @@ static const char hosts_usage[] =
 
 static void name_line(const char *name, const char *kind, const char *what)
 {
-	char n[256], w[1024];
+	char n[256], *w = bf_text_sanitize_dup(what ? what : "");
+	int pad;
 
 	bf_text_sanitize(n, sizeof(n), name);
-	bf_text_sanitize(w, sizeof(w), what ? what : "");
-	printf("%-20s %-6s %s\n", n, kind, w);
+	/* Padded to 20 cells of the terminal, not 20 bytes: a CJK name
+	 * keeps the columns after it where the others have them. */
+	pad = 20 - texttable_text_width(n);
+	printf("%s%*s %-6s %s\n", n, pad > 0 ? pad : 0, "", kind, w);
+	free(w);
 }
 
 int cmd_hosts(int argc, char **argv)

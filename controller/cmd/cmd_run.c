@@ -107,7 +107,8 @@ static const char run_usage[] =
 	"  --help               this text\n"
 	"\n"
 	"On a terminal, q stops the run (what arrived is archived), v switches\n"
-	"between the hosts side by side and a block per host, and ? lists the\n"
+	"between the hosts side by side and a block per host, r shows the\n"
+	"HOST/REF ratio columns in place of the host columns, and ? lists the\n"
 	"keys.\n"
 	"\n"
 	"Examples:\n"
@@ -119,8 +120,10 @@ static const char run_usage[] =
 	"Exit status: 0 all passed, 1 a record that arrived failed (whatever the\n"
 	"agent's own counts say), 2 usage error, 3 some hosts failed or the\n"
 	"archive could not be written, 4 all passed but stdout could not be\n"
-	"written (one line on stderr says why), 130 interrupted (Ctrl-C, q,\n"
-	"SIGTERM, SIGHUP, SIGQUIT).\n";
+	"written (one line on stderr says why), 6 every host completed but on\n"
+	"some host no GEMM of a device asked for ran (every one skipped: no\n"
+	"driver, does not fit; one line on stderr per host says why), 130\n"
+	"interrupted (Ctrl-C, q, SIGTERM, SIGHUP, SIGQUIT).\n";
 
 /* The run being re-run (--rerun-failed), for the run that does it. */
 static const char *rerun_of;
@@ -388,6 +391,21 @@ int cmd_run(int argc, char **argv)
 	status = session_finish(&s, &final_status);
 	printf("\n");
 	table_print_plain(stdout, &s.model, table_terminal_width(stdout));
+	/* Nothing measured is no success: every GEMM of a device asked for
+	 * skipped (no driver, does not fit) on a host that completed. */
+	for (int i = 0; i < nhosts; i++) {
+		struct model_host mh;
+		char why[256];
+
+		model_host_get(&s.model, i, &mh);
+		if (mh.state != HOST_DONE ||
+		    !model_host_measured_nothing(&s.model, i, why, sizeof(why)))
+			continue;
+		fflush(stdout);
+		ctl_error("%s: nothing measured: %s", s.hosts[i].label, why);
+		if (status == BF_EXIT_OK || status == BF_EXIT_CHECKS_FAILED)
+			status = BF_EXIT_NOTHING_MEASURED;
+	}
 	/* With hosts side by side, where their differences are tested. */
 	if (nhosts > 1)
 		printf("\nrun %s %s: %s (whether the hosts differ: ctl compare "

@@ -30,6 +30,22 @@ static int add_run_column(struct selection *cs, struct archive_run *run,
 		return -1;
 	}
 	cs->runs[cs->nruns++] = run;
+	/* What the column lacks, named once (ctl show prints it too). */
+	for (int i = 0; i < run->nhosts; i++) {
+		const struct archive_host *h = &run->hosts[i];
+
+		if (host && strcmp(h->name, host) != 0)
+			continue;
+		if (h->read_error)
+			fprintf(stderr, "ctl: %s: warning: run %s: %s: records "
+				"not read: %s\n", cs->cmd, run->run_id, h->name,
+				h->read_error);
+		if (h->bad_lines)
+			fprintf(stderr, "ctl: %s: warning: run %s: %s: %d "
+				"unreadable line%s skipped\n", cs->cmd,
+				run->run_id, h->name, h->bad_lines,
+				h->bad_lines == 1 ? "" : "s");
+	}
 	memset(&cs->cols[cs->ncols], 0, sizeof(cs->cols[0]));
 	cs->cols[cs->ncols].run = run;
 	if (host) {
@@ -101,19 +117,26 @@ static int add_last_runs(struct selection *cs, const char *results,
 			 const char *host, int count)
 {
 	struct archive_run *picked[SELECTION_MAX_COLUMNS];
-	char detail[512], **ids;
+	char detail[512], **ids, **damaged = NULL;
 	int n, npicked = 0, rc = 0;
 	enum bf_err err;
 
 	if (host)
-		err = archive_runs_with_host(results, host, SELECTION_MAX_COLUMNS * 4,
-					     &ids, &n, detail, sizeof(detail));
+		err = archive_runs_with_host(results, host,
+					     SELECTION_MAX_COLUMNS * 4, &ids,
+					     &n, &damaged, detail,
+					     sizeof(detail));
 	else
 		err = archive_list_ids(results, &ids, &n, detail, sizeof(detail));
 	if (err != BF_OK) {
 		ctl_error("%s: %s", cs->cmd, detail);
 		return -1;
 	}
+	/* A run of host's whose run.json is lost: passed over, named. */
+	for (char **d = damaged; d && *d; d++)
+		fprintf(stderr, "ctl: %s: warning: skipped run %s\n", cs->cmd,
+			*d);
+	bf_xfree_strv(damaged);
 	if (!host) { /* newest first, as archive_runs_with_host gives them */
 		for (int i = 0; i < n / 2; i++) {
 			char *tmp = ids[i];

@@ -346,3 +346,20 @@ double changepoint_q(const struct cp_run *runs, int nruns, int at)
 	free(x[1]);
 	return q;
 }
+
+void changepoint_stretch_medians(const double *medians, int n,
+				 struct cp_point *pts, int npts)
+{
+	for (int i = 0; i < npts; i++) {
+		int a = i > 0 ? pts[i - 1].at : 0;
+		int b = i + 1 < npts ? pts[i + 1].at : n;
+		int at = pts[i].at;
+
+		if (at <= a || at >= b || b > n)
+			continue; /* not sorted or out of range: as found */
+		pts[i].before = bf_stats_median(medians + a, (size_t)(at - a));
+		pts[i].after = bf_stats_median(medians + at, (size_t)(b - at));
+		pts[i].change = pts[i].before > 0 ?
+			(pts[i].after - pts[i].before) / pts[i].before : NAN;
+	}
+}

@@ -60,6 +60,18 @@ struct cp_point {
 	double change;      /* (after - before) / before */
 };
 
+/* Restates pts[0..npts) (sorted by at, from changepoint_find) in the
+ * figures a reader sees: each point's before and after become the median
+ * of medians[] over the stretch between it and the change point before
+ * it (or the start), and between it and the next (or the end), and
+ * change (after - before) / before (NaN unless before > 0). medians has
+ * a value per run (n of them; ctl history: each run's record gflops), so
+ * that the change printed is the step between the medians printed for
+ * the stretches on each side (changepoint_find's own are of the segment
+ * it split, which spans further when there are several changes). */
+void changepoint_stretch_medians(const double *medians, int n,
+				 struct cp_point *pts, int npts);
+
 /* Finds the change points of runs[0..nruns) (oldest first) with o (NULL:
  * CP_OPTIONS_DEFAULT), at most max of them into out, sorted by at.
  * Returns how many were found (possibly more than max: only max are

@@ -12,6 +12,7 @@
 
 #include "model/compare.h"
 #include "record.h"
+#include "bf_text.h"
 #include "xmalloc.h"
 
 /* Threads that load runs and search series at once, at most. */
@@ -161,6 +162,17 @@ static void find_changes(struct history *h, struct history_series *s,
 	}
 	pts = bf_xcalloc((size_t)s->npoints + 1, sizeof(*pts));
 	n = changepoint_find(runs, s->npoints, o, pts, s->npoints);
+	{
+		/* The change as ctl history prints the stretches around it:
+		 * medians of the runs' record gflops, stretch by stretch. */
+		double *med = bf_xcalloc((size_t)s->npoints + 1, sizeof(*med));
+
+		for (int i = 0; i < s->npoints; i++)
+			med[i] = s->points[i].median_gflops;
+		changepoint_stretch_medians(med, s->npoints, pts,
+					    n < s->npoints ? n : s->npoints);
+		free(med);
+	}
 	s->changes = bf_xcalloc((size_t)n + 1, sizeof(*s->changes));
 	for (int i = 0; i < n; i++) {
 		struct history_change *c = &s->changes[s->nchanges++];
@@ -235,22 +247,36 @@ enum bf_err history_load(const char *results_dir, const char *host, int last,
 {
 	struct history_work w;
 	struct history *h;
-	char **ids = NULL;
+	char **ids = NULL, **damaged = NULL;
 	int count = 0;
 	enum bf_err err;
 
 	*out = NULL;
 	err = archive_runs_with_host(results_dir, host, last > 0 ? last : INT_MAX,
-				     &ids, &count, detail, detail_len);
+				     &ids, &count, &damaged, detail,
+				     detail_len);
 	if (err != BF_OK)
 		return err;
 	if (count == 0) {
 		bf_xfree_strv(ids);
+		bf_xfree_strv(damaged);
 		return bf_fail(detail, detail_len, BF_ERR_NOT_FOUND,
 			       "%s: no run with host %s", results_dir, host);
 	}
 	h = bf_xcalloc(1, sizeof(*h));
 	h->host = bf_xstrdup(host);
+	{
+		size_t ndamaged = 0;
+
+		while (damaged[ndamaged])
+			ndamaged++;
+		/* At most a line per damaged run and two per run loaded. */
+		h->skipped = bf_xcalloc(ndamaged + (size_t)count * 2 + 1,
+					sizeof(*h->skipped));
+	}
+	for (char **d = damaged; *d; d++)
+		h->skipped[h->nskipped++] = bf_xasprintf("skipped run %s", *d);
+	bf_xfree_strv(damaged);
 	h->runs = bf_xcalloc((size_t)count, sizeof(*h->runs));
 	/* Parsing a thousand host files is most of the time: in parallel
 	 * (archive_load_run is reentrant), then in order. */
@@ -267,8 +293,31 @@ enum bf_err history_load(const char *results_dir, const char *host, int last,
 						      NULL;
 
 		if (!ah || !ah->host_record) {
+			char name[256];
+
+			bf_text_sanitize(name, sizeof(name), host);
+			h->skipped[h->nskipped++] =
+				!run ? bf_xasprintf("skipped run %s: not readable",
+						    ids[i]) :
+				ah && ah->read_error ?
+				bf_xasprintf("skipped run %s: %s: records not read: %s",
+					     run->run_id, name, ah->read_error) :
+				bf_xasprintf("skipped run %s: %s: %s",
+					     run->run_id, name,
+					     ah ? "no host record" : "not in it");
+			h->skipped[h->nskipped] = NULL;
 			archive_run_free(run);
 			continue;
+		}
+		if (ah->bad_lines) {
+			char name[256];
+
+			h->skipped[h->nskipped++] = bf_xasprintf(
+				"run %s: %s: %d unreadable line%s skipped",
+				run->run_id,
+				bf_text_sanitize(name, sizeof(name), host),
+				ah->bad_lines, ah->bad_lines == 1 ? "" : "s");
+			h->skipped[h->nskipped] = NULL;
 		}
 		h->runs[h->nruns] = run;
 		add_run(h, h->nruns, ah, filter);
@@ -290,6 +339,7 @@ void history_free(struct history *h)
 {
 	if (!h)
 		return;
+	bf_xfree_strv(h->skipped);
 	for (int i = 0; i < h->nseries; i++) {
 		struct history_series *s = &h->series[i];
 

@@ -64,6 +64,12 @@ struct history {
 	int nsettings;
 	struct history_series *series;
 	int nseries;
+	/* What was passed over, one line each, terminal-safe, for the
+	 * command to name once: "skipped run ID: run.json unreadable
+	 * (why)", "skipped run ID: HOST: records not read: why", "run ID:
+	 * HOST: 2 unreadable lines skipped". NULL-terminated; owned. */
+	char **skipped;
+	int nskipped;
 };
 
 /* Which series to keep (NULL strings and 0: all). */
@@ -76,7 +82,8 @@ struct history_filter {
 /*
  * Loads host's history from results_dir: its last `last` runs (0: all),
  * oldest first (archive_runs_with_host), whose records for that host can
- * be read; each passing, measured gemm record of the host that passes
+ * be read (what was passed over is listed in skipped); each passing,
+ * measured gemm record of the host that passes
  * filter (may be NULL) becomes a point. Then finds the change points of
  * every series with o (NULL: CP_OPTIONS_DEFAULT) and their provenance.
  * On BF_OK *out is set; caller frees with history_free. Errors, with

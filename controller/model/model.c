@@ -767,6 +767,8 @@ enum model_added model_add_record(struct model *mm, int host,
 				 str_or(rec->u.host.agent_source_hash, ""));
 		bf_text_sanitize(h->hostname, sizeof(h->hostname),
 				 str_or(rec->u.host.hostname, ""));
+		bf_text_sanitize(h->device_asked, sizeof(h->device_asked),
+				 rec->u.host.options.device);
 		break;
 	case BF_REC_PLAN:
 		h->gemm_total = rec->u.plan.gemm_total;
@@ -837,6 +839,51 @@ static void why_add(char *out, size_t len, const char *fmt, ...)
 	if (used < len)
 		vsnprintf(out + used, len - used, fmt, ap);
 	va_end(ap);
+}
+
+/* Whether a row's device is one the agent was asked for: asked "cpu"
+ * is the CPU, "cuda" a GPU ("cuda:0"), "" (all) any. */
+static int device_was_asked(const char *asked, const char *device)
+{
+	if (strcmp(asked, "cuda") == 0)
+		return strncmp(device, "cuda", 4) == 0;
+	return !*asked || strcmp(asked, device) == 0;
+}
+
+int model_host_measured_nothing(struct model *mm, int host, char *why,
+				size_t why_len)
+{
+	struct model_state *m = mm->st;
+	const struct model_host *h = &m->hosts[host];
+	const char *asked, *reason = "";
+	int ran = 0, skipped = 0, nothing;
+
+	why[0] = '\0';
+	model_lock(m);
+	asked = h->device_asked;
+	for (int i = 0; i < m->nrows; i++) {
+		const struct model_row *r = &m->rows[i];
+
+		if (r->host != host || !device_was_asked(asked, r->device))
+			continue;
+		if (r->status == BF_STATUS_PASS || r->status == BF_STATUS_FAIL) {
+			ran++;
+		} else {
+			if (!skipped)
+				reason = r->reason;
+			skipped++;
+		}
+	}
+	nothing = h->saw_plan && ran == 0;
+	if (nothing && skipped)
+		snprintf(why, why_len, "no%s%s GEMM ran: %d skipped%s%s%s",
+			 *asked ? " " : "", asked, skipped,
+			 *reason ? " (" : "", reason, *reason ? ")" : "");
+	else if (nothing)
+		snprintf(why, why_len, "no%s%s GEMM ran: none planned",
+			 *asked ? " " : "", asked);
+	model_unlock(m);
+	return nothing;
 }
 
 int model_host_complete(struct model *mm, int host, char *why, size_t why_len)

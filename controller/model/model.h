@@ -168,6 +168,9 @@ struct model_host {
 	int shared;             /* measured at the same time as those hosts
 				 * (--concurrent-same-machine): its rows are
 				 * unreliable for MODEL_SHARED_REASON */
+	char device_asked[8];   /* the agent's --device from its host
+				 * record's options: "cpu", "cuda"; "" all
+				 * or not said */
 	char turn_started_at[32], turn_ended_at[32]; /* ISO 8601 UTC: when
 				 * the host's turn began (after the same-
 				 * machine check and any wait) and ended; "" */
@@ -273,6 +276,16 @@ enum model_added model_add_record(struct model *m, int host,
  * complete, else 0 with what is missing in why (one line: "2 of 3 gemm
  * records, seq 5 missing"). */
 int model_host_complete(struct model *m, int host, char *why, size_t why_len);
+
+/* Whether host measured nothing: its plan arrived but no GEMM record of
+ * a device it was asked for (its host record's --device: "cpu" the CPU,
+ * "cuda" a GPU, all or unsaid any device) ran, i.e. none passed or
+ * failed; every one was skipped (no driver, does not fit) or none was
+ * planned. Returns 1 with why (one line: "no cuda GEMM ran: 3 skipped
+ * (no NVIDIA driver installed ...)"), else 0 and why "". A host whose
+ * plan did not arrive is incomplete instead (model_host_complete): 0. */
+int model_host_measured_nothing(struct model *m, int host, char *why,
+				size_t why_len);
 
 /* Counts a malformed line from host. */
 void model_add_malformed(struct model *m, int host);

@@ -197,27 +197,39 @@ static size_t run_json_bound(struct session *s)
  * take (the last write makes a new file beside the old run.json, which
  * frees its blocks only when renamed over), and no more: what it holds
  * back is what the records could not have. */
-static void reserve_create(struct session *s)
+static enum bf_err reserve_create(struct session *s, char *detail,
+				  size_t detail_len)
 {
 	char *path = bf_xasprintf("%s/.reserve", s->archive.dir);
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	enum bf_err err = BF_OK;
 
-	if (fd >= 0) {
+	if (fd < 0) {
+		err = bf_fail(detail, detail_len, BF_ERR_IO,
+			      "cannot create %s: %s", path, strerror(errno));
+	} else {
 		struct statvfs vfs;
 		off_t block = fstatvfs(fd, &vfs) == 0 && vfs.f_frsize > 0 ?
 				      (off_t)vfs.f_frsize : 4096;
 		off_t bytes = ((off_t)run_json_bound(s) + block - 1) / block *
 			      block;
+		/* posix_fallocate returns the error (glibc writes the
+		 * blocks itself where the file system cannot allocate). */
+		int rc = posix_fallocate(fd, 0, bytes);
 
-		/* Without it the run goes on: only a full disk at the end
-		 * needs it. */
-		if (posix_fallocate(fd, 0, bytes) != 0)
+		if (rc != 0) {
+			err = bf_fail(detail, detail_len, BF_ERR_IO,
+				      "cannot reserve %lld bytes for the last run.json in %s: %s",
+				      (long long)bytes, s->archive.dir,
+				      strerror(rc));
 			(void)unlink(path);
-		else
+		} else {
 			s->reserved = 1;
+		}
 		close(fd);
 	}
 	free(path);
+	return err;
 }
 
 static void reserve_release(struct session *s)
@@ -245,7 +257,9 @@ static enum bf_err save_run_json_final(struct session *s, const char *status,
 	reserve_release(s);
 	err = save_run_json(s, status, reason, detail, sizeof(detail));
 	if (err != BF_OK)
-		ctl_error("%s; %s/run.json is out of date: the run is %s%s%s",
+		ctl_error("%s; %s/run.json is out of date (it still says "
+			  "running; how each host ended is lost): the run is "
+			  "%s%s%s; the host files keep the records written",
 			  detail, s->archive.dir, status, reason ? ": " : "",
 			  reason ? reason : "");
 	return err;
@@ -704,6 +718,28 @@ enum bf_err session_open(struct session *s, const struct run_opts *opts,
 			h->target = h->slurm->slurm->target;
 		archive_host_basename(names[i], i, h->basename, sizeof(h->basename));
 	}
+	/* Before any host file and any host: the reserve that the last
+	 * run.json is written into, and the first run.json. A results
+	 * disk that cannot hold them refuses the run, and the empty run
+	 * directory goes (it would read as a damaged run). */
+	err = reserve_create(s, detail, detail_len);
+	if (err == BF_OK) {
+		err = save_run_json(s, BF_RUN_RUNNING, NULL, detail,
+				    detail_len);
+		if (err != BF_OK)
+			reserve_release(s);
+	}
+	if (err != BF_OK) {
+		size_t n = strlen(detail);
+
+		if (rmdir(s->archive.dir) != 0)
+			snprintf(detail + n, detail_len - n,
+				 " (nothing ran; %s is left empty)",
+				 s->archive.dir);
+		else
+			snprintf(detail + n, detail_len - n, " (nothing ran)");
+		return err;
+	}
 	for (int i = 0; i < nhosts; i++) {
 		struct host_ctx *h = &s->hosts[i];
 		char fname[128];
@@ -716,15 +752,16 @@ enum bf_err session_open(struct session *s, const struct run_opts *opts,
 		if (!h->ndjson || !h->log) {
 			char why[512];
 
-			/* Nothing ran: run.json says why, if it can. */
+			/* Nothing ran: run.json says why, if it can (into
+			 * the reserve's blocks). */
+			reserve_release(s);
 			if (save_run_json(s, BF_RUN_INCOMPLETE, detail, why,
 					  sizeof(why)) != BF_OK)
 				ctl_error("%s", why);
 			return BF_ERR_IO;
 		}
 	}
-	reserve_create(s);
-	save_run_json_running(s);
+	save_run_json_running(s); /* the host files are in it now */
 	return BF_OK;
 }
 

@@ -169,8 +169,11 @@ struct session {
  * agent arguments agent_argv[i], of which the session takes ownership,
  * also on error), and run.json saying "running". runner is left NULL for
  * the caller to set. argv, names, inv and opts must outlive the session.
- * Errors: BF_ERR_IO with the path in detail, the results directory or
- * the run's not created or not writable (the caller frees with
+ * The run directory's .reserve (room for the last run.json) and the
+ * first run.json are written before the host files: when either cannot
+ * be, the run directory is removed again and detail ends "(nothing
+ * ran)". Errors: BF_ERR_IO with the path in detail, the results
+ * directory or the run's not created or not writable (the caller frees with
  * session_close all the same; ctl exits 3: the archive could not be
  * written).
  */

@@ -190,13 +190,17 @@ void session_build_progress(struct host_ctx *h, int done, int total,
 /* ---- archive writes ------------------------------------------------------ */
 
 /* Marks h's archive as failed (the first failure is kept and reported on
- * stderr, one line): file is the file's name in the run directory. */
+ * stderr, one line) and stops the host: file is the file's name in the
+ * run directory. */
 static void host_write_failed(struct host_ctx *h, const char *file,
 			      int errnum)
 {
 	if (h->write_failed)
 		return;
 	h->write_failed = 1;
+	/* What it would measure from here on could not be kept: stopped
+	 * (as --host-timeout stops it), its reason is this one. */
+	h->stop = 1;
 	snprintf(h->write_error, sizeof(h->write_error),
 		 "archive write failed: %s: %s", file, strerror(errnum));
 	pthread_mutex_lock(h->print_lock);

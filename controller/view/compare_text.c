@@ -153,9 +153,10 @@ static void column_hosts(const struct compare_column *col, char *buf,
 /* Adds a cell made terminal-safe (the archive is outside input). */
 static void safe_cell(struct texttable *tt, const char *text)
 {
-	char safe[640];
+	char *safe = bf_text_sanitize_dup(text);
 
-	texttable_cell(tt, bf_text_sanitize(safe, sizeof(safe), text));
+	texttable_cell(tt, safe);
+	free(safe);
 }
 
 static void print_legend(FILE *out, const struct compare_table *t)
@@ -167,30 +168,37 @@ static void print_legend(FILE *out, const struct compare_table *t)
 	for (int c = 0; c < t->ncols; c++) {
 		const struct compare_column *col = &t->cols[c];
 		const struct archive_run *run = col->run;
-		char hosts[512], status[1024];
-		size_t off;
+		char hosts[512], *status;
+		int other = col->host &&
+			    strcmp(col->host->status, BF_RUN_HOST_DONE) != 0 &&
+			    strcmp(col->host->status, "n/a") != 0;
+		const char *why = other ? host_reason(col->host) : NULL;
 
 		column_hosts(col, hosts, sizeof(hosts));
-		off = (size_t)snprintf(status, sizeof(status), "%s", run->status);
-		if (run->reason && off < sizeof(status))
-			off += (size_t)snprintf(status + off, sizeof(status) - off,
-						": %s", run->reason);
-		if (col->host && strcmp(col->host->status, BF_RUN_HOST_DONE) != 0 &&
-		    strcmp(col->host->status, "n/a") != 0 && off < sizeof(status))
-			off += (size_t)snprintf(status + off, sizeof(status) - off,
-						" (%s %s%s%s)", col->host->name,
-						col->host->status,
-						host_reason(col->host) ? ": " : "",
-						host_reason(col->host) ? host_reason(col->host) : "");
-		if (run->tag && off < sizeof(status))
-			snprintf(status + off, sizeof(status) - off, "  tag: %s",
-				 run->tag);
+		/* Whole: a reason is never cut. */
+		status = bf_xasprintf("%s%s%s%s%s%s%s%s%s%s%s", run->status,
+				      run->reason ? ": " : "",
+				      run->reason ? run->reason : "",
+				      other ? " (" : "",
+				      other ? col->host->name : "",
+				      other ? " " : "",
+				      other ? col->host->status : "",
+				      why ? ": " : "", why ? why : "",
+				      other ? ")" : "",
+				      run->tag ? "  tag: " : "");
+		if (run->tag) {
+			char *more = bf_xasprintf("%s%s", status, run->tag);
+
+			free(status);
+			status = more;
+		}
 		texttable_add_row(tt);
 		texttable_cell(tt, col->label);
 		safe_cell(tt, run->run_json ? run->run_id : run->dir);
 		safe_cell(tt, hosts);
 		safe_cell(tt, run->started_at);
 		safe_cell(tt, status);
+		free(status);
 	}
 	texttable_print(tt, out);
 	texttable_free(tt);

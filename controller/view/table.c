@@ -61,11 +61,12 @@ int table_terminal_width(FILE *f)
  * blank line. */
 static void print_lines(FILE *out, const struct ui_text_line *lines, int n)
 {
-	char safe[640];
+	for (int i = 0; i < n; i++) {
+		char *safe = bf_text_sanitize_dup(lines[i].text);
 
-	for (int i = 0; i < n; i++)
-		fprintf(out, "%s%s\n", lines[i].heading ? "\n" : "",
-			bf_text_sanitize(safe, sizeof(safe), lines[i].text));
+		fprintf(out, "%s%s\n", lines[i].heading ? "\n" : "", safe);
+		free(safe);
+	}
 }
 
 /* Which columns the plain table prints: all of them (width 0), or as
@@ -159,7 +160,7 @@ void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8,
 	struct ui_col_spec spec[UI_NCOLS];
 	struct ui_text_line *lines;
 	struct texttable *t = texttable_new(1);
-	char cell[640], safe[640], note[1024];
+	char cell[640], safe[640], *note;
 	int with_delta = 0, n = 0, nlines, shown[UI_NCOLS], below = 0;
 	int *order = bf_xcalloc((size_t)m->nrows + 1, sizeof(*order));
 
@@ -205,8 +206,14 @@ void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8,
 				spec[UI_COL_DELTA].title,
 				bf_text_sanitize(safe, sizeof(safe), m->hosts[h].name),
 				m->hosts[h].baseline_run);
-	if (ui_delta_note(m, utf8, note, sizeof(note)) > 0)
-		fprintf(out, "%s\n", bf_text_sanitize(safe, sizeof(safe), note));
+	/* Whole, however many hosts say why (was cut at 639 bytes). */
+	if ((note = ui_delta_note(m, utf8))) {
+		char *safe_note = bf_text_sanitize_dup(note);
+
+		fprintf(out, "%s\n", safe_note);
+		free(safe_note);
+		free(note);
+	}
 	for (int h = 0; h < m->nhosts; h++) {
 		const struct model_host *mh = &m->hosts[h];
 

@@ -15,6 +15,7 @@
 
 #include "view/texttable.h"
 #include "view/ui_notes.h"
+#include "xmalloc.h"
 
 int ui_text_width(const char *s)
 {
@@ -110,28 +111,23 @@ void ui_fit(char *buf, size_t len, const char *raw, int width, int right,
 		snprintf(buf + off, len - off, "%s", utf8 ? "\xe2\x80\xa6" : "~");
 }
 
-size_t ui_delta_note(const struct model_snapshot *snap, int utf8, char *buf,
-		     size_t len)
+char *ui_delta_note(const struct model_snapshot *snap, int utf8)
 {
-	size_t off = 0;
+	char *note = NULL;
 
-	if (len == 0)
-		return 0;
-	buf[0] = '\0';
-	for (int i = 0; i < snap->nhosts && off + 1 < len; i++) {
+	for (int i = 0; i < snap->nhosts; i++) {
 		const struct model_host *h = &snap->hosts[i];
-		int k;
+		char *more;
 
 		if (!h->baseline_note[0])
 			continue;
-		k = snprintf(buf + off, len - off, "%s%s n/a for %s: %s",
-			     off ? "; " : "", utf8 ? "\xce\x94%" : "chg%",
-			     h->name, h->baseline_note);
-		if (k < 0)
-			break;
-		off += (size_t)k;
+		more = bf_xasprintf("%s%s%s n/a for %s: %s", note ? note : "",
+				    note ? "; " : "", utf8 ? "\xce\x94%" : "chg%",
+				    h->name, h->baseline_note);
+		free(note);
+		note = more;
 	}
-	return off < len ? off : len - 1;
+	return note;
 }
 
 double ui_delta_pct(double now, double prev)

@@ -72,6 +72,8 @@ struct ui {
 	int first_host;                 /* side by side: the first host
 					 * column shown (Left/Right) */
 	int last_host;                  /* of the last draw: the last shown */
+	int ratios;                     /* side by side: the ratio columns
+					 * in place of the hosts' (r) */
 	int dirty;                      /* redraw at the next chance */
 	uint64_t drawn_second;          /* elapsed second last drawn */
 
@@ -458,7 +460,8 @@ static void draw_side_by_side(struct ui *ui, const struct ui_rows *rows)
 		ui->first_host = t.nhosts - 1;
 	if (ui->first_host < 0)
 		ui->first_host = 0;
-	ui_sbs_layout(COLS, cols, ncols, ui->first_host, &ui->last_host);
+	ui_sbs_layout_mode(COLS, cols, ncols, ui->first_host, ui->ratios,
+			   &ui->last_host);
 	for (int k = 0; k < ncols; k++)
 		if (cols[k].shown)
 			put(ui, rows->titles_y, cols[k].x, cols[k].title,
@@ -575,7 +578,7 @@ static const char *footer_keys(const struct ui *ui, int compact)
  * before the lines, and the Δ% note is left to the table's legend. */
 static void draw_footer(struct ui *ui, int y)
 {
-	char right[96], note[512], hosts[48], lines[48];
+	char right[96], *note, hosts[48], lines[48];
 	const char *keys;
 	int compact = 0, keys_w;
 
@@ -614,12 +617,13 @@ static void draw_footer(struct ui *ui, int y)
 	/* Why a host has no Δ% (a different machine), between the keys and
 	 * the line count, cut to the room there is. */
 	if (!ui->side_by_side && !compact &&
-	    ui_delta_note(&ui->snap, ui->utf8, note, sizeof(note)) > 0) {
+	    (note = ui_delta_note(&ui->snap, ui->utf8))) {
 		int room = COLS - keys_w - 1 - ui_text_width(right);
 
 		if (room > 8)
 			put(ui, y, keys_w + 1, note, room, 0,
 			    tone_attr(ui, UI_TONE_DIM));
+		free(note);
 	}
 }
 
@@ -776,6 +780,14 @@ static enum ui_event handle_key(struct ui *ui, int ch)
 	case 'v':
 		ui->side_by_side = !ui->side_by_side;
 		ui->top = 0;
+		break;
+	case 'r': /* side by side: the ratios in place of the hosts */
+		if (!ui->side_by_side) {
+			ui->dirty = 0;
+			break;
+		}
+		ui->ratios = !ui->ratios;
+		ui->first_host = 0;
 		break;
 	case KEY_END:
 		ui->top = ui->nlines; /* clamped when drawn */

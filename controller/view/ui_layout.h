@@ -168,12 +168,10 @@ enum ui_tone {
  * reference ("62%!"): "below reference". */
 #define UI_BELOW_REF_MARK "!"
 
-/* The Δ% legend of the table into buf ("" when there is nothing to
- * say): for every host whose Δ% is n/a for a stated reason,
- * "Δ% n/a for HOST: REASON", "; "-joined (utf8 0: "chg%"). Returns its
- * length. */
-size_t ui_delta_note(const struct model_snapshot *snap, int utf8, char *buf,
-		     size_t len);
+/* The Δ% legend of the table, whole (NULL when there is nothing to say):
+ * for every host whose Δ% is n/a for a stated reason, "Δ% n/a for HOST:
+ * REASON", "; "-joined (utf8 0: "chg%"). Caller frees. */
+char *ui_delta_note(const struct model_snapshot *snap, int utf8);
 
 /* Percentage change from prev to now: 100 * (now - prev) / prev; NaN when
  * either is NaN or prev is not positive. */

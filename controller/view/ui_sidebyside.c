@@ -149,8 +149,48 @@ int ui_sbs_columns(const struct model_snapshot *snap, const struct sbs_table *t,
 int ui_sbs_layout(int width, struct ui_sbs_col *cols, int ncols,
 		  int first_host, int *last_host)
 {
+	return ui_sbs_layout_mode(width, cols, ncols, first_host, 0,
+				  last_host);
+}
+
+/* ratios: the ratio columns from first_host on, in place of the hosts'
+ * (the first always, as a host column; *last_host the last shown). */
+static int layout_ratios(int width, struct ui_sbs_col *cols, int ncols,
+			 int first_host, int *last_host)
+{
+	int x = 0, shown = 0, stop = 0;
+
+	*last_host = first_host - 1;
+	for (int k = 0; k < ncols; k++) {
+		struct ui_sbs_col *c = &cols[k];
+		int end = x + (x ? UI_COL_GAP : 0) + c->width;
+
+		c->shown = c->kind != UI_SBS_HOST && c->kind != UI_SBS_RATIO;
+		if (c->kind == UI_SBS_RATIO && c->host >= first_host && !stop) {
+			if (end > width && shown > 0)
+				stop = 1;
+			else
+				c->shown = 1;
+		}
+		if (c->shown) {
+			shown += c->kind == UI_SBS_RATIO;
+			if (c->kind == UI_SBS_RATIO)
+				*last_host = c->host;
+			c->x = x + (x ? UI_COL_GAP : 0);
+			x = c->x + c->width;
+		}
+	}
+	return x;
+}
+
+int ui_sbs_layout_mode(int width, struct ui_sbs_col *cols, int ncols,
+		       int first_host, int ratios, int *last_host)
+{
 	int x = 0, hosts_shown = 0, stop_hosts = 0, stop_ratios = 0;
 
+	if (ratios)
+		return layout_ratios(width, cols, ncols, first_host,
+				     last_host);
 	*last_host = first_host - 1;
 	for (int k = 0; k < ncols; k++) {
 		struct ui_sbs_col *c = &cols[k];

@@ -68,6 +68,16 @@ int ui_sbs_columns(const struct model_snapshot *snap, const struct sbs_table *t,
 int ui_sbs_layout(int width, struct ui_sbs_col *cols, int ncols,
 		  int first_host, int *last_host);
 
+/* As ui_sbs_layout when ratios is 0. With ratios 1 (the live table's r
+ * key) the ratio columns take the host columns' place: device, dtype and
+ * n, then the ratio columns of the hosts from first_host on, in order,
+ * while they fit (the first always); no host column. So every HOST/REF
+ * is reachable however many hosts a narrow terminal has (at 80 cells
+ * with 8 hosts, the host columns alone fill the screen). *last_host gets
+ * the host of the last ratio shown (first_host - 1 when none). */
+int ui_sbs_layout_mode(int width, struct ui_sbs_col *cols, int ncols,
+		       int first_host, int ratios, int *last_host);
+
 /* The text of column c in row r of t into buf, and its tone (see the top
  * of this file; device, dtype and n as ui_cell_text writes them). */
 enum ui_tone ui_sbs_cell(const struct model_snapshot *snap,

@@ -87,6 +87,20 @@ class DamagedArchiveTest(unittest.TestCase):
         self.assertIn(self.ids[2], w[0])
         self.assertIn(self.ids[0].encode(), r.stdout)
         self.assertIn(self.ids[1].encode(), r.stdout)
+        # compare HOST, history HOST, report HOST: the same, named once
+        # (before: passed over in silence).
+        for args in (("compare", "local", "--csv"), ("history", "local"),
+                     ("report", "local", "-o",
+                      os.path.join(self.results, "r.html"))):
+            r = self.ctl_in(*args)
+            self.assertEqual(r.returncode, 0, (args, r.stderr))
+            w = self.warning_lines(r)
+            w = [ln for ln in w if not ln.startswith("report: ")]
+            self.assertEqual(len(w), 1, (args, w))
+            self.assertEqual(w[0], f"ctl: {args[0]}: warning: skipped run "
+                             f"{self.ids[2]}: run.json unreadable (" +
+                             w[0].split("run.json unreadable (", 1)[1])
+            self.assertIn(why, w[0])
         # list: every run, the damaged one saying so, with its host file.
         r = self.ctl_in("list")
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -177,6 +191,29 @@ class DamagedArchiveTest(unittest.TestCase):
                             r"(?m)^local\s+cpu\s+fp32\s")
         nbad = sum(1 for r in recs if r["type"] in ("gemm", "plan"))
         self.assertIn(f"local: {nbad} unreadable lines skipped", out)
+
+    def test_unreadable_line_is_named_by_every_reader(self):
+        # A garbage line in the newest run's host file: compare, history
+        # and report name it on stderr once, as show does on stdout.
+        path = self.path(2, "00-local.ndjson")
+        with open(path) as f:
+            lines = f.read().splitlines(True)
+        lines.insert(3, '{"type": "gemm", garbage\n')
+        with open(path, "w") as f:
+            f.writelines(lines)
+        want = (f"warning: run {self.ids[2]}: local: 1 unreadable line "
+                "skipped")
+        for args in (("compare", "--csv"), ("compare", "local", "--csv"),
+                     ("history", "local"),
+                     ("report", "local", "-o",
+                      os.path.join(self.results, "r.html"))):
+            r = self.ctl_in(*args)
+            self.assertEqual(r.returncode, 0, (args, r.stderr))
+            w = [ln for ln in self.warning_lines(r)
+                 if not ln.startswith("report: ")]
+            self.assertEqual(w, [f"ctl: {args[0]}: {want}"], args)
+        r = self.ctl_in("show")
+        self.assertIn("local: 1 unreadable line skipped", r.stdout.decode())
 
     def edit_gemm(self, i, **fields):
         """Run i's first gemm record with fields set; the records' count."""

@@ -43,7 +43,8 @@ class RunLocal(unittest.TestCase):
             ids, outs = [], []
             for extra in ([], ["--device", "cuda"], [], ["--iters", "3"]):
                 p = run_ctl(base + extra, tmp)
-                self.assertIn(p.returncode, (0, 1), p.stdout + p.stderr)
+                # 6: --device cuda without a GPU measured nothing.
+                self.assertIn(p.returncode, (0, 1, 6), p.stdout + p.stderr)
                 ids.append(re.search(r"^run (\S+):", p.stdout, re.M).group(1))
                 outs.append(p.stdout)
             self.assertIn("n/a for local: no earlier run of this host",
@@ -60,6 +61,56 @@ class RunLocal(unittest.TestCase):
             recs = records(glob.glob(os.path.join(tmp, "res", ids[0],
                                                   "*.ndjson"))[0])
             self.assertNotIn("device", recs[0]["options"])
+
+    def nothing_measured(self, tmp, args):
+        """ctl run local ARGS; returns (process, the host record)."""
+        p = run_ctl(["run", "local", "--dtypes", "fp32", "--iters", "1",
+                     "--warmup", "0", "--no-bandwidth", "--no-batching",
+                     "--no-tui", "--results", "res"] + args, tmp)
+        recs = records(glob.glob(os.path.join(only_run_dir(
+            os.path.join(tmp, "res")), "*.ndjson"))[0])
+        return p, recs[0]
+
+    def test_device_cuda_without_a_driver_is_not_success(self):
+        # Before: "complete", exit 0, with every GEMM skipped.
+        with tempfile.TemporaryDirectory() as tmp:
+            p, host = self.nothing_measured(tmp, ["--device", "cuda",
+                                                  "--sizes", "32"])
+            if host["cuda"]["status"] == "pass" and host["gpus"]:
+                self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+                self.skipTest("a GPU with a driver is here: cuda GEMMs ran")
+            self.assertEqual(p.returncode, 6, p.stdout + p.stderr)
+            self.assertEqual(
+                p.stderr, "ctl: local: nothing measured: no cuda GEMM ran: "
+                "1 skipped (%s)\n" % host["cuda"]["reason"])
+            with open(os.path.join(only_run_dir(os.path.join(tmp, "res")),
+                                   "run.json")) as f:
+                self.assertEqual(json.load(f)["status"], "complete")
+
+    def test_every_gemm_too_big_is_not_success(self):
+        # n = 65536, fp32: three operands of 16 GiB; on a host with
+        # less memory free every GEMM is skipped as not fitting.
+        need = 3 * 65536 * 65536 * 4
+        with open("/proc/meminfo") as f:
+            avail = next(int(l.split()[1]) * 1024 for l in f
+                         if l.startswith("MemAvailable:"))
+        if avail >= need:
+            self.skipTest("%d bytes free: a GEMM of n 65536 would fit"
+                          % avail)
+        with tempfile.TemporaryDirectory() as tmp:
+            p, _ = self.nothing_measured(tmp, ["--device", "cpu",
+                                               "--sizes", "65536"])
+            self.assertEqual(p.returncode, 6, p.stdout + p.stderr)
+            self.assertRegex(p.stderr, r"^ctl: local: nothing measured: no "
+                             r"cpu GEMM ran: 1 skipped \(does not fit: "
+                             r"operands need \d+ MiB, [^\n]*\)\n$")
+            self.assertRegex(p.stdout, r"\nrun \S+ complete: ")
+        # One size that fits beside it: measured, exit 0.
+        with tempfile.TemporaryDirectory() as tmp:
+            p, _ = self.nothing_measured(tmp, ["--device", "cpu",
+                                               "--sizes", "32,65536"])
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            self.assertEqual(p.stderr, "")
 
     def test_options_reach_agent_and_command_line_is_kept(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -417,6 +468,24 @@ class RunLocal(unittest.TestCase):
             self.assertNotIn("bandwidth_mib", opts)
             self.assertEqual([r for r in recs if r["type"] in
                               ("bandwidth", "batching")], [])
+
+    def test_hosts_pads_by_display_width(self):
+        # A CJK name (two cells a character) keeps the kind column where
+        # the others have it: padded to 20 cells, not 20 bytes (before,
+        # 機械 took 6 bytes and 4 cells, and its column came 2 early).
+        with tempfile.TemporaryDirectory() as tmp:
+            os.mkdir(os.path.join(tmp, "hosts"))
+            with open(os.path.join(tmp, "hosts", "lab.json"), "w") as f:
+                json.dump({"hosts": {"box": {"ssh": "root@127.0.0.1:1"},
+                                     "機械": {"ssh": "root@127.0.0.1:2"}}},
+                          f, ensure_ascii=False)
+            p = run_ctl(["hosts", "--hosts-dir", "hosts"], tmp)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            lines = p.stdout.splitlines()
+            self.assertIn("box" + " " * 17 + " host   ssh root@127.0.0.1:1",
+                          lines)
+            self.assertIn("機械" + " " * 16 + " host   ssh root@127.0.0.1:2",
+                          lines)
 
     def test_example_inventory_parses(self):
         here = os.path.dirname(os.path.abspath(__file__))

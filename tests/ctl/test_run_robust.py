@@ -18,7 +18,11 @@ status) and what run.json and the host files say:
 - a results directory that cannot be made: exit 3, nothing runs;
 - a full disk (a 64 KiB tmpfs, as root; skipped where mount is not
   permitted): one line on stderr, exit 3, run.json says why, host file in
-  whole lines.
+  whole lines;
+- a results disk that cannot hold run.json and its reserve at the start
+  (a file size limit of 0, which always runs; and a full tmpfs where
+  mount is permitted): refused before the agent starts, one line, exit 3,
+  no run directory left.
 
 No assertion depends on timing: events are waited for, and the only
 clock is --host-timeout's, whose expiry is the outcome tested.
@@ -31,6 +35,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import resource
 import time
 import unittest
 
@@ -540,6 +545,65 @@ class Robust(unittest.TestCase):
             self.skipTest("mount not permitted: %s" % m.stderr.strip())
         try:
             self.full_disk(mnt)
+        finally:
+            subprocess.run(["umount", mnt], check=False)
+
+    def refused_at_start(self, results, why, preexec=None):
+        """The archive cannot be written at the start: the agent never
+        runs, one line says why, exit 3, no run directory is left."""
+        marker = os.path.join(self.tmp, "agent-ran")
+        agent = self.fake_agent('touch %s\ncat "$d/records.ndjson"\n'
+                                % marker, REAL)
+        p = subprocess.run(
+            [CTL, "run", "local", "--no-tui", "--results", results]
+            + AGENT_ARGS, cwd=self.tmp, env=self.env(agent),
+            capture_output=True, timeout=240, stdin=subprocess.DEVNULL,
+            preexec_fn=preexec)
+        err = p.stderr.decode()
+        self.assertEqual(p.returncode, EXIT_HOSTS_FAILED,
+                         p.stdout.decode() + err)
+        self.assertRegex(err, r"^ctl: cannot reserve \d+ bytes for the last "
+                         r"run\.json in %s/[0-9TZ]+-[0-9a-f]{4}: %s "
+                         r"\(nothing ran\)\n$" % (re.escape(results), why))
+        self.assertNotIn(b"run ", p.stdout)
+        self.assertFalse(os.path.exists(marker), "the agent ran")
+        self.assertEqual(os.listdir(results), [])
+
+    def test_file_size_limit_refuses_at_start(self):
+        # Always runs: RLIMIT_FSIZE 0 makes every write to a file fail
+        # (EFBIG; SIGXFSZ, which would kill ctl, is ignored by ctl), as a
+        # disk without a free block does. Before: every host ran and
+        # left 0-byte files and no run.json (or ctl died of SIGXFSZ).
+        results = os.path.join(self.tmp, "res")
+        os.mkdir(results)
+        hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
+
+        def limit():
+            resource.setrlimit(resource.RLIMIT_FSIZE, (0, hard))
+        self.refused_at_start(results, "File too large", preexec=limit)
+
+    def test_full_disk_refuses_at_start(self):
+        if os.geteuid() != 0:
+            self.skipTest("mount needs root")
+        mnt = os.path.join(self.tmp, "small")
+        os.mkdir(mnt)
+        m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k",
+                            "tmpfs", mnt], capture_output=True, text=True)
+        if m.returncode != 0:
+            self.skipTest("mount not permitted: %s" % m.stderr.strip())
+        try:
+            results = os.path.join(mnt, "res")
+            os.mkdir(results)
+            filler = os.path.join(mnt, "filler")
+            fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+            try:
+                while os.write(fd, b"\0" * 4096) > 0:
+                    pass
+            except OSError:
+                pass
+            os.close(fd)
+            self.assertEqual(os.statvfs(mnt).f_bavail, 0)
+            self.refused_at_start(results, "No space left on device")
         finally:
             subprocess.run(["umount", mnt], check=False)
 

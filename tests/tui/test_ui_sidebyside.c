@@ -329,6 +329,59 @@ static void test_layout_drops_ratios_then_scrolls_hosts(void **state)
 	free_snapshot(m);
 }
 
+/* 8 hosts at 80 cells: the host columns fill the screen, so no ratio
+ * column is shown beside them; with ratios (r) every HOST/REF is
+ * reachable, in place of the hosts, scrolled by first_host. */
+static void test_ratios_reachable_with_eight_hosts_at_80(void **state)
+{
+	static const char *const names[] = { "alpha", "bravo", "charlie",
+					      "delta", "echo", "foxtrot",
+					      "golf", "hotel" };
+	struct model_snapshot *m = new_snapshot(8, names);
+	struct sbs_table t;
+	struct ui_sbs_col *cols;
+	int n, last, seen[8] = { 0 };
+
+	(void)state;
+	for (int h = 0; h < 8; h++) {
+		add_row(m, h, "cpu", "fp32", 256, 100.0 + h);
+		add_row(m, h, "cpu", "fp32", 4096, 1000.0 + h);
+	}
+	sbs_build(m, &t);
+	n = ui_sbs_columns(m, &t, &cols);
+	assert_int_equal(n, 3 + 8 + 7);
+	/* Hosts, as the table opens: the host columns fill it, no ratio. */
+	ui_sbs_layout(80, cols, n, 0, &last);
+	for (int k = 3 + 8; k < n; k++)
+		assert_false(cols[k].shown);
+	/* Ratios: no host column; scrolled, every ratio shows once. */
+	for (int first = 0; first < 8;) {
+		int used = ui_sbs_layout_mode(80, cols, n, first, 1, &last);
+
+		assert_true(used <= 80);
+		assert_true(cols[0].shown && cols[1].shown && cols[2].shown);
+		for (int k = 3; k < 3 + 8; k++)
+			assert_false(cols[k].shown);
+		assert_true(last >= first);
+		for (int k = 3 + 8; k < n; k++)
+			if (cols[k].shown) {
+				assert_true(cols[k].host >= first &&
+					    cols[k].host <= last);
+				seen[cols[k].host]++;
+			}
+		first = last + 1;
+	}
+	assert_int_equal(seen[0], 0); /* the reference has none */
+	for (int h = 1; h < 8; h++)
+		assert_int_equal(seen[h], 1);
+	/* The first ratio sits where the first host column was. */
+	ui_sbs_layout_mode(80, cols, n, 0, 1, &last);
+	assert_int_equal(cols[3 + 8].x, 6 + 5 + 5 + 3 * UI_COL_GAP);
+	free(cols);
+	sbs_free(&t);
+	free_snapshot(m);
+}
+
 static void test_wide_names_keep_columns_aligned(void **state)
 {
 	/* 東京サーバー: six CJK characters, 12 cells; the long name is cut
@@ -500,6 +553,7 @@ int main(void)
 		cmocka_unit_test(test_wide_names_keep_columns_aligned),
 		cmocka_unit_test(test_plain_section),
 		cmocka_unit_test(test_machine_marks_rows),
+		cmocka_unit_test(test_ratios_reachable_with_eight_hosts_at_80),
 	};
 
 	/* Display widths as a UTF-8 terminal counts them (CJK: 2). */

@@ -214,6 +214,37 @@ static void test_series_ends(void **state)
 	}
 }
 
+/* Two changes: each is restated in the medians of the stretches on its
+ * sides (what ctl history prints), not of the segment it split: before,
+ * the first change's "after" was the median of runs 5-14 (a mix of 70
+ * and 45), so "100 -> 45" sat under stretches of median 100 and 70. */
+static void test_stretch_medians(void **state)
+{
+	double level[15], med[15];
+	struct cp_point p[4];
+	int n;
+
+	(void)state;
+	for (int i = 0; i < 15; i++)
+		level[i] = med[i] = i < 5 ? 100 : i < 10 ? 70 : 45;
+	make(15, level, 0.03, 0.03);
+	n = changepoint_find(runs, 15, NULL, p, 4);
+	assert_int_equal(n, 2);
+	/* As found: the first change's after spans runs 5-14. */
+	assert_true(p[0].after < 65);
+	changepoint_stretch_medians(med, 15, p, n);
+	assert_true(p[0].before == 100 && p[0].after == 70);
+	assert_true(fabs(p[0].change + 0.3) < 1e-12);
+	assert_true(p[1].before == 70 && p[1].after == 45);
+	assert_true(fabs(p[1].change - (45.0 - 70) / 70) < 1e-12);
+	/* One change: the whole series on each side (after: five 70s and
+	 * five 45s, median 57.5). */
+	med[0] = 10;
+	p[0].at = 5;
+	changepoint_stretch_medians(med, 15, p, 1);
+	assert_true(p[0].before == 100 && p[0].after == 57.5);
+}
+
 static void test_below_min_change(void **state)
 {
 	double level[12];
@@ -272,6 +303,7 @@ int main(void)
 		cmocka_unit_test(test_statistic),
 		cmocka_unit_test(test_one_step),
 		cmocka_unit_test(test_two_steps),
+		cmocka_unit_test(test_stretch_medians),
 		cmocka_unit_test(test_below_min_change),
 		cmocka_unit_test(test_too_few_runs),
 		cmocka_unit_test(test_series_ends),

@@ -4,8 +4,8 @@
  * and max_energy_range_uj, subdomains intel-rapl:N:M beside them):
  * package domains summed in index order, subdomains left out, a wrap at
  * max_energy_range_uj allowed for, an unreadable or missing counter a
- * reason and not a number, and a window too short for the counter
- * unknown.
+ * reason and not a number, a window too short for the counter
+ * unknown, and so a counter that never advanced (with its reason).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -143,6 +143,16 @@ static void test_meter_windows(void **state)
 	assert_true(fabs(w.joules - 2.0) < 1e-12);
 	assert_string_equal(w.reason, "");
 	assert_true(w.seconds >= ENERGY_CPU_MIN_MS / 1e3);
+	/* A counter that never advances (a VM's RAPL): n/a with the
+	 * reason, not 0 J (it was 0 J and no reason). */
+	put("intel-rapl:0", "energy_uj", "5000\n");
+	energy_meter_start_cpu(&m, root);
+	usleep((useconds_t)(ENERGY_CPU_MIN_MS * 1000 * 2));
+	energy_meter_stop(&m, 3, &w);
+	assert_true(isnan(w.joules));
+	assert_non_null(strstr(w.reason, "RAPL: package energy_uj did not "
+					 "advance in "));
+	assert_non_null(strstr(w.reason, "(the counter is not updated here)"));
 	/* A GPU without NVML (this machine): unknown, with NVML's reason. */
 	energy_meter_start_gpu(&m, "0000:ff:1f.7");
 	energy_meter_stop(&m, 1, &w);

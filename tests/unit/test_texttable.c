@@ -289,6 +289,58 @@ static void test_plain_table_host_order(void **state)
 	model_free(&m);
 }
 
+/* Eight hosts, each with a Δ% n/a reason of some 100 bytes: the legend
+ * holds every one whole (it was cut at 639 bytes, mid-word, losing the
+ * seventh and eighth hosts' reasons). */
+static void test_delta_notes_of_eight_hosts_whole(void **state)
+{
+	const char *names[] = { "host-one", "host-two", "host-three",
+				"host-four", "host-five", "host-six",
+				"host-seven", "host-eight" };
+	struct model m;
+	struct model_snapshot snap = { 0 };
+	struct bf_record rec;
+	char *text = NULL, want[256];
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	model_init(&m, 8, names);
+	bf_record_init(&rec, BF_REC_GEMM);
+	rec.u.gemm.device = "cpu";
+	rec.u.gemm.dtype = "fp32";
+	rec.u.gemm.n = 64;
+	rec.u.gemm.status = BF_STATUS_PASS;
+	rec.u.gemm.median_ms = 2.0 * 64 * 64 * 64 / 110.0 / 1e6;
+	rec.u.gemm.gflops = 110.0;
+	for (int h = 0; h < 8; h++) {
+		snprintf(want, sizeof(want),
+			 "different machine than run 20261201T00000%dZ-aaaa "
+			 "(host key differs, reason of %s ends here)", h,
+			 names[h]);
+		model_set_baseline_info(&m, h, NULL, want);
+		model_add_record(&m, h, &rec);
+		model_set_state(&m, h, HOST_DONE, NULL);
+	}
+	rec.u.gemm.device = rec.u.gemm.dtype = NULL; /* not owned */
+	model_snapshot_update(&m, &snap);
+	f = open_memstream(&text, &len);
+	table_print_snapshot(f, &snap, 1, 0);
+	fclose(f);
+	for (int h = 0; h < 8; h++) {
+		snprintf(want, sizeof(want),
+			 "\xce\x94%% n/a for %s: different machine than run "
+			 "20261201T00000%dZ-aaaa (host key differs, reason of "
+			 "%s ends here)%s", names[h], h, names[h],
+			 h == 7 ? "\n" : "; ");
+		assert_non_null(strstr(text, want));
+	}
+	free(text);
+	model_snapshot_free(&snap);
+	bf_record_free(&rec);
+	model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -297,6 +349,7 @@ int main(void)
 		cmocka_unit_test(test_cjk),
 		cmocka_unit_test(test_plain_table_columns),
 		cmocka_unit_test(test_plain_table_host_order),
+		cmocka_unit_test(test_delta_notes_of_eight_hosts_whole),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
