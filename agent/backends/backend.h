@@ -77,6 +77,8 @@ struct gemm_result {
 				    * GEMM_WARMUP_MIN_MS: more than asked) */
 	double warmup_ms;          /* their wall time; NaN not measured */
 	struct energy_window energy; /* over the timed loop (energy.h) */
+	struct device_state during; /* read halfway through the timed loop
+				     * (a GPU); is_gpu 0 when not read */
 };
 
 /* Host <-> device copy bandwidth (bytes per second), one direction each. */

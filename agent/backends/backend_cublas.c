@@ -1073,8 +1073,17 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 	CUDA_TRY(cudaMalloc(&a, nn * elem));
 	CUDA_TRY(cudaMalloc(&b, nn * elem));
 	CUDA_TRY(cudaMalloc(&c, nn * elem));
-	CUDA_TRY(cudaMemcpy(a, job->a_host, nn * elem, cudaMemcpyHostToDevice));
-	CUDA_TRY(cudaMemcpy(b, job->b_host, nn * elem, cudaMemcpyHostToDevice));
+	/* A and B go on the GEMMs' own stream, which then waits for them:
+	 * st is non-blocking, so it is not ordered after a cudaMemcpy on
+	 * the legacy default stream, and a copy from pageable memory may
+	 * return before its DMA has landed (CUDA Runtime API, "API
+	 * synchronization behavior"): the first warm-up GEMM could read a
+	 * partial A. */
+	CUDA_TRY(cudaMemcpyAsync(a, job->a_host, nn * elem,
+				 cudaMemcpyHostToDevice, st));
+	CUDA_TRY(cudaMemcpyAsync(b, job->b_host, nn * elem,
+				 cudaMemcpyHostToDevice, st));
+	CUDA_TRY(cudaStreamSynchronize(st));
 	CUDA_TRY(cudaEventCreate(&start));
 	CUDA_TRY(cudaEventCreate(&stop));
 	g = (struct gemm_args){ h, job->n, dt, compute, a, b, c };
@@ -1148,6 +1157,11 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 		    BF_OK)
 			goto out;
 		CUDA_TRY(cudaEventRecord(stop, st));
+		/* Clocks and reasons while the GPU is busy with the middle
+		 * sample (both events are queued: the reading is not timed;
+		 * one too short to overlap it reads the GPU just after). */
+		if (it == job->iters / 2)
+			cuda_read_state(dev, &res->during);
 		/* Synchronise every sample: without it the loop would time
 		 * kernel launches, not the GEMMs. */
 		CUDA_TRY(cudaEventSynchronize(stop));
@@ -1156,10 +1170,14 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 		if (it == 0 && res->c_first_host) /* verified too */
 			CUDA_TRY(cudaMemcpy(res->c_first_host, c, nn * elem,
 					    cudaMemcpyDeviceToHost));
+		/* After the sample's end: a counter update is seen within
+		 * one call of when it happened. */
+		(void)energy_meter_poll(&meter, (double)(it + 1) * batch);
 	}
 	/* The energy window: the timed loop, continued with the same work
-	 * (untimed) until the counter has had ENERGY_GPU_MIN_MS. */
-	while (energy_meter_elapsed_ms(&meter) < ENERGY_GPU_MIN_MS) {
+	 * (untimed) until it spans ENERGY_GPU_MIN_MS between two updates
+	 * of the counter (energy.h). */
+	while (!energy_meter_poll(&meter, (double)(job->iters + pad) * batch)) {
 		if ((err = run_calls(&g, st, exec, batch, detail, detail_len)) !=
 		    BF_OK)
 			goto out;

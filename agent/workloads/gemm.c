@@ -527,8 +527,8 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 	gemm_reference_fill(g, &peak, sd->dev.kind != DEVICE_CPU, dt, n,
 			    gflops);
 	g->timing = bf_xstrdup(res.timing[0] ? res.timing : "unknown");
-	g->device_state = device_state_json(&state_before, &state_after,
-					    &g->throttled);
+	g->device_state = device_state_json(&state_before, &res.during,
+					    &state_after, &g->throttled);
 	gemm_reliability(g, g->warmup_calls, st.median, st.min, st.max);
 	if (res.energy.source[0]) {
 		const struct energy_window *e = &res.energy;
