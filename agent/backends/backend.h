@@ -34,7 +34,8 @@ struct device {
 
 /* One GEMM measurement request: C = A * B, all n x n, row-major.
  * a_host and b_host hold n*n elements in the storage format of `dtype`
- * (fp32 for fp32 and tf32, 16-bit patterns for fp16 and bf16). */
+ * (fp32 for fp32 and tf32, 16-bit patterns for fp16 and bf16, e4m3 bytes
+ * for fp8, scaled by a_scale and b_scale). */
 struct gemm_job {
 	enum bf_dtype dtype;
 	int n;
@@ -45,6 +46,8 @@ struct gemm_job {
 			 * level's size is written first */
 	const void *a_host;
 	const void *b_host;
+	double a_scale, b_scale; /* fp8: per-tensor dequantisation scales
+				  * (gemm_fp8_quantise); 0 or 1 otherwise */
 };
 
 /* A GPU's warm-up lasts at least this long (ms of back-to-back
