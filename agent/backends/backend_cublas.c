@@ -658,8 +658,13 @@ static enum bf_err cuda_bandwidth(int dev, const struct bw_job *job,
 	CUDA_TRY(cudaMemcpy(back, d, bytes, cudaMemcpyDeviceToHost));
 	res->verified = memcmp(back, host, bytes) == 0;
 	res->bytes = (double)bytes;
-	snprintf(res->counting, sizeof(res->counting),
-		 "the buffer once: each byte crosses the link once");
+	/* An integrated GPU (GB10, Jetson) shares the host's DRAM: the
+	 * "host-to-device" copy is DRAM to DRAM, no link crossed. */
+	snprintf(res->counting, sizeof(res->counting), "%s",
+		 device_attr(dev, cudaDevAttrIntegrated) == 1 ?
+			 "the buffer once: unified memory (an SoC's GPU), a "
+			 "DRAM-to-DRAM copy, no link" :
+			 "the buffer once: each byte crosses the link once");
 out:
 	if (pinned && host)
 		cudaFreeHost(host);
@@ -1387,6 +1392,10 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 	}
 	energy_meter_stop(&meter, (double)(job->iters + pad) * batch,
 			  &res->energy);
+	if (unified) /* GB10: NVML's counter is the SoC's GPU domain */
+		snprintf(res->energy.source, sizeof(res->energy.source),
+			 "NVML nvmlDeviceGetTotalEnergyConsumption: the GPU "
+			 "domain of an SoC, not a board");
 	CUDA_TRY(free_bytes_now(unified, &free_now, &total));
 	if (free_now < free_min)
 		free_min = free_now;
