@@ -270,7 +270,7 @@ const char *nvml_reason_names(int64_t mask, char *buf, size_t len)
 	};
 	size_t used = 0;
 
-	if (len == 0)
+	if (!buf || len == 0) /* (and GCC's -fsanitize inlining sees buf) */
 		return buf;
 	buf[0] = '\0';
 	if (mask < 0) {
