@@ -173,7 +173,8 @@ static enum bf_err parse_sizes(const struct bf_agent_opt *opt,
 static int gemm_dtype(enum bf_dtype dt)
 {
 	return dt == BF_DTYPE_FP32 || dt == BF_DTYPE_FP16 ||
-	       dt == BF_DTYPE_BF16 || dt == BF_DTYPE_TF32;
+	       dt == BF_DTYPE_BF16 || dt == BF_DTYPE_TF32 ||
+	       dt == BF_DTYPE_FP8;
 }
 
 static enum bf_err parse_dtypes(const char *label, const char *s,
@@ -191,7 +192,7 @@ static enum bf_err parse_dtypes(const char *label, const char *s,
 
 		if (bf_dtype_parse(tok, &dt) < 0 || !gemm_dtype(dt)) {
 			err = bf_fail(detail, detail_len, BF_ERR_USAGE,
-				      "%s '%s': unknown dtype '%s' (use fp32, fp16, bf16, tf32)",
+				      "%s '%s': unknown dtype '%s' (use fp32, fp16, bf16, tf32, fp8)",
 				      label, s, tok);
 			break;
 		}
@@ -306,7 +307,7 @@ enum bf_err bf_agent_optset_validate(const struct bf_agent_optset *set,
 				    !gemm_dtype(set->dtypes[i]))
 					return bf_fail(detail, detail_len,
 						       BF_ERR_USAGE,
-						       "--dtypes: not a GEMM dtype (use fp32, fp16, bf16, tf32)");
+						       "--dtypes: not a GEMM dtype (use fp32, fp16, bf16, tf32, fp8)");
 			break;
 		case BF_AOT_DEVICE:
 			if (set->devices < BF_AGENT_DEV_CPU ||

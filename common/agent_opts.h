@@ -20,7 +20,7 @@
 #include "dtype.h"
 
 #define BF_AGENT_MAX_SIZES 16
-#define BF_AGENT_MAX_DTYPES 4
+#define BF_AGENT_MAX_DTYPES 5
 #define BF_AGENT_MAX_N 65536 /* n*n elements must fit a 32-bit BLAS int */
 #define BF_AGENT_MAX_ITERS 100000
 

@@ -20,6 +20,7 @@ static const struct {
 	[BF_DTYPE_FP64] = { "fp64", 8, { 64, 11, 52 } },
 	[BF_DTYPE_INT64] = { "int64", 8, { 0, 0, 0 } },
 	[BF_DTYPE_INT8] = { "int8", 1, { 0, 0, 0 } },
+	[BF_DTYPE_FP8] = { "fp8", 1, { 8, 4, 3, 1 } },
 };
 
 const char *bf_dtype_name(enum bf_dtype dt)
@@ -34,7 +35,8 @@ int bf_dtype_parse(const char *name, enum bf_dtype *out)
 	static const struct { const char *alias; enum bf_dtype dt; } aliases[] = {
 		{ "float32", BF_DTYPE_FP32 }, { "float16", BF_DTYPE_FP16 },
 		{ "half", BF_DTYPE_FP16 },    { "bfloat16", BF_DTYPE_BF16 },
-		{ "float64", BF_DTYPE_FP64 },
+		{ "float64", BF_DTYPE_FP64 }, { "float8_e4m3fn", BF_DTYPE_FP8 },
+		{ "e4m3", BF_DTYPE_FP8 },
 	};
 	size_t i;
 
@@ -80,7 +82,8 @@ struct bf_float_limits bf_float_format_limits(const struct bf_float_format *f)
 	int bias = (1 << (f->exponent_bits - 1)) - 1;
 	int m = f->mantissa_bits;
 
-	l.max = (2.0 - ldexp(1.0, -m)) * ldexp(1.0, bias);
+	l.max = f->finite_only ? (2.0 - ldexp(1.0, 1 - m)) * ldexp(1.0, bias + 1) :
+				 (2.0 - ldexp(1.0, -m)) * ldexp(1.0, bias);
 	l.eps = ldexp(1.0, -m);
 	l.smallest_normal = ldexp(1.0, 1 - bias);
 	l.smallest_subnormal = ldexp(1.0, 1 - bias - m);
@@ -182,6 +185,44 @@ float bf_fp16_to_fp32(uint16_t h)
 	return f32_from_bits(sign | ((exp - 15 + 127) << 23) | (mant << 13));
 }
 
+uint8_t bf_to_fp8_e4m3(double v)
+{
+	uint8_t sign = signbit(v) ? 0x80 : 0;
+	double a = fabs(v), q;
+	int e;
+
+	if (isnan(v))
+		return (uint8_t)(sign | 0x7f);
+	if (a >= 448.0) /* saturate: 448 is the largest finite */
+		return (uint8_t)(sign | 0x7e);
+	if (a < 0x1p-6) {
+		/* Subnormal: a multiple of 2^-9; a carry to 8 is 2^-6, the
+		 * smallest normal, whose bits are 8 too. */
+		q = rint(a * 0x1p9); /* ties to even: the default mode */
+		return (uint8_t)(sign | (uint8_t)q);
+	}
+	(void)frexp(a, &e); /* a = f 2^e, f in [0.5, 1) */
+	e -= 1;             /* a = (1 + m/8) 2^e */
+	q = rint((ldexp(a, -e) - 1.0) * 8.0);
+	if (q == 8.0) { /* rounded up to the next binade */
+		q = 0;
+		e++;
+	}
+	/* a < 448 rounds at most to 448 (e = 8, q = 6): never to NaN. */
+	return (uint8_t)(sign | (uint8_t)((e + 7) << 3) | (uint8_t)q);
+}
+
+float bf_fp8_e4m3_to_fp32(uint8_t b)
+{
+	int e = (b >> 3) & 0xf, m = b & 7;
+	float v;
+
+	if (e == 0xf && m == 7)
+		return (b & 0x80) ? -NAN : NAN;
+	v = e == 0 ? (float)ldexp(m, -9) : (float)ldexp(8 + m, e - 10);
+	return (b & 0x80) ? -v : v;
+}
+
 double bf_dtype_load(enum bf_dtype dt, const void *buf, size_t i)
 {
 	switch (dt) {
@@ -198,6 +239,8 @@ double bf_dtype_load(enum bf_dtype dt, const void *buf, size_t i)
 		return (double)((const int64_t *)buf)[i];
 	case BF_DTYPE_INT8:
 		return ((const int8_t *)buf)[i];
+	case BF_DTYPE_FP8:
+		return bf_fp8_e4m3_to_fp32(((const uint8_t *)buf)[i]);
 	default:
 		return NAN;
 	}
@@ -224,6 +267,9 @@ void bf_dtype_store(enum bf_dtype dt, void *buf, size_t i, double v)
 		break;
 	case BF_DTYPE_INT8:
 		((int8_t *)buf)[i] = (int8_t)v;
+		break;
+	case BF_DTYPE_FP8:
+		((uint8_t *)buf)[i] = bf_to_fp8_e4m3(v);
 		break;
 	default:
 		break;

@@ -18,6 +18,12 @@ enum bf_dtype {
 	BF_DTYPE_FP64,
 	BF_DTYPE_INT64,
 	BF_DTYPE_INT8,
+	BF_DTYPE_FP8,   /* OCP FP8 E4M3 ("e4m3fn"): 1 sign, 4 exponent, 3
+			 * mantissa bits, bias 7, no infinities, NaN only at
+			 * S.1111.111, largest finite 448 (OCP 8-bit Floating
+			 * Point Specification (OFP8) 1.0, 2023; Micikevicius
+			 * et al., "FP8 Formats for Deep Learning",
+			 * arXiv:2209.05433): CUDA_R_8F_E4M3 */
 	BF_DTYPE__COUNT
 };
 
@@ -26,6 +32,9 @@ struct bf_float_format {
 	int bits;          /* storage bits (tf32: 19 significant, stored in 32) */
 	int exponent_bits;
 	int mantissa_bits; /* explicit fraction bits, not counting the hidden 1 */
+	int finite_only;   /* 1: no infinities, the all-ones exponent holds
+			    * normal numbers and only its all-ones mantissa
+			    * is NaN (fp8 e4m3) */
 };
 
 /* Limits derived from a float_format (see dtype_limits). */
@@ -36,11 +45,13 @@ struct bf_float_limits {
 	double smallest_subnormal; /* 2^(1 - bias - m) */
 };
 
-/* "fp32", "fp16", "bf16", "tf32", "fp64", "int64", "int8"; static. */
+/* "fp32", "fp16", "bf16", "tf32", "fp64", "int64", "int8", "fp8";
+ * static. */
 const char *bf_dtype_name(enum bf_dtype dt);
 
 /* Parses a name as printed by bf_dtype_name (also accepts "float32",
- * "float16", "bfloat16"). Returns 0 and sets *out, or -1 if unknown. */
+ * "float16", "bfloat16", "float8_e4m3fn", "e4m3"). Returns 0 and sets
+ * *out, or -1 if unknown. */
 int bf_dtype_parse(const char *name, enum bf_dtype *out);
 
 /* Bytes per element as stored in memory (tf32 is stored as fp32: 4). */
@@ -54,7 +65,9 @@ int bf_dtype_format(enum bf_dtype dt, struct bf_float_format *out);
 
 /* Limits computed from the format parameters alone (no <float.h>), so that
  * they can be checked against <float.h> and against decoded bit patterns.
- * Formulas: IEEE 754-2008 section 3.3 (emax = bias, emin = 1 - emax). */
+ * Formulas: IEEE 754-2008 section 3.3 (emax = bias, emin = 1 - emax); a
+ * finite_only format's largest value is (2 - 2^(1-m)) 2^(bias+1) (OFP8
+ * 1.0, 5.2: 448 for e4m3). */
 struct bf_float_limits bf_float_format_limits(const struct bf_float_format *f);
 
 /* fp32 -> fp16 bits, round to nearest even; overflow gives +-inf, NaN stays
@@ -68,10 +81,18 @@ float bf_bf16_to_fp32(uint16_t b);   /* exact */
  * even), returned as fp32. */
 float bf_fp32_round_tf32(float f);
 
+/* v -> fp8 e4m3 bits, round to nearest even, saturating to +-448 (as
+ * CUDA's __nv_cvt_double_to_fp8(v, __NV_SATFINITE, __NV_E4M3) does);
+ * NaN gives 0x7f with v's sign. Subnormals (multiples of 2^-9 below
+ * 2^-6) are produced exactly. */
+uint8_t bf_to_fp8_e4m3(double v);
+float bf_fp8_e4m3_to_fp32(uint8_t b); /* exact */
+
 /* Reads element i of a buffer of dtype dt as a double (fp32, fp16, bf16,
- * tf32, fp64, int64, int8). */
+ * tf32, fp64, int64, int8, fp8). */
 double bf_dtype_load(enum bf_dtype dt, const void *buf, size_t i);
-/* Stores v (rounded to nearest even for the 16-bit floats) as element i. */
+/* Stores v (rounded to nearest even for the 16-bit floats and fp8) as
+ * element i. */
 void bf_dtype_store(enum bf_dtype dt, void *buf, size_t i, double v);
 
 #endif

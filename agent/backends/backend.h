@@ -34,7 +34,8 @@ struct device {
 
 /* One GEMM measurement request: C = A * B, all n x n, row-major.
  * a_host and b_host hold n*n elements in the storage format of `dtype`
- * (fp32 for fp32 and tf32, 16-bit patterns for fp16 and bf16). */
+ * (fp32 for fp32 and tf32, 16-bit patterns for fp16 and bf16, e4m3 bytes
+ * for fp8, scaled by a_scale and b_scale). */
 struct gemm_job {
 	enum bf_dtype dtype;
 	int n;
@@ -45,6 +46,8 @@ struct gemm_job {
 			 * level's size is written first */
 	const void *a_host;
 	const void *b_host;
+	double a_scale, b_scale; /* fp8: per-tensor dequantisation scales
+				  * (gemm_fp8_quantise); 0 or 1 otherwise */
 };
 
 /* A GPU's warm-up lasts at least this long (ms of back-to-back
@@ -77,6 +80,8 @@ struct gemm_result {
 				    * GEMM_WARMUP_MIN_MS: more than asked) */
 	double warmup_ms;          /* their wall time; NaN not measured */
 	struct energy_window energy; /* over the timed loop (energy.h) */
+	struct device_state during; /* read halfway through the timed loop
+				     * (a GPU); is_gpu 0 when not read */
 };
 
 /* Host <-> device copy bandwidth (bytes per second), one direction each. */

@@ -15,6 +15,7 @@
  * CUDA or cuBLAS does; split, those translations and the table's private
  * helpers would have to be exported.
  */
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <dlfcn.h>
@@ -657,8 +658,13 @@ static enum bf_err cuda_bandwidth(int dev, const struct bw_job *job,
 	CUDA_TRY(cudaMemcpy(back, d, bytes, cudaMemcpyDeviceToHost));
 	res->verified = memcmp(back, host, bytes) == 0;
 	res->bytes = (double)bytes;
-	snprintf(res->counting, sizeof(res->counting),
-		 "the buffer once: each byte crosses the link once");
+	/* An integrated GPU (GB10, Jetson) shares the host's DRAM: the
+	 * "host-to-device" copy is DRAM to DRAM, no link crossed. */
+	snprintf(res->counting, sizeof(res->counting), "%s",
+		 device_attr(dev, cudaDevAttrIntegrated) == 1 ?
+			 "the buffer once: unified memory (an SoC's GPU), a "
+			 "DRAM-to-DRAM copy, no link" :
+			 "the buffer once: each byte crosses the link once");
 out:
 	if (pinned && host)
 		cudaFreeHost(host);
@@ -868,6 +874,25 @@ static enum bf_err cuda_gemm_supports(int dev, enum bf_dtype dtype,
 		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
 			       "tf32: needs compute capability 8.0, GPU has %d.x",
 			       major);
+	case BF_DTYPE_FP8: {
+		/* FP8 tensor cores: Ada (8.9), Hopper (9.0), Blackwell (10.x,
+		 * 12.x) and GB10 (12.1); cuBLASLt runs FP8 there only
+		 * (cuBLAS Library, cublasLtMatmul, "FP8 data types"). */
+		int minor = device_attr(dev, cudaDevAttrComputeCapabilityMinor);
+
+#if CUDART_VERSION >= 11080
+		if (major * 10 + minor >= 89)
+			return BF_OK;
+		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
+			       "fp8: needs compute capability 8.9 (Ada, Hopper, "
+			       "Blackwell), GPU has %d.%d", major, minor);
+#else
+		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
+			       "fp8: this agent was built with CUDA %d.%d, "
+			       "FP8 needs 11.8", CUDART_VERSION / 1000,
+			       CUDART_VERSION % 1000 / 10);
+#endif
+	}
 	default:
 		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
 			       "%s: no cuBLAS GEMM for this dtype",
@@ -910,17 +935,44 @@ struct gemm_args {
 	cublasComputeType_t compute;
 	const void *a, *b;
 	void *c;
+	/* fp8 only (lt non-NULL): cuBLASLt's call, B transposed in bt */
+	cublasLtHandle_t lt;
+	cublasLtMatmulDesc_t op;
+	cublasLtMatrixLayout_t la, lb, lc;
+	cublasLtMatmulAlgo_t algo;
+	const void *bt;
+	void *ws;
+	size_t ws_bytes;
+	cudaStream_t st;
 };
 
 static enum bf_err gemm_call(const struct gemm_args *g, char *detail,
 			     size_t detail_len)
 {
 	const float one = 1.0f, zero = 0.0f;
-	cublasStatus_t s = cublasGemmEx(g->h, CUBLAS_OP_N, CUBLAS_OP_N, g->n,
-					g->n, g->n, &one, g->b, g->dt, g->n,
-					g->a, g->dt, g->n, &zero, g->c, g->dt,
-					g->n, g->compute, CUBLAS_GEMM_DEFAULT);
+	cublasStatus_t s;
 
+	if (g->lt) {
+		/* Column-major D = op(B^T stored) op(A stored) with TRANSA
+		 * = T and TRANSB = N (FP8's "TN"): D is C^T column-major,
+		 * i.e. row-major C = A B (see fp8_setup). D is written over
+		 * C's buffer (beta = 0). */
+		s = cublasLtMatmul(g->lt, g->op, &one, g->bt, g->la, g->a, g->lb,
+				   &zero, g->c, g->lc, g->c, g->lc, &g->algo,
+				   g->ws, g->ws_bytes, g->st);
+		if (s == CUBLAS_STATUS_SUCCESS)
+			return BF_OK;
+		return bf_fail(detail, detail_len,
+			       s == CUBLAS_STATUS_NOT_SUPPORTED ||
+					       s == CUBLAS_STATUS_ARCH_MISMATCH ?
+				       BF_ERR_UNSUPPORTED :
+				       BF_ERR_BLAS,
+			       "cublasLtMatmul: %s: %s", cublasGetStatusName(s),
+			       cublasGetStatusString(s));
+	}
+	s = cublasGemmEx(g->h, CUBLAS_OP_N, CUBLAS_OP_N, g->n, g->n, g->n,
+			 &one, g->b, g->dt, g->n, g->a, g->dt, g->n, &zero,
+			 g->c, g->dt, g->n, g->compute, CUBLAS_GEMM_DEFAULT);
 	if (s == CUBLAS_STATUS_SUCCESS)
 		return BF_OK;
 	return bf_fail(detail, detail_len,
@@ -990,12 +1042,118 @@ out:
 	return err;
 }
 
+#if CUDART_VERSION >= 11080
+/* FP8 through cuBLASLt (cublasGemmEx has no FP8): e4m3 A and B, fp32
+ * per-tensor dequantisation scales at scales_dev (scales_dev[0] for the
+ * first operand, B^T; [1] for A), CUBLAS_COMPUTE_32F, bf16 D, fast
+ * accumulation off. Ada and Hopper run FP8 only with the first operand
+ * transposed and the second not ("TN"), and every dimension and leading
+ * dimension a multiple of 16 bytes (cuBLAS Library, cublasLtMatmul: "To
+ * use FP8 kernels, the following set of requirements must be
+ * satisfied"): so bt_dev holds B transposed (row-major B^T, which
+ * read column-major is B), and row-major C = A B, which read
+ * column-major is C^T = B^T A^T, is D = op(X) op(Y) with X = bt_dev
+ * (column-major B, op T: B^T) and Y = g->a (column-major A^T, op N). The algorithm is cuBLASLt's first heuristic
+ * choice for a workspace of ws_bytes. Fills g's lt fields; on failure
+ * BF_ERR_UNSUPPORTED when cuBLASLt has no kernel (with the reason), else
+ * BF_ERR_BLAS. The caller frees them with fp8_teardown. */
+static enum bf_err fp8_setup(struct gemm_args *g, const void *bt_dev,
+			     const float *scales_dev, void *ws,
+			     size_t ws_bytes, cudaStream_t st, char *detail,
+			     size_t detail_len)
+{
+	const int32_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+	const float *sa = scales_dev, *sb = scales_dev + 1;
+	const int8_t fast_accum = 0;
+	uint64_t n = (uint64_t)g->n;
+	cublasLtMatmulPreference_t pref = NULL;
+	cublasLtMatmulHeuristicResult_t heur;
+	int found = 0;
+	enum bf_err err = BF_OK;
+
+	memset(&heur, 0, sizeof(heur));
+	g->bt = bt_dev;
+	g->ws = ws;
+	g->ws_bytes = ws_bytes;
+	g->st = st;
+	CUBLAS_TRY(cublasLtCreate(&g->lt));
+	CUBLAS_TRY(cublasLtMatmulDescCreate(&g->op, CUBLAS_COMPUTE_32F,
+					    CUDA_R_32F));
+	CUBLAS_TRY(cublasLtMatmulDescSetAttribute(
+		g->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)));
+	CUBLAS_TRY(cublasLtMatmulDescSetAttribute(
+		g->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)));
+	CUBLAS_TRY(cublasLtMatmulDescSetAttribute(
+		g->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof(sa)));
+	CUBLAS_TRY(cublasLtMatmulDescSetAttribute(
+		g->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof(sb)));
+	CUBLAS_TRY(cublasLtMatmulDescSetAttribute(
+		g->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast_accum,
+		sizeof(fast_accum)));
+	CUBLAS_TRY(cublasLtMatrixLayoutCreate(&g->la, CUDA_R_8F_E4M3, n, n,
+					      (int64_t)n));
+	CUBLAS_TRY(cublasLtMatrixLayoutCreate(&g->lb, CUDA_R_8F_E4M3, n, n,
+					      (int64_t)n));
+	CUBLAS_TRY(cublasLtMatrixLayoutCreate(&g->lc, CUDA_R_16BF, n, n,
+					      (int64_t)n));
+	CUBLAS_TRY(cublasLtMatmulPreferenceCreate(&pref));
+	CUBLAS_TRY(cublasLtMatmulPreferenceSetAttribute(
+		pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes,
+		sizeof(ws_bytes)));
+	CUBLAS_TRY(cublasLtMatmulAlgoGetHeuristic(g->lt, g->op, g->la, g->lb,
+						  g->lc, g->lc, pref, 1, &heur,
+						  &found));
+	if (found < 1 || heur.state != CUBLAS_STATUS_SUCCESS) {
+		err = bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
+			      "fp8: cuBLASLt has no FP8 algorithm for n = %d "
+			      "on this GPU", g->n);
+		goto out;
+	}
+	g->algo = heur.algo;
+out:
+	if (pref)
+		cublasLtMatmulPreferenceDestroy(pref);
+	return err;
+}
+
+static void fp8_teardown(struct gemm_args *g)
+{
+	if (g->la)
+		cublasLtMatrixLayoutDestroy(g->la);
+	if (g->lb)
+		cublasLtMatrixLayoutDestroy(g->lb);
+	if (g->lc)
+		cublasLtMatrixLayoutDestroy(g->lc);
+	if (g->op)
+		cublasLtMatmulDescDestroy(g->op);
+	if (g->lt)
+		cublasLtDestroy(g->lt);
+}
+#endif
+
+/* dst (n x n bytes) = src transposed; blocked so that both sides stay in
+ * cache lines (16 MiB at n = 4096: some ms). */
+static void transpose_bytes(uint8_t *dst, const uint8_t *src, int n)
+{
+	const int blk = 64;
+
+	for (int i0 = 0; i0 < n; i0 += blk)
+		for (int j0 = 0; j0 < n; j0 += blk)
+			for (int i = i0; i < i0 + blk && i < n; i++)
+				for (int j = j0; j < j0 + blk && j < n; j++)
+					dst[(size_t)j * n + i] =
+						src[(size_t)i * n + j];
+}
+
 static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 				 struct gemm_result *res, char *detail,
 				 size_t detail_len)
 {
 	size_t nn = (size_t)job->n * (size_t)job->n;
 	size_t elem = bf_dtype_element_bytes(job->dtype);
+	size_t c_elem = elem; /* fp8: bf16 C */
+	void *bt = NULL, *scales = NULL;
+	uint8_t *bt_host = NULL;
 	cudaDataType_t dt = CUDA_R_32F;
 	cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
 	cublasMath_t math = CUBLAS_DEFAULT_MATH;
@@ -1015,6 +1173,7 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 	uint64_t w0;
 	float t, last = 0;
 
+	memset(&g, 0, sizeof(g)); /* fp8_teardown reads it on every path */
 	res->c_host = NULL;
 	res->c_first_host = NULL;
 	res->peak_bytes = -1;
@@ -1035,10 +1194,23 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 	case BF_DTYPE_BF16:
 		dt = CUDA_R_16BF;
 		break;
+#if CUDART_VERSION >= 11080
+	case BF_DTYPE_FP8:
+		if (job->n % 16 != 0)
+			return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
+				       "fp8: cuBLASLt's FP8 kernels need n a "
+				       "multiple of 16 (16-byte aligned "
+				       "columns), n = %d", job->n);
+		c_elem = 2;
+		compute_name = "cublasLtMatmul CUDA_R_8F_E4M3 (TN), "
+			       "per-tensor fp32 scales, CUDA_R_16BF out, "
+			       "CUBLAS_COMPUTE_32F, fast accumulation off";
+		break;
+#endif
 	default:
 		return cuda_gemm_supports(dev, job->dtype, detail, detail_len);
 	}
-	res->c_dtype = job->dtype;
+	res->c_dtype = job->dtype == BF_DTYPE_FP8 ? BF_DTYPE_BF16 : job->dtype;
 
 	CUDA_TRY(cudaSetDevice(dev));
 	CUDA_TRY(cudaDeviceSynchronize());
@@ -1048,14 +1220,14 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 		 * before the first reading: on unified memory (GB10) free
 		 * memory is the host's, and C's host copy is not the GEMM's
 		 * memory. */
-		res->c_first_host = malloc(nn * elem);
+		res->c_first_host = malloc(nn * c_elem);
 		if (!res->c_first_host) {
 			err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
 				      "host allocation of %zu bytes failed",
-				      nn * elem);
+				      nn * c_elem);
 			goto out;
 		}
-		memset(res->c_first_host, 0, nn * elem);
+		memset(res->c_first_host, 0, nn * c_elem);
 	}
 	CUDA_TRY(free_bytes_now(unified, &free0, &total));
 	free_min = free0;
@@ -1072,12 +1244,55 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 				 sizeof(res->math_mode)));
 	CUDA_TRY(cudaMalloc(&a, nn * elem));
 	CUDA_TRY(cudaMalloc(&b, nn * elem));
-	CUDA_TRY(cudaMalloc(&c, nn * elem));
-	CUDA_TRY(cudaMemcpy(a, job->a_host, nn * elem, cudaMemcpyHostToDevice));
-	CUDA_TRY(cudaMemcpy(b, job->b_host, nn * elem, cudaMemcpyHostToDevice));
+	CUDA_TRY(cudaMalloc(&c, nn * c_elem));
+	/* A and B go on the GEMMs' own stream, which then waits for them:
+	 * st is non-blocking, so it is not ordered after a cudaMemcpy on
+	 * the legacy default stream, and a copy from pageable memory may
+	 * return before its DMA has landed (CUDA Runtime API, "API
+	 * synchronization behavior"): the first warm-up GEMM could read a
+	 * partial A. */
+	CUDA_TRY(cudaMemcpyAsync(a, job->a_host, nn * elem,
+				 cudaMemcpyHostToDevice, st));
+	CUDA_TRY(cudaMemcpyAsync(b, job->b_host, nn * elem,
+				 cudaMemcpyHostToDevice, st));
+	CUDA_TRY(cudaStreamSynchronize(st));
 	CUDA_TRY(cudaEventCreate(&start));
 	CUDA_TRY(cudaEventCreate(&stop));
-	g = (struct gemm_args){ h, job->n, dt, compute, a, b, c };
+	memset(&g, 0, sizeof(g));
+	g.h = h;
+	g.n = job->n;
+	g.dt = dt;
+	g.compute = compute;
+	g.a = a;
+	g.b = b;
+	g.c = c;
+#if CUDART_VERSION >= 11080
+	if (job->dtype == BF_DTYPE_FP8) {
+		/* B transposed on the host (FP8's TN layout, fp8_setup),
+		 * copied like A and B, and the two scales as fp32. */
+		const float sc[2] = {
+			(float)(job->b_scale > 0 ? job->b_scale : 1.0),
+			(float)(job->a_scale > 0 ? job->a_scale : 1.0) };
+
+		bt_host = malloc(nn);
+		if (!bt_host) {
+			err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
+				      "host allocation of %zu bytes failed", nn);
+			goto out;
+		}
+		transpose_bytes(bt_host, job->b_host, job->n);
+		CUDA_TRY(cudaMalloc(&bt, nn));
+		CUDA_TRY(cudaMalloc(&scales, sizeof(sc)));
+		CUDA_TRY(cudaMemcpyAsync(bt, bt_host, nn, cudaMemcpyHostToDevice,
+					 st));
+		CUDA_TRY(cudaMemcpyAsync(scales, sc, sizeof(sc),
+					 cudaMemcpyHostToDevice, st));
+		CUDA_TRY(cudaStreamSynchronize(st));
+		if ((err = fp8_setup(&g, bt, scales, ws, CUBLAS_WORKSPACE_BYTES,
+				     st, detail, detail_len)) != BF_OK)
+			goto out;
+	}
+#endif
 	if (job->cold_cache) {
 		/* Twice the L2, written before each sample, untimed. */
 		int l2 = device_attr(dev, cudaDevAttrL2CacheSize);
@@ -1092,7 +1307,7 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 	w0 = bf_now_ns();
 	while (done < job->warmup ||
 	       (double)(bf_now_ns() - w0) / 1e6 < GEMM_WARMUP_MIN_MS) {
-		CUDA_TRY(cudaMemsetAsync(c, 0xff, nn * elem, st));
+		CUDA_TRY(cudaMemsetAsync(c, 0xff, nn * c_elem, st));
 		CUDA_TRY(cudaEventRecord(start, st));
 		if ((err = gemm_call(&g, detail, detail_len)) != BF_OK)
 			goto out;
@@ -1142,24 +1357,33 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 		/* Poison ahead of the start event so it is not timed:
 		 * all-ones bytes are NaN in fp32, fp16 and bf16, so a call
 		 * that wrote nothing cannot pass. */
-		CUDA_TRY(cudaMemsetAsync(c, 0xff, nn * elem, st));
+		CUDA_TRY(cudaMemsetAsync(c, 0xff, nn * c_elem, st));
 		CUDA_TRY(cudaEventRecord(start, st));
 		if ((err = run_calls(&g, st, exec, batch, detail, detail_len)) !=
 		    BF_OK)
 			goto out;
 		CUDA_TRY(cudaEventRecord(stop, st));
+		/* Clocks and reasons while the GPU is busy with the middle
+		 * sample (both events are queued: the reading is not timed;
+		 * one too short to overlap it reads the GPU just after). */
+		if (it == job->iters / 2)
+			cuda_read_state(dev, &res->during);
 		/* Synchronise every sample: without it the loop would time
 		 * kernel launches, not the GEMMs. */
 		CUDA_TRY(cudaEventSynchronize(stop));
 		CUDA_TRY(cudaEventElapsedTime(&t, start, stop));
 		res->samples_ms[it] = t / batch;
 		if (it == 0 && res->c_first_host) /* verified too */
-			CUDA_TRY(cudaMemcpy(res->c_first_host, c, nn * elem,
+			CUDA_TRY(cudaMemcpy(res->c_first_host, c, nn * c_elem,
 					    cudaMemcpyDeviceToHost));
+		/* After the sample's end: a counter update is seen within
+		 * one call of when it happened. */
+		(void)energy_meter_poll(&meter, (double)(it + 1) * batch);
 	}
 	/* The energy window: the timed loop, continued with the same work
-	 * (untimed) until the counter has had ENERGY_GPU_MIN_MS. */
-	while (energy_meter_elapsed_ms(&meter) < ENERGY_GPU_MIN_MS) {
+	 * (untimed) until it spans ENERGY_GPU_MIN_MS between two updates
+	 * of the counter (energy.h). */
+	while (!energy_meter_poll(&meter, (double)(job->iters + pad) * batch)) {
 		if ((err = run_calls(&g, st, exec, batch, detail, detail_len)) !=
 		    BF_OK)
 			goto out;
@@ -1168,6 +1392,10 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 	}
 	energy_meter_stop(&meter, (double)(job->iters + pad) * batch,
 			  &res->energy);
+	if (unified) /* GB10: NVML's counter is the SoC's GPU domain */
+		snprintf(res->energy.source, sizeof(res->energy.source),
+			 "NVML nvmlDeviceGetTotalEnergyConsumption: the GPU "
+			 "domain of an SoC, not a board");
 	CUDA_TRY(free_bytes_now(unified, &free_now, &total));
 	if (free_now < free_min)
 		free_min = free_now;
@@ -1181,15 +1409,15 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 			 "CUDA events around each call%s",
 			 job->cold_cache ? ", L2 flushed before each" : "");
 	res->peak_bytes = (int64_t)(free0 - free_min);
-	res->c_host = malloc(nn * elem);
+	res->c_host = malloc(nn * c_elem);
 	if (!res->c_host) {
 		err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
-			      "host allocation of %zu bytes failed", nn * elem);
+			      "host allocation of %zu bytes failed", nn * c_elem);
 		goto out;
 	}
 	/* C is last written by the timed loop or its energy padding:
 	 * the same GEMM, so the same C. */
-	CUDA_TRY(cudaMemcpy(res->c_host, c, nn * elem, cudaMemcpyDeviceToHost));
+	CUDA_TRY(cudaMemcpy(res->c_host, c, nn * c_elem, cudaMemcpyDeviceToHost));
 out:
 	if (err != BF_OK) {
 		free(res->c_host);
@@ -1199,6 +1427,12 @@ out:
 	}
 	if (exec)
 		cudaGraphExecDestroy(exec);
+#if CUDART_VERSION >= 11080
+	fp8_teardown(&g);
+#endif
+	free(bt_host);
+	cudaFree(bt);
+	cudaFree(scales);
 	if (start)
 		cudaEventDestroy(start);
 	if (stop)

@@ -322,6 +322,10 @@ static enum bf_err cpu_gemm_supports(int dev, enum bf_dtype dtype,
 	case BF_DTYPE_TF32:
 		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
 			       "tf32: a tensor-core math mode, CPUs have none");
+	case BF_DTYPE_FP8:
+		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
+			       "fp8: OpenBLAS has no FP8 GEMM (a GPU's, compute "
+			       "capability 8.9 and later)");
 	default:
 		return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
 			       "%s: no CPU GEMM for this dtype",

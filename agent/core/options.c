@@ -11,7 +11,7 @@
 
 const char *agent_usage(void)
 {
-	return "usage: agent [--size N | --sizes N,N,...] [--dtypes fp32,fp16,bf16,tf32]\n"
+	return "usage: agent [--size N | --sizes N,N,...] [--dtypes fp32,fp16,bf16,tf32,fp8]\n"
 	       "             [--iters N] [--warmup N] [--cpu-iters N] [--cpu-warmup N]\n"
 	       "             [--device cpu|cuda|all]\n"
 	       "             [--seed N] [--transfer-mib N] [--no-checks] [--no-gemm]\n"
@@ -28,7 +28,10 @@ const char *agent_usage(void)
 	       "CPU warm-up the --warmup given, else 1. Before the sweep, memory\n"
 	       "bandwidth per device (CPU triad, GPU copies) for the roofline; after\n"
 	       "it, the seed's batching case (20 one-row scorings vs one (20, 30)\n"
-	       "batch).\n"
+	       "batch). fp8: e4m3 inputs with per-tensor scales, fp32 accumulation,\n"
+	       "bf16 output, through cuBLASLt on GPUs of compute capability 8.9 and\n"
+	       "later (n a multiple of 16); skipped with the reason elsewhere and on\n"
+	       "the CPU.\n"
 	       "Exit status: 0 all passed, 1 a check failed, 2 usage error, 4 could not run.\n";
 }
 

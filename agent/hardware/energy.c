@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bf_clock.h"
 #include "hardware/nvml.h"
@@ -125,14 +126,86 @@ double energy_rapl_joules(const struct rapl_reading *before,
 	return uj / 1e6;
 }
 
+double energy_window_max_error(double window_ms, double tick_ms)
+{
+	return tick_ms / window_ms;
+}
+
+double energy_window_min_ms(double tick_ms, double max_error)
+{
+	return max_error > 0 ? tick_ms / max_error : NAN;
+}
+
+void energy_ticks_add(struct energy_ticks *t, uint64_t ns, uint64_t v)
+{
+	if (t->readings++ == 0) {
+		t->prev = v;
+		return;
+	}
+	if (v < t->prev) { /* reset: start again from here */
+		t->edges = 0;
+		t->prev = v;
+		return;
+	}
+	if (v != t->prev) {
+		if (t->edges++ == 0) {
+			t->first = v;
+			t->first_ns = ns;
+		}
+		t->last = v;
+		t->last_ns = ns;
+	}
+	t->prev = v;
+}
+
+int energy_ticks_enough(const struct energy_ticks *t, double min_ms)
+{
+	return t->edges >= 2 && energy_ticks_ms(t) >= min_ms;
+}
+
+uint64_t energy_ticks_delta(const struct energy_ticks *t)
+{
+	return t->edges >= 2 ? t->last - t->first : 0;
+}
+
+double energy_ticks_ms(const struct energy_ticks *t)
+{
+	return t->edges >= 2 ? (double)(t->last_ns - t->first_ns) / 1e6 : 0;
+}
+
+/* One reading of the GPU's counter into the meter's ticks; 0 or -1
+ * (m->ok cleared, the reason in m->reason). */
+static int gpu_poll(struct energy_meter *m)
+{
+	uint64_t mj = 0;
+
+	if (!m->ok)
+		return -1;
+	if (nvml_energy_mj(m->pci_bus_id[0] ? m->pci_bus_id : NULL, &mj,
+			   m->reason, sizeof(m->reason)) != 0) {
+		m->ok = 0;
+		return -1;
+	}
+	energy_ticks_add(&m->ticks, bf_now_ns(), mj);
+	return 0;
+}
+
 void energy_meter_start_gpu(struct energy_meter *m, const char *pci_bus_id)
 {
+	const struct timespec half_ms = { 0, 500000 };
+	uint64_t t0;
+
 	memset(m, 0, sizeof(*m));
 	m->gpu = 1;
+	m->ok = 1;
 	if (pci_bus_id)
 		snprintf(m->pci_bus_id, sizeof(m->pci_bus_id), "%s", pci_bus_id);
-	m->ok = nvml_energy_mj(pci_bus_id, &m->start_mj, m->reason,
-			       sizeof(m->reason)) == 0;
+	t0 = bf_now_ns();
+	/* Until the counter moves: the window starts on an update. */
+	while (gpu_poll(m) == 0 && m->ticks.edges == 0 &&
+	       (double)(bf_now_ns() - t0) / 1e6 < 3 * ENERGY_NVML_TICK_MS)
+		nanosleep(&half_ms, NULL);
+	m->start_mj = m->ticks.prev;
 	m->start_ns = bf_now_ns();
 }
 
@@ -151,6 +224,26 @@ double energy_meter_elapsed_ms(const struct energy_meter *m)
 	return (double)(bf_now_ns() - m->start_ns) / 1e6;
 }
 
+int energy_meter_poll(struct energy_meter *m, double calls)
+{
+	int edges = m->ticks.edges;
+
+	if (!m->gpu)
+		return energy_meter_elapsed_ms(m) >= ENERGY_CPU_MIN_MS;
+	if (gpu_poll(m) != 0)
+		return 1;
+	if (m->ticks.edges != edges) {
+		if (m->ticks.edges == 1) /* the start was not on an update */
+			m->calls_first = calls;
+		m->calls_last = calls;
+	}
+	if (energy_ticks_enough(&m->ticks, ENERGY_GPU_MIN_MS))
+		return 1;
+	/* A counter that does not move is reported, not waited on. */
+	return energy_meter_elapsed_ms(m) >=
+	       ENERGY_GPU_MIN_MS + 10 * ENERGY_NVML_TICK_MS;
+}
+
 void energy_meter_stop(struct energy_meter *m, double gemms,
 		       struct energy_window *out)
 {
@@ -162,21 +255,19 @@ void energy_meter_stop(struct energy_meter *m, double gemms,
 	out->seconds = ms / 1e3;
 	out->gemms = gemms;
 	if (m->gpu) {
-		uint64_t mj = 0;
-
 		snprintf(out->source, sizeof(out->source),
-			 "NVML nvmlDeviceGetTotalEnergyConsumption (board)");
-		if (m->ok && nvml_energy_mj(m->pci_bus_id[0] ? m->pci_bus_id : NULL,
-					    &mj, m->reason,
-					    sizeof(m->reason)) == 0) {
-			if (mj < m->start_mj)
-				snprintf(m->reason, sizeof(m->reason),
-					 "NVML energy counter went backwards "
-					 "(%llu to %llu mJ)",
-					 (unsigned long long)m->start_mj,
-					 (unsigned long long)mj);
-			else
-				out->joules = (double)(mj - m->start_mj) / 1e3;
+			 "NVML nvmlDeviceGetTotalEnergyConsumption (board), "
+			 "between counter updates");
+		if (m->ok && m->ticks.edges >= 2) {
+			ms = energy_ticks_ms(&m->ticks);
+			out->seconds = ms / 1e3;
+			out->joules = (double)energy_ticks_delta(&m->ticks) / 1e3;
+			out->gemms = m->calls_last - m->calls_first;
+		} else if (m->ok) {
+			snprintf(m->reason, sizeof(m->reason),
+				 "NVML energy counter moved %d times in "
+				 "%.0f ms (needs 2 updates)",
+				 m->ticks.edges, ms);
 		}
 	} else {
 		struct rapl_reading end;

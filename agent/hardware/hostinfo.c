@@ -248,14 +248,20 @@ void hostinfo_reset_peak_rss(void)
 static void hostinfo_describe_system(cJSON *host);
 
 /* The environment variables that can change a GEMM's speed or result:
- * which GPUs are visible, cuBLAS's workspace and emulation settings, TF32
- * forced on or off, preloaded libraries (a shim can replace any BLAS call),
- * and OpenBLAS's/OpenMP's core and thread choices. Recorded whether set or
+ * which GPUs are visible, cuBLAS's workspace and emulation settings
+ * (CUBLAS_EMULATE_SINGLE_PRECISION and CUBLAS_EMULATION_STRATEGY let
+ * cuBLAS 12.9+ run an fp32 GEMM as BF16x9 emulation on Blackwell: cuBLAS
+ * Library, "Floating Point Emulation"), TF32 forced on or off, CUDA's
+ * lazy module loading (CUDA_MODULE_LOADING=EAGER moves kernel loading
+ * out of the first call: CUDA C++ Programming Guide, "Lazy Loading"),
+ * preloaded libraries (a shim can replace any BLAS call), and
+ * OpenBLAS's/OpenMP's core and thread choices. Recorded whether set or
  * not (null), so that ctl compare can show a difference either way. */
 static const char *const recorded_env[] = {
 	"CUDA_VISIBLE_DEVICES", "CUBLAS_WORKSPACE_CONFIG",
 	"CUBLAS_EMULATE_SINGLE_PRECISION", "CUBLAS_EMULATION_STRATEGY",
-	"NVIDIA_TF32_OVERRIDE", "LD_PRELOAD", "GOTO_NUM_THREADS",
+	"NVIDIA_TF32_OVERRIDE", "CUDA_MODULE_LOADING", "LD_PRELOAD",
+	"GOTO_NUM_THREADS",
 	"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS",
 	"OMP_NUM_THREADS",
 };

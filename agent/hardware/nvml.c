@@ -17,6 +17,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "bf_clock.h"
 #include "hardware/hostinfo.h"
 #include "schema.h"
 
@@ -30,6 +31,14 @@ typedef int (*fn_uint2)(nvml_device, unsigned int *, unsigned int *);
 typedef int (*fn_ull)(nvml_device, unsigned long long *);
 typedef int (*fn_sys_str)(char *, unsigned int);
 typedef const char *(*fn_err_str)(int);
+/* nvmlViolationTime_t (nvml.h): referenceTime, a CPU timestamp in µs,
+ * and violationTime, the cumulative time in ns. */
+struct nvml_violation_time {
+	unsigned long long reference_time;
+	unsigned long long violation_time;
+};
+typedef int (*fn_violation)(nvml_device, int, struct nvml_violation_time *);
+enum { NVML_PERF_POLICY_POWER = 0, NVML_PERF_POLICY_THERMAL = 1 };
 
 enum { NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2, NVML_TEMPERATURE_GPU = 0 };
 
@@ -58,6 +67,7 @@ static struct {
 	fn_uint2 mig, ecc;
 	fn_ull reasons;
 	fn_sys_str driver_version;
+	fn_violation violation;
 } nv;
 static pthread_once_t nv_once = PTHREAD_ONCE_INIT;
 
@@ -106,6 +116,7 @@ static void nv_load(void)
 	if (!nv.reasons)
 		nv.reasons = SYM(fn_ull, "nvmlDeviceGetCurrentClocksThrottleReasons");
 	nv.driver_version = SYM(fn_sys_str, "nvmlSystemGetDriverVersion");
+	nv.violation = SYM(fn_violation, "nvmlDeviceGetViolationStatus");
 	nv.loaded = 1;
 }
 
@@ -134,6 +145,16 @@ static double temperature_c(nvml_device d)
 	return mhz(nv.temperature, d, NVML_TEMPERATURE_GPU);
 }
 
+/* A violation counter in ns; NaN unknown (not supported: GeForce). */
+static double violation_ns(nvml_device d, int policy)
+{
+	struct nvml_violation_time v = { 0, 0 };
+
+	return nv.violation && nv.violation(d, policy, &v) == 0 ?
+		       (double)v.violation_time :
+		       NAN;
+}
+
 static int mode(fn_uint2 f, nvml_device d)
 {
 	unsigned int cur, pending;
@@ -153,6 +174,8 @@ void nvml_read(const char *pci_bus_id, struct gpu_state *out)
 	out->power_w = out->power_limit_w = out->temperature_c = NAN;
 	out->persistence = out->mig = out->ecc = -1;
 	out->event_reasons = -1;
+	out->power_violation_ns = out->thermal_violation_ns = NAN;
+	out->read_ns = bf_now_ns();
 	pthread_once(&nv_once, nv_load);
 	if (nv.loaded != 1) {
 		snprintf(out->reason, sizeof(out->reason), "%s", nv.reason);
@@ -180,6 +203,9 @@ void nvml_read(const char *pci_bus_id, struct gpu_state *out)
 	out->ecc = mode(nv.ecc, d);
 	if (nv.reasons && nv.reasons(d, &r) == 0)
 		out->event_reasons = (int64_t)(r & 0x7fffffffffffffffull);
+	out->power_violation_ns = violation_ns(d, NVML_PERF_POLICY_POWER);
+	out->thermal_violation_ns = violation_ns(d, NVML_PERF_POLICY_THERMAL);
+	out->read_ns = bf_now_ns();
 }
 
 int nvml_energy_mj(const char *pci_bus_id, uint64_t *mj, char *reason,
@@ -244,7 +270,7 @@ const char *nvml_reason_names(int64_t mask, char *buf, size_t len)
 	};
 	size_t used = 0;
 
-	if (len == 0)
+	if (!buf || len == 0) /* (and GCC's -fsanitize inlining sees buf) */
 		return buf;
 	buf[0] = '\0';
 	if (mask < 0) {
@@ -268,18 +294,39 @@ const char *nvml_reason_names(int64_t mask, char *buf, size_t len)
 	return buf;
 }
 
+int nvml_violation_throttled(double before_ns, double after_ns,
+			     double window_ns)
+{
+	if (isnan(before_ns) || isnan(after_ns) || !(window_ns > 0))
+		return -1;
+	return after_ns - before_ns > NVML_VIOLATION_FRACTION * window_ns;
+}
+
 int nvml_throttled(const struct gpu_state *before,
+		   const struct gpu_state *during,
 		   const struct gpu_state *after)
 {
 	int known = 0, throttled = 0;
-	const struct gpu_state *s[2] = { before, after };
+	const struct gpu_state *s[3] = { before, during, after };
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		if (!s[i] || !s[i]->known || s[i]->event_reasons < 0)
 			continue;
 		known = 1;
 		throttled |= (s[i]->event_reasons &
 			      (int64_t)NVML_REASONS_THROTTLED) != 0;
+	}
+	if (before && after && before->known && after->known) {
+		double window = (double)(after->read_ns - before->read_ns);
+		int p = nvml_violation_throttled(before->power_violation_ns,
+						 after->power_violation_ns,
+						 window);
+		int t = nvml_violation_throttled(before->thermal_violation_ns,
+						 after->thermal_violation_ns,
+						 window);
+
+		known |= p >= 0 || t >= 0;
+		throttled |= p == 1 || t == 1;
 	}
 	return known ? throttled : -1;
 }
@@ -378,14 +425,39 @@ static cJSON *state_object(const struct device_state *d)
 	return o;
 }
 
+/* A violation counter's advance in ms, NaN unknown. */
+static double violation_ms(const struct device_state *b,
+			   const struct device_state *a, int thermal)
+{
+	if (!b->is_gpu || !b->gpu.known || !a->gpu.known)
+		return NAN;
+	return thermal ? (a->gpu.thermal_violation_ns -
+			  b->gpu.thermal_violation_ns) / 1e6 :
+			 (a->gpu.power_violation_ns - b->gpu.power_violation_ns) /
+				 1e6;
+}
+
 cJSON *device_state_json(const struct device_state *before,
+			 const struct device_state *during,
 			 const struct device_state *after, int *throttled)
 {
 	cJSON *o = cJSON_CreateObject();
+	int have_during = during && during->is_gpu && during->gpu.known;
 
 	cJSON_AddItemToObject(o, BF_KEY_BEFORE, state_object(before));
+	if (have_during)
+		cJSON_AddItemToObject(o, "during", state_object(during));
 	cJSON_AddItemToObject(o, BF_KEY_AFTER, state_object(after));
-	*throttled = before->is_gpu ? nvml_throttled(&before->gpu, &after->gpu) : -1;
+	if (before->is_gpu) {
+		add_num(o, "power_violation_ms", violation_ms(before, after, 0));
+		add_num(o, "thermal_violation_ms",
+			violation_ms(before, after, 1));
+	}
+	*throttled = before->is_gpu ?
+			     nvml_throttled(&before->gpu,
+					    have_during ? &during->gpu : NULL,
+					    &after->gpu) :
+			     -1;
 	add_flag(o, BF_KEY_THROTTLED, *throttled);
 	return o;
 }

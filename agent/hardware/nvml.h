@@ -5,9 +5,10 @@
  * an error. Also the CPU's frequency governor and clock, so that both kinds
  * of device record the state they ran in.
  *
- * Read before and after each GEMM row: a row during which the clocks were
- * held down for power or heat is flagged, since its GFLOP/s describe the
- * cooling, not the chip.
+ * Read before, during (halfway through the timed loop) and after each GEMM
+ * row, and the power and thermal violation counters differenced over it:
+ * a row during which the clocks were held down for power or heat is
+ * flagged, since its GFLOP/s describe the cooling, not the chip.
  */
 #ifndef BF_NVML_H
 #define BF_NVML_H
@@ -47,7 +48,18 @@ struct gpu_state {
 	int mig;                 /* MIG mode on / off */
 	int ecc;                 /* ECC mode on / off */
 	int64_t event_reasons;   /* NVML_REASON_* bits; -1 unknown */
+	/* nvmlDeviceGetViolationStatus's cumulative time the clocks were
+	 * held below the requested ones for power (NVML_PERF_POLICY_POWER,
+	 * 0) and heat (NVML_PERF_POLICY_THERMAL, 1), ns; NaN unknown. */
+	double power_violation_ns, thermal_violation_ns;
+	uint64_t read_ns;        /* when read (CLOCK_MONOTONIC, ns) */
 };
+
+/* A row counts as throttled by the violation counters when the clocks
+ * were held down for more than this fraction of the time between the
+ * readings: a counter that moved by a few µs of a 3 s row is a boundary
+ * effect, 1 % of it is lost throughput worth a flag. */
+#define NVML_VIOLATION_FRACTION 0.01
 
 /* Reads the GPU whose PCI bus id ("0000:3b:00.0", from
  * cudaDeviceGetPCIBusId) is given. Always fills *out; out->known is 0,
@@ -74,10 +86,22 @@ int nvml_driver_version(char *buf, size_t len);
  * hw_thermal"), into buf; "none" when mask is 0, "unknown" when < 0. */
 const char *nvml_reason_names(int64_t mask, char *buf, size_t len);
 
-/* 1 when a row whose state was `before` and `after` ran throttled (either
- * reading has a NVML_REASONS_THROTTLED bit); 0 when neither has; -1 when
- * neither reading is known. */
+/* Whether a violation counter's advance from before_ns to after_ns
+ * (nvmlViolationTime_t.violationTime, ns) over a window of window_ns is
+ * throttling: 1 when it exceeds NVML_VIOLATION_FRACTION of the window,
+ * 0 when not, -1 when either reading is NaN or the window is not
+ * positive. Pure. */
+int nvml_violation_throttled(double before_ns, double after_ns,
+			     double window_ns);
+
+/* 1 when a row whose state was `before`, `during` (may be NULL) and
+ * `after` ran throttled: any reading has a NVML_REASONS_THROTTLED bit, or
+ * the power or thermal violation counter advanced from before to after
+ * by more than NVML_VIOLATION_FRACTION of the time between them
+ * (nvml_violation_throttled); 0 when none did; -1 when nothing is
+ * known. Pure. */
 int nvml_throttled(const struct gpu_state *before,
+		   const struct gpu_state *during,
 		   const struct gpu_state *after);
 
 /* The CPU side: scaling_governor of CPU 0 and the mean scaling_cur_freq
@@ -103,12 +127,16 @@ struct device_state {
 
 struct cJSON;
 
-/* The gemm record's "device_state" object: {"before": {...}, "after":
- * {...}, "throttled": true/false/null} (docs/schema.md names the fields;
- * unknown readings are null, with NVML's reason once). *throttled gets
- * nvml_throttled's verdict for a GPU and -1 for a CPU (cpufreq does not
- * say). Caller owns the object. */
+/* The gemm record's "device_state" object: {"before": {...}, "during":
+ * {...} (when given and read), "after": {...}, "power_violation_ms",
+ * "thermal_violation_ms" (the counters' advance over the row, null
+ * unknown), "throttled": true/false/null} (docs/schema.md names the
+ * fields; unknown readings are null, with NVML's reason once).
+ * *throttled gets nvml_throttled's verdict for a GPU and -1 for a CPU
+ * (cpufreq does not say). during may be NULL or not is_gpu/known.
+ * Caller owns the object. */
 struct cJSON *device_state_json(const struct device_state *before,
+				const struct device_state *during,
 				const struct device_state *after,
 				int *throttled);
 

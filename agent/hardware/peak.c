@@ -372,6 +372,19 @@ void peak_cpu(const struct cpu_peak_model *m, enum bf_dtype dtype,
 
 /* --- GPU ---------------------------------------------------------------- */
 
+int peak_gpu_geforce_halves(const char *name, int major, enum bf_dtype dtype)
+{
+	if (!name || !strstr(name, "GeForce"))
+		return 0;
+	if (dtype != BF_DTYPE_TF32 && dtype != BF_DTYPE_FP16 &&
+	    dtype != BF_DTYPE_BF16 && dtype != BF_DTYPE_FP8)
+		return 0;
+	/* bf16 on Turing is the fp32 units' rate, not a tensor one. */
+	if (major < 8 && dtype != BF_DTYPE_FP16)
+		return 0;
+	return major == 7 || major == 8 || major == 12;
+}
+
 void peak_gpu(const struct gpu_peak_input *in, enum bf_dtype dtype,
 	      struct peak *out)
 {
@@ -447,13 +460,24 @@ void peak_gpu(const struct gpu_peak_input *in, enum bf_dtype dtype,
 		peak_unknown(out, "clock unknown (cudaDevAttrClockRate)");
 		return;
 	}
+	if (peak_gpu_geforce_halves(in->name, in->major, dtype)) {
+		/* GeForce runs tensor math with fp32 accumulate at half the
+		 * professional parts' rate (GA102 whitepaper appendix A, Ada
+		 * whitepaper appendix A, RTX Blackwell whitepaper appendix
+		 * A; Turing's TU102 likewise): the RTX 3090/4090/5090 rows
+		 * show it, and every other GeForce card has it too. */
+		arch /= 2;
+		src = "GeForce: half the professional parts' tensor rate at "
+		      "fp32 accumulate (GA102/Ada/RTX Blackwell whitepapers)";
+	}
 	out->gflops = sms * arch * clock;
 	snprintf(out->method, sizeof(out->method), "derived");
 	snprintf(
 		out->basis, sizeof(out->basis),
 		"%d SMs x %.0f FLOP/cycle/SM (%s, cc %d.%d) x %.3f GHz "
 		"(cudaDevAttrClockRate): no published figure for \"%s\" in the "
-		"product table, the full-rate upper estimate",
+		"product table, an upper estimate (the rate of the fastest part "
+		"of its capability, at the highest clock)",
 		sms, arch, src, in->major, in->minor, clock,
 		in->name ? in->name : "?");
 	out->bound_gflops = sms * arch * top;

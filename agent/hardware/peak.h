@@ -105,6 +105,14 @@ struct gpu_peak_input {
 	double max_clock_ghz; /* NVML's maximum SM clock; NaN unknown */
 };
 
+/* Whether a GPU the product table does not name runs dtype at half its
+ * compute capability's full tensor rate: a GeForce name (cudaDeviceProp.
+ * name contains "GeForce") of Turing (fp16 only: bf16 there is the fp32
+ * units'), Ampere, Ada or consumer Blackwell (major 7, 8, 12), for tf32,
+ * fp16, bf16 and fp8 at fp32 accumulate (the GA102, Ada and RTX
+ * Blackwell whitepapers, appendix A). 1 or 0. Pure. */
+int peak_gpu_geforce_halves(const char *name, int major, enum bf_dtype dtype);
+
 /* The peak of a GPU GEMM of dtype: rated from the product row (scaled by
  * sm_count / the product's SMs when they differ), else derived; the bound
  * from the FLOP/cycle/SM at the highest known clock. Pure. */

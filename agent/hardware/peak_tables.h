@@ -69,6 +69,12 @@ struct gpu_product {
 	/* FLOP/cycle/SM that gives each figure: sms x rate x clock */
 	int fp32_rate, tf32_rate, fp16_rate, bf16_rate;
 	const char *source;
+	/* Published dense FP8 (e4m3) TFLOP/s at fp32 accumulate, at
+	 * tensor_mhz, and its FLOP/cycle/SM; 0 0: no FP8 path (before
+	 * compute capability 8.9). After source so that rows without FP8
+	 * end there. */
+	double fp8_tflops;
+	int fp8_rate;
 };
 
 /* The product row for a device name, NULL when the table has none. */

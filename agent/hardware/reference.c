@@ -14,6 +14,9 @@
  *           TF32 off (PyTorch's default for matmul), "TF32" with it on.
  *           Device names are torch.cuda.get_device_name, which is
  *           cudaDeviceProp.name.
+ *   [AZBG]  github.com/Azure/AI-benchmarking-guide, its published results
+ *           for Azure ND H200 v5 (8x H200 SXM, one GPU per GEMM): the
+ *           cuBLASLt GEMM microbenchmark, FP8 (e4m3) inputs, square n.
  * Only results reported at a square n the agent sweeps (4096, 8192) are
  * here; a database's "best over sizes" figure is not a result at an n.
  */
@@ -26,6 +29,7 @@
 #define T32 BF_DTYPE_TF32
 #define F16 BF_DTYPE_FP16
 #define B16 BF_DTYPE_BF16
+#define F8 BF_DTYPE_FP8
 
 #define SEED_TOOL "PyTorch torch.matmul, CUDA 13.0"
 #define SEED_SRC "[SEED] shared/docs/seed-facts.md (DGX Spark)"
@@ -41,6 +45,11 @@ static const struct gemm_reference refs[] = {
 	{ SPARK_CPU, 0, F32, 4096, 0.817, "PyTorch torch.matmul on the CPU",
 	  SEED_SRC },
 
+	/* [AZBG] ND H200 v5: cuBLASLt FP8 */
+	{ "NVIDIA H200", 1, F8, 4096, 1249, "cuBLASLt FP8 (e4m3) GEMM",
+	  "[AZBG] Azure ND H200 v5 results" },
+	{ "NVIDIA H200", 1, F8, 8192, 1301, "cuBLASLt FP8 (e4m3) GEMM",
+	  "[AZBG] Azure ND H200 v5 results" },
 	/* [TPTD] issue 79: PyTorch 2.7.0+cu128 */
 	{ "NVIDIA H100 80GB HBM3", 1, F32, 4096, 51.88,
 	  "PyTorch 2.7.0 torch.mm", "[TPTD] issue 79" },

@@ -29,6 +29,20 @@
  * fp32 (CUBLAS_COMPUTE_32F*, cblas_sgemm/sbgemm/shgemm). TF32 adds the
  * rounding of both inputs to 10 mantissa bits, 2 x 2^-10 (allowing
  * truncation, which is double round-to-nearest's 2^-11).
+ *
+ * fp8 (e4m3): each input is quantised with a per-tensor power-of-two
+ * scale (gemm_fp8_quantise), the device computes s_a s_b sum_k a_q b_q
+ * (cuBLASLt's A/B scale pointers, fp32 accumulation, bf16 output), and
+ * the reference is that very sum in float64 on the quantised values, the
+ * scales exact powers of two. A product of two e4m3 values (4 significant
+ * bits each) is exact in fp32, so gamma is fp32 accumulation's alone, as
+ * for fp16 and bf16. cuBLASLt's CUBLASLT_MATMUL_DESC_FAST_ACCUM is left
+ * off, which promotes the tensor cores' partial sums to fp32 periodically
+ * (cuBLAS Library, cublasLtMatmulDescAttributes_t); a GPU whose FP8
+ * accumulation is narrower than that (DeepSeek-V3 report,
+ * arXiv:2412.19437, 3.3.2: about 14 bits between promotions on H800)
+ * fails the check with the error it shows, rather than passing under a
+ * bound loose enough to miss a wrong scale.
  */
 #include "workloads/gemm.h"
 
@@ -95,6 +109,7 @@ double gemm_tolerance(enum bf_dtype dtype, int k)
 	case BF_DTYPE_FP32:
 	case BF_DTYPE_FP16:
 	case BF_DTYPE_BF16:
+	case BF_DTYPE_FP8: /* products of e4m3 values are exact in fp32 */
 		return gamma; /* the inputs are exactly the stored values */
 	case BF_DTYPE_TF32:
 		return gamma + 2 * 0x1p-10;
@@ -126,12 +141,43 @@ void gemm_fill_uniform(float *x, size_t count, uint64_t seed, int which)
 	}
 }
 
-/* A 16-bit dtype's input in its storage format; caller frees. NULL on
- * OOM. fp32 and tf32 GEMMs read the fp32 inputs themselves (no copy). */
-static void *convert_input(const float *src, size_t count, enum bf_dtype dt)
+double gemm_fp8_quantise(const float *src, size_t count, uint8_t *dst)
 {
-	uint16_t *out = hostinfo_alloc_operand(count * sizeof(uint16_t));
+	double amax = 0, scale;
+	int e;
 
+	for (size_t i = 0; i < count; i++)
+		if (fabs((double)src[i]) > amax)
+			amax = fabs((double)src[i]);
+	if (!(amax > 0) || !isfinite(amax)) {
+		scale = 1.0;
+	} else {
+		/* The least 2^e with amax / 2^e <= 448. */
+		(void)frexp(amax / 448.0, &e); /* amax/448 = f 2^e, f in [0.5, 1) */
+		scale = ldexp(1.0, amax / 448.0 == ldexp(0.5, e) ? e - 1 : e);
+	}
+	for (size_t i = 0; i < count; i++)
+		dst[i] = bf_to_fp8_e4m3((double)src[i] / scale);
+	return scale;
+}
+
+/* A 16-bit or fp8 dtype's input in its storage format; caller frees.
+ * NULL on OOM. fp32 and tf32 GEMMs read the fp32 inputs themselves (no
+ * copy). fp8's dequantisation scale goes to *scale (else 1). */
+static void *convert_input(const float *src, size_t count, enum bf_dtype dt,
+			   double *scale)
+{
+	uint16_t *out;
+
+	*scale = 1.0;
+	if (dt == BF_DTYPE_FP8) {
+		uint8_t *q = hostinfo_alloc_operand(count);
+
+		if (q)
+			*scale = gemm_fp8_quantise(src, count, q);
+		return q;
+	}
+	out = hostinfo_alloc_operand(count * sizeof(uint16_t));
 	if (!out)
 		return NULL;
 	for (size_t i = 0; i < count; i++)
@@ -194,6 +240,16 @@ void gemm_verify(const struct gemm_job *job, const void *c_host,
 	}
 	gemm_sample_reference(job->dtype, job->a_host, job->b_host, n, rows,
 			      nr, cols, nc, refs, mags);
+	if (job->dtype == BF_DTYPE_FP8) {
+		/* The scales are powers of two: exact. */
+		double s = (job->a_scale > 0 ? job->a_scale : 1.0) *
+			   (job->b_scale > 0 ? job->b_scale : 1.0);
+
+		for (int i = 0; i < nr * nc; i++) {
+			refs[i] *= s;
+			mags[i] *= s;
+		}
+	}
 	for (int ri = 0; ri < nr; ri++) {
 		int i = rows[ri];
 
@@ -384,7 +440,9 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 	needed = sd->dev.kind == DEVICE_CPU ?
 			 (double)(2 * nn * sizeof(float)) +
 				 (eb == sizeof(float) ? 0 : (double)(2 * nn * eb)) :
-			 (double)(3 * nn * eb) + (double)GPU_HEADROOM_BYTES;
+			 (double)(2 * nn * eb) +
+				 (double)(nn * (dt == BF_DTYPE_FP8 ? 2 : eb)) +
+				 (double)GPU_HEADROOM_BYTES; /* fp8's C: bf16 */
 	if (be->mem_info(sd->dev.index, &free_b, &total_b, limit,
 			 sizeof(limit)) == BF_OK &&
 	    needed > (double)free_b) {
@@ -398,8 +456,8 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 		job.a_host = a32;
 		job.b_host = b32;
 	} else {
-		job.a_host = convert_input(a32, nn, dt);
-		job.b_host = convert_input(b32, nn, dt);
+		job.a_host = convert_input(a32, nn, dt, &job.a_scale);
+		job.b_host = convert_input(b32, nn, dt, &job.b_scale);
 	}
 	res.samples_ms = bf_xcalloc((size_t)iters, sizeof(double));
 	res.warmup_ms = NAN; /* unless the backend measures it */
@@ -533,8 +591,8 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 	gemm_reference_fill(g, &peak, sd->dev.kind != DEVICE_CPU, dt, n,
 			    gflops);
 	g->timing = bf_xstrdup(res.timing[0] ? res.timing : "unknown");
-	g->device_state = device_state_json(&state_before, &state_after,
-					    &g->throttled);
+	g->device_state = device_state_json(&state_before, &res.during,
+					    &state_after, &g->throttled);
 	gemm_reliability(g, g->warmup_calls, st.median, st.min, st.max);
 	if (res.energy.source[0]) {
 		const struct energy_window *e = &res.energy;

@@ -132,6 +132,16 @@ void gemm_verify(const struct gemm_job *job, const void *c_host,
 		 enum bf_dtype c_dtype, uint64_t seed,
 		 struct gemm_verify_result *out);
 
+/* Quantises count fp32 values to fp8 e4m3 with one per-tensor scale:
+ * scale = the least power of two 2^e with max |src| / 2^e <= 448 (e4m3's
+ * largest finite; 1 when every value is 0), dst[i] = bf_to_fp8_e4m3(
+ * src[i] / scale) (exact division, round to nearest even). Returns the
+ * scale: src[i] ~ scale * dst[i]'s value, the dequantisation factor
+ * cuBLASLt's A/B scale pointers take. A power of two (as the OCP MX
+ * formats' E8M0 scales) so that scaling adds no rounding of its own.
+ * dst holds count bytes. Pure. */
+double gemm_fp8_quantise(const float *src, size_t count, uint8_t *dst);
+
 void gemm_sweep_free(struct gemm_sweep *s);
 
 #endif

@@ -31,7 +31,7 @@ static const char history_usage[] =
 	"\"no provenance change: unexplained shift\".\n"
 	"\n"
 	"  --device D              only device D (cpu, cuda:0, ...)\n"
-	"  --dtype T               only dtype T (fp32, fp16, bf16, tf32)\n"
+	"  --dtype T               only dtype T (fp32, fp16, bf16, tf32, fp8)\n"
 	"  --n N                   only size N\n"
 	"  --last N                only the last N runs of HOST (default: all)\n"
 	"  --min-change PCT        a change point must move the median by at least\n"

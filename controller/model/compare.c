@@ -83,6 +83,8 @@ static void fill_cell(struct compare_cell *c, const struct bf_rec_gemm *g)
 		off += w;
 	}
 	c->peak_gflops = g->peak_gflops;
+	c->peak_derived = g->peak_method &&
+			  strcmp(g->peak_method, "derived") == 0;
 	c->gflop_per_joule = g->gflop_per_joule;
 	c->watts = g->energy_w;
 	if (g->measured && g->nsamples > 0) {

@@ -106,6 +106,8 @@ struct compare_cell {
 	double median_ms;
 	double peak_gflops;      /* the record's; NaN unknown */
 	double fraction_of_peak; /* median GFLOP/s / peak_gflops; NaN */
+	int peak_derived;        /* 1: peak_method "derived", an upper
+				  * estimate (compare_fmt_peak: ">12%") */
 	double gflop_per_joule;  /* the record's energy (agent/hardware/energy.h); NaN */
 	double watts;            /* its mean power over the window; NaN */
 	double reference_gflops; /* the record's published reference; NaN */

@@ -562,6 +562,8 @@ static void add_gemm(struct model_state *m, int host,
 	r->gflop_per_joule = g->energy_source ? g->gflop_per_joule : NAN;
 	r->peak_gflops = g->peak_gflops;
 	r->fraction_of_peak = g->fraction_of_peak;
+	r->peak_derived = g->peak_method &&
+			  strcmp(g->peak_method, "derived") == 0;
 	r->reference_gflops = g->reference_source ? g->reference_gflops : NAN;
 	r->fraction_of_reference = g->fraction_of_reference;
 	r->below_reference = g->below_reference;

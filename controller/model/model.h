@@ -47,6 +47,9 @@ struct model_row {
 				  * energy); NaN unknown */
 	double peak_gflops;      /* the device's rated peak; NaN */
 	double fraction_of_peak; /* gflops / peak_gflops; NaN */
+	int peak_derived;        /* 1: the record's peak_method is "derived",
+				  * an upper estimate, so %peak is at least
+				  * the figure (shown ">12%") */
 	/* A published measurement of the product at this dtype and n
 	 * (docs/schema.md): reference_gflops NaN or 0 when none. */
 	double reference_gflops;

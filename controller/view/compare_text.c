@@ -74,8 +74,9 @@ void compare_fmt_peak(char *buf, size_t len, const struct compare_cell *c)
 
 	if (!c->present || c->status != BF_STATUS_PASS || isnan(pct))
 		snprintf(buf, len, "n/a");
-	else
-		snprintf(buf, len, "%.*f%%", pct < 9.95 ? 1 : 0, pct);
+	else /* ">": of a derived peak, an upper estimate: at least this */
+		snprintf(buf, len, "%s%.*f%%", c->peak_derived ? ">" : "",
+			 pct < 9.95 ? 1 : 0, pct);
 }
 
 void compare_fmt_ref(char *buf, size_t len, const struct compare_cell *c)

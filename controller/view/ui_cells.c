@@ -256,6 +256,11 @@ enum ui_tone ui_cell_text(const struct model_snapshot *snap, const struct model_
 		return ui_fmt_num(buf, len, r->gflops, 1, "");
 	case UI_COL_PCT_PEAK:
 		d = 100.0 * r->fraction_of_peak;
+		if (r->peak_derived && !isnan(d)) {
+			/* Of an upper-estimate peak: at least this much. */
+			snprintf(buf, len, ">%.*f%%", d < 9.95 ? 1 : 0, d);
+			return UI_TONE_NORMAL;
+		}
 		return ui_fmt_num(buf, len, d, !isnan(d) && d < 9.95 ? 1 : 0, "%");
 	case UI_COL_VS_REF:
 		/* 0 in a zeroed row: no reference */

@@ -196,7 +196,8 @@ enum ui_tone ui_host_state_text(const struct model_host *h, char *buf,
  * UI_UNRELIABLE_MARK and the numbers of its reasons' notes when the agent
  * called the measurement unreliable ("51.2?1": one sample, no warm-up,
  * wide spread, throttled). %peak is the fraction of the device's rated
- * peak in percent ("42%", "3.5%"); vs ref the fraction of the published
+ * peak in percent ("42%", "3.5%"; ">42%" when the peak is derived, an
+ * upper estimate: the fraction is at least that); vs ref the fraction of the published
  * measurement of the same product, dtype and n (n/a where none), "97%",
  * with UI_BELOW_REF_MARK and a bad tone below 80 % ("62%!"); %roof the
  * fraction of the roofline, min(peak, arithmetic intensity x measured

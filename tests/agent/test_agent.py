@@ -443,6 +443,31 @@ class RecordsTest(unittest.TestCase, RunChecks):
         self.assertIsNone(ob["core_replaced"])
         self.assertEqual(ob["env"]["OPENBLAS_CORETYPE"], "Haswell")
 
+    def test_fp8_skipped_with_reason(self):
+        """fp8 runs only on a GPU of compute capability 8.9 or later: on
+        the CPU, and on a GPU this machine cannot run, the row is skipped
+        with the reason, and the reader accepts the records."""
+        p = run_agent("--size", "32", "--device", "all", "--iters", "2",
+                      "--warmup", "0", "--dtypes", "fp8", "--no-checks",
+                      "--no-bandwidth", "--no-batching")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        recs = parse_records(p.stdout)
+        gemms = [r for r in recs if r["type"] == "gemm"]
+        cpu = [g for g in gemms if g["device"] == "cpu"]
+        self.assertEqual(len(cpu), 1)
+        self.assertEqual(cpu[0]["dtype"], "fp8")
+        self.assertEqual(cpu[0]["status"], "skipped")
+        self.assertIn("no FP8 GEMM", cpu[0]["reason"])
+        for g in gemms:
+            if g["device"] != "cpu" and g["status"] == "skipped":
+                self.assertTrue(g["reason"])
+        self.assertIn("CUDA_MODULE_LOADING", recs[0]["env"])
+        validator = os.environ.get("BF_VALIDATE_RECORDS")
+        if validator:
+            v = subprocess.run([validator], input=p.stdout,
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(v.returncode, 0, v.stdout + v.stderr)
+
     def test_validated_by_the_reader(self):
         """What the agent writes, ctl's reader (bf_schema_parse_record)
         accepts, line by line."""
@@ -536,8 +561,8 @@ class UsageTest(unittest.TestCase):
          "--size '1.5': expected an integer from 1 to 65536"),
         (["--sizes", "64,0"], "--sizes",
          "--sizes '0': expected an integer from 1 to 65536"),
-        (["--dtypes", "fp8"], "--dtypes",
-         "--dtypes 'fp8': unknown dtype 'fp8' (use fp32, fp16, bf16, tf32)"),
+        (["--dtypes", "fp4"], "--dtypes",
+         "--dtypes 'fp4': unknown dtype 'fp4' (use fp32, fp16, bf16, tf32, fp8)"),
         (["--device", "tpu"], "--device",
          "--device 'tpu': expected cpu, cuda or all"),
         (["--iters", "0"], "--iters",

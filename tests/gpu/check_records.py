@@ -295,8 +295,11 @@ class Checker:
 
     def can_skip(self, dev, dt):
         """Whether dtype dt may be skipped on GPU dev: tf32 below
-        compute capability 8.0, bf16 below 8.0 (cuBLAS may lack it)."""
+        compute capability 8.0, bf16 below 8.0 (cuBLAS may lack it), fp8
+        below 8.9."""
         cc = self.cc.get(dev)
+        if dt == "fp8":  # FP8 tensor cores: compute capability 8.9 on
+            return cc is not None and cc < 89
         return cc is not None and cc < 80 and dt in ("tf32", "bf16")
 
     def check_gpu_row(self, g, tag):
@@ -304,7 +307,10 @@ class Checker:
         n, dt = g.get("n"), g.get("dtype")
         emulated = dt == "bf16" and self.cc.get(g.get("device"), 100) < 80
         frac = g.get("fraction_of_peak")
-        if n >= 4096 and not emulated:
+        # Only a product-table peak is a published figure to be held to;
+        # a "derived" one is an upper estimate (agent/hardware/peak.c)
+        # and a row under it says nothing about the agent.
+        if n >= 4096 and not emulated and g.get("peak_method") == "product":
             self.expect(agentlib.is_number(frac)
                         and frac >= MIN_FRACTION_OF_PEAK,
                         f"{tag}: {frac if frac is None else round(frac, 3)}"

@@ -63,7 +63,8 @@ def gemm(dev, dt, gflops, iters, peak=None):
     g.update(library="cuBLAS 13.1.0", c_dtype=dt, math_mode=MATH,
              warmup_ms=201.5, warmup_calls=900,
              timing="CUDA events around each call",
-             peak_gflops=peak, peak_basis="132 SMs x ... x 1.98 GHz",
+             peak_gflops=peak, peak_method="product",
+             peak_basis="132 SMs x ... x 1.98 GHz",
              fraction_of_peak=g["gflops"] / peak, bound="compute",
              energy={"source": "NVML nvmlDeviceGetTotalEnergyConsumption "
                                "(board)",
@@ -192,6 +193,16 @@ class GpuRulesTest(unittest.TestCase):
         g["fraction_of_peak"] = 0.29
         self.assert_fails_with(recs, "gemm cuda:0 fp16 n=4096: 0.29 of peak,"
                                      " want >= 0.3")
+
+    def test_derived_peak_is_not_gated(self):
+        # A peak the product table does not give is an upper estimate:
+        # a low fraction of it says nothing about the agent.
+        recs = gpu_run()
+        g = find(recs, type="gemm", device="cuda:0", dtype="fp16")
+        g["fraction_of_peak"] = 0.29
+        g["peak_method"] = "derived"
+        rc, out = self.problems(recs)
+        self.assertEqual(rc, 0, out)
 
     def test_reduced_precision_reduction_fails(self):
         recs = gpu_run()

@@ -74,7 +74,7 @@ static void test_names_and_sizes(void **state)
 		{ BF_DTYPE_FP32, "fp32", 4 }, { BF_DTYPE_FP16, "fp16", 2 },
 		{ BF_DTYPE_BF16, "bf16", 2 }, { BF_DTYPE_TF32, "tf32", 4 },
 		{ BF_DTYPE_FP64, "fp64", 8 }, { BF_DTYPE_INT64, "int64", 8 },
-		{ BF_DTYPE_INT8, "int8", 1 },
+		{ BF_DTYPE_INT8, "int8", 1 }, { BF_DTYPE_FP8, "fp8", 1 },
 	};
 	enum bf_dtype dt;
 
@@ -90,7 +90,10 @@ static void test_names_and_sizes(void **state)
 	assert_int_equal(dt, BF_DTYPE_BF16);
 	assert_int_equal(bf_dtype_parse("float32", &dt), 0);
 	assert_int_equal(dt, BF_DTYPE_FP32);
-	assert_int_equal(bf_dtype_parse("fp8", &dt), -1);
+	assert_int_equal(bf_dtype_parse("float8_e4m3fn", &dt), 0);
+	assert_int_equal(dt, BF_DTYPE_FP8);
+	assert_true(bf_dtype_is_float(BF_DTYPE_FP8));
+	assert_int_equal(bf_dtype_parse("fp4", &dt), -1);
 	assert_int_equal(bf_dtype_parse("FP32", &dt), -1);
 	assert_int_equal(bf_dtype_parse("", &dt), -1);
 	assert_true(bf_dtype_is_float(BF_DTYPE_BF16));
@@ -374,6 +377,68 @@ static void test_limits_exact(void **state)
 	assert_int_equal(f.mantissa_bits, 10);
 }
 
+/* fp8 e4m3 (OFP8 1.0): every pattern decodes to the value the format
+ * defines; every finite one survives decode -> encode; the midpoint of
+ * each pair of neighbours rounds to the one with the even mantissa and
+ * anything off the midpoint to the nearer; above 448 saturates; NaN is
+ * S.1111.111 only. */
+static void test_fp8_e4m3(void **state)
+{
+	int nans = 0;
+	struct bf_float_format f;
+	struct bf_float_limits l;
+
+	for (int b = 0; b < 256; b++) {
+		float v = bf_fp8_e4m3_to_fp32((uint8_t)b);
+		int e = (b >> 3) & 0xf, m = b & 7;
+		double want = e == 0 ? m * 0x1p-9 : (1 + m / 8.0) * ldexp(1, e - 7);
+
+		if ((b & 0x7f) == 0x7f) {
+			assert_true(isnan(v));
+			assert_int_equal(bf_to_fp8_e4m3(v) & 0x7f, 0x7f);
+			nans++;
+			continue;
+		}
+		assert_true(fabs(v) == want);
+		assert_true((v < 0 || (v == 0 && signbit(v))) == (b >= 0x80));
+		assert_int_equal(bf_to_fp8_e4m3(v), b);
+	}
+	assert_int_equal(nans, 2);
+	/* Neighbours among the positive finite values (0x00 .. 0x7e). */
+	for (int b = 0; b < 0x7e; b++) {
+		double lo = bf_fp8_e4m3_to_fp32((uint8_t)b);
+		double hi = bf_fp8_e4m3_to_fp32((uint8_t)(b + 1));
+		double mid = (lo + hi) / 2;
+
+		assert_int_equal(bf_to_fp8_e4m3(mid), (b & 1) ? b + 1 : b);
+		assert_int_equal(bf_to_fp8_e4m3(mid - (hi - lo) / 16), b);
+		assert_int_equal(bf_to_fp8_e4m3(mid + (hi - lo) / 16), b + 1);
+		assert_int_equal(bf_to_fp8_e4m3(-mid) & 0x7f, (b & 1) ? b + 1 : b);
+	}
+	assert_int_equal(bf_to_fp8_e4m3(448), 0x7e);
+	assert_int_equal(bf_to_fp8_e4m3(464), 0x7e); /* saturates */
+	assert_int_equal(bf_to_fp8_e4m3(1e30), 0x7e);
+	assert_int_equal(bf_to_fp8_e4m3(-INFINITY), 0xfe);
+	assert_int_equal(bf_to_fp8_e4m3(0x1p-11), 0);    /* under half 2^-9 */
+	assert_int_equal(bf_to_fp8_e4m3(0x1p-10), 0);    /* a tie: to even 0 */
+	assert_int_equal(bf_to_fp8_e4m3(1.0), 0x38);
+	/* Limits from the format: finite_only's largest is 448. */
+	assert_int_equal(bf_dtype_format(BF_DTYPE_FP8, &f), 0);
+	assert_int_equal(f.finite_only, 1);
+	l = bf_float_format_limits(&f);
+	assert_true(l.max == 448.0);
+	assert_true(l.max == bf_fp8_e4m3_to_fp32(0x7e));
+	assert_true(l.eps == 0.125);
+	assert_true(l.smallest_normal == 0x1p-6);
+	assert_true(l.smallest_subnormal == 0x1p-9);
+	{
+		uint8_t buf[2];
+
+		bf_dtype_store(BF_DTYPE_FP8, buf, 1, -0.3);
+		assert_true(bf_dtype_load(BF_DTYPE_FP8, buf, 1) == -0.3125);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,6 +454,7 @@ int main(void)
 		cmocka_unit_test(test_tf32_rounding),
 		cmocka_unit_test(test_load_store),
 		cmocka_unit_test(test_limits_exact),
+		cmocka_unit_test(test_fp8_e4m3),
 	};
 
 	return cmocka_run_group_tests_name("dtype", tests, NULL, NULL);

@@ -161,9 +161,97 @@ static void test_meter_windows(void **state)
 	assert_non_null(strstr(w.source, "NVML"));
 }
 
+/* NVML's counter as the review describes it: board energy that moves
+ * only every ENERGY_NVML_TICK_MS, updates at phase_ms + k ticks, each
+ * to the energy up to that update. The board draws 70 W idle before
+ * time 0 and 700 W from 0 on (the row). Its value (mJ) read at t_ms. */
+static uint64_t nvml_like_mj(double t_ms, double phase_ms)
+{
+	double u = phase_ms + floor((t_ms - phase_ms) / ENERGY_NVML_TICK_MS) *
+				      ENERGY_NVML_TICK_MS;
+
+	return (uint64_t)(1e9 + (u < 0 ? 70.0 * u : 700.0 * u));
+}
+
+static void test_window_lengths(void **state)
+{
+	/* A 500 ms window of a 100 ms counter: up to 20 % off; 2 s keeps
+	 * it to 5 %, and that is the GPU's minimum. */
+	assert_true(fabs(energy_window_max_error(500, 100) - 0.2) < 1e-12);
+	assert_true(fabs(energy_window_min_ms(ENERGY_NVML_TICK_MS,
+					      ENERGY_MAX_ERROR) -
+			 ENERGY_GPU_MIN_MS) < 1e-9);
+	assert_true(ENERGY_GPU_MIN_MS >= 2000);
+	assert_true(isnan(energy_window_min_ms(100, 0)));
+}
+
+static void test_ticks_window(void **state)
+{
+	double worst_naive = 0, worst_ticks = 0;
+
+	/* Polled every 3 ms (one synchronised call), for each phase of the
+	 * counter's updates against the window. */
+	for (double phase = 1; phase < 100; phase += 7) {
+		struct energy_ticks t = { 0 };
+		double start = 0, w;
+		uint64_t a, b;
+
+		/* The old design: read at 0 and at 500 ms, unaligned. */
+		a = nvml_like_mj(0, phase);
+		b = nvml_like_mj(500, phase);
+		w = (double)(b - a) / 500.0; /* mJ/ms = W */
+		worst_naive = fmax(worst_naive, fabs(w - 700) / 700);
+		/* Ticks: poll until enough. */
+		for (double ms = start; !energy_ticks_enough(&t, ENERGY_GPU_MIN_MS);
+		     ms += 3) {
+			energy_ticks_add(&t, (uint64_t)(ms * 1e6),
+					 nvml_like_mj(ms, phase));
+			assert_true(ms < 5000);
+		}
+		assert_true(t.edges >= 20);
+		assert_true(energy_ticks_ms(&t) >= ENERGY_GPU_MIN_MS);
+		w = (double)energy_ticks_delta(&t) / energy_ticks_ms(&t);
+		worst_ticks = fmax(worst_ticks, fabs(w - 700) / 700);
+	}
+	/* The review's 20 %, and what whole ticks leave: a poll's 3 ms at
+	 * each end of a 2 s window. */
+	assert_true(worst_naive > 0.15);
+	assert_true(worst_ticks < 2 * 3.0 / ENERGY_GPU_MIN_MS + 1e-9);
+}
+
+static void test_ticks_edges(void **state)
+{
+	struct energy_ticks t = { 0 };
+
+	/* The first reading is no edge: nothing is known of when it moved. */
+	energy_ticks_add(&t, 0, 100);
+	assert_int_equal(t.edges, 0);
+	energy_ticks_add(&t, 1000000, 100);
+	assert_int_equal(t.edges, 0);
+	energy_ticks_add(&t, 2000000, 170);
+	assert_int_equal(t.edges, 1);
+	assert_false(energy_ticks_enough(&t, 0));
+	assert_true(energy_ticks_delta(&t) == 0);
+	energy_ticks_add(&t, 102000000, 240);
+	assert_int_equal(t.edges, 2);
+	assert_true(energy_ticks_delta(&t) == 70);
+	assert_true(fabs(energy_ticks_ms(&t) - 100) < 1e-9);
+	assert_true(energy_ticks_enough(&t, 100));
+	assert_false(energy_ticks_enough(&t, 101));
+	/* A counter that went back (driver reloaded) restarts the window. */
+	energy_ticks_add(&t, 103000000, 5);
+	assert_int_equal(t.edges, 0);
+	energy_ticks_add(&t, 104000000, 9);
+	assert_int_equal(t.edges, 1);
+	assert_true(t.first == 9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_window_lengths),
+		cmocka_unit_test(test_ticks_window),
+		cmocka_unit_test(test_ticks_edges),
 		cmocka_unit_test_setup_teardown(
 			test_packages_summed_subdomains_left_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrap_at_max_energy_range,

@@ -533,6 +533,116 @@ static void test_tolerance_formula(void **state)
 	assert_true(gemm_tolerance(BF_DTYPE_FP32, 4096) < 0.1 * 4.0 / 4096);
 }
 
+/* fp8: per-tensor power-of-two scales put max |x| in (224, 448]. */
+static void test_fp8_quantise(void **state)
+{
+	float x[5] = { 0.5f, -0.75f, 0.001f, 0.3f, 0.0f };
+	float big[2] = { 3000.0f, -1.0f };
+	float zero[3] = { 0, 0, 0 };
+	float exact[2] = { 448.0f, -224.0f };
+	uint8_t q[5];
+	double sc;
+	int e;
+
+	sc = gemm_fp8_quantise(x, 5, q);
+	assert_true(frexp(sc, &e) == 0.5); /* a power of two */
+	assert_true(0.75 / sc <= 448 && 0.75 / sc > 224);
+	assert_true(sc == 0x1p-9); /* 0.75 / 2^-9 = 384 */
+	assert_true(bf_fp8_e4m3_to_fp32(q[1]) == -384.0f);
+	assert_true(bf_fp8_e4m3_to_fp32(q[0]) == 256.0f);
+	/* 0.3 / 2^-9 = 153.6 -> 160 (e4m3 steps by 16 in [128, 256)). */
+	assert_true(bf_fp8_e4m3_to_fp32(q[3]) == 160.0f);
+	assert_true(bf_fp8_e4m3_to_fp32(q[4]) == 0.0f);
+	sc = gemm_fp8_quantise(big, 2, q);
+	assert_true(sc == 8.0); /* 3000 / 8 = 375 */
+	assert_true(bf_fp8_e4m3_to_fp32(q[0]) == 384.0f);
+	assert_true(gemm_fp8_quantise(zero, 3, q) == 1.0);
+	/* A maximum exactly at 448 keeps scale 1: no value saturates. */
+	assert_true(gemm_fp8_quantise(exact, 2, q) == 1.0);
+	assert_true(bf_fp8_e4m3_to_fp32(q[0]) == 448.0f);
+	assert_true(bf_fp8_e4m3_to_fp32(q[1]) == -224.0f);
+}
+
+/* An fp8 GEMM as cuBLASLt computes it: quantised A and B, products of
+ * e4m3 values (exact in fp32) summed in fp32 (or, for the failing cases,
+ * otherwise), times s_a s_b, rounded to bf16. */
+static void fp8_case(int n, int mode, double *max_err, int *pass)
+{
+	size_t nn = (size_t)n * n;
+	float *a32 = malloc(nn * sizeof(float)), *b32 = malloc(nn * sizeof(float));
+	uint8_t *aq = malloc(nn), *bq = malloc(nn);
+	uint16_t *c = malloc(nn * sizeof(uint16_t));
+	struct gemm_job job = { .dtype = BF_DTYPE_FP8, .n = n, .iters = 1 };
+	struct gemm_verify_result v;
+
+	for (size_t i = 0; i < nn; i++) {
+		a32[i] = (float)uniform();
+		b32[i] = (float)uniform();
+	}
+	job.a_scale = gemm_fp8_quantise(a32, nn, aq);
+	job.b_scale = gemm_fp8_quantise(b32, nn, bq);
+	job.a_host = aq;
+	job.b_host = bq;
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++) {
+			float acc = 0;
+			double exact = 0, scale = job.a_scale * job.b_scale;
+
+			for (int k = 0; k < n; k++) {
+				float pa = bf_fp8_e4m3_to_fp32(aq[(size_t)i * n + k]);
+				float pb = bf_fp8_e4m3_to_fp32(bq[(size_t)k * n + j]);
+
+				if (mode == 2) /* accumulates in bf16 */
+					acc = bf_bf16_to_fp32(
+						bf_fp32_to_bf16(acc + pa * pb));
+				else
+					acc += pa * pb;
+				/* the unquantised inputs' product */
+				exact += (double)a32[(size_t)i * n + k] *
+					 b32[(size_t)k * n + j];
+			}
+			if (mode == 1) /* one scale forgotten */
+				scale = job.a_scale;
+			c[(size_t)i * n + j] = bf_fp32_to_bf16(
+				mode == 3 ? (float)exact : (float)(acc * scale));
+		}
+	gemm_verify(&job, c, BF_DTYPE_BF16, 42, &v);
+	*max_err = v.max_rel_error;
+	*pass = v.status == BF_STATUS_PASS;
+	assert_true(v.tolerance == gemm_tolerance(BF_DTYPE_FP8, n));
+	assert_true(v.output_roundoff == 0x1p-8);
+	free(a32);
+	free(b32);
+	free(aq);
+	free(bq);
+	free(c);
+}
+
+static void test_fp8_gemm_verified(void **state)
+{
+	double e;
+	int pass;
+
+	/* fp32 accumulation of exact e4m3 products: passes, full check at
+	 * n = 64 and sampled at 256. */
+	fp8_case(64, 0, &e, &pass);
+	assert_true(pass);
+	fp8_case(256, 0, &e, &pass);
+	assert_true(pass);
+	assert_true(e <= gemm_tolerance(BF_DTYPE_FP8, 256));
+	/* A forgotten scale, bf16 accumulation, or a result of the
+	 * unquantised inputs (the reference is the quantised one): fail. */
+	fp8_case(64, 1, &e, &pass);
+	assert_false(pass);
+	fp8_case(256, 2, &e, &pass);
+	assert_false(pass);
+	fp8_case(64, 3, &e, &pass);
+	assert_false(pass);
+	/* fp8's bound is fp32 accumulation's: lambda sqrt(K) 2^-24. */
+	assert_true(gemm_tolerance(BF_DTYPE_FP8, 4096) ==
+		    GEMM_TOLERANCE_LAMBDA * 64 * 0x1p-24);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -550,6 +660,8 @@ int main(void)
 		cmocka_unit_test(test_fp32_output_of_16bit_inputs_gets_fp32_tolerance),
 		cmocka_unit_test(test_sample_positions_vary_with_seed),
 		cmocka_unit_test(test_tolerance_formula),
+		cmocka_unit_test(test_fp8_quantise),
+		cmocka_unit_test(test_fp8_gemm_verified),
 	};
 
 	return cmocka_run_group_tests_name("gemm_verify", tests, NULL, NULL);

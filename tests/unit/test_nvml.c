@@ -36,6 +36,7 @@ static struct gpu_state reading(int known, int64_t reasons)
 	memset(&s, 0, sizeof(s));
 	s.known = known;
 	s.event_reasons = reasons;
+	s.power_violation_ns = s.thermal_violation_ns = NAN;
 	return s;
 }
 
@@ -48,12 +49,51 @@ static void test_throttled(void **state)
 	struct gpu_state unknown = reading(0, -1);
 
 	/* Idle before and busy after is the normal row. */
-	assert_int_equal(nvml_throttled(&idle, &busy), 0);
-	assert_int_equal(nvml_throttled(&busy, &capped), 1);
-	assert_int_equal(nvml_throttled(&hot, &busy), 1);
-	assert_int_equal(nvml_throttled(&unknown, &unknown), -1);
-	assert_int_equal(nvml_throttled(&unknown, &capped), 1);
-	assert_int_equal(nvml_throttled(NULL, &busy), 0);
+	assert_int_equal(nvml_throttled(&idle, NULL, &busy), 0);
+	assert_int_equal(nvml_throttled(&busy, NULL, &capped), 1);
+	assert_int_equal(nvml_throttled(&hot, NULL, &busy), 1);
+	assert_int_equal(nvml_throttled(&unknown, NULL, &unknown), -1);
+	assert_int_equal(nvml_throttled(&unknown, NULL, &capped), 1);
+	assert_int_equal(nvml_throttled(NULL, NULL, &busy), 0);
+	/* The review's case: idle before and after, capped only while the
+	 * row ran. The before/after readings alone miss it. */
+	assert_int_equal(nvml_throttled(&idle, NULL, &idle), 0);
+	assert_int_equal(nvml_throttled(&idle, &capped, &idle), 1);
+	assert_int_equal(nvml_throttled(&idle, &busy, &idle), 0);
+	assert_int_equal(nvml_throttled(&unknown, &hot, &unknown), 1);
+}
+
+static void test_violation_counters(void **state)
+{
+	/* 3 s row: more than 1 % (30 ms) held down is throttled. */
+	assert_int_equal(nvml_violation_throttled(1e9, 1e9 + 31e6, 3e9), 1);
+	assert_int_equal(nvml_violation_throttled(1e9, 1e9 + 29e6, 3e9), 0);
+	assert_int_equal(nvml_violation_throttled(5e6, 5e6, 3e9), 0);
+	assert_int_equal(nvml_violation_throttled(NAN, 5e6, 3e9), -1);
+	assert_int_equal(nvml_violation_throttled(0, 5e6, 0), -1);
+	{
+		/* Idle readings both sides (no reason bit), but the power
+		 * counter moved by 0.5 s of a 2 s row: throttled. */
+		struct gpu_state b = reading(1, (int64_t)NVML_REASON_GPU_IDLE);
+		struct gpu_state a = b;
+
+		b.power_violation_ns = 7e9;
+		b.thermal_violation_ns = 1e9;
+		b.read_ns = 100000000000ull;
+		a.power_violation_ns = 7.5e9;
+		a.thermal_violation_ns = 1e9;
+		a.read_ns = b.read_ns + 2000000000ull;
+		assert_int_equal(nvml_throttled(&b, NULL, &a), 1);
+		a.power_violation_ns = 7e9 + 1e6; /* 1 ms of 2 s */
+		assert_int_equal(nvml_throttled(&b, NULL, &a), 0);
+		a.thermal_violation_ns = 1e9 + 0.1e9; /* 100 ms: thermal */
+		assert_int_equal(nvml_throttled(&b, NULL, &a), 1);
+		/* Counters alone, reasons unknown, still give a verdict. */
+		a.event_reasons = b.event_reasons = -1;
+		assert_int_equal(nvml_throttled(&b, NULL, &a), 1);
+		a.thermal_violation_ns = 1e9;
+		assert_int_equal(nvml_throttled(&b, NULL, &a), 0);
+	}
 }
 
 static void test_absent_or_unknown_gpu(void **state)
@@ -165,6 +205,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reason_names),
 		cmocka_unit_test(test_throttled),
+		cmocka_unit_test(test_violation_counters),
 		cmocka_unit_test(test_absent_or_unknown_gpu),
 		cmocka_unit_test(test_cpu_state),
 	};

@@ -16,7 +16,9 @@
 
 #include <cmocka.h>
 
+#include "model/compare.h"
 #include "model/model.h"
+#include "view/compare_view.h"
 #include "view/table.h"
 #include "view/texttable.h"
 #include "view/ui_layout.h"
@@ -341,10 +343,42 @@ static void test_delta_notes_of_eight_hosts_whole(void **state)
 	model_free(&m);
 }
 
+/* %peak of a derived (upper-estimate) peak reads "at least": ">42%", in
+ * ctl compare's cells and the run table's column; a product peak plain. */
+static void test_peak_upper_estimate_marked(void **state)
+{
+	struct compare_cell c;
+	struct model_snapshot snap;
+	struct model_row r;
+	char buf[32];
+
+	memset(&c, 0, sizeof(c));
+	c.present = 1;
+	c.status = BF_STATUS_PASS;
+	c.fraction_of_peak = 0.42;
+	compare_fmt_peak(buf, sizeof(buf), &c);
+	assert_string_equal(buf, "42%");
+	c.peak_derived = 1;
+	compare_fmt_peak(buf, sizeof(buf), &c);
+	assert_string_equal(buf, ">42%");
+	memset(&snap, 0, sizeof(snap));
+	memset(&r, 0, sizeof(r));
+	r.fraction_of_peak = 0.035;
+	ui_cell_text(&snap, &r, UI_COL_PCT_PEAK, buf, sizeof(buf));
+	assert_string_equal(buf, "3.5%");
+	r.peak_derived = 1;
+	ui_cell_text(&snap, &r, UI_COL_PCT_PEAK, buf, sizeof(buf));
+	assert_string_equal(buf, ">3.5%");
+	r.fraction_of_peak = NAN;
+	ui_cell_text(&snap, &r, UI_COL_PCT_PEAK, buf, sizeof(buf));
+	assert_null(strchr(buf, '>'));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_widths_and_alignment),
+		cmocka_unit_test(test_peak_upper_estimate_marked),
 		cmocka_unit_test(test_no_header),
 		cmocka_unit_test(test_cjk),
 		cmocka_unit_test(test_plain_table_columns),
