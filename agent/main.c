@@ -17,6 +17,7 @@
 
 #include "backends/backend.h"
 #include "bf_clock.h"
+#include "bf_text.h"
 #include "checks/checks.h"
 #include "core/options.h"
 #include "core/report.h"
@@ -54,6 +55,23 @@ static void *watch_hangup(void *arg)
 	return arg;
 }
 
+/* Why this agent has no GPU rows when it was built without CUDA: the
+ * reason ctl gives in BF_AGENT_NO_CUDA when it started this agent
+ * instead of the CUDA one beside it (runner_local.c: "agent-cuda: its
+ * CUDA libraries do not load: libcudart.so.13: ..."), terminal-safe and
+ * bounded, else that no CUDA toolkit was found at build time. */
+static const char *no_cuda_reason(void)
+{
+	static char reason[200];
+	const char *given = getenv("BF_AGENT_NO_CUDA");
+
+	if (given && *given) {
+		bf_text_sanitize(reason, sizeof(reason), given);
+		return reason;
+	}
+	return "agent built without CUDA: no CUDA toolkit was found at build time";
+}
+
 static int list_devices(const struct agent_opts *o, struct sweep_device *devs)
 {
 	int n = 0;
@@ -68,8 +86,7 @@ static int list_devices(const struct agent_opts *o, struct sweep_device *devs)
 		int count = 0;
 
 		if (!be)
-			snprintf(reason, sizeof(reason),
-				 "agent built without CUDA: no CUDA toolkit was found at build time");
+			snprintf(reason, sizeof(reason), "%s", no_cuda_reason());
 		else
 			be->probe(&count, reason, sizeof(reason));
 		if (count == 0) {
@@ -92,11 +109,16 @@ static int list_devices(const struct agent_opts *o, struct sweep_device *devs)
 static void emit_host(struct report *r, const struct agent_opts *o)
 {
 	cJSON *rec = report_record(r, BF_REC_HOST);
-	cJSON *agent = cJSON_AddObjectToObject(rec, BF_KEY_AGENT);
+	cJSON *agent = cJSON_AddObjectToObject(rec, BF_KEY_AGENT), *cj;
 	struct bf_rec_options opts = { 0 };
 
 	cJSON_AddStringToObject(agent, BF_KEY_VERSION, BF_AGENT_VERSION);
 	cJSON_AddStringToObject(agent, BF_KEY_SOURCE_HASH, BF_AGENT_HASH);
+	/* Which cJSON the agent was built with: the host's ("system") or
+	 * the copy ctl ships (third_party/cjson, "bundled"). */
+	cj = cJSON_AddObjectToObject(rec, BF_KEY_CJSON);
+	cJSON_AddStringToObject(cj, BF_KEY_VERSION, cJSON_Version());
+	cJSON_AddStringToObject(cj, BF_KEY_SOURCE, BF_CJSON_SOURCE);
 	hostinfo_describe(rec);
 	for (int i = 0; backend_table[i]; i++)
 		backend_table[i]->describe(rec);
@@ -104,8 +126,7 @@ static void emit_host(struct report *r, const struct agent_opts *o)
 		cJSON *cu = cJSON_AddObjectToObject(rec, BF_KEY_CUDA);
 
 		cJSON_AddStringToObject(cu, BF_KEY_STATUS, BF_STATUS_SKIPPED_STR);
-		cJSON_AddStringToObject(cu, BF_KEY_REASON,
-					"agent built without CUDA");
+		cJSON_AddStringToObject(cu, BF_KEY_REASON, no_cuda_reason());
 		cJSON_AddArrayToObject(rec, BF_KEY_GPUS);
 	}
 	opts.present = 1;

@@ -87,6 +87,7 @@ enum bf_status { BF_STATUS_PASS = 0, BF_STATUS_FAIL, BF_STATUS_SKIPPED };
 #define BF_KEY_VERSION "version"
 #define BF_KEY_SOURCE_HASH "source_hash"
 #define BF_KEY_OPENBLAS "openblas"
+#define BF_KEY_CJSON "cjson" /* {"version", "source": "system" | "bundled"} */
 #define BF_KEY_CORE "core"
 #define BF_KEY_CORE_REPLACED "core_replaced" /* OpenBLAS's own pick, replaced */
 #define BF_KEY_THREADS "threads"

@@ -5,7 +5,9 @@
  * declare a symbol the library was built without, as Debian 12's does).
  * Those take 16-bit inputs and accumulate into an fp32 C.
  */
+#ifdef BF_WITH_OPENBLAS
 #include <cblas.h>
+#endif
 #include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
@@ -23,6 +25,64 @@
 #include "hardware/hostinfo.h"
 #include "schema.h"
 
+#ifndef BF_WITH_OPENBLAS
+/* No OpenBLAS where this agent was built (BF_OPENBLAS, CMakeLists.txt):
+ * the CPU GEMM rows are skipped with this reason, and the few small
+ * products the tensor checks and the batching model need are plain loops
+ * below, under the names this file calls. */
+#define NO_OPENBLAS_REASON                                                    \
+	"agent built without OpenBLAS (none found where it was built: "      \
+	"libopenblas-dev): CPU GEMMs skipped"
+enum CBLAS_ORDER { CblasRowMajor = 101 };
+enum CBLAS_TRANSPOSE { CblasNoTrans = 111 };
+typedef int blasint;
+
+static const char *openblas_get_config(void)
+{
+	return NULL;
+}
+
+static const char *openblas_get_corename(void)
+{
+	return NULL;
+}
+
+/* The online CPUs: the triad's thread count without OpenBLAS's. */
+static int openblas_get_num_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 && n < 65536 ? (int)n : 1;
+}
+
+/* C (m, n) = alpha A (m, k) B (k, n) + beta C, row-major, no transposes:
+ * the textbook triple loop (i, p, j order, so B and C are read by rows),
+ * for the checks' and the batching model's small shapes only. */
+static void cblas_sgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE ta,
+			enum CBLAS_TRANSPOSE tb, blasint m, blasint n,
+			blasint k, float alpha, const float *a, blasint lda,
+			const float *b, blasint ldb, float beta, float *c,
+			blasint ldc)
+{
+	(void)order;
+	(void)ta;
+	(void)tb;
+	for (blasint i = 0; i < m; i++) {
+		float *ci = c + (size_t)i * (size_t)ldc;
+
+		for (blasint j = 0; j < n; j++)
+			ci[j] = beta == 0.0f ? 0.0f : beta * ci[j];
+		for (blasint p = 0; p < k; p++) {
+			float aip = alpha * a[(size_t)i * (size_t)lda + p];
+			const float *bp = b + (size_t)p * (size_t)ldb;
+
+			for (blasint j = 0; j < n; j++)
+				ci[j] += aip * bp[j];
+		}
+	}
+}
+#endif
+
 /* cblas_sbgemm / cblas_shgemm share this shape (16-bit A and B, fp32 C). */
 typedef void (*gemm16_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE,
 			  enum CBLAS_TRANSPOSE, blasint, blasint, blasint,
@@ -37,6 +97,9 @@ static gemm16_fn lookup_gemm16(enum bf_dtype dtype)
 
 	if (!sym)
 		return NULL;
+#ifndef BF_WITH_OPENBLAS
+	return NULL; /* a symbol of that name here would be no OpenBLAS's */
+#endif
 	p = dlsym(RTLD_DEFAULT, sym);
 	return (gemm16_fn)(uintptr_t)p;
 }
@@ -61,6 +124,11 @@ static const char *openblas_library(void)
 	static char lib[48];
 	const char *v = openblas_version();
 
+#ifndef BF_WITH_OPENBLAS
+	snprintf(lib, sizeof(lib), "none (built without OpenBLAS)");
+	(void)v;
+	return lib;
+#endif
 	snprintf(lib, sizeof(lib), "OpenBLAS %s", v ? v : "(unknown version)");
 	return lib;
 }
@@ -94,6 +162,9 @@ void openblas_pick_core(char **argv)
 	 * a CPU model newer than itself: Debian 12's 0.3.21 does so on
 	 * Emerald Rapids (family 6, model 207), 4-8x below the AVX-512
 	 * kernels the CPU runs. Only that fallback is replaced. */
+#ifndef BF_WITH_OPENBLAS
+	return; /* no OpenBLAS core to pick */
+#endif
 	core = openblas_get_corename();
 	if (!core || strcasecmp(core, "Prescott") != 0)
 		return;
@@ -307,6 +378,10 @@ static enum bf_err cpu_round_16(int dev, enum bf_dtype dtype, const float *in,
 static enum bf_err cpu_gemm_supports(int dev, enum bf_dtype dtype,
 				     char *detail, size_t detail_len)
 {
+#ifndef BF_WITH_OPENBLAS
+	return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED, "%s: %s",
+		       bf_dtype_name(dtype), NO_OPENBLAS_REASON);
+#endif
 	switch (dtype) {
 	case BF_DTYPE_FP32:
 		return BF_OK;
@@ -347,6 +422,9 @@ static enum bf_err cpu_gemm_run(int dev, const struct gemm_job *job,
 	uint64_t w0;
 	int n = job->n;
 
+#ifndef BF_WITH_OPENBLAS
+	return cpu_gemm_supports(dev, job->dtype, detail, detail_len);
+#endif
 	if (job->dtype != BF_DTYPE_FP32) {
 		gemm16 = lookup_gemm16(job->dtype);
 		if (!gemm16)
@@ -639,7 +717,12 @@ static enum bf_err cpu_mlp_run(int dev, const struct mlp_job *job,
 	if (!h)
 		return bf_fail(detail, detail_len, BF_ERR_NOMEM,
 			       "host allocation failed");
+#ifdef BF_WITH_OPENBLAS
 	snprintf(res->math_mode, sizeof(res->math_mode), "cblas_sgemm");
+#else
+	snprintf(res->math_mode, sizeof(res->math_mode),
+		 "fp32 loops (built without OpenBLAS)");
+#endif
 	snprintf(res->timing, sizeof(res->timing),
 		 "CLOCK_MONOTONIC around the %d one-row calls and the batch call",
 		 job->rows);

@@ -29,8 +29,9 @@ static const char doctor_usage[] =
 	"\n"
 	"Runs ctl run's preflight on each HOST and changes nothing there: connects\n"
 	"as ctl run would, then says what the host has to build the agent (its\n"
-	"distribution, architecture, C compiler, make, CMake, pkg-config, cJSON,\n"
-	"OpenBLAS), whether the CUDA toolkit and cuBLAS were found, the GPUs'\n"
+	"distribution, architecture, C compiler, make or else ninja, CMake;\n"
+	"pkg-config, cJSON and OpenBLAS, which it builds without: the cJSON ctl\n"
+	"ships, no CPU GEMMs without OpenBLAS), whether the CUDA toolkit and cuBLAS were found, the GPUs'\n"
 	"compute capabilities (nvidia-smi; part of the build's cache key), what\n"
 	"it lacks with the command that installs it there (apt-get, dnf, zypper\n"
 	"or pacman, from its /etc/os-release), where ctl deploys (the workdir;\n"
@@ -87,14 +88,36 @@ static int report(const struct preflight *p, const char *workdir, int cluster)
 	row("compiler", (p->missing & (1u << PF_COMPILER)) ? "missing" :
 			p->tc[PF_TC_CC][0]		   ? p->tc[PF_TC_CC] :
 							     "cc");
-	row("make", (p->missing & (1u << PF_MAKE)) ? "missing" : p->make);
+	if (p->make[0])
+		row("make", p->make);
+	else if (p->ninja[0])
+		row("make", "missing: the build uses ninja");
+	else
+		row("make", "missing");
+	row("ninja", or_missing(p->ninja));
 	row("cmake", (p->missing & (1u << PF_CMAKE)) && p->cmake[0] ?
 			     "too old" :
 			     or_missing(p->cmake));
-	row("pkg-config",
-	    (p->missing & (1u << PF_PKGCONFIG)) ? "missing" : "found");
-	row("cjson", or_missing(p->cjson));
-	row("openblas", or_missing(p->openblas));
+	row("pkg-config", p->pkgconfig[0] ? p->pkgconfig :
+			  "missing (not needed: cJSON and OpenBLAS are "
+			  "found without it)");
+	if (p->cjson[0]) {
+		snprintf(buf, sizeof(buf), "%s (the host's)", p->cjson);
+		row("cjson", buf);
+	} else {
+		row("cjson", "missing: the agent builds with the copy ctl "
+			     "ships (cJSON 1.7.15, third_party/cjson)");
+	}
+	if (p->openblas[0]) {
+		row("openblas", p->openblas);
+	} else {
+		preflight_optional_hint(p, PF_OPENBLAS, hint, sizeof(hint));
+		snprintf(buf, sizeof(buf),
+			 "missing: the agent builds without it and skips the "
+			 "CPU GEMMs%s%s",
+			 hint[0] ? "; for them: " : "", hint);
+		row("openblas", buf);
+	}
 	preflight_cuda_text(p, buf, sizeof(buf));
 	row("cuda", buf);
 	row("gpus", p->tc[PF_TC_GPUS][0] ? p->tc[PF_TC_GPUS] :

@@ -40,6 +40,18 @@ enum bf_err child_run(const char *path, char *const argv[], size_t max_line,
 		      void *err_arg, const atomic_int *cancel, int *wstatus,
 		      int *cancelled, char *detail, size_t detail_len)
 {
+	return child_run_env(path, argv, environ, max_line, on_line, line_arg,
+			     on_err, err_arg, cancel, wstatus, cancelled,
+			     detail, detail_len);
+}
+
+enum bf_err child_run_env(const char *path, char *const argv[],
+			  char *const envp[], size_t max_line,
+			  linesplit_fn on_line, void *line_arg,
+			  child_err_fn on_err, void *err_arg,
+			  const atomic_int *cancel, int *wstatus,
+			  int *cancelled, char *detail, size_t detail_len)
+{
 	int out_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 }, open_fds = 2;
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -65,7 +77,7 @@ enum bf_err child_run(const char *path, char *const argv[], size_t max_line,
 	 * scancels the job itself). */
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
 	posix_spawnattr_setpgroup(&attr, 0);
-	errno = posix_spawn(&pid, path, &fa, &attr, argv, environ);
+	errno = posix_spawn(&pid, path, &fa, &attr, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	close(out_pipe[1]);

@@ -32,6 +32,15 @@ enum bf_err child_run(const char *path, char *const argv[], size_t max_line,
 		      void *err_arg, const atomic_int *cancel, int *wstatus,
 		      int *cancelled, char *detail, size_t detail_len);
 
+/* As child_run, with the environment envp (NULL-terminated "NAME=value"
+ * strings, borrowed) instead of ctl's own. */
+enum bf_err child_run_env(const char *path, char *const argv[],
+			  char *const envp[], size_t max_line,
+			  linesplit_fn on_line, void *line_arg,
+			  child_err_fn on_err, void *err_arg,
+			  const atomic_int *cancel, int *wstatus,
+			  int *cancelled, char *detail, size_t detail_len);
+
 /* Keeps the last len - 1 bytes of a stream in tail (len bytes,
  * NUL-terminated), appending buf (n bytes). */
 void child_tail_append(char *tail, size_t len, const char *buf, size_t n);

@@ -27,7 +27,7 @@ static const char *const item_words[PF_ITEMS] = { "compiler", "make",
 /* Each item in words, for messages. */
 static const char *const item_text[PF_ITEMS] = {
 	"a C compiler (cc)",
-	"make",
+	"make (or ninja)",
 	"CMake 3.18 or newer",
 	"pkg-config",
 	"cJSON (libcjson, with its headers)",
@@ -91,7 +91,26 @@ char *preflight_command(const char *work_sh, const char *env, int look_only)
 		"echo \"tc_arch=$(uname -m 2>/dev/null)\"; "
 		"echo \"tc_cc=$(${CC:-cc} --version 2>/dev/null | head -n 1)\"; "
 		"echo \"tc_cuda=$(${CUDACXX:-nvcc} --version 2>/dev/null | grep -i release | head -n 1)\"; "
-		"echo \"tc_libs=$(echo $(pkg-config --modversion libcjson openblas 2>/dev/null))\"; "
+		/* cJSON and OpenBLAS: pkg-config's versions, else the headers
+		 * and libraries where CMake's find_path and find_library look
+		 * ("found"); neither is needed (the agent builds with the
+		 * cJSON ctl ships, and without OpenBLAS skips CPU GEMMs). */
+		"cj=$(pkg-config --modversion libcjson 2>/dev/null); "
+		"if [ -z \"$cj\" ]; then h=; l=; "
+		"for f in /usr/include/cjson/cJSON.h /usr/local/include/cjson/cJSON.h; "
+		"do [ -e \"$f\" ] && h=1; done; "
+		"for f in /usr/lib*/libcjson.so /usr/lib/*/libcjson.so /usr/local/lib*/libcjson.so; "
+		"do [ -e \"$f\" ] && l=1; done; "
+		"[ -n \"$h\" ] && [ -n \"$l\" ] && cj=found; fi; "
+		"ob=$(pkg-config --modversion openblas 2>/dev/null); "
+		"if [ -z \"$ob\" ]; then h=; l=; "
+		"for f in /usr/include/cblas.h /usr/include/*/cblas.h /usr/include/openblas/cblas.h "
+		"/usr/local/include/cblas.h /usr/local/include/openblas/cblas.h; "
+		"do [ -e \"$f\" ] && h=1; done; "
+		"for f in /usr/lib*/libopenblas.so /usr/lib/*/libopenblas.so /usr/local/lib*/libopenblas.so; "
+		"do [ -e \"$f\" ] && l=1; done; "
+		"[ -n \"$h\" ] && [ -n \"$l\" ] && ob=found; fi; "
+		"echo \"tc_libs=$(echo $cj $ob)\"; "
 		/* Only well-formed "9.0" lines: a failing nvidia-smi prints
 		 * its complaint on stdout. */
 		"echo \"tc_gpus=$(echo $(nvidia-smi --query-gpu=compute_cap "
@@ -111,8 +130,9 @@ char *preflight_command(const char *work_sh, const char *env, int look_only)
 		"t=; command -v timeout >/dev/null 2>&1 && t='timeout 20'; "
 		"echo \"make=$($t make --version 2>/dev/null | head -n 1)\"; "
 		"echo \"cmake=$($t cmake --version 2>/dev/null | head -n 1)\"; "
-		"echo \"cjson=$(pkg-config --modversion libcjson 2>/dev/null)\"; "
-		"echo \"openblas=$(pkg-config --modversion openblas 2>/dev/null)\"; "
+		"echo \"ninja=$($t ninja --version 2>/dev/null | head -n 1)\"; "
+		"echo \"pkgconfig=$(pkg-config --version 2>/dev/null)\"; "
+		"echo \"cjson=$cj\"; echo \"openblas=$ob\"; "
 		/* cuBLAS beside nvcc's toolkit (/usr/local/cuda), or known to
 		 * the dynamic linker (Debian's nvidia-cuda-toolkit). */
 		"c=no; n=$(command -v \"${CUDACXX:-nvcc}\" 2>/dev/null); "
@@ -123,12 +143,14 @@ char *preflight_command(const char *work_sh, const char *env, int look_only)
 		"grep -q 'libcublas[.]so' && c=yes; fi; echo \"cublas=$c\"; "
 		"m=; "
 		"command -v cc >/dev/null 2>&1 || m=\"$m compiler\"; "
-		"command -v make >/dev/null 2>&1 || m=\"$m make\"; "
+		/* make, else ninja: the build uses Ninja where make is
+		 * missing (runner_ssh.c, runner_slurm.c). */
+		"command -v make >/dev/null 2>&1 || command -v ninja >/dev/null 2>&1 || m=\"$m make\"; "
 		"command -v cmake >/dev/null 2>&1 || m=\"$m cmake\"; "
-		"if command -v pkg-config >/dev/null 2>&1; then "
-		"pkg-config --exists libcjson || m=\"$m cjson\"; "
-		"pkg-config --exists openblas || m=\"$m openblas\"; "
-		"else m=\"$m pkg-config cjson openblas\"; fi; "
+		/* What the build does without, said but not missing. */
+		"o=; command -v pkg-config >/dev/null 2>&1 || o=\"$o pkg-config\"; "
+		"[ -n \"$cj\" ] || o=\"$o cjson\"; [ -n \"$ob\" ] || o=\"$o openblas\"; "
+		"echo \"lacks=$o\"; "
 		"( f=/etc/os-release; [ -r \"$f\" ] || f=/usr/lib/os-release; "
 		"[ -r \"$f\" ] && . \"$f\"; echo \"os=$ID\"; "
 		"echo \"os_like=$ID_LIKE\"; echo \"os_version=$VERSION_ID\"; "
@@ -189,6 +211,21 @@ static int cmake_too_old(const char *line)
 	       (major == CMAKE_MIN_MAJOR && minor < CMAKE_MIN_MINOR);
 }
 
+/* The items named by the space-separated words of list, as bits
+ * (1u << enum preflight_item); an unknown word names none. */
+static unsigned item_bits(const char *list)
+{
+	char *copy = bf_xstrdup(list), *save = NULL, *w;
+	unsigned bits = 0;
+
+	for (w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		for (int i = 0; i < PF_ITEMS; i++)
+			if (strcmp(w, item_words[i]) == 0)
+				bits |= 1u << i;
+	free(copy);
+	return bits;
+}
+
 enum bf_err preflight_line(void *arg, const char *line, size_t len,
 			   int truncated)
 {
@@ -245,15 +282,14 @@ enum bf_err preflight_line(void *arg, const char *line, size_t len,
 		keep_text(p->openblas, sizeof(p->openblas), line + 9);
 	} else if (strncmp(line, "cublas=", 7) == 0) {
 		p->cublas = strcmp(line + 7, "yes") == 0;
+	} else if (strncmp(line, "ninja=", 6) == 0) {
+		keep_text(p->ninja, sizeof(p->ninja), line + 6);
+	} else if (strncmp(line, "pkgconfig=", 10) == 0) {
+		keep_text(p->pkgconfig, sizeof(p->pkgconfig), line + 10);
 	} else if (strncmp(line, "missing=", 8) == 0) {
-		char *copy = bf_xstrdup(line + 8), *save = NULL, *w;
-
-		for (w = strtok_r(copy, " ", &save); w;
-		     w = strtok_r(NULL, " ", &save))
-			for (int i = 0; i < PF_ITEMS; i++)
-				if (strcmp(w, item_words[i]) == 0)
-					p->missing |= 1u << i;
-		free(copy);
+		p->missing |= item_bits(line + 8);
+	} else if (strncmp(line, "lacks=", 6) == 0) {
+		p->lacks |= item_bits(line + 6);
 	} else if (strncmp(line, "built=", 6) == 0) {
 		size_t have = strlen(p->built);
 
@@ -583,6 +619,18 @@ void preflight_install_hint(const struct preflight *p, char *out, size_t len)
 				" (cjson-devel and openblas-devel come from "
 				"EPEL: %sdnf install -y epel-release)",
 				p->uid == 0 ? "" : "sudo ");
+}
+
+void preflight_optional_hint(const struct preflight *p, unsigned item,
+			     char *out, size_t len)
+{
+	const struct family *f = family_of(p);
+
+	out[0] = '\0';
+	if (!f || item >= PF_ITEMS)
+		return;
+	snprintf(out, len, "%s%s %s", p->uid == 0 ? "" : "sudo ", f->install,
+		 f->pkgs[item]);
 }
 
 void preflight_cuda_text(const struct preflight *p, char *out, size_t len)

@@ -36,14 +36,17 @@ enum preflight_tc {
 /* "arch", "compiler", "nvcc", "libs", "gpus". */
 extern const char *const preflight_tc_names[PF_TC_PARTS];
 
-/* What a build needs, as the preflight names it in `missing`. */
+/* What a build uses, as the preflight names it in `missing` (the build
+ * cannot go without it: a compiler, CMake, make or else ninja) and in
+ * `lacks` (it goes without: pkg-config; cJSON, for which the copy ctl
+ * ships is built; OpenBLAS, without which the CPU GEMMs are skipped). */
 enum preflight_item {
 	PF_COMPILER,  /* cc */
-	PF_MAKE,      /* make (CMake's default generator) */
+	PF_MAKE,      /* make, else ninja (the build then uses -G Ninja) */
 	PF_CMAKE,     /* cmake, 3.18 or newer */
 	PF_PKGCONFIG, /* pkg-config */
-	PF_CJSON,     /* libcjson (pkg-config) */
-	PF_OPENBLAS,  /* openblas (pkg-config) */
+	PF_CJSON,     /* libcjson: pkg-config's, or header and library */
+	PF_OPENBLAS,  /* openblas: pkg-config's, or cblas.h and library */
 	PF_ITEMS
 };
 
@@ -59,9 +62,13 @@ struct preflight {
 	char tc[PF_TC_PARTS][256];    /* toolchain parts; "" when not found */
 	char make[128];		      /* `make --version`'s first line */
 	char cmake[128];	      /* `cmake --version`'s first line */
-	char cjson[64], openblas[64]; /* pkg-config --modversion */
+	char ninja[64];		      /* `ninja --version`, "" when none */
+	char pkgconfig[64];	      /* `pkg-config --version` */
+	/* pkg-config --modversion; "found" when found without it */
+	char cjson[64], openblas[64];
 	int cublas;		      /* 1: libcublas beside nvcc's toolkit */
 	unsigned missing;	      /* 1u << enum preflight_item */
+	unsigned lacks;		      /* the same bits, for what is optional */
 	char built[4096];	      /* "\n<dir>\n..." with a built agent */
 	/* "\n<dir> <why>\n...": a deploy directory whose agent is not
 	 * executable ("mode -rw-r--r--") or missing ("no agent"). */
@@ -170,6 +177,14 @@ void preflight_missing_text(const struct preflight *p, char *out, size_t len);
  * known for distribution 'x' (os-release ID): install <the pieces> with
  * its package manager". "" when nothing is missing. */
 void preflight_install_hint(const struct preflight *p, char *out, size_t len);
+
+/* The command that installs one item (enum preflight_item) on this
+ * host's distribution, as preflight_install_hint names it ("sudo
+ * apt-get install -y libopenblas-dev"), into out; "" where the
+ * distribution's names are not known. For what the build goes without
+ * (p->lacks). */
+void preflight_optional_hint(const struct preflight *p, unsigned item,
+			     char *out, size_t len);
 
 /* Whether the CUDA toolkit was found, in words: "CUDA toolkit found
  * (Cuda compilation tools, release 12.4, V12.4.131; cuBLAS found)" or

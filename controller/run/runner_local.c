@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bf_text.h"
 #include "run/agent_stderr.h"
 #include "run/child.h"
 #include "run/runner.h"
@@ -24,8 +25,9 @@
 
 extern char **environ;
 
-/* The agent binary: $BENCHFLEET_AGENT, else "agent" beside ctl. Caller
- * frees. */
+/* The agent binary: $BENCHFLEET_AGENT, else "agent" beside ctl (which
+ * gives way to "agent-cpu" beside it when it does not start: run_local).
+ * Caller frees. */
 char *runner_local_agent_path(void)
 {
 	const char *env = getenv("BENCHFLEET_AGENT");
@@ -43,6 +45,64 @@ char *runner_local_agent_path(void)
 	if (slash)
 		slash[1] = '\0';
 	return bf_xasprintf("%sagent", self);
+}
+
+/* child_err_fn for the start check: the stderr's tail. */
+static void probe_stderr(void *arg, const char *buf, size_t n)
+{
+	child_tail_append(arg, 256, buf, n);
+}
+
+/* Whether the agent at path starts here: `agent --version` exits 0.
+ * When it does not, why (len bytes) gets the last line of what it said
+ * (the dynamic loader's "error while loading shared libraries:
+ * libcudart.so.13: cannot open shared object file: ..."), or its exit. */
+static int agent_starts(const char *path, const atomic_int *cancel,
+			char *why, size_t len)
+{
+	char *argv[] = { (char *)path, "--version", NULL }, tail[256] = "";
+	char detail[256];
+	int status = 0, stopped = 0;
+	size_t n;
+	char *last;
+
+	if (child_run(path, argv, 4096, NULL, NULL, probe_stderr, tail, cancel,
+		      &status, &stopped, detail, sizeof(detail)) != BF_OK) {
+		snprintf(why, len, "%s", detail);
+		return 0;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 1;
+	n = strlen(tail);
+	while (n && (tail[n - 1] == '\n' || tail[n - 1] == '\r'))
+		tail[--n] = '\0';
+	last = strrchr(tail, '\n');
+	last = last ? last + 1 : tail;
+	if (*last)
+		bf_text_sanitize(why, len, last);
+	else
+		snprintf(why, len, "exit %d", WIFEXITED(status) ?
+						 WEXITSTATUS(status) : -1);
+	return 0;
+}
+
+/* ctl's environment and BF_AGENT_NO_CUDA=<reason> (the agent's
+ * no_cuda_reason), a new NULL-terminated array whose one new string is
+ * *added; the others are borrowed. Caller frees both. */
+static char **env_with_reason(const char *reason, char **added)
+{
+	size_t n = 0, k = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	env = bf_xcalloc(n + 2, sizeof(*env));
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "BF_AGENT_NO_CUDA=", 17) != 0)
+			env[k++] = environ[i];
+	*added = bf_xasprintf("BF_AGENT_NO_CUDA=%s", reason);
+	env[k] = *added;
+	return env;
 }
 
 /* child_err_fn: the agent's stderr into the host's log (agent_stderr.c,
@@ -64,6 +124,7 @@ static enum bf_err run_local(struct host_ctx *h, char *detail, size_t detail_len
 {
 	char *path = runner_local_agent_path(), **args = h->agent_argv, **argv;
 	struct local_err e = { .tail = "" };
+	char *cpu = NULL, **env = NULL, *added = NULL, why[256];
 	enum bf_err err;
 	int status = 0, stopped = 0, argc = 0;
 
@@ -80,10 +141,30 @@ static enum bf_err run_local(struct host_ctx *h, char *detail, size_t detail_len
 			      path);
 		goto out;
 	}
+	/* An agent built with CUDA that does not start here (no CUDA
+	 * libraries: a package built with CUDA, installed on a machine
+	 * without) gives way to agent-cpu beside it, told why. Not when
+	 * $BENCHFLEET_AGENT names the agent. */
+	cpu = bf_xasprintf("%s-cpu", path);
+	if (!(getenv("BENCHFLEET_AGENT") && *getenv("BENCHFLEET_AGENT")) &&
+	    access(cpu, X_OK) == 0 &&
+	    !agent_starts(path, h->cancel, why, sizeof(why))) {
+		char *reason = bf_xasprintf(
+			"the CUDA agent (%s) does not start here: %s; ran "
+			"agent-cpu instead", path, why);
+
+		env = env_with_reason(reason, &added);
+		free(reason);
+		free(path);
+		path = cpu;
+		cpu = NULL;
+		argv[0] = path;
+	}
 	agent_stderr_init(&e.log, h);
-	err = child_run(path, argv, BF_RECORD_MAX_BYTES, session_feed_line, h,
-			local_stderr, &e, h->cancel, &status, &stopped, detail,
-			detail_len);
+	err = child_run_env(path, argv, env ? env : environ,
+			    BF_RECORD_MAX_BYTES, session_feed_line, h,
+			    local_stderr, &e, h->cancel, &status, &stopped,
+			    detail, detail_len);
 	agent_stderr_end(&e.log);
 	if (err != BF_OK)
 		goto out;
@@ -102,6 +183,9 @@ static enum bf_err run_local(struct host_ctx *h, char *detail, size_t detail_len
 out:
 	free(argv);
 	free(path);
+	free(cpu);
+	free(env);
+	free(added);
 	return err;
 }
 

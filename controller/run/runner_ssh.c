@@ -326,8 +326,12 @@ static enum bf_err upload_sources(struct host_ctx *h, struct remote *r,
 static char *build_command(const char *staging_sh, const char *final_sh,
 			   const char *env)
 {
+	/* Ninja where make is missing and ninja is there (an air-gapped
+	 * GPU node with CMake and ninja from pip, say). */
 	char *inner = bf_xasprintf(
-		"cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "
+		"g=; if ! command -v make >/dev/null 2>&1 && "
+		"command -v ninja >/dev/null 2>&1; then g=Ninja; fi; "
+		"cmake ${g:+-G \"$g\"} -S . -B build -DCMAKE_BUILD_TYPE=Release "
 		"-DBF_BUILD_CONTROLLER=OFF -DBF_BUILD_TESTS=OFF "
 		"-DBF_AGENT_SOURCE_HASH=%s && "
 		"cmake --build build -j\"$(nproc 2>/dev/null || echo 2)\"",

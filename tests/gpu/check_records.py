@@ -346,8 +346,9 @@ class Checker:
                     f"{tag}: energy {e} inconsistent")
 
     def print_rows(self, out=sys.stdout):
-        """One line per passing row: GFLOP/s, %peak, spread, reliable,
-        throttled, energy."""
+        """One line per passing row: GFLOP/s, %peak, verification margin
+        (tolerance / largest relative error), the device's bandwidth,
+        spread, reliable, throttled, energy."""
         def fmt(v, spec, unit=""):
             return "n/a" if not agentlib.is_number(v) else \
                 format(v, spec) + unit
@@ -362,9 +363,18 @@ class Checker:
                       if e.get("joules") is not None else
                       f"energy n/a ({e.get('reason', 'not recorded')})")
             frac = g.get("fraction_of_peak")
+            # The verification margin: how many times the largest
+            # relative error fits in the tolerance (>= 1 passes).
+            err, tol = g.get("max_rel_error"), g.get("tolerance")
+            margin = (tol / err if agentlib.is_number(err) and err > 0
+                      and agentlib.is_number(tol) else
+                      math.inf if err == 0 else None)
             print(f"gpu check: {g['device']:7} {g['dtype']:5} "
                   f"n={g['n']:<6} {g['gflops']:12.1f} GFLOP/s "
                   f"{fmt(frac * 100 if agentlib.is_number(frac) else None, '.0f', '%')} peak "
+                  f"margin {'exact' if margin == math.inf else fmt(margin, '.1f', 'x')} "
+                  f"(err {fmt(err, '.2e')} tol {fmt(tol, '.2e')}) "
+                  f"bw {fmt(g.get('bandwidth_gbps'), '.0f', ' GB/s')} "
                   f"spread {fmt(g.get('spread'), '.3f')} "
                   f"reliable {g.get('reliable')} "
                   f"throttled {(g.get('device_state') or {}).get('throttled')} "

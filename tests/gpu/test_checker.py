@@ -61,6 +61,7 @@ def gemm(dev, dt, gflops, iters, peak=None):
     gemms = 100
     joules = gemms * 2 * N ** 3 / 1e9 / 1000.0  # 1000 GFLOP/J
     g.update(library="cuBLAS 13.1.0", c_dtype=dt, math_mode=MATH,
+             bandwidth_gbps=4300.0,
              warmup_ms=201.5, warmup_calls=900,
              timing="CUDA events around each call",
              peak_gflops=peak, peak_method="product",
@@ -183,7 +184,10 @@ class GpuRulesTest(unittest.TestCase):
         rc, out = self.problems(gpu_run())
         self.assertEqual(rc, 0, out)
         self.assertIn("gpu check: passed", out)
+        # With its verification margin (6.1e-5 / 1e-6) and bandwidth.
         self.assertRegex(out, r"gpu check: cuda:0  bf16  n=4096 .* 64% peak "
+                              r"margin 61\.0x \(err 1\.00e-06 tol 6\.10e-05\) "
+                              r"bw 4300 GB/s "
                               r"spread 0\.020 reliable True throttled False "
                               r"[\d.]+ J [\d.]+ W 1000\.0 GFLOP/J")
 

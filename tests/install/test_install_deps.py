@@ -25,7 +25,7 @@ TEST_ONLY = {"libcmocka-dev", "python3-jsonschema", "python3-numpy",
              "openssh-server", "tmux", "chromium", "clang",
              "libclang-rt-14-dev", "munge", "slurmctld", "slurmd",
              "slurm-client", "debootstrap", "qemu-user-static",
-             "binfmt-support"}
+             "binfmt-support", "ninja-build"}
 BUILD = {"build-essential", "cmake", "pkg-config", "libcjson-dev",
          "libopenblas-dev", "libssh-dev", "libssl-dev", "libncurses-dev"}
 

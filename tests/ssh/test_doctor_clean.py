@@ -85,7 +85,7 @@ class DoctorClean(keeplogs.KeepOnFailure, unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertTrue(p.stdout.startswith("%s (%s, host key SHA256:"
                                             % (h1, h1)), p.stdout)
-        for row in ("system", "arch", "compiler", "make", "cmake",
+        for row in ("system", "arch", "compiler", "make", "ninja", "cmake",
                     "pkg-config", "cjson", "openblas", "cuda", "gpus",
                     "workdir", "agent"):
             self.assertRegex(p.stdout, r"(?m)^  %s +\S" % re.escape(row))
@@ -96,14 +96,19 @@ class DoctorClean(keeplogs.KeepOnFailure, unittest.TestCase):
     def test_doctor_names_what_is_missing(self):
         p = self.ctl("doctor", "bare")
         self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
-        want = ("no: lacks a C compiler (cc), make, CMake 3.18 or newer, "
-                "pkg-config, cJSON (libcjson, with its headers), OpenBLAS "
-                "(openblas, with its headers); install with: apt-get install "
-                "-y build-essential make cmake pkg-config libcjson-dev "
-                "libopenblas-dev")
+        # pkg-config, cJSON and OpenBLAS are not needed (issue 32): only
+        # the compiler, make or else ninja, and CMake are missing. This
+        # machine's cJSON and OpenBLAS are found without pkg-config.
+        want = ("no: lacks a C compiler (cc), make (or ninja), CMake 3.18 "
+                "or newer; install with: apt-get install -y build-essential "
+                "make cmake")
         self.assertIn("  ready       " + want, p.stdout)
         self.assertRegex(p.stdout, r"(?m)^  cuda +no CUDA toolkit")
         self.assertRegex(p.stdout, r"(?m)^  cmake +missing$")
+        self.assertRegex(p.stdout, r"(?m)^  make +missing$")
+        self.assertRegex(p.stdout, r"(?m)^  pkg-config +missing \(not needed")
+        self.assertRegex(p.stdout, r"(?m)^  cjson +found \(the host's\)$")
+        self.assertRegex(p.stdout, r"(?m)^  openblas +found$")
         # ctl run fails on it with the same words, the CUDA one after.
         res = os.path.join(self.tmp, "res")
         p = self.ctl("run", "bare", "--no-tui", "--results", res, *tcr.TINY)
@@ -111,12 +116,54 @@ class DoctorClean(keeplogs.KeepOnFailure, unittest.TestCase):
         runs = os.listdir(res)
         with open(os.path.join(res, runs[0], "run.json")) as f:
             reason = json.load(f)["hosts"][0]["reason"]
-        self.assertIn("host lacks a C compiler (cc), make, CMake", reason)
+        self.assertIn("host lacks a C compiler (cc), make (or ninja), CMake",
+                      reason)
         self.assertIn("install with: apt-get install -y build-essential",
                       reason)
         self.assertIn("no CUDA toolkit (nvcc not in $CUDACXX, PATH or "
                       "/usr/local/cuda/bin): the agent is built for the CPU "
                       "only", reason)
+
+    def test_no_make_no_pkgconfig_builds_with_ninja(self):
+        """A host with every tool but make and pkg-config (issue 32):
+        doctor says the build uses ninja and is ready; ctl run builds
+        there with Ninja (build.ninja in the deploy) and runs."""
+        nb = os.path.join(self.tmp, "nomake-bin")
+        os.makedirs(nb)
+        for d in os.environ.get("PATH", "/usr/bin:/bin").split(":"):
+            if not os.path.isdir(d):
+                continue
+            for name in os.listdir(d):
+                if (name in ("make", "gmake") or "pkg-config" in name
+                        or "pkgconf" in name):
+                    continue
+                dst, src = os.path.join(nb, name), os.path.join(d, name)
+                if not os.path.exists(dst) and os.access(src, os.X_OK):
+                    os.symlink(src, dst)
+        tcr.write_inventory(self.inv, {
+            "nomake": {"ssh": self.hosts.alias(2), "env": {"PATH": nb}}})
+        p = self.ctl("doctor", "nomake")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertRegex(p.stdout, r"(?m)^  make +missing: the build uses "
+                                   r"ninja$")
+        self.assertRegex(p.stdout, r"(?m)^  ninja +\d+\.\d+")
+        self.assertRegex(p.stdout, r"(?m)^  ready +yes$")
+        res = os.path.join(self.tmp, "res")
+        p = self.ctl("run", "nomake", "--no-tui", "--results", res,
+                     *tcr.TINY)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        build = tcr.cache_dir(self.hosts, 2)
+        self.assertTrue(os.path.exists(os.path.join(build, "build",
+                                                    "build.ninja")))
+        self.assertFalse(os.path.exists(os.path.join(build, "build",
+                                                     "Makefile")))
+        rec = os.path.join(res, os.listdir(res)[0])
+        nd = [f for f in os.listdir(rec) if f.endswith(".ndjson")]
+        with open(os.path.join(rec, nd[0])) as f:
+            host = next(r for r in map(json.loads, f)
+                        if r.get("type") == "host")
+        # Found without pkg-config, in /usr/include and the library path.
+        self.assertEqual(host["cjson"]["source"], "system")
 
     def test_doctor_unreachable(self):
         p = self.ctl("doctor", "127.0.0.1:1", "--timeout", "5")

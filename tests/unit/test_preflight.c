@@ -82,7 +82,8 @@ static void test_families(void **state)
 		 "no package names known for distribution 'alpine' (os-release "
 		 "ID): install CMake 3.18 or newer with its package manager");
 	hint_for((const char *const[]){ "uid=5", "os=", "missing= make", NULL },
-		 "no os-release on the host: install make with its package "
+		 "no os-release on the host: install make (or ninja) with its "
+		 "package "
 		 "manager");
 	hint_for(
 		(const char *const[]){ "uid=5", "os=debian", "missing=", NULL },
@@ -109,6 +110,35 @@ static void test_untrusted_os_words(void **state)
 	/* An unknown word in missing= is not a piece. */
 	feed(&p, (const char *const[]){ "missing= cmake rm-rf", NULL });
 	assert_int_equal(p.missing, 1u << PF_CMAKE);
+}
+
+/* What the build goes without (issue 32): lacks= is parsed apart from
+ * missing=, never makes a host unready, and has its install command. */
+static void test_optional(void **state)
+{
+	struct preflight p;
+	char out[256];
+
+	(void)state;
+	feed(&p, (const char *const[]){ "uid=1000", "os=debian",
+					"ninja=1.11.1", "pkgconfig=",
+					"cjson=", "openblas=found",
+					"missing=", "lacks= pkg-config cjson",
+					NULL });
+	assert_int_equal(p.missing, 0);
+	assert_int_equal(p.lacks, 1u << PF_PKGCONFIG | 1u << PF_CJSON);
+	assert_string_equal(p.ninja, "1.11.1");
+	assert_string_equal(p.openblas, "found");
+	preflight_install_hint(&p, out, sizeof(out));
+	assert_string_equal(out, "");
+	preflight_optional_hint(&p, PF_OPENBLAS, out, sizeof(out));
+	assert_string_equal(out, "sudo apt-get install -y libopenblas-dev");
+	feed(&p, (const char *const[]){ "uid=0", "os=fedora", NULL });
+	preflight_optional_hint(&p, PF_OPENBLAS, out, sizeof(out));
+	assert_string_equal(out, "dnf install -y openblas-devel");
+	feed(&p, (const char *const[]){ "uid=0", "os=alpine", NULL });
+	preflight_optional_hint(&p, PF_OPENBLAS, out, sizeof(out));
+	assert_string_equal(out, "");
 }
 
 static void test_cmake_version(void **state)
@@ -325,6 +355,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_families),
 		cmocka_unit_test(test_untrusted_os_words),
+		cmocka_unit_test(test_optional),
 		cmocka_unit_test(test_cmake_version),
 		cmocka_unit_test(test_cuda_text),
 		cmocka_unit_test(test_toolchain_key_stable),
