@@ -26,16 +26,17 @@ static const char doctor_usage[] =
 	"usage: ctl doctor HOST... [-F SSH_CONFIG] [--timeout SECONDS]\n"
 	"                  [--accept-new-host-keys] [--hosts-dir DIR]\n"
 	"\n"
-	"Runs ctl run's preflight on each HOST and changes nothing there: connects\n"
-	"as ctl run would, then says what the host has to build the agent (its\n"
-	"distribution, architecture, C compiler, make, CMake, pkg-config, cJSON,\n"
-	"OpenBLAS), whether the CUDA toolkit and cuBLAS were found, the GPUs'\n"
-	"compute capabilities (nvidia-smi; part of the build's cache key), what\n"
-	"it lacks with the command that installs it there (apt-get, dnf, zypper\n"
-	"or pacman, from its /etc/os-release), where ctl deploys (the workdir)\n"
-	"and whether this ctl's agent is built there already. HOST is as for ctl\n"
-	"run; a Slurm cluster is checked on its login host (its compute nodes\n"
-	"build the agent, and are not checked).\n"
+	"Runs ctl run's preflight on each HOST and changes nothing there:\n"
+	"connects as ctl run would, then says what the host has to build the\n"
+	"agent (its distribution, architecture, C compiler, make, CMake,\n"
+	"pkg-config, cJSON, OpenBLAS), whether oneDNN was found (optional: the\n"
+	"CPU's bf16/fp16 GEMMs where OpenBLAS has none), whether the CUDA toolkit\n"
+	"and cuBLAS were found, the GPUs' compute capabilities (nvidia-smi; part of\n"
+	"the build's cache key), what it lacks with the command that installs it\n"
+	"there (apt-get, dnf, zypper or pacman, from its /etc/os-release), where\n"
+	"ctl deploys (the workdir) and whether this ctl's agent is built there\n"
+	"already. HOST is as for ctl run; a Slurm cluster is checked on its login\n"
+	"host (its compute nodes build the agent, and are not checked).\n"
 	"\n"
 	"  -F SSH_CONFIG            ssh_config to read instead of ~/.ssh/config\n"
 	"  --timeout SECONDS        bound on connecting and on each answer\n"
@@ -89,6 +90,8 @@ static int report(const struct preflight *p, const char *workdir, int cluster)
 	    (p->missing & (1u << PF_PKGCONFIG)) ? "missing" : "found");
 	row("cjson", or_missing(p->cjson));
 	row("openblas", or_missing(p->openblas));
+	preflight_onednn_text(p, buf, sizeof(buf));
+	row("onednn", buf);
 	preflight_cuda_text(p, buf, sizeof(buf));
 	row("cuda", buf);
 	row("gpus", p->tc[PF_TC_GPUS][0] ? p->tc[PF_TC_GPUS] :
