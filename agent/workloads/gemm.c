@@ -26,9 +26,10 @@
  * below 1e-50 per element for independent roundings; the margin also
  * covers the truncating adders of tensor cores, Fasi et al., PeerJ Comput.
  * Sci. 7:e330, 2021). u_acc is fp32's 2^-24: every backend accumulates in
- * fp32 (CUBLAS_COMPUTE_32F*, cblas_sgemm/sbgemm/shgemm). TF32 adds the
- * rounding of both inputs to 10 mantissa bits, 2 x 2^-10 (allowing
- * truncation, which is double round-to-nearest's 2^-11).
+ * fp32 (CUBLAS_COMPUTE_32F*, cblas_sgemm/sbgemm/shgemm, oneDNN's bf16/f16
+ * matmul with an f32 destination). TF32 adds the rounding of both inputs
+ * to 10 mantissa bits, 2 x 2^-10 (allowing truncation, which is double
+ * round-to-nearest's 2^-11).
  */
 #include "workloads/gemm.h"
 
