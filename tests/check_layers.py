@@ -70,6 +70,8 @@ LIBRARIES = {
     "cublas": ["agent/backends"],
     "cuda": ["agent/backends"],
     "cblas.h": ["agent/backends/backend_openblas.c"],
+    "oneapi/dnnl": ["agent/backends/backend_onednn.c"],
+    "dnnl": ["agent/backends/backend_onednn.c"],
 }
 
 # Where a folder-qualified include ("run/session.h") is looked up.

@@ -259,6 +259,12 @@ extern const struct backend backend_openblas;
 #ifdef BF_WITH_CUDA
 extern const struct backend backend_cublas;
 #endif
+#ifdef BF_WITH_ONEDNN
+/* CPU bf16/fp16 GEMM through oneDNN (backend_onednn.c): only gemm_*,
+ * probe and describe are set. Not in backend_table: it runs no device of
+ * its own, backend_gemm_for hands it the GEMMs OpenBLAS cannot run. */
+extern const struct backend backend_onednn;
+#endif
 
 /* Every backend compiled in, in report order (CPU first); NULL-terminated.
  * Static. */
@@ -275,6 +281,19 @@ void openblas_pick_core(char **argv);
 
 /* The backend for a device kind, or NULL when not compiled in. */
 const struct backend *backend_for(enum device_kind kind);
+
+/* The backend whose gemm_* run a dtype's GEMM on a device of kind: the
+ * device's own backend when its gemm_supports says BF_OK; on the CPU,
+ * for bf16 and fp16 an OpenBLAS lacks (cblas_sbgemm / cblas_shgemm),
+ * backend_onednn when this agent was built with oneDNN and it has a
+ * (non-reference) matmul for the dtype here. NULL when none can, with
+ * every library's reason in detail, "; "-joined ("bf16: this OpenBLAS
+ * (OpenBLAS 0.3.21) has no cblas_sbgemm; oneDNN: not in this build
+ * ..."). Probes at most once per call; the answer can be cached by the
+ * caller per (device, dtype). */
+const struct backend *backend_gemm_for(enum device_kind kind, int dev,
+				       enum bf_dtype dtype, char *detail,
+				       size_t detail_len);
 
 /* "cpu" or "cuda:0" into buf (>= 16 bytes); returns buf. */
 char *device_label(const struct device *d, char *buf, size_t len);

@@ -26,7 +26,8 @@
  * below 1e-50 per element for independent roundings; the margin also
  * covers the truncating adders of tensor cores, Fasi et al., PeerJ Comput.
  * Sci. 7:e330, 2021). u_acc is fp32's 2^-24: every backend accumulates in
- * fp32 (CUBLAS_COMPUTE_32F*, cblas_sgemm/sbgemm/shgemm). TF32 adds the
+ * fp32 (CUBLAS_COMPUTE_32F*, cblas_sgemm/sbgemm/shgemm, oneDNN's
+ * bf16/f16 matmul with an f32 destination). TF32 adds the
  * rounding of both inputs to 10 mantissa bits, 2 x 2^-10 (allowing
  * truncation, which is double round-to-nearest's 2^-11).
  *
@@ -404,7 +405,7 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 		    const float *a32, const float *b32,
 		    const struct agent_opts *o, uint64_t verify_seed)
 {
-	const struct backend *be = backend_for(sd->dev.kind);
+	const struct backend *be = backend_for(sd->dev.kind), *gbe;
 	size_t nn = (size_t)n * (size_t)n, eb = bf_dtype_element_bytes(dt);
 	int iters = sd->dev.kind == DEVICE_CPU ? o->cpu_iters : o->iters;
 	int warmup = sd->dev.kind == DEVICE_CPU ? o->cpu_warmup : o->warmup;
@@ -429,7 +430,11 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 		emit_skipped(r, s, &sd->dev, dt, n, sd->reason, 0, 0);
 		return;
 	}
-	if (be->gemm_supports(sd->dev.index, dt, detail, sizeof(detail)) != BF_OK) {
+	/* The library that runs this dtype here: the device's own, or
+	 * oneDNN for the CPU's bf16/fp16 where OpenBLAS has none. */
+	gbe = backend_gemm_for(sd->dev.kind, sd->dev.index, dt, detail,
+			       sizeof(detail));
+	if (!gbe) {
 		emit_skipped(r, s, &sd->dev, dt, n, detail, 0, 0);
 		return;
 	}
@@ -467,8 +472,8 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 			      bf_dtype_name(dt));
 	} else {
 		be->read_state(sd->dev.index, &state_before);
-		err = be->gemm_run(sd->dev.index, &job, &res, detail,
-				   sizeof(detail));
+		err = gbe->gemm_run(sd->dev.index, &job, &res, detail,
+				    sizeof(detail));
 		be->read_state(sd->dev.index, &state_after);
 	}
 	if (err == BF_ERR_TOO_BIG || err == BF_ERR_NOMEM) {
@@ -558,7 +563,7 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 		g->reason = bf_xstrdup(detail);
 	}
 	g->measured = 1;
-	g->library = bf_xstrdup(be->gemm_library());
+	g->library = bf_xstrdup(gbe->gemm_library());
 	g->math_mode = bf_xstrdup(res.math_mode);
 	g->c_dtype = bf_xstrdup(bf_dtype_name(res.c_dtype));
 	g->warmup = job.warmup;

@@ -31,7 +31,9 @@ static const char doctor_usage[] =
 	"as ctl run would, then says what the host has to build the agent (its\n"
 	"distribution, architecture, C compiler, make or else ninja, CMake;\n"
 	"pkg-config, cJSON and OpenBLAS, which it builds without: the cJSON ctl\n"
-	"ships, no CPU GEMMs without OpenBLAS), whether the CUDA toolkit and cuBLAS were found, the GPUs'\n"
+	"ships, no CPU GEMMs without OpenBLAS), whether oneDNN was found\n"
+	"(optional: the CPU's bf16/fp16 GEMMs where OpenBLAS has none),\n"
+	"whether the CUDA toolkit and cuBLAS were found, the GPUs'\n"
 	"compute capabilities (nvidia-smi; part of the build's cache key), what\n"
 	"it lacks with the command that installs it there (apt-get, dnf, zypper\n"
 	"or pacman, from its /etc/os-release), where ctl deploys (the workdir;\n"
@@ -118,6 +120,8 @@ static int report(const struct preflight *p, const char *workdir, int cluster)
 			 hint[0] ? "; for them: " : "", hint);
 		row("openblas", buf);
 	}
+	preflight_onednn_text(p, buf, sizeof(buf));
+	row("onednn", buf);
 	preflight_cuda_text(p, buf, sizeof(buf));
 	row("cuda", buf);
 	row("gpus", p->tc[PF_TC_GPUS][0] ? p->tc[PF_TC_GPUS] :

@@ -110,7 +110,16 @@ char *preflight_command(const char *work_sh, const char *env, int look_only)
 		"for f in /usr/lib*/libopenblas.so /usr/lib/*/libopenblas.so /usr/local/lib*/libopenblas.so; "
 		"do [ -e \"$f\" ] && l=1; done; "
 		"[ -n \"$h\" ] && [ -n \"$l\" ] && ob=found; fi; "
-		"echo \"tc_libs=$(echo $cj $ob)\"; "
+		/* oneDNN's version from its header (Debian's libdnnl-dev
+		 * ships a CMake package, no .pc file): "" when absent. Part
+		 * of the toolchain key, so that installing it builds the
+		 * agent again, with it. */
+		"d=; for f in /usr/include/oneapi/dnnl/dnnl_version.h "
+		"/usr/local/include/oneapi/dnnl/dnnl_version.h; do "
+		"[ -z \"$d\" ] && [ -r \"$f\" ] && d=$(awk '/^#define DNNL_VERSION_(MAJOR|MINOR|PATCH) /"
+		"{ printf \"%%s%%s\", s, $3; s = \".\" }' \"$f\" 2>/dev/null); done; "
+		"echo \"onednn=$d\"; "
+		"echo \"tc_libs=$(echo $cj $ob $d)\"; "
 		/* Only well-formed "9.0" lines: a failing nvidia-smi prints
 		 * its complaint on stdout. */
 		"echo \"tc_gpus=$(echo $(nvidia-smi --query-gpu=compute_cap "
@@ -280,6 +289,10 @@ enum bf_err preflight_line(void *arg, const char *line, size_t len,
 		keep_text(p->cjson, sizeof(p->cjson), line + 6);
 	} else if (strncmp(line, "openblas=", 9) == 0) {
 		keep_text(p->openblas, sizeof(p->openblas), line + 9);
+	} else if (strncmp(line, "onednn=", 7) == 0) {
+		/* Only a version ("2.6.3"): anything else is not one. */
+		if (strspn(line + 7, "0123456789.") == strlen(line + 7))
+			snprintf(p->onednn, sizeof(p->onednn), "%s", line + 7);
 	} else if (strncmp(line, "cublas=", 7) == 0) {
 		p->cublas = strcmp(line + 7, "yes") == 0;
 	} else if (strncmp(line, "ninja=", 6) == 0) {
@@ -655,6 +668,26 @@ void preflight_cuda_text(const struct preflight *p, char *out, size_t len)
 			 "CUDA toolkit found (%s) but no cuBLAS: the "
 			 "agent is built for the CPU only",
 			 safe);
+}
+
+void preflight_onednn_text(const struct preflight *p, char *out, size_t len)
+{
+	const struct family *f = family_of(p);
+
+	if (p->onednn[0]) {
+		snprintf(out, len,
+			 "oneDNN %s found: the agent runs the CPU's bf16/fp16 "
+			 "GEMMs through it where OpenBLAS has none",
+			 p->onednn);
+		return;
+	}
+	snprintf(out, len,
+		 "no oneDNN (libdnnl-dev): the agent is built without it, and "
+		 "CPU bf16/fp16 rows are skipped unless OpenBLAS has "
+		 "sbgemm/shgemm%s%s%s",
+		 f == &families[0] ? " (install with: " : "",
+		 f == &families[0] ? (p->uid == 0 ? "" : "sudo ") : "",
+		 f == &families[0] ? "apt-get install -y libdnnl-dev)" : "");
 }
 
 /* Appends to a malloc'ed string. */

@@ -67,6 +67,7 @@ struct preflight {
 	/* pkg-config --modversion; "found" when found without it */
 	char cjson[64], openblas[64];
 	int cublas;		      /* 1: libcublas beside nvcc's toolkit */
+	char onednn[32];	      /* oneDNN's version ("2.6.3"); "" none */
 	unsigned missing;	      /* 1u << enum preflight_item */
 	unsigned lacks;		      /* the same bits, for what is optional */
 	char built[4096];	      /* "\n<dir>\n..." with a built agent */
@@ -191,5 +192,14 @@ void preflight_optional_hint(const struct preflight *p, unsigned item,
  * "no CUDA toolkit (nvcc not in $CUDACXX, PATH or /usr/local/cuda/bin):
  * the agent is built for the CPU only", into out. */
 void preflight_cuda_text(const struct preflight *p, char *out, size_t len);
+
+/* Whether oneDNN (libdnnl-dev, optional: the CPU's bf16/fp16 GEMMs where
+ * OpenBLAS has no sbgemm/shgemm) was found, in words, into out: "oneDNN
+ * 2.6.3 found: ..." or "no oneDNN (libdnnl-dev): the agent is built
+ * without it, and CPU bf16/fp16 rows are skipped unless OpenBLAS has
+ * sbgemm/shgemm", with the apt-get command on Debian and its
+ * derivatives (Debian packages it for amd64, arm64, ppc64el and s390x:
+ * packages.debian.org/src:onednn). */
+void preflight_onednn_text(const struct preflight *p, char *out, size_t len);
 
 #endif

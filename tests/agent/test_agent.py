@@ -26,6 +26,9 @@ import agentlib  # noqa: E402
 from agentlib import (SCHEMA_VERSION, SEED_LIMITS, SEED_TENSORS, is_int,  # noqa: E402
                       is_number, parse_records, run_agent)
 
+# Built with oneDNN (CMake sets it): the CPU's bf16/fp16 may run
+# through it where OpenBLAS has no sbgemm/shgemm.
+ONEDNN = os.environ.get("BF_AGENT_ONEDNN") == "1"
 TYPES = {"host", "plan", "check", "float_limits", "gemm", "summary",
          "bandwidth", "batching"}
 STATUSES = {"pass", "fail", "skipped"}
@@ -276,6 +279,14 @@ class RunChecks:
         if dt == "fp32" or (dt == "bf16" and host["openblas"]["sbgemm"]) or \
                 (dt == "fp16" and host["openblas"]["shgemm"]):
             self.check_gemm_pass(g, cpu_iters, warmup)
+            self.assertTrue(g["library"].startswith("OpenBLAS "), g)
+            return
+        # bf16/fp16 without OpenBLAS's kernel: through oneDNN in an
+        # agent built with it (tests/agent/test_onednn.py checks those
+        # rows in full), else skipped naming both libraries.
+        if dt in ("bf16", "fp16") and ONEDNN and g["status"] == "pass":
+            self.check_gemm_pass(g, cpu_iters, warmup)
+            self.assertTrue(g["library"].startswith("oneDNN "), g)
             return
         self.assertEqual(g["status"], "skipped", g)
         self.assertIsNone(g["median_ms"])
@@ -285,6 +296,8 @@ class RunChecks:
             self.assertFalse(openblas_has(symbol))
             self.assertIn(symbol, g["reason"])
             self.assertIn(host["openblas"]["version"], g["reason"])
+            self.assertIn("; %s: oneDNN " % dt if ONEDNN else
+                          "; oneDNN: not in this build", g["reason"])
         else:
             self.assertEqual(dt, "tf32")
             self.assertIn("tf32", g["reason"])
@@ -293,7 +306,7 @@ class RunChecks:
         n, dt = g["n"], g["dtype"]
         self.assertEqual(g["status"], "pass", g)
         self.assertIsNone(g["reason"])
-        self.assertTrue(g["library"].startswith("OpenBLAS "), g["library"])
+        self.assertRegex(g["library"], r"^(OpenBLAS|oneDNN) ")
         self.assertIsInstance(g["math_mode"], str)
         self.assertEqual(g["iters"], iters)
         self.assertEqual(g["warmup"], warmup)
@@ -408,7 +421,20 @@ class RunChecks:
                                  sum(r["status"] == st for r in recs),
                                  f"{kind}_{key}")
         self.assertEqual(s["exit_status"], rc)
-        self.assertEqual(s["ratios"], [])  # no GPU, no fp16/bf16 on CPU
+        # No GPU here: the only ratios are a passing CPU bf16/fp16 row's
+        # speed against fp32 at its n (oneDNN's, or OpenBLAS's
+        # sbgemm/shgemm), each the two rows' GFLOP/s divided.
+        passed = {(r["dtype"], r["n"]): r for r in gemm_recs
+                  if r["status"] == "pass"}
+        want = [(dt, n) for (dt, n) in passed
+                if dt in ("bf16", "fp16") and ("fp32", n) in passed]
+        self.assertEqual(sorted((x["dtype"], x["n"]) for x in s["ratios"]),
+                         sorted(want))
+        for x in s["ratios"]:
+            self.assertEqual((x["kind"], x["device"]), ("vs_fp32", "cpu"))
+            self.assertAlmostEqual(
+                x["value"], passed[(x["dtype"], x["n"])]["gflops"] /
+                passed[("fp32", x["n"])]["gflops"], delta=1e-9 * x["value"])
         self.assertTrue(is_number(s["wall_ms"]) and s["wall_ms"] > 0)
 
 
@@ -658,8 +684,13 @@ class HumanTest(unittest.TestCase):
         self.assertGreater(float(m.group(2)), 0)
         self.assertGreater(float(m.group(5)), 0)
         # Missing values print as n/a, never 0.
-        self.assertRegex(out, r"(?m)^cpu +bf16 +64 +n/a +n/a +n/a +n/a +n/a "
-                              r"+n/a +n/a +n/a +n/a +skipped \(bf16: .*cblas_sbgemm\)$")
+        # A 16-bit row the libraries here cannot run (fp16 on this CPU,
+        # with or without oneDNN 2.6) prints n/a throughout.
+        if re.search(r"(?m)^cpu +fp16 +64 .* skipped \(", out):
+            self.assertRegex(out, r"(?m)^cpu +fp16 +64 +n/a +n/a +n/a +n/a "
+                                  r"+n/a +n/a +n/a +n/a +n/a +skipped \(fp16: "
+                                  r".*cblas_shgemm(; fp16: oneDNN .*|; oneDNN: "
+                                  r"not in this build .*)?\)$")
         # Where %peak comes from: the rated peak's basis and the bound's.
         m = re.search(r"(?m)^cpu fp32: rated (\d+\.\d) GFLOP/s \((probe|table|isa)"
                       r"[a-z+]*\): \d+ .* cores? x \d+ FLOP/cycle \(.*\) x "
@@ -672,8 +703,11 @@ class HumanTest(unittest.TestCase):
         m = re.search(r"(?m)^cpu +fp32 +(\d+\.\d{4}) +(\d+\.\d{4}) +(\d+) "
                       r"+(\d+) +(\d+\.\d) +pass$", out)
         self.assertIsNotNone(m, out)
+        # fp32 passes; bf16 and fp16 pass or are skipped (the rows above).
+        npass = 1 + len(re.findall(r"(?m)^cpu +(bf16|fp16) +64 .* pass$", out))
         self.assertRegex(out, r"(?m)^checks: 24 passed, 0 failed, 0 skipped; "
-                              r"GEMM: 1 passed, 0 failed, 2 skipped$")
+                              r"GEMM: %d passed, 0 failed, %d skipped$"
+                              % (npass, 3 - npass))
         self.assertNotRegex(out, r"FAIL")
 
 

@@ -900,7 +900,7 @@ class ShowListTest(ArchiveTest):
         self.assertRegex(fp16, r"\s\d+/0 skipped \[1\]$")
         notes = r.stdout[r.stdout.index("\nnotes\n"):]
         self.assertRegex(notes, r"\n\[1\] fp16: this OpenBLAS \(OpenBLAS [\d.]+\) has no "
-                                r"cblas_shgemm\n")
+                                r"cblas_shgemm(; fp16: oneDNN [^\n]*)?\n")
         self.assertEqual(len(re.findall(r"(?m)^\[1\] ", notes)), 1)
         # The default is the most recent run.
         self.assertEqual(ctl("show", "--results", self.results).stdout,

@@ -103,6 +103,58 @@ class FaultTest(unittest.TestCase):
             self.assertTrue(agentlib.is_int(s) and 0 <= s < 2 ** 48)
 
 
+DNNL_SHIM = os.environ.get("BF_LYING_DNNL", "")
+
+
+class OnednnFaultTest(unittest.TestCase):
+    """The CPU's bf16 GEMM through oneDNN (issue 33), with
+    tests/faults/lying_dnnl.c (BF_LYING_DNNL) preloaded: a wrong result
+    fails verification as a wrong sgemm does."""
+
+    def run_bf16(self, mode, size=160):
+        if not DNNL_SHIM:
+            self.skipTest("BF_LYING_DNNL is not set (no oneDNN build)")
+        env = dict(os.environ)
+        env["LD_PRELOAD"] = DNNL_SHIM
+        if mode:
+            env["BF_FAULT"] = mode
+        if "ASAN_OPTIONS" in env:
+            env["ASAN_OPTIONS"] += ":verify_asan_link_order=0"
+        r = agentlib.run_agent("--device", "cpu", "--dtypes", "bf16",
+                               "--sizes", str(size), "--no-checks",
+                               "--cpu-warmup", "1", "--cpu-iters", "3",
+                               env=env)
+        g = gemm_record(r)
+        if g["status"] == "skipped" or \
+                not g.get("library", "").startswith("oneDNN"):
+            self.skipTest("bf16 does not run through oneDNN here: %s"
+                          % (g.get("reason") or g.get("library")))
+        return r, g
+
+    def assert_failed(self, r, g, words):
+        self.assertEqual(g["status"], "fail", g)
+        self.assertIsNone(g["gflops"])
+        self.assertIn(words, g["reason"])
+        self.assertEqual(r.returncode, 1, r.stderr)
+
+    def test_control_passes(self):
+        r, g = self.run_bf16("")
+        self.assertEqual(g["status"], "pass", g)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_scaled_result(self):
+        r, g = self.run_bf16("scale")
+        self.assert_failed(r, g, "above tolerance")
+
+    def test_dropped_product(self):
+        r, g = self.run_bf16("drop_k")
+        self.assert_failed(r, g, "above tolerance")
+
+    def test_computes_only_once(self):
+        r, g = self.run_bf16("once")
+        self.assert_failed(r, g, "non-finite elements")
+
+
 def own_memory_cgroup():
     """The directory of this process's memory cgroup (v2, v2 in hybrid
     mode, or v1's memory controller), or None."""

@@ -27,7 +27,8 @@ TEST_ONLY = {"libcmocka-dev", "python3-jsonschema", "python3-numpy",
              "slurm-client", "debootstrap", "qemu-user-static",
              "binfmt-support", "ninja-build"}
 BUILD = {"build-essential", "cmake", "pkg-config", "libcjson-dev",
-         "libopenblas-dev", "libssh-dev", "libssl-dev", "libncurses-dev"}
+         "libopenblas-dev", "libdnnl-dev", "libssh-dev", "libssl-dev",
+         "libncurses-dev"}
 
 
 def listing(*opts):

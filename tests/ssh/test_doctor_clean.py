@@ -86,9 +86,16 @@ class DoctorClean(keeplogs.KeepOnFailure, unittest.TestCase):
         self.assertTrue(p.stdout.startswith("%s (%s, host key SHA256:"
                                             % (h1, h1)), p.stdout)
         for row in ("system", "arch", "compiler", "make", "ninja", "cmake",
-                    "pkg-config", "cjson", "openblas", "cuda", "gpus",
+                    "pkg-config", "cjson", "openblas", "onednn", "cuda", "gpus",
                     "workdir", "agent"):
             self.assertRegex(p.stdout, r"(?m)^  %s +\S" % re.escape(row))
+        # oneDNN as this machine has it (the hosts are loopback sshds).
+        if os.path.exists("/usr/include/oneapi/dnnl/dnnl_version.h"):
+            self.assertRegex(p.stdout, r"(?m)^  onednn +oneDNN \d+\.\d+\.\d+ "
+                             r"found: the agent runs the CPU's bf16/fp16")
+        else:
+            self.assertRegex(p.stdout, r"(?m)^  onednn +no oneDNN "
+                             r"\(libdnnl-dev\): the agent is built without")
         self.assertRegex(p.stdout, r"(?m)^  ready +yes$")
         self.assertIn("~/.cache/benchfleet: not there yet", p.stdout)
         self.assertFalse(os.path.exists(cache))

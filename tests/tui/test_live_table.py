@@ -539,7 +539,7 @@ class LiveTable(unittest.TestCase):
         fp16 = [v for k, v in notes.items() if k == "fp16"]
         self.assertEqual(len(fp16), 1, notes)
         self.assertRegex(fp16[0], r"^fp16: this OpenBLAS \(OpenBLAS [\d.]+\) has "
-                                  r"no cblas_shgemm$")
+                                  r"no cblas_shgemm(; fp16: oneDNN .*)?$")
         # The GPU's reason (no driver here, or a real one): once, whole.
         self.assertTrue([v for v in notes.values()
                          if "NVIDIA" in v or "CUDA" in v or "GPU" in v], notes)

@@ -185,6 +185,36 @@ static void test_cuda_text(void **state)
 	assert_non_null(strstr(out, "but no cuBLAS"));
 }
 
+static void test_onednn_text(void **state)
+{
+	struct preflight p;
+	char out[512];
+
+	(void)state;
+	feed(&p, (const char *const[]){ "onednn=2.6.3", NULL });
+	assert_string_equal(p.onednn, "2.6.3");
+	preflight_onednn_text(&p, out, sizeof(out));
+	assert_string_equal(out, "oneDNN 2.6.3 found: the agent runs the CPU's "
+				 "bf16/fp16 GEMMs through it where OpenBLAS "
+				 "has none");
+	feed(&p, (const char *const[]){ "onednn=", "os=debian", "uid=1000",
+					NULL });
+	preflight_onednn_text(&p, out, sizeof(out));
+	assert_string_equal(out, "no oneDNN (libdnnl-dev): the agent is built "
+				 "without it, and CPU bf16/fp16 rows are "
+				 "skipped unless OpenBLAS has sbgemm/shgemm "
+				 "(install with: sudo apt-get install -y "
+				 "libdnnl-dev)");
+	/* Not Debian's family: no package name guessed. */
+	feed(&p, (const char *const[]){ "onednn=", "os=fedora", NULL });
+	preflight_onednn_text(&p, out, sizeof(out));
+	assert_null(strstr(out, "install with"));
+	assert_non_null(strstr(out, "no oneDNN (libdnnl-dev)"));
+	/* A host's text that is not a version is not taken for one. */
+	feed(&p, (const char *const[]){ "onednn=2.6.3\033[2J", NULL });
+	assert_string_equal(p.onednn, "");
+}
+
 static void test_toolchain_key_stable(void **state)
 {
 	struct preflight p;
@@ -358,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_optional),
 		cmocka_unit_test(test_cmake_version),
 		cmocka_unit_test(test_cuda_text),
+		cmocka_unit_test(test_onednn_text),
 		cmocka_unit_test(test_toolchain_key_stable),
 		cmocka_unit_test(test_shell_noise),
 		cmocka_unit_test(test_problems),
