@@ -249,6 +249,7 @@ static int dbl_cmp(const void *pa, const void *pb)
 static void history(const struct verdict_input *r, struct verdict *o)
 {
 	int nh = 0, from = 0, k = 0;
+	double lo, hi;
 	struct cp_run *runs;
 	double *vals;
 
@@ -262,7 +263,18 @@ static void history(const struct verdict_input *r, struct verdict *o)
 			runs[nh].n = 1;
 			nh++;
 		}
-	if (nh >= 4) {
+	/* A change point needs medians either side 5 % apart
+	 * (CP_OPTIONS_DEFAULT's min_change); when every run is within 5 %
+	 * of the lowest none can be, and the permutation test is skipped. */
+	lo = INFINITY;
+	hi = 0;
+	for (int i = 0; i < nh; i++) {
+		if (runs[i].x[0] < lo)
+			lo = runs[i].x[0];
+		if (runs[i].x[0] > hi)
+			hi = runs[i].x[0];
+	}
+	if (nh >= 4 && hi - lo >= 0.05 * lo) {
 		struct cp_point cp[16];
 		int found = changepoint_find(runs, nh, NULL, cp, 16);
 
