@@ -87,10 +87,10 @@ int main(int argc, char **argv)
 	static const char *dtypes[4] = { "fp32", "tf32", "fp16", "bf16" };
 	static const double tflops[2][4] = { { 51.9, 402, 760, 789 },
 					     { 51.8, 372, 736, 798 } };
-	int hosts = argc > 1 ? atoi(argv[1]) : 512;
-	int gpus = argc > 2 ? atoi(argv[2]) : 8;
-	int nhist = argc > 3 ? atoi(argv[3]) : 10;
-	int rounds = argc > 4 ? atoi(argv[4]) : 5;
+	int hosts = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 512;
+	int gpus = argc > 2 ? (int)strtol(argv[2], NULL, 10) : 8;
+	int nhist = argc > 3 ? (int)strtol(argv[3], NULL, 10) : 10;
+	int rounds = argc > 4 ? (int)strtol(argv[4], NULL, 10) : 5;
 	int n, k = 0, counts[VERDICT_FAILED + 1], wrong = 0;
 	struct verdict_input *in;
 	struct verdict *out;

@@ -113,6 +113,20 @@ enum bf_err references_parse(struct ref_set *s, const char *text,
 			     const char *name, char *err, size_t err_len)
 {
 	cJSON *root = cJSON_Parse(text ? text : "");
+	enum bf_err e;
+
+	if (!root) {
+		snprintf(err, err_len, "%s: not a JSON object", name);
+		return BF_ERR_PARSE;
+	}
+	e = references_parse_json(s, root, name, err, err_len);
+	cJSON_Delete(root);
+	return e;
+}
+
+enum bf_err references_parse_json(struct ref_set *s, const struct cJSON *root,
+				  const char *name, char *err, size_t err_len)
+{
 	const cJSON *refs, *srcs, *ths, *e;
 	const char *schema, *mode, *why = NULL;
 	struct ref_row *add = NULL;
@@ -122,7 +136,6 @@ enum bf_err references_parse(struct ref_set *s, const char *text,
 
 	if (!root || !cJSON_IsObject(root)) {
 		snprintf(err, err_len, "%s: not a JSON object", name);
-		cJSON_Delete(root);
 		return BF_ERR_PARSE;
 	}
 	schema = str_of(root, "schema");
@@ -158,6 +171,10 @@ enum bf_err references_parse(struct ref_set *s, const char *text,
 			enum bf_dtype dt;
 
 			i++;
+			/* A best over sizes is listed, never matched (n 0). */
+			if (!isfinite(n) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+						    e, "best_over_sizes")))
+				n = 0;
 			samples = cJSON_GetObjectItemCaseSensitive(e, "samples");
 			lo = hi = tf;
 			if (samples && cJSON_IsArray(samples)) {
@@ -179,7 +196,9 @@ enum bf_err references_parse(struct ref_set *s, const char *text,
 				bad = 1;
 			}
 			if (!cJSON_IsObject(e) || !p || !*p || !d || bad ||
-			    !(n >= 1 && n <= 1048576 && n == floor(n)) ||
+			    !(n >= 0 && n <= 1048576 && n == floor(n)) ||
+			    (n == 0 && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+						    e, "best_over_sizes"))) ||
 			    !(tf > 0) || !src || !*src) {
 				snprintf(whybuf, sizeof(whybuf),
 					 "references[%d] needs product, dtype, "
@@ -247,7 +266,6 @@ enum bf_err references_parse(struct ref_set *s, const char *text,
 			i++;
 		}
 	}
-	cJSON_Delete(root);
 	if (why) {
 		snprintf(err, err_len, "%s: %s", name, why);
 		for (int k = 0; k < nadd; k++)
@@ -387,4 +405,25 @@ void references_free(struct ref_set *s)
 	}
 	free(s->ov);
 	memset(s, 0, sizeof(*s));
+}
+
+const char *references_product(const struct bf_rec_host *h, const char *device)
+{
+	char *end;
+	long k;
+
+	if (!h || !device)
+		return NULL;
+	if (strcmp(device, "cpu") == 0)
+		return h->cpu_model && *h->cpu_model ? h->cpu_model : NULL;
+	if (strncmp(device, "cuda:", 5) != 0)
+		return NULL;
+	k = strtol(device + 5, &end, 10);
+	if (*end || end == device + 5 || k < 0)
+		return NULL;
+	for (int i = 0; i < h->ngpus; i++)
+		if (h->gpus[i].index == (double)k && h->gpus[i].name &&
+		    *h->gpus[i].name)
+			return h->gpus[i].name;
+	return NULL;
 }

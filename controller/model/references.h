@@ -13,6 +13,7 @@
  *     "sources": { ID: { "tool", "link", "date", "note" } },
  *     "references": [ { "product", "dtype", "n", "tflops", "source",
  *                       "samples"?: [tflops...] } ],
+ *       (or "best_over_sizes": true for n: listed, never matched)
  *     "thresholds": [ { "product"?, "dtype"?, "peer_fraction"?,
  *                       "min_peers"?, "reference_tolerance"?,
  *                       "history_fraction"?, "history_sigmas"?,
@@ -30,6 +31,7 @@
 
 #include "bf_error.h"
 #include "model/verdict.h"
+#include "record.h"
 
 #define REFERENCES_SCHEMA "benchfleet-references/1"
 
@@ -63,6 +65,21 @@ struct ref_set {
 enum bf_err references_parse(struct ref_set *s, const char *text,
 			     const char *name, char *err, size_t err_len);
 
+struct cJSON;
+
+/* As references_parse, from a parsed file (root not owned). */
+enum bf_err references_parse_json(struct ref_set *s, const struct cJSON *root,
+				  const char *name, char *err, size_t err_len);
+
+/* Loads every reference file into s (zeroed first) and builds its
+ * ranges: the shipped file (ctl_references_file; missing is no error:
+ * *shipped_missing set, may be NULL), then hosts_dir/references/ *.json
+ * (NULL: none), then the XDG folder's (ctl_config_references_dir), each
+ * folder in name order. BF_OK, or the first file's error ("path: why",
+ * BF_ERR_IO / BF_ERR_PARSE) with s freed. Blocks on file I/O. */
+enum bf_err references_load(struct ref_set *s, const char *hosts_dir,
+			    int *shipped_missing, char *err, size_t err_len);
+
 /* Builds s->ranges from the rows (one per product, dtype and n, in order
  * of first appearance): low and high over the rows, nsources the
  * distinct sources, label "published GB10 results" (the product less a
@@ -76,5 +93,13 @@ int references_rows_of(const struct ref_set *s, const struct verdict_ref *r,
 		       int *idx, int max);
 
 void references_free(struct ref_set *s);
+
+struct bf_rec_host;
+
+/* The product of device ("cuda:K", "cpu") as the references name it:
+ * the host record's GPU name of index K (cudaDeviceProp.name), or its
+ * cpu_model; NULL when unknown. Points into h. */
+const char *references_product(const struct bf_rec_host *h,
+			       const char *device);
 
 #endif

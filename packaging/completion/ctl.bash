@@ -50,7 +50,7 @@ _ctl()
 		cword=$COMP_CWORD
 	fi
 	local _ctl_cmd=${words[0]}
-	local commands="run compare report history show list resolve where doctor clean hosts"
+	local commands="run compare report history show list resolve where doctor clean hosts reference"
 	if [ "$cword" -eq 1 ]; then
 		COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
 		return
@@ -117,6 +117,9 @@ _ctl()
 		opts="--last --results --help" ;;
 	hosts)
 		opts="--names --hosts-dir --help" ;;
+	reference)
+		opts="--results --hosts-dir --to --force --unreliable --help"
+		takes=runs ;;
 	*)
 		return ;;
 	esac
