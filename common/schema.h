@@ -30,6 +30,9 @@
 #define BF_EXIT_INTERNAL 4      /* agent: could not run; ctl: could not write */
 #define BF_EXIT_REGRESSION 5    /* ctl compare/history --fail-on-regression:
 				 * a significant slowdown beyond the limit */
+#define BF_EXIT_SLOW 7          /* ctl show --fail-on slow: a device's
+				 * verdict is a confident slow
+				 * (docs/verdict.md) */
 #define BF_EXIT_INTERRUPTED 130 /* stopped by Ctrl-C / q (128 + SIGINT) */
 
 /* --- record types ---------------------------------------------------- */

@@ -111,7 +111,7 @@ _ctl()
 		opts="--last -o --output --history --results --help"
 		takes=runs ;;
 	show)
-		opts="--results --help"
+		opts="--results --hosts-dir --fail-on --help"
 		takes=runs ;;
 	list)
 		opts="--last --results --help" ;;

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""ctl reference (issue 30): a team reference made from a real run by
+"""ctl reference and the verdict in ctl show (issue 30): a team reference made from a real run by
 `ctl reference add RUN-ID HOST` is read back by `ctl reference list` as
 that product's range (lowest to highest per-iteration TFLOP/s, the run
 as its source); the shipped file's published rows are listed with their
 sources; a file in the XDG folder replaces the inventory's rows for its
 key; a bad file is a one-line error; add refuses to overwrite without
---force and a host that is not in the run.
+--force and a host that is not in the run. ctl show of a run edited
+into four same-product GPUs, one at half speed, leads with the verdict
+(SLOW naming its peers and their median, ok for the others, one note for
+the skipped rows) and exits 7 with --fail-on slow.
 """
 
 import json
@@ -158,6 +161,88 @@ class Reference(unittest.TestCase):
                                "tflops": 1, "source": "s"}]}
         with self.assertRaises(jsonschema.ValidationError):
             jsonschema.validate(bad, schema)
+
+    def test_6_show_verdict(self):
+        """A copy of the real run whose host has 4 H100s: the real gemm
+        record repeated on cuda:0..3 (cuda:3 twice as slow, its times
+        doubled so the record stays consistent), plus an fp16 row per GPU
+        skipped for one reason."""
+        src = os.path.join(self.results, self.run_id)
+        res = os.path.join(self.tmp, "fleet")
+        rid = self.run_id[:-4] + "ffff"
+        dst = os.path.join(res, rid)
+        shutil.copytree(src, dst)
+        with open(os.path.join(dst, "run.json")) as f:
+            meta = json.load(f)
+        meta["run_id"] = rid
+        with open(os.path.join(dst, "run.json"), "w") as f:
+            json.dump(meta, f)
+        path = os.path.join(dst, meta["hosts"][0]["records_file"])
+        with open(path) as f:
+            recs = [json.loads(x) for x in f if x.strip()]
+        out = []
+        seq = 0
+        for r in recs:
+            if r["type"] == "host":
+                r["gpus"] = [{"index": k, "name": "NVIDIA H100 80GB HBM3",
+                              "memory_bytes": 85520809984}
+                             for k in range(4)]
+            if r["type"] == "gemm":
+                for k in range(4):
+                    g = json.loads(json.dumps(r))
+                    g["device"] = "cuda:%d" % k
+                    g["reliable"] = True
+                    g["unreliable_reasons"] = []
+                    f = 2.0 if k == 3 else 1.0 + 0.01 * k
+                    g["samples_ms"] = [x * f for x in g["samples_ms"]]
+                    for key in ("median_ms", "min_ms", "max_ms"):
+                        g[key] *= f
+                    g["gflops"] = 2 * g["n"] ** 3 / g["median_ms"] / 1e6
+                    for key in ("fraction_of_peak", "peak_gflops",
+                                "peak_bound_gflops", "fraction_of_roofline",
+                                "roofline_gflops"):
+                        g.pop(key, None)
+                    g["seq"] = seq
+                    seq += 1
+                    out.append(g)
+                    sk = {"schema": 1, "type": "gemm", "seq": seq,
+                          "device": "cuda:%d" % k, "dtype": "fp16",
+                          "n": g["n"], "status": "skipped",
+                          "reason": "no fp16 here", "median_ms": None,
+                          "gflops": None}
+                    seq += 1
+                    out.append(sk)
+                continue
+            r["seq"] = seq
+            seq += 1
+            out.append(r)
+        with open(path, "w") as f:
+            for r in out:
+                f.write(json.dumps(r) + "\n")
+        r = self.ctl("show", rid, "--results", res)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertTrue(lines[0].startswith("run " + rid), lines[0])
+        self.assertNotIn("unreadable", r.stdout)
+        by = {ln.split(":")[0] + ":" + ln.split(":")[1].split()[0]: ln
+              for ln in lines[1:5]}
+        slow = by["local cuda:3"]
+        self.assertIn("local cuda:3 SLOW: fp32 n=64 ", slow)
+        self.assertRegex(slow, r"0\.5[01] of its 3 peers \(median [0-9.]+ "
+                         r"GFLOP/s; below 0\.90\): local cuda:0, local "
+                         r"cuda:1, local cuda:2")
+        for k in range(3):
+            self.assertRegex(by["local cuda:%d" % k],
+                             r"^local cuda:%d ok: fp32 n=64 .* of its 3 "
+                             r"peers" % k)
+        self.assertIn("cuda fp16: no fp16 here on local", lines[5])
+        self.assertEqual(lines[6], "verdict: 4 devices: 3 ok, 1 slow")
+        r = self.ctl("show", rid, "--results", res, "--fail-on", "slow")
+        self.assertEqual(r.returncode, 7)
+        self.assertEqual(r.stderr.strip(),
+                         "ctl: show: 1 device slow (--fail-on slow)")
+        r = self.ctl("show", rid, "--results", res, "--fail-on", "fast")
+        self.assertEqual(r.returncode, 2)
 
     def test_4_errors(self):
         r = self.ctl("reference", "add", self.run_id, "nosuchhost")
