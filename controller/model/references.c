@@ -301,7 +301,8 @@ enum bf_err references_parse_json(struct ref_set *s, const struct cJSON *root,
 		s->rows = bf_xrealloc(s->rows, sizeof(*s->rows) *
 						       (size_t)s->rows_cap);
 	}
-	memcpy(s->rows + s->nrows, add, sizeof(*add) * (size_t)nadd);
+	if (nadd)
+		memcpy(s->rows + s->nrows, add, sizeof(*add) * (size_t)nadd);
 	s->nrows += nadd;
 	free(add);
 	s->ov = bf_xrealloc(s->ov, sizeof(*s->ov) * (size_t)(s->nov + nov + 1));
