@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "dtype.h"
+#include "hardware/reference.h"
 #include "model/references.h"
 #include "model/verdict.h"
 
@@ -434,6 +436,25 @@ static void test_shipped_file(void **state)
 		}
 	}
 	assert_int_equal(found, 4);
+	/* Every figure the agent still has compiled in (its records'
+	 * reference_gflops) is in the file, with the same value. */
+	{
+		int nt;
+		const struct gemm_reference *t = reference_table(&nt);
+
+		for (int i = 0; i < nt; i++) {
+			int hit = 0;
+
+			for (int k = 0; k < s.nrows; k++)
+				hit |= s.rows[k].n == t[i].n &&
+				       strcmp(s.rows[k].product, t[i].product) == 0 &&
+				       strcmp(s.rows[k].dtype,
+					      bf_dtype_name(t[i].dtype)) == 0 &&
+				       fabs(s.rows[k].low_gflops -
+					    t[i].tflops * 1000) < 1e-6;
+			assert_true(hit);
+		}
+	}
 	references_free(&s);
 }
 
