@@ -326,3 +326,39 @@ char **archive_host_files(const char *dir, int *count)
 	*count = n;
 	return v;
 }
+
+char **archive_json_files(const char *dir, int *count)
+{
+	char **v = NULL;
+	int n = 0, cap = 0;
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	while (d && (e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+
+		if (len < 6 || e->d_name[0] == '.' ||
+		    strcmp(e->d_name + len - 5, ".json") != 0)
+			continue;
+		if (n + 1 >= cap) {
+			cap = cap ? 2 * cap : 8;
+			v = bf_xrealloc(v, (size_t)cap * sizeof(*v));
+		}
+		v[n++] = bf_xasprintf("%s/%s", dir, e->d_name);
+	}
+	if (d)
+		closedir(d);
+	if (n > 1)
+		qsort(v, (size_t)n, sizeof(*v), cmp_str);
+	if (!v)
+		v = bf_xcalloc(1, sizeof(*v));
+	v[n] = NULL;
+	*count = n;
+	return v;
+}
+
+enum bf_err archive_read_json(const char *path, struct cJSON **out,
+			      char *detail, size_t detail_len)
+{
+	return archive_read_json_file(path, out, detail, detail_len);
+}

@@ -270,4 +270,16 @@ const char *archive_machine_differs(const struct bf_rec_host *a,
 /* Frees b. NULL does nothing. */
 void archive_baseline_free(struct archive_baseline *b);
 
+/* The *.json files of dir (not starting with '.'), "dir/name" in name
+ * order, NULL-terminated; *count their number (empty when dir is missing
+ * or unreadable); caller frees with bf_xfree_strv. Nothing is opened. */
+char **archive_json_files(const char *dir, int *count);
+
+/* Reads the JSON file path as the archive reads its own (a regular file,
+ * at most 16 MiB, strings made terminal-safe) into *out; caller frees
+ * with cJSON_Delete. BF_OK, or BF_ERR_IO / BF_ERR_PARSE with "path: why"
+ * in detail. */
+enum bf_err archive_read_json(const char *path, struct cJSON **out,
+			      char *detail, size_t detail_len);
+
 #endif

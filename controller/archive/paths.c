@@ -204,3 +204,28 @@ const char *ctl_hosts_dir(const char *given, const char **given_by)
 	return locate(given, "--hosts-dir", "BENCHFLEET_HOSTS_DIR", "hosts",
 		      buf, sizeof(buf), given_by);
 }
+
+const char *ctl_references_file(void)
+{
+	static char buf[PATH_MAX + 64];
+	const char *v = getenv("BENCHFLEET_REFERENCES");
+
+	if (v && *v)
+		return v;
+	if (ctl_is_checkout_build()) {
+		snprintf(buf, sizeof(buf), "%s/data/references.json",
+			 BF_SOURCE_DIR);
+		return buf;
+	}
+	snprintf(buf, sizeof(buf), "%s/benchfleet/references.json",
+		 BF_DATA_DIR);
+	return buf;
+}
+
+const char *ctl_config_references_dir(void)
+{
+	static char buf[PATH_MAX + 64];
+
+	return xdg_dir("XDG_CONFIG_HOME", ".config", "references", buf,
+		       sizeof(buf));
+}

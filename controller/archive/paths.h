@@ -32,4 +32,14 @@ int ctl_is_checkout_build(void);
  * report. */
 void ctl_results_dir_prepare(const char *dir);
 
+/* The shipped reference file (docs/verdict.md): $BENCHFLEET_REFERENCES
+ * when set, else the checkout's data/references.json for a checkout
+ * build, else DATADIR/benchfleet/references.json (installed with ctl).
+ * Static; may not exist. */
+const char *ctl_references_file(void);
+/* The user's reference folder: $XDG_CONFIG_HOME/benchfleet/references
+ * (default ~/.config/benchfleet/references); NULL when neither variable
+ * gives an absolute path. Static. */
+const char *ctl_config_references_dir(void);
+
 #endif

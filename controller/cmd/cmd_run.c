@@ -23,12 +23,15 @@
 
 #include "agent_opts.h"
 #include "archive/archive.h"
+#include "archive/archive_read.h"
 #include "cmd/ctl.h"
 #include "run/rerun.h"
 #include "run/runner.h"
+#include "model/verdict_run.h"
 #include "run/session.h"
 #include "view/table.h"
 #include "view/ui_curses.h"
+#include "view/verdict_text.h"
 #include "xmalloc.h"
 
 #define MAX_HOSTS 1024
@@ -39,8 +42,10 @@ static const char run_usage[] =
 	"\n"
 	"Deploys the agent to every HOST (its sources, built there once per\n"
 	"toolchain and cached), runs it, streams its records into a live table\n"
-	"and the archive, then prints the table; with two or more hosts, the\n"
-	"hosts side by side. HOST is `local` (the agent beside ctl, no SSH), an\n"
+	"and the archive, then prints the verdict (a line per host and device:\n"
+	"ok, SLOW, FAILED or unknown against its peers, the published references,\n"
+	"its history and its rated peak; docs/verdict.md) and the table; with two\n"
+	"or more hosts, the hosts side by side. HOST is `local` (the agent beside ctl, no SSH), an\n"
 	"alias from ~/.ssh/config, [user@]host[:port], or a host, group or Slurm\n"
 	"cluster from hosts/*.json; CLUSTER:n1,n2 runs a Slurm cluster on those\n"
 	"nodes only.\n"
@@ -193,6 +198,29 @@ static int watch_poll(void *arg, int timeout_ms)
 static void watch_close(void *arg)
 {
 	ui_close(arg);
+}
+
+/* The verdict first (docs/verdict.md), read back from the run just
+ * archived: a line per host and device, the skipped notes, the summary.
+ * A run or reference file that cannot be read leaves a warning instead. */
+static void print_verdict(const char *dir, const char *results,
+			  const char *hosts)
+{
+	struct archive_run *run = NULL;
+	struct verdict_run vr;
+	char detail[512];
+
+	if (archive_load_run(dir, &run, detail, sizeof(detail)) != BF_OK ||
+	    verdict_run_compute(run, results, hosts, &vr, detail,
+				sizeof(detail)) != BF_OK) {
+		fprintf(stderr, "ctl: warning: no verdict: %s\n", detail);
+		archive_run_free(run);
+		return;
+	}
+	verdict_text_print(stdout, run, &vr, NULL);
+	putchar('\n');
+	verdict_run_free(&vr);
+	archive_run_free(run);
 }
 
 int cmd_run(int argc, char **argv)
@@ -391,6 +419,7 @@ int cmd_run(int argc, char **argv)
 	}
 	status = session_finish(&s, &final_status);
 	printf("\n");
+	print_verdict(s.archive.dir, opts.results_dir, opts.hosts_dir);
 	table_print_plain(stdout, &s.model, table_terminal_width(stdout));
 	/* Nothing measured is no success: every GEMM of a device asked for
 	 * skipped (no driver, does not fit) on a host that completed. */

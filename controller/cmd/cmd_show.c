@@ -10,16 +10,24 @@
 #include <string.h>
 
 #include "archive/archive_read.h"
+#include "archive/paths.h"
 #include "cmd/ctl.h"
 #include "model/baseline.h"
 #include "model/model.h"
+#include "model/verdict_run.h"
 #include "view/table.h"
+#include "view/verdict_text.h"
 #include "xmalloc.h"
 
 static const char show_usage[] =
-	"usage: ctl show [RUN-ID | FILE] [--results DIR]\n"
+	"usage: ctl show [RUN-ID | FILE] [--results DIR] [--hosts-dir DIR]\n"
+	"                [--fail-on slow]\n"
 	"\n"
-	"Prints an archived run (default: the most recent) as ctl run printed it:\n"
+	"Prints an archived run (default: the most recent). First the verdict, a\n"
+	"line per host and device: ok, SLOW, FAILED or unknown (? unreliable), with\n"
+	"each comparison and its figure: its peers in the run, the published\n"
+	"reference range, its history, its rated peak (docs/verdict.md); then one\n"
+	"note per reason rows were skipped. Then the table as ctl run printed it:\n"
 	"rows host x device x dtype x n with GFLOP/s (? unreliable), its change\n"
 	"against the previous run on the same machine with the same settings,\n"
 	"% of the device's rated peak, % of a published measurement of the same\n"
@@ -29,13 +37,16 @@ static const char show_usage[] =
 	"which are one machine.\n"
 	"RUN-ID may be a unique prefix; FILE is a host's .ndjson file.\n"
 	"--results DIR: the archive (default: see ctl --help).\n"
+	"--hosts-dir DIR: the inventory, whose references/ the verdict reads.\n"
+	"--fail-on slow: exit 7 when a device's verdict is a confident slow.\n"
 	"\n"
 	"Examples:\n"
 	"  ctl show                    # the most recent run\n"
 	"  ctl show 20261201T0435      # a run by a unique prefix of its id\n"
 	"\n"
-	"Exit status: 0 printed, 2 bad arguments or no such run, 4 could not write\n"
-	"it (one line on stderr says why).\n";
+	"Exit status: 0 printed, 2 bad arguments, no such run or a bad reference\n"
+	"file, 4 could not write it, 7 --fail-on slow and a device is slow (one\n"
+	"line on stderr says why).\n";
 
 /* host_state from run.json's host status; "n/a" (a lone file) from
  * whether the records end with the summary. */
@@ -157,14 +168,19 @@ static enum bf_err load_newest(const char *results, struct archive_run **out,
 
 int cmd_show(int argc, char **argv)
 {
-	enum { O_RESULTS = 256, O_HELP };
+	enum { O_RESULTS = 256, O_HOSTS, O_FAIL_ON, O_HELP };
 	static const struct option longopts[] = {
 		{ "results", required_argument, NULL, O_RESULTS },
+		{ "hosts-dir", required_argument, NULL, O_HOSTS },
+		{ "fail-on", required_argument, NULL, O_FAIL_ON },
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *results = NULL;
+	const char *results = NULL, *hosts = NULL;
 	struct archive_run *run = NULL;
+	struct verdict_run vr;
+	struct verdict_text_counts counts;
+	int fail_on_slow = 0, rc = BF_EXIT_OK;
 	enum archive_target kind = ARCHIVE_TARGET_RUN;
 	char detail[512], *path = NULL;
 	const char **names;
@@ -179,6 +195,18 @@ int cmd_show(int argc, char **argv)
 		case O_RESULTS:
 			if (ctl_parse_dir("--results", optarg, &results))
 				return BF_EXIT_USAGE;
+			break;
+		case O_HOSTS:
+			if (ctl_parse_dir("--hosts-dir", optarg, &hosts))
+				return BF_EXIT_USAGE;
+			break;
+		case O_FAIL_ON:
+			if (strcmp(optarg, "slow") != 0) {
+				ctl_error("show: --fail-on: '%s': want 'slow'",
+					  optarg);
+				return BF_EXIT_USAGE;
+			}
+			fail_on_slow = 1;
 			break;
 		case O_HELP:
 			fputs(show_usage, stdout);
@@ -219,12 +247,29 @@ int cmd_show(int argc, char **argv)
 	replay(&m, run);
 	if (kind != ARCHIVE_TARGET_FILE)
 		load_baselines(&m, run, results);
+	if (verdict_run_compute(run, kind != ARCHIVE_TARGET_FILE ? results : NULL,
+				ctl_hosts_dir(hosts, NULL), &vr, detail,
+				sizeof(detail)) != BF_OK) {
+		ctl_error("show: %s", detail);
+		model_free(&m);
+		free(names);
+		archive_run_free(run);
+		return BF_EXIT_USAGE;
+	}
 	print_header(run);
+	verdict_text_print(stdout, run, &vr, &counts);
+	if (fail_on_slow && counts.slow_confident) {
+		ctl_error("show: %d device%s slow (--fail-on slow)",
+			  counts.slow_confident,
+			  counts.slow_confident == 1 ? "" : "s");
+		rc = BF_EXIT_SLOW;
+	}
+	verdict_run_free(&vr);
 	putchar('\n');
 	table_print_plain(stdout, &m, table_terminal_width(stdout));
 	print_archive_notes(run);
 	model_free(&m);
 	free(names);
 	archive_run_free(run);
-	return BF_EXIT_OK; /* main checks that stdout got it */
+	return rc; /* main checks that stdout got it */
 }

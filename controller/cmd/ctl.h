@@ -30,6 +30,7 @@ int cmd_resolve(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_clean(int argc, char **argv);
 int cmd_hosts(int argc, char **argv);
+int cmd_reference(int argc, char **argv);
 
 
 

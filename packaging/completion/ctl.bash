@@ -50,7 +50,7 @@ _ctl()
 		cword=$COMP_CWORD
 	fi
 	local _ctl_cmd=${words[0]}
-	local commands="run compare report history show list resolve where doctor clean hosts"
+	local commands="run compare report history show list resolve where doctor clean hosts reference"
 	if [ "$cword" -eq 1 ]; then
 		COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
 		return
@@ -111,12 +111,15 @@ _ctl()
 		opts="--last -o --output --history --results --help"
 		takes=runs ;;
 	show)
-		opts="--results --help"
+		opts="--results --hosts-dir --fail-on --help"
 		takes=runs ;;
 	list)
 		opts="--last --results --help" ;;
 	hosts)
 		opts="--names --hosts-dir --help" ;;
+	reference)
+		opts="--results --hosts-dir --to --force --unreliable --help"
+		takes=runs ;;
 	*)
 		return ;;
 	esac

@@ -385,7 +385,7 @@ class RunLocal(unittest.TestCase):
             out = first.stdout
             self.assertRegex(out, r"(?m)^host\s+device\s+dtype\s+n\s+GFLOP/s\s+"
                                   r"Δ%\s+%peak\s+vs ref\s+%roof\s+med ms\s")
-            row = [l for l in out.splitlines() if l.startswith("local ")][0]
+            row = [l for l in out.splitlines() if re.match(r"local\s+cpu\s+fp32\s", l)][0]
             # The row carries its reasons' note numbers; the notes say
             # each reason once with its count, in the agent's words.
             self.assertRegex(row, r"^local\s+cpu\s+fp32\s+64\s+[\d.]+\?1,2\s+n/a\s+"
@@ -396,7 +396,7 @@ class RunLocal(unittest.TestCase):
             second = run_ctl(args, tmp, env=env)
             self.assertIn(second.returncode, (0, 1), second.stdout)
             row = [l for l in second.stdout.splitlines()
-                   if l.startswith("local ")][0]
+                   if re.match(r"local\s+cpu\s+fp32\s", l)][0]
             self.assertRegex(row, r"^local\s+cpu\s+fp32\s+64\s+[\d.]+\?1,2\s+"
                                   r"([+-][\d.]+%|0\.0%)\s")
             self.assertIn(f"Δ% local: vs run {first_id}, same machine and "
@@ -426,7 +426,7 @@ class RunLocal(unittest.TestCase):
             pct = 100 * g["fraction_of_roofline"]
             cell = "%.*f%% %s" % (1 if pct < 9.95 else 0, pct,
                                   g["bound"][0].upper())
-            row = [l for l in out.splitlines() if l.startswith("local ")][0]
+            row = [l for l in out.splitlines() if re.match(r"local\s+cpu\s+fp32\s", l)][0]
             self.assertIn(" " + cell + " ", row)
             bw = [r for r in recs if r["type"] == "bandwidth"][0]
             self.assertIn("\nbandwidth (median GB/s)\n", out)
@@ -452,7 +452,7 @@ class RunLocal(unittest.TestCase):
             out = p.stdout
             self.assertNotIn("bandwidth (", out)
             self.assertNotIn("batching (", out)
-            row = [l for l in out.splitlines() if l.startswith("local ")][0]
+            row = [l for l in out.splitlines() if re.match(r"local\s+cpu\s+fp32\s", l)][0]
             self.assertRegex(row, r"^local\s+cpu\s+fp32\s+64\s+[\d.]+(?:\?[\d,]*)?\s+n/a\s+"
                                   r"([\d.]+%|n/a)\s+n/a\s")
             self.assertNotIn("vs run", out)  # other settings: no baseline

@@ -1,0 +1,138 @@
+/* The verdict of an archived run; see verdict_run.h. */
+#include "model/verdict_run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record.h"
+#include "xmalloc.h"
+
+/* Peers are the same product and size: a GPU's name and memory, a CPU's
+ * model and cores. "" when unknown. */
+static void peer_key(const struct bf_rec_host *h, const char *device,
+		     const char *product, char *buf, size_t len)
+{
+	buf[0] = 0;
+	if (!h || !product)
+		return;
+	if (strcmp(device, "cpu") == 0) {
+		snprintf(buf, len, "%s, %.0f cores", product,
+			 isfinite(h->cpu_cores) ? h->cpu_cores : 0.0);
+		return;
+	}
+	for (int i = 0; i < h->ngpus; i++)
+		if (h->gpus[i].name && strcmp(h->gpus[i].name, product) == 0 &&
+		    strtol(device + 5, NULL, 10) == (long)h->gpus[i].index) {
+			snprintf(buf, len, "%s, %.0f MiB", product,
+				 isfinite(h->gpus[i].memory_bytes) ?
+					 h->gpus[i].memory_bytes / 1048576.0 :
+					 0.0);
+			return;
+		}
+}
+
+enum bf_err verdict_run_compute(const struct archive_run *run,
+				const char *results_dir, const char *hosts_dir,
+				struct verdict_run *vr, char *err,
+				size_t err_len)
+{
+	enum bf_err e;
+	int cap = 0, k = 0;
+
+	memset(vr, 0, sizeof(*vr));
+	e = references_load(&vr->refs, hosts_dir, &vr->refs_missing, err,
+			    err_len);
+	if (e != BF_OK)
+		return e;
+	for (int i = 0; i < run->nhosts; i++)
+		for (int r = 0; r < run->hosts[i].nrecords; r++)
+			cap += run->hosts[i].records[r].type == BF_REC_GEMM;
+	vr->in = bf_xcalloc((size_t)cap + 1, sizeof(*vr->in));
+	vr->out = bf_xcalloc((size_t)cap + 1, sizeof(*vr->out));
+	vr->host = bf_xcalloc((size_t)cap + 1, sizeof(int));
+	vr->peer_keys = bf_xcalloc((size_t)cap + 1, sizeof(*vr->peer_keys));
+	vr->hist = bf_xcalloc(((size_t)cap + 1) * VERDICT_RUN_HISTORY,
+			      sizeof(double));
+	for (int i = 0; i < run->nhosts; i++) {
+		const struct archive_host *h = &run->hosts[i];
+		struct archive_baseline *base[VERDICT_RUN_HISTORY];
+		int nbase = 0, first = k;
+		char detail[256];
+
+		if (results_dir && h->host_record &&
+		    h->host_record->options.present &&
+		    archive_find_baselines(results_dir, h->name, h->host_record,
+					   h->fingerprint, run->run_id,
+					   VERDICT_RUN_HISTORY, base, &nbase,
+					   detail, sizeof(detail)) != BF_OK)
+			nbase = 0;
+		for (int r = 0; r < h->nrecords; r++) {
+			const struct bf_rec_gemm *g = &h->records[r].u.gemm;
+			struct verdict_input *in = &vr->in[k];
+			double *hs = vr->hist + (size_t)k * VERDICT_RUN_HISTORY;
+
+			if (h->records[r].type != BF_REC_GEMM || !g->device ||
+			    !g->dtype)
+				continue;
+			vr->host[k] = i;
+			in->host = h->name;
+			in->device = g->device;
+			in->product = references_product(h->host_record,
+							 g->device);
+			peer_key(h->host_record, g->device, in->product,
+				 vr->peer_keys[k], sizeof(vr->peer_keys[k]));
+			in->peer_key = vr->peer_keys[k][0] ? vr->peer_keys[k]
+							   : NULL;
+			in->dtype = g->dtype;
+			in->n = g->n;
+			in->occurrence = 1;
+			for (int j = first; j < k; j++)
+				if (vr->in[j].n == g->n &&
+				    strcmp(vr->in[j].device, g->device) == 0 &&
+				    strcmp(vr->in[j].dtype, g->dtype) == 0)
+					in->occurrence++;
+			in->status = g->status;
+			in->invalid = g->reason &&
+				      strncmp(g->reason, "invalid:", 8) == 0;
+			in->reason = g->reason;
+			in->gflops = g->gflops;
+			in->peak_gflops = g->peak_gflops;
+			in->bound_gflops = g->peak_bound_gflops;
+			in->reliable = g->reliable;
+			/* History oldest first: the baselines come newest
+			 * first. */
+			for (int b = nbase - 1; b >= 0; b--) {
+				const struct archive_baseline_row *row =
+					archive_baseline_row(base[b], g->device,
+							     g->dtype, g->n,
+							     in->occurrence);
+
+				if (row && isfinite(row->median_gflops))
+					hs[in->nhistory++] = row->median_gflops;
+			}
+			in->history = hs;
+			k++;
+		}
+		for (int b = 0; b < nbase; b++)
+			archive_baseline_free(base[b]);
+	}
+	vr->n = k;
+	verdict_compute(vr->in, k, NULL, vr->refs.ov, vr->refs.nov,
+			vr->refs.ranges, vr->refs.nranges, vr->out);
+	return BF_OK;
+}
+
+void verdict_run_free(struct verdict_run *vr)
+{
+	if (!vr)
+		return;
+	free(vr->in);
+	free(vr->out);
+	free(vr->host);
+	free(vr->peer_keys);
+	free(vr->hist);
+	references_free(&vr->refs);
+	memset(vr, 0, sizeof(*vr));
+}

@@ -1,0 +1,48 @@
+/*
+ * The verdict of an archived run (verdict.h over archive_run): every gemm
+ * record of every host becomes a verdict input (its product and peer key
+ * from the host record, its history from the host's earlier runs with
+ * the same settings on the same machine, archive_find_baselines), judged
+ * with the reference files (references_load). ctl show and ctl run print
+ * it (view/verdict_text.c).
+ */
+#ifndef BF_VERDICT_RUN_H
+#define BF_VERDICT_RUN_H
+
+#include <stddef.h>
+
+#include "archive/archive_read.h"
+#include "bf_error.h"
+#include "model/references.h"
+#include "model/verdict.h"
+
+/* How many earlier runs a row's history holds at most. */
+#define VERDICT_RUN_HISTORY 20
+
+struct verdict_run {
+	struct verdict_input *in; /* n rows, in host then record order */
+	struct verdict *out;
+	int *host;                /* each row's host index in the run */
+	int n;
+	char (*peer_keys)[192];
+	double *hist;             /* VERDICT_RUN_HISTORY per row */
+	struct ref_set refs;
+	int refs_missing;         /* the shipped file was not found */
+};
+
+/*
+ * Judges run into vr (caller's, zeroed or freed). results_dir: the
+ * archive the run's history comes from (NULL: no history); hosts_dir:
+ * the inventory whose references/ is read (NULL: none). BF_OK, or
+ * BF_ERR_PARSE / BF_ERR_IO for a bad reference file ("path: why" in
+ * err). Strings of vr->in point into run and vr: free vr before run.
+ * Blocks on file I/O.
+ */
+enum bf_err verdict_run_compute(const struct archive_run *run,
+				const char *results_dir, const char *hosts_dir,
+				struct verdict_run *vr, char *err,
+				size_t err_len);
+
+void verdict_run_free(struct verdict_run *vr);
+
+#endif
