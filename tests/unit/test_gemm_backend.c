@@ -6,8 +6,8 @@
  * "skipped" record with the library's reason, never "fail"; another
  * error (a CUDA error) gives "fail" with its reason. Only cuBLAS reaches
  * that path on real hardware, hence the fake: this file defines
- * backend_for() and device_label(), which the static bf_agent's gemm.c
- * calls instead of agent/backends/backend.c's.
+ * backend_for(), backend_gemm_for() and device_label(), which the static
+ * bf_agent's gemm.c calls instead of agent/backends/backend.c's.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -96,6 +96,18 @@ const struct backend *backend_for(enum device_kind kind)
 {
 	(void)kind;
 	return &fake;
+}
+
+/* The fake runs every dtype it says it supports (no oneDNN fallback). */
+const struct backend *backend_gemm_for(enum device_kind kind, int dev,
+				       enum bf_dtype dtype, char *detail,
+				       size_t detail_len)
+{
+	const struct backend *be = backend_for(kind);
+
+	if (be->gemm_supports(dev, dtype, detail, detail_len) == BF_OK)
+		return be;
+	return NULL;
 }
 
 char *device_label(const struct device *d, char *buf, size_t len)
