@@ -27,7 +27,11 @@ N = 64
 SSHDS = 2
 SMALL = ["--size", "32", "--dtypes", "fp32", "--device", "cpu", "--iters",
          "1", "--warmup", "0", "--cpu-iters", "1", "--cpu-warmup", "0",
-         "--no-tui", "--timeout", "120"]
+         "--no-tui", "--timeout", "120",
+         # 8 MiB, not the default of some 3 x 1 GiB per agent: 16 agents
+         # at once on this one machine would want 48 GiB (CI saw
+         # MemAvailable reach 0 and hosts fail).
+         "--bandwidth-mib", "8"]
 
 
 def fleet_config(hosts, path):
