@@ -36,8 +36,6 @@ double bf_stats_median(const double *samples, size_t n);
  * default of R and numpy). NaN when n == 0. */
 double bf_stats_quantile_sorted(const double *sorted, size_t n, double q);
 
-#endif
-
 /* --- Mann-Whitney U test --------------------------------------------- */
 
 /* How bf_stats_mann_whitney computes the p-value. AUTO: the exact null
@@ -85,3 +83,5 @@ int bf_stats_mann_whitney(const double *x, size_t n1, const double *y,
  * alpha, no difference can be significant, however large. 1 when n1 or
  * n2 is 0. E.g. 3 and 3: 0.1; 4 and 4: 0.0286; 3 and 5: 0.0357. */
 double bf_stats_utest_min_p(size_t n1, size_t n2);
+
+#endif

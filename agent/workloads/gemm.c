@@ -399,32 +399,259 @@ static void gemm_reference_fill(struct bf_rec_gemm *g, const struct peak *peak,
 					     BF_REFERENCE_HEALTHY_FRACTION;
 }
 
-/* Runs and reports one (device, dtype, n) GEMM. a32/b32: fp32 inputs. */
+/* The fit check, before allocating: bytes one (device, dtype, n) GEMM
+ * needs beyond what is allocated already. CPU: C and the first timed C
+ * (fp32), plus 16-bit copies of A and B for fp16/bf16 (the fp32 inputs
+ * are allocated and counted in the free figure). GPU: A, B and C on the
+ * device (fp8's C is bf16) plus cuBLAS's headroom. */
+static double operand_need(enum device_kind kind, enum bf_dtype dt, int n)
+{
+	size_t nn = (size_t)n * (size_t)n, eb = bf_dtype_element_bytes(dt);
+
+	if (kind == DEVICE_CPU)
+		return (double)(2 * nn * sizeof(float)) +
+		       (eb == sizeof(float) ? 0 : (double)(2 * nn * eb));
+	return (double)(2 * nn * eb) +
+	       (double)(nn * (dt == BF_DTYPE_FP8 ? 2 : eb)) +
+	       (double)GPU_HEADROOM_BYTES;
+}
+
+/* Emits the "does not fit" skip when the device's free memory (now) is
+ * below needed bytes, with `why` (the library's words, may be NULL)
+ * appended; returns 1 when it did. always: emit even when the figures say
+ * it fits (the library refused the allocation). */
+static int skip_unless_fits(struct report *r, struct gemm_sweep *s,
+			    const struct backend *be,
+			    const struct sweep_device *sd, enum bf_dtype dt,
+			    int n, double needed, const char *why, int always)
+{
+	uint64_t free_b = 0, total_b = 0;
+	char limit[64] = "", detail[512], label[16];
+	int known = be->mem_info(sd->dev.index, &free_b, &total_b, limit,
+				 sizeof(limit)) == BF_OK;
+
+	if (!always && (!known || needed <= (double)free_b))
+		return 0;
+	if (!known)
+		free_b = 0;
+	does_not_fit(detail, sizeof(detail), needed, free_b, limit,
+		     device_label(&sd->dev, label, sizeof(label)));
+	if (why)
+		snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail),
+			 " (%.255s)", why);
+	emit_skipped(r, s, &sd->dev, dt, n, detail, needed, (double)free_b);
+	return 1;
+}
+
+/* The last timed C checked, and the first timed one's when there was one
+ * (C is poisoned before every call, so a library that computes only once
+ * leaves NaN behind): the worse of the two, with first_failed set when
+ * the first failed and the last passed. */
+static void verify_timed(const struct gemm_job *job,
+			 const struct gemm_result *res, uint64_t seed,
+			 struct gemm_verify_result *v, int *first_failed)
+{
+	struct gemm_verify_result v1;
+
+	*first_failed = 0;
+	gemm_verify(job, res->c_host, res->c_dtype, seed, v);
+	if (!res->c_first_host)
+		return;
+	gemm_verify(job, res->c_first_host, res->c_dtype, seed + 1, &v1);
+	if (v1.status != BF_STATUS_PASS && v->status == BF_STATUS_PASS)
+		*first_failed = 1;
+	if (v1.nonfinite_elements > v->nonfinite_elements)
+		v->nonfinite_elements = v1.nonfinite_elements;
+	if (v1.max_rel_error > v->max_rel_error)
+		v->max_rel_error = v1.max_rel_error;
+	v->verified_elements += v1.verified_elements;
+	if (v1.status != BF_STATUS_PASS)
+		v->status = BF_STATUS_FAIL;
+}
+
+enum bf_status gemm_judge(const struct gemm_measured *m, double *gflops,
+			  char *reason, size_t len)
+{
+	const struct gemm_verify_result *v = &m->verify;
+	enum bf_status status = v->status;
+
+	if (len)
+		reason[0] = '\0';
+	*gflops = gemm_flops(m->job->n) / (m->stats.median / 1e3) / 1e9;
+	/* Faster than the hardware can be: the timing or the library is
+	 * wrong, and the number must not be shown as a result. */
+	if (status == BF_STATUS_PASS &&
+	    gemm_above_bound(*gflops, &m->peak, reason, len))
+		status = BF_STATUS_FAIL;
+	else if (status != BF_STATUS_PASS && v->nonfinite_elements)
+		snprintf(reason, len, "%lld non-finite elements in C%s",
+			 (long long)v->nonfinite_elements,
+			 m->first_failed ? " of the first timed iteration" : "");
+	else if (status != BF_STATUS_PASS)
+		snprintf(reason, len,
+			 "max relative error %.3g above tolerance %.3g%s",
+			 v->max_rel_error, v->tolerance,
+			 m->first_failed ? " in the first timed iteration" : "");
+	/* A result that failed has no speed worth showing. */
+	if (status != BF_STATUS_PASS)
+		*gflops = NAN;
+	return status;
+}
+
+/* The energy fields of g from the timed loop's window (energy.h), when
+ * one was read; per joule only for a result that passed. */
+static void fill_energy(struct bf_rec_gemm *g, const struct energy_window *e,
+			int n)
+{
+	if (!e->source[0])
+		return;
+	g->energy_source = bf_xstrdup(e->source);
+	g->energy_reason = e->reason[0] ? bf_xstrdup(e->reason) : NULL;
+	g->energy_j = e->joules;
+	g->energy_s = e->seconds;
+	g->energy_gemms = e->gemms;
+	g->energy_w = e->joules > 0 && e->seconds > 0 ? e->joules / e->seconds :
+							NAN;
+	g->gflop_per_joule = g->status == BF_STATUS_PASS && e->joules > 0 ?
+				     e->gemms * gemm_flops(n) / 1e9 / e->joules :
+				     NAN;
+}
+
+/* The peak, bound and roofline fields of g (gflops may be NaN). */
+static void fill_bounds(struct bf_rec_gemm *g, const struct gemm_measured *m,
+			enum device_kind kind, double gflops)
+{
+	const struct peak *peak = &m->peak;
+
+	g->peak_gflops = peak->gflops;
+	g->peak_basis = bf_xstrdup(peak->basis);
+	g->fraction_of_peak = gflops / peak->gflops; /* NaN when either is */
+	g->peak_method = bf_xstrdup(peak->method[0] ? peak->method : "unknown");
+	g->peak_bound_gflops = peak->bound_gflops;
+	g->peak_bound_basis = bf_xstrdup(peak->bound_basis);
+	g->peak_disagreement =
+		peak->disagreement[0] ? bf_xstrdup(peak->disagreement) : NULL;
+	gemm_reference_fill(g, peak, kind != DEVICE_CPU, m->job->dtype,
+			    m->job->n, gflops);
+	if (m->bandwidth_kind) {
+		struct roofline rl;
+		const char *bound;
+
+		roofline_place(gemm_flops(m->job->n), g->operand_bytes,
+			       peak->gflops, m->bandwidth_gbps, gflops, &rl);
+		bound = roofline_bound_name(rl.bound);
+		g->bandwidth_kind = bf_xstrdup(m->bandwidth_kind);
+		g->bandwidth_gbps = m->bandwidth_gbps;
+		g->arithmetic_intensity = rl.arithmetic_intensity;
+		g->roofline_gflops = rl.roofline_gflops;
+		g->bound = bound ? bf_xstrdup(bound) : NULL;
+		g->fraction_of_roofline = rl.fraction;
+	}
+}
+
+void gemm_fill_record(struct bf_record *rec, const struct device *dev,
+		      const struct gemm_measured *m, enum bf_status status,
+		      const char *reason, double gflops)
+{
+	const struct gemm_job *job = m->job;
+	const struct gemm_result *res = m->res;
+	const struct gemm_verify_result *v = &m->verify;
+	struct bf_rec_gemm *g;
+	char label[16];
+
+	bf_record_init(rec, BF_REC_GEMM);
+	g = &rec->u.gemm;
+	g->device = bf_xstrdup(device_label(dev, label, sizeof(label)));
+	g->dtype = bf_xstrdup(bf_dtype_name(job->dtype));
+	g->n = job->n;
+	g->status = status;
+	if (status != BF_STATUS_PASS)
+		g->reason = bf_xstrdup(reason);
+	g->measured = 1;
+	g->library = bf_xstrdup(m->library);
+	g->math_mode = bf_xstrdup(res->math_mode);
+	g->c_dtype = bf_xstrdup(bf_dtype_name(res->c_dtype));
+	g->warmup = job->warmup;
+	g->warmup_calls = res->warmup_done > job->warmup ? res->warmup_done :
+							   job->warmup;
+	g->warmup_ms = res->warmup_ms;
+	g->iters = job->iters;
+	g->samples_ms = res->samples_ms; /* lent: the caller unsets it */
+	g->nsamples = job->iters;
+	g->median_ms = m->stats.median;
+	g->min_ms = m->stats.min;
+	g->max_ms = m->stats.max;
+	g->gflops = gflops;
+	g->peak_mib = res->peak_bytes >= 0 ? (double)res->peak_bytes / MIB : NAN;
+	g->operand_bytes = gemm_operand_bytes(job->n, job->dtype, res->c_dtype);
+	g->max_rel_error = v->max_rel_error;
+	g->tolerance = v->tolerance;
+	g->output_roundoff = v->output_roundoff;
+	g->verify_seed = (double)m->verify_seed;
+	g->verified_elements = (double)v->verified_elements;
+	g->nonfinite_elements = (double)v->nonfinite_elements;
+	fill_bounds(g, m, dev->kind, gflops);
+	g->timing = bf_xstrdup(res->timing[0] ? res->timing : "unknown");
+	g->device_state = device_state_json(&m->before, &res->during,
+					    &m->after, &g->throttled);
+	gemm_reliability(g, g->warmup_calls, m->stats.median, m->stats.min,
+			 m->stats.max);
+	fill_energy(g, &res->energy, job->n);
+}
+
+/* Reports a run that did not measure (err from gemm_run, detail its
+ * words): "does not fit" for an allocation refused after the fit check
+ * (fragmentation, another process), skipped for a dtype the library
+ * refuses here (cuBLAS's bf16 on an older GPU), else failed with the
+ * reason (a CUDA error); the sweep goes on. */
+static void report_unrun(struct report *r, struct gemm_sweep *s,
+			 const struct backend *be,
+			 const struct sweep_device *sd, enum bf_dtype dt,
+			 int n, enum bf_err err, const char *detail)
+{
+	struct bf_record rec;
+
+	if (err == BF_ERR_TOO_BIG || err == BF_ERR_NOMEM) {
+		skip_unless_fits(r, s, be, sd, dt, n, operand_need(sd->dev.kind,
+								   dt, n),
+				 detail, 1);
+		return;
+	}
+	if (err == BF_ERR_UNSUPPORTED) {
+		emit_skipped(r, s, &sd->dev, dt, n, detail, 0, 0);
+		return;
+	}
+	unrun_record(&rec, &sd->dev, dt, n, BF_STATUS_FAIL, detail);
+	report_emit_record(r, &rec);
+	bf_record_free(&rec);
+	s->items[s->count++] =
+		(struct gemm_outcome){ sd->dev, dt, n, BF_STATUS_FAIL, NAN };
+}
+
+/* Runs and reports one (device, dtype, n) GEMM in its phases: fit, run,
+ * verify, judge, fill the record. a32/b32: the fp32 inputs, n x n. */
 static void run_one(struct report *r, struct gemm_sweep *s,
 		    const struct sweep_device *sd, enum bf_dtype dt, int n,
 		    const float *a32, const float *b32,
 		    const struct agent_opts *o, uint64_t verify_seed)
 {
 	const struct backend *be = backend_for(sd->dev.kind), *gbe;
-	size_t nn = (size_t)n * (size_t)n, eb = bf_dtype_element_bytes(dt);
-	int iters = sd->dev.kind == DEVICE_CPU ? o->cpu_iters : o->iters;
-	int warmup = sd->dev.kind == DEVICE_CPU ? o->cpu_warmup : o->warmup;
-	struct gemm_job job = { .dtype = dt, .n = n, .warmup = warmup,
-				.iters = iters, .cold_cache = o->cold_cache };
+	size_t nn = (size_t)n * (size_t)n;
+	int cpu = sd->dev.kind == DEVICE_CPU;
+	struct gemm_job job = { .dtype = dt, .n = n,
+				.warmup = cpu ? o->cpu_warmup : o->warmup,
+				.iters = cpu ? o->cpu_iters : o->iters,
+				.cold_cache = o->cold_cache };
 	struct gemm_result res = { 0 };
-	struct bf_stats_summary st;
-	struct gemm_verify_result v;
-	char detail[512] = "", label[16];
-	uint64_t free_b = 0, total_b = 0;
-	double needed, gflops;
-	char limit[64] = "";
+	struct gemm_measured m = { .job = &job, .res = &res,
+				   .verify_seed = verify_seed,
+				   .bandwidth_kind = sd->bandwidth_kind,
+				   .bandwidth_gbps = sd->bandwidth_gbps };
+	char detail[512] = "";
+	double gflops;
 	enum bf_status status;
-	struct device_state state_before, state_after;
-	struct peak peak;
 	struct bf_record rec;
-	struct bf_rec_gemm *g;
 	enum bf_err err;
-	int first_failed = 0;
 
 	if (!be || !sd->usable) {
 		emit_skipped(r, s, &sd->dev, dt, n, sd->reason, 0, 0);
@@ -438,24 +665,10 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 		emit_skipped(r, s, &sd->dev, dt, n, detail, 0, 0);
 		return;
 	}
-	/* Fit check before allocating. CPU: C and the first timed C (fp32),
-	 * plus 16-bit copies of A and B for fp16/bf16 (the fp32 inputs are
-	 * allocated already and counted in the free figure). GPU: A, B, C
-	 * on the device plus cuBLAS's headroom. */
-	needed = sd->dev.kind == DEVICE_CPU ?
-			 (double)(2 * nn * sizeof(float)) +
-				 (eb == sizeof(float) ? 0 : (double)(2 * nn * eb)) :
-			 (double)(2 * nn * eb) +
-				 (double)(nn * (dt == BF_DTYPE_FP8 ? 2 : eb)) +
-				 (double)GPU_HEADROOM_BYTES; /* fp8's C: bf16 */
-	if (be->mem_info(sd->dev.index, &free_b, &total_b, limit,
-			 sizeof(limit)) == BF_OK &&
-	    needed > (double)free_b) {
-		does_not_fit(detail, sizeof(detail), needed, free_b, limit,
-			     device_label(&sd->dev, label, sizeof(label)));
-		emit_skipped(r, s, &sd->dev, dt, n, detail, needed, (double)free_b);
+	if (skip_unless_fits(r, s, be, sd, dt, n, operand_need(sd->dev.kind,
+							       dt, n),
+			     NULL, 0))
 		return;
-	}
 	if (dt == BF_DTYPE_FP32 || dt == BF_DTYPE_TF32) {
 		/* Read only by the backend and the verification. */
 		job.a_host = a32;
@@ -464,173 +677,30 @@ static void run_one(struct report *r, struct gemm_sweep *s,
 		job.a_host = convert_input(a32, nn, dt, &job.a_scale);
 		job.b_host = convert_input(b32, nn, dt, &job.b_scale);
 	}
-	res.samples_ms = bf_xcalloc((size_t)iters, sizeof(double));
+	res.samples_ms = bf_xcalloc((size_t)job.iters, sizeof(double));
 	res.warmup_ms = NAN; /* unless the backend measures it */
 	if (!job.a_host || !job.b_host) {
 		err = bf_fail(detail, sizeof(detail), BF_ERR_NOMEM,
 			      "host allocation for %s inputs failed",
 			      bf_dtype_name(dt));
 	} else {
-		be->read_state(sd->dev.index, &state_before);
+		be->read_state(sd->dev.index, &m.before);
 		err = gbe->gemm_run(sd->dev.index, &job, &res, detail,
 				    sizeof(detail));
-		be->read_state(sd->dev.index, &state_after);
-	}
-	if (err == BF_ERR_TOO_BIG || err == BF_ERR_NOMEM) {
-		/* Passed the fit check yet did not fit (fragmentation, another
-		 * process): the same "does not fit" result, with the figures
-		 * as they are now. */
-		char why[256];
-
-		if (be->mem_info(sd->dev.index, &free_b, &total_b, limit,
-				 sizeof(limit)) != BF_OK)
-			free_b = 0;
-		snprintf(why, sizeof(why), "%.255s", detail);
-		does_not_fit(detail, sizeof(detail), needed, free_b, limit,
-			     device_label(&sd->dev, label, sizeof(label)));
-		snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail),
-			 " (%s)", why);
-		emit_skipped(r, s, &sd->dev, dt, n, detail, needed, (double)free_b);
-		goto out;
-	}
-	if (err == BF_ERR_UNSUPPORTED) {
-		/* The library has no GEMM for this dtype on this device
-		 * (cuBLAS's bf16 on an older GPU): skipped, with why. */
-		emit_skipped(r, s, &sd->dev, dt, n, detail, 0, 0);
-		goto out;
+		be->read_state(sd->dev.index, &m.after);
 	}
 	if (err != BF_OK) {
-		/* Could not run (a CUDA error): a failed result with the
-		 * reason, and the sweep goes on. */
-		unrun_record(&rec, &sd->dev, dt, n, BF_STATUS_FAIL, detail);
-		report_emit_record(r, &rec);
-		bf_record_free(&rec);
-		s->items[s->count++] = (struct gemm_outcome){
-			sd->dev, dt, n, BF_STATUS_FAIL, NAN };
+		report_unrun(r, s, be, sd, dt, n, err, detail);
 		goto out;
 	}
-	/* The last iteration's C, and the first timed one's when there were
-	 * more (C is poisoned before every call, so a library that computes
-	 * only once leaves NaN behind). The worse of the two is reported. */
-	gemm_verify(&job, res.c_host, res.c_dtype, verify_seed, &v);
-	if (res.c_first_host) {
-		struct gemm_verify_result v1;
-
-		gemm_verify(&job, res.c_first_host, res.c_dtype,
-			    verify_seed + 1, &v1);
-		if (v1.status != BF_STATUS_PASS && v.status == BF_STATUS_PASS)
-			first_failed = 1;
-		if (v1.nonfinite_elements > v.nonfinite_elements)
-			v.nonfinite_elements = v1.nonfinite_elements;
-		if (v1.max_rel_error > v.max_rel_error)
-			v.max_rel_error = v1.max_rel_error;
-		v.verified_elements += v1.verified_elements;
-		if (v1.status != BF_STATUS_PASS)
-			v.status = BF_STATUS_FAIL;
-	}
-	st = bf_stats_summarize(res.samples_ms, (size_t)iters);
-	gflops = gemm_flops(n) / (st.median / 1e3) / 1e9;
-	be->peak(sd->dev.index, dt, &peak);
-	status = v.status;
-	/* Faster than the hardware can be: the timing or the library is
-	 * wrong, and the number must not be shown as a result. */
-	if (status == BF_STATUS_PASS &&
-	    gemm_above_bound(gflops, &peak, detail, sizeof(detail)))
-		status = BF_STATUS_FAIL;
-	/* A result that failed verification has no speed worth showing. */
-	if (status != BF_STATUS_PASS)
-		gflops = NAN;
-
-	bf_record_init(&rec, BF_REC_GEMM);
-	g = &rec.u.gemm;
-	g->device = bf_xstrdup(device_label(&sd->dev, label, sizeof(label)));
-	g->dtype = bf_xstrdup(bf_dtype_name(dt));
-	g->n = n;
-	g->status = status;
-	if (status != BF_STATUS_PASS && v.status == BF_STATUS_PASS) {
-		g->reason = bf_xstrdup(detail); /* above peak */
-	} else if (status != BF_STATUS_PASS) {
-		if (v.nonfinite_elements)
-			snprintf(detail, sizeof(detail),
-				 "%lld non-finite elements in C%s",
-				 (long long)v.nonfinite_elements,
-				 first_failed ? " of the first timed iteration" : "");
-		else
-			snprintf(detail, sizeof(detail),
-				 "max relative error %.3g above tolerance %.3g%s",
-				 v.max_rel_error, v.tolerance,
-				 first_failed ? " in the first timed iteration" : "");
-		g->reason = bf_xstrdup(detail);
-	}
-	g->measured = 1;
-	g->library = bf_xstrdup(gbe->gemm_library());
-	g->math_mode = bf_xstrdup(res.math_mode);
-	g->c_dtype = bf_xstrdup(bf_dtype_name(res.c_dtype));
-	g->warmup = job.warmup;
-	g->warmup_calls = res.warmup_done > job.warmup ? res.warmup_done :
-							  job.warmup;
-	g->warmup_ms = res.warmup_ms;
-	g->iters = iters;
-	g->samples_ms = res.samples_ms; /* lent: res frees it below */
-	g->nsamples = iters;
-	g->median_ms = st.median;
-	g->min_ms = st.min;
-	g->max_ms = st.max;
-	g->gflops = gflops;
-	g->peak_mib = res.peak_bytes >= 0 ? (double)res.peak_bytes / MIB : NAN;
-	g->operand_bytes = gemm_operand_bytes(n, dt, res.c_dtype);
-	g->max_rel_error = v.max_rel_error;
-	g->tolerance = v.tolerance;
-	g->output_roundoff = v.output_roundoff;
-	g->verify_seed = (double)verify_seed;
-	g->verified_elements = (double)v.verified_elements;
-	g->nonfinite_elements = (double)v.nonfinite_elements;
-	g->peak_gflops = peak.gflops;
-	g->peak_basis = bf_xstrdup(peak.basis);
-	g->fraction_of_peak = gflops / peak.gflops; /* NaN when either is */
-	g->peak_method = bf_xstrdup(peak.method[0] ? peak.method : "unknown");
-	g->peak_bound_gflops = peak.bound_gflops;
-	g->peak_bound_basis = bf_xstrdup(peak.bound_basis);
-	g->peak_disagreement =
-		peak.disagreement[0] ? bf_xstrdup(peak.disagreement) : NULL;
-	gemm_reference_fill(g, &peak, sd->dev.kind != DEVICE_CPU, dt, n,
-			    gflops);
-	g->timing = bf_xstrdup(res.timing[0] ? res.timing : "unknown");
-	g->device_state = device_state_json(&state_before, &res.during,
-					    &state_after, &g->throttled);
-	gemm_reliability(g, g->warmup_calls, st.median, st.min, st.max);
-	if (res.energy.source[0]) {
-		const struct energy_window *e = &res.energy;
-
-		g->energy_source = bf_xstrdup(e->source);
-		g->energy_reason = e->reason[0] ? bf_xstrdup(e->reason) : NULL;
-		g->energy_j = e->joules;
-		g->energy_s = e->seconds;
-		g->energy_gemms = e->gemms;
-		g->energy_w = e->joules > 0 && e->seconds > 0 ?
-				      e->joules / e->seconds : NAN;
-		/* Like gflops: no figure for a result that did not pass. */
-		g->gflop_per_joule = status == BF_STATUS_PASS && e->joules > 0 ?
-					     e->gemms * gemm_flops(n) / 1e9 /
-						     e->joules :
-					     NAN;
-	}
-	if (sd->bandwidth_kind) {
-		struct roofline rl;
-		const char *bound;
-
-		roofline_place(gemm_flops(n), g->operand_bytes, peak.gflops,
-			       sd->bandwidth_gbps, gflops, &rl);
-		bound = roofline_bound_name(rl.bound);
-		g->bandwidth_kind = bf_xstrdup(sd->bandwidth_kind);
-		g->bandwidth_gbps = sd->bandwidth_gbps;
-		g->arithmetic_intensity = rl.arithmetic_intensity;
-		g->roofline_gflops = rl.roofline_gflops;
-		g->bound = bound ? bf_xstrdup(bound) : NULL;
-		g->fraction_of_roofline = rl.fraction;
-	}
+	verify_timed(&job, &res, verify_seed, &m.verify, &m.first_failed);
+	m.stats = bf_stats_summarize(res.samples_ms, (size_t)job.iters);
+	be->peak(sd->dev.index, dt, &m.peak);
+	m.library = gbe->gemm_library();
+	status = gemm_judge(&m, &gflops, detail, sizeof(detail));
+	gemm_fill_record(&rec, &sd->dev, &m, status, detail, gflops);
 	report_emit_record(r, &rec);
-	g->samples_ms = NULL;
+	rec.u.gemm.samples_ms = NULL;
 	bf_record_free(&rec);
 	s->items[s->count++] =
 		(struct gemm_outcome){ sd->dev, dt, n, status, gflops };

@@ -9,6 +9,7 @@
 #include "backends/backend.h"
 #include "core/options.h"
 #include "core/report.h"
+#include "stats.h"
 
 /* A device to benchmark: usable (probe passed) or with the reason not. */
 struct sweep_device {
@@ -141,6 +142,45 @@ void gemm_verify(const struct gemm_job *job, const void *c_host,
  * formats' E8M0 scales) so that scaling adds no rounding of its own.
  * dst holds count bytes. Pure. */
 double gemm_fp8_quantise(const float *src, size_t count, uint8_t *dst);
+
+struct bf_record;
+
+/* What one GEMM measured, before it is judged and becomes a record: the
+ * input of gemm_judge and gemm_fill_record (gemm.c's run_one fills it;
+ * tests/unit/test_workloads.c makes one up). Pointers are lent. */
+struct gemm_measured {
+	const struct gemm_job *job;       /* dtype, n, warm-up and iters */
+	const struct gemm_result *res;    /* the samples (ms) and the rest */
+	struct gemm_verify_result verify; /* the worse of the last and the
+					   * first timed C's */
+	int first_failed;                 /* the first timed C failed, the
+					   * last passed */
+	struct bf_stats_summary stats;    /* of res->samples_ms, ms */
+	struct peak peak;                 /* the device's, at job->dtype */
+	const char *library;              /* "OpenBLAS 0.3.21", ... */
+	uint64_t verify_seed;             /* gemm_verify's seed */
+	struct device_state before, after; /* around the run */
+	const char *bandwidth_kind;       /* NULL: no roofline */
+	double bandwidth_gbps;            /* GB/s of that kind */
+};
+
+/* Judges m: writes GFLOP/s from the median (2 n^3 / median, NaN unless
+ * the result passes) to *gflops and returns PASS, or FAIL with the reason
+ * in reason (len bytes; "" on PASS): verification failed (its non-finite
+ * count or worst error against the tolerance, naming the first timed
+ * iteration when only that one failed), or a verified result faster than
+ * the device can be (gemm_above_bound). Pure. */
+enum bf_status gemm_judge(const struct gemm_measured *m, double *gflops,
+			  char *reason, size_t len);
+
+/* Initialises rec as the gemm record of m on dev, judged status with
+ * reason (kept when status is not PASS) and gflops (GFLOP/s, NaN allowed):
+ * times in ms, peak, bound, reference, roofline, reliability, device state
+ * and energy. rec's samples_ms is m->res->samples_ms, lent: set it to NULL
+ * before bf_record_free(rec). Allocates (aborts on OOM as bf_xmalloc). */
+void gemm_fill_record(struct bf_record *rec, const struct device *dev,
+		      const struct gemm_measured *m, enum bf_status status,
+		      const char *reason, double gflops);
 
 void gemm_sweep_free(struct gemm_sweep *s);
 

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "record.h"
+#include "stats.h"
 #include "workloads/bandwidth.h"
 #include "workloads/batching.h"
 #include "workloads/gemm.h"
@@ -471,6 +472,138 @@ static void test_gemm_above_bound(void **state)
 	assert_int_equal(gemm_above_bound(120, &p, why, sizeof(why)), 1);
 }
 
+/* A made-up measurement of n = 1000 (2e9 FLOPs) on the CPU: samples of
+ * 10, 11 and 12 ms (median 11 ms: 181.8 GFLOP/s), a verification that
+ * passed, a device rated 400 GFLOP/s with a bound of 500. */
+static double made_samples[3] = { 12, 10, 11 };
+static struct gemm_job made_job = { .dtype = BF_DTYPE_FP32, .n = 1000,
+				    .warmup = 1, .iters = 3 };
+static struct gemm_result made_res;
+
+static void made_up(struct gemm_measured *m)
+{
+	memset(m, 0, sizeof(*m));
+	memset(&made_res, 0, sizeof(made_res));
+	made_res.samples_ms = made_samples;
+	made_res.c_dtype = BF_DTYPE_FP32;
+	made_res.peak_bytes = 12 << 20;
+	made_res.warmup_done = 1;
+	made_res.warmup_ms = 10.5;
+	snprintf(made_res.math_mode, sizeof(made_res.math_mode), "cblas_sgemm");
+	m->job = &made_job;
+	m->res = &made_res;
+	m->verify.status = BF_STATUS_PASS;
+	m->verify.max_rel_error = 1e-7;
+	m->verify.tolerance = 1e-5;
+	m->verify.verified_elements = 1024;
+	m->stats = bf_stats_summarize(made_samples, 3);
+	m->peak.gflops = 400;
+	m->peak.bound_gflops = 500;
+	snprintf(m->peak.basis, sizeof(m->peak.basis), "made-up rating");
+	snprintf(m->peak.bound_basis, sizeof(m->peak.bound_basis), "made-up bound");
+	snprintf(m->peak.method, sizeof(m->peak.method), "table");
+	m->library = "madeBLAS 1.0";
+	m->verify_seed = 42;
+}
+
+/* The judge on made-up results: GFLOP/s from the median; a verified
+ * result above the bound fails with that reason; a failed verification
+ * names its non-finite elements (or its error against the tolerance) and
+ * which iteration, and has no GFLOP/s. */
+static void test_gemm_judge(void **state)
+{
+	struct gemm_measured m;
+	char reason[400];
+	double gflops;
+
+	(void)state;
+	made_up(&m);
+	assert_int_equal(gemm_judge(&m, &gflops, reason, sizeof(reason)),
+			 BF_STATUS_PASS);
+	assert_true(fabs(gflops - 2e9 / 11e-3 / 1e9) < 1e-9);
+	assert_string_equal(reason, "");
+	m.peak.bound_gflops = 150; /* 181.8 > 1.10 x 150 */
+	assert_int_equal(gemm_judge(&m, &gflops, reason, sizeof(reason)),
+			 BF_STATUS_FAIL);
+	assert_true(isnan(gflops));
+	assert_non_null(strstr(reason, "182 GFLOP/s is above the device's "
+					"theoretical peak of 150 GFLOP/s "
+					"(made-up bound)"));
+	m.peak.bound_gflops = 500;
+	m.verify.status = BF_STATUS_FAIL;
+	m.verify.nonfinite_elements = 3;
+	m.first_failed = 1;
+	assert_int_equal(gemm_judge(&m, &gflops, reason, sizeof(reason)),
+			 BF_STATUS_FAIL);
+	assert_true(isnan(gflops));
+	assert_string_equal(reason, "3 non-finite elements in C of the first "
+				    "timed iteration");
+	m.verify.nonfinite_elements = 0;
+	m.verify.max_rel_error = 0.25;
+	m.first_failed = 0;
+	gemm_judge(&m, &gflops, reason, sizeof(reason));
+	assert_string_equal(reason, "max relative error 0.25 above tolerance "
+				    "1e-05");
+}
+
+/* The record filled from a made-up result, through the encoder: times,
+ * GFLOP/s and %peak, reliability, energy per GFLOP, and a failed one's
+ * reason with no speed or per-joule figure. */
+static void test_gemm_fill_record(void **state)
+{
+	struct gemm_measured m;
+	struct device cpu = { DEVICE_CPU, 0 };
+	struct bf_record rec;
+	cJSON *j, *e;
+
+	(void)state;
+	made_up(&m);
+	snprintf(made_res.energy.source, sizeof(made_res.energy.source),
+		 "made-up counter");
+	made_res.energy.joules = 40;
+	made_res.energy.seconds = 2;
+	made_res.energy.gemms = 100;
+	gemm_fill_record(&rec, &cpu, &m, BF_STATUS_PASS, "", 2e9 / 11e-3 / 1e9);
+	j = bf_record_encode(&rec);
+	rec.u.gemm.samples_ms = NULL;
+	bf_record_free(&rec);
+	assert_non_null(j);
+	assert_string_equal(cJSON_GetObjectItem(j, "device")->valuestring, "cpu");
+	assert_string_equal(cJSON_GetObjectItem(j, "status")->valuestring, "pass");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "reason")) ||
+		    !cJSON_GetObjectItem(j, "reason"));
+	assert_true(cJSON_GetObjectItem(j, "median_ms")->valuedouble == 11);
+	assert_true(cJSON_GetObjectItem(j, "min_ms")->valuedouble == 10);
+	assert_true(fabs(cJSON_GetObjectItem(j, "fraction_of_peak")->valuedouble -
+			 2e9 / 11e-3 / 1e9 / 400) < 1e-9);
+	assert_string_equal(cJSON_GetObjectItem(j, "library")->valuestring,
+			    "madeBLAS 1.0");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "reliable")));
+	assert_true(fabs(cJSON_GetObjectItem(j, "spread")->valuedouble - 2.0 / 11) <
+		    1e-12);
+	e = cJSON_GetObjectItem(j, "energy");
+	assert_non_null(e);
+	assert_true(cJSON_GetObjectItem(e, "watts")->valuedouble == 20);
+	/* 100 GEMMs x 2 GFLOP over 40 J */
+	assert_true(fabs(cJSON_GetObjectItem(e, "gflop_per_joule")->valuedouble -
+			 5) < 1e-12);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "samples_ms")),
+			 3);
+	cJSON_Delete(j);
+
+	gemm_fill_record(&rec, &cpu, &m, BF_STATUS_FAIL, "made-up reason", NAN);
+	j = bf_record_encode(&rec);
+	rec.u.gemm.samples_ms = NULL;
+	bf_record_free(&rec);
+	assert_string_equal(cJSON_GetObjectItem(j, "reason")->valuestring,
+			    "made-up reason");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "gflops")));
+	e = cJSON_GetObjectItem(j, "energy");
+	assert_non_null(e);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(e, "gflop_per_joule")));
+	cJSON_Delete(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -484,6 +617,8 @@ int main(void)
 		cmocka_unit_test(test_batching_record),
 		cmocka_unit_test(test_gemm_roofline_plan_summary),
 		cmocka_unit_test(test_gemm_above_bound),
+		cmocka_unit_test(test_gemm_judge),
+		cmocka_unit_test(test_gemm_fill_record),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
