@@ -117,11 +117,6 @@ static int host_matches(const char *patterns, const char *name)
 	return matched;
 }
 
-int remote_kh_host_matches(const char *patterns, const char *name)
-{
-	return host_matches(patterns, name);
-}
-
 static char *next_field(char **s)
 {
 	char *start, *p = *s;

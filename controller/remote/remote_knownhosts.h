@@ -82,8 +82,4 @@ enum bf_err remote_kh_add(const char *file, const char *name,
 			  const char *key_type, const char *key_b64,
 			  int hashed, char *detail, size_t detail_len);
 
-/* Non-zero when pattern-list `patterns` (a known_hosts host field) matches
- * name. Exposed for tests. */
-int remote_kh_host_matches(const char *patterns, const char *name);
-
 #endif

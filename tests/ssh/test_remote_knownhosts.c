@@ -75,6 +75,20 @@ static void test_name(void **state)
 	assert_string_equal(buf, "[10.0.0.1]:2222");
 }
 
+static struct remote_kh_match check(const char *const *files, size_t n,
+				    const char *name, const char *type,
+				    const char *key)
+{
+	struct remote_kh_match m;
+	char d[300] = "";
+
+	memset(&m, 0xff, sizeof(m));
+	assert_int_equal(remote_kh_check(files, n, name, type, key, &m, d,
+					 sizeof(d)),
+			 BF_OK);
+	return m;
+}
+
 static void test_patterns(void **state)
 {
 	static const struct {
@@ -114,26 +128,22 @@ static void test_patterns(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		if (remote_kh_host_matches(cases[i].patterns, cases[i].name) !=
-		    cases[i].want)
+	/* Through the lookup ctl calls: a file whose one line lists the
+	 * patterns knows the name, or not. */
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char line[256];
+		const char *f[1];
+		struct remote_kh_match m;
+
+		snprintf(line, sizeof(line), "%s " ED " " KEY1 "\n",
+			 cases[i].patterns);
+		f[0] = file(0, "patterns", line);
+		m = check(f, 1, cases[i].name, ED, KEY1);
+		if ((m.state == REMOTE_KH_OK) != cases[i].want)
 			fail_msg("'%s' against '%s': expected %d",
 				 cases[i].patterns, cases[i].name,
 				 cases[i].want);
-}
-
-static struct remote_kh_match check(const char *const *files, size_t n,
-				    const char *name, const char *type,
-				    const char *key)
-{
-	struct remote_kh_match m;
-	char d[300] = "";
-
-	memset(&m, 0xff, sizeof(m));
-	assert_int_equal(remote_kh_check(files, n, name, type, key, &m, d,
-					 sizeof(d)),
-			 BF_OK);
-	return m;
+	}
 }
 
 static void test_verdicts(void **state)
