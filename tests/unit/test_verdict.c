@@ -72,6 +72,8 @@ static void test_fleet_peers(void **state)
 	/* Row 0's others: 782..794 less 790 halved: 395, 782, 784, 786,
 	 * 788, 792, 794: median 786. */
 	assert_true(fabs(out[0].peer_median - 786e3) < 1e-6);
+	/* Row 7 (794) is not its own peer: 395, 780 .. 792, median 784. */
+	assert_true(fabs(out[7].peer_median - 784e3) < 1e-6);
 	assert_non_null(strstr(out[5].reasons,
 			       "0.50 of its 7 peers (median 786 TFLOP/s"));
 	assert_non_null(strstr(out[5].peers, "node1 cuda:0, node1 cuda:1"));
@@ -159,6 +161,42 @@ static void one_row(struct verdict_input *r, const char *product,
 	r->peak_gflops = NAN;
 	r->bound_gflops = NAN;
 	r->reliable = 1;
+}
+
+/* The comparisons disagree: slow beside its peers though within the
+ * published range is slow (one slow comparison is enough); a record
+ * that contradicts itself is failed; one earlier run is too short a
+ * history (two needed) and says so. */
+static void test_mixed_invalid_short(void **state)
+{
+	struct verdict_input in[8], r;
+	struct verdict out[8], v;
+	struct verdict_ref ref = { H100, "bf16", 4096, 300e3, 320e3, 2,
+				   "published H100 results" };
+	double one[1] = { 100000 };
+
+	(void)state;
+	fleet(in);
+	verdict_compute(in, 8, NULL, NULL, 0, &ref, 1, out);
+	/* row 5 (395e3) is above the range's low end: ok there */
+	assert_non_null(strstr(out[5].reasons, "of published H100 results"));
+	assert_null(strstr(out[5].reasons, "below 0.90 of its low end"));
+	assert_int_equal(out[5].kind, VERDICT_SLOW);
+	assert_int_equal(out[4].kind, VERDICT_OK);
+	in[2].invalid = 1;
+	in[2].reason = "invalid: gflops is not 2 n^3 / median_ms";
+	verdict_compute(in, 8, NULL, NULL, 0, &ref, 1, out);
+	assert_int_equal(out[2].kind, VERDICT_FAILED);
+	assert_string_equal(out[2].reasons,
+			    "invalid: gflops is not 2 n^3 / median_ms");
+	one_row(&r, "NVIDIA X", "fp32", 100000);
+	r.history = one;
+	r.nhistory = 1;
+	verdict_compute(&r, 1, NULL, NULL, 0, NULL, 0, &v);
+	assert_int_equal(v.kind, VERDICT_UNKNOWN);
+	assert_int_equal(v.nhistory, 0);
+	assert_non_null(strstr(v.missing, "history too short (1 run since its "
+					  "last change; 2 needed)"));
 }
 
 static void test_reference_range(void **state)
@@ -479,6 +517,7 @@ int main(void)
 		cmocka_unit_test(test_fleet_peers),
 		cmocka_unit_test(test_unreliable),
 		cmocka_unit_test(test_failed),
+		cmocka_unit_test(test_mixed_invalid_short),
 		cmocka_unit_test(test_reference_range),
 		cmocka_unit_test(test_history_step),
 		cmocka_unit_test(test_unknown),
