@@ -22,7 +22,8 @@ import unittest
 
 CTL = os.environ["BF_CTL"]
 AGENT = os.path.join(os.path.dirname(CTL), "agent")
-AGENT_ARGS = ["--sizes", "32", "--dtypes", "fp32", "--iters", "2",
+AGENT_ARGS = ["--bandwidth-mib", "8",
+              "--sizes", "32", "--dtypes", "fp32", "--iters", "2",
               "--warmup", "1", "--device", "cpu"]
 ENV_KEYS = ("BENCHFLEET_RESULTS_DIR", "BENCHFLEET_HOSTS_DIR")
 

@@ -11,7 +11,8 @@ import tempfile
 import unittest
 
 CTL = os.environ["BF_CTL"]
-OPTS = ["--size", "32", "--iters", "3", "--device", "cpu", "--dtypes",
+OPTS = ["--bandwidth-mib", "8",
+        "--size", "32", "--iters", "3", "--device", "cpu", "--dtypes",
         "fp32", "--no-tui", "--results", "res", "--timeout", "5"]
 
 

@@ -43,7 +43,8 @@ CTL = os.environ["BF_CTL"]
 AGENT = os.path.join(os.path.dirname(CTL), "agent")
 EXIT_OK, EXIT_USAGE, EXIT_HOSTS_FAILED, EXIT_INTERRUPTED = 0, 2, 3, 130
 # Three GEMMs, quickly.
-AGENT_ARGS = ["--sizes", "32,48,64", "--dtypes", "fp32", "--iters", "2",
+AGENT_ARGS = ["--bandwidth-mib", "8",
+              "--sizes", "32,48,64", "--dtypes", "fp32", "--iters", "2",
               "--warmup", "1", "--device", "cpu"]
 REAL = None   # the real agent's records (lines), set up once
 

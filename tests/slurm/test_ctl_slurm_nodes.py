@@ -34,7 +34,8 @@ from slurmcluster import SlurmCluster, missing  # noqa: E402
 CTL = os.environ.get("BF_CTL")
 CLUSTER = None
 TMP = None
-ARGS = ["--size", "32", "--device", "cpu", "--dtypes", "fp32", "--no-tui"]
+ARGS = ["--bandwidth-mib", "8",
+        "--size", "32", "--device", "cpu", "--dtypes", "fp32", "--no-tui"]
 
 
 def write_inventory(name, workdir, nodes=2):

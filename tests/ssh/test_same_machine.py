@@ -27,7 +27,8 @@ sys.path.insert(0, HERE)
 import test_ctl_run as tcr  # noqa: E402
 
 NAMES = ["bfhost1", "bfhost2", "local"]
-ARGS = ["--sizes", "64,96", "--iters", "3", "--warmup", "1", "--device", "cpu",
+ARGS = ["--bandwidth-mib", "8",
+        "--sizes", "64,96", "--iters", "3", "--warmup", "1", "--device", "cpu",
         "--dtypes", "fp32"]
 SHARED = ("one machine with other hosts of the run, measured at the same "
           "time (--concurrent-same-machine)")

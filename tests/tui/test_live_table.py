@@ -37,9 +37,11 @@ ROW_RE = re.compile(r"^(bfhost\d|local)\s+cpu\s+fp32\s+\d+\s+\d+\.\d")
 SBS_ROW_RE = re.compile(r"^cpu\s+fp32\s+\d+\s+\S")
 # The arguments every run shares: CPU only, a sweep that takes a few
 # seconds on a busy 2-core machine, so that rows arrive one by one.
-SWEEP = "--sizes 256,384,512,640,768,1024 --device cpu --dtypes fp32"
+SWEEP = ("--sizes 256,384,512,640,768,1024 --device cpu --dtypes fp32 "
+         "--bandwidth-mib 8")
 # Long enough to still be running when a test presses q or Ctrl-C.
-LONG = "--sizes 256,1536,2048,2048 --iters 40 --device cpu --dtypes fp32"
+LONG = ("--sizes 256,1536,2048,2048 --iters 40 --device cpu --dtypes fp32 "
+        "--bandwidth-mib 8")
 
 
 CTL = find_ctl()
@@ -623,8 +625,9 @@ class LiveTable(unittest.TestCase):
         p = self.pane()
         out = os.path.join(TMP, "piped.txt")
         red = os.path.join(TMP, "redirected.txt")
-        p.type_line("%s run local --size 256 --device cpu --results %s "
-                    "--hosts-dir %s | cat > %s; %s run local --size 256 "
+        p.type_line("%s run local --size 256 --device cpu --bandwidth-mib 8 "
+                    "--results %s "
+                    "--hosts-dir %s | cat > %s; %s run local --size 256 --bandwidth-mib 8 "
                     "--device cpu --results %s --hosts-dir %s > %s; "
                     "echo EXIT=$?" % (CTL, results_dir(),
                                       INVENTORY(), out,
@@ -645,7 +648,7 @@ class LiveTable(unittest.TestCase):
         # it cannot move its cursor: the plain progress lines, which the
         # live table never prints, and no escape sequences.
         p = self.pane()
-        p.type_line("TERM=dumb %s run local --size 128 --device cpu "
+        p.type_line("TERM=dumb %s run local --size 128 --bandwidth-mib 8 --device cpu "
                     "--results %s --hosts-dir %s; echo EXIT=$?"
                     % (CTL, results_dir(), INVENTORY()))
         code, text = p.wait_exit(300)
@@ -662,7 +665,7 @@ class LiveTable(unittest.TestCase):
         # table (TERM=dumb asks for plain lines and gets no word).
         p = self.pane()
         err = os.path.join(TMP, "unknown-term.err")
-        p.type_line("TERM=bf-no-such-terminal %s run local --size 128 "
+        p.type_line("TERM=bf-no-such-terminal %s run local --size 128 --bandwidth-mib 8 "
                     "--device cpu --results %s --hosts-dir %s 2>%s; "
                     "echo EXIT=$?" % (CTL, results_dir(), INVENTORY(), err))
         code, text = p.wait_exit(300)
