@@ -249,7 +249,13 @@ class DamagedArchiveTest(unittest.TestCase):
         rows = list(csv.DictReader(io.StringIO(self.ctl_in(
             "compare", self.ids[1], self.ids[2], "--samples").stdout.decode())))
         self.assertTrue(rows)
-        self.assertEqual({x["column"] for x in rows}, {"A"})
+        # The edited row's samples are left out (column B has none of
+        # its dtype); other dtypes that pass in both runs (bf16 through
+        # oneDNN where it is installed) keep both columns.
+        mine = [x for x in rows if x["dtype"] == g["dtype"] and
+                int(x["n"]) == g["n"] and x["device"] == g["device"]]
+        self.assertTrue(mine)
+        self.assertEqual({x["column"] for x in mine}, {"A"})
 
     def test_median_that_is_no_time(self):
         # docs/schema.json: a median_ms given is above 0. Malformed, as
