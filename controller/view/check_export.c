@@ -167,7 +167,7 @@ char *check_label_value(char *buf, const char *s)
 	n -= start;
 	buf[n] = '\0';
 	if (n == 0)
-		strcpy(buf, "unknown");
+		memcpy(buf, "unknown", sizeof("unknown"));
 	return buf;
 }
 
