@@ -28,6 +28,7 @@
 #include "model/check.h"
 #include "model/verdict_run.h"
 #include "run/child.h"
+#include "run/inventory.h"
 #include "view/check_export.h"
 #include "xmalloc.h"
 
@@ -36,6 +37,7 @@
 static const char check_usage[] =
 	"usage: ctl check HOST... [OPTION...]\n"
 	"       ctl check local [--drain] [--resume] [--node-labels FILE] [OPTION...]\n"
+	"       ctl check CLUSTER [--drain] [--resume] [OPTION...]\n"
 	"\n"
 	"A health check: a short ctl run on every HOST (the agent's tensor\n"
 	"checks, its bandwidth measurements and one GEMM size per dtype, with\n"
@@ -62,12 +64,15 @@ static const char check_usage[] =
 	"  --device cpu|cuda|all  the devices (default all)\n"
 	"  --iters N            timed GEMMs per GPU dtype (default 20; the CPU 5)\n"
 	"\n"
-	"What to do with the result (--drain, --resume, --node-labels: ctl\n"
-	"check local only):\n"
-	"  --drain              on a slow or failed check, drain this Slurm node\n"
-	"                       with the worst line as its reason (scontrol update\n"
-	"                       NodeName=NODE State=DRAIN Reason=LINE)\n"
-	"  --resume             on an ok check, resume this node if it is drained\n"
+	"What to do with the result (--drain and --resume: ctl check local, or\n"
+	"Slurm clusters of the inventory whose login is local, each node by its\n"
+	"own lines, all nodes of one product each other's peers; --node and\n"
+	"--node-labels: ctl check local only):\n"
+	"  --drain              on a slow or failed check, drain the Slurm node\n"
+	"                       with its worst line as its reason (scontrol update\n"
+	"                       NodeName=NODE State=DRAIN Reason=LINE), and print\n"
+	"                       drained NODE: LINE\n"
+	"  --resume             on an ok check, resume the node if it is drained\n"
 	"                       with a reason of benchfleet's (\"benchfleet: ...\");\n"
 	"                       another drain is left alone\n"
 	"  --node NAME          the Slurm node (default $SLURMD_NODENAME, else the\n"
@@ -89,6 +94,7 @@ static const char check_usage[] =
 	"Examples:\n"
 	"  ctl check local --drain --resume          # a Slurm HealthCheckProgram\n"
 	"  ctl check gpu1 gpu2 gpu3 --budget 120\n"
+	"  ctl check mycluster --drain               # from its login host\n"
 	"\n"
 	"Exit status: 0 every device ok, 1 failed (a check, a GEMM's\n"
 	"verification, a figure above the device's bound), 2 usage error, 4 a\n"
@@ -292,7 +298,7 @@ static int drain_or_resume(const char *node, int status, const char *reason,
  * the check's status. */
 static int report(const char *dir, const char *results, const char *hosts,
 		  const char *prom, const char *labels, int drain, int resume,
-		  const char *node)
+		  const char *node, int cluster)
 {
 	struct archive_run *run = NULL;
 	struct verdict_run vr;
@@ -327,17 +333,81 @@ static int report(const char *dir, const char *results, const char *hosts,
 	if (labels && write_file(labels, 1, run, &vr, res, nres) != 0 &&
 	    status == BF_EXIT_OK)
 		status = BF_EXIT_INTERNAL;
-	if (drain || resume) {
+	if ((drain || resume) && !cluster) {
 		node_name(node, nodebuf, sizeof(nodebuf));
 		if (drain_or_resume(nodebuf, status, worst >= 0 ? res[worst].reason :
 				    "benchfleet: no result", drain, resume) != 0 &&
 		    status == BF_EXIT_OK)
 			status = BF_EXIT_INTERNAL;
+	} else if (drain || resume) {
+		/* A cluster's nodes, each by its own worst line: a host named
+		 * after its node (SLURMD_NODENAME) once its task started; a
+		 * rank that never started ("NAME/0") is no node. */
+		for (int h = 0; h < run->nhosts; h++) {
+			int w = -1;
+
+			if (strchr(run->hosts[h].name, '/'))
+				continue;
+			for (int i = 0; i < nres; i++)
+				if (res[i].host == h &&
+				    (w < 0 || res[i].kind > res[w].kind))
+					w = i;
+			if (w < 0)
+				continue;
+			if (drain_or_resume(run->hosts[h].name,
+					    check_status(res[w].kind),
+					    res[w].reason, drain, resume) != 0 &&
+			    status == BF_EXIT_OK)
+				status = BF_EXIT_INTERNAL;
+		}
 	}
 	free(res);
 	verdict_run_free(&vr);
 	archive_run_free(run);
 	return status;
+}
+
+/* Whether every host argument is a Slurm cluster (CLUSTER or
+ * CLUSTER:node,...) of the inventory whose login host is this machine,
+ * where ctl's scontrol reaches its controller: 0, or -1 after the
+ * one-line error. */
+static int local_clusters(const char *hosts_dir, const char *const *args,
+			  int nargs)
+{
+	struct inventory inv;
+	const char *by;
+	char detail[512];
+	int rc = 0;
+
+	memset(&inv, 0, sizeof(inv));
+	hosts_dir = ctl_hosts_dir(hosts_dir, &by);
+	if (inventory_load(hosts_dir, by, &inv, detail, sizeof(detail)) != BF_OK) {
+		ctl_error("%s", detail);
+		inventory_free(&inv);
+		return -1;
+	}
+	for (int i = 0; i < nargs && rc == 0; i++) {
+		char name[256];
+		const struct inv_group *g;
+
+		snprintf(name, sizeof(name), "%.*s",
+			 (int)strcspn(args[i], ":"), args[i]);
+		g = inventory_group(&inv, name);
+		if (!g || !g->slurm) {
+			ctl_error("check: --drain, --resume: '%s' is no Slurm "
+				  "cluster of the inventory (they are for `ctl "
+				  "check local` and for clusters whose login is "
+				  "local)", args[i]);
+			rc = -1;
+		} else if (strcmp(g->slurm->login, "local") != 0) {
+			ctl_error("check: --drain, --resume: cluster %s: its "
+				  "login is %s, not local (run ctl check on the "
+				  "login host)", name, g->slurm->login);
+			rc = -1;
+		}
+	}
+	inventory_free(&inv);
+	return rc;
 }
 
 int cmd_check(int argc, char **argv)
@@ -368,7 +438,7 @@ int cmd_check(int argc, char **argv)
 	char budget_s[16], timeout_s[16];
 	char **rargv = NULL;
 	int nhosts = 0, drain = 0, resume = 0, c, rargc = 0, rc;
-	int budget = 60, results_given;
+	int budget = 60, results_given, local, cluster = 0;
 	const char *hostargs[MAX_HOSTS];
 
 	optind = 0;
@@ -424,11 +494,16 @@ int cmd_check(int argc, char **argv)
 		ctl_error("check: no host given (try: ctl check local)");
 		return BF_EXIT_USAGE;
 	}
-	if ((drain || resume || labels || node) &&
-	    (nhosts != 1 || strcmp(hostargs[0], "local") != 0)) {
-		ctl_error("check: --drain, --resume, --node and --node-labels are "
-			  "for `ctl check local` (the node checks itself)");
+	local = nhosts == 1 && strcmp(hostargs[0], "local") == 0;
+	if ((labels || node) && !local) {
+		ctl_error("check: --node and --node-labels are for `ctl check "
+			  "local` (the node checks itself)");
 		return BF_EXIT_USAGE;
+	}
+	if ((drain || resume) && !local) {
+		if (local_clusters(ho.hosts_dir, hostargs, nhosts) != 0)
+			return BF_EXIT_USAGE;
+		cluster = 1;
 	}
 	results_given = results != NULL;
 	results = ctl_results_dir(results);
@@ -471,7 +546,7 @@ int cmd_check(int argc, char **argv)
 		return BF_EXIT_UNKNOWN;
 	}
 	rc = report(hook.run_dir, results, hosts, prom, labels, drain, resume,
-		    node);
+		    node, cluster);
 	free(rargv);
 	return rc;
 }

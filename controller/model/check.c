@@ -149,7 +149,7 @@ static const struct bf_rec_check *failed_check(const struct archive_host *h,
 	return NULL;
 }
 
-static int status_of(enum check_kind k)
+int check_status(enum check_kind k)
 {
 	switch (k) {
 	case CHECK_OK: return BF_EXIT_OK;
@@ -250,5 +250,5 @@ int check_results(const struct archive_run *run, const struct verdict_run *vr,
 	free(used);
 	*out = res;
 	*n = cnt;
-	return status_of(worst);
+	return check_status(worst);
 }

@@ -44,6 +44,10 @@ enum check_kind {
 /* "ok", "unknown", "slow", "failed"; static. */
 const char *check_kind_name(enum check_kind k);
 
+/* The exit status of a check whose worst result is k: BF_EXIT_OK,
+ * _UNKNOWN, _SLOW, _CHECKS_FAILED. */
+int check_status(enum check_kind k);
+
 /* One host and device (device NULL: the whole host, which could not be
  * checked). Pointers into the run and the verdict_run given. */
 struct check_result {
