@@ -12,7 +12,11 @@ GEMM rows marked reliable), so no assertion depends on timing:
   (idle again), and leaves a node drained for another reason drained;
 - an ok check with --drain --resume leaves an idle node idle;
 - as the cluster's Prolog (slurm.conf Prolog=, docs/health-checks.md): a
-  job's start runs the slow check, which drains the node with its line.
+  job's start runs the slow check, which drains the node with its line;
+- from the login host, `ctl check CLUSTER --drain` (one job through ctl
+  run's srun path; the agent of a real deploy replaced by the replay)
+  drains the slow node with its line; a host that is no cluster is
+  refused.
 
 Skips (77) without root, Slurm's daemons or a cgroup file system.
 """
@@ -30,6 +34,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 import keeplogs  # noqa: E402
 from slurmcluster import SlurmCluster, missing  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from slurmcases import fake_workdir  # noqa: E402
 
 CTL = os.environ.get("BF_CTL")
 NODE = "bfnode1"
@@ -190,6 +197,50 @@ class CheckSlurm(unittest.TestCase):
         self.assertIn("not resumed", p.stdout)
         self.assertEqual(state(), "idle")
         self.assertNotIn(NODE, reasons())
+
+    def test_5_cluster_drain(self):
+        # A real deploy to the cluster's workdir first (the agent built on
+        # the node), then a copy of it whose agent replays the records.
+        work = path("work")
+        hosts = path("hosts")
+        with open(os.path.join(hosts, "cluster.json"), "w") as f:
+            json.dump({"groups": {
+                "tiny": {"kind": "slurm", "login": "local",
+                         "partition": "debug", "nodes": 1,
+                         "time": "00:20:00", "workdir": work},
+                "fake": {"kind": "slurm", "login": "local",
+                         "partition": "debug", "nodes": 1,
+                         "time": "00:20:00", "workdir": path("work-fake")}}},
+                      f)
+        env = CLUSTER.env()
+        env["HOME"] = path("home")
+        r = subprocess.run([CTL, "run", "tiny", "--size", "32", "--device",
+                            "cpu", "--dtypes", "fp32", "--no-tui",
+                            "--hosts-dir", hosts, "--results",
+                            path("res-deploy")], env=env, cwd=TMP,
+                           capture_output=True, text=True, timeout=900,
+                           stdin=subprocess.DEVNULL)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        fake_workdir(work, path("work-fake"),
+                     "exec cat %s\n" % path("records.ndjson"))
+        reference(100)
+        r = subprocess.run([CTL, "check", "fake", "--drain", "--hosts-dir",
+                            hosts, "--results", path("results")], env=env,
+                           cwd=TMP, capture_output=True, text=True,
+                           timeout=900, stdin=subprocess.DEVNULL)
+        self.assertEqual(r.returncode, EXIT_SLOW, r.stdout + r.stderr)
+        [line] = [l for l in r.stdout.splitlines()
+                  if l.startswith("[%s] benchfleet: cpu slow: " % NODE)]
+        line = line[len("[%s] " % NODE):]
+        self.assertIn("drained %s: %s\n" % (NODE, line), r.stdout)
+        self.assertEqual(reasons().get(NODE), line)
+        # A cluster whose login is another host, or no cluster: refused.
+        r = subprocess.run([CTL, "check", "somehost", "--drain",
+                            "--hosts-dir", hosts], env=env, cwd=TMP,
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("is no Slurm cluster of the inventory", r.stderr)
+        os.unlink(os.path.join(hosts, "cluster.json"))
 
     def test_4_prolog_drains(self):
         reference(100)
