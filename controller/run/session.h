@@ -61,7 +61,6 @@ struct run_opts {
 				  * (model/check.h); 0 none */
 };
 
-
 /* How one host's agent is started: a const table entry per kind
  * (runner_local.c, runner_ssh.c, runner_slurm.c). */
 struct runner {
