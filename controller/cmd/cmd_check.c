@@ -477,8 +477,19 @@ int cmd_check(int argc, char **argv)
 			}
 			node = optarg;
 			break;
-		case O_LABELS: labels = optarg; break;
-		case O_PROM: prom = optarg; break;
+		case O_LABELS:
+		case O_PROM:
+			if (!optarg[0] || optarg[0] == '-') {
+				ctl_error("check: %s '%s': expected a file name",
+					  c == O_LABELS ? "--node-labels" :
+							  "--prometheus", optarg);
+				return BF_EXIT_USAGE;
+			}
+			if (c == O_LABELS)
+				labels = optarg;
+			else
+				prom = optarg;
+			break;
 		case O_RESULTS:
 			if (ctl_parse_dir("--results", optarg, &results))
 				return BF_EXIT_USAGE;

@@ -16,7 +16,9 @@ speed or load:
 - an agent that never answers, with --budget 1: exit 8 and "unknown:
   budget exceeded", never a hang (the budget is the outcome tested, so
   no assertion depends on timing);
-- usage errors: --drain for a remote host, --budget 0, no host (exit 2).
+- an ok check whose --prometheus file cannot be written: exit 4;
+- usage errors: --drain for a remote host, --budget 0, no host, an empty
+  file name (exit 2).
 """
 
 import json
@@ -189,6 +191,18 @@ class Check(unittest.TestCase):
                          r"[0-9.]+ [GT]FLOP/s = 2\.00 of its reference$")
         self.assertEqual(self.nfd(labels)["benchfleet-verdict"], "ok")
 
+    def test_file_not_written(self):
+        # An ok check whose --prometheus file cannot be written: exit 4,
+        # one line naming the file; nothing left behind.
+        self.reference(GFLOPS / 1000 / 2)
+        prom = os.path.join(self.tmp, "no-such-dir", "bf.prom")
+        p = self.check(self.fake_agent('cat "$d/records.ndjson"\n'),
+                       "--prometheus", prom)
+        self.assertEqual(p.returncode, 4, p.stdout + p.stderr)
+        self.assertEqual(p.stderr.strip(), "ctl: check: %s.tmp: No such "
+                         "file or directory" % prom)
+        self.assertFalse(os.path.exists(os.path.dirname(prom)))
+
     def test_budget_exceeded(self):
         agent = self.fake_agent("exec sleep 600\n")
         p = self.check(agent, "--budget", "1")
@@ -207,6 +221,10 @@ class Check(unittest.TestCase):
         for args, msg in (
                 (["check", "somehost", "--drain"], "for `ctl check local`"),
                 (["check", "local", "--budget", "0"], "--budget"),
+                (["check", "local", "--prometheus", ""],
+                 "--prometheus '': expected a file name"),
+                (["check", "local", "--node-labels", "--drain"],
+                 "--node-labels '--drain': expected a file name"),
                 (["check"], "no host given")):
             p = subprocess.run([CTL] + args + ["--results", self.results],
                                capture_output=True, text=True, timeout=60,
