@@ -16,6 +16,8 @@ speed or load:
 - an agent that never answers, with --budget 1: exit 8 and "unknown:
   budget exceeded", never a hang (the budget is the outcome tested, so
   no assertion depends on timing);
+- a failed tensor check whose reason is hostile text (escapes, a newline,
+  UTF-8, 300 bytes): exit 1, one failed line of 100 printable bytes;
 - an ok check whose --prometheus file cannot be written: exit 4;
 - usage errors: --drain for a remote host, --budget 0, no host, an empty
   file name (exit 2).
@@ -190,6 +192,31 @@ class Check(unittest.TestCase):
         self.assertRegex(line, r"^\[local\] benchfleet: cpu ok: fp32 "
                          r"[0-9.]+ [GT]FLOP/s = 2\.00 of its reference$")
         self.assertEqual(self.nfd(labels)["benchfleet-verdict"], "ok")
+
+    def test_failed_check_hostile_reason(self):
+        # A tensor check that failed, its reason a host's hostile text:
+        # exit 1, one failed line of at most 100 printable ASCII bytes.
+        self.reference(GFLOPS / 1000 / 2)
+        recs = [json.loads(l) for l in REAL]
+        c = [r for r in recs if r["type"] == "check"][0]
+        c["status"] = "fail"
+        c["reason"] = ("\x1b[2J\x1b]0;owned\x07evil\nReason=x \u2122 " +
+                       "y" * 300)
+        agent = self.fake_agent("")
+        with open(os.path.join(os.path.dirname(agent), "records.ndjson"),
+                  "w") as f:
+            f.write("".join(json.dumps(r) + "\n" for r in recs))
+        with open(agent, "a") as f:
+            f.write('cat "$d/records.ndjson"\n')
+        p = self.check(agent)
+        self.assertEqual(p.returncode, EXIT_FAILED, p.stdout + p.stderr)
+        [line] = self.lines(p.stdout)
+        self.assert_reason(line)
+        self.assertTrue(line.startswith(
+            "[local] benchfleet: cpu failed: check %s: ?[2J?]0;owned?evil?"
+            "Reason=x ??? yyy" % c["name"]), line)
+        self.assertTrue(line.endswith("y..."), line)
+        self.assertEqual(len(line), len("[local] ") + 100)
 
     def test_file_not_written(self):
         # An ok check whose --prometheus file cannot be written: exit 4,
