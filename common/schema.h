@@ -36,6 +36,10 @@
 #define BF_EXIT_SLOW 7          /* ctl show --fail-on slow: a device's
 				 * verdict is a confident slow
 				 * (docs/verdict.md) */
+#define BF_EXIT_UNKNOWN 8       /* ctl check: some host or device could not
+				 * be judged: it did not run, its --budget
+				 * ran out, no comparison could be made, or
+				 * its slow is uncertain (model/check.h) */
 #define BF_EXIT_INTERRUPTED 130 /* stopped by Ctrl-C / q (128 + SIGINT) */
 
 /* --- record types ---------------------------------------------------- */

@@ -225,6 +225,11 @@ static void print_verdict(const char *dir, const char *results,
 
 int cmd_run(int argc, char **argv)
 {
+	return cmd_run_hooked(argc, argv, NULL);
+}
+
+int cmd_run_hooked(int argc, char **argv, struct ctl_run_hook *hook)
+{
 	/* The agent's options come from its table, from O_AGENT on. */
 	enum { O_JOBS = 256, O_HOST_TIMEOUT, O_NO_TUI, O_RESULTS, O_TAG,
 	       O_HELP, O_RERUN, O_BASELINE, O_CONCURRENT, O_AGENT = 512 };
@@ -267,6 +272,10 @@ int cmd_run(int argc, char **argv)
 	memset(&opts, 0, sizeof(opts));
 	opts.jobs = 16;
 	opts.host_timeout_s = 3600;
+	if (hook) {
+		opts.budget_s = hook->budget_s;
+		hook->run_dir[0] = '\0';
+	}
 
 	optind = 0;
 	opterr = 0;
@@ -398,6 +407,9 @@ int cmd_run(int argc, char **argv)
 		status = BF_EXIT_HOSTS_FAILED;
 		goto out;
 	}
+	if (hook)
+		snprintf(hook->run_dir, sizeof(hook->run_dir), "%s",
+			 s.archive.dir);
 	for (int i = 0; i < nhosts; i++)
 		s.hosts[i].runner = s.hosts[i].slurm ? &runner_slurm :
 				    s.hosts[i].is_local ? &runner_local :
@@ -418,6 +430,10 @@ int cmd_run(int argc, char **argv)
 		session_run(&s, NULL);
 	}
 	status = session_finish(&s, &final_status);
+	if (hook) { /* ctl check prints its own lines */
+		ctl_stdout_checkpoint();
+		goto out;
+	}
 	printf("\n");
 	print_verdict(s.archive.dir, opts.results_dir, opts.hosts_dir);
 	table_print_plain(stdout, &s.model, table_terminal_width(stdout));

@@ -27,6 +27,7 @@ static const struct ctl_command commands[] = {
 	{ "doctor", "check what hosts have and lack to build the agent, changing nothing", cmd_doctor },
 	{ "clean", "remove the agent builds ctl deployed on hosts (--dry-run lists them)", cmd_clean },
 	{ "hosts", "list the inventory's hosts, groups and Slurm clusters", cmd_hosts },
+	{ "check", "a bounded health check of hosts: one verdict line per device, drain/resume, NFD labels, Prometheus", cmd_check },
 	{ "reference", "list the reference ranges the verdict uses; make a team reference from a run", cmd_reference },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -31,6 +31,18 @@ int cmd_doctor(int argc, char **argv);
 int cmd_clean(int argc, char **argv);
 int cmd_hosts(int argc, char **argv);
 int cmd_reference(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+
+/* ctl check's use of ctl run (cmd_check.c): the run made exactly as
+ * cmd_run makes it from argv, with budget_s (run_opts.budget_s: seconds
+ * per host from its agent's start; 0 none), and none of the verdict and
+ * table printed; run_dir gets the run's archive directory ("" when none
+ * was made). Returns cmd_run's exit status. */
+struct ctl_run_hook {
+	int budget_s;
+	char run_dir[1024];
+};
+int cmd_run_hooked(int argc, char **argv, struct ctl_run_hook *hook);
 
 
 

@@ -28,6 +28,7 @@
 #include "base/cli.h"
 #include "bf_clock.h"
 #include "bf_text.h"
+#include "model/check.h"
 #include "run/session_internal.h"
 #include "schema.h"
 #include "xmalloc.h"
@@ -287,7 +288,11 @@ static void run_host(struct session *s, struct host_ctx *h)
 		err = h->runner->run(h, detail, sizeof(detail));
 	model_host_get(h->model, h->index, &mh);
 	h->complete = model_host_complete(h->model, h->index, why, sizeof(why));
-	if (h->timed_out) {
+	if (h->over_budget) {
+		err = bf_fail(detail, sizeof(detail), BF_ERR_TIMEOUT,
+			      CHECK_BUDGET_EXCEEDED " (--budget %d s): agent "
+			      "stopped", h->opts->budget_s);
+	} else if (h->timed_out) {
 		err = bf_fail(detail, sizeof(detail), BF_ERR_TIMEOUT,
 			      "no record for %.0f s (--host-timeout): agent stopped",
 			      (double)h->silence_limit_s);
@@ -591,10 +596,15 @@ static void watch_hosts(struct session *s)
 	for (int i = 0; i < s->nhosts; i++) {
 		struct host_ctx *h = &s->hosts[i];
 		double limit = h->silence_limit_s;
-		uint64_t last = h->last_record_ns;
+		uint64_t last = h->last_record_ns, start = h->agent_start_ns;
+		int budget = s->opts->budget_s;
 		struct model_host mh;
 
 		if (cancelled(s)) {
+			h->stop = 1;
+		} else if (budget > 0 && !h->stop && !h->agent_ended && start &&
+			   now >= start && (double)(now - start) / 1e9 > budget) {
+			h->over_budget = 1;
 			h->stop = 1;
 		} else if (limit > 0 && !h->stop && !h->agent_ended && last &&
 			   now >= last && (double)(now - last) / 1e9 > limit) {

@@ -53,6 +53,12 @@ struct run_opts {
 				  * reference, an index into the hosts */
 	int concurrent_same_machine; /* --concurrent-same-machine: hosts that
 				  * are one machine run at once anyway */
+	int budget_s;            /* ctl check --budget: seconds a host's
+				  * agent may run in all, from its start
+				  * (session_agent_started or the running
+				  * state); past it the agent is stopped and
+				  * the host fails CHECK_BUDGET_EXCEEDED
+				  * (model/check.h); 0 none */
 };
 
 /* How one host's agent is started: a const table entry per kind
@@ -99,6 +105,9 @@ struct host_ctx {
 				    * and on the host timeout */
 	atomic_int stop;
 	atomic_int timed_out;      /* stopped by the host timeout */
+	atomic_int over_budget;    /* stopped by run_opts.budget_s */
+	_Atomic uint64_t agent_start_ns; /* when its agent started (the
+					  * budget's clock); 0: not yet */
 	atomic_int agent_ended;    /* its agent has exited while its runner
 				    * goes on (a Slurm rank whose job still
 				    * runs): its silence is no longer timed */

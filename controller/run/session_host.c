@@ -126,11 +126,13 @@ void session_host_wait(struct host_ctx *h, const char *after)
 void session_agent_queued(struct host_ctx *h)
 {
 	h->last_record_ns = 0;
+	h->agent_start_ns = 0;
 }
 
 void session_agent_started(struct host_ctx *h)
 {
 	h->last_record_ns = bf_now_ns();
+	h->agent_start_ns = h->last_record_ns;
 }
 
 void session_progress(struct host_ctx *h, enum host_state st,
@@ -139,8 +141,10 @@ void session_progress(struct host_ctx *h, enum host_state st,
 	struct model_host mh;
 	char line[sizeof(mh.reason) + 1024];
 
-	if (st == HOST_RUNNING)
+	if (st == HOST_RUNNING) {
 		h->last_record_ns = bf_now_ns();
+		h->agent_start_ns = h->last_record_ns;
+	}
 	if (!model_set_state(h->model, h->index, st, reason))
 		return;
 	/* The model's copy of the reason is the terminal-safe one; a reason

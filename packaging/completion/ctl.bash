@@ -50,7 +50,7 @@ _ctl()
 		cword=$COMP_CWORD
 	fi
 	local _ctl_cmd=${words[0]}
-	local commands="run compare report history show list resolve where doctor clean hosts reference"
+	local commands="run compare report history show list resolve where doctor clean hosts reference check"
 	if [ "$cword" -eq 1 ]; then
 		COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
 		return
@@ -61,7 +61,7 @@ _ctl()
 	case $prev in
 	--results|--hosts-dir)
 		COMPREPLY=($(compgen -d -- "$cur")); return ;;
-	-F|-o|--output)
+	-F|-o|--output|--prometheus|--node-labels)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--device)
 		COMPREPLY=($(compgen -W "cpu cuda all" -- "$cur")); return ;;
@@ -73,7 +73,7 @@ _ctl()
 		COMPREPLY=($(compgen -W "$(_ctl_hosts 2>/dev/null)" -- "$cur")); return ;;
 	--size|--sizes|--iters|--cpu-iters|--warmup|--cpu-warmup|--jobs|\
 	--timeout|--host-timeout|--bandwidth-mib|--tag|--last|--history|\
-	--n|--min-change|--fail-on-regression|--dtype)
+	--n|--min-change|--fail-on-regression|--dtype|--budget|--node)
 		return ;;
 	esac
 
@@ -85,6 +85,11 @@ _ctl()
 		      --timeout --host-timeout --no-tui --tag
 		      --accept-new-host-keys -F --results --hosts-dir
 		      --rerun-failed --help"
+		takes=hosts ;;
+	check)
+		opts="--budget --size --dtypes --device --iters --drain --resume
+		      --node --node-labels --prometheus --timeout
+		      --accept-new-host-keys -F --results --hosts-dir --help"
 		takes=hosts ;;
 	where)
 		opts="-F --timeout --accept-new-host-keys --hosts-dir --help"

@@ -110,7 +110,9 @@ def _alive(pid):
 
 
 class SlurmCluster:
-    def __init__(self, root=None, keep=False, nodes=1):
+    def __init__(self, root=None, keep=False, nodes=1, extra_conf=""):
+        """extra_conf: slurm.conf lines added before the nodes'
+        (Prolog=..., for the health check test)."""
         if nodes < 1:
             raise ValueError("need at least one node")
         self.nodes = ["bfnode%d" % (i + 1) for i in range(nodes)]
@@ -119,6 +121,7 @@ class SlurmCluster:
         self.keep = keep
         self.pids = {}
         self.hostname = socket.gethostname().split(".")[0]
+        self.extra_conf = extra_conf
 
     def path(self, *p):
         return os.path.join(self.root, *p)
@@ -184,7 +187,7 @@ MessageTimeout=30
 InactiveLimit=0
 MinJobAge=2
 SlurmdTimeout=300
-{node_lines}PartitionName={PARTITION} Nodes={node_names} Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
+{self.extra_conf}{node_lines}PartitionName={PARTITION} Nodes={node_names} Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 """
         with open(self.conf, "w") as f:
             f.write(conf)
