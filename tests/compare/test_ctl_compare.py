@@ -66,7 +66,8 @@ class ArchiveTest(unittest.TestCase):
         cls.results = os.path.join(cls.tmp, "results")
         cls.ids = []
         for _ in range(2):
-            r = ctl("run", "local", "--sizes", "64,128", "--iters", "5",
+            r = ctl("run", "local", "--bandwidth-mib", "8",
+                    "--sizes", "64,128", "--iters", "5",
                     "--warmup", "1", "--no-tui", "--results", cls.results)
             if r.returncode not in (0, 1):
                 raise AssertionError(f"ctl run failed: {r.returncode}\n"

@@ -40,7 +40,8 @@ class DamagedArchiveTest(unittest.TestCase):
         cls.pristine = os.path.join(cls.tmp, "pristine")
         cls.ids = []
         for _ in range(3):
-            r = ctl("run", "local", "--size", "64", "--iters", "2",
+            r = ctl("run", "local", "--bandwidth-mib", "8",
+                    "--size", "64", "--iters", "2",
                     "--warmup", "1", "--no-tui", "--results", cls.pristine)
             if r.returncode not in (0, 1):
                 raise AssertionError(f"ctl run failed: {r.returncode}\n"

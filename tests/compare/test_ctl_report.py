@@ -146,7 +146,8 @@ class ReportTest(unittest.TestCase):
         cls.results = os.path.join(cls.tmp, "results")
         cls.ids = []
         for tag in ("first <b>&amp;", "second"):
-            r = ctl("run", "local", "--sizes", "64,128", "--dtypes", "fp32",
+            r = ctl("run", "local", "--bandwidth-mib", "8",
+                    "--sizes", "64,128", "--dtypes", "fp32",
                     "--device", "cpu", "--iters", "5", "--warmup", "1",
                     "--no-tui", "--results", cls.results, "--tag", tag)
             if r.returncode not in (0, 1):
@@ -417,7 +418,8 @@ class ReportTest(unittest.TestCase):
         res = os.path.join(self.tmp, "results-reasons")
         for extra in (["--dtypes", "fp32"],
                       ["--dtypes", "fp32,fp16", "--device", "all"]):
-            r = ctl("run", "local", "--sizes", "64", "--iters", "3",
+            r = ctl("run", "local", "--bandwidth-mib", "8",
+                    "--sizes", "64", "--iters", "3",
                     "--warmup", "1", "--no-tui", "--results", res, *extra)
             self.assertIn(r.returncode, (0, 1), r.stdout + r.stderr)
         last = re.search(r"^run (\S+):", r.stdout, re.M).group(1)

@@ -211,7 +211,8 @@ class Installed(keeplogs.KeepOnFailure, unittest.TestCase):
             self.assertEqual(p.returncode, 0, p.stderr)
             return set(p.stdout.split())
 
-        self.assertEqual(complete("r"), {"run", "report", "resolve"})
+        self.assertEqual(complete("r"),
+                         {"run", "report", "resolve", "reference"})
         self.assertEqual(complete("run", "--ho"),
                          {"--host-timeout", "--hosts-dir"})
         self.assertEqual(complete("clean", "--d"), {"--dry-run"})
