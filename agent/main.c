@@ -106,53 +106,58 @@ static int list_devices(const struct agent_opts *o, struct sweep_device *devs)
 	return n;
 }
 
-static void emit_host(struct report *r, const struct agent_opts *o)
+/* The host record's options: o after defaults, as ctl compares them. */
+static void fill_options(struct bf_rec_options *opts,
+			 const struct agent_opts *o)
 {
-	cJSON *rec = report_record(r, BF_REC_HOST);
-	cJSON *agent = cJSON_AddObjectToObject(rec, BF_KEY_AGENT), *cj;
-	struct bf_rec_options opts = { 0 };
-
-	cJSON_AddStringToObject(agent, BF_KEY_VERSION, BF_AGENT_VERSION);
-	cJSON_AddStringToObject(agent, BF_KEY_SOURCE_HASH, BF_AGENT_HASH);
-	/* Which cJSON the agent was built with: the host's ("system") or
-	 * the copy ctl ships (third_party/cjson, "bundled"). */
-	cj = cJSON_AddObjectToObject(rec, BF_KEY_CJSON);
-	cJSON_AddStringToObject(cj, BF_KEY_VERSION, cJSON_Version());
-	cJSON_AddStringToObject(cj, BF_KEY_SOURCE, BF_CJSON_SOURCE);
-	hostinfo_describe(rec);
-	for (int i = 0; backend_table[i]; i++)
-		backend_table[i]->describe(rec);
-	if (!backend_for(DEVICE_CUDA)) {
-		cJSON *cu = cJSON_AddObjectToObject(rec, BF_KEY_CUDA);
-
-		cJSON_AddStringToObject(cu, BF_KEY_STATUS, BF_STATUS_SKIPPED_STR);
-		cJSON_AddStringToObject(cu, BF_KEY_REASON, no_cuda_reason());
-		cJSON_AddArrayToObject(rec, BF_KEY_GPUS);
-	}
-	opts.present = 1;
-	opts.sizes = (int *)o->sizes; /* borrowed, not freed */
-	opts.nsizes = o->nsizes;
-	opts.dtypes = bf_xcalloc((size_t)o->ndtypes + 1, sizeof(*opts.dtypes));
+	opts->present = 1;
+	opts->sizes = bf_xcalloc((size_t)o->nsizes + 1, sizeof(*opts->sizes));
+	memcpy(opts->sizes, o->sizes, (size_t)o->nsizes * sizeof(*opts->sizes));
+	opts->nsizes = o->nsizes;
+	opts->dtypes = bf_xcalloc((size_t)o->ndtypes + 1, sizeof(*opts->dtypes));
 	for (int i = 0; i < o->ndtypes; i++)
-		opts.dtypes[i] = (char *)bf_dtype_name(o->dtypes[i]); /* static */
-	opts.ndtypes = o->ndtypes;
-	opts.iters = o->iters;
-	opts.cpu_iters = o->cpu_iters;
-	opts.warmup = o->warmup;
-	opts.cpu_warmup = o->cpu_warmup;
-	opts.seed = (double)o->seed;
-	opts.cold_cache = o->cold_cache;
-	opts.no_bandwidth = !o->bandwidth;
-	opts.bandwidth_mib = o->bandwidth_mib > 0 ? o->bandwidth_mib : NAN;
-	opts.no_batching = !o->batching;
+		opts->dtypes[i] = bf_xstrdup(bf_dtype_name(o->dtypes[i]));
+	opts->ndtypes = o->ndtypes;
+	opts->iters = o->iters;
+	opts->cpu_iters = o->cpu_iters;
+	opts->warmup = o->warmup;
+	opts->cpu_warmup = o->cpu_warmup;
+	opts->seed = (double)o->seed;
+	opts->cold_cache = o->cold_cache;
+	opts->no_bandwidth = !o->bandwidth;
+	opts->bandwidth_mib = o->bandwidth_mib > 0 ? o->bandwidth_mib : NAN;
+	opts->no_batching = !o->batching;
 	/* Which devices were asked for: a run of one is no baseline for a
 	 * run of both, whose rows it lacks. */
 	if (o->devices == AGENT_DEV_CPU || o->devices == AGENT_DEV_CUDA)
-		snprintf(opts.device, sizeof(opts.device), "%s",
+		snprintf(opts->device, sizeof(opts->device), "%s",
 			 o->devices == AGENT_DEV_CPU ? "cpu" : "cuda");
-	cJSON_AddItemToObject(rec, BF_KEY_OPTIONS, bf_rec_options_encode(&opts));
-	free(opts.dtypes); /* the names and sizes are borrowed */
-	report_emit(r, rec);
+}
+
+/* The first record: what ran where, filled by hostinfo_describe and each
+ * backend's describe hook. */
+static void emit_host(struct report *r, const struct agent_opts *o)
+{
+	struct bf_record rec;
+	struct bf_rec_host *h = &rec.u.host;
+
+	bf_record_init(&rec, BF_REC_HOST);
+	h->agent_version = bf_xstrdup(BF_AGENT_VERSION);
+	h->agent_source_hash = bf_xstrdup(BF_AGENT_HASH);
+	/* Which cJSON the agent was built with: the host's ("system") or
+	 * the copy ctl ships (third_party/cjson, "bundled"). */
+	h->cjson_version = bf_xstrdup(cJSON_Version());
+	h->cjson_source = bf_xstrdup(BF_CJSON_SOURCE);
+	hostinfo_describe(h);
+	for (int i = 0; backend_table[i]; i++)
+		backend_table[i]->describe(h);
+	if (!backend_for(DEVICE_CUDA)) {
+		h->cuda_status = bf_xstrdup(BF_STATUS_SKIPPED_STR);
+		h->cuda_reason = bf_xstrdup(no_cuda_reason());
+	}
+	fill_options(&h->options, o);
+	report_emit_record(r, &rec);
+	bf_record_free(&rec);
 }
 
 static void emit_plan(struct report *r, const struct agent_opts *o,

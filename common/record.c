@@ -204,13 +204,47 @@ static void decode_options(const cJSON *o, struct bf_rec_options *out)
 		snprintf(out->device, sizeof(out->device), "%s", v->valuestring);
 }
 
+/* An object of variables, {"NAME": "value" | null, ...}, in its order
+ * into *out (owned); *n entries. */
+static void decode_env(const cJSON *obj, struct bf_rec_env **out, int *n)
+{
+	const cJSON *e;
+
+	if (!cJSON_IsObject(obj))
+		return;
+	*out = bf_xcalloc((size_t)cJSON_GetArraySize(obj) + 1, sizeof(**out));
+	cJSON_ArrayForEach(e, obj) {
+		struct bf_rec_env *x = &(*out)[(*n)++];
+
+		x->name = bf_xstrdup(e->string ? e->string : "");
+		x->value = cJSON_IsString(e) ? bf_xstrdup(e->valuestring) : NULL;
+	}
+}
+
+static void decode_gpu(const cJSON *g, struct bf_rec_gpu *d)
+{
+	d->index = num(g, BF_KEY_INDEX);
+	d->name = dup_str(g, BF_KEY_NAME);
+	d->memory_bytes = num(g, BF_KEY_MEMORY_BYTES);
+	d->compute_capability = dup_str(g, BF_KEY_COMPUTE_CAPABILITY);
+	d->pci_bus_id = dup_str(g, BF_KEY_PCI_BUS_ID);
+	d->uuid = dup_str(g, BF_KEY_UUID);
+	d->clock_mhz = num(g, BF_KEY_CLOCK_MHZ);
+	d->sm_count = num(g, BF_KEY_SM_COUNT);
+	d->unified_memory = boolean(g, BF_KEY_UNIFIED_MEMORY);
+}
+
 static void decode_host(const cJSON *j, struct bf_rec_host *h)
 {
 	const cJSON *agent = get(j, BF_KEY_AGENT), *ob = get(j, BF_KEY_OPENBLAS);
 	const cJSON *cu = get(j, BF_KEY_CUDA), *gpus = get(j, BF_KEY_GPUS), *g;
+	const cJSON *cj = get(j, BF_KEY_CJSON);
 
 	h->agent_version = dup_str(agent, BF_KEY_VERSION);
 	h->agent_source_hash = dup_str(agent, BF_KEY_SOURCE_HASH);
+	h->cjson_version = dup_str(cj, BF_KEY_VERSION);
+	h->cjson_source = dup_str(cj, BF_KEY_SOURCE);
+	decode_env(get(j, BF_KEY_ENV), &h->env, &h->nenv);
 	h->hostname = dup_str(j, BF_KEY_HOSTNAME);
 	h->os = dup_str(j, BF_KEY_OS);
 	h->kernel = dup_str(j, BF_KEY_KERNEL);
@@ -225,40 +259,21 @@ static void decode_host(const cJSON *j, struct bf_rec_host *h)
 	h->openblas_threads = num(ob, BF_KEY_THREADS);
 	h->openblas_sbgemm = boolean(ob, BF_KEY_SBGEMM);
 	h->openblas_shgemm = boolean(ob, BF_KEY_SHGEMM);
+	decode_env(get(ob, BF_KEY_ENV), &h->openblas_env, &h->nopenblas_env);
+	h->cuda_libraries = get(cu, BF_KEY_CUBLAS_VERSION) != NULL;
 	h->cuda_status = dup_str(cu, BF_KEY_STATUS);
 	h->cuda_reason = dup_str(cu, BF_KEY_REASON);
 	h->cuda_driver_version = dup_str(cu, BF_KEY_DRIVER_VERSION);
 	h->cuda_driver_cuda_version = dup_str(cu, BF_KEY_DRIVER_CUDA_VERSION);
 	h->cuda_runtime_version = dup_str(cu, BF_KEY_RUNTIME_VERSION);
 	h->cuda_cublas_version = dup_str(cu, BF_KEY_CUBLAS_VERSION);
+	h->cuda_architectures = dup_str(cu, BF_KEY_CUDA_ARCHITECTURES);
 	h->cuda_tf32_override = dup_str(cu, BF_KEY_TF32_OVERRIDE);
 	if (cJSON_IsArray(gpus)) {
 		h->gpus = bf_xcalloc((size_t)cJSON_GetArraySize(gpus) + 1,
 				     sizeof(*h->gpus));
-		cJSON_ArrayForEach(g, gpus) {
-			struct bf_rec_gpu *d = &h->gpus[h->ngpus++];
-
-			d->index = num(g, BF_KEY_INDEX);
-			d->name = dup_str(g, BF_KEY_NAME);
-			d->memory_bytes = num(g, BF_KEY_MEMORY_BYTES);
-			d->compute_capability = dup_str(g, BF_KEY_COMPUTE_CAPABILITY);
-			d->sm_count = num(g, BF_KEY_SM_COUNT);
-			d->unified_memory = boolean(g, BF_KEY_UNIFIED_MEMORY);
-			d->uuid = dup_str(g, BF_KEY_UUID);
-		}
-	}
-	if (cJSON_IsObject(get(j, BF_KEY_ENV))) {
-		const cJSON *e;
-
-		h->env = bf_xcalloc((size_t)cJSON_GetArraySize(get(j, BF_KEY_ENV)) + 1,
-				    sizeof(*h->env));
-		cJSON_ArrayForEach(e, get(j, BF_KEY_ENV)) {
-			struct bf_rec_env *x = &h->env[h->nenv++];
-
-			x->name = bf_xstrdup(e->string ? e->string : "");
-			x->value = cJSON_IsString(e) ? bf_xstrdup(e->valuestring) :
-						       NULL;
-		}
+		cJSON_ArrayForEach(g, gpus)
+			decode_gpu(g, &h->gpus[h->ngpus++]);
 	}
 	decode_options(get(j, BF_KEY_OPTIONS), &h->options);
 }
@@ -609,15 +624,26 @@ void bf_rec_options_copy(struct bf_rec_options *dst,
 		dst->dtypes[i] = bf_xstrdup(src->dtypes[i]);
 }
 
+static void free_env(struct bf_rec_env *env, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(env[i].name);
+		free(env[i].value);
+	}
+	free(env);
+}
+
 static void free_host(struct bf_rec_host *h)
 {
 	char *const strs[] = {
-		h->agent_version, h->agent_source_hash, h->hostname, h->os,
-		h->kernel, h->arch, h->cpu_model, h->openblas_version,
-		h->openblas_core, h->openblas_core_replaced, h->openblas_config,
-		h->cuda_status, h->cuda_reason, h->cuda_driver_version,
+		h->agent_version, h->agent_source_hash, h->cjson_version,
+		h->cjson_source, h->hostname, h->os, h->kernel, h->arch,
+		h->cpu_model, h->openblas_version, h->openblas_core,
+		h->openblas_core_replaced, h->openblas_config, h->cuda_status,
+		h->cuda_reason, h->cuda_driver_version,
 		h->cuda_driver_cuda_version, h->cuda_runtime_version,
-		h->cuda_cublas_version, h->cuda_tf32_override,
+		h->cuda_cublas_version, h->cuda_architectures,
+		h->cuda_tf32_override,
 	};
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
@@ -625,14 +651,12 @@ static void free_host(struct bf_rec_host *h)
 	for (int i = 0; i < h->ngpus; i++) {
 		free(h->gpus[i].name);
 		free(h->gpus[i].compute_capability);
+		free(h->gpus[i].pci_bus_id);
 		free(h->gpus[i].uuid);
 	}
 	free(h->gpus);
-	for (int i = 0; i < h->nenv; i++) {
-		free(h->env[i].name);
-		free(h->env[i].value);
-	}
-	free(h->env);
+	free_env(h->env, h->nenv);
+	free_env(h->openblas_env, h->nopenblas_env);
 	bf_rec_options_free(&h->options);
 }
 

@@ -43,14 +43,19 @@ struct bf_rec_options {
 	char device[8];   /* --device cpu | cuda; "" when absent (all) */
 };
 
+/* One CUDA device of the host record's "gpus", in the order the agent
+ * writes its keys. */
 struct bf_rec_gpu {
 	double index;            /* CUDA device index; NaN: absent */
-	char *name;
-	double memory_bytes;
-	char *compute_capability;
-	double sm_count;
-	int unified_memory;      /* 1, 0, or -1 when absent or null */
+	char *name;              /* NULL: unreadable (null) */
+	double memory_bytes;     /* totalGlobalMem; NaN: null */
+	char *compute_capability; /* "9.0"; "-1.-1" unreadable */
+	char *pci_bus_id;        /* "0000:3b:00.0"; NULL: null */
 	char *uuid;              /* "GPU-..." (NVML); NULL: unknown */
+	double clock_mhz;        /* SM boost clock, MHz; NaN: null */
+	double sm_count;         /* multiprocessors, -1 unreadable; NaN:
+				  * absent */
+	int unified_memory;      /* 1, 0, or -1 when absent or null */
 };
 
 /* One environment variable that can change a result, as the agent saw
@@ -60,27 +65,42 @@ struct bf_rec_env {
 	char *value;
 };
 
-/* host: what ran where. Decoded for the readers (ctl); the agent builds
- * it as JSON itself, because the backends' describe hooks each add their
- * own object (openblas, cuda, gpus) and "openblas.env" is free-form:
- * typing that would move every backend's provenance into common/. The
- * options object, the one part a reader compares, is encoded here
- * (bf_rec_options_encode). */
+/* host: what ran where. The agent fills it (main.c, hostinfo_describe
+ * and each backend's describe hook) and bf_record_encode writes it, in
+ * the key order the agent has always written: agent, cjson, env,
+ * hostname .. memory_bytes, openblas, cuda, gpus, options (the fields
+ * below are in that order); ctl decodes it.
+ * Every key of the agent's record has a field, and every key is written
+ * (options only when present): strings NULL and numbers NaN as null, as
+ * the agent writes what it cannot read. This is today's agent's layout:
+ * a host record of an older agent (no cjson, env or core_replaced)
+ * decodes, but does not encode back to its own line. The two env lists
+ * keep their names and order as data, since each is a list of variables
+ * chosen by its writer. */
 struct bf_rec_host {
 	char *agent_version, *agent_source_hash;
+	char *cjson_version, *cjson_source; /* "1.7.15", "system"/"bundled" */
+	struct bf_rec_env *env;  /* the host record's "env", in its order */
+	int nenv;
 	char *hostname, *os, *kernel, *arch, *cpu_model;
 	double cpu_cores, memory_bytes;
 	char *openblas_version, *openblas_core, *openblas_core_replaced;
-	char *openblas_config;
 	double openblas_threads;
+	char *openblas_config;
 	int openblas_sbgemm, openblas_shgemm; /* -1: absent */
-	char *cuda_status, *cuda_reason, *cuda_driver_version;
-	char *cuda_driver_cuda_version, *cuda_runtime_version;
-	char *cuda_cublas_version, *cuda_tf32_override;
+	struct bf_rec_env *openblas_env; /* "openblas.env", in its order */
+	int nopenblas_env;
+	/* "cuda": cuda_libraries is 1 when the object names the CUDA
+	 * libraries (driver_version .. NVIDIA_TF32_OVERRIDE: an agent built
+	 * with CUDA), 0 when it has only status and reason (one built
+	 * without). */
+	int cuda_libraries;
+	char *cuda_driver_version, *cuda_driver_cuda_version;
+	char *cuda_runtime_version, *cuda_cublas_version;
+	char *cuda_architectures, *cuda_tf32_override;
+	char *cuda_status, *cuda_reason;
 	struct bf_rec_gpu *gpus;
 	int ngpus;
-	struct bf_rec_env *env;  /* the host record's "env", in its order */
-	int nenv;
 	struct bf_rec_options options;
 };
 
@@ -314,7 +334,6 @@ enum bf_err bf_record_parse(const char *line, size_t len,
 /* Encodes r as the agent writes it: schema, type, seq (r->seq; 0 when
  * negative), then the type's keys in the order of docs/schema.md, null for
  * a missing value the schema always carries, absent for an optional one.
- * Host records are not encoded (see struct bf_rec_host) and give NULL.
  * Caller frees with cJSON_Delete; aborts on out-of-memory. */
 struct cJSON *bf_record_encode(const struct bf_record *r);
 
@@ -322,8 +341,9 @@ struct cJSON *bf_record_encode(const struct bf_record *r);
  * exactly: a number that cJSON's printer would write within one
  * DBL_EPSILON rather than bit for bit (and -0) becomes a raw item with the
  * shortest of 15, 16 or 17 significant digits that reads back as the same
- * double. Call just before printing the tree (the agent's report_emit):
- * raw items are no longer cJSON numbers to code that reads the tree.
+ * double. Call just before printing the tree (the agent's
+ * report_emit_record): raw items are no longer cJSON numbers to code
+ * that reads the tree.
  * Aborts on out-of-memory. NULL does nothing. */
 void bf_json_exact_numbers(struct cJSON *tree);
 

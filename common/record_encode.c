@@ -78,6 +78,88 @@ cJSON *bf_rec_options_encode(const struct bf_rec_options *o)
 	return opts;
 }
 
+/* {"NAME": "value" | null, ...} in the list's order. */
+static void add_env(cJSON *o, const char *key, const struct bf_rec_env *env,
+		    int n)
+{
+	cJSON *e = checked(cJSON_AddObjectToObject(o, key));
+
+	for (int i = 0; i < n; i++)
+		add_str_or_null(e, env[i].name, env[i].value);
+}
+
+/* A boolean the schema always carries: null when unknown (-1). */
+static void add_bool_or_null(cJSON *o, const char *key, int v)
+{
+	if (v >= 0)
+		cJSON_AddBoolToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static void encode_gpu(cJSON *arr, const struct bf_rec_gpu *d)
+{
+	cJSON *g = checked(cJSON_CreateObject());
+
+	cJSON_AddItemToArray(arr, g);
+	add_num_or_null(g, BF_KEY_INDEX, d->index);
+	add_str_or_null(g, BF_KEY_NAME, d->name);
+	add_num_or_null(g, BF_KEY_MEMORY_BYTES, d->memory_bytes);
+	add_str_or_null(g, BF_KEY_COMPUTE_CAPABILITY, d->compute_capability);
+	add_str_or_null(g, BF_KEY_PCI_BUS_ID, d->pci_bus_id);
+	add_str_or_null(g, BF_KEY_UUID, d->uuid);
+	add_num_or_null(g, BF_KEY_CLOCK_MHZ, d->clock_mhz);
+	add_num_or_null(g, BF_KEY_SM_COUNT, d->sm_count);
+	add_bool_or_null(g, BF_KEY_UNIFIED_MEMORY, d->unified_memory);
+}
+
+static void encode_host(cJSON *o, const struct bf_rec_host *h)
+{
+	cJSON *x = checked(cJSON_AddObjectToObject(o, BF_KEY_AGENT));
+
+	add_str_or_null(x, BF_KEY_VERSION, h->agent_version);
+	add_str_or_null(x, BF_KEY_SOURCE_HASH, h->agent_source_hash);
+	x = checked(cJSON_AddObjectToObject(o, BF_KEY_CJSON));
+	add_str_or_null(x, BF_KEY_VERSION, h->cjson_version);
+	add_str_or_null(x, BF_KEY_SOURCE, h->cjson_source);
+	add_env(o, BF_KEY_ENV, h->env, h->nenv);
+	add_str_or_null(o, BF_KEY_HOSTNAME, h->hostname);
+	add_str_or_null(o, BF_KEY_OS, h->os);
+	add_str_or_null(o, BF_KEY_KERNEL, h->kernel);
+	add_str_or_null(o, BF_KEY_ARCH, h->arch);
+	add_str_or_null(o, BF_KEY_CPU_MODEL, h->cpu_model);
+	add_num_or_null(o, BF_KEY_CPU_CORES, h->cpu_cores);
+	add_num_or_null(o, BF_KEY_MEMORY_BYTES, h->memory_bytes);
+	x = checked(cJSON_AddObjectToObject(o, BF_KEY_OPENBLAS));
+	add_str_or_null(x, BF_KEY_VERSION, h->openblas_version);
+	add_str_or_null(x, BF_KEY_CORE, h->openblas_core);
+	add_str_or_null(x, BF_KEY_CORE_REPLACED, h->openblas_core_replaced);
+	add_num_or_null(x, BF_KEY_THREADS, h->openblas_threads);
+	add_str_or_null(x, BF_KEY_CONFIG, h->openblas_config);
+	add_bool_or_null(x, BF_KEY_SBGEMM, h->openblas_sbgemm);
+	add_bool_or_null(x, BF_KEY_SHGEMM, h->openblas_shgemm);
+	add_env(x, BF_KEY_ENV, h->openblas_env, h->nopenblas_env);
+	x = checked(cJSON_AddObjectToObject(o, BF_KEY_CUDA));
+	if (h->cuda_libraries) {
+		add_str_or_null(x, BF_KEY_DRIVER_VERSION, h->cuda_driver_version);
+		add_str_or_null(x, BF_KEY_DRIVER_CUDA_VERSION,
+				h->cuda_driver_cuda_version);
+		add_str_or_null(x, BF_KEY_RUNTIME_VERSION, h->cuda_runtime_version);
+		add_str_or_null(x, BF_KEY_CUBLAS_VERSION, h->cuda_cublas_version);
+		add_str_or_null(x, BF_KEY_CUDA_ARCHITECTURES,
+				h->cuda_architectures);
+		add_str_or_null(x, BF_KEY_TF32_OVERRIDE, h->cuda_tf32_override);
+	}
+	add_str_or_null(x, BF_KEY_STATUS, h->cuda_status);
+	add_str_or_null(x, BF_KEY_REASON, h->cuda_reason);
+	x = checked(cJSON_AddArrayToObject(o, BF_KEY_GPUS));
+	for (int i = 0; i < h->ngpus; i++)
+		encode_gpu(x, &h->gpus[i]);
+	if (h->options.present)
+		cJSON_AddItemToObject(o, BF_KEY_OPTIONS,
+				      bf_rec_options_encode(&h->options));
+}
+
 static void encode_plan(cJSON *o, const struct bf_rec_plan *p)
 {
 	cJSON *arr = cJSON_AddArrayToObject(o, BF_KEY_DEVICES);
@@ -346,14 +428,16 @@ cJSON *bf_record_encode(const struct bf_record *r)
 {
 	cJSON *o;
 
-	if (r->type == BF_REC_HOST || (int)r->type < 0 ||
-	    r->type >= BF_REC__COUNT)
+	if ((int)r->type < 0 || r->type >= BF_REC__COUNT)
 		return NULL;
 	o = checked(cJSON_CreateObject());
 	cJSON_AddNumberToObject(o, BF_KEY_SCHEMA, BF_SCHEMA_VERSION);
 	cJSON_AddStringToObject(o, BF_KEY_TYPE, bf_schema_type_name(r->type));
 	cJSON_AddNumberToObject(o, BF_KEY_SEQ, r->seq > 0 ? r->seq : 0);
 	switch (r->type) {
+	case BF_REC_HOST:
+		encode_host(o, &r->u.host);
+		break;
 	case BF_REC_PLAN:
 		encode_plan(o, &r->u.plan);
 		break;

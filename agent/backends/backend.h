@@ -22,7 +22,7 @@
 #include "hardware/nvml.h"
 #include "hardware/peak.h"
 
-struct cJSON;
+struct bf_rec_host;
 
 enum device_kind { DEVICE_CPU = 0, DEVICE_CUDA = 1 };
 
@@ -162,10 +162,12 @@ struct backend {
 	 * has no code for). NULL: every probed device can. */
 	enum bf_err (*device_usable)(int dev, char *detail, size_t detail_len);
 
-	/* Adds this backend's provenance (library versions, per-device
-	 * properties) to the host record object. Never fails: unreadable
-	 * values become JSON null. */
-	void (*describe)(struct cJSON *host);
+	/* Fills this backend's provenance (library versions, per-device
+	 * properties) into its fields of the host record (record.h: the
+	 * CPU's openblas_*, the GPUs' cuda_* and gpus; host was
+	 * bf_record_init'ed and owns what is filled). Never fails:
+	 * unreadable values stay NULL / NaN / -1, written as null. */
+	void (*describe)(struct bf_rec_host *host);
 
 	/* Memory of device dev this process can still allocate, and the
 	 * device's total, in bytes. For the CPU, and for a GPU that shares

@@ -24,15 +24,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 #include "backends/backend.h"
 #include "backends/kernels_cuda.h"
 #include "bf_clock.h"
 #include "hardware/hostinfo.h"
 #include "hardware/nvml.h"
+#include "record.h"
 #include "schema.h"
 #include "stats.h"
+#include "xmalloc.h"
 
 /* Records the failing call, file and line with CUDA's error name and
  * string, and jumps to the function's cleanup label. Never exits. */
@@ -180,17 +180,16 @@ static enum bf_err cuda_device_usable(int dev, char *detail, size_t detail_len)
 		       cudaGetErrorString(e));
 }
 
-/* "13.0" from CUDA's 1000*major + 10*minor encoding. */
-static void add_cuda_version(cJSON *obj, const char *key, cudaError_t e, int v)
+/* "13.0" from CUDA's 1000*major + 10*minor encoding, owned; NULL (null)
+ * when the call failed or gave no version. */
+static char *cuda_version(cudaError_t e, int v)
 {
 	char buf[16];
 
-	if (e != cudaSuccess || v <= 0) {
-		cJSON_AddNullToObject(obj, key);
-		return;
-	}
+	if (e != cudaSuccess || v <= 0)
+		return NULL;
 	snprintf(buf, sizeof(buf), "%d.%d", v / 1000, (v % 1000) / 10);
-	cJSON_AddStringToObject(obj, key, buf);
+	return bf_xstrdup(buf);
 }
 
 static const char *cublas_library(void)
@@ -214,93 +213,76 @@ static int device_attr(int dev, enum cudaDeviceAttr attr)
 	return v;
 }
 
-static void cuda_describe(cJSON *host)
+/* GPU i's entry of the host record's "gpus"; unreadable values stay
+ * NULL / NaN / -1 (null). */
+static void describe_gpu(int i, struct bf_rec_gpu *g)
 {
-	cJSON *cu = cJSON_AddObjectToObject(host, BF_KEY_CUDA);
-	cJSON *gpus = cJSON_AddArrayToObject(host, BF_KEY_GPUS);
+	struct cudaDeviceProp prop;
+	char cc[16];
+	int integrated = device_attr(i, cudaDevAttrIntegrated);
+
+	g->index = i;
+	g->memory_bytes = NAN;
+	if (cudaGetDeviceProperties(&prop, i) == cudaSuccess) {
+		g->name = bf_xstrdup(prop.name);
+		g->memory_bytes = (double)prop.totalGlobalMem;
+	}
+	snprintf(cc, sizeof(cc), "%d.%d",
+		 device_attr(i, cudaDevAttrComputeCapabilityMajor),
+		 device_attr(i, cudaDevAttrComputeCapabilityMinor));
+	g->compute_capability = bf_xstrdup(cc);
+	{
+		/* Which physical GPU this is, so that a change of
+		 * machine behind the same name shows in compare. */
+		struct gpu_state st;
+		char bus[32];
+		int khz = device_attr(i, cudaDevAttrClockRate);
+
+		if (cudaDeviceGetPCIBusId(bus, sizeof(bus), i) == cudaSuccess) {
+			g->pci_bus_id = bf_xstrdup(bus);
+			nvml_read(bus, &st);
+		} else {
+			nvml_read(NULL, &st);
+		}
+		g->uuid = st.uuid[0] ? bf_xstrdup(st.uuid) : NULL;
+		g->clock_mhz = khz > 0 ? khz / 1000.0 : NAN;
+	}
+	g->sm_count = device_attr(i, cudaDevAttrMultiProcessorCount);
+	/* An integrated GPU (DGX Spark's GB10, Jetson) shares the
+	 * host's DRAM: "VRAM" figures are system memory. */
+	g->unified_memory = integrated < 0 ? -1 : integrated == 1;
+}
+
+static void cuda_describe(struct bf_rec_host *host)
+{
 	const char *tf32_env = getenv("NVIDIA_TF32_OVERRIDE");
 	char detail[256], drv[96];
 	int v = 0, n = 0;
 	cudaError_t e;
 
+	host->cuda_libraries = 1;
 	if (nvml_driver_version(drv, sizeof(drv)) == 0)
-		cJSON_AddStringToObject(cu, BF_KEY_DRIVER_VERSION, drv);
-	else
-		cJSON_AddNullToObject(cu, BF_KEY_DRIVER_VERSION);
+		host->cuda_driver_version = bf_xstrdup(drv);
 	e = cudaDriverGetVersion(&v);
-	add_cuda_version(cu, BF_KEY_DRIVER_CUDA_VERSION, e, v);
+	host->cuda_driver_cuda_version = cuda_version(e, v);
 	e = cudaRuntimeGetVersion(&v);
-	add_cuda_version(cu, BF_KEY_RUNTIME_VERSION, e, v);
-	cJSON_AddStringToObject(cu, BF_KEY_CUBLAS_VERSION,
-				cublas_library() + strlen("cuBLAS "));
-	cJSON_AddStringToObject(cu, BF_KEY_CUDA_ARCHITECTURES,
-				BF_CUDA_ARCHITECTURES);
+	host->cuda_runtime_version = cuda_version(e, v);
+	host->cuda_cublas_version =
+		bf_xstrdup(cublas_library() + strlen("cuBLAS "));
+	host->cuda_architectures = bf_xstrdup(BF_CUDA_ARCHITECTURES);
 	/* NVIDIA_TF32_OVERRIDE=0 disables TF32 globally; record it since it
 	 * changes what "fp32" measures. */
 	if (tf32_env)
-		cJSON_AddStringToObject(cu, BF_KEY_TF32_OVERRIDE, tf32_env);
-	else
-		cJSON_AddNullToObject(cu, BF_KEY_TF32_OVERRIDE);
+		host->cuda_tf32_override = bf_xstrdup(tf32_env);
 	if (cuda_probe(&n, detail, sizeof(detail)) != BF_OK) {
-		cJSON_AddStringToObject(cu, BF_KEY_STATUS, BF_STATUS_SKIPPED_STR);
-		cJSON_AddStringToObject(cu, BF_KEY_REASON, detail);
+		host->cuda_status = bf_xstrdup(BF_STATUS_SKIPPED_STR);
+		host->cuda_reason = bf_xstrdup(detail);
 		return;
 	}
-	cJSON_AddStringToObject(cu, BF_KEY_STATUS, BF_STATUS_PASS_STR);
-	cJSON_AddNullToObject(cu, BF_KEY_REASON);
-	for (int i = 0; i < n; i++) {
-		struct cudaDeviceProp prop;
-		cJSON *g = cJSON_CreateObject();
-		char cc[16];
-		int integrated = device_attr(i, cudaDevAttrIntegrated);
-
-		cJSON_AddItemToArray(gpus, g);
-		cJSON_AddNumberToObject(g, BF_KEY_INDEX, i);
-		if (cudaGetDeviceProperties(&prop, i) == cudaSuccess) {
-			cJSON_AddStringToObject(g, BF_KEY_NAME, prop.name);
-			cJSON_AddNumberToObject(g, BF_KEY_MEMORY_BYTES,
-						(double)prop.totalGlobalMem);
-		} else {
-			cJSON_AddNullToObject(g, BF_KEY_NAME);
-			cJSON_AddNullToObject(g, BF_KEY_MEMORY_BYTES);
-		}
-		snprintf(cc, sizeof(cc), "%d.%d",
-			 device_attr(i, cudaDevAttrComputeCapabilityMajor),
-			 device_attr(i, cudaDevAttrComputeCapabilityMinor));
-		cJSON_AddStringToObject(g, BF_KEY_COMPUTE_CAPABILITY, cc);
-		{
-			/* Which physical GPU this is, so that a change of
-			 * machine behind the same name shows in compare. */
-			struct gpu_state st;
-			char bus[32];
-			int khz = device_attr(i, cudaDevAttrClockRate);
-
-			if (cudaDeviceGetPCIBusId(bus, sizeof(bus), i) == cudaSuccess) {
-				cJSON_AddStringToObject(g, BF_KEY_PCI_BUS_ID, bus);
-				nvml_read(bus, &st);
-			} else {
-				cJSON_AddNullToObject(g, BF_KEY_PCI_BUS_ID);
-				nvml_read(NULL, &st);
-			}
-			if (st.uuid[0])
-				cJSON_AddStringToObject(g, BF_KEY_UUID, st.uuid);
-			else
-				cJSON_AddNullToObject(g, BF_KEY_UUID);
-			if (khz > 0)
-				cJSON_AddNumberToObject(g, BF_KEY_CLOCK_MHZ, khz / 1000.0);
-			else
-				cJSON_AddNullToObject(g, BF_KEY_CLOCK_MHZ);
-		}
-		cJSON_AddNumberToObject(g, BF_KEY_SM_COUNT,
-					device_attr(i, cudaDevAttrMultiProcessorCount));
-		/* An integrated GPU (DGX Spark's GB10, Jetson) shares the
-		 * host's DRAM: "VRAM" figures are system memory. */
-		if (integrated < 0)
-			cJSON_AddNullToObject(g, BF_KEY_UNIFIED_MEMORY);
-		else
-			cJSON_AddBoolToObject(g, BF_KEY_UNIFIED_MEMORY,
-					      integrated == 1);
-	}
+	host->cuda_status = bf_xstrdup(BF_STATUS_PASS_STR);
+	host->gpus = bf_xcalloc((size_t)n + 1, sizeof(*host->gpus));
+	for (int i = 0; i < n; i++)
+		describe_gpu(i, &host->gpus[host->ngpus++]);
 }
 
 static enum bf_err cuda_mem_info(int dev, uint64_t *free_bytes,

@@ -218,7 +218,7 @@ static enum bf_err onednn_probe(int *ndevices, char *detail,
 
 /* Not a device backend: the host record's CPU provenance is
  * backend_openblas's; each gemm record names oneDNN and its kernel. */
-static void onednn_describe(struct cJSON *host)
+static void onednn_describe(struct bf_rec_host *host)
 {
 	(void)host;
 }

@@ -17,13 +17,13 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
-
 #include "backends/backend.h"
 #include "bf_clock.h"
 #include "hardware/energy.h"
 #include "hardware/hostinfo.h"
+#include "record.h"
 #include "schema.h"
+#include "xmalloc.h"
 
 #ifndef BF_WITH_OPENBLAS
 /* No OpenBLAS where this agent was built (BF_OPENBLAS, CMakeLists.txt):
@@ -198,53 +198,37 @@ static enum bf_err cpu_probe(int *ndevices, char *detail, size_t detail_len)
 	return BF_OK;
 }
 
-static void add_env(cJSON *obj, const char *name)
-{
-	const char *v = getenv(name);
-
-	if (v)
-		cJSON_AddStringToObject(obj, name, v);
-	else
-		cJSON_AddNullToObject(obj, name);
-}
-
 static void cpu_peak(int dev, enum bf_dtype dtype, struct peak *out);
 
-static void cpu_describe(cJSON *host)
+/* The variables OpenBLAS and OpenMP read for its core and threads,
+ * recorded as set ("" too) or null. */
+static const char *const openblas_env[] = {
+	"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS",
+	"OMP_NUM_THREADS",
+};
+
+static char *dup_or_null(const char *s)
+{
+	return s ? bf_xstrdup(s) : NULL;
+}
+
+static void cpu_describe(struct bf_rec_host *host)
 {
 	struct peak unused;
-	cJSON *ob = cJSON_AddObjectToObject(host, BF_KEY_OPENBLAS);
-	cJSON *env;
-	const char *v = openblas_version();
-	const char *core = openblas_get_corename();
-	const char *cfg = openblas_get_config();
 
-	if (v)
-		cJSON_AddStringToObject(ob, BF_KEY_VERSION, v);
-	else
-		cJSON_AddNullToObject(ob, BF_KEY_VERSION);
+	host->openblas_version = dup_or_null(openblas_version());
 	/* The core OpenBLAS actually dispatches to: with OPENBLAS_CORETYPE
 	 * set, this is the forced one, not what the CPU could run. */
-	if (core)
-		cJSON_AddStringToObject(ob, BF_KEY_CORE, core);
-	else
-		cJSON_AddNullToObject(ob, BF_KEY_CORE);
-	if (core_replaced[0])
-		cJSON_AddStringToObject(ob, BF_KEY_CORE_REPLACED, core_replaced);
-	else
-		cJSON_AddNullToObject(ob, BF_KEY_CORE_REPLACED);
-	cJSON_AddNumberToObject(ob, BF_KEY_THREADS, openblas_get_num_threads());
-	if (cfg)
-		cJSON_AddStringToObject(ob, BF_KEY_CONFIG, cfg);
-	else
-		cJSON_AddNullToObject(ob, BF_KEY_CONFIG);
-	cJSON_AddBoolToObject(ob, BF_KEY_SBGEMM, lookup_gemm16(BF_DTYPE_BF16) != NULL);
-	cJSON_AddBoolToObject(ob, BF_KEY_SHGEMM, lookup_gemm16(BF_DTYPE_FP16) != NULL);
-	env = cJSON_AddObjectToObject(ob, BF_KEY_ENV);
-	add_env(env, "OPENBLAS_CORETYPE");
-	add_env(env, "OPENBLAS_L2_SIZE");
-	add_env(env, "OPENBLAS_NUM_THREADS");
-	add_env(env, "OMP_NUM_THREADS");
+	host->openblas_core = dup_or_null(openblas_get_corename());
+	host->openblas_core_replaced =
+		core_replaced[0] ? bf_xstrdup(core_replaced) : NULL;
+	host->openblas_threads = openblas_get_num_threads();
+	host->openblas_config = dup_or_null(openblas_get_config());
+	host->openblas_sbgemm = lookup_gemm16(BF_DTYPE_BF16) != NULL;
+	host->openblas_shgemm = lookup_gemm16(BF_DTYPE_FP16) != NULL;
+	hostinfo_env(openblas_env,
+		     (int)(sizeof(openblas_env) / sizeof(openblas_env[0])), 0,
+		     &host->openblas_env, &host->nopenblas_env);
 	/* The probe, now: before any GEMM leaves OpenBLAS's threads
 	 * spinning on the cores it measures. */
 	cpu_peak(0, BF_DTYPE_FP32, &unused);

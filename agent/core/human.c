@@ -35,45 +35,58 @@ static void num(char *buf, size_t len, const cJSON *o, const char *k,
 		snprintf(buf, len, "n/a");
 }
 
-static void print_host(FILE *out, const cJSON *rec)
+/* s, or "n/a" for a missing (NULL) string. */
+static const char *or_na(const char *s)
 {
-	const cJSON *ob = get(rec, BF_KEY_OPENBLAS), *cu = get(rec, BF_KEY_CUDA);
-	const cJSON *g;
+	return s ? s : "n/a";
+}
+
+/* bytes as "%.1f GiB", or "n/a" when NaN. */
+static void gib(char *buf, size_t len, double bytes)
+{
+	if (isnan(bytes))
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%.1f GiB", bytes / 1073741824.0);
+}
+
+/* v with no decimals, or "n/a" when NaN. */
+static void whole(char *buf, size_t len, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%.0f", v);
+}
+
+static void print_host(FILE *out, const struct bf_rec_host *h)
+{
 	char mem[32], cores[16], thr[16];
 
-	num(mem, sizeof(mem), rec, BF_KEY_MEMORY_BYTES, 0);
-	if (strcmp(mem, "n/a") != 0)
-		snprintf(mem, sizeof(mem), "%.1f GiB",
-			 get(rec, BF_KEY_MEMORY_BYTES)->valuedouble / 1073741824.0);
-	num(cores, sizeof(cores), rec, BF_KEY_CPU_CORES, 0);
-	num(thr, sizeof(thr), ob, BF_KEY_THREADS, 0);
+	gib(mem, sizeof(mem), h->memory_bytes);
+	whole(cores, sizeof(cores), h->cpu_cores);
+	whole(thr, sizeof(thr), h->openblas_threads);
 	fprintf(out, "=== host ===\n%s  %s  %s  kernel %s\ncpu: %s, %s cores, %s\n",
-		str(rec, BF_KEY_HOSTNAME), str(rec, BF_KEY_OS),
-		str(rec, BF_KEY_ARCH), str(rec, BF_KEY_KERNEL),
-		str(rec, BF_KEY_CPU_MODEL), cores, mem);
+		or_na(h->hostname), or_na(h->os), or_na(h->arch),
+		or_na(h->kernel), or_na(h->cpu_model), cores, mem);
 	fprintf(out, "openblas %s, core %s, %s threads\n",
-		str(ob, BF_KEY_VERSION), str(ob, BF_KEY_CORE), thr);
-	if (strcmp(str(cu, BF_KEY_STATUS), BF_STATUS_SKIPPED_STR) == 0)
-		fprintf(out, "cuda: skipped: %s\n", str(cu, BF_KEY_REASON));
+		or_na(h->openblas_version), or_na(h->openblas_core), thr);
+	if (strcmp(or_na(h->cuda_status), BF_STATUS_SKIPPED_STR) == 0)
+		fprintf(out, "cuda: skipped: %s\n", or_na(h->cuda_reason));
 	else
 		fprintf(out, "cuda: driver %s (CUDA %s), runtime %s, cuBLAS %s\n",
-			str(cu, BF_KEY_DRIVER_VERSION),
-			str(cu, BF_KEY_DRIVER_CUDA_VERSION),
-			str(cu, BF_KEY_RUNTIME_VERSION),
-			str(cu, BF_KEY_CUBLAS_VERSION));
-	cJSON_ArrayForEach(g, get(rec, BF_KEY_GPUS)) {
-		const cJSON *um = get(g, BF_KEY_UNIFIED_MEMORY);
+			or_na(h->cuda_driver_version),
+			or_na(h->cuda_driver_cuda_version),
+			or_na(h->cuda_runtime_version),
+			or_na(h->cuda_cublas_version));
+	for (int i = 0; i < h->ngpus; i++) {
+		const struct bf_rec_gpu *g = &h->gpus[i];
 		char gmem[32];
 
-		num(gmem, sizeof(gmem), g, BF_KEY_MEMORY_BYTES, 0);
-		if (strcmp(gmem, "n/a") != 0)
-			snprintf(gmem, sizeof(gmem), "%.1f GiB",
-				 get(g, BF_KEY_MEMORY_BYTES)->valuedouble /
-					 1073741824.0);
-		fprintf(out, "cuda:%d: %s, compute %s, %s%s\n",
-			(int)get(g, BF_KEY_INDEX)->valuedouble,
-			str(g, BF_KEY_NAME), str(g, BF_KEY_COMPUTE_CAPABILITY),
-			gmem, cJSON_IsTrue(um) ? " (unified with host)" : "");
+		gib(gmem, sizeof(gmem), g->memory_bytes);
+		fprintf(out, "cuda:%d: %s, compute %s, %s%s\n", (int)g->index,
+			or_na(g->name), or_na(g->compute_capability), gmem,
+			g->unified_memory == 1 ? " (unified with host)" : "");
 	}
 }
 
@@ -337,12 +350,12 @@ static void print_summary(FILE *out, const cJSON *rec)
 		get(rec, BF_KEY_GEMM_SKIPPED)->valuedouble);
 }
 
-void human_print(FILE *out, const cJSON *rec)
+void human_print(FILE *out, const struct bf_record *r, const cJSON *rec)
 {
 	const char *type = str(rec, BF_KEY_TYPE);
 
-	if (strcmp(type, BF_TYPE_HOST) == 0)
-		print_host(out, rec);
+	if (r->type == BF_REC_HOST)
+		print_host(out, &r->u.host);
 	else if (strcmp(type, BF_TYPE_CHECK) == 0)
 		print_check(out, rec);
 	else if (strcmp(type, BF_TYPE_FLOAT_LIMITS) == 0)

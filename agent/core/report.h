@@ -1,6 +1,6 @@
 /*
- * The agent's output stream: builds each record with cJSON (never printf),
- * stamps schema version, type and sequence number, writes it as one line
+ * The agent's output stream: takes each record as its typed struct
+ * (record.h), stamps its sequence number, writes it as one line
  * and flushes, so a reader sees every record the moment it exists. With
  * --human the same records are rendered as a table instead (human.c).
  * Also keeps the pass/fail/skip counts the summary reports.
@@ -25,18 +25,12 @@ struct report {
 	int batchings[3];
 };
 
-/* A new record object with schema, type and seq already set; the caller
- * adds fields and hands it to report_emit, which takes ownership. */
-struct cJSON *report_record(struct report *r, enum bf_record_type type);
-
-/* Writes rec (one line, or the human rendering), flushes, updates the
- * counts for check, gemm, bandwidth and batching records, and frees rec. A write error (a
- * closed pipe) is left to SIGPIPE / the final fflush check. */
-void report_emit(struct report *r, struct cJSON *rec);
-
 /* Emits a typed record: stamps rec->seq with the next sequence number,
- * encodes it with bf_record_encode (the one writer of record JSON) and
- * emits it as report_emit does. rec stays the caller's (not freed). */
+ * counts check, gemm, bandwidth and batching records by their status,
+ * and writes rec as one line of JSON encoded by bf_record_encode (the one
+ * writer of record JSON), or with --human its rendering (human.c), then
+ * flushes. rec stays the caller's (not freed). A write error (a closed
+ * pipe) is left to SIGPIPE / the final fflush check. */
 void report_emit_record(struct report *r, struct bf_record *rec);
 
 /* Emits a check record. expected and got are taken over (either may be
@@ -47,7 +41,9 @@ void report_check(struct report *r, const char *name, const char *device,
 		  enum bf_status status, const char *reason,
 		  const struct bf_rec_transfer_metrics *metrics);
 
-/* Renders one record for --human (human.c). */
-void human_print(FILE *out, const struct cJSON *rec);
+/* Renders one record for --human (human.c): the host record from its
+ * struct; the others from json, rec encoded (bf_record_encode). */
+void human_print(FILE *out, const struct bf_record *rec,
+		 const struct cJSON *json);
 
 #endif

@@ -9,16 +9,15 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
+#include <math.h>
 
-#include "schema.h"
+#include "record.h"
+#include "xmalloc.h"
 
-static void add_string_or_null(cJSON *obj, const char *key, const char *v)
+/* v, owned, or NULL when v is NULL or "": the record's null. */
+static char *dup_or_null(const char *v)
 {
-	if (v && *v)
-		cJSON_AddStringToObject(obj, key, v);
-	else
-		cJSON_AddNullToObject(obj, key);
+	return v && *v ? bf_xstrdup(v) : NULL;
 }
 
 /* Value of the first line "key<sep>value" in file, trimmed, into out.
@@ -245,7 +244,7 @@ void hostinfo_reset_peak_rss(void)
 	fclose(f);
 }
 
-static void hostinfo_describe_system(cJSON *host);
+static void hostinfo_describe_system(struct bf_rec_host *host);
 
 /* The environment variables that can change a GEMM's speed or result:
  * which GPUs are visible, cuBLAS's workspace and emulation settings
@@ -266,16 +265,29 @@ static const char *const recorded_env[] = {
 	"OMP_NUM_THREADS",
 };
 
-void hostinfo_describe(cJSON *host)
+void hostinfo_env(const char *const *names, int n, int empty_is_unset,
+		  struct bf_rec_env **out, int *nout)
 {
-	cJSON *env = cJSON_AddObjectToObject(host, BF_KEY_ENV);
+	*out = bf_xcalloc((size_t)n + 1, sizeof(**out));
+	for (int i = 0; i < n; i++) {
+		const char *v = getenv(names[i]);
 
-	for (size_t i = 0; i < sizeof(recorded_env) / sizeof(recorded_env[0]); i++)
-		add_string_or_null(env, recorded_env[i], getenv(recorded_env[i]));
+		(*out)[i].name = bf_xstrdup(names[i]);
+		(*out)[i].value = empty_is_unset ? dup_or_null(v) :
+				  v ? bf_xstrdup(v) : NULL;
+	}
+	*nout = n;
+}
+
+void hostinfo_describe(struct bf_rec_host *host)
+{
+	hostinfo_env(recorded_env,
+		     (int)(sizeof(recorded_env) / sizeof(recorded_env[0])), 1,
+		     &host->env, &host->nenv);
 	hostinfo_describe_system(host);
 }
 
-static void hostinfo_describe_system(cJSON *host)
+static void hostinfo_describe_system(struct bf_rec_host *host)
 {
 	struct utsname u;
 	char buf[256];
@@ -285,34 +297,23 @@ static void hostinfo_describe_system(cJSON *host)
 
 	if (gethostname(buf, sizeof(buf)) == 0) {
 		buf[sizeof(buf) - 1] = '\0';
-		add_string_or_null(host, BF_KEY_HOSTNAME, buf);
-	} else {
-		cJSON_AddNullToObject(host, BF_KEY_HOSTNAME);
+		host->hostname = dup_or_null(buf);
 	}
 	if (read_keyed_line("/etc/os-release", "PRETTY_NAME", '=', buf,
 			    sizeof(buf)) == 0)
-		add_string_or_null(host, BF_KEY_OS, buf);
-	else
-		cJSON_AddNullToObject(host, BF_KEY_OS);
-	add_string_or_null(host, BF_KEY_KERNEL, have_uname ? u.release : NULL);
-	add_string_or_null(host, BF_KEY_ARCH, have_uname ? u.machine : NULL);
+		host->os = dup_or_null(buf);
+	host->kernel = dup_or_null(have_uname ? u.release : NULL);
+	host->arch = dup_or_null(have_uname ? u.machine : NULL);
 	/* x86 names the model; aarch64 kernels often do not, so fall back
 	 * to the first "Model name" lscpu-style key some kernels print. */
 	if (read_keyed_line("/proc/cpuinfo", "model name", ':', buf,
 			    sizeof(buf)) == 0 ||
 	    read_keyed_line("/proc/cpuinfo", "Model name", ':', buf,
 			    sizeof(buf)) == 0)
-		add_string_or_null(host, BF_KEY_CPU_MODEL, buf);
-	else
-		cJSON_AddNullToObject(host, BF_KEY_CPU_MODEL);
-	if (cores > 0)
-		cJSON_AddNumberToObject(host, BF_KEY_CPU_CORES, (double)cores);
-	else
-		cJSON_AddNullToObject(host, BF_KEY_CPU_CORES);
-	if (hostinfo_memory(&avail, &total) == BF_OK)
-		cJSON_AddNumberToObject(host, BF_KEY_MEMORY_BYTES, (double)total);
-	else
-		cJSON_AddNullToObject(host, BF_KEY_MEMORY_BYTES);
+		host->cpu_model = dup_or_null(buf);
+	host->cpu_cores = cores > 0 ? (double)cores : NAN;
+	host->memory_bytes = hostinfo_memory(&avail, &total) == BF_OK ?
+				     (double)total : NAN;
 }
 
 void *hostinfo_alloc_operand(size_t bytes)

@@ -12,11 +12,24 @@
 
 #include "bf_error.h"
 
-struct cJSON;
+struct bf_rec_env;
+struct bf_rec_host;
 
-/* Adds hostname, os, kernel, arch, cpu_model, cpu_cores and memory_bytes
- * to the host record object (null where unreadable). */
-void hostinfo_describe(struct cJSON *host);
+/* Fills host's env (the variables that can change a result, in the
+ * record's order; a variable unset or set to "" is NULL), hostname, os,
+ * kernel, arch, cpu_model (NULL where unreadable or empty), cpu_cores and
+ * memory_bytes (NaN where unreadable). host was bf_record_init'ed; the
+ * strings are host's (bf_xstrdup), freed with bf_record_free. Aborts on
+ * out-of-memory only. */
+void hostinfo_describe(struct bf_rec_host *host);
+
+/* The values of the n variables names[] in this process's environment,
+ * in that order, into *out (n entries, owned: each name and value
+ * bf_xstrdup'ed, freed by bf_record_free as part of a host record);
+ * *nout = n. An unset variable is NULL; so is one set to "" when
+ * empty_is_unset. Aborts on out-of-memory only. */
+void hostinfo_env(const char *const *names, int n, int empty_is_unset,
+		  struct bf_rec_env **out, int *nout);
 
 /* MemAvailable and MemTotal from /proc/meminfo, in bytes. BF_ERR_IO when
  * the file cannot be read or lacks them. */

@@ -790,6 +790,36 @@ static void test_record_doubles_exact(void **state)
 	bf_record_free(&r);
 }
 
+/* Host lines as the agent writes them (an agent without CUDA, from
+ * agent-cpu; one with CUDA but no driver; one with two GPUs, the second
+ * unreadable): decoded and encoded again they are the same line, byte
+ * for byte, so the one encoder keeps the agent's key order and nulls. */
+static const char *const host_lines[] = {
+	"{\"schema\":1,\"type\":\"host\",\"seq\":0,\"agent\":{\"version\":\"0.1.0\",\"source_hash\":\"bfa7a1eb805fac49\"},\"cjson\":{\"version\":\"1.7.15\",\"source\":\"system\"},\"env\":{\"CUDA_VISIBLE_DEVICES\":null,\"CUBLAS_WORKSPACE_CONFIG\":null,\"CUBLAS_EMULATE_SINGLE_PRECISION\":null,\"CUBLAS_EMULATION_STRATEGY\":null,\"NVIDIA_TF32_OVERRIDE\":null,\"CUDA_MODULE_LOADING\":null,\"LD_PRELOAD\":null,\"GOTO_NUM_THREADS\":null,\"OPENBLAS_CORETYPE\":null,\"OPENBLAS_L2_SIZE\":null,\"OPENBLAS_NUM_THREADS\":\"1\",\"OMP_NUM_THREADS\":null},\"hostname\":\"vm\",\"os\":\"Debian GNU/Linux 12 (bookworm)\",\"kernel\":\"6.18.44-fc-v1252\",\"arch\":\"x86_64\",\"cpu_model\":\"Intel(R) Xeon(R) Processor\",\"cpu_cores\":2,\"memory_bytes\":25276203008,\"openblas\":{\"version\":\"0.3.21\",\"core\":\"SkylakeX\",\"core_replaced\":\"Prescott\",\"threads\":1,\"config\":\"OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY SkylakeX MAX_THREADS=64\",\"sbgemm\":false,\"shgemm\":false,\"env\":{\"OPENBLAS_CORETYPE\":null,\"OPENBLAS_L2_SIZE\":null,\"OPENBLAS_NUM_THREADS\":\"1\",\"OMP_NUM_THREADS\":\"\"}},\"cuda\":{\"status\":\"skipped\",\"reason\":\"agent-cuda: its CUDA libraries do not load: x\"},\"gpus\":[],\"options\":{\"sizes\":[64],\"dtypes\":[\"fp32\",\"fp16\",\"bf16\"],\"iters\":2,\"cpu_iters\":2,\"warmup\":1,\"cpu_warmup\":1,\"seed\":1,\"no_bandwidth\":true}}",
+	"{\"schema\":1,\"type\":\"host\",\"seq\":0,\"agent\":{\"version\":\"0.1.0\",\"source_hash\":\"bfa7a1eb805fac49\"},\"cjson\":{\"version\":\"1.7.15\",\"source\":\"system\"},\"env\":{\"CUDA_VISIBLE_DEVICES\":null,\"CUBLAS_WORKSPACE_CONFIG\":null,\"CUBLAS_EMULATE_SINGLE_PRECISION\":null,\"CUBLAS_EMULATION_STRATEGY\":null,\"NVIDIA_TF32_OVERRIDE\":\"0\",\"CUDA_MODULE_LOADING\":null,\"LD_PRELOAD\":null,\"GOTO_NUM_THREADS\":null,\"OPENBLAS_CORETYPE\":null,\"OPENBLAS_L2_SIZE\":null,\"OPENBLAS_NUM_THREADS\":\"1\",\"OMP_NUM_THREADS\":null},\"hostname\":\"vm\",\"os\":\"Debian GNU/Linux 12 (bookworm)\",\"kernel\":\"6.18.44-fc-v1252\",\"arch\":\"x86_64\",\"cpu_model\":\"Intel(R) Xeon(R) Processor\",\"cpu_cores\":2,\"memory_bytes\":25276203008,\"openblas\":{\"version\":\"0.3.21\",\"core\":\"SkylakeX\",\"core_replaced\":\"Prescott\",\"threads\":1,\"config\":\"OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY SkylakeX MAX_THREADS=64\",\"sbgemm\":false,\"shgemm\":false,\"env\":{\"OPENBLAS_CORETYPE\":null,\"OPENBLAS_L2_SIZE\":null,\"OPENBLAS_NUM_THREADS\":\"1\",\"OMP_NUM_THREADS\":\"\"}},\"cuda\":{\"driver_version\":null,\"driver_cuda_version\":null,\"runtime_version\":\"13.0\",\"cublas_version\":\"13.1.0\",\"architectures\":\"75-real 80-real 86-real 87-real 88-real 89-real 90-real 100-real 103-real 110-real 120-real 121-real 121-virtual\",\"NVIDIA_TF32_OVERRIDE\":\"0\",\"status\":\"skipped\",\"reason\":\"no NVIDIA driver installed (cudaErrorInsufficientDriver)\"},\"gpus\":[],\"options\":{\"sizes\":[64],\"dtypes\":[\"fp32\",\"fp16\",\"bf16\"],\"iters\":2,\"cpu_iters\":2,\"warmup\":1,\"cpu_warmup\":1,\"seed\":1,\"bandwidth_mib\":8,\"no_batching\":true}}",
+	"{\"schema\":1,\"type\":\"host\",\"seq\":0,\"agent\":{\"version\":\"0.1.0\",\"source_hash\":\"bfa7a1eb805fac49\"},\"cjson\":{\"version\":\"1.7.15\",\"source\":\"system\"},\"env\":{\"CUDA_VISIBLE_DEVICES\":null,\"CUBLAS_WORKSPACE_CONFIG\":null,\"CUBLAS_EMULATE_SINGLE_PRECISION\":null,\"CUBLAS_EMULATION_STRATEGY\":null,\"NVIDIA_TF32_OVERRIDE\":\"0\",\"CUDA_MODULE_LOADING\":null,\"LD_PRELOAD\":null,\"GOTO_NUM_THREADS\":null,\"OPENBLAS_CORETYPE\":null,\"OPENBLAS_L2_SIZE\":null,\"OPENBLAS_NUM_THREADS\":\"1\",\"OMP_NUM_THREADS\":null},\"hostname\":\"vm\",\"os\":null,\"kernel\":\"6.18.44-fc-v1252\",\"arch\":\"x86_64\",\"cpu_model\":null,\"cpu_cores\":2,\"memory_bytes\":null,\"openblas\":{\"version\":\"0.3.21\",\"core\":\"SkylakeX\",\"core_replaced\":\"Prescott\",\"threads\":1,\"config\":\"OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY SkylakeX MAX_THREADS=64\",\"sbgemm\":false,\"shgemm\":false,\"env\":{\"OPENBLAS_CORETYPE\":null,\"OPENBLAS_L2_SIZE\":null,\"OPENBLAS_NUM_THREADS\":\"1\",\"OMP_NUM_THREADS\":\"\"}},\"cuda\":{\"driver_version\":\"580.95.05\",\"driver_cuda_version\":\"13.0\",\"runtime_version\":\"13.0\",\"cublas_version\":\"13.1.0\",\"architectures\":\"90-real 90-virtual\",\"NVIDIA_TF32_OVERRIDE\":\"0\",\"status\":\"pass\",\"reason\":null},\"gpus\":[{\"index\":0,\"name\":\"NVIDIA H200\",\"memory_bytes\":150754820096,\"compute_capability\":\"9.0\",\"pci_bus_id\":\"0000:3b:00.0\",\"uuid\":\"GPU-8f1c2a3b\",\"clock_mhz\":1980,\"sm_count\":132,\"unified_memory\":false},{\"index\":1,\"name\":null,\"memory_bytes\":null,\"compute_capability\":\"-1.-1\",\"pci_bus_id\":null,\"uuid\":null,\"clock_mhz\":null,\"sm_count\":-1,\"unified_memory\":null}],\"options\":{\"sizes\":[64],\"dtypes\":[\"fp32\",\"fp16\",\"bf16\"],\"iters\":2,\"cpu_iters\":2,\"warmup\":1,\"cpu_warmup\":1,\"seed\":1,\"bandwidth_mib\":8,\"no_batching\":true}}",
+};
+
+static void test_host_lines_round_trip(void **state)
+{
+	for (size_t i = 0; i < sizeof(host_lines) / sizeof(host_lines[0]); i++) {
+		struct bf_record r;
+		char detail[256], *line;
+		cJSON *j;
+
+		if (bf_record_parse(host_lines[i], strlen(host_lines[i]), &r,
+				    detail, sizeof(detail)) != BF_OK)
+			fail_msg("%s: %s", host_lines[i], detail);
+		j = bf_record_encode(&r);
+		bf_json_exact_numbers(j);
+		line = cJSON_PrintUnformatted(j);
+		assert_string_equal(line, host_lines[i]);
+		free(line);
+		cJSON_Delete(j);
+		bf_record_free(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -808,6 +838,7 @@ int main(void)
 		cmocka_unit_test(test_median_not_a_time),
 		cmocka_unit_test(test_doubles_round_trip),
 		cmocka_unit_test(test_record_doubles_exact),
+		cmocka_unit_test(test_host_lines_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

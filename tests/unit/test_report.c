@@ -73,10 +73,17 @@ static void test_record_header_and_seq(void **state)
 
 	sink_open(&s, 0);
 	for (int i = 0; i < 4; i++) {
-		cJSON *rec = report_record(&s.r, t[i]);
+		struct bf_record rec;
 
-		cJSON_AddStringToObject(rec, "text", "line\nbreak");
-		report_emit(&s.r, rec);
+		bf_record_init(&rec, t[i]);
+		if (t[i] == BF_REC_HOST)
+			rec.u.host.hostname = strdup("line\nbreak");
+		if (t[i] == BF_REC_GEMM) {
+			rec.u.gemm.device = strdup("cpu");
+			rec.u.gemm.dtype = strdup("fp32");
+		}
+		report_emit_record(&s.r, &rec);
+		bf_record_free(&rec);
 	}
 	sink_close(&s);
 	assert_int_equal(split_lines(s.buf, s.size, lines, 8), 4);
@@ -89,15 +96,16 @@ static void test_record_header_and_seq(void **state)
 		assert_string_equal(cJSON_GetObjectItemCaseSensitive(o, "type")->valuestring,
 				    types[i]);
 		assert_int_equal(cJSON_GetObjectItemCaseSensitive(o, "seq")->valueint, i);
-		/* The embedded newline is escaped, not written raw. */
-		assert_string_equal(cJSON_GetObjectItemCaseSensitive(o, "text")->valuestring,
-				    "line\nbreak");
 		cJSON_Delete(o);
 	}
-	/* Records without a status (and gemm records without one) are not
-	 * counted. */
+	/* The embedded newline is escaped, not written raw: the line holds
+	 * the whole record. */
+	assert_non_null(strstr(lines[0], "\"hostname\":\"line\\nbreak\""));
+	/* Only the records with a status are counted: the gemm record. */
 	assert_int_equal(s.r.checks[0] + s.r.checks[1] + s.r.checks[2], 0);
-	assert_int_equal(s.r.gemms[0] + s.r.gemms[1] + s.r.gemms[2], 0);
+	assert_int_equal(s.r.gemms[BF_STATUS_PASS], 1);
+	assert_int_equal(s.r.gemms[1] + s.r.gemms[2], 0);
+	assert_int_equal(s.r.bandwidths[0] + s.r.batchings[0], 0);
 	free(s.buf);
 }
 
@@ -151,19 +159,30 @@ static void test_check_records_and_counts(void **state)
 	free(s.buf);
 }
 
+/* A skipped gemm record: status and reason, no timings. */
+static void emit_gemm(struct report *r, enum bf_status st, const char *reason)
+{
+	struct bf_record rec;
+
+	bf_record_init(&rec, BF_REC_GEMM);
+	rec.u.gemm.device = strdup("cpu");
+	rec.u.gemm.dtype = strdup("bf16");
+	rec.u.gemm.n = 512;
+	rec.u.gemm.status = st;
+	rec.u.gemm.reason = reason ? strdup(reason) : NULL;
+	report_emit_record(r, &rec);
+	bf_record_free(&rec);
+}
+
 static void test_gemm_counts(void **state)
 {
-	static const char *const st[] = { "pass", "skipped", "skipped", "fail",
-					  "bogus" };
+	static const enum bf_status st[] = { BF_STATUS_PASS, BF_STATUS_SKIPPED,
+					     BF_STATUS_SKIPPED, BF_STATUS_FAIL };
 	struct sink s;
 
 	sink_open(&s, 0);
-	for (int i = 0; i < 5; i++) {
-		cJSON *rec = report_record(&s.r, BF_REC_GEMM);
-
-		cJSON_AddStringToObject(rec, BF_KEY_STATUS, st[i]);
-		report_emit(&s.r, rec);
-	}
+	for (int i = 0; i < 4; i++)
+		emit_gemm(&s.r, st[i], NULL);
 	sink_close(&s);
 	assert_int_equal(s.r.gemms[BF_STATUS_PASS], 1);
 	assert_int_equal(s.r.gemms[BF_STATUS_FAIL], 1);
@@ -175,18 +194,9 @@ static void test_gemm_counts(void **state)
 static void test_human_rendering(void **state)
 {
 	struct sink s;
-	cJSON *rec;
 
 	sink_open(&s, 1);
-	rec = report_record(&s.r, BF_REC_GEMM);
-	cJSON_AddStringToObject(rec, BF_KEY_DEVICE, "cpu");
-	cJSON_AddStringToObject(rec, BF_KEY_DTYPE, "bf16");
-	cJSON_AddNumberToObject(rec, BF_KEY_N, 512);
-	cJSON_AddStringToObject(rec, BF_KEY_STATUS, "skipped");
-	cJSON_AddStringToObject(rec, BF_KEY_REASON, "no sbgemm");
-	cJSON_AddNullToObject(rec, BF_KEY_MEDIAN_MS);
-	cJSON_AddNullToObject(rec, BF_KEY_GFLOPS);
-	report_emit(&s.r, rec);
+	emit_gemm(&s.r, BF_STATUS_SKIPPED, "no sbgemm");
 	sink_close(&s);
 	/* A table row, not JSON; missing values print as n/a, never 0. */
 	assert_null(strchr(s.buf, '{'));
@@ -195,6 +205,57 @@ static void test_human_rendering(void **state)
 	assert_non_null(strstr(s.buf, "n/a"));
 	assert_non_null(strstr(s.buf, "(no sbgemm)"));
 	assert_int_equal(s.r.gemms[BF_STATUS_SKIPPED], 1);
+	free(s.buf);
+}
+
+/* --human's host lines come from the struct: missing values print n/a,
+ * a GPU's memory in GiB, a unified-memory GPU says so. */
+static void test_human_host(void **state)
+{
+	struct sink s;
+	struct bf_record rec;
+	struct bf_rec_host *h = &rec.u.host;
+
+	bf_record_init(&rec, BF_REC_HOST);
+	h->hostname = strdup("node1");
+	h->arch = strdup("aarch64");
+	h->cpu_cores = 20;
+	h->openblas_version = strdup("0.3.21");
+	h->openblas_threads = 20;
+	h->cuda_status = strdup("pass");
+	h->cuda_driver_version = strdup("580.95.05");
+	h->cuda_runtime_version = strdup("13.0");
+	h->gpus = calloc(2, sizeof(*h->gpus));
+	h->ngpus = 1;
+	h->gpus[0].index = 0;
+	h->gpus[0].name = strdup("NVIDIA GB10");
+	h->gpus[0].compute_capability = strdup("12.1");
+	h->gpus[0].memory_bytes = 128.0 * 1073741824.0;
+	h->gpus[0].unified_memory = 1;
+	sink_open(&s, 1);
+	report_emit_record(&s.r, &rec);
+	sink_close(&s);
+	assert_string_equal(s.buf,
+			    "=== host ===\n"
+			    "node1  n/a  aarch64  kernel n/a\n"
+			    "cpu: n/a, 20 cores, n/a\n"
+			    "openblas 0.3.21, core n/a, 20 threads\n"
+			    "cuda: driver 580.95.05 (CUDA n/a), runtime 13.0, "
+			    "cuBLAS n/a\n"
+			    "cuda:0: NVIDIA GB10, compute 12.1, 128.0 GiB "
+			    "(unified with host)\n");
+	bf_record_free(&rec);
+	free(s.buf);
+
+	/* Skipped CUDA: its reason. */
+	bf_record_init(&rec, BF_REC_HOST);
+	rec.u.host.cuda_status = strdup("skipped");
+	rec.u.host.cuda_reason = strdup("agent built without CUDA");
+	sink_open(&s, 1);
+	report_emit_record(&s.r, &rec);
+	sink_close(&s);
+	assert_non_null(strstr(s.buf, "\ncuda: skipped: agent built without CUDA\n"));
+	bf_record_free(&rec);
 	free(s.buf);
 }
 
@@ -283,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_check_records_and_counts),
 		cmocka_unit_test(test_gemm_counts),
 		cmocka_unit_test(test_human_rendering),
+		cmocka_unit_test(test_human_host),
 		cmocka_unit_test(test_device_labels_and_backends),
 		cmocka_unit_test(test_ratios),
 	};
