@@ -4,10 +4,9 @@
  * it arrives (base/linesplit.c, capped at BF_RECORD_MAX_BYTES) into the
  * session; stderr goes to the host's log (agent_stderr.c, capped as over
  * SSH) and its last lines into a tail (base/tail.c, as over SSH) for the
- * failure's reason. The child gets its own process
- * group, so a Ctrl-C reaches
- * ctl alone and ctl stops the agent (SIGTERM) and archives what arrived;
- * if ctl dies instead, --exit-on-hangup makes the agent stop.
+ * failure's reason. The child gets its own process group, so a Ctrl-C
+ * reaches ctl alone and ctl stops the agent (SIGTERM) and archives what
+ * arrived; if ctl dies instead, --exit-on-hangup makes the agent stop.
  */
 #include <errno.h>
 #include <limits.h>
