@@ -46,7 +46,7 @@ LAYERS = {
                         "controller/base"],
     "controller/model": ["controller/archive", "controller/base"],
     "controller/archive": ["controller/base"],
-    "controller/remote": [],
+    "controller/remote": ["controller/base"],
     "controller/base": [],
     # the agent: the program on top, what every part shares at the bottom
     "agent": ["agent/checks", "agent/workloads", "agent/backends",

@@ -6,10 +6,9 @@
  * cannot prompt over the live table, and a Ctrl-C reaches only ctl), and is
  * killed and reaped when the deadline passes or the cancel flag is set.
  *
- * Not run/child.c: that one streams a long-lived agent's lines to a
- * callback and stops it with SIGTERM; this one keeps bounded output of a
- * command that must answer within seconds, and sits in the SSH layer,
- * below run/.
+ * Started and read by base/proc.c, the one process runner, which also
+ * runs ctl run local's agent (proc_run_lines); this file keeps the
+ * bounded output of a command that must answer within seconds.
  */
 #ifndef BF_REMOTE_CAPTURE_H
 #define BF_REMOTE_CAPTURE_H

@@ -7,7 +7,7 @@
  * answer (cancel-tcpip-forward for a forwarding that does not exist:
  * OpenSSH answers "failure"), because a stopped sshd still has its TCP
  * segments ACKed by the kernel. Cutting stdout into lines and keeping the
- * stderr tail is remote_output.c.
+ * stderr tail is base/'s (linesplit.c, tail.c), shared with every runner.
  */
 #include "remote/remote_internal.h"
 
@@ -133,7 +133,7 @@ static enum bf_err drain(struct exec_state *st, ssh_channel ch, int is_stderr,
 		*last_alive_ms = remote_mono_ms();
 		if (is_stderr) {
 			st->res->stderr_total_bytes += (unsigned)n;
-			remote_tail_append(&r->err, buf, (size_t)n);
+			tail_append(&r->err, buf, (size_t)n);
 			if (st->cb && st->cb->on_stderr)
 				st->cb->on_stderr(st->cb->stderr_arg, buf,
 						  (size_t)n);
@@ -261,7 +261,7 @@ enum bf_err remote_exec(struct remote *r, const char *command,
 	if (!r || !command || !res)
 		return bf_fail(detail, detail_len, BF_ERR_USAGE,
 			       "exec: missing handle, command or result");
-	remote_tail_reset(&r->err);
+	tail_reset(&r->err);
 	res->stderr_tail = r->err.data;
 	err = remote_check_usable(r, "exec", detail, detail_len);
 	if (err != BF_OK)
@@ -345,7 +345,7 @@ out:
 			ssh_remove_channel_callbacks(ch, &ccb);
 		ssh_channel_free(ch);
 	}
-	res->stderr_tail = remote_tail_text(&r->err, &res->stderr_tail_bytes);
+	res->stderr_tail = tail_text(&r->err, &res->stderr_tail_bytes);
 	return err;
 }
 

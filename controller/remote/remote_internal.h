@@ -20,16 +20,19 @@
 #include <libssh/libssh.h>
 #include <libssh/sftp.h>
 
-#include "remote/linesplit.h"
+#include "base/linesplit.h"
+#include "base/proc.h"
+#include "base/tail.h"
 #include "remote/remote_config.h"
 #include "remote/remote_knownhosts.h"
-#include "remote/remote_output.h"
 #include "remote/remote_ssh.h"
 
 /* Longest single wait before the cancel flag and deadlines are checked
  * again: keeps cancellation well inside the promised ~100 ms. */
 #define REMOTE_SLICE_MS 50
 #define REMOTE_READ_CHUNK_BYTES (32 * 1024)
+/* What is kept of a proxy's stderr: its last lines. */
+#define REMOTE_PROXY_ERR_BYTES 2047
 
 enum watchdog_fired {
 	WATCHDOG_NONE = 0,
@@ -79,17 +82,17 @@ struct remote {
 	struct remote_cert *cert;
 	char *hostkeys;
 	char cert_note[512];
-	pid_t proxy_pid;            /* ProxyJump/ProxyCommand child; 0: none */
-	int proxy_err_fd;           /* its stderr (nonblocking); -1: none */
-	char proxy_err[2048];       /* the last of it, NUL-terminated */
-	size_t proxy_err_len;
+	struct proc proxy;          /* ProxyJump/ProxyCommand child; pid 0:
+				     * none */
+	struct tail proxy_err;      /* REMOTE_PROXY_ERR_BYTES of its stderr */
+	char proxy_why[REMOTE_PROXY_ERR_BYTES + 1]; /* its last line */
 	/* BF_OK while usable; otherwise why not (the socket is shut down). */
 	enum bf_err broken;
 	int fd;
 	struct watchdog wd;
 
 	/* per-command buffers, kept between commands */
-	struct remote_tail err;     /* REMOTE_STDERR_TAIL_BYTES of stderr */
+	struct tail err;     /* REMOTE_STDERR_TAIL_BYTES of stderr */
 	struct linesplit out;       /* the stdout line being assembled */
 	char read_buf[REMOTE_READ_CHUNK_BYTES];
 };

@@ -6,26 +6,21 @@
  * a session of its own, so it has no controlling terminal and cannot
  * prompt over the live table; the jump ssh runs with BatchMode=yes and
  * StrictHostKeyChecking=yes (accept-new with --accept-new-host-keys), and
- * gets the same -F. Its stderr comes back through a pipe, so that the
- * reason a jump failed reaches the user.
+ * gets the same -F. Its stderr comes back through a pipe into a tail
+ * (base/tail.h), so that the reason a jump failed reaches the user. The
+ * child is started, read and stopped by base/proc.c.
  */
 #include "remote/remote_internal.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/proc.h"
 #include "remote/remote_target.h"
-
-extern char **environ;
 
 #define PROXY_ARGV_MAX 24
 
@@ -101,14 +96,16 @@ enum bf_err remote_proxy_start(struct remote *r, int accept_new, int *fd,
 			       char *detail, size_t detail_len)
 {
 	const struct remote_config *cfg = &r->cfg;
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
 	char *argv[PROXY_ARGV_MAX];
 	char store[8192];
-	int sv[2] = { -1, -1 }, pe[2] = { -1, -1 }, rc;
-	pid_t pid;
+	struct proc_spec s = { .argv = argv, .search_path = 1,
+			       .new_session = 1, .err_nonblock = 1 };
+	int sv[2] = { -1, -1 }, rc = 0;
+	enum bf_err e;
 
 	*fd = -1;
+	if (r->proxy_err.data)
+		tail_reset(&r->proxy_err);
 	if (cfg->proxy_jump) {
 		if (jump_argv(cfg, accept_new, argv, store, sizeof store,
 			      detail, detail_len) != 0)
@@ -122,95 +119,55 @@ enum bf_err remote_proxy_start(struct remote *r, int accept_new, int *fd,
 		argv[2] = store;
 		argv[3] = NULL;
 	}
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 ||
-	    pipe2(pe, O_CLOEXEC | O_NONBLOCK) != 0) {
-		rc = errno;
-		if (sv[0] >= 0) {
-			close(sv[0]);
-			close(sv[1]);
-		}
+	s.path = argv[0];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
 		return bf_fail(detail, detail_len, BF_ERR_IO,
-			       "connect %s: proxy: %s", r->name, strerror(rc));
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&at);
-	posix_spawn_file_actions_adddup2(&fa, sv[1], 0);
-	posix_spawn_file_actions_adddup2(&fa, sv[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID);
-	rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
+			       "connect %s: proxy: %s", r->name,
+			       strerror(errno));
+	s.io_fd = sv[1];
+	e = proc_start(&s, &r->proxy, &rc);
 	close(sv[1]);
-	close(pe[1]);
-	if (rc != 0) {
+	if (e != BF_OK) {
 		close(sv[0]);
-		close(pe[0]);
+		if (e == BF_ERR_IO)
+			return bf_fail(detail, detail_len, BF_ERR_IO,
+				       "connect %s: proxy: %s", r->name,
+				       strerror(rc));
 		return bf_fail(detail, detail_len, BF_ERR_CONNECT,
 			       "connect %s: cannot start %s: %s", r->name,
 			       argv[0], strerror(rc));
 	}
-	r->proxy_pid = pid;
-	r->proxy_err_fd = pe[0];
-	r->proxy_err_len = 0;
 	*fd = sv[0];
 	return BF_OK;
 }
 
-/* Keeps the last bytes the proxy wrote to stderr (reads what is there). */
-static void proxy_read_err(struct remote *r)
+/* proc_chunk_fn: the proxy's stderr into its tail. */
+static void proxy_err_chunk(void *arg, const char *buf, size_t n)
 {
-	char tmp[1024];
-	ssize_t n;
-
-	while (r->proxy_err_fd >= 0 &&
-	       (n = read(r->proxy_err_fd, tmp, sizeof tmp)) > 0) {
-		size_t cap = sizeof r->proxy_err - 1, k = (size_t)n;
-
-		if (k > cap)
-			k = cap;
-		if (r->proxy_err_len + k > cap) {
-			size_t drop = r->proxy_err_len + k - cap;
-
-			memmove(r->proxy_err, r->proxy_err + drop,
-				r->proxy_err_len - drop);
-			r->proxy_err_len -= drop;
-		}
-		memcpy(r->proxy_err + r->proxy_err_len, tmp + (size_t)n - k,
-		       k);
-		r->proxy_err_len += k;
-		r->proxy_err[r->proxy_err_len] = '\0';
-	}
+	tail_append(arg, buf, n);
 }
 
 const char *remote_proxy_reason(struct remote *r, int64_t wait_ms)
 {
-	int64_t until = remote_mono_ms() + wait_ms;
 	char *end, *start;
 
-	if (r->proxy_err_fd < 0)
+	if (!r->proxy_err.data)
 		return "";
-	/* The child may still be writing its last words: wait for end of
-	 * file on its stderr, briefly. */
-	for (;;) {
-		struct pollfd p = { r->proxy_err_fd, POLLIN, 0 };
-		int64_t left = until - remote_mono_ms();
-
-		proxy_read_err(r);
-		if (left <= 0 || remote_cancelled(r) ||
-		    poll(&p, 1, left < 50 ? (int)left : 50) < 0)
-			break;
-		if (p.revents & POLLHUP) {
-			proxy_read_err(r);
-			break;
-		}
-	}
-	end = r->proxy_err + r->proxy_err_len;
-	while (end > r->proxy_err && (end[-1] == '\n' || end[-1] == '\r' ||
+	/* What is there, even once cancelled; then, as the child may still
+	 * be writing its last words, up to its end of file, briefly. */
+	proc_pump(&r->proxy, remote_mono_ms() + 1, NULL, NULL,
+		  proxy_err_chunk, &r->proxy_err);
+	if (wait_ms > 0)
+		proc_pump(&r->proxy, remote_mono_ms() + wait_ms, r->cancel,
+			  NULL, proxy_err_chunk, &r->proxy_err);
+	/* Its last line, in a copy: the tail goes on collecting. */
+	snprintf(r->proxy_why, sizeof r->proxy_why, "%s", r->proxy_err.data);
+	end = r->proxy_why + strlen(r->proxy_why);
+	while (end > r->proxy_why && (end[-1] == '\n' || end[-1] == '\r' ||
 				      end[-1] == ' '))
 		*--end = '\0';
 	start = end;
-	while (start > r->proxy_err && start[-1] != '\n')
+	while (start > r->proxy_why && start[-1] != '\n')
 		start--;
 	for (char *c = start; *c; c++)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f)
@@ -220,25 +177,7 @@ const char *remote_proxy_reason(struct remote *r, int64_t wait_ms)
 
 void remote_proxy_stop(struct remote *r)
 {
-	int status;
-
-	if (r->proxy_err_fd >= 0) {
-		close(r->proxy_err_fd);
-		r->proxy_err_fd = -1;
-	}
-	if (r->proxy_pid <= 0)
-		return;
 	/* Its socket is closed by now (libssh owns it): a jump ssh exits
-	 * on its own; TERM then KILL make sure, bounded. */
-	kill(r->proxy_pid, SIGTERM);
-	for (int i = 0; i < 40; i++) {
-		if (waitpid(r->proxy_pid, &status, WNOHANG) != 0)
-			goto reaped;
-		remote_sleep_ms(25);
-	}
-	kill(r->proxy_pid, SIGKILL);
-	while (waitpid(r->proxy_pid, &status, 0) < 0 && errno == EINTR)
-		;
-reaped:
-	r->proxy_pid = 0;
+	 * on its own; TERM then KILL make sure, bounded (1 s). */
+	proc_stop(&r->proxy, 1000);
 }

@@ -238,9 +238,7 @@ static enum bf_err connect_once(struct remote *r, int accept_new,
 		 * take the target's own reason when it had passed one on
 		 * (a key exchange the target refused ends the proxy too,
 		 * and which of the two ctl saw first was a race). */
-		if (r->proxy_pid > 0 &&
-		    waitpid(r->proxy_pid, NULL, WNOHANG) == r->proxy_pid) {
-			r->proxy_pid = 0;
+		if (proc_exited(&r->proxy, NULL)) {
 			rc = connect_drain(r);
 			if (rc == SSH_OK)
 				break;
@@ -734,11 +732,12 @@ enum bf_err remote_connect(struct remote **out, const struct remote_opts *opts,
 	r = calloc(1, sizeof *r);
 	if (r) {
 		r->fd = -1;
-		r->proxy_err_fd = -1;
+		r->proxy.out_fd = r->proxy.err_fd = -1;
 		r->name = strdup(opts->host);
 	}
 	if (!r || !r->name ||
-	    remote_tail_init(&r->err, REMOTE_STDERR_TAIL_BYTES) != 0 ||
+	    tail_init(&r->err, REMOTE_STDERR_TAIL_BYTES) != 0 ||
+	    tail_init(&r->proxy_err, REMOTE_PROXY_ERR_BYTES) != 0 ||
 	    remote_watchdog_init(&r->wd) != 0) {
 		err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
 			      "connect %s: out of memory", opts->host);
@@ -880,7 +879,8 @@ void remote_free(struct remote *r)
 	remote_config_clear(&r->cfg);
 	remote_watchdog_stop(&r->wd);
 	linesplit_free(&r->out);
-	remote_tail_free(&r->err);
+	tail_free(&r->err);
+	tail_free(&r->proxy_err);
 	free(r->known_hosts);
 	free(r->name);
 	free(r);

@@ -5,8 +5,9 @@
  * every libssh and SFTP code is translated into enum bf_err there, with the
  * detail ("what: why") written to a caller-supplied buffer. The pure parts
  * have headers of their own: remote_target.h (parsing user@host:port),
- * remote_quote.h (shell quoting, included here), remote_output.h (stdout
- * lines, stderr tail).
+ * remote_quote.h (shell quoting, included here); stdout lines and the
+ * stderr tail are base/linesplit.h's and base/tail.h's, as for every
+ * runner.
  *
  * A struct remote is one SSH session. It belongs to one thread at a time and
  * is never shared: libssh forbids using a session (or its channels) from two
@@ -40,6 +41,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
+#include "base/tail.h"        /* TAIL_STDERR_BYTES */
 #include "bf_error.h"
 #include "remote/remote_quote.h"  /* remote_quote, for building commands */
 
@@ -48,8 +50,9 @@
 /* Longest stdout line delivered whole; longer lines arrive cut to this. */
 #define REMOTE_LINE_MAX_BYTES (1024 * 1024)
 /* How much of a command's stderr is kept: its last whole lines within
- * this many bytes (remote_output.h). */
-#define REMOTE_STDERR_TAIL_BYTES (64 * 1024)
+ * this many bytes (base/tail.h), as ctl run local and Slurm keep the
+ * agent's. */
+#define REMOTE_STDERR_TAIL_BYTES TAIL_STDERR_BYTES
 
 struct remote;
 
@@ -172,7 +175,7 @@ struct remote_exec_result {
 	/* The last whole lines of stderr within REMOTE_STDERR_TAIL_BYTES,
 	 * NUL-terminated; when earlier bytes were dropped, a first line
 	 * "[ctl: N bytes of stderr dropped before this line]" says how many
-	 * (remote_output.h). Static to the handle: valid until the next
+	 * (base/tail.h). Static to the handle: valid until the next
 	 * remote_exec or remote_free on it. Never NULL after remote_exec
 	 * returned. */
 	const char *stderr_tail;

@@ -24,16 +24,15 @@ static void to_tail(struct agent_stderr *e, const char *buf, size_t n)
 {
 	if (!e->in_tail) {
 		e->in_tail = 1;
-		e->tail_ok = remote_tail_init(&e->tail,
-					      AGENT_STDERR_TAIL_BYTES) == 0;
+		e->tail_ok = tail_init(&e->tail, AGENT_STDERR_TAIL_BYTES) == 0;
 		if (!e->tail_ok)
 			bf_xmalloc_fatal("agent stderr tail");
 		/* The head's unfinished line is the tail's start. */
 		if (e->line_len)
-			remote_tail_append(&e->tail, e->line, e->line_len);
+			tail_append(&e->tail, e->line, e->line_len);
 		e->line_len = 0;
 	}
-	remote_tail_append(&e->tail, buf, n);
+	tail_append(&e->tail, buf, n);
 }
 
 void agent_stderr_write(struct agent_stderr *e, const char *buf, size_t n)
@@ -95,7 +94,7 @@ void agent_stderr_end(struct agent_stderr *e)
 	text = e->tail.data;
 	len = e->tail.len_bytes;
 	log_bytes(e, text, len);
-	remote_tail_free(&e->tail);
+	tail_free(&e->tail);
 out:
 	free(e->line);
 	e->line = NULL;

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "remote/remote_output.h"
+#include "base/tail.h"
 #include "run/session.h"
 
 #define AGENT_STDERR_HEAD_BYTES (1024 * 1024)
@@ -24,7 +24,7 @@ struct agent_stderr {
 	char *line;               /* the head's line not ended yet */
 	size_t line_len, line_cap;
 	int in_tail;              /* past the head: bytes go to tail */
-	struct remote_tail tail;
+	struct tail tail;
 	int tail_ok;              /* tail's buffer was allocated */
 };
 

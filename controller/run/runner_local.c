@@ -1,11 +1,12 @@
 /*
  * `ctl run local`: the agent built beside ctl, run as a child process with
- * no SSH. stdout is read line by line as it arrives (linesplit.c, capped
- * at BF_RECORD_MAX_BYTES) into the session; stderr goes to the host's log
- * (agent_stderr.c, capped as over SSH). The child gets its own process
- * group, so a Ctrl-C reaches
- * ctl alone and ctl stops the agent (SIGTERM) and archives what arrived;
- * if ctl dies instead, --exit-on-hangup makes the agent stop.
+ * no SSH, started and read by base/proc.c. stdout is read line by line as
+ * it arrives (base/linesplit.c, capped at BF_RECORD_MAX_BYTES) into the
+ * session; stderr goes to the host's log (agent_stderr.c, capped as over
+ * SSH) and its last lines into a tail (base/tail.c, as over SSH) for the
+ * failure's reason. The child gets its own process group, so a Ctrl-C
+ * reaches ctl alone and ctl stops the agent (SIGTERM) and archives what
+ * arrived; if ctl dies instead, --exit-on-hangup makes the agent stop.
  */
 #include <errno.h>
 #include <limits.h>
@@ -15,9 +16,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/proc.h"
+#include "base/tail.h"
 #include "bf_text.h"
 #include "run/agent_stderr.h"
-#include "run/child.h"
 #include "run/runner.h"
 #include "run/session.h"
 #include "schema.h"
@@ -47,10 +49,18 @@ char *runner_local_agent_path(void)
 	return bf_xasprintf("%sagent", self);
 }
 
-/* child_err_fn for the start check: the stderr's tail. */
-static void probe_stderr(void *arg, const char *buf, size_t n)
+/* proc_chunk_fn: stderr into a tail (base/tail.h). */
+static void keep_stderr(void *arg, const char *buf, size_t n)
 {
-	child_tail_append(arg, 256, buf, n);
+	tail_append(arg, buf, n);
+}
+
+/* A tail of TAIL_STDERR_BYTES, the cut every runner keeps of the agent's
+ * last words; exits as bf_xmalloc does when out of memory. */
+static void stderr_tail_init(struct tail *t)
+{
+	if (tail_init(t, TAIL_STDERR_BYTES) != 0)
+		bf_xmalloc_fatal("agent stderr tail");
 }
 
 /* Whether the agent at path starts here: `agent --version` exits 0.
@@ -60,30 +70,36 @@ static void probe_stderr(void *arg, const char *buf, size_t n)
 static int agent_starts(const char *path, const atomic_int *cancel,
 			char *why, size_t len)
 {
-	char *argv[] = { (char *)path, "--version", NULL }, tail[256] = "";
-	char detail[256];
-	int status = 0, stopped = 0;
+	char *argv[] = { (char *)path, "--version", NULL };
+	char detail[256], *text, *last;
+	struct tail tail;
+	int status = 0, stopped = 0, starts = 0;
 	size_t n;
-	char *last;
 
-	if (child_run(path, argv, 4096, NULL, NULL, probe_stderr, tail, cancel,
-		      &status, &stopped, detail, sizeof(detail)) != BF_OK) {
+	stderr_tail_init(&tail);
+	if (proc_run_lines(path, argv, NULL, 4096, NULL, NULL, keep_stderr,
+			   &tail, cancel, &status, &stopped, detail,
+			   sizeof(detail)) != BF_OK) {
 		snprintf(why, len, "%s", detail);
-		return 0;
+		goto out;
 	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 1;
-	n = strlen(tail);
-	while (n && (tail[n - 1] == '\n' || tail[n - 1] == '\r'))
-		tail[--n] = '\0';
-	last = strrchr(tail, '\n');
-	last = last ? last + 1 : tail;
+	starts = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	if (starts)
+		goto out;
+	text = tail.data;
+	n = tail.len_bytes;
+	while (n && (text[n - 1] == '\n' || text[n - 1] == '\r'))
+		text[--n] = '\0';
+	last = strrchr(text, '\n');
+	last = last ? last + 1 : text;
 	if (*last)
 		bf_text_sanitize(why, len, last);
 	else
 		snprintf(why, len, "exit %d", WIFEXITED(status) ?
 						 WEXITSTATUS(status) : -1);
-	return 0;
+out:
+	tail_free(&tail);
+	return starts;
 }
 
 /* ctl's environment and BF_AGENT_NO_CUDA=<reason> (the agent's
@@ -105,11 +121,12 @@ static char **env_with_reason(const char *reason, char **added)
 	return env;
 }
 
-/* child_err_fn: the agent's stderr into the host's log (agent_stderr.c,
- * as over SSH) and errtail. */
+/* proc_chunk_fn: the agent's stderr into the host's log (agent_stderr.c,
+ * as over SSH) and into the tail its last words are read from (as
+ * remote_exec keeps it). */
 struct local_err {
 	struct agent_stderr log;
-	char tail[512];
+	struct tail tail;
 };
 
 static void local_stderr(void *arg, const char *buf, size_t n)
@@ -117,13 +134,13 @@ static void local_stderr(void *arg, const char *buf, size_t n)
 	struct local_err *e = arg;
 
 	agent_stderr_write(&e->log, buf, n);
-	child_tail_append(e->tail, sizeof(e->tail), buf, n);
+	tail_append(&e->tail, buf, n);
 }
 
 static enum bf_err run_local(struct host_ctx *h, char *detail, size_t detail_len)
 {
 	char *path = runner_local_agent_path(), **args = h->agent_argv, **argv;
-	struct local_err e = { .tail = "" };
+	struct local_err e = { 0 };
 	char *cpu = NULL, **env = NULL, *added = NULL, why[256];
 	enum bf_err err;
 	int status = 0, stopped = 0, argc = 0;
@@ -161,10 +178,11 @@ static enum bf_err run_local(struct host_ctx *h, char *detail, size_t detail_len
 		argv[0] = path;
 	}
 	agent_stderr_init(&e.log, h);
-	err = child_run_env(path, argv, env ? env : environ,
-			    BF_RECORD_MAX_BYTES, session_feed_line, h,
-			    local_stderr, &e, h->cancel, &status, &stopped,
-			    detail, detail_len);
+	stderr_tail_init(&e.tail);
+	err = proc_run_lines(path, argv, env, BF_RECORD_MAX_BYTES,
+			     session_feed_line, h, local_stderr, &e,
+			     h->cancel, &status, &stopped, detail,
+			     detail_len);
 	agent_stderr_end(&e.log);
 	if (err != BF_OK)
 		goto out;
@@ -177,10 +195,12 @@ static enum bf_err run_local(struct host_ctx *h, char *detail, size_t detail_len
 
 		err = session_agent_ended(h, WIFEXITED(status) ?
 						     WEXITSTATUS(status) : -1,
-					  sig ? sig : "?", e.tail, detail,
+					  sig ? sig : "?",
+					  tail_text(&e.tail, NULL), detail,
 					  detail_len);
 	}
 out:
+	tail_free(&e.tail);
 	free(argv);
 	free(path);
 	free(cpu);

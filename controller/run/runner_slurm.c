@@ -61,9 +61,9 @@
 #include <unistd.h>
 
 #include "bf_parse.h"
-#include "remote/linesplit.h"
+#include "base/linesplit.h"
+#include "base/tail.h"
 #include "remote/remote_ssh.h"
-#include "run/child.h"
 #include "run/embedded.h"
 #include "run/runner.h"
 #include "run/session.h"
@@ -130,7 +130,8 @@ struct rank {
 	int cut;                /* it went past BF_RECORD_MAX_BYTES */
 	int exit_status;        /* from "@exit"; -1 until then */
 	int named;              /* "@node" arrived */
-	char errtail[ERRTAIL_BYTES]; /* the agent's last stderr lines */
+	struct tail errtail;    /* the agent's last stderr lines; buf NULL
+				 * until the first */
 };
 
 struct slurm_job {
@@ -149,25 +150,15 @@ struct slurm_job {
 };
 
 /* Keeps the newest lines of the agent's stderr (whole lines, as the
- * reason of a failed agent is its last line). */
+ * reason of a failed agent is its last line), cut as ctl run local and
+ * SSH cut them (base/tail.h). */
 static void rank_errtail_add(struct rank *rk, const char *line, size_t len)
 {
-	size_t cap = sizeof(rk->errtail), have = strlen(rk->errtail);
-
-	if (len + 2 > cap) {
-		line += len - (cap - 2);
-		len = cap - 2;
-	}
-	if (have + len + 2 > cap) {
-		const char *keep = strchr(rk->errtail + (have + len + 2 - cap), '\n');
-
-		keep = keep ? keep + 1 : rk->errtail + have;
-		memmove(rk->errtail, keep, strlen(keep) + 1);
-		have = strlen(rk->errtail);
-	}
-	memcpy(rk->errtail + have, line, len);
-	rk->errtail[have + len] = '\n';
-	rk->errtail[have + len + 1] = '\0';
+	if (!rk->errtail.buf &&
+	    tail_init(&rk->errtail, TAIL_STDERR_BYTES) != 0)
+		bf_xmalloc_fatal("agent stderr tail");
+	tail_append(&rk->errtail, line, len);
+	tail_append(&rk->errtail, "\n", 1);
 }
 
 /* One framed line of rank rk (label removed). */
@@ -231,8 +222,8 @@ static void rank_line(struct slurm_job *job, struct rank *rk, const char *p,
 		return;
 	}
 	if (len > 14 && strncmp(p, "@build-failed ", 14) == 0) {
-		snprintf(job->build_failed, sizeof(job->build_failed), "%s",
-			 rk->errtail);
+		tail_keep_end(job->build_failed, sizeof(job->build_failed),
+			      rk->errtail.data, rk->errtail.len_bytes);
 		return;
 	}
 	if (strncmp(p, "@building ", 10) == 0)
@@ -606,6 +597,7 @@ out:
 	job->err = err;
 	remote_free(l.r);
 	free(build.piece);
+	tail_free(&build.errtail);
 	free(args.s);
 	free(src);
 	free(qsrc);
@@ -627,7 +619,9 @@ static enum bf_err rank_end(struct slurm_job *job, struct rank *rk,
 		const char *sig = st > 128 && st < 128 + 65 ?
 					  sigabbrev_np(st - 128) : NULL;
 
-		return session_agent_ended(h, sig ? -1 : st, sig, rk->errtail,
+		return session_agent_ended(h, sig ? -1 : st, sig,
+					   rk->errtail.buf ?
+					   tail_text(&rk->errtail, NULL) : "",
 					   detail, detail_len);
 	}
 	if (*h->cancel)
@@ -737,8 +731,10 @@ void runner_slurm_release(struct host_ctx *hosts, int nhosts)
 		for (int k = 0; k < nhosts; k++)
 			if (hosts[k].slurm_job == job)
 				hosts[k].slurm_job = NULL;
-		for (int r = 0; r < job->nranks; r++)
+		for (int r = 0; r < job->nranks; r++) {
 			free(job->ranks[r].piece);
+			tail_free(&job->ranks[r].errtail);
+		}
 		free(job->ranks);
 		pthread_mutex_destroy(&job->lock);
 		pthread_cond_destroy(&job->cond);

@@ -12,25 +12,20 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "run/child.h"
+#include "base/proc.h"
+#include "base/tail.h"
 #include "schema.h"
 #include "xmalloc.h"
 
-/* child_err_fn: the last bytes of a local command's stderr. */
-struct login_tail {
-	char *buf;
-	size_t len;
-};
-
+/* proc_chunk_fn: a local command's stderr into its tail. */
 static void login_stderr(void *arg, const char *buf, size_t n)
 {
-	struct login_tail *t = arg;
-
-	child_tail_append(t->buf, t->len, buf, n);
+	tail_append(arg, buf, n);
 }
 
 /* Runs command with sh on the login host, stdout lines to fn(arg), the
- * last bytes of stderr into errtail, the exit status into *status (-1 when
+ * last whole lines of stderr into errtail (cut alike for both kinds of
+ * login host: base/tail.h), the exit status into *status (-1 when
  * none). Stops the command when *cancel (may be NULL) becomes non-zero:
  * BF_ERR_INTERRUPTED. Blocks. */
 enum bf_err login_exec(struct login *l, const char *command,
@@ -40,7 +35,7 @@ enum bf_err login_exec(struct login *l, const char *command,
 		       size_t detail_len)
 {
 	char *argv[] = { "sh", "-c", (char *)command, NULL };
-	struct login_tail tail = { errtail, errtail_len };
+	struct tail tail;
 	enum bf_err err = BF_OK;
 	int wstatus = 0, stopped = 0;
 
@@ -55,25 +50,25 @@ enum bf_err login_exec(struct login *l, const char *command,
 		struct remote_exec_result res;
 
 		err = remote_exec(l->r, command, &cb, &res, detail, detail_len);
-		if (errtail_len && res.stderr_tail) {
-			size_t n = res.stderr_tail_bytes;
-			const char *t = res.stderr_tail;
-
-			if (n >= errtail_len) {
-				t += n - (errtail_len - 1);
-				n = errtail_len - 1;
-			}
-			memcpy(errtail, t, n);
-			errtail[n] = '\0';
-		}
+		tail_keep_end(errtail, errtail_len, res.stderr_tail,
+			      res.stderr_tail_bytes);
 		if (err == BF_OK)
 			*status = res.exit_status;
 		return err;
 	}
 
-	err = child_run("/bin/sh", argv, BF_RECORD_MAX_BYTES, fn, arg,
-			errtail_len > 1 ? login_stderr : NULL, &tail, cancel,
-			&wstatus, &stopped, detail, detail_len);
+	if (tail_init(&tail, TAIL_STDERR_BYTES) != 0)
+		bf_xmalloc_fatal("login stderr tail");
+	err = proc_run_lines("/bin/sh", argv, NULL, BF_RECORD_MAX_BYTES, fn,
+			     arg, login_stderr, &tail, cancel, &wstatus,
+			     &stopped, detail, detail_len);
+	{
+		size_t n;
+		const char *text = tail_text(&tail, &n);
+
+		tail_keep_end(errtail, errtail_len, text, n);
+	}
+	tail_free(&tail);
 	if (err != BF_OK)
 		return err;
 	if (stopped)

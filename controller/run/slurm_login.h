@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #include "bf_error.h"
-#include "remote/linesplit.h"
+#include "base/linesplit.h"
 #include "remote/remote_ssh.h"
 
 struct login {
@@ -20,7 +20,8 @@ struct login {
 };
 
 /* Runs command with sh on the login host, stdout lines to fn(arg), the
- * last bytes of stderr into errtail (errtail_len bytes, NUL-terminated),
+ * last whole lines of stderr into errtail (errtail_len bytes,
+ * NUL-terminated; cut alike on both kinds of login host, tail_keep_end),
  * the exit status into *status (-1 when none). Stops the command when
  * *cancel (may be NULL) becomes non-zero: BF_ERR_INTERRUPTED. */
 enum bf_err login_exec(struct login *l, const char *command,

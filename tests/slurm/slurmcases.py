@@ -52,7 +52,15 @@ class FaultCases:
                             os.path.join(self.tmp(), "work-" + name), script)
 
     def test_8_failing_task(self):
-        wd = self.fake("fail", 'echo "agent: no such device" >&2\nexit 4\n')
+        # Its last words: a line longer than the old Slurm tail (1 KiB),
+        # the line tests/ssh/test_ctl_run.py's
+        # test_agent_last_words_cut_alike_local_and_over_ssh has the agent
+        # say locally and over SSH: the reason is read from the line's
+        # start there and here, from one tail (base/tail.c, issue 29).
+        words = "agent: no such device: " + "".join("%04d " % i
+                                                    for i in range(600))
+        wd = self.fake("fail", 'echo "agent: some detail" >&2\n'
+                       'echo "%s" >&2\nexit 4\n' % words)
         hosts = self.inventory("bad", wd)
         res = os.path.join(self.tmp(), "res-fail")
         rc, out = finish(self.run_ctl(["bad"] + ARGS, hosts, res))
@@ -64,6 +72,10 @@ class FaultCases:
                          ("bfnode1", "failed", 4))
         self.assertIn("agent exited with status 4: agent: no such device",
                       h["reason"])
+        said = h["reason"]
+        self.assertTrue(len(said) > 60 and
+                        ("agent exited with status 4: " +
+                         words).startswith(said), said)
         self.assertTrue(self.cluster().wait_idle())
 
     def test_9_ctrl_c_scancels(self):

@@ -1211,6 +1211,44 @@ class FakeAgentTest(CtlTestCase):
                                               for l in self.real[:2]])
         self.assertIn("agent: some detail\n", self.log(d, h))
 
+    def test_agent_last_words_cut_alike_local_and_over_ssh(self):
+        """A failing agent's last stderr line is its reason, read from the
+        same tail (base/tail.c) over SSH and with ctl run local (issue
+        29): a last line longer than local's old tail (512 bytes) is read
+        from its start, and the two runs say the same."""
+        # The words tests/slurm/slurmcases.py's test_8_failing_task has
+        # the agent say on a Slurm node, with the same check.
+        words = "agent: no such device: " + "".join("%04d " % i
+                                                    for i in range(600))
+        self.fake_agent(self.real[:2],
+                        "cat \"$d/records.ndjson\"\n"
+                        "echo 'agent: some detail' >&2\n"
+                        "echo '%s' >&2\n"
+                        "exit 4\n" % words)
+        local_dir = os.path.join(self.tmp, "lastwords")
+        os.makedirs(local_dir)
+        for f in ("agent", "records.ndjson"):
+            shutil.copy(os.path.join(os.path.dirname(
+                cached_agent(self.hosts, 1)), f), local_dir)
+        e = self.env()
+        e["BENCHFLEET_AGENT"] = os.path.join(local_dir, "agent")
+        said = {}
+        for name, env in (("bfhost1", None), ("local", e)):
+            c = self.run_ctl(TINY + [name], env=env)
+            self.assertEqual(c.rc, EXIT_HOSTS_FAILED, c.stdout + c.stderr)
+            line = re.search(r"(?m)^\[%s\] failed: (.*)$" % name, c.stdout)
+            self.assertIsNotNone(line, c.stdout)
+            d, run, hs = self.archive(c)
+            h = hs[name]
+            self.assertEqual(h["status"], "failed", h)
+            self.assertEqual(h["agent_exit_status"], 4)
+            said[name] = (line.group(1), h["reason"])
+        start = "agent exited with status 4: " + words
+        for what in said["local"] + said["bfhost1"]:
+            self.assertTrue(start.startswith(what) and len(what) > 60,
+                            what)
+        self.assertEqual(said["local"], said["bfhost1"])
+
     def stderr_part(self, log):
         return [l for l in log.splitlines(True)
                 if l.startswith("agent stderr ") or l.startswith("[ctl: ")]

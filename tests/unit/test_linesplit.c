@@ -1,5 +1,5 @@
 /*
- * Unit tests for controller/remote/linesplit.c, the capped line splitter of the
+ * Unit tests for controller/base/linesplit.c, the capped line splitter of the
  * agent's stdout (pipe and SSH channel alike): lines across and within
  * chunks, empty lines, the cap (a line at the cap is whole, one past it is
  * cut and flagged, once), a last line without '\n', and a stop from the
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "remote/linesplit.h"
+#include "base/linesplit.h"
 
 #define MAX_LINES 16
 

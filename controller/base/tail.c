@@ -1,23 +1,23 @@
-/* The stderr tail of remote commands; see remote_output.h. */
-#include "remote/remote_output.h"
+/* The last whole lines of a stream; see tail.h. */
+#include "base/tail.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int remote_tail_init(struct remote_tail *t, size_t cap_bytes)
+int tail_init(struct tail *t, size_t cap_bytes)
 {
 	memset(t, 0, sizeof *t);
 	t->cap_bytes = cap_bytes;
-	t->buf = malloc(REMOTE_TAIL_MARK_BYTES + cap_bytes + 1);
+	t->buf = malloc(TAIL_MARK_BYTES + cap_bytes + 1);
 	if (!t->buf)
 		return -1;
-	t->data = t->buf + REMOTE_TAIL_MARK_BYTES;
+	t->data = t->buf + TAIL_MARK_BYTES;
 	t->data[0] = '\0';
 	return 0;
 }
 
-void remote_tail_reset(struct remote_tail *t)
+void tail_reset(struct tail *t)
 {
 	t->len_bytes = 0;
 	t->dropped_bytes = 0;
@@ -27,7 +27,7 @@ void remote_tail_reset(struct remote_tail *t)
 
 /* The first '\n' at index >= from of the stream data[0..len) p[0..n), or
  * (size_t)-1. */
-static size_t newline_from(const struct remote_tail *t, const char *p,
+static size_t newline_from(const struct tail *t, const char *p,
 			   size_t n, size_t from)
 {
 	const char *nl;
@@ -42,7 +42,7 @@ static size_t newline_from(const struct remote_tail *t, const char *p,
 	return nl ? t->len_bytes + (size_t)(nl - p) : (size_t)-1;
 }
 
-void remote_tail_append(struct remote_tail *t, const char *p, size_t n)
+void tail_append(struct tail *t, const char *p, size_t n)
 {
 	size_t total = t->len_bytes + n, drop, nl;
 
@@ -77,9 +77,9 @@ void remote_tail_append(struct remote_tail *t, const char *p, size_t n)
 	t->dropped_bytes += drop;
 }
 
-const char *remote_tail_text(struct remote_tail *t, size_t *len)
+const char *tail_text(struct tail *t, size_t *len)
 {
-	char mark[REMOTE_TAIL_MARK_BYTES];
+	char mark[TAIL_MARK_BYTES];
 	int m;
 
 	if (!t->dropped_bytes) {
@@ -98,7 +98,31 @@ const char *remote_tail_text(struct remote_tail *t, size_t *len)
 	return t->data - m;
 }
 
-void remote_tail_free(struct remote_tail *t)
+void tail_keep_end(char *out, size_t len, const char *text, size_t n)
+{
+	size_t cap, from = 0;
+	const char *nl;
+
+	if (len == 0)
+		return;
+	if (n == 0 || !text) {
+		out[0] = '\0';
+		return;
+	}
+	cap = len - 1;
+	if (n > cap) {
+		/* The first '\n' that leaves at most cap bytes after it, and
+		 * something: the rule of tail_append. */
+		from = n - cap;
+		nl = memchr(text + from - 1, '\n', n - (from - 1));
+		if (nl && (size_t)(nl - text) + 1 < n)
+			from = (size_t)(nl - text) + 1;
+	}
+	memcpy(out, text + from, n - from);
+	out[n - from] = '\0';
+}
+
+void tail_free(struct tail *t)
 {
 	free(t->buf);
 	memset(t, 0, sizeof *t);

@@ -1,5 +1,5 @@
 /* Capped line splitting; see linesplit.h. */
-#include "remote/linesplit.h"
+#include "base/linesplit.h"
 
 #include <stdlib.h>
 #include <string.h>

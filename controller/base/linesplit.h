@@ -1,7 +1,8 @@
 /*
  * Splitting a byte stream into lines with a cap on a line's length: the
- * agent's stdout, read from a pipe (runner_local.c) or an SSH channel
- * (remote_ssh.c), becomes one call per line. A line longer than the cap is
+ * agent's stdout, read from a pipe (proc.c, for ctl run local and a
+ * local Slurm login) or an SSH channel (remote/remote_exec.c), becomes one
+ * call per line. A line longer than the cap is
  * delivered once, cut to the cap and flagged, when its '\n' arrives; what
  * follows the cap is dropped, so memory stays within the cap however long
  * a line is. Pure (no I/O); one splitter per stream, one thread at a time.
