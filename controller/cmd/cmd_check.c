@@ -23,11 +23,12 @@
 #include <unistd.h>
 
 #include "archive/archive_read.h"
+#include "base/proc.h"
+#include "base/tail.h"
 #include "bf_text.h"
 #include "cmd/ctl.h"
 #include "model/check.h"
 #include "model/verdict_run.h"
-#include "run/child.h"
 #include "run/inventory.h"
 #include "view/check_export.h"
 #include "xmalloc.h"
@@ -180,9 +181,10 @@ static enum bf_err collect_line(void *arg, const char *line, size_t len,
 	return BF_OK;
 }
 
+/* scontrol's stderr, into a struct tail (base/tail.h). */
 static void collect_err(void *arg, const char *buf, size_t n)
 {
-	child_tail_append(arg, 256, buf, n);
+	tail_append(arg, buf, n);
 }
 
 /* Runs scontrol with args (NULL-terminated, after "scontrol"); its stdout
@@ -191,6 +193,7 @@ static int scontrol(const char *const *args, struct collect *out)
 {
 	char *path = find_program("scontrol");
 	char *argv[16], tail[256] = "", detail[256];
+	struct tail errs;
 	struct collect local;
 	int n = 0, status = 0, stopped = 0;
 	size_t len;
@@ -204,14 +207,28 @@ static int scontrol(const char *const *args, struct collect *out)
 		argv[n++] = (char *)args[i];
 	argv[n] = NULL;
 	memset(&local, 0, sizeof(local));
-	if (child_run(path, argv, 4096, collect_line, out ? out : &local,
-		      collect_err, tail, NULL, &status, &stopped, detail,
-		      sizeof(detail)) != BF_OK) {
+	if (tail_init(&errs, TAIL_STDERR_BYTES) != 0) {
+		ctl_error("check: scontrol: out of memory");
+		free(path);
+		return -1;
+	}
+	if (proc_run_lines(path, argv, NULL, 4096, collect_line,
+			   out ? out : &local, collect_err, &errs, NULL,
+			   &status, &stopped, detail,
+			   sizeof(detail)) != BF_OK) {
 		ctl_error("check: %s", detail);
+		tail_free(&errs);
 		free(path);
 		return -1;
 	}
 	free(path);
+	{
+		size_t got;
+		const char *text = tail_text(&errs, &got);
+
+		tail_keep_end(tail, sizeof(tail), text, got);
+	}
+	tail_free(&errs);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		len = strlen(tail);
 		while (len && (tail[len - 1] == '\n' || tail[len - 1] == '\r'))
