@@ -204,13 +204,15 @@ class TwoNodes(unittest.TestCase):
             env["HOME"] = os.path.join(TMP, "home")
             res = os.path.join(TMP, "res-queued")
             p = subprocess.Popen(
-                [CTL, "run", "duo", "--host-timeout", "15"] + ARGS +
+                [CTL, "run", "duo", "--host-timeout", "45"] + ARGS +
                 ["--hosts-dir", self.hosts, "--results", res], cwd=TMP,
                 env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                 text=True, stdin=subprocess.DEVNULL)
             queued = self.wait_squeue(None, "PENDING", p)
             # Longer in the queue than --host-timeout: what is tested.
-            time.sleep(20)
+            # 45 s of silence is far from what a running node shows at
+            # load 20 (the 15 s this had was passed during the checks).
+            time.sleep(55)
         finally:
             subprocess.run(["scancel", "-n", "bf-blocker"], env=env)
             blocker.wait(timeout=120)
