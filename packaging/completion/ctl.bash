@@ -82,7 +82,7 @@ _ctl()
 		opts="--size --sizes --dtypes --device --iters --cpu-iters --warmup
 		      --cpu-warmup --cold-cache --bandwidth-mib --no-bandwidth
 		      --no-batching --jobs --concurrent-same-machine --baseline
-		      --timeout --host-timeout --no-tui --tag
+		      --timeout --host-timeout --no-tui --tag --fail-on
 		      --accept-new-host-keys -F --results --hosts-dir
 		      --rerun-failed --help"
 		takes=hosts ;;
