@@ -136,3 +136,19 @@ void verdict_run_free(struct verdict_run *vr)
 	references_free(&vr->refs);
 	memset(vr, 0, sizeof(*vr));
 }
+
+int verdict_run_find(const struct verdict_run *vr, const char *host,
+		     const char *device, const char *dtype, int n,
+		     int occurrence)
+{
+	for (int i = 0; vr && host && device && dtype && i < vr->n; i++) {
+		const struct verdict_input *in = &vr->in[i];
+
+		if (in->n == n && in->occurrence == occurrence &&
+		    strcmp(in->host, host) == 0 &&
+		    strcmp(in->device, device) == 0 &&
+		    strcmp(in->dtype, dtype) == 0)
+			return i;
+	}
+	return -1;
+}

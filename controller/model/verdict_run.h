@@ -45,4 +45,12 @@ enum bf_err verdict_run_compute(const struct archive_run *run,
 
 void verdict_run_free(struct verdict_run *vr);
 
+/* The index in vr of the gemm row of host (its name in the run), device,
+ * dtype, n and occurrence (1 the first of that device, dtype and n, as
+ * verdict_input.occurrence); -1 when vr has none. O(vr->n) string
+ * compares; reads vr only. */
+int verdict_run_find(const struct verdict_run *vr, const char *host,
+		     const char *device, const char *dtype, int n,
+		     int occurrence);
+
 #endif

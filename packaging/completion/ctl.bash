@@ -101,7 +101,7 @@ _ctl()
 		takes=ssh ;;
 	compare)
 		opts="--last --json --csv --samples --benchstat
-		      --fail-on-regression --results --help"
+		      --fail-on-regression --results --hosts-dir --help"
 		takes=runs ;;
 	history)
 		opts="--device --dtype --n --last --min-change --fail-on-regression
