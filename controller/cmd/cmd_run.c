@@ -265,7 +265,8 @@ int cmd_run(int argc, char **argv)
 	char ***argvs = NULL;
 	char *hostargs[MAX_HOSTS];
 	int nhostargs = 0, nhosts = 0, c, n = 13, status = BF_EXIT_USAGE;
-	int fail_on_slow = 0, nslow;
+	int fail_on_slow = 0, nslow, have_refs = 0, refs_missing;
+	struct ref_set live_refs;
 	const char *rerun_id = NULL, *hosts_dir_by, *baseline = NULL;
 	char detail[512];
 	enum bf_err err;
@@ -430,6 +431,13 @@ int cmd_run(int argc, char **argv)
 	/* After the handlers above, so that curses leaves SIGINT to them. */
 	if (!opts.no_tui)
 		ui = ui_open(&s.model, s.archive.run_id, &ctl_interrupted);
+	/* The live verdict's references; a file that cannot be read is
+	 * said once, by the final verdict. */
+	if (ui && references_load(&live_refs, opts.hosts_dir, &refs_missing,
+				  detail, sizeof(detail)) == BF_OK) {
+		have_refs = 1;
+		ui_set_references(ui, &live_refs);
+	}
 	if (ui) {
 		watch.arg = ui;
 		session_run(&s, &watch);
@@ -479,5 +487,7 @@ out:
 	free(argvs);
 	free(names);
 	inventory_free(&inv);
+	if (have_refs)
+		references_free(&live_refs);
 	return status;
 }
