@@ -108,7 +108,7 @@ _ctl()
 		      --json --results --help"
 		takes=hosts ;;
 	report)
-		opts="--last -o --output --history --results --help"
+		opts="--last -o --output --history --results --hosts-dir --help"
 		takes=runs ;;
 	show)
 		opts="--results --hosts-dir --fail-on --help"
