@@ -343,10 +343,14 @@ static void draw_header(struct ui *ui, uint64_t elapsed_ns)
 					order[k] == VERDICT_SLOW ? "SLOW" :
 					order[k] == VERDICT_FAILED ? "FAILED" :
 					verdict_kind_name(order[k]));
-		put(ui, 0, w, sum, 0, 0, A_REVERSE | A_BOLD |
-			    (ui->vcounts[VERDICT_SLOW] || ui->vcounts[VERDICT_FAILED] ?
-				     tone_attr(ui, UI_TONE_BAD) : A_NORMAL));
-		w += ui_text_width(sum);
+		/* Whole or not at all: never cut. */
+		if (w + ui_text_width(sum) <= COLS) {
+			put(ui, 0, w, sum, 0, 0, A_REVERSE | A_BOLD |
+				    (ui->vcounts[VERDICT_SLOW] ||
+						     ui->vcounts[VERDICT_FAILED] ?
+					     tone_attr(ui, UI_TONE_BAD) : A_NORMAL));
+			w += ui_text_width(sum);
+		}
 	}
 	if (w + 2 + ui_text_width(right) <= COLS)
 		put(ui, 0, COLS - ui_text_width(right), right, 0, 0, A_REVERSE);
@@ -630,8 +634,11 @@ static void draw_table(struct ui *ui, const struct ui_rows *rows)
 				char mark[16];
 				size_t used = strlen(cell);
 
+				/* Whole or not at all: never cut. */
 				if (verdict_mark(ui, ln->row, mark, sizeof(mark))[0] &&
-				    used + strlen(mark) + 3 < sizeof(cell)) {
+				    used + strlen(mark) + 3 < sizeof(cell) &&
+				    place[c].x + ui_text_width(cell) + 2 +
+						    (int)strlen(mark) <= COLS) {
 					snprintf(cell + used, sizeof(cell) - used,
 						 ", %s", mark);
 					if (ui->verdicts[ln->row].kind == VERDICT_SLOW ||
