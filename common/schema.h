@@ -33,7 +33,7 @@
 #define BF_EXIT_NOTHING_MEASURED 6 /* ctl run: every host completed, but on
 				   * some host no GEMM of a device it was
 				   * asked for ran (all skipped) */
-#define BF_EXIT_SLOW 7          /* ctl show --fail-on slow: a device's
+#define BF_EXIT_SLOW 7          /* ctl show/run --fail-on slow: a device's
 				 * verdict is a confident slow
 				 * (docs/verdict.md) */
 #define BF_EXIT_UNKNOWN 8       /* ctl check: some host or device could not

@@ -22,6 +22,7 @@ static const char compare_usage[] =
 	"usage: ctl compare [RUN-ID | HOST | FILE ...] [--last N]\n"
 	"                   [--json | --csv | --samples | --benchstat]\n"
 	"                   [--fail-on-regression PCT] [--results DIR]\n"
+	"                   [--hosts-dir DIR]\n"
 	"\n"
 	"Archived runs side by side: one column per run (or host), one row per device,\n"
 	"dtype and size. A cell is the median GFLOP/s (spread) and the median ms; each\n"
@@ -38,8 +39,11 @@ static const char compare_usage[] =
 	"  HOST           the most recent run with that host (that host only); one HOST\n"
 	"                 given alone: its last two runs (--last N: N)\n"
 	"  FILE           a host's .ndjson file\n"
-	"  --json         the table as JSON (missing values are null)\n"
-	"  --csv          the table as CSV, one line per row and column (missing: n/a)\n"
+	"  --json         the table as JSON (missing values are null), each cell with\n"
+	"                 its verdict in its own run (ok, slow, failed, unknown, with\n"
+	"                 its reasons: docs/verdict.md)\n"
+	"  --csv          the table as CSV, one line per row and column (missing: n/a),\n"
+	"                 the verdict last\n"
 	"  --samples      every timed sample as CSV: column, run, host, device, dtype,\n"
 	"                 n, sample, ms, GFLOP/s\n"
 	"  --benchstat    every sample in Go's benchmark format, for benchstat\n"
@@ -48,6 +52,7 @@ static const char compare_usage[] =
 	"                 exit 5 when a column is significantly slower than A by more\n"
 	"                 than PCT percent in some row (one line on stderr each)\n"
 	"  --results DIR  the archive (default: see ctl --help)\n"
+	"  --hosts-dir DIR  the inventory, whose references/ the verdict reads\n"
 	"\n"
 	"Examples:\n"
 	"  ctl compare                          # the last two runs\n"
@@ -56,7 +61,8 @@ static const char compare_usage[] =
 	"  ctl compare --last 2 --fail-on-regression 5\n"
 	"\n"
 	"Exit status: 0 table printed, 2 bad arguments or nothing to compare, 4 could\n"
-	"not write it (one line on stderr says why), 5 --fail-on-regression found a\n"
+	"not write it (one line on stderr says why), 2 also a bad reference file\n"
+	"(--json, --csv), 5 --fail-on-regression found a\n"
 	"slowdown beyond PCT.\n";
 
 /* One line on stderr for every cell significantly slower than column A
@@ -89,7 +95,7 @@ static int report_regressions(const struct compare_table *t, double pct)
 int cmd_compare(int argc, char **argv)
 {
 	enum { O_LAST = 256, O_JSON, O_CSV, O_SAMPLES, O_BENCHSTAT, O_RESULTS,
-	       O_HELP, O_FAIL };
+	       O_HELP, O_FAIL, O_HOSTS };
 	static const struct option longopts[] = {
 		{ "last", required_argument, NULL, O_LAST },
 		{ "json", no_argument, NULL, O_JSON },
@@ -99,9 +105,13 @@ int cmd_compare(int argc, char **argv)
 		{ "results", required_argument, NULL, O_RESULTS },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "fail-on-regression", required_argument, NULL, O_FAIL },
+		{ "hosts-dir", required_argument, NULL, O_HOSTS },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *results = NULL;
+	const char *results = NULL, *hosts = NULL;
+	struct verdict_run vrs[SELECTION_MAX_COLUMNS];
+	int nvrs = 0;
+	char detail[512];
 	double fail_pct = -1;
 	int c, last = 0, json = 0, csv = 0, samples = 0, benchstat = 0, npos,
 	    status = BF_EXIT_USAGE;
@@ -134,6 +144,10 @@ int cmd_compare(int argc, char **argv)
 			if (ctl_parse_dir("--results", optarg, &results))
 				return BF_EXIT_USAGE;
 			break;
+		case O_HOSTS:
+			if (ctl_parse_dir("--hosts-dir", optarg, &hosts))
+				return BF_EXIT_USAGE;
+			break;
 		case O_FAIL:
 			if (ctl_parse_number("--fail-on-regression", optarg, 0,
 					     100, &fail_pct))
@@ -160,6 +174,18 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	t = compare_build(cs.cols, cs.ncols, COMPARE_ALPHA);
+	/* Each run's verdict, for the cells of --json and --csv. */
+	for (int i = 0; (json || csv) && i < cs.nruns; i++) {
+		if (verdict_run_compute(cs.runs[i], results,
+					ctl_hosts_dir(hosts, NULL), &vrs[i],
+					detail, sizeof(detail)) != BF_OK) {
+			ctl_error("compare: %s", detail);
+			goto out;
+		}
+		nvrs++;
+	}
+	compare_set_verdicts(t, (const struct archive_run *const *)cs.runs,
+			     vrs, nvrs);
 	if (json) {
 		/* The medians are the records' own doubles, bit for bit:
 		 * cJSON alone may print them one unit in the last place off. */
@@ -178,6 +204,8 @@ int cmd_compare(int argc, char **argv)
 		status = BF_EXIT_REGRESSION;
 out:
 	compare_free(t);
+	for (int i = 0; i < nvrs; i++)
+		verdict_run_free(&vrs[i]);
 	selection_free(&cs);
 	return status;
 }

@@ -21,17 +21,20 @@
 
 static const char report_usage[] =
 	"usage: ctl report [RUN-ID | HOST | FILE ...] [--last N] [-o FILE]\n"
-	"                  [--history N] [--results DIR]\n"
+	"                  [--history N] [--results DIR] [--hosts-dir DIR]\n"
 	"\n"
 	"Writes the selected runs as one HTML file that needs nothing else (inline\n"
-	"SVG and CSS, no script, no network, readable on a phone): the hosts (or\n"
+	"SVG and CSS, no script, no network, readable on a phone): first the\n"
+	"verdict, a card per host and device (ok, SLOW, FAILED or unknown against\n"
+	"its peers, the references and its history: docs/verdict.md), then the hosts (or\n"
 	"runs) side by side with each one's speed over the first, GFLOP/s per host,\n"
 	"device, dtype and size with the spread of the samples, speed-ups (column\n"
 	"against column, GPU vs CPU, dtype vs fp32), the fraction of each device's\n"
 	"rated peak and of published measurements of the same product, one\n"
 	"roofline chart per kind of device with every host's points, each host's\n"
 	"history over its last N runs (--history, default 10; runs with other\n"
-	"settings marked) and the provenance that differs.\n"
+	"settings marked) and the provenance that differs. A chart that would hold\n"
+	"no figure is left out, and one line under the verdict says which and why.\n"
 	"Runs are chosen as for ctl compare (see ctl compare --help); a single run\n"
 	"is enough.\n"
 	"\n"
@@ -43,12 +46,14 @@ static const char report_usage[] =
 	"  --last N       the last N runs (as ctl compare --last)\n"
 	"  --history N    runs of each host in its history chart (default 10)\n"
 	"  --results DIR  the archive (default: see ctl --help)\n"
+	"  --hosts-dir DIR  the inventory, whose references/ the verdict reads\n"
 	"\n"
 	"Examples:\n"
 	"  ctl report --last 2 -o report.html\n"
 	"  ctl report spark --history 20 -o spark.html\n"
 	"\n"
-	"Exit status: 0 written, 2 bad arguments or nothing to report, 4 could not\n"
+	"Exit status: 0 written, 2 bad arguments, nothing to report or a bad\n"
+	"reference file, 4 could not\n"
 	"write (one line on stderr names FILE, or stdout, and says why).\n";
 
 /* Each distinct host among the columns: its history over its last
@@ -138,16 +143,20 @@ static int write_page(const char *path, const struct compare_table *t,
 
 int cmd_report(int argc, char **argv)
 {
-	enum { O_LAST = 256, O_RESULTS, O_HISTORY, O_HELP };
+	enum { O_LAST = 256, O_RESULTS, O_HISTORY, O_HELP, O_HOSTS };
 	static const struct option longopts[] = {
 		{ "last", required_argument, NULL, O_LAST },
 		{ "results", required_argument, NULL, O_RESULTS },
 		{ "history", required_argument, NULL, O_HISTORY },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, O_HELP },
+		{ "hosts-dir", required_argument, NULL, O_HOSTS },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *results = NULL, *output = "report.html";
+	const char *results = NULL, *output = "report.html", *hosts = NULL;
+	struct verdict_run vrs[SELECTION_MAX_COLUMNS];
+	int nvrs = 0;
+	char detail[512];
 	struct history **hist = NULL;
 	struct compare_table *t = NULL;
 	struct selection sel;
@@ -175,6 +184,10 @@ int cmd_report(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
+		case O_HOSTS:
+			if (ctl_parse_dir("--hosts-dir", optarg, &hosts))
+				return BF_EXIT_USAGE;
+			break;
 		case O_HELP:
 			fputs(report_usage, stdout);
 			return BF_EXIT_OK;
@@ -186,6 +199,18 @@ int cmd_report(int argc, char **argv)
 	if (selection_build(&sel, results, last, argv + optind, argc - optind))
 		goto out;
 	t = compare_build(sel.cols, sel.ncols, COMPARE_ALPHA);
+	/* Each run's verdict, for the cards that open the page. */
+	for (int i = 0; i < sel.nruns; i++) {
+		if (verdict_run_compute(sel.runs[i], results,
+					ctl_hosts_dir(hosts, NULL), &vrs[i],
+					detail, sizeof(detail)) != BF_OK) {
+			ctl_error("report: %s", detail);
+			goto out;
+		}
+		nvrs++;
+	}
+	compare_set_verdicts(t, (const struct archive_run *const *)sel.runs,
+			     vrs, nvrs);
 	if (history > 0)
 		nhist = load_histories(&sel, results, history, &hist);
 	if (strcmp(output, "-") == 0) {
@@ -203,6 +228,8 @@ int cmd_report(int argc, char **argv)
 out:
 	free_histories(hist, nhist);
 	compare_free(t);
+	for (int i = 0; i < nvrs; i++)
+		verdict_run_free(&vrs[i]);
 	selection_free(&sel);
 	return status;
 }

@@ -98,6 +98,8 @@ static const char run_usage[] =
 	"                       stdout is not a terminal or TERM=dumb, and for a\n"
 	"                       TERM terminfo does not know, said on stderr)\n"
 	"  --tag TEXT           a label kept in run.json and shown by ctl list\n"
+	"  --fail-on slow       exit 7 when a device's verdict is a confident slow\n"
+	"                       (not one marked ?) and all else passed\n"
 	"  --accept-new-host-keys  record an unknown host key in known_hosts (as\n"
 	"                       StrictHostKeyChecking=accept-new; default: refuse\n"
 	"                       it, naming its fingerprint); a changed key is\n"
@@ -128,7 +130,9 @@ static const char run_usage[] =
 	"archive could not be written, 4 all passed but stdout could not be\n"
 	"written (one line on stderr says why), 6 every host completed but on\n"
 	"some host no GEMM of a device asked for ran (every one skipped: no\n"
-	"driver, does not fit; one line on stderr per host says why), 130\n"
+	"driver, does not fit; one line on stderr per host says why), 7 with\n"
+	"--fail-on slow, where it would be 0, a device's verdict is a confident\n"
+	"slow (one line on stderr says how many), 130\n"
 	"interrupted (Ctrl-C, q, SIGTERM, SIGHUP, SIGQUIT).\n";
 
 /* The run being re-run (--rerun-failed), for the run that does it. */
@@ -202,12 +206,15 @@ static void watch_close(void *arg)
 
 /* The verdict first (docs/verdict.md), read back from the run just
  * archived: a line per host and device, the skipped notes, the summary.
- * A run or reference file that cannot be read leaves a warning instead. */
-static void print_verdict(const char *dir, const char *results,
-			  const char *hosts)
+ * Returns how many devices' verdicts are a confident slow (for --fail-on
+ * slow); a run or reference file that cannot be read leaves a warning
+ * instead and returns 0. */
+static int print_verdict(const char *dir, const char *results,
+			 const char *hosts)
 {
 	struct archive_run *run = NULL;
 	struct verdict_run vr;
+	struct verdict_text_counts counts;
 	char detail[512];
 
 	if (archive_load_run(dir, &run, detail, sizeof(detail)) != BF_OK ||
@@ -215,12 +222,13 @@ static void print_verdict(const char *dir, const char *results,
 				sizeof(detail)) != BF_OK) {
 		fprintf(stderr, "ctl: warning: no verdict: %s\n", detail);
 		archive_run_free(run);
-		return;
+		return 0;
 	}
-	verdict_text_print(stdout, run, &vr, NULL);
+	verdict_text_print(stdout, run, &vr, &counts);
 	putchar('\n');
 	verdict_run_free(&vr);
 	archive_run_free(run);
+	return counts.slow_confident;
 }
 
 int cmd_run(int argc, char **argv)
@@ -232,7 +240,8 @@ int cmd_run_hooked(int argc, char **argv, struct ctl_run_hook *hook)
 {
 	/* The agent's options come from its table, from O_AGENT on. */
 	enum { O_JOBS = 256, O_HOST_TIMEOUT, O_NO_TUI, O_RESULTS, O_TAG,
-	       O_HELP, O_RERUN, O_BASELINE, O_CONCURRENT, O_AGENT = 512 };
+	       O_HELP, O_RERUN, O_BASELINE, O_CONCURRENT, O_FAIL_ON,
+	       O_AGENT = 512 };
 	static const char *const agent_opts[] = { "size", "sizes", "dtypes",
 		"iters", "cpu-iters", "cpu-warmup", "warmup", "device",
 		"cold-cache", "bandwidth-mib", "no-bandwidth", "no-batching",
@@ -248,6 +257,7 @@ int cmd_run_hooked(int argc, char **argv, struct ctl_run_hook *hook)
 		{ "rerun-failed", required_argument, NULL, O_RERUN },
 		{ "baseline", required_argument, NULL, O_BASELINE },
 		{ "concurrent-same-machine", no_argument, NULL, O_CONCURRENT },
+		{ "fail-on", required_argument, NULL, O_FAIL_ON },
 	};
 	struct run_opts opts;
 	struct ctl_host_opts ho = { .timeout_s = 30 };
@@ -259,7 +269,9 @@ int cmd_run_hooked(int argc, char **argv, struct ctl_run_hook *hook)
 	const char **names = NULL;
 	char ***argvs = NULL;
 	char *hostargs[MAX_HOSTS];
-	int nhostargs = 0, nhosts = 0, c, n = 12, status = BF_EXIT_USAGE;
+	int nhostargs = 0, nhosts = 0, c, n = 13, status = BF_EXIT_USAGE;
+	int fail_on_slow = 0, nslow, have_refs = 0, refs_missing;
+	struct ref_set live_refs;
 	const char *rerun_id = NULL, *hosts_dir_by, *baseline = NULL;
 	char detail[512];
 	enum bf_err err;
@@ -339,6 +351,14 @@ int cmd_run_hooked(int argc, char **argv, struct ctl_run_hook *hook)
 			break;
 		case O_CONCURRENT:
 			opts.concurrent_same_machine = 1;
+			break;
+		case O_FAIL_ON:
+			if (strcmp(optarg, "slow") != 0) {
+				ctl_error("run: --fail-on: '%s': want 'slow'",
+					  optarg);
+				return BF_EXIT_USAGE;
+			}
+			fail_on_slow = 1;
 			break;
 		case O_HELP:
 			fputs(run_usage, stdout);
@@ -423,6 +443,13 @@ int cmd_run_hooked(int argc, char **argv, struct ctl_run_hook *hook)
 	/* After the handlers above, so that curses leaves SIGINT to them. */
 	if (!opts.no_tui)
 		ui = ui_open(&s.model, s.archive.run_id, &ctl_interrupted);
+	/* The live verdict's references; a file that cannot be read is
+	 * said once, by the final verdict. */
+	if (ui && references_load(&live_refs, opts.hosts_dir, &refs_missing,
+				  detail, sizeof(detail)) == BF_OK) {
+		have_refs = 1;
+		ui_set_references(ui, &live_refs);
+	}
 	if (ui) {
 		watch.arg = ui;
 		session_run(&s, &watch);
@@ -435,7 +462,7 @@ int cmd_run_hooked(int argc, char **argv, struct ctl_run_hook *hook)
 		goto out;
 	}
 	printf("\n");
-	print_verdict(s.archive.dir, opts.results_dir, opts.hosts_dir);
+	nslow = print_verdict(s.archive.dir, opts.results_dir, opts.hosts_dir);
 	table_print_plain(stdout, &s.model, table_terminal_width(stdout));
 	/* Nothing measured is no success: every GEMM of a device asked for
 	 * skipped (no driver, does not fit) on a host that completed. */
@@ -451,6 +478,14 @@ int cmd_run_hooked(int argc, char **argv, struct ctl_run_hook *hook)
 		ctl_error("%s: nothing measured: %s", s.hosts[i].label, why);
 		if (status == BF_EXIT_OK || status == BF_EXIT_CHECKS_FAILED)
 			status = BF_EXIT_NOTHING_MEASURED;
+	}
+	/* A slow device only where all else went well: a failed check, host
+	 * or nothing measured says more. */
+	if (fail_on_slow && nslow && status == BF_EXIT_OK) {
+		fflush(stdout);
+		ctl_error("run: %d device%s slow (--fail-on slow)", nslow,
+			  nslow == 1 ? "" : "s");
+		status = BF_EXIT_SLOW;
 	}
 	/* With hosts side by side, where their differences are tested. */
 	if (nhosts > 1)
@@ -468,5 +503,7 @@ out:
 	free(argvs);
 	free(names);
 	inventory_free(&inv);
+	if (have_refs)
+		references_free(&live_refs);
 	return status;
 }

@@ -373,3 +373,32 @@ int compare_column_hosts(const struct compare_column *col,
 			out[n++] = &col->run->hosts[h];
 	return n;
 }
+
+void compare_set_verdicts(struct compare_table *t,
+			  const struct archive_run *const *runs,
+			  const struct verdict_run *vrs, int nruns)
+{
+	for (int c = 0; c < t->ncols; c++) {
+		const struct compare_column *col = &t->cols[c];
+		const struct verdict_run *vr = NULL;
+		const char *host;
+
+		for (int k = 0; k < nruns && !vr; k++)
+			if (runs[k] == col->run)
+				vr = &vrs[k];
+		if (!vr)
+			continue;
+		host = col->host ? col->host->name :
+		       col->run->nhosts ? col->run->hosts[0].name : NULL;
+		for (int i = 0; i < t->nrows; i++) {
+			const struct compare_row *r = &t->rows[i];
+			int k = verdict_run_find(vr, t->by_host ? r->host : host,
+						 r->device, r->dtype, r->n,
+						 r->occurrence);
+
+			r->cells[c].verdict =
+				k >= 0 && vr->out[k].kind != VERDICT_NONE ?
+					&vr->out[k] : NULL;
+		}
+	}
+}

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "archive/archive_read.h"
+#include "model/verdict_run.h"
 #include "schema.h"
 
 struct cJSON;
@@ -75,6 +76,20 @@ struct cJSON;
 #define CMP_KEY_PROVENANCE "provenance"
 #define CMP_KEY_KEY "key"
 #define CMP_KEY_VALUES "values"
+#define CMP_KEY_VERDICT "verdict"
+#define CMP_KEY_UNCERTAIN "uncertain"
+#define CMP_KEY_REASONS "reasons"
+#define CMP_KEY_MISSING "missing"
+#define CMP_KEY_PEERS "peers"
+#define CMP_KEY_PEER_MEDIAN_GFLOPS "peer_median_gflops"
+#define CMP_KEY_PEER_RATIO "peer_ratio"
+#define CMP_KEY_REFERENCE_LOW_GFLOPS "reference_low_gflops"
+#define CMP_KEY_REFERENCE_HIGH_GFLOPS "reference_high_gflops"
+#define CMP_KEY_REFERENCE_SOURCES "reference_sources"
+#define CMP_KEY_REFERENCE_LABEL "reference_label"
+#define CMP_KEY_HISTORY_RUNS "history_runs"
+#define CMP_KEY_HISTORY_MEDIAN_GFLOPS "history_median_gflops"
+#define CMP_KEY_HISTORY_RATIO "history_ratio"
 
 /* A column: one run, or one host of a run. */
 struct compare_column {
@@ -121,6 +136,10 @@ struct compare_cell {
 	double roofline_gflops;  /* the record's roofline; NaN: none */
 	double fraction_of_roofline; /* median GFLOP/s / roofline_gflops */
 	char bound[8];           /* "memory", "compute"; "" unknown */
+	const struct verdict *verdict; /* the row's verdict in its own run
+				  * (docs/verdict.md; compare_set_verdicts);
+				  * NULL none: not computed, not measured
+				  * (VERDICT_NONE) or no such row. Not owned */
 };
 
 /* Column k (k >= 1) against column 0. */
@@ -182,6 +201,15 @@ struct compare_table {
 struct compare_table *compare_build(const struct compare_column *cols,
 				    int ncols, double alpha);
 void compare_free(struct compare_table *t);
+
+/* Points every cell of t at its verdict (compare_cell.verdict): the row
+ * of the cell's host (the row's when t is by host, else the column's or
+ * its run's first) in vrs[i], the verdict of runs[i], for the run i the
+ * column shows; nruns pairs. Cells whose run is not among runs, or whose
+ * row has no verdict (skipped), keep NULL. vrs must outlive t's use. */
+void compare_set_verdicts(struct compare_table *t,
+			  const struct archive_run *const *runs,
+			  const struct verdict_run *vrs, int nruns);
 
 /* Whether delta d is a significant slowdown (U test, p < alpha) of more
  * than pct percent: its ratio below 1 - pct / 100. */

@@ -151,6 +151,7 @@ void model_init(struct model *m, int nhosts, const char *const *names)
 		st->hosts[i].max_seq = st->hosts[i].summary_seq = -1;
 		st->counts[i].summary_exit = -1;
 		st->hosts[i].prev_wall_s = NAN;
+		st->hosts[i].cpu_cores = NAN;
 	}
 	st->started_ns = bf_now_ns();
 	m->st = st;
@@ -771,6 +772,22 @@ enum model_added model_add_record(struct model *mm, int host,
 				 str_or(rec->u.host.hostname, ""));
 		bf_text_sanitize(h->device_asked, sizeof(h->device_asked),
 				 rec->u.host.options.device);
+		bf_text_sanitize(h->cpu_model, sizeof(h->cpu_model),
+				 str_or(rec->u.host.cpu_model, ""));
+		h->cpu_cores = rec->u.host.cpu_cores;
+		h->ngpus = 0;
+		for (int g = 0; g < rec->u.host.ngpus && h->ngpus < MODEL_MAX_GPUS;
+		     g++) {
+			const struct bf_rec_gpu *src = &rec->u.host.gpus[g];
+			struct model_gpu *dst = &h->gpus[h->ngpus];
+
+			if (!isfinite(src->index) || !src->name)
+				continue;
+			dst->index = (int)src->index;
+			bf_text_sanitize(dst->name, sizeof(dst->name), src->name);
+			dst->memory_bytes = src->memory_bytes;
+			h->ngpus++;
+		}
 		break;
 	case BF_REC_PLAN:
 		h->gemm_total = rec->u.plan.gemm_total;

@@ -121,6 +121,16 @@ struct model_checks {
 	int passed, failed, skipped;
 };
 
+/* A GPU of a host, as its host record names it (the live verdict's
+ * product and peers: verdict_snapshot). */
+#define MODEL_MAX_GPUS 16
+
+struct model_gpu {
+	int index;              /* CUDA device index */
+	char name[96];          /* cudaDeviceProp.name, sanitised */
+	double memory_bytes;    /* NaN unknown */
+};
+
 struct model_host {
 	char name[128];
 	enum host_state state;
@@ -174,6 +184,11 @@ struct model_host {
 	char device_asked[8];   /* the agent's --device from its host
 				 * record's options: "cpu", "cuda"; "" all
 				 * or not said */
+	char cpu_model[96];     /* the host record's, sanitised; "" */
+	double cpu_cores;       /* NaN unknown */
+	struct model_gpu gpus[MODEL_MAX_GPUS]; /* the first MODEL_MAX_GPUS
+				 * of the host record's GPUs */
+	int ngpus;
 	char turn_started_at[32], turn_ended_at[32]; /* ISO 8601 UTC: when
 				 * the host's turn began (after the same-
 				 * machine check and any wait) and ended; "" */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/model.h"
 #include "record.h"
 #include "xmalloc.h"
 
@@ -135,4 +136,142 @@ void verdict_run_free(struct verdict_run *vr)
 	free(vr->hist);
 	references_free(&vr->refs);
 	memset(vr, 0, sizeof(*vr));
+}
+
+int verdict_run_find(const struct verdict_run *vr, const char *host,
+		     const char *device, const char *dtype, int n,
+		     int occurrence)
+{
+	for (int i = 0; vr && host && device && dtype && i < vr->n; i++) {
+		const struct verdict_input *in = &vr->in[i];
+
+		if (in->n == n && in->occurrence == occurrence &&
+		    strcmp(in->host, host) == 0 &&
+		    strcmp(in->device, device) == 0 &&
+		    strcmp(in->dtype, dtype) == 0)
+			return i;
+	}
+	return -1;
+}
+
+/* The product and peer key of a snapshot row, from its host's record as
+ * the model keeps it; product "" when unknown. */
+static void snapshot_product(const struct model_host *h, const char *device,
+			     char *product, size_t plen, char *key, size_t klen)
+{
+	char *end;
+	long k;
+
+	product[0] = key[0] = '\0';
+	if (strcmp(device, "cpu") == 0) {
+		if (!h->cpu_model[0])
+			return;
+		snprintf(product, plen, "%s", h->cpu_model);
+		snprintf(key, klen, "%s, %.0f cores", h->cpu_model,
+			 isfinite(h->cpu_cores) ? h->cpu_cores : 0.0);
+		return;
+	}
+	if (strncmp(device, "cuda:", 5) != 0)
+		return;
+	k = strtol(device + 5, &end, 10);
+	if (*end || end == device + 5)
+		return;
+	for (int i = 0; i < h->ngpus; i++)
+		if (h->gpus[i].index == k && h->gpus[i].name[0]) {
+			snprintf(product, plen, "%s", h->gpus[i].name);
+			snprintf(key, klen, "%s, %.0f MiB", h->gpus[i].name,
+				 isfinite(h->gpus[i].memory_bytes) ?
+					 h->gpus[i].memory_bytes / 1048576.0 :
+					 0.0);
+			return;
+		}
+}
+
+void verdict_snapshot(const struct model_snapshot *s,
+		      const struct ref_set *refs, struct verdict *out)
+{
+	struct verdict_input *in;
+	char (*prod)[96], (*keys)[192];
+
+	if (s->nrows <= 0)
+		return;
+	in = bf_xcalloc((size_t)s->nrows, sizeof(*in));
+	prod = bf_xcalloc((size_t)s->nrows, sizeof(*prod));
+	keys = bf_xcalloc((size_t)s->nrows, sizeof(*keys));
+	for (int i = 0; i < s->nrows; i++) {
+		const struct model_row *r = &s->rows[i];
+		const struct model_host *h =
+			r->host >= 0 && r->host < s->nhosts ? &s->hosts[r->host] :
+							      NULL;
+
+		if (h)
+			snapshot_product(h, r->device, prod[i], sizeof(prod[i]),
+					 keys[i], sizeof(keys[i]));
+		in[i].host = h ? h->name : "?";
+		in[i].device = r->device;
+		in[i].product = prod[i][0] ? prod[i] : NULL;
+		in[i].peer_key = keys[i][0] ? keys[i] : NULL;
+		in[i].dtype = r->dtype;
+		in[i].n = r->n;
+		in[i].occurrence = r->occurrence;
+		in[i].status = r->status;
+		in[i].invalid = strncmp(r->reason, "invalid:", 8) == 0;
+		in[i].reason = r->reason[0] ? r->reason : NULL;
+		in[i].gflops = r->gflops;
+		in[i].peak_gflops = r->peak_gflops;
+		in[i].bound_gflops = NAN;
+		in[i].reliable = r->reliable;
+	}
+	verdict_compute(in, s->nrows, NULL, refs ? refs->ov : NULL,
+			refs ? refs->nov : 0, refs ? refs->ranges : NULL,
+			refs ? refs->nranges : 0, out);
+	free(in);
+	free(prod);
+	free(keys);
+}
+
+/* qsort_r's order: the snapshot's rows by host, then device. */
+static int by_host_device(const void *a, const void *b, void *arg)
+{
+	const struct model_snapshot *s = arg;
+	const struct model_row *x = &s->rows[*(const int *)a];
+	const struct model_row *y = &s->rows[*(const int *)b];
+
+	if (x->host != y->host)
+		return x->host < y->host ? -1 : 1;
+	return strcmp(x->device, y->device);
+}
+
+void verdict_snapshot_counts(const struct model_snapshot *s,
+			     const struct verdict *out, int *counts,
+			     int *devices, int *slow_confident)
+{
+	int *idx, n = s->nrows;
+
+	for (int k = 0; k <= VERDICT_FAILED; k++)
+		counts[k] = 0;
+	*devices = *slow_confident = 0;
+	if (n <= 0)
+		return;
+	idx = bf_xcalloc((size_t)n, sizeof(*idx));
+	for (int i = 0; i < n; i++)
+		idx[i] = i;
+	qsort_r(idx, (size_t)n, sizeof(*idx), by_host_device, (void *)s);
+	for (int a = 0, b; a < n; a = b) {
+		int pick;
+
+		for (b = a + 1; b < n && s->rows[idx[b]].host == s->rows[idx[a]].host &&
+				strcmp(s->rows[idx[b]].device,
+				       s->rows[idx[a]].device) == 0;
+		     b++)
+			;
+		pick = verdict_device_pick(out, idx + a, b - a);
+		if (pick < 0)
+			continue;
+		counts[out[pick].kind]++;
+		(*devices)++;
+		*slow_confident += out[pick].kind == VERDICT_SLOW &&
+				   !out[pick].uncertain;
+	}
+	free(idx);
 }

@@ -45,4 +45,35 @@ enum bf_err verdict_run_compute(const struct archive_run *run,
 
 void verdict_run_free(struct verdict_run *vr);
 
+/*
+ * The live verdict (the live table, ui_curses.c): judges the GEMM rows
+ * of snapshot s into out[0..s->nrows) (caller's), each row's product and
+ * peers from its host's record (model_host's cpu_model and cores, gpus),
+ * against the references refs (NULL: none). Only the comparisons a run
+ * in progress has: peers so far and the references; no history (the
+ * final verdict, verdict_run_compute, has it). Skipped rows get
+ * VERDICT_NONE. Allocates work space (bf_xmalloc: aborts on
+ * out-of-memory); O(R log R) for R rows.
+ */
+struct model_snapshot;
+void verdict_snapshot(const struct model_snapshot *s,
+		      const struct ref_set *refs, struct verdict *out);
+
+/* Counts of the devices (host x device) of snapshot s by their verdict
+ * (verdict_device_pick over out[0..s->nrows), verdict_snapshot's):
+ * counts has VERDICT_FAILED + 1 entries; *devices the devices with a
+ * verdict; *slow_confident those whose verdict is a confident slow.
+ * O(R log R). */
+void verdict_snapshot_counts(const struct model_snapshot *s,
+			     const struct verdict *out, int *counts,
+			     int *devices, int *slow_confident);
+
+/* The index in vr of the gemm row of host (its name in the run), device,
+ * dtype, n and occurrence (1 the first of that device, dtype and n, as
+ * verdict_input.occurrence); -1 when vr has none. O(vr->n) string
+ * compares; reads vr only. */
+int verdict_run_find(const struct verdict_run *vr, const char *host,
+		     const char *device, const char *dtype, int n,
+		     int occurrence);
+
 #endif

@@ -193,7 +193,8 @@ void compare_print_csv(FILE *out, const struct compare_table *t)
 		"significant", "occurrence", "fraction_of_peak", "reliable",
 		"unreliable_reasons", "roofline_gflops", "fraction_of_roofline",
 		"bound", "gflop_per_joule", "watts", "reference_gflops",
-		"fraction_of_reference", "below_reference",
+		"fraction_of_reference", "below_reference", "verdict",
+		"verdict_reasons", "verdict_missing",
 	};
 	const size_t nheader = sizeof(header) / sizeof(header[0]);
 
@@ -259,7 +260,21 @@ void compare_print_csv(FILE *out, const struct compare_table *t)
 			csv_num(out, cell->present ? cell->reference_gflops : NAN);
 			csv_num(out, pass ? cell->fraction_of_reference : NAN);
 			csv_field(out, !pass || cell->below_reference < 0 ? "n/a" :
-				       cell->below_reference ? "yes" : "no", 1);
+				       cell->below_reference ? "yes" : "no", 0);
+			if (cell->verdict) {
+				snprintf(buf, sizeof(buf), "%s%s",
+					 verdict_kind_name(cell->verdict->kind),
+					 cell->verdict->uncertain ? "?" : "");
+				csv_field(out, buf, 0);
+				csv_field(out, cell->verdict->reasons[0] ?
+						       cell->verdict->reasons : "n/a", 0);
+				csv_field(out, cell->verdict->missing[0] ?
+						       cell->verdict->missing : "n/a", 1);
+			} else {
+				csv_field(out, "n/a", 0);
+				csv_field(out, "n/a", 0);
+				csv_field(out, "n/a", 1);
+			}
 		}
 	}
 	fflush(out);
@@ -308,6 +323,44 @@ static void json_columns(cJSON *doc, const struct compare_table *t)
 		add_str_or_null(o, CMP_KEY_REASON, run->reason);
 		add_str_or_null(o, CMP_KEY_TAG, run->tag);
 	}
+}
+
+/* The cell's verdict (docs/verdict.md) as an object; JSON null when the
+ * cell has none (skipped, or not computed). Comparisons not made are
+ * null (peers 0). */
+static void json_verdict(cJSON *o, const struct verdict *v)
+{
+	cJSON *j;
+
+	if (!v) {
+		cJSON_AddNullToObject(o, CMP_KEY_VERDICT);
+		return;
+	}
+	j = cJSON_AddObjectToObject(o, CMP_KEY_VERDICT);
+	cJSON_AddStringToObject(j, CMP_KEY_KIND, verdict_kind_name(v->kind));
+	cJSON_AddBoolToObject(j, CMP_KEY_UNCERTAIN, v->uncertain);
+	add_str_or_null(j, CMP_KEY_REASONS, v->reasons[0] ? v->reasons : NULL);
+	add_str_or_null(j, CMP_KEY_MISSING, v->missing[0] ? v->missing : NULL);
+	cJSON_AddNumberToObject(j, CMP_KEY_PEERS, v->npeers);
+	add_num_or_null(j, CMP_KEY_PEER_MEDIAN_GFLOPS,
+			v->npeers ? v->peer_median : NAN);
+	add_num_or_null(j, CMP_KEY_PEER_RATIO, v->npeers ? v->peer_ratio : NAN);
+	add_num_or_null(j, CMP_KEY_REFERENCE_LOW_GFLOPS,
+			v->has_ref ? v->ref_low : NAN);
+	add_num_or_null(j, CMP_KEY_REFERENCE_HIGH_GFLOPS,
+			v->has_ref ? v->ref_high : NAN);
+	if (v->has_ref)
+		cJSON_AddNumberToObject(j, CMP_KEY_REFERENCE_SOURCES,
+					v->ref_sources);
+	else
+		cJSON_AddNullToObject(j, CMP_KEY_REFERENCE_SOURCES);
+	add_str_or_null(j, CMP_KEY_REFERENCE_LABEL,
+			v->has_ref ? v->ref_label : NULL);
+	cJSON_AddNumberToObject(j, CMP_KEY_HISTORY_RUNS, v->nhistory);
+	add_num_or_null(j, CMP_KEY_HISTORY_MEDIAN_GFLOPS,
+			v->nhistory ? v->hist_median : NAN);
+	add_num_or_null(j, CMP_KEY_HISTORY_RATIO,
+			v->nhistory ? v->hist_ratio : NAN);
 }
 
 static cJSON *json_cell(const struct compare_cell *cell,
@@ -363,6 +416,7 @@ static cJSON *json_cell(const struct compare_cell *cell,
 				cJSON_AddItemToArray(reasons, cJSON_CreateString(tok));
 		}
 	}
+	json_verdict(o, cell->verdict);
 	if (first || !d->valid) {
 		cJSON_AddNullToObject(o, CMP_KEY_VS_FIRST);
 		return o;

@@ -42,6 +42,15 @@ void report_bars(FILE *out, const char *title, const char *unit,
 	report_html_escape(out, unit);
 	fprintf(out, " (bars from 0 to %s)</figcaption>\n", m);
 	for (int r = 0; r < nrows; r++) {
+		int figure = 0;
+
+		/* A group with no figure in any column is no group: nothing
+		 * shown that says nothing (the side-by-side table names its
+		 * results and why). */
+		for (int c = 0; c < ncols; c++)
+			figure |= isfinite(v[r * ncols + c]);
+		if (!figure)
+			continue;
 		fputs("<div class=\"group\"><div class=\"glabel\">", out);
 		report_html_escape(out, labels[r]);
 		fputs("</div>\n", out);

@@ -45,7 +45,8 @@ void report_fmt_value(char *buf, size_t len, double v, int percent);
  * tips (NULL or nrows x ncols, entries may be NULL) each bar's hover
  * text, texts (NULL or nrows x ncols, entries may be NULL) what the bar
  * says instead of its value ("12.3?1", "skipped [1]": the tables' cell
- * texts).
+ * texts). A group whose v is NaN in every column is left out (issue 30:
+ * no bar that says nothing; the side-by-side table names the result).
  */
 void report_bars(FILE *out, const char *title, const char *unit,
 		 char labels[][160], int nrows, int ncols, const double *v,

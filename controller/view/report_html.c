@@ -80,6 +80,19 @@ static const struct bf_rec_gemm *cell_record(const struct compare_column *col,
 	return NULL;
 }
 
+/* Whether row r of t has a measured GFLOP/s in some column. */
+static int row_has_figure(const struct compare_table *t, int r)
+{
+	for (int c = 0; c < t->ncols; c++) {
+		const struct compare_cell *cell = &t->rows[r].cells[c];
+
+		if (cell->present && cell->status == BF_STATUS_PASS &&
+		    isfinite(cell->median_gflops))
+			return 1;
+	}
+	return 0;
+}
+
 static void section_gflops(FILE *out, const struct compare_table *t,
 			   char labels[][160], const struct report_cells *rc)
 {
@@ -88,24 +101,37 @@ static void section_gflops(FILE *out, const struct compare_table *t,
 	double *lo = bf_xcalloc(n + 1, sizeof(double));
 	double *hi = bf_xcalloc(n + 1, sizeof(double));
 	const char **texts = bf_xcalloc(n + 1, sizeof(char *));
+	char(*shown)[160] = bf_xcalloc((size_t)t->nrows + 1, sizeof(*shown));
+	int nr = 0;
 
-	for (int r = 0; r < t->nrows; r++)
+	/* Only the results with a figure in some column: a row skipped or
+	 * failed everywhere is said once (report_html_write's left-out
+	 * line) and in the side-by-side table. */
+	for (int r = 0; r < t->nrows; r++) {
+		if (!row_has_figure(t, r))
+			continue;
+		memcpy(shown[nr], labels[r], sizeof(shown[nr]));
 		for (int c = 0; c < t->ncols; c++) {
 			const struct compare_cell *cell = &t->rows[r].cells[c];
-			size_t k = (size_t)r * (size_t)t->ncols + (size_t)c;
+			size_t k = (size_t)nr * (size_t)t->ncols + (size_t)c;
 			int ok = cell->present && cell->status == BF_STATUS_PASS;
 
 			v[k] = ok ? cell->median_gflops : NAN;
 			lo[k] = ok ? cell->min_gflops : NAN;
 			hi[k] = ok ? cell->max_gflops : NAN;
-			texts[k] = rc->text[k];
+			texts[k] = rc->text[(size_t)r * (size_t)t->ncols + (size_t)c];
 		}
-	fprintf(out, "<h2>GFLOP/s</h2>\n<p>Median of the timed iterations (2 n&sup3; "
-		     "/ median time); the whisker runs from the slowest to the "
-		     "fastest sample. Failed or skipped results have no bar; ? "
-		     "and [K] point to the notes under Side by side.</p>\n");
-	report_bars(out, "GFLOP/s by result and run", "GFLOP/s", labels, t->nrows,
-		    t->ncols, v, lo, hi, 0, 0, NULL, texts);
+		nr++;
+	}
+	if (nr > 0) {
+		fprintf(out, "<h2>GFLOP/s</h2>\n<p>Median of the timed iterations (2 n&sup3; "
+			     "/ median time); the whisker runs from the slowest to the "
+			     "fastest sample. Failed or skipped results have no bar; ? "
+			     "and [K] point to the notes under Side by side.</p>\n");
+		report_bars(out, "GFLOP/s by result and run", "GFLOP/s", shown,
+			    nr, t->ncols, v, lo, hi, 0, 0, NULL, texts);
+	}
+	free(shown);
 	free(texts);
 	free(v);
 	free(lo);
@@ -182,19 +208,22 @@ static void section_speedups(FILE *out, const struct compare_table *t)
 		snprintf(labels[nr], sizeof(labels[0]), "%.100s%s%s %s %s n=%d",
 			 x->host, x->host[0] ? ": " : "", kind, x->device,
 			 x->dtype, x->n);
-		for (int c = 0; c < t->ncols; c++)
-			v[(size_t)nr * (size_t)t->ncols + (size_t)c] =
-				bf_speed_ratio(passed_gflops(t, r, c),
-					       passed_gflops(t, base, c));
-		nr++;
+		{
+			int figure = 0;
+
+			for (int c = 0; c < t->ncols; c++) {
+				double q = bf_speed_ratio(passed_gflops(t, r, c),
+							  passed_gflops(t, base, c));
+
+				v[(size_t)nr * (size_t)t->ncols + (size_t)c] = q;
+				figure |= isfinite(q);
+			}
+			/* A pair with no figure in any column is no bar. */
+			nr += figure;
+		}
 	}
-	fprintf(out, "<h2>Speed-ups</h2>\n");
-	if (nr == 0) {
-		fprintf(out, "<p>No pair to compare: two columns with the same "
-			     "result, a GPU fp32 result beside the same host's CPU "
-			     "fp32, or a 16-bit dtype beside fp32 on the same "
-			     "device, at the same n.</p>\n");
-	} else {
+	if (nr > 0) {
+		fprintf(out, "<h2>Speed-ups</h2>\n");
 		fprintf(out, "<p>A result's median GFLOP/s over its base's "
 			     "(&gt; 1: faster)%s GPU fp32 over the same host's CPU "
 			     "fp32, and each dtype over fp32 on the same device."
@@ -226,12 +255,9 @@ static void section_peak(FILE *out, const struct compare_table *t,
 			tips[k] = g ? g->peak_basis : NULL;
 			any |= isfinite(v[k]);
 		}
-	fprintf(out, "<h2>Fraction of peak</h2>\n");
-	if (!any)
-		fprintf(out, "<p>No result carries a theoretical peak (runs of "
-			     "an older agent, or devices the peak table does not "
-			     "know).</p>\n");
-	else {
+	/* No figure: left out, said by the left-out line. */
+	if (any) {
+		fprintf(out, "<h2>Fraction of peak</h2>\n");
 		fprintf(out, "<p>GFLOP/s over the device's rated peak for the "
 			     "dtype (per core cluster, cores &times; FLOP/cycle "
 			     "from the agent's FMA probe &times; clock on a CPU; "
@@ -268,18 +294,16 @@ static void section_energy(FILE *out, const struct compare_table *t,
 						     g->energy_source;
 			any |= isfinite(v[k]);
 		}
-	fprintf(out, "<h2>Energy</h2>\n");
-	if (!any)
-		fprintf(out, "<p>No result carries its energy (runs of an "
-			     "older agent, no NVML energy counter, RAPL not "
-			     "readable: hover a bar's n/a for why).</p>\n");
-	else
+	/* No figure: left out, said by the left-out line. */
+	if (any) {
+		fprintf(out, "<h2>Energy</h2>\n");
 		fprintf(out, "<p>GFLOP per joule over the timed loop: NVML's "
 			     "board energy counter on a GPU, the RAPL package "
 			     "counters (whole sockets) on a CPU; hover a bar for "
 			     "the counter.</p>\n");
-	report_bars(out, "energy", "GFLOP/J", labels, t->nrows, t->ncols, v,
-		    NULL, NULL, 0, 0, tips, NULL);
+		report_bars(out, "energy", "GFLOP/J", labels, t->nrows, t->ncols,
+			    v, NULL, NULL, 0, 0, tips, NULL);
+	}
 	free(v);
 	free(tips);
 }
@@ -305,12 +329,9 @@ static void section_reference(FILE *out, const struct compare_table *t,
 			any |= isfinite(v[k]);
 			below += isfinite(v[k]) && cl->below_reference == 1;
 		}
-	fprintf(out, "<h2>Against published measurements</h2>\n");
-	if (!any) {
-		fprintf(out, "<p>No result has a published measurement of the "
-			     "same product, dtype and n to compare with "
-			     "(agent/hardware/reference.c).</p>\n");
-	} else {
+	/* No figure: left out, said by the left-out line. */
+	if (any) {
+		fprintf(out, "<h2>Against published measurements</h2>\n");
 		fprintf(out, "<p>Median GFLOP/s over what the same product "
 			     "measured elsewhere at the same dtype and n (hover a "
 			     "bar for the source); below %.0f%% it is <b>below "
@@ -323,6 +344,172 @@ static void section_reference(FILE *out, const struct compare_table *t,
 	}
 	free(v);
 	free(tips);
+}
+
+/* --- the verdict and what is left out (issue 30) --------------------- */
+
+/* Which charts hold a figure: any passing cell with a peak fraction,
+ * an energy, a reference fraction; how many rows have no GFLOP/s
+ * anywhere. */
+struct report_figures {
+	int peak, energy, reference, gflops_rows, empty_rows;
+};
+
+static void count_figures(const struct compare_table *t,
+			  struct report_figures *f)
+{
+	memset(f, 0, sizeof(*f));
+	for (int r = 0; r < t->nrows; r++) {
+		if (row_has_figure(t, r))
+			f->gflops_rows++;
+		else
+			f->empty_rows++;
+		for (int c = 0; c < t->ncols; c++) {
+			const struct bf_rec_gemm *g = cell_record(&t->cols[c],
+								  &t->rows[r]);
+			const struct compare_cell *cl = &t->rows[r].cells[c];
+
+			if (g && g->status == BF_STATUS_PASS) {
+				f->peak |= isfinite(g->fraction_of_peak);
+				f->energy |= isfinite(g->gflop_per_joule);
+			}
+			f->reference |= cl->present &&
+					isfinite(cl->fraction_of_reference);
+		}
+	}
+}
+
+/* One line naming every chart left out for holding no figure, and why;
+ * nothing when none is. */
+static void left_out_line(FILE *out, const struct report_figures *f)
+{
+	const char *sep = "";
+
+	if (f->peak && f->energy && f->reference && f->gflops_rows &&
+	    !f->empty_rows)
+		return;
+	fprintf(out, "<p class=\"leftout\">Left out, holding no figure: ");
+	if (!f->gflops_rows) {
+		fprintf(out, "%sGFLOP/s (no result was measured)", sep);
+		sep = "; ";
+	} else if (f->empty_rows) {
+		fprintf(out, "%sthe GFLOP/s bars of %d result%s skipped or failed "
+			     "in every column (why: the side-by-side table and "
+			     "its notes)", sep, f->empty_rows,
+			f->empty_rows == 1 ? "" : "s");
+		sep = "; ";
+	}
+	if (!f->peak) {
+		fprintf(out, "%sFraction of peak (no result carries a rated "
+			     "peak: an older agent, or devices the peak table "
+			     "does not know)", sep);
+		sep = "; ";
+	}
+	if (!f->energy) {
+		fprintf(out, "%sEnergy (no result carries its energy: no NVML "
+			     "energy counter, RAPL not readable, or an older "
+			     "agent)", sep);
+		sep = "; ";
+	}
+	if (!f->reference)
+		fprintf(out, "%sAgainst published measurements (no result has "
+			     "one of the same product, dtype and n: the "
+			     "verdict's references are above)", sep);
+	fprintf(out, ".</p>\n");
+}
+
+/* The device's verdict among the cells v[0..n) (pointers into a
+ * verdict_run): as verdict_device_pick, worst first. */
+static const struct verdict *pick_device(const struct verdict *const *v, int n)
+{
+	static const int rank[VERDICT_FAILED + 1] = {
+		[VERDICT_NONE] = 0, [VERDICT_UNKNOWN] = 1, [VERDICT_OK] = 2,
+		[VERDICT_SLOW] = 3, [VERDICT_FAILED] = 4,
+	};
+	const struct verdict *best = NULL;
+
+	for (int i = 0; i < n; i++)
+		if (v[i] && (!best || rank[v[i]->kind] > rank[best->kind]))
+			best = v[i];
+	return best;
+}
+
+/* A card per column's host and device: its verdict (the worst of its
+ * rows, as ctl show's line), the deciding row's figure and reasons, or
+ * what was missing; first on the page. */
+static void section_verdict(FILE *out, const struct compare_table *t)
+{
+	const struct verdict **v = bf_xcalloc((size_t)t->nrows + 1, sizeof(*v));
+	int cards = 0;
+
+	fprintf(out, "<h2 id=\"verdict\">Verdict</h2>\n<p>Each device against "
+		     "its peers in the run, the published references and its "
+		     "own history (docs/verdict.md); the worst of its results "
+		     "decides.</p>\n<div class=\"cards\">\n");
+	for (int c = 0; c < t->ncols; c++) {
+		const struct compare_column *col = &t->cols[c];
+
+		for (int r = 0; r < t->nrows; r++) {
+			const struct compare_row *row = &t->rows[r];
+			const char *host = row->host[0] ? row->host :
+					   col->host ? col->host->name :
+					   col->run->nhosts ? col->run->hosts[0].name :
+							      "?";
+			const struct verdict *d;
+			const struct compare_row *at = NULL;
+			int n = 0, seen = 0;
+			char fig[48];
+
+			/* Once per (host, device): at its first row. */
+			for (int q = 0; q < r && !seen; q++)
+				seen = strcmp(t->rows[q].device, row->device) == 0 &&
+				       strcmp(t->rows[q].host, row->host) == 0;
+			if (seen)
+				continue;
+			for (int q = r; q < t->nrows; q++)
+				if (strcmp(t->rows[q].device, row->device) == 0 &&
+				    strcmp(t->rows[q].host, row->host) == 0)
+					v[n++] = t->rows[q].cells[c].verdict;
+			d = pick_device(v, n);
+			if (!d)
+				continue;
+			for (int q = r; q < t->nrows && !at; q++)
+				if (t->rows[q].cells[c].verdict == d)
+					at = &t->rows[q];
+			report_fmt_value(fig, sizeof(fig), d->gflops, 0);
+			fprintf(out, "<div class=\"card v-%s\"><strong>",
+				verdict_kind_name(d->kind));
+			if (t->ncols > 1)
+				fprintf(out, "%c ", 'A' + c);
+			report_html_escape(out, host);
+			fputc(' ', out);
+			report_html_escape(out, row->device);
+			fprintf(out, " %s%s</strong> ",
+				d->kind == VERDICT_SLOW ? "SLOW" :
+				d->kind == VERDICT_FAILED ? "FAILED" :
+				verdict_kind_name(d->kind), d->uncertain ? "?" : "");
+			if (at) {
+				fprintf(out, "%s n=%d", at->dtype, at->n);
+				if (isfinite(d->gflops))
+					fprintf(out, ", %s GFLOP/s", fig);
+			}
+			if (d->reasons[0]) {
+				fputs("<br>", out);
+				report_html_escape(out, d->reasons);
+			}
+			if (d->missing[0] && d->kind == VERDICT_UNKNOWN) {
+				fputs("<br><span class=\"missing\">", out);
+				report_html_escape(out, d->missing);
+				fputs("</span>", out);
+			}
+			fputs("</div>\n", out);
+			cards++;
+		}
+	}
+	if (!cards)
+		fprintf(out, "<p>No device was measured.</p>\n");
+	fprintf(out, "</div>\n");
+	free(v);
 }
 
 static void section_roofline(FILE *out, const struct compare_table *t)
@@ -619,7 +806,15 @@ static const char style[] =
 	".chart .unit,.chart .tick{font-size:12px;fill:#555}"
 	".chart .axis{stroke:#888;stroke-width:1}"
 	".chart .differs{stroke:#999;stroke-dasharray:3 3}"
-	".differs{color:#a33}";
+	".differs{color:#a33}"
+	".cards{display:flex;flex-wrap:wrap;gap:8px;margin:8px 0}"
+	".card{flex:1 1 260px;max-width:100%;box-sizing:border-box;"
+	"border:1px solid #ccc;border-left:6px solid #888;padding:6px 8px;"
+	"font-size:13px;overflow-wrap:anywhere}"
+	".card.v-ok{border-left-color:#2a8a2a}"
+	".card.v-slow,.card.v-failed{border-left-color:#c22;background:#fff4f4}"
+	".card .missing{color:#555}"
+	".leftout{font-size:13px;color:#555}";
 
 int report_html_write(FILE *out, const struct compare_table *t,
 		      struct history *const *hist, int nhist,
@@ -627,6 +822,7 @@ int report_html_write(FILE *out, const struct compare_table *t,
 {
 	char(*labels)[160] = bf_xcalloc((size_t)t->nrows + 1, sizeof(*labels));
 	struct report_cells rc;
+	struct report_figures figures;
 
 	report_cells_build(&rc, t);
 	page_cells = &rc;
@@ -641,6 +837,9 @@ int report_html_write(FILE *out, const struct compare_table *t,
 	fprintf(out, " from %d column%s. Every figure below comes from the "
 		     "archived records; nothing is fetched.</p>\n",
 		t->ncols, t->ncols == 1 ? "" : "s");
+	section_verdict(out, t);
+	count_figures(t, &figures);
+	left_out_line(out, &figures);
 	section_runs(out, t);
 	legend(out, t);
 	report_side_by_side(out, t, &rc);

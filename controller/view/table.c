@@ -250,11 +250,163 @@ void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8,
 	fflush(out);
 }
 
+/* A host's devices other than the CPU, each with whether any of its rows
+ * (GEMM, bandwidth, batching) was measured (passed or failed). */
+#define HIDE_MAX_DEVICES 64
+
+struct hide_dev {
+	char device[16];
+	int measured;
+};
+
+struct hide_host {
+	struct hide_dev dev[HIDE_MAX_DEVICES];
+	int n;
+};
+
+/* The entry of device on host h (none for "cpu", a host out of range or
+ * a host with too many devices: never hidden). */
+static struct hide_dev *hide_find(struct hide_host *hh, int nhosts, int h,
+				  const char *device, int add)
+{
+	struct hide_host *x;
+
+	if (h < 0 || h >= nhosts || strcmp(device, "cpu") == 0)
+		return NULL;
+	x = &hh[h];
+	for (int i = 0; i < x->n; i++)
+		if (strcmp(x->dev[i].device, device) == 0)
+			return &x->dev[i];
+	if (!add || x->n == HIDE_MAX_DEVICES)
+		return NULL;
+	snprintf(x->dev[x->n].device, sizeof(x->dev[x->n].device), "%s", device);
+	x->dev[x->n].measured = 0;
+	return &x->dev[x->n++];
+}
+
+static void hide_mark(struct hide_host *hh, int nhosts, int h,
+		      const char *device, enum bf_status st)
+{
+	struct hide_dev *d = hide_find(hh, nhosts, h, device, 1);
+
+	if (d && st != BF_STATUS_SKIPPED)
+		d->measured = 1;
+}
+
+static int hide_row(struct hide_host *hh, int nhosts, int h, const char *device)
+{
+	struct hide_dev *d = hide_find(hh, nhosts, h, device, 0);
+
+	return d && !d->measured;
+}
+
+/* The device class of a device: "cuda" of "cuda:0", "cpu". */
+static size_t class_len(const char *device)
+{
+	const char *colon = strchr(device, ':');
+
+	return colon ? (size_t)(colon - device) : strlen(device);
+}
+
+static int same_class(const char *a, const char *b)
+{
+	size_t la = class_len(a);
+
+	return la == class_len(b) && strncmp(a, b, la) == 0;
+}
+
+/* A row's host set to this is left out (hide_skipped_everywhere). */
+#define HIDE_HOST (-2)
+
+/* Marks (host HIDE_HOST) the GEMM rows of a device class and dtype
+ * ("cpu fp16") skipped on every host for one reason: the verdict's one
+ * note line says it (verdict_text.h). Time O(rows x classes x dtypes),
+ * at most HIDE_MAX_DEVICES of those. */
+static void hide_skipped_everywhere(struct model_snapshot *m)
+{
+	struct {
+		const struct model_row *first; /* the class and dtype */
+		int hide;                      /* every row skipped, one reason */
+	} key[HIDE_MAX_DEVICES];
+	int nkey = 0;
+
+	for (int i = 0; i < m->nrows; i++) {
+		const struct model_row *r = &m->rows[i];
+		int k = 0;
+
+		while (k < nkey && !(same_class(key[k].first->device, r->device) &&
+				     strcmp(key[k].first->dtype, r->dtype) == 0))
+			k++;
+		if (k == nkey) {
+			if (nkey == HIDE_MAX_DEVICES)
+				continue;
+			key[nkey].first = r;
+			key[nkey++].hide = 1;
+		}
+		if (r->status != BF_STATUS_SKIPPED ||
+		    strcmp(r->reason, key[k].first->reason) != 0)
+			key[k].hide = 0;
+	}
+	for (int i = 0; i < m->nrows; i++) {
+		struct model_row *r = &m->rows[i];
+
+		for (int k = 0; k < nkey; k++)
+			if (key[k].hide &&
+			    same_class(key[k].first->device, r->device) &&
+			    strcmp(key[k].first->dtype, r->dtype) == 0) {
+				r->host = HIDE_HOST;
+				break;
+			}
+	}
+}
+
+/* Leaves out of m every row (GEMM, bandwidth, batching) of a host's GPU
+ * none of whose rows was measured: every one skipped (no driver, no GPU,
+ * does not fit); and the GEMM rows of a device class and dtype skipped
+ * on every host for one reason. The verdict's notes above the table say
+ * why, once for every host (verdict_text.h). Time O(rows x devices per
+ * host). */
+static void hide_unmeasured_devices(struct model_snapshot *m)
+{
+	struct hide_host *hh = bf_xcalloc((size_t)m->nhosts + 1, sizeof(*hh));
+	int k = 0;
+
+	for (int i = 0; i < m->nrows; i++)
+		hide_mark(hh, m->nhosts, m->rows[i].host, m->rows[i].device,
+			  m->rows[i].status);
+	for (int i = 0; i < m->nbandwidth; i++)
+		hide_mark(hh, m->nhosts, m->bandwidth[i].host,
+			  m->bandwidth[i].device, m->bandwidth[i].status);
+	for (int i = 0; i < m->nbatching; i++)
+		hide_mark(hh, m->nhosts, m->batching[i].host,
+			  m->batching[i].device, m->batching[i].status);
+	hide_skipped_everywhere(m);
+	for (int i = 0; i < m->nrows; i++)
+		if (!hide_row(hh, m->nhosts, m->rows[i].host, m->rows[i].device) &&
+		    m->rows[i].host != HIDE_HOST)
+			m->rows[k++] = m->rows[i];
+	m->nrows = k;
+	k = 0;
+	for (int i = 0; i < m->nbandwidth; i++)
+		if (!hide_row(hh, m->nhosts, m->bandwidth[i].host,
+			      m->bandwidth[i].device))
+			m->bandwidth[k++] = m->bandwidth[i];
+	m->nbandwidth = k;
+	k = 0;
+	for (int i = 0; i < m->nbatching; i++)
+		if (!hide_row(hh, m->nhosts, m->batching[i].host,
+			      m->batching[i].device))
+			m->batching[k++] = m->batching[i];
+	m->nbatching = k;
+	free(hh);
+}
+
 void table_print_plain(FILE *out, struct model *model, int width)
 {
 	struct model_snapshot snap = { 0 };
 
 	model_snapshot_update(model, &snap);
+	hide_unmeasured_devices(&snap);
 	table_print_snapshot(out, &snap, table_utf8(), width);
 	model_snapshot_free(&snap);
 }

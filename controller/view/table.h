@@ -18,7 +18,12 @@
  * (ui_note_lines: "?1 spread above 20% of the median: 2 rows, 29-83%",
  * "[1] no NVIDIA driver installed"). width > 0 (a terminal's: see
  * table_terminal_width) leaves out columns, in the live table's order,
- * until the table fits in width cells; 0 prints every column. */
+ * until the table fits in width cells; 0 prints every column.
+ * Rows of a host's GPU none of whose rows (GEMM, bandwidth, batching) was
+ * measured, every one skipped (a host without a GPU or its driver), are
+ * left out: the verdict's notes printed before the table say why, once
+ * (verdict_text.h; issue 30, "nothing shown that says nothing"). The
+ * archive keeps them. */
 void table_print_plain(FILE *out, struct model *m, int width);
 
 /* The same from a snapshot; utf8 selects "Δ%" over "chg%" and "µs" over

@@ -42,6 +42,7 @@
 #include "bf_clock.h"
 #include "bf_text.h"
 #include "model/sidebyside.h"
+#include "model/verdict_run.h"
 #include "view/ui_layout.h"
 #include "view/ui_notes.h"
 #include "view/ui_sidebyside.h"
@@ -86,6 +87,13 @@ struct ui {
 	struct ui_text_line *extra;     /* bandwidth, batching (ui_layout.h) */
 	int nextra;
 	int body_lines;                 /* of the last draw, for PgUp/PgDn */
+
+	/* The live verdict (verdict_snapshot) of each row of snap. */
+	const struct ref_set *refs;     /* not owned; NULL none */
+	struct verdict *verdicts;       /* verdicts_cap entries */
+	int verdicts_cap;
+	int vcounts[VERDICT_FAILED + 1]; /* devices per verdict */
+	int vdevices;
 };
 
 /* Terminal restoration state for the crash handler (file scope, since a
@@ -165,6 +173,21 @@ static void add_restore(const char *cap)
 
 /* ---- snapshot ---------------------------------------------------------- */
 
+/* The verdict of every row of the snapshot and the devices' counts. */
+static void judge(struct ui *ui)
+{
+	int slow;
+
+	if (ui->snap.nrows > ui->verdicts_cap) {
+		ui->verdicts_cap = ui->snap.nrows * 2;
+		ui->verdicts = bf_xrealloc(ui->verdicts, (size_t)ui->verdicts_cap *
+							      sizeof(*ui->verdicts));
+	}
+	verdict_snapshot(&ui->snap, ui->refs, ui->verdicts);
+	verdict_snapshot_counts(&ui->snap, ui->verdicts, ui->vcounts,
+				&ui->vdevices, &slow);
+}
+
 /* Copies the model when it changed since the last copy; 1 when it did. */
 static int take_snapshot(struct ui *ui)
 {
@@ -178,7 +201,39 @@ static int take_snapshot(struct ui *ui)
 		ui->lines_cap = 2 * ui->rows_cap;
 		ui->lines = bf_xrealloc(ui->lines, (size_t)ui->lines_cap * sizeof(*ui->lines));
 	}
+	judge(ui);
 	return 1;
+}
+
+void ui_set_references(struct ui *ui, const struct ref_set *refs)
+{
+	if (!ui)
+		return;
+	ui->refs = refs;
+	judge(ui);
+	ui->dirty = 1;
+}
+
+/* A row's verdict mark in the live table ("ok", "SLOW?", ...); "" for a
+ * row that did not pass (its state says why) or has none yet. */
+static const char *verdict_mark(const struct ui *ui, int row, char *buf,
+				size_t len)
+{
+	const struct verdict *v;
+
+	buf[0] = '\0';
+	if (row < 0 || row >= ui->snap.nrows || !ui->verdicts ||
+	    ui->snap.rows[row].status != BF_STATUS_PASS)
+		return buf;
+	v = &ui->verdicts[row];
+	if (v->kind == VERDICT_OK || v->kind == VERDICT_UNKNOWN)
+		snprintf(buf, len, "%s%s", verdict_kind_name(v->kind),
+			 v->uncertain ? "?" : "");
+	else if (v->kind == VERDICT_SLOW)
+		snprintf(buf, len, "SLOW%s", v->uncertain ? "?" : "");
+	else if (v->kind == VERDICT_FAILED)
+		snprintf(buf, len, "FAILED%s", v->uncertain ? "?" : "");
+	return buf;
 }
 
 /* ---- drawing ----------------------------------------------------------- */
@@ -270,6 +325,32 @@ static void draw_header(struct ui *ui, uint64_t elapsed_ns)
 		snprintf(fail, sizeof(fail), ", %d failed", failed);
 		put(ui, 0, w, fail, 0, 0, A_REVERSE | tone_attr(ui, UI_TONE_BAD));
 		w += ui_text_width(fail);
+	}
+	/* The verdict so far: devices per verdict, the worst first. */
+	if (ui->vdevices > 0) {
+		static const enum verdict_kind order[] = {
+			VERDICT_FAILED, VERDICT_SLOW, VERDICT_OK, VERDICT_UNKNOWN,
+		};
+		char sum[96];
+		size_t used;
+
+		used = (size_t)snprintf(sum, sizeof(sum), "  verdict");
+		for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)
+			if (ui->vcounts[order[k]] && used < sizeof(sum))
+				used += (size_t)snprintf(
+					sum + used, sizeof(sum) - used, "%s %d %s",
+					used > 9 ? "," : "", ui->vcounts[order[k]],
+					order[k] == VERDICT_SLOW ? "SLOW" :
+					order[k] == VERDICT_FAILED ? "FAILED" :
+					verdict_kind_name(order[k]));
+		/* Whole or not at all: never cut. */
+		if (w + ui_text_width(sum) <= COLS) {
+			put(ui, 0, w, sum, 0, 0, A_REVERSE | A_BOLD |
+				    (ui->vcounts[VERDICT_SLOW] ||
+						     ui->vcounts[VERDICT_FAILED] ?
+					     tone_attr(ui, UI_TONE_BAD) : A_NORMAL));
+			w += ui_text_width(sum);
+		}
 	}
 	if (w + 2 + ui_text_width(right) <= COLS)
 		put(ui, 0, COLS - ui_text_width(right), right, 0, 0, A_REVERSE);
@@ -549,7 +630,28 @@ static void draw_table(struct ui *ui, const struct ui_rows *rows)
 			if (!place[c].shown)
 				continue;
 			t = ui_cell_text(&ui->snap, r, (enum ui_col)c, cell, sizeof(cell));
-			put(ui, y, place[c].x, cell, place[c].width, spec[c].right,
+			if (c == UI_COL_STATE) {
+				char mark[16];
+				size_t used = strlen(cell);
+
+				/* Whole or not at all: never cut. */
+				if (verdict_mark(ui, ln->row, mark, sizeof(mark))[0] &&
+				    used + strlen(mark) + 3 < sizeof(cell) &&
+				    place[c].x + ui_text_width(cell) + 2 +
+						    (int)strlen(mark) <= COLS) {
+					snprintf(cell + used, sizeof(cell) - used,
+						 ", %s", mark);
+					if (ui->verdicts[ln->row].kind == VERDICT_SLOW ||
+					    ui->verdicts[ln->row].kind == VERDICT_FAILED)
+						t = UI_TONE_BAD;
+				}
+			}
+			/* The state, last, may take the rest of the line for
+			 * its verdict mark. */
+			put(ui, y, place[c].x, cell,
+			    c == UI_COL_STATE && COLS - place[c].x > place[c].width ?
+				    COLS - place[c].x : place[c].width,
+			    spec[c].right,
 			    tone_attr(ui, t) | (c == UI_COL_GFLOPS ? A_BOLD : A_NORMAL));
 		}
 	}
@@ -1004,5 +1106,6 @@ void ui_close(struct ui *ui)
 	free(ui->extra);
 	free(ui->order);
 	free(ui->lines);
+	free(ui->verdicts);
 	free(ui);
 }

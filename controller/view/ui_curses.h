@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 
 #include "model/model.h"
+#include "model/references.h"
 
 struct ui;
 
@@ -33,6 +34,15 @@ struct ui;
  * restores the terminal first. Caller frees with ui_close. */
 struct ui *ui_open(struct model *m, const char *run_id,
 		   const atomic_int *stopping);
+
+/* The reference ranges the live verdict compares with (references_load;
+ * not owned: must outlive ui, or be replaced first; NULL: none). The
+ * live table marks each measured row's state with its verdict so far
+ * ("done, ok", "done, SLOW", "done, unknown"; "?" when the row is
+ * unreliable) from its peers in the run and the references
+ * (verdict_snapshot; no history: the final verdict has it), and the
+ * header sums the devices up ("verdict 3 ok, 1 SLOW"). */
+void ui_set_references(struct ui *ui, const struct ref_set *refs);
 
 enum ui_event {
 	UI_EV_NONE,

@@ -82,7 +82,7 @@ _ctl()
 		opts="--size --sizes --dtypes --device --iters --cpu-iters --warmup
 		      --cpu-warmup --cold-cache --bandwidth-mib --no-bandwidth
 		      --no-batching --jobs --concurrent-same-machine --baseline
-		      --timeout --host-timeout --no-tui --tag
+		      --timeout --host-timeout --no-tui --tag --fail-on
 		      --accept-new-host-keys -F --results --hosts-dir
 		      --rerun-failed --help"
 		takes=hosts ;;
@@ -106,14 +106,14 @@ _ctl()
 		takes=ssh ;;
 	compare)
 		opts="--last --json --csv --samples --benchstat
-		      --fail-on-regression --results --help"
+		      --fail-on-regression --results --hosts-dir --help"
 		takes=runs ;;
 	history)
 		opts="--device --dtype --n --last --min-change --fail-on-regression
 		      --json --results --help"
 		takes=hosts ;;
 	report)
-		opts="--last -o --output --history --results --help"
+		opts="--last -o --output --history --results --hosts-dir --help"
 		takes=runs ;;
 	show)
 		opts="--results --hosts-dir --fail-on --help"
