@@ -304,7 +304,7 @@ class LiveTable(unittest.TestCase):
         self.assertIn("bfhost1, bfhost2, bfhost3: one machine; run one at a "
                       "time", live)
         self.assertRegex(live, r"(?m)^q quit .*v per host  \? help")
-        code, text = p.wait_exit(90)
+        code, text = p.wait_exit(180)
         self.assertEqual(code, 0, text)
         # The plain table follows in the scrollback, side by side too.
         self.assertIn("complete:", text)
@@ -365,7 +365,7 @@ class LiveTable(unittest.TestCase):
         self.need_hosts()
         p = self.pane(width=120, height=30)
         p.run_ctl("bfhost1 bfhost2 bfhost3 " + SWEEP)
-        code, text = p.wait_exit(90)
+        code, text = p.wait_exit(180)
         self.assertEqual(code, 0, text)
         lines = p.scrollback().splitlines()
         i = lines.index("side by side (median GFLOP/s)")
@@ -467,7 +467,7 @@ class LiveTable(unittest.TestCase):
         p.resize(100, 30)
         p.wait_for(lambda s: "peak MiB" in s, 10, "a redraw at 100 columns")
         p.keys("q")
-        code, _ = p.wait_exit(30)
+        code, _ = p.wait_exit(180)
         self.assertEqual(code, 130)
 
     # -- keys ----------------------------------------------------------
@@ -508,7 +508,7 @@ class LiveTable(unittest.TestCase):
         p.wait_for(lambda s: "benchfleet live table" not in s, 5,
                    "the help to close")
         p.keys("q")
-        code, text = p.wait_exit(30)
+        code, text = p.wait_exit(180)
         self.assertEqual(code, 130)
 
     # -- notes: every reason readable in full ----------------------------
@@ -552,7 +552,7 @@ class LiveTable(unittest.TestCase):
                          10, "the top of the table")
         self.assertRegex(top, r"(?m)^host\s+device\s+dtype\s.*\sstate$")
         p.keys("q")
-        code, text = p.wait_exit(30)
+        code, text = p.wait_exit(180)
         self.assertEqual(code, 130, text)
 
     # -- leaving ---------------------------------------------------------
@@ -565,7 +565,7 @@ class LiveTable(unittest.TestCase):
                    "bfhost1" in s, 40, "hosts running")
         t0 = time.monotonic()
         p.keys(key)
-        code, text = p.wait_exit(30)
+        code, text = p.wait_exit(180)
         self.assertEqual(code, 130, text)
         self.assertLess(time.monotonic() - t0, 20, "slow to stop")
         self.assertIn("interrupted", text)
@@ -590,7 +590,7 @@ class LiveTable(unittest.TestCase):
         pid = p.pid_of_ctl()
         self.assertIsNotNone(pid)
         os.kill(pid, signal.SIGSEGV)
-        code, text = p.wait_exit(20)
+        code, text = p.wait_exit(180)
         self.assertEqual(code, 128 + signal.SIGSEGV, text)
         p.assert_terminal_usable(self)
 
@@ -605,7 +605,7 @@ class LiveTable(unittest.TestCase):
                         "no colour without NO_COLOR")
         self.assertIn("\u2500", text)
         p.keys("q")
-        p.wait_exit(30)
+        p.wait_exit(180)
 
         p = self.pane()
         p.run_ctl("local " + LONG, prefix="NO_COLOR=1 LC_ALL=C ")
@@ -620,7 +620,7 @@ class LiveTable(unittest.TestCase):
                         [c for c in plain if ord(c) >= 128][:5])
         self.assertRegex(plain, r"(?m)^local\s+[#.]+ ")
         p.keys("q")
-        code, _ = p.wait_exit(30)
+        code, _ = p.wait_exit(180)
         self.assertEqual(code, 130)
 
     def test_pipe_and_redirect_have_no_escapes(self):

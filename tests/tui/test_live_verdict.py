@@ -168,7 +168,7 @@ class LiveVerdict(unittest.TestCase):
             % (agent, self.tmp, CTL, self.tmp, hosts))
         screen = self.pane.wait_for(
             lambda s: re.search(r"(?m)^local\s+cuda:3\s+fp32\s.*, SLOW"
-                                r"\s*$", s), 60, "cuda:3 marked SLOW")
+                                r"\s*$", s), 240, "cuda:3 marked SLOW")
         for k in range(3):
             self.assertRegex(screen, r"(?m)^local\s+cuda:%d\s+fp32\s.*"
                              r", ok\s*$" % k)
@@ -178,7 +178,7 @@ class LiveVerdict(unittest.TestCase):
                          r", unknown\??\s*$")
         open(os.path.join(d, "go"), "w").close()
         text = self.pane.wait_for(lambda s: re.search(r"(?m)^EXIT=\d+", s),
-                                  60, "ctl to exit")
+                                  240, "ctl to exit")
         self.assertRegex(text, r"(?m)^EXIT=0$")
         self.assertRegex(self.pane.scrollback(),
                          r"(?m)^local cuda:3 SLOW: fp32 n=64 .* of its 3 "
