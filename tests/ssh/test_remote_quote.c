@@ -76,7 +76,7 @@ int main(void)
 	size_t i;
 
 	expect_quote("bfhost1", "bfhost1");
-	expect_quote("/usr/local/bin/agent-1.2_x,y:z@h%+", 
+	expect_quote("/usr/local/bin/agent-1.2_x,y:z@h%+",
 		     "/usr/local/bin/agent-1.2_x,y:z@h%+");
 	expect_quote("", "''");
 	expect_quote("a b", "'a b'");
