@@ -4,6 +4,7 @@
  * (HMAC, EVP base64, RAND_bytes), the library libssh itself links.
  */
 #include "remote/remote_knownhosts.h"
+#include "remote/remote_match.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -69,20 +70,6 @@ static int hashed_matches(const char *entry, size_t len, const char *name)
 	return memcmp(got, want, SHA1_BYTES) == 0;
 }
 
-/* "*" and "?" only: "[" is literal in known_hosts ("[host]:port"). */
-static int glob_match(const char *pat, const char *s)
-{
-	if (!*pat)
-		return !*s;
-	if (*pat == '*')
-		return glob_match(pat + 1, s) || (*s && glob_match(pat, s + 1));
-	if (!*s)
-		return 0;
-	if (*pat == '?' || *pat == *s)
-		return glob_match(pat + 1, s + 1);
-	return 0;
-}
-
 static int host_matches(const char *patterns, const char *name)
 {
 	char lname[1100], pat[1100];
@@ -104,7 +91,8 @@ static int host_matches(const char *patterns, const char *name)
 				pat[i] = (char)tolower(
 					(unsigned char)p[i + neg]);
 			pat[i] = '\0';
-			if (glob_match(pat, lname)) {
+			/* '*' and '?' only: '[' is literal ("[host]:port"). */
+			if (remote_match_pattern(lname, pat)) {
 				if (neg)
 					return 0;
 				matched = 1;
