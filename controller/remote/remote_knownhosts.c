@@ -151,20 +151,27 @@ static enum bf_err scan(const char *const *files, size_t n, const char *name,
 			kh_line_fn fn, void *arg, char *detail,
 			size_t detail_len)
 {
-	char buf[16384];
+	/* Whole lines however long (getline, as OpenSSH's hostfile.c reads
+	 * them): a fixed buffer cut a long line in two, and its tail, from
+	 * a comment even, was read as a line of its own. */
+	char *buf = NULL;
+	size_t cap = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		FILE *f = fopen(files[i], "r");
 		int lineno = 0;
 
 		if (!f) {
-			if (errno == ENOENT || errno == ENOTDIR)
+			int e = errno;
+
+			if (e == ENOENT || e == ENOTDIR)
 				continue;
+			free(buf);
 			return bf_fail(detail, detail_len, BF_ERR_IO,
 				       "known_hosts %s: %s", files[i],
-				       strerror(errno));
+				       strerror(e));
 		}
-		while (fgets(buf, sizeof buf, f)) {
+		while (getline(&buf, &cap, f) != -1) {
 			char *s = buf, *hosts, *type, *blob;
 			enum kh_marker marker = KH_PLAIN;
 
@@ -196,12 +203,14 @@ static enum bf_err scan(const char *const *files, size_t n, const char *name,
 			int e = errno;
 
 			fclose(f);
+			free(buf);
 			return bf_fail(detail, detail_len, BF_ERR_IO,
 				       "known_hosts %s: %s", files[i],
 				       strerror(e));
 		}
 		fclose(f);
 	}
+	free(buf);
 	return BF_OK;
 }
 
