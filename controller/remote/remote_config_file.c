@@ -9,7 +9,7 @@
  *
  * It reads what ctl uses, the way OpenSSH 9.2's readconf.c does: the -F
  * file, or ~/.ssh/config then /etc/ssh/ssh_config; "Host" patterns
- * matched against the name as given (match_pattern: '*', '?', a leading
+ * matched against the name as given (remote_match.h: '*', '?', a leading
  * '!' ends the block's match), "Match" with all, host (the HostName so
  * far, %h expanded), originalhost, user, localuser, canonical and final
  * (a second pass, as ssh makes for "Match final"), "Include" (glob(3),
@@ -26,10 +26,12 @@
  * "~" and %-tokens are expanded there), so both resolvers end alike.
  */
 #include "remote/remote_config.h"
+#include "remote/remote_match.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <glob.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -109,27 +111,6 @@ static int strv_add(struct remote_strv *sv, const char *s)
 	return 0;
 }
 
-/* OpenSSH's match_pattern (match.c): '*' any run, '?' one character. */
-static int pattern_match(const char *s, const char *p)
-{
-	for (;; s++, p++) {
-		if (!*p)
-			return !*s;
-		if (*p == '*') {
-			while (*p == '*')
-				p++;
-			if (!*p)
-				return 1;
-			for (; *s; s++)
-				if (pattern_match(s, p))
-					return 1;
-			return 0;
-		}
-		if (!*s || (*p != '?' && *p != *s))
-			return 0;
-	}
-}
-
 /* A comma-separated list of patterns, '!' negating (match.c
  * match_pattern_list): 1 matched, 0 not, -1 matched a negation. With
  * lower, s is compared in lower case (match_hostname). */
@@ -151,7 +132,7 @@ static int pattern_list(const char *s, const char *list, int lower)
 			buf[n - (size_t)neg] = '\0';
 			for (char *c = buf; lower && *c; c++)
 				*c = (char)tolower((unsigned char)*c);
-			if (pattern_match(low, buf)) {
+			if (remote_match_pattern(low, buf)) {
 				if (neg)
 					return -1;
 				got = 1;
@@ -220,7 +201,8 @@ static int is_no(const char *v)
 }
 
 /* OpenSSH's convtime: a number with an optional s, m, h, d, w suffix,
- * or several ("1m30s"). -1 when it is none. */
+ * or several ("1m30s"). -1 when it is none, or more than INT_MAX
+ * seconds (misc.c convtime refuses those too). */
 static int seconds(const char *v)
 {
 	long total = 0;
@@ -242,8 +224,12 @@ static int seconds(const char *v)
 		case 'w': mul = 604800; end++; break;
 		default: return -1;
 		}
+		/* n may be LONG_MAX (strtol saturates): bound it before the
+		 * product, so neither it nor the sum overflows. */
+		if (n > INT_MAX / mul)
+			return -1;
 		total += n * mul;
-		if (total > 86400L * 365)
+		if (total > INT_MAX)
 			return -1;
 		v = end;
 	}
@@ -434,13 +420,20 @@ static int apply(struct reader *rd, char **w, int n, const char *raw,
 				return -1;
 			v->proxy_command = s;
 		}
-	} else if (!strcasecmp(k, "connecttimeout")) {
-		if (v->connect_timeout_s < 0)
-			v->connect_timeout_s = !strcasecmp(a, "none") ? 0 :
-					       seconds(a);
-	} else if (!strcasecmp(k, "serveraliveinterval")) {
-		if (v->alive_interval_s < 0)
-			v->alive_interval_s = seconds(a);
+	} else if (!strcasecmp(k, "connecttimeout") ||
+		   !strcasecmp(k, "serveraliveinterval")) {
+		/* readconf.c: "invalid time value" is fatal. */
+		int alive = !strcasecmp(k, "serveraliveinterval");
+		int t = !alive && !strcasecmp(a, "none") ? 0 : seconds(a);
+		int *dst = alive ? &v->alive_interval_s : &v->connect_timeout_s;
+
+		if (t < 0) {
+			*err = fail_at(rd, BF_ERR_PARSE, file, line,
+				       "invalid time value", a);
+			return 0;
+		}
+		if (*dst < 0)
+			*dst = t;
 	} else if (!strcasecmp(k, "serveralivecountmax")) {
 		char *end;
 		long c = strtol(a, &end, 10);
@@ -563,7 +556,7 @@ static enum bf_err read_file(struct reader *rd, const char *path, int user,
 			for (int i = 1; i < n && !nevermatch; i++) {
 				int neg = w[i][0] == '!';
 
-				if (pattern_match(rd->host, w[i] + neg)) {
+				if (remote_match_pattern(rd->host, w[i] + neg)) {
 					if (neg) {
 						active = 0;
 						break;

@@ -4,6 +4,7 @@
  * (HMAC, EVP base64, RAND_bytes), the library libssh itself links.
  */
 #include "remote/remote_knownhosts.h"
+#include "remote/remote_match.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -69,20 +70,6 @@ static int hashed_matches(const char *entry, size_t len, const char *name)
 	return memcmp(got, want, SHA1_BYTES) == 0;
 }
 
-/* "*" and "?" only: "[" is literal in known_hosts ("[host]:port"). */
-static int glob_match(const char *pat, const char *s)
-{
-	if (!*pat)
-		return !*s;
-	if (*pat == '*')
-		return glob_match(pat + 1, s) || (*s && glob_match(pat, s + 1));
-	if (!*s)
-		return 0;
-	if (*pat == '?' || *pat == *s)
-		return glob_match(pat + 1, s + 1);
-	return 0;
-}
-
 static int host_matches(const char *patterns, const char *name)
 {
 	char lname[1100], pat[1100];
@@ -104,7 +91,8 @@ static int host_matches(const char *patterns, const char *name)
 				pat[i] = (char)tolower(
 					(unsigned char)p[i + neg]);
 			pat[i] = '\0';
-			if (glob_match(pat, lname)) {
+			/* '*' and '?' only: '[' is literal ("[host]:port"). */
+			if (remote_match_pattern(lname, pat)) {
 				if (neg)
 					return 0;
 				matched = 1;
@@ -163,20 +151,27 @@ static enum bf_err scan(const char *const *files, size_t n, const char *name,
 			kh_line_fn fn, void *arg, char *detail,
 			size_t detail_len)
 {
-	char buf[16384];
+	/* Whole lines however long (getline, as OpenSSH's hostfile.c reads
+	 * them): a fixed buffer cut a long line in two, and its tail, from
+	 * a comment even, was read as a line of its own. */
+	char *buf = NULL;
+	size_t cap = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		FILE *f = fopen(files[i], "r");
 		int lineno = 0;
 
 		if (!f) {
-			if (errno == ENOENT || errno == ENOTDIR)
+			int e = errno;
+
+			if (e == ENOENT || e == ENOTDIR)
 				continue;
+			free(buf);
 			return bf_fail(detail, detail_len, BF_ERR_IO,
 				       "known_hosts %s: %s", files[i],
-				       strerror(errno));
+				       strerror(e));
 		}
-		while (fgets(buf, sizeof buf, f)) {
+		while (getline(&buf, &cap, f) != -1) {
 			char *s = buf, *hosts, *type, *blob;
 			enum kh_marker marker = KH_PLAIN;
 
@@ -208,12 +203,14 @@ static enum bf_err scan(const char *const *files, size_t n, const char *name,
 			int e = errno;
 
 			fclose(f);
+			free(buf);
 			return bf_fail(detail, detail_len, BF_ERR_IO,
 				       "known_hosts %s: %s", files[i],
 				       strerror(e));
 		}
 		fclose(f);
 	}
+	free(buf);
 	return BF_OK;
 }
 

@@ -45,6 +45,7 @@
 #include "bf_text.h"
 #include "remote/remote_ssh.h"
 #include "run/agent_stderr.h"
+#include "run/build_log.h"
 #include "run/deployed.h"
 #include "run/embedded.h"
 #include "run/inventory_check.h"
@@ -59,15 +60,6 @@
  * enough for a compiler error that scrolled past under make -j, bounded
  * for a build that printed megabytes. */
 #define BUILD_LOG_LINES 1000
-
-/* The line the build's watcher prints each second while the build runs
- * (its failure to print is how the watcher learns that ctl is gone),
- * followed by the build's last progress mark in build.log: make's
- * "[ 45%]" or ninja's "[12/40]" (build_step). */
-#define BUILD_HEARTBEAT ":bf-building"
-/* The prefix of a line the build command prints when it, not the build,
- * knows what went wrong (the reason then says that line). */
-#define BUILD_CAUSE ":bf-cause"
 
 static char *env_prefix(const struct inv_host *inv);
 
@@ -125,164 +117,34 @@ static char *sftp_dir(const char *workdir, const char *home, const char *sub)
 	return bf_xasprintf("%s/%s", workdir, sub);
 }
 
-/* Keeps the last lines of a failed build's log (printed by the script),
- * and picks out the cause from it as the lines go by. */
+/* A line of the build's output: progress to the session, the rest to
+ * the host's log and into the tail (build_log.h). */
 struct tail_buf {
 	struct host_ctx *h;
-	char text[2048];
-	/* The first of each kind of cause line; the reason names one. */
-	char pkg_cause[256];    /* pkg-config: "No package 'x' found" */
-	char cmake_cause[384];  /* "CMake Error at ...:" and its message */
-	char cc_cause[256];     /* a compiler's "...: error: ..." */
-	char ctl_cause[384];    /* the build command's BUILD_CAUSE line */
-	int in_cmake_error;     /* cmake_cause is still collecting */
+	struct build_log log;
 };
-
-/* Appends a CMake message line to cause, one space between words. */
-static void cause_append(char *cause, size_t len, const char *line)
-{
-	size_t have = strlen(cause);
-
-	line += strspn(line, " \t");
-	if (*line && have + 1 < len)
-		snprintf(cause + have, len - have, "%s%s", have ? " " : "",
-			 line);
-}
-
-/* Picks out the cause of a failed build. CMake prints its error as
- * "CMake Error at FILE:LINE (command):" followed by indented message
- * lines (blank lines between them included), then boilerplate ("See also
- * .../CMakeOutput.log", a file removed with the staging directory). A
- * missing package shows first as pkg-config's "No package 'x' found",
- * which says more than the CMake error after it ("A required package was
- * not found"). */
-static void cause_scan(struct tail_buf *t, const char *line)
-{
-	if (t->in_cmake_error) {
-		if (*line == ' ' || *line == '\t' || *line == '\0') {
-			cause_append(t->cmake_cause, sizeof(t->cmake_cause),
-				     line);
-			return;
-		}
-		t->in_cmake_error = 0;
-	}
-	if (!t->cmake_cause[0] && strncmp(line, "CMake Error", 11) == 0) {
-		snprintf(t->cmake_cause, sizeof(t->cmake_cause), "%s", line);
-		t->in_cmake_error = 1;
-	} else if (!t->pkg_cause[0] &&
-		   (strstr(line, "No package '") ||
-		    strstr(line, "was not found in the pkg-config search path"))) {
-		line += strspn(line, "- \t");
-		snprintf(t->pkg_cause, sizeof(t->pkg_cause), "%s", line);
-	} else if (!t->cc_cause[0] && (strstr(line, ": error: ") ||
-				       strstr(line, ": fatal error: "))) {
-		snprintf(t->cc_cause, sizeof(t->cc_cause), "%s", line);
-	}
-}
-
-/* The build's progress from a heartbeat's mark: "[ 45%]" (CMake's
- * Makefiles: percent 1, 45 of 100) or "[12/40]" (ninja: 12 of 40
- * steps). 0 when mark is neither (no mark yet: CMake still configures). */
-static int build_step(const char *mark, int *done, int *total, int *percent)
-{
-	int a, b;
-	char end;
-
-	mark += strspn(mark, " ");
-	if (sscanf(mark, "[%3d%%%c", &a, &end) == 2 && end == ']' && a >= 0 &&
-	    a <= 100) {
-		*done = a;
-		*total = 100;
-		*percent = 1;
-		return 1;
-	}
-	if (sscanf(mark, "[%7d/%7d%c", &a, &b, &end) == 3 && end == ']' &&
-	    a >= 0 && b > 0 && a <= b) {
-		*done = a;
-		*total = b;
-		*percent = 0;
-		return 1;
-	}
-	return 0;
-}
 
 static enum bf_err tail_line(void *arg, const char *line, size_t len,
 			     int truncated)
 {
 	struct tail_buf *t = arg;
-	size_t have = strlen(t->text), need = len + 1;
 	int done, total, percent;
 
 	(void)truncated;
-	if (strncmp(line, BUILD_HEARTBEAT, strlen(BUILD_HEARTBEAT)) == 0 &&
-	    (line[strlen(BUILD_HEARTBEAT)] == '\0' ||
-	     line[strlen(BUILD_HEARTBEAT)] == ' ')) {
-		if (build_step(line + strlen(BUILD_HEARTBEAT), &done, &total,
-			       &percent))
-			session_build_progress(t->h, done, total, percent);
-		return BF_OK;
+	switch (build_log_line(&t->log, line, len, &done, &total, &percent)) {
+	case BUILD_LINE_PROGRESS:
+		session_build_progress(t->h, done, total, percent);
+		break;
+	case BUILD_LINE_HEARTBEAT:
+		break;
+	case BUILD_LINE_CAUSE:
+		fprintf(t->h->log, "build: %s\n", t->log.ctl_cause);
+		break;
+	case BUILD_LINE_TEXT:
+		fprintf(t->h->log, "build: %s\n", line);
+		break;
 	}
-	if (strncmp(line, BUILD_CAUSE " ", sizeof(BUILD_CAUSE)) == 0) {
-		snprintf(t->ctl_cause, sizeof(t->ctl_cause), "%s",
-			 line + sizeof(BUILD_CAUSE));
-		fprintf(t->h->log, "build: %s\n", t->ctl_cause);
-		return BF_OK;
-	}
-	fprintf(t->h->log, "build: %s\n", line);
-	cause_scan(t, line);
-	/* CMake's pointer to its own logs names files in the staging
-	 * directory, which is gone by the time anyone reads this. */
-	if (strncmp(line, "See also \"", 10) == 0)
-		return BF_OK;
-	if (need >= sizeof(t->text))
-		return BF_OK;
-	if (have + need >= sizeof(t->text)) {
-		/* Drop the oldest whole lines: a line cut at its front would
-		 * read as a different line. */
-		size_t drop = have + need + 1 - sizeof(t->text);
-		const char *keep = t->text + drop;
-
-		if (t->text[drop - 1] != '\n') {
-			keep = strchr(keep, '\n');
-			keep = keep ? keep + 1 : t->text + have;
-		}
-		memmove(t->text, keep, strlen(keep) + 1);
-		have = strlen(t->text);
-	}
-	snprintf(t->text + have, sizeof(t->text) - have, "%s%s", have ? "\n" : "",
-		 line);
 	return BF_OK;
-}
-
-/* The cause of a failed build, or NULL when none was recognised. */
-static const char *tail_cause(const struct tail_buf *t)
-{
-	if (t->ctl_cause[0])
-		return t->ctl_cause;
-	if (t->pkg_cause[0])
-		return t->pkg_cause;
-	if (t->cmake_cause[0])
-		return t->cmake_cause;
-	if (t->cc_cause[0])
-		return t->cc_cause;
-	return NULL;
-}
-
-/* The newest whole lines of text that fit in room bytes (NUL included),
- * as a pointer into text; when even the last line does not fit, its end.
- * The end of a build log is where the error is. */
-static const char *tail_that_fits(const char *text, size_t room)
-{
-	size_t len = strlen(text);
-	const char *p, *nl;
-
-	if (room == 0 || len < room)
-		return text;
-	p = text + len - (room - 1);
-	if (p[-1] == '\n')
-		return p;
-	nl = strchr(p, '\n');
-	return nl ? nl + 1 : p;
 }
 
 static enum bf_err upload_sources(struct host_ctx *h, struct remote *r,
@@ -493,16 +355,16 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 		 * in a fixed buffer (and the archive with it): the cause
 		 * first, then the log's last lines, not its first, when it is
 		 * cut. The host's log has more (BUILD_LOG_LINES). */
-		const char *cause = tail_cause(&tail);
+		const char *cause = build_log_cause(&tail.log);
 		/* An empty log gets no heading of its own; without a cause
 		 * either, the exit status is all there is to say. */
-		char *head = cause && tail.text[0] ?
+		char *head = cause && tail.log.text[0] ?
 			bf_xasprintf("agent build failed on the host: %.300s\n"
 				     "last lines of build.log:\n", cause) :
 			cause ?
 			bf_xasprintf("agent build failed on the host: %.300s",
 				     cause) :
-			!tail.text[0] ?
+			!tail.log.text[0] ?
 			bf_xasprintf("agent build failed on the host: the "
 				     "build command exited with status %d and "
 				     "printed nothing", res.exit_status) :
@@ -513,7 +375,7 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 		if (detail_len < cap)
 			cap = detail_len;
 		err = bf_fail(detail, detail_len, BF_ERR_BUILD, "%s%s", head,
-			      tail_that_fits(tail.text, cap > head_len + 1 ?
+			      build_log_tail(tail.log.text, cap > head_len + 1 ?
 							cap - head_len : 0));
 		free(head);
 	}

@@ -6,7 +6,8 @@
  * hashed names (vectors made with OpenSSH 9.2p1's `ssh-keygen -H`), and
  * the verdicts over several files (unknown, ok, changed, other type,
  * revoked winning, where the deciding line is), markers, comments, a
- * missing file, an unreadable one, and lines ctl appends read back.
+ * missing file, an unreadable one, lines longer than 16 KiB (one line
+ * each, issue 28), and lines ctl appends read back.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -236,6 +237,40 @@ static void test_scan(void **state)
 	assert_string_equal(types, " ecdsa-sha2-nistp256 ");
 }
 
+/* A line longer than any buffer is one line: a comment of 20000 bytes
+ * ending in "evil ssh-ed25519 KEY1" knows no host (a 16 KiB buffer cut
+ * it, and its tail read as a line of its own trusted KEY1 for "evil"),
+ * and a long host list's last name is found on that line's number. */
+static void test_long_lines(void **state)
+{
+	size_t pad = 20000;
+	char *text = malloc(pad + 512);
+	const char *f[1];
+	struct remote_kh_match m;
+
+	(void)state;
+	assert_non_null(text);
+	text[0] = '#';
+	memset(text + 1, 'x', pad - 1);
+	snprintf(text + pad, 512, " evil " ED " " KEY1 "\n");
+	f[0] = file(0, "long", text);
+	m = check(f, 1, "evil", ED, KEY1);
+	assert_int_equal(m.state, REMOTE_KH_UNKNOWN);
+	/* "a,a,a,...,far host": the name after 20000 bytes of patterns. */
+	for (size_t i = 0; i < pad; i += 2)
+		memcpy(text + i, "a,", 2);
+	snprintf(text + pad, 512, "far " ED " " KEY1 "\nnext " ED " " KEY2
+		 "\n");
+	f[0] = file(0, "long", text);
+	m = check(f, 1, "far", ED, KEY1);
+	assert_int_equal(m.state, REMOTE_KH_OK);
+	assert_int_equal(m.line, 1);
+	m = check(f, 1, "next", ED, KEY2);
+	assert_int_equal(m.state, REMOTE_KH_OK);
+	assert_int_equal(m.line, 2);
+	free(text);
+}
+
 static void test_unreadable(void **state)
 {
 	const char *f[1];
@@ -294,6 +329,8 @@ int main(void)
 		cmocka_unit_test(test_patterns),
 		cmocka_unit_test_setup_teardown(test_verdicts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scan, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_lines, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_add_read_back, setup,
