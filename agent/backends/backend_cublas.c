@@ -1025,9 +1025,17 @@ out:
 }
 
 #if CUDART_VERSION >= 11080
+/* Floats between the two FP8 scales in device memory: each scale pointer
+ * 16-byte aligned. cuBLASLt 13.1 on an H200 (2026-12-04) returned
+ * CUBLAS_STATUS_NOT_SUPPORTED from cublasLtMatmul, after its heuristic
+ * had found an algorithm, for a B scale pointer 4 bytes past the A one,
+ * and ran with one 16 or 256 bytes past it (a probe of each). */
+#define FP8_SCALE_STRIDE 4
+
 /* FP8 through cuBLASLt (cublasGemmEx has no FP8): e4m3 A and B, fp32
  * per-tensor dequantisation scales at scales_dev (scales_dev[0] for the
- * first operand, B^T; [1] for A), CUBLAS_COMPUTE_32F, bf16 D, fast
+ * first operand, B^T; [FP8_SCALE_STRIDE] for A: each scale pointer
+ * 16-byte aligned, see FP8_SCALE_STRIDE), CUBLAS_COMPUTE_32F, bf16 D, fast
  * accumulation off. Ada and Hopper run FP8 only with the first operand
  * transposed and the second not ("TN"), and every dimension and leading
  * dimension a multiple of 16 bytes (cuBLAS Library, cublasLtMatmul: "To
@@ -1045,7 +1053,7 @@ static enum bf_err fp8_setup(struct gemm_args *g, const void *bt_dev,
 			     size_t detail_len)
 {
 	const int32_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-	const float *sa = scales_dev, *sb = scales_dev + 1;
+	const float *sa = scales_dev, *sb = scales_dev + FP8_SCALE_STRIDE;
 	const int8_t fast_accum = 0;
 	uint64_t n = (uint64_t)g->n;
 	cublasLtMatmulPreference_t pref = NULL;
@@ -1252,9 +1260,11 @@ static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
 	if (job->dtype == BF_DTYPE_FP8) {
 		/* B transposed on the host (FP8's TN layout, fp8_setup),
 		 * copied like A and B, and the two scales as fp32. */
-		const float sc[2] = {
-			(float)(job->b_scale > 0 ? job->b_scale : 1.0),
-			(float)(job->a_scale > 0 ? job->a_scale : 1.0) };
+		float sc[FP8_SCALE_STRIDE + 1] = { 0 };
+
+		sc[0] = (float)(job->b_scale > 0 ? job->b_scale : 1.0);
+		sc[FP8_SCALE_STRIDE] =
+			(float)(job->a_scale > 0 ? job->a_scale : 1.0);
 
 		bt_host = malloc(nn);
 		if (!bt_host) {

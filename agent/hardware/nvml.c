@@ -302,19 +302,44 @@ int nvml_violation_throttled(double before_ns, double after_ns,
 	return after_ns - before_ns > NVML_VIOLATION_FRACTION * window_ns;
 }
 
+/* Whether reading s shows its SM clock held down by a power cap: below
+ * NVML_POWER_CAP_CLOCK_FRACTION of its maximum, or either figure
+ * unknown (then the cap's word is taken). */
+static int clock_held(const struct gpu_state *s)
+{
+	if (!(s->sm_clock_mhz > 0) || !(s->sm_clock_max_mhz > 0))
+		return 1;
+	return s->sm_clock_mhz <
+	       NVML_POWER_CAP_CLOCK_FRACTION * s->sm_clock_max_mhz;
+}
+
 int nvml_throttled(const struct gpu_state *before,
 		   const struct gpu_state *during,
 		   const struct gpu_state *after)
 {
 	int known = 0, throttled = 0;
 	const struct gpu_state *s[3] = { before, during, after };
+	const struct gpu_state *clock = NULL;
+	const int64_t heat = (int64_t)(NVML_REASONS_THROTTLED &
+				       ~NVML_REASON_SW_POWER_CAP);
 
 	for (int i = 0; i < 3; i++) {
-		if (!s[i] || !s[i]->known || s[i]->event_reasons < 0)
+		if (!s[i] || !s[i]->known)
+			continue;
+		/* The clock the power counter is judged by: during's, else
+		 * the lowest known one. */
+		if (s[i]->sm_clock_mhz > 0 && s[i]->sm_clock_max_mhz > 0 &&
+		    (!clock || i == 1 ||
+		     (clock != during &&
+		      s[i]->sm_clock_mhz < clock->sm_clock_mhz)))
+			clock = s[i];
+		if (s[i]->event_reasons < 0)
 			continue;
 		known = 1;
+		throttled |= (s[i]->event_reasons & heat) != 0;
 		throttled |= (s[i]->event_reasons &
-			      (int64_t)NVML_REASONS_THROTTLED) != 0;
+			      (int64_t)NVML_REASON_SW_POWER_CAP) &&
+			     clock_held(s[i]);
 	}
 	if (before && after && before->known && after->known) {
 		double window = (double)(after->read_ns - before->read_ns);
@@ -326,7 +351,8 @@ int nvml_throttled(const struct gpu_state *before,
 						 window);
 
 		known |= p >= 0 || t >= 0;
-		throttled |= p == 1 || t == 1;
+		throttled |= t == 1;
+		throttled |= p == 1 && (!clock || clock_held(clock));
 	}
 	return known ? throttled : -1;
 }

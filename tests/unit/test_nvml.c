@@ -63,6 +63,43 @@ static void test_throttled(void **state)
 	assert_int_equal(nvml_throttled(&unknown, &hot, &unknown), 1);
 }
 
+/* A power cap with the clock near its maximum is the boost at work, not
+ * throttling (the first H200 run: sw_power_cap at 1935 of 1980 MHz, 80 %
+ * of peak); below 0.90 of it, or with heat, it is. */
+static void test_power_cap_at_full_clock(void **state)
+{
+	struct gpu_state idle = reading(1, (int64_t)NVML_REASON_GPU_IDLE);
+	struct gpu_state capped = reading(1, (int64_t)NVML_REASON_SW_POWER_CAP);
+	struct gpu_state hot = reading(1, (int64_t)NVML_REASON_HW_THERMAL);
+
+	(void)state;
+	idle.sm_clock_mhz = idle.sm_clock_max_mhz = 1980;
+	capped.sm_clock_max_mhz = hot.sm_clock_max_mhz = 1980;
+	capped.sm_clock_mhz = hot.sm_clock_mhz = 1935;
+	assert_int_equal(nvml_throttled(&idle, &capped, &idle), 0);
+	capped.sm_clock_mhz = 1780; /* 0.899 */
+	assert_int_equal(nvml_throttled(&idle, &capped, &idle), 1);
+	assert_int_equal(nvml_throttled(&idle, &hot, &idle), 1);
+	/* The power violation counter: 581 ms of 1 s, judged by during's
+	 * clock. */
+	idle.power_violation_ns = 0;
+	idle.read_ns = 0;
+	capped.event_reasons = 0;
+	capped.sm_clock_mhz = 1935;
+	{
+		struct gpu_state after = idle;
+
+		after.read_ns = 1000000000;
+		after.power_violation_ns = 581e6;
+		assert_int_equal(nvml_throttled(&idle, &capped, &after), 0);
+		capped.sm_clock_mhz = 1500;
+		assert_int_equal(nvml_throttled(&idle, &capped, &after), 1);
+		/* no clock known anywhere: the counter's word is taken */
+		idle.sm_clock_mhz = after.sm_clock_mhz = 0;
+		assert_int_equal(nvml_throttled(&idle, NULL, &after), 1);
+	}
+}
+
 static void test_violation_counters(void **state)
 {
 	/* 3 s row: more than 1 % (30 ms) held down is throttled. */
@@ -205,6 +242,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reason_names),
 		cmocka_unit_test(test_throttled),
+		cmocka_unit_test(test_power_cap_at_full_clock),
 		cmocka_unit_test(test_violation_counters),
 		cmocka_unit_test(test_absent_or_unknown_gpu),
 		cmocka_unit_test(test_cpu_state),
