@@ -199,11 +199,20 @@ class KexTest(Base):
         self.assertEqual(code, BF_ERR_CONNECT, ev)
         self.check_detail(self.error(ev)["detail"])
         os.makedirs(self.path("nohosts"))
-        r = subprocess.run([CTL, "run", "--no-tui", "-F", cfg, "--results",
-                            self.path("results"), "--hosts-dir",
-                            self.path("nohosts"), "kexonly", "--size", "64"],
-                           capture_output=True, text=True, env=self.env(),
-                           timeout=WAIT_S, cwd=self.tmp)
+        # libssh 0.10 can read the server's close (after the server saw
+        # no common key exchange) before it has judged the server's
+        # KEXINIT, and then says "Socket error" instead (seen once at
+        # load 20): that race is libssh's, so a run that lost it is run
+        # again, at most twice.
+        for _ in range(3):
+            r = subprocess.run([CTL, "run", "--no-tui", "-F", cfg,
+                                "--results", self.path("results"),
+                                "--hosts-dir", self.path("nohosts"),
+                                "kexonly", "--size", "64"],
+                               capture_output=True, text=True,
+                               env=self.env(), timeout=WAIT_S, cwd=self.tmp)
+            if "Socket error" not in r.stdout:
+                break
         self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
         self.assertIn("no key exchange in common with the server: it "
                       "offers only %s" % self.SERVER_KEX, r.stdout)
