@@ -30,6 +30,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
 #include <pwd.h>
@@ -514,13 +515,23 @@ static enum bf_err read_file(struct reader *rd, const char *path, int user,
 	FILE *f;
 	char *line = NULL, *store = NULL, *w[MAX_WORDS];
 	size_t cap = 0;
-	int lineno = 0, active = 1;
+	int fd, lineno = 0, active = 1;
 	enum bf_err err = BF_OK;
 
 	if (depth > MAX_DEPTH)
 		return bf_fail(rd->detail, rd->detail_len, BF_ERR_PARSE,
 			       "ssh config %s: too many nested Include", path);
-	f = fopen(path, "r");
+	/* Never wait on what is not a file: an Include glob can name a pipe
+	 * with no writer (open would block), or, for root, /proc/kmsg (each
+	 * read blocks until the kernel logs; fuzz_sshconfig met both through
+	 * "Include /????/????"). OpenSSH's ssh waits there for ever; ctl
+	 * reads what is there now (O_NONBLOCK: a pipe with no writer is
+	 * empty) and says so for a read that would wait. Regular files and
+	 * /dev/null read as before. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	f = fd < 0 ? NULL : fdopen(fd, "r");
+	if (!f && fd >= 0)
+		close(fd);
 	if (!f) {
 		if (!must_exist && errno == ENOENT)
 			return BF_OK;
@@ -591,6 +602,14 @@ static enum bf_err read_file(struct reader *rd, const char *path, int user,
 				      BF_ERR_NOMEM, "ssh config: out of "
 				      "memory");
 	}
+	/* A read that would wait (see the open above) is an error; other
+	 * read errors (a directory: EISDIR) end the file quietly, as in
+	 * OpenSSH's readconf.c, which never checks its getline's error. */
+	if (err == BF_OK && ferror(f) && (errno == EAGAIN ||
+					  errno == EWOULDBLOCK))
+		err = bf_fail(rd->detail, rd->detail_len, BF_ERR_IO,
+			      "ssh config %s: not a file: reading it would "
+			      "wait for more (a device or a pipe)", path);
 	free(store);
 	free(line);
 	fclose(f);

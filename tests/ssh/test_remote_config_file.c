@@ -6,7 +6,9 @@
  * and time values (ConnectTimeout, ServerAliveInterval) whose numbers
  * overflowed a long ("1s8888888888888888888888": undefined behaviour)
  * and which, when bad, were dropped without a word where ssh stops with
- * "invalid time value".
+ * "invalid time value"; and an Include that names a pipe (fuzz_sshconfig
+ * met "Include /????/????" matching /proc/kmsg, whose reads block for
+ * root), where the reader waited for ever.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -131,12 +135,47 @@ static void test_config_host_stars(void **state)
 	free(text);
 }
 
+/* An Include of a pipe: with no writer it reads as empty and the lines
+ * after it still apply; with a writer that has written nothing, a read
+ * would wait, which is an error naming the file. Both used to block for
+ * ever (alarm(60) turns that into a failure). */
+static void test_include_pipe(void **state)
+{
+	char fifo[80], conf[256], *text, detail[512], want[256];
+	int wfd;
+
+	(void)state;
+	snprintf(fifo, sizeof(fifo), "%s/pipe", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	snprintf(conf, sizeof(conf), "Host h\n  Include %s\n  Port 2222\n",
+		 fifo);
+	put(conf);
+	alarm(60);
+	assert_int_equal(read_for("h", &text, detail, sizeof(detail)), BF_OK);
+	assert_non_null(strstr(text, "port 2222\n"));
+	free(text);
+
+	wfd = open(fifo, O_RDWR | O_NONBLOCK);  /* a writer, writing nothing */
+	assert_true(wfd >= 0);
+	assert_int_equal(read_for("h", &text, detail, sizeof(detail)),
+			 BF_ERR_IO);
+	snprintf(want, sizeof(want), "ssh config %s: not a file: reading it "
+		 "would wait for more (a device or a pipe)", fifo);
+	assert_string_equal(detail, want);
+	free(text);
+	alarm(0);
+	close(wfd);
+	unlink(fifo);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_time_values, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_config_host_stars, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_include_pipe, setup,
 						teardown),
 	};
 
