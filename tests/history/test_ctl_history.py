@@ -2,11 +2,13 @@
 """ctl history and --fail-on-regression against real archives.
 
 Real `ctl run local` runs, each GEMM through a slow but correct sgemm
-preloaded into the agent (slow_sgemm.c: 50 ms or 150 ms after each call,
-so a run's times hardly depend on the machine's load): ten runs with the
-50 ms shim must give no change point; six more with the 150 ms shim must
-give exactly one, at the first of them, with env.LD_PRELOAD as what
-changed. Archives edited for a known step (every run's samples made the
+preloaded into the agent (slow_sgemm.c: 50 ms or 150 ms after each call):
+ten runs with the 50 ms shim must give no change point; six more with the
+150 ms shim must give exactly one, at the first of them, with
+env.LD_PRELOAD as what changed. The runs' provenance is as they recorded
+it; their timed samples are pinned (pin_samples) to the first run of
+their shim, so that the statistics do not depend on the machine's load
+(a sleep overshoots under it). Archives edited for a known step (every run's samples made the
 first run's, the later runs' slower) give it at the right run with no
 provenance change. A run with
 other settings is a series of its own. ctl compare --fail-on-regression
@@ -56,6 +58,57 @@ def runs_of(results):
                    if os.path.isdir(os.path.join(results, d))), key=started)
 
 
+def gemm_files(results, run_id):
+    """(path, records, the passing gemm records) of each of run_id's
+    NDJSON files under results."""
+    d = os.path.join(results, run_id)
+    for name in sorted(os.listdir(d)):
+        if name.endswith(".ndjson"):
+            path = os.path.join(d, name)
+            with open(path) as f:
+                recs = [json.loads(line) for line in f if line.strip()]
+            yield path, recs, [g for g in recs if g.get("type") == "gemm"
+                               and g.get("status") == "pass"]
+
+
+def pin_samples(results, run_ids, base_id, k=1.0):
+    """Each passing gemm record of run_ids made base_id's, its times
+    scaled by k: the timed samples, medians, spread and reliability, and
+    the peak and reference (the CPU probe's measured peak moves between
+    runs under load by more than the 5 % that counts as a provenance
+    change). Everything else, the provenance included, stays as the run
+    recorded it. So a series' statistics are the same on any machine at
+    any load: a 50 ms sleep in the shim ran some 12 % longer in a few
+    runs at load 20, which the change-point scan rightly called a
+    change."""
+    base = {(g["dtype"], g["n"]): g
+            for _, _, gs in gemm_files(results, base_id) for g in gs}
+    for run_id in run_ids:
+        for path, recs, gs in gemm_files(results, run_id):
+            for g in gs:
+                b = base[(g["dtype"], g["n"])]
+                for f in ("spread", "reliable", "unreliable_reasons"):
+                    g[f] = b[f]
+                for f in list(g):
+                    if f.startswith(("peak", "reference")):
+                        del g[f]
+                g.update({f: v for f, v in b.items()
+                          if f.startswith(("peak", "reference"))})
+                g["samples_ms"] = [x * k for x in b["samples_ms"]]
+                for f in ("median_ms", "min_ms", "max_ms"):
+                    g[f] = b[f] * k
+                g["gflops"] = 2.0 * g["n"] ** 3 / g["median_ms"] / 1e6
+                if k == 1.0:
+                    g["fraction_of_peak"] = b.get("fraction_of_peak")
+                    g["fraction_of_roofline"] = b.get("fraction_of_roofline")
+                else:
+                    g["fraction_of_peak"] = None
+                    g["fraction_of_roofline"] = None
+            with open(path, "w") as f:
+                for g in recs:
+                    f.write(json.dumps(g) + "\n")
+
+
 class HistoryTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -65,11 +118,14 @@ class HistoryTest(unittest.TestCase):
         for i in range(10):
             r = ctl(*RUN, "--results", cls.same, shim=SLOW_50)
             assert r.returncode == 0, r.stdout + r.stderr
+        same_ids = runs_of(cls.same)
+        pin_samples(cls.same, same_ids, same_ids[0])
         shutil.copytree(cls.same, cls.step)
         for i in range(6):
             r = ctl(*RUN, "--results", cls.step, shim=SLOW_150)
             assert r.returncode == 0, r.stdout + r.stderr
         cls.step_ids = runs_of(cls.step)
+        pin_samples(cls.step, cls.step_ids[10:], cls.step_ids[10])
 
     @classmethod
     def tearDownClass(cls):
@@ -149,52 +205,11 @@ class HistoryTest(unittest.TestCase):
         shutil.copytree(self.same, edited)
         ids = runs_of(edited)
 
-        def gemms(run_id):
-            """(path, records, the passing gemm records) of run_id's
-            NDJSON files."""
-            d = os.path.join(edited, run_id)
-            for name in sorted(os.listdir(d)):
-                if name.endswith(".ndjson"):
-                    path = os.path.join(d, name)
-                    with open(path) as f:
-                        recs = [json.loads(line) for line in f
-                                if line.strip()]
-                    yield path, recs, [g for g in recs
-                                       if g.get("type") == "gemm" and
-                                       g.get("status") == "pass"]
-
         # Every run's timed samples made the first run's, and from the
         # 7th run on 1.5x slower: a step exactly there, which the runs'
-        # own noise (a loaded machine can slow one 50 ms run by a
-        # fifth) cannot move. Each record is kept consistent (gflops
-        # from its median; spread and reliability are the first run's,
-        # as its samples are), and its peak and reference are the first
-        # run's too: the CPU probe's measured peak moves between runs
-        # under load, by more than the 5 % that counts as a provenance
-        # change, which this test did not plant.
-        base = {(g["dtype"], g["n"]): g
-                for _, _, gs in gemms(ids[0]) for g in gs}
-        for i, run_id in enumerate(ids):
-            k = 1.5 if i >= 6 else 1.0
-            for path, recs, gs in gemms(run_id):
-                for g in gs:
-                    b = base[(g["dtype"], g["n"])]
-                    for f in ("spread", "reliable", "unreliable_reasons"):
-                        g[f] = b[f]
-                    for f in list(g):
-                        if f.startswith(("peak", "reference")):
-                            del g[f]
-                    g.update({f: v for f, v in b.items()
-                              if f.startswith(("peak", "reference"))})
-                    g["samples_ms"] = [x * k for x in b["samples_ms"]]
-                    for f in ("median_ms", "min_ms", "max_ms"):
-                        g[f] = b[f] * k
-                    g["gflops"] = 2.0 * g["n"] ** 3 / g["median_ms"] / 1e6
-                    g["fraction_of_peak"] = None
-                    g["fraction_of_roofline"] = None
-                with open(path, "w") as f:
-                    for g in recs:
-                        f.write(json.dumps(g) + "\n")
+        # own noise cannot move (pin_samples).
+        pin_samples(edited, ids[:6], ids[0])
+        pin_samples(edited, ids[6:], ids[0], 1.5)
         s = self.series(edited)
         cps = s[0]["change_points"]
         self.assertEqual([c["at"] for c in cps], [6], cps)
