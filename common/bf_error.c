@@ -3,6 +3,7 @@
  * missing entry is a compile-time-visible gap rather than a wrong message.
  */
 #include "bf_error.h"
+#include "bf_text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,11 +44,14 @@ enum bf_err bf_fail(char *buf, size_t size, enum bf_err err, const char *fmt,
 		    ...)
 {
 	va_list ap;
+	int n;
 
 	if (buf && size > 0) {
 		va_start(ap, fmt);
-		vsnprintf(buf, size, fmt, ap);
+		n = vsnprintf(buf, size, fmt, ap);
 		va_end(ap);
+		if (n >= 0 && (size_t)n >= size)
+			bf_text_mark_cut(buf, size);
 	}
 	return err;
 }

@@ -44,7 +44,9 @@ const char *bf_err_str(enum bf_err err);
 
 /* Formats "what: why" into buf (size bytes, always NUL-terminated when
  * size > 0) with printf semantics and returns err, so that a failing path
- * can say `return bf_fail(detail, len, BF_ERR_IO, "open %s: %s", p, e);`. */
+ * can say `return bf_fail(detail, len, BF_ERR_IO, "open %s: %s", p, e);`.
+ * A text that does not fit ends with "..." (bf_text_mark_cut), so a reason
+ * cut short never reads as the whole one. */
 enum bf_err bf_fail(char *buf, size_t size, enum bf_err err, const char *fmt,
 		    ...) __attribute__((format(printf, 4, 5)));
 

@@ -43,6 +43,30 @@ static size_t utf8_len(const unsigned char *p, uint32_t *cp)
 	return 0;
 }
 
+/* Ends dst, which holds out bytes of UTF-8 (whose last sequence may be cut
+ * short), with "..." in place of as many whole characters as it needs, so
+ * that a cut is never silent (issue 28: reasons cut mid-word read as
+ * whole). With under 4 bytes of room the text is only cut. */
+static void mark_cut(char *dst, size_t out, size_t dst_len)
+{
+	if (dst_len < 4) {
+		dst[out] = '\0';
+		return;
+	}
+	while (out + 3 > dst_len - 1) {
+		do
+			out--;
+		while (out > 0 && ((unsigned char)dst[out] & 0xc0) == 0x80);
+	}
+	memcpy(dst + out, "...", 4);
+}
+
+void bf_text_mark_cut(char *dst, size_t dst_len)
+{
+	if (dst && dst_len > 0)
+		mark_cut(dst, strnlen(dst, dst_len - 1), dst_len);
+}
+
 char *bf_text_sanitize(char *dst, size_t dst_len, const char *src)
 {
 	const unsigned char *p = (const unsigned char *)(src ? src : "");
@@ -67,8 +91,10 @@ char *bf_text_sanitize(char *dst, size_t dst_len, const char *src)
 			put = "?";
 			put_len = 1;
 		}
-		if (out + put_len >= dst_len)
-			break;
+		if (out + put_len >= dst_len) {
+			mark_cut(dst, out, dst_len);
+			return dst;
+		}
 		memcpy(dst + out, put, put_len);
 		out += put_len;
 		p += n;
@@ -105,6 +131,7 @@ char *bf_text_join_lines(char *dst, size_t dst_len, const char *src,
 				memcpy(dst + used, sep, seplen + 1);
 				used += seplen;
 			} else if (used > 0) {
+				mark_cut(dst, used, dst_len);
 				break;
 			}
 			line = bf_xasprintf("%.*s", (int)(n < 65536 ? n : 65536), p);

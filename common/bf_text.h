@@ -19,9 +19,16 @@
  * space, a byte that does not start or continue a well-formed UTF-8
  * sequence (RFC 3629: no overlongs, no surrogates, nothing above
  * U+10FFFF) becomes '?'. Output that does not fit is cut at a character
- * boundary. Returns dst.
+ * boundary and ends with "..." (dst_len >= 4), so a cut is never read as
+ * the whole text. Returns dst.
  */
 char *bf_text_sanitize(char *dst, size_t dst_len, const char *src);
+
+/* Marks dst (dst_len bytes, holding a NUL-terminated UTF-8 text that
+ * filled it: snprintf's output cut at dst_len - 1 bytes, say) as cut: its
+ * last characters, whole ones (a sequence cut short included), give way
+ * to "..." (dst_len >= 4; under that it is left as it is). */
+void bf_text_mark_cut(char *dst, size_t dst_len);
 
 /* As bf_text_sanitize, whole, into a new string (never cut: the result is
  * never longer than src; NULL reads as ""). Caller frees. */
@@ -34,7 +41,8 @@ char *bf_text_sanitize_dup(const char *src);
  * stderr) becomes one line: "Unknown host\nsrun: error: x" -> "Unknown
  * host; srun: error: x"; with "\n    " its lines are indented under the
  * first. Output that does not fit is cut as bf_text_sanitize cuts it,
- * never after a separator. Returns dst.
+ * never after a separator, and ends with "..." (dst_len >= 4). Returns
+ * dst.
  */
 char *bf_text_join_lines(char *dst, size_t dst_len, const char *src,
 			 const char *sep);

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "bf_error.h"
 #include "bf_text.h"
 
 static void check(const char *in, const char *want)
@@ -52,10 +53,29 @@ static void test_cut_at_boundary(void **state)
 {
 	char buf[5];
 
-	/* 4 bytes of room: "ab" and one 3-byte character would need 5. */
+	/* 4 bytes of room: "ab" and one 3-byte character would need 5; a cut
+	 * ends with "...", so only "a" is left of the text. */
 	assert_string_equal(bf_text_sanitize(buf, sizeof(buf), "ab\xe4\xb8\xad"),
-			    "ab");
+			    "a...");
+	assert_string_equal(bf_text_sanitize(buf, sizeof(buf), "abcd"), "abcd");
 	assert_string_equal(bf_text_sanitize(buf, sizeof(buf), NULL), "");
+	/* The "..." replaces whole characters: two 3-byte ones in 8 bytes. */
+	{
+		char b8[8];
+
+		assert_string_equal(bf_text_sanitize(b8, sizeof(b8),
+						     "\xe4\xb8\xad\xe6\x96\x87xy"),
+				    "\xe4\xb8\xad...");
+		assert_string_equal(bf_text_sanitize(b8, sizeof(b8),
+						     "\xe4\xb8\xad\xe6\x96\x87"),
+				    "\xe4\xb8\xad\xe6\x96\x87");
+	}
+	/* Under 4 bytes of room: cut only. */
+	{
+		char b3[3];
+
+		assert_string_equal(bf_text_sanitize(b3, sizeof(b3), "abc"), "ab");
+	}
 }
 
 static void test_join_lines(void **state)
@@ -79,10 +99,40 @@ static void test_join_lines(void **state)
 	/* Cut: no separator without room for what follows it. */
 	assert_string_equal(bf_text_join_lines(tiny, sizeof(tiny),
 					       "abcdefghi\nxyz", "; "),
-			    "abcdefghi");
+			    "abcdefgh...");
 	assert_string_equal(bf_text_join_lines(tiny, sizeof(tiny),
 					       "abcdef\nxyz\nq", "; "),
+			    "abcdef; ...");
+	assert_string_equal(bf_text_join_lines(tiny, sizeof(tiny),
+					       "abcdef\nxyz\n\n", "; "),
 			    "abcdef; xyz");
+}
+
+/* bf_fail and bf_text_mark_cut: a reason that does not fit ends with
+ * "...", also where snprintf cut a UTF-8 sequence in two; one that fits
+ * is left whole. */
+static void test_cut_marked(void **state)
+{
+	char buf[12];
+
+	(void)state;
+	assert_int_equal(bf_fail(buf, sizeof(buf), BF_ERR_IO, "%s: %s", "open",
+				 "No such file"), BF_ERR_IO);
+	assert_string_equal(buf, "open: No...");
+	bf_fail(buf, sizeof(buf), BF_ERR_IO, "%s", "fits whole");
+	assert_string_equal(buf, "fits whole");
+	bf_fail(buf, sizeof(buf), BF_ERR_IO, "%s", "exactly 11!");
+	assert_string_equal(buf, "exactly 11!");
+	/* What snprintf keeps of "abcdefghi" + U+4E2D in 12 bytes:
+	 * "abcdefghi\xe4\xb8"; the half character goes with what "..."
+	 * needs. */
+	memcpy(buf, "abcdefghi\xe4\xb8", 12);
+	bf_text_mark_cut(buf, sizeof(buf));
+	assert_string_equal(buf, "abcdefgh...");
+	/* "ab" + three 3-byte characters fill 11 bytes: the last one goes. */
+	memcpy(buf, "ab\xe4\xb8\xad\xe6\x96\x87\xe5\xad\x97", 12);
+	bf_text_mark_cut(buf, sizeof(buf));
+	assert_string_equal(buf, "ab\xe4\xb8\xad\xe6\x96\x87...");
 }
 
 int main(void)
@@ -92,6 +142,7 @@ int main(void)
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_cut_at_boundary),
 		cmocka_unit_test(test_join_lines),
+		cmocka_unit_test(test_cut_marked),
 	};
 
 	return cmocka_run_group_tests_name("text", tests, NULL, NULL);
