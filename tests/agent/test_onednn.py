@@ -112,6 +112,35 @@ class WithOnednnTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
 
 
+class WithoutOpenclTest(unittest.TestCase):
+    """A host with libdnnl-dev but not OpenCL's development files (Debian
+    12's libdnnl-dev only recommends ocl-icd-opencl-dev; tools/install-deps
+    and many images install without recommends): the agent's configure
+    finds oneDNN all the same. Debian's dnnl-config.cmake requires OpenCL,
+    so find_package(dnnl) stopped the whole configure there ("Could NOT
+    find OpenCL"); CMAKE_DISABLE_FIND_PACKAGE_OpenCL makes any OpenCL
+    lookup fail here as it fails on such a host."""
+
+    def test_configure_finds_onednn_without_opencl(self):
+        src = os.environ.get("BF_SOURCE_DIR")
+        if not src:
+            self.skipTest("BF_SOURCE_DIR is not set")
+        if not os.path.exists("/usr/include/oneapi/dnnl/dnnl_version.h"):
+            self.skipTest("no libdnnl-dev on this machine")
+        tmp = tempfile.mkdtemp(prefix="bf-no-opencl-")
+        try:
+            r = subprocess.run(
+                ["cmake", "-S", src, "-B", os.path.join(tmp, "build"),
+                 "-DCMAKE_BUILD_TYPE=Release", "-DBF_WITH_CUDA=OFF",
+                 "-DBF_BUILD_CONTROLLER=OFF", "-DBF_BUILD_TESTS=OFF",
+                 "-DCMAKE_DISABLE_FIND_PACKAGE_OpenCL=ON"],
+                capture_output=True, text=True, timeout=300)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        self.assertEqual(r.returncode, 0, r.stdout[-2000:] + r.stderr[-2000:])
+        self.assertRegex(r.stdout, r"benchfleet: agent with oneDNN \d+\.\d+\.\d+ ")
+
+
 class WithoutOnednnTest(unittest.TestCase):
     """An agent-only build with -DBF_WITH_ONEDNN=OFF, as a host without
     libdnnl-dev builds it: it builds, does not link oneDNN, and skips the
