@@ -6,9 +6,10 @@
  * every read and write of the run's model is in these two files, so that
  * the runners and cmd_run.c never touch it.
  *
- * Kept whole although long (some 810 lines): the run directory, the pool,
+ * Kept whole although long (some 790 lines): the run directory, the pool,
  * the watch and run.json share the session's one lock and its end, which
- * must see every host's last state; one host's work is session_host.c's.
+ * must see every host's last state; one host's work is session_host.c's,
+ * and which host may start next is schedule.c's (pure).
  */
 #include "run/session.h"
 
@@ -333,22 +334,9 @@ static void run_host(struct session *s, struct host_ctx *h)
 /* ---- which hosts are one machine ----------------------------------------- */
 
 /*
- * The schedule. A worker first identifies hosts (the runner's identify:
- * which machine it is), then runs them. Host k starts when
- *  - it has been identified (or identify failed: it then fails at once),
- *  - every host before it on the command line has been identified too,
- *    so that hosts of one machine start in the command line's order (a
- *    host whose connection hangs delays the hosts after it by at most
- *    --timeout), and
- *  - unless --concurrent-same-machine, no host of its machine is running
- *    and none before it on the command line is still to run; and a host
- *    that shares its machine with another starts only once every host
- *    has been identified and the machines have been said (so the line
- *    saying so comes before the turn of every host but the first of its
- *    machine).
- * Groups are recomputed as hosts are identified (machine_groups over the
- * identified ones), so a host identified late still waits for a running
- * host of its machine. All of it under s->lock.
+ * The schedule's rules are run/schedule.c's (pure); here, under s->lock,
+ * the workers identify hosts, tell the schedule, wait on s->turn and
+ * say who waits for whom.
  */
 
 /* Waits on the session's turn condition for at most 100 ms (so that a
@@ -366,41 +354,22 @@ static void wait_turn(struct session *s)
 	pthread_cond_timedwait(&s->turn, &s->lock, &until);
 }
 
-static void identify_host(struct session *s, struct host_ctx *h)
+/* Asks h's runner which machine it is, into h->machine; non-zero when
+ * it told. A failure is kept in h->identify_err and identify_detail. */
+static int identify_host(struct session *s, struct host_ctx *h)
 {
 	char detail[512] = "";
 	enum bf_err err;
 
 	memset(&h->machine, 0, sizeof(h->machine));
 	if (cancelled(s) || !h->runner || !h->runner->identify)
-		return;
+		return 0;
 	err = h->runner->identify(h, &h->machine, detail, sizeof(detail));
-	if (err == BF_OK) {
-		h->identified = 1;
-		return;
-	}
+	if (err == BF_OK)
+		return 1;
 	h->identify_err = err;
 	snprintf(h->identify_detail, sizeof(h->identify_detail), "%s", detail);
-}
-
-/* The groups of the hosts identified so far into each host's group;
- * s->lock held. */
-static void regroup(struct session *s)
-{
-	struct machine_id *ids = bf_xcalloc((size_t)s->nhosts, sizeof(*ids));
-	int *known = bf_xcalloc((size_t)s->nhosts, sizeof(*known));
-	int *group = bf_xcalloc((size_t)s->nhosts, sizeof(*group));
-
-	for (int i = 0; i < s->nhosts; i++) {
-		ids[i] = s->hosts[i].machine;
-		known[i] = s->hosts[i].identified;
-	}
-	machine_groups(ids, known, s->nhosts, group);
-	for (int i = 0; i < s->nhosts; i++)
-		s->hosts[i].group = group[i];
-	free(group);
-	free(known);
-	free(ids);
+	return 0;
 }
 
 /* With every host identified: each group of two or more hosts said once
@@ -410,6 +379,7 @@ static void regroup(struct session *s)
 static void announce_machines(struct session *s)
 {
 	int shared = s->opts->concurrent_same_machine;
+	const struct sched_host *g = s->sched.hosts;
 
 	for (int i = 0; i < s->nhosts; i++) {
 		struct model_host mh;
@@ -417,11 +387,11 @@ static void announce_machines(struct session *s)
 		size_t used = 0;
 		int members = 0;
 
-		if (s->hosts[i].group != i)
+		if (g[i].group != i)
 			continue;
 		names[0] = '\0';
 		for (int j = i; j < s->nhosts; j++)
-			if (s->hosts[j].group == i && used + 1 < sizeof(names)) {
+			if (g[j].group == i && used + 1 < sizeof(names)) {
 				used += (size_t)snprintf(names + used,
 							 sizeof(names) - used,
 							 "%s%s", members ? ", " : "",
@@ -431,7 +401,7 @@ static void announce_machines(struct session *s)
 		if (members < 2)
 			continue;
 		for (int j = i; j < s->nhosts; j++)
-			if (s->hosts[j].group == i)
+			if (g[j].group == i)
 				model_set_machine(&s->model, j, names, shared);
 		model_host_get(&s->model, i, &mh);
 		model_machine_line(&mh, line, sizeof(line));
@@ -455,21 +425,22 @@ static int next_to_identify(struct session *s)
 	return i;
 }
 
-/* Host i has been identified (or given up on): the groups again, and
- * once the last is in, the machines announced. */
-static void host_identified(struct session *s, int i)
+/* Host i has been identified (or given up on; identified: it told its
+ * machine): the schedule told, and once the last is in, the machines
+ * announced. */
+static void host_identified(struct session *s, int i, int identified)
 {
+	const struct host_ctx *h = &s->hosts[i];
 	int last;
 
 	pthread_mutex_lock(&s->lock);
-	s->hosts[i].answered = 1;
-	regroup(s);
-	last = ++s->identify_done == s->nhosts;
+	last = sched_answered(&s->sched, i, identified ? &h->machine : NULL,
+			      h->identify_err != BF_OK);
 	pthread_mutex_unlock(&s->lock);
 	if (last) {
 		announce_machines(s);
 		pthread_mutex_lock(&s->lock);
-		s->identified_all = 1;
+		sched_said(&s->sched);
 		pthread_mutex_unlock(&s->lock);
 	}
 	pthread_mutex_lock(&s->lock);
@@ -477,76 +448,37 @@ static void host_identified(struct session *s, int i)
 	pthread_mutex_unlock(&s->lock);
 }
 
-/* Whether host k may start now (the rules above), else the host it
- * waits for into *blocker (-1: it waits for hosts to be identified);
- * s->lock held. */
-static int may_start(struct session *s, int k, int *blocker)
-{
-	const struct host_ctx *h = &s->hosts[k];
-
-	*blocker = -1;
-	if (!h->answered)
-		return 0;
-	if (h->identify_err != BF_OK)
-		return 1;
-	for (int j = 0; j < k; j++)
-		if (!s->hosts[j].answered)
-			return 0;
-	if (s->opts->concurrent_same_machine || !h->identified)
-		return 1;
-	for (int j = 0; j < s->nhosts; j++) {
-		const struct host_ctx *o = &s->hosts[j];
-
-		if (j == k || !o->identified || o->group != h->group)
-			continue;
-		if (!s->identified_all)
-			return 0; /* the machines are said first */
-		if (o->started && !o->ended) {
-			*blocker = j;
-			return 0;
-		}
-		if (j < k && !o->started && *blocker < 0)
-			*blocker = j;
-	}
-	return *blocker < 0;
-}
-
 /* The next host this worker runs: the first on the command line that
- * may start (may_start); waits while none may. -1 when none is left or
+ * may start (sched_next); waits while none may. -1 when none is left or
  * the run is cancelled. A host kept waiting by another of its machine
  * says so, once the machines are known. */
 static int take_host(struct session *s)
 {
+	int *wait_for = bf_xcalloc((size_t)s->nhosts + 1, sizeof(*wait_for));
 	int i = -1;
 
 	pthread_mutex_lock(&s->lock);
 	while (!cancelled(s)) {
-		int left = 0, blocker;
-
-		for (int k = 0; k < s->nhosts && i < 0; k++) {
-			if (s->hosts[k].started)
-				continue;
-			left++;
-			if (may_start(s, k, &blocker))
-				i = k;
-			else if (blocker >= 0 && s->identified_all)
+		i = sched_next(&s->sched, wait_for);
+		for (int k = 0; k < s->nhosts; k++)
+			if (wait_for[k] >= 0)
 				session_host_wait(&s->hosts[k],
-						  s->hosts[blocker].label);
-		}
-		if (i >= 0 || !left)
+						  s->hosts[wait_for[k]].label);
+		if (i != SCHED_NONE_NOW)
 			break;
 		wait_turn(s);
 	}
 	if (i >= 0)
-		s->hosts[i].started = 1;
+		sched_started(&s->sched, i);
 	pthread_mutex_unlock(&s->lock);
-	return i;
+	free(wait_for);
+	return i >= 0 ? i : -1;
 }
 
 static void host_ended(struct session *s, int i)
 {
 	pthread_mutex_lock(&s->lock);
-	s->hosts[i].ended = 1;
+	sched_ended(&s->sched, i);
 	pthread_cond_broadcast(&s->turn);
 	pthread_mutex_unlock(&s->lock);
 }
@@ -559,8 +491,7 @@ static void *worker(void *arg)
 		int i = next_to_identify(s);
 
 		if (i >= 0) {
-			identify_host(s, &s->hosts[i]);
-			host_identified(s, i);
+			host_identified(s, i, identify_host(s, &s->hosts[i]));
 			continue;
 		}
 		i = take_host(s);
@@ -632,16 +563,15 @@ void session_run(struct session *s, const struct session_watch *watch)
 
 	if (nthreads > MAX_THREADS)
 		nthreads = MAX_THREADS;
-	for (int i = 0; i < s->nhosts; i++) {
+	for (int i = 0; i < s->nhosts; i++)
 		s->hosts[i].quiet = watch != NULL;
-		s->hosts[i].group = i;
-	}
+	sched_init(&s->sched, s->nhosts, s->opts->concurrent_same_machine);
 	/* One host is one machine: nothing to tell apart. */
 	if (s->nhosts < 2) {
-		s->identify_next = s->identify_done = s->nhosts;
-		s->identified_all = 1;
+		s->identify_next = s->nhosts;
 		for (int i = 0; i < s->nhosts; i++)
-			s->hosts[i].answered = 1;
+			sched_answered(&s->sched, i, NULL, 0);
+		sched_said(&s->sched);
 	}
 	for (int i = 0; i < nthreads; i++)
 		if (pthread_create(&threads[i], NULL, worker, s) != 0)
@@ -675,6 +605,7 @@ void session_run(struct session *s, const struct session_watch *watch)
 	watch_close(watch);
 	for (int i = 0; i < nthreads; i++)
 		pthread_join(threads[i], NULL);
+	sched_free(&s->sched);
 }
 
 /* ---- the run ------------------------------------------------------------- */
