@@ -24,7 +24,7 @@
 #include <stddef.h>
 
 #include "model/model.h"
-#include "view/ui_layout.h"
+#include "view/ui_types.h"
 
 /* Bytes of one reason as the model keeps it (model_row.reason). */
 #define UI_REASON_BYTES 160
