@@ -48,8 +48,9 @@ void gemm_sweep_run(struct report *r, const struct sweep_device *devs,
 /* Appends the summary's ratios to sum->ratios (owned by sum, freed with
  * its record): for each n, GPU fp32 GFLOP/s over CPU fp32 ("gpu_vs_cpu"),
  * and per device each dtype's GFLOP/s over fp32 on the same device
- * ("vs_fp32"), each bf_speed_ratio (record.h). Only verified (pass)
- * results are compared. */
+ * ("vs_fp32"), each bf_speed_ratio; which results get one is
+ * bf_ratio_wanted's (record.h). Only verified (pass) results are
+ * compared; the base of a repeated size is its first verified one. */
 void gemm_ratios(const struct gemm_sweep *s, struct bf_rec_summary *sum);
 
 /* count seeded inputs uniform in [-1, 1): the values erand48 gives from
