@@ -24,7 +24,8 @@ and, with a build tree as the second argument, on its object files
 use by rule 1, no circle of calls between files (file A uses B,
 which uses A, directly or through others), and (5) no circle between
 files taking a header's types, constants and macros as uses too (a .c
-and its .h are one; KNOWN_FILE_CIRCLES lists the old ones that pass). Prints one line per finding
+and its .h are one; KNOWN_FILE_CIRCLES lists the old ones that pass),
+and (6) no call from another file to a function marked BF_TESTONLY. Prints one line per finding
 (the file, what it includes or calls, and the rule) and exits 1 when
 there is any, else 0; exit 2 when its own self-test fails.
 """
@@ -335,10 +336,27 @@ def object_source(root, build, obj):
     return path if os.path.isfile(os.path.join(root, path)) else None
 
 
+TESTONLY = re.compile(r"^BF_TESTONLY\s+[^;(]*?\b(\w+)\s*\(", re.M)
+
+
+def testonly_functions(root):
+    """The functions whose prototypes a header marks BF_TESTONLY
+    (common/bf_testonly.h): name -> the header."""
+    out = {}
+    for src in sources(root):
+        if not src.endswith(".h"):
+            continue
+        with open(os.path.join(root, src), encoding="utf-8") as f:
+            for name in TESTONLY.findall(strip_comments(f.read())):
+                out[name] = src
+    return out
+
+
 def check_objects(root, build, modules):
     """Findings from the object files of build's libraries and
     programs (not the tests'), or one finding when there are none; each
-    call between two modules also into modules."""
+    call between two modules also into modules. Rule 6: a BF_TESTONLY
+    function is called by no file but its own (tests are not read)."""
     defs, uses = {}, collections.defaultdict(dict)
     objs = []
     for d, dirs, files in os.walk(build):
@@ -366,11 +384,16 @@ def check_objects(root, build, modules):
     findings = []
     graph = collections.defaultdict(set)
     seen = set()
+    testonly = testonly_functions(root)
     for src in sorted(uses):
         for sym in uses[src]:
             dst = defs.get(sym)
             if dst is None or dst == src:
                 continue
+            if sym in testonly:
+                findings.append("%s: calls %s (%s), which %s marks "
+                                "BF_TESTONLY: drop the mark" %
+                                (src, sym, dst, testonly[sym]))
             graph[src].add(dst)
             modules[module_of(src)].add(module_of(dst))
             sf, df = folder_of(src), folder_of(dst)
@@ -439,6 +462,11 @@ def self_test():
                      "static inline int g(int a)\n{\n\treturn a;\n}\n")
     if h != {"MARK", "tone", "T_A", "T_B", "spec", "width_t", "g"}:
         return "header_names() read %s" % sorted(h)
+    t = TESTONLY.findall("BF_TESTONLY\nint f(int a);\nint g(void);\n"
+                         "BF_TESTONLY\nenum tone h(const struct s *x,\n"
+                         "\t\t  int y);\n")
+    if t != ["f", "h"]:
+        return "TESTONLY read %s" % t
     if not known_circle(["controller/cmd/a", "controller/cmd/b"]):
         return "a circle inside controller/cmd/ is not known"
     if known_circle(["controller/view/ui_cells", "controller/view/ui_layout"]):

@@ -27,6 +27,7 @@
 #define BF_SCHEDULE_H
 
 #include "run/machine.h"
+#include "bf_testonly.h"
 
 /* One host as the schedule sees it. */
 struct sched_host {
@@ -78,6 +79,7 @@ void sched_said(struct sched *s);
  * *blocker is the host it waits for (a running host of its machine, or
  * one before it still to run), or -1 when it waits for hosts to answer
  * or for the machines to be said. */
+BF_TESTONLY
 int sched_may_start(const struct sched *s, int k, int *blocker);
 
 /* The first host on the command line not yet started that may start

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "model/model.h"
+#include "bf_testonly.h"
 #include "view/ui_types.h"
 
 /* Columns in display order: the ONE column definition of the results
@@ -56,6 +57,7 @@ double ui_delta_pct(double now, double prev);
  * KiB" (the agent's sources), "building 45%" (make's count) or
  * "building 12/40" (ninja's steps), "running 5/12", "done", "failed:
  * <reason>", ... into buf. Returns its tone. */
+BF_TESTONLY
 enum ui_tone ui_host_state_text(const struct model_host *h, char *buf,
 				size_t len);
 
