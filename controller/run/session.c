@@ -610,6 +610,88 @@ void session_run(struct session *s, const struct session_watch *watch)
 
 /* ---- the run ------------------------------------------------------------- */
 
+/* Host i's context, before any file of it exists: names, where it
+ * runs (inventory, Slurm), its limits and the session's shared parts. */
+static void host_init(struct session *s, int i, const char *const *names,
+		      const struct inventory *inv)
+{
+	struct host_ctx *h = &s->hosts[i];
+	const struct run_opts *opts = s->opts;
+
+	h->index = i;
+	h->name = names[i];
+	bf_text_sanitize(h->label, sizeof(h->label), names[i]);
+	h->is_local = strcmp(names[i], "local") == 0;
+	h->inv = inventory_host(inv, names[i]);
+	h->target = h->inv ? h->inv->ssh : names[i];
+	h->opts = opts;
+	h->model = &s->model;
+	h->cancel = &h->stop;
+	/* Timed from the running state on, before any record too. */
+	h->silence_limit_s = session_silence_limit_s(opts->host_timeout_s, 0, 0);
+	h->print_lock = &s->print_lock;
+	h->run_id = s->archive.run_id;
+	h->run_lock = &s->lock;
+	h->archive_dir = s->archive.dir;
+	h->slurm = inventory_slurm_rank(inv, names[i], &h->slurm_rank);
+	if (h->slurm)
+		h->target = h->slurm->slurm->target;
+	archive_host_basename(names[i], i, h->basename, sizeof(h->basename));
+}
+
+/* Before any host file and any host: the reserve that the last run.json
+ * is written into, and the first run.json. A results disk that cannot
+ * hold them refuses the run, and the empty run directory goes (it would
+ * read as a damaged run); detail then says so. */
+static enum bf_err first_run_json(struct session *s, char *detail,
+				  size_t detail_len)
+{
+	enum bf_err err = reserve_create(s, detail, detail_len);
+	size_t n;
+
+	if (err == BF_OK) {
+		err = save_run_json(s, BF_RUN_RUNNING, NULL, detail,
+				    detail_len);
+		if (err != BF_OK)
+			reserve_release(s);
+	}
+	if (err == BF_OK)
+		return BF_OK;
+	n = strlen(detail);
+	if (rmdir(s->archive.dir) != 0)
+		snprintf(detail + n, detail_len - n,
+			 " (nothing ran; %s is left empty)", s->archive.dir);
+	else
+		snprintf(detail + n, detail_len - n, " (nothing ran)");
+	return err;
+}
+
+/* Every host's NDJSON and log file, new; BF_ERR_IO when one could not
+ * be made (nothing ran: run.json says why, if it can, into the reserve's
+ * blocks). */
+static enum bf_err open_host_files(struct session *s, char *detail,
+				   size_t detail_len)
+{
+	for (int i = 0; i < s->nhosts; i++) {
+		struct host_ctx *h = &s->hosts[i];
+		char fname[128], why[512];
+
+		snprintf(fname, sizeof(fname), "%s.ndjson", h->basename);
+		h->ndjson = archive_open_new(&s->archive, fname, detail, detail_len);
+		snprintf(fname, sizeof(fname), "%s.log", h->basename);
+		h->log = h->ndjson ? archive_open_new(&s->archive, fname, detail,
+						      detail_len) : NULL;
+		if (h->ndjson && h->log)
+			continue;
+		reserve_release(s);
+		if (save_run_json(s, BF_RUN_INCOMPLETE, detail, why,
+				  sizeof(why)) != BF_OK)
+			ctl_error("%s", why);
+		return BF_ERR_IO;
+	}
+	return BF_OK;
+}
+
 enum bf_err session_open(struct session *s, const struct run_opts *opts,
 			 int argc, char **argv, int nhosts,
 			 const char *const *names, const struct inventory *inv,
@@ -635,75 +717,14 @@ enum bf_err session_open(struct session *s, const struct run_opts *opts,
 	if (err != BF_OK)
 		return err;
 	bf_utc_iso8601(s->started_at, NULL);
-	for (int i = 0; i < nhosts; i++) {
-		struct host_ctx *h = &s->hosts[i];
-
-		h->index = i;
-		h->name = names[i];
-		bf_text_sanitize(h->label, sizeof(h->label), names[i]);
-		h->is_local = strcmp(names[i], "local") == 0;
-		h->inv = inventory_host(inv, names[i]);
-		h->target = h->inv ? h->inv->ssh : names[i];
-		h->opts = opts;
-		h->model = &s->model;
-		h->cancel = &h->stop;
-		/* Timed from the running state on, before any record too. */
-		h->silence_limit_s = session_silence_limit_s(
-			opts->host_timeout_s, 0, 0);
-		h->print_lock = &s->print_lock;
-		h->run_id = s->archive.run_id;
-		h->run_lock = &s->lock;
-		h->archive_dir = s->archive.dir;
-		h->slurm = inventory_slurm_rank(inv, names[i], &h->slurm_rank);
-		if (h->slurm)
-			h->target = h->slurm->slurm->target;
-		archive_host_basename(names[i], i, h->basename, sizeof(h->basename));
-	}
-	/* Before any host file and any host: the reserve that the last
-	 * run.json is written into, and the first run.json. A results
-	 * disk that cannot hold them refuses the run, and the empty run
-	 * directory goes (it would read as a damaged run). */
-	err = reserve_create(s, detail, detail_len);
-	if (err == BF_OK) {
-		err = save_run_json(s, BF_RUN_RUNNING, NULL, detail,
-				    detail_len);
-		if (err != BF_OK)
-			reserve_release(s);
-	}
-	if (err != BF_OK) {
-		size_t n = strlen(detail);
-
-		if (rmdir(s->archive.dir) != 0)
-			snprintf(detail + n, detail_len - n,
-				 " (nothing ran; %s is left empty)",
-				 s->archive.dir);
-		else
-			snprintf(detail + n, detail_len - n, " (nothing ran)");
-		return err;
-	}
-	for (int i = 0; i < nhosts; i++) {
-		struct host_ctx *h = &s->hosts[i];
-		char fname[128];
-
-		snprintf(fname, sizeof(fname), "%s.ndjson", h->basename);
-		h->ndjson = archive_open_new(&s->archive, fname, detail, detail_len);
-		snprintf(fname, sizeof(fname), "%s.log", h->basename);
-		h->log = h->ndjson ? archive_open_new(&s->archive, fname, detail,
-						      detail_len) : NULL;
-		if (!h->ndjson || !h->log) {
-			char why[512];
-
-			/* Nothing ran: run.json says why, if it can (into
-			 * the reserve's blocks). */
-			reserve_release(s);
-			if (save_run_json(s, BF_RUN_INCOMPLETE, detail, why,
-					  sizeof(why)) != BF_OK)
-				ctl_error("%s", why);
-			return BF_ERR_IO;
-		}
-	}
-	save_run_json_running(s); /* the host files are in it now */
-	return BF_OK;
+	for (int i = 0; i < nhosts; i++)
+		host_init(s, i, names, inv);
+	err = first_run_json(s, detail, detail_len);
+	if (err == BF_OK)
+		err = open_host_files(s, detail, detail_len);
+	if (err == BF_OK)
+		save_run_json_running(s); /* the host files are in it now */
+	return err;
 }
 
 /* The run's reason when it is incomplete. */
