@@ -6,7 +6,7 @@
  * every read and write of the run's model is in these two files, so that
  * the runners and cmd_run.c never touch it.
  *
- * Kept whole although long (some 790 lines): the run directory, the pool,
+ * Kept whole although long (some 820 lines): the run directory, the pool,
  * the watch and run.json share the session's one lock and its end, which
  * must see every host's last state; one host's work is session_host.c's,
  * and which host may start next is schedule.c's (pure).
