@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "bf_error.h"
+#include "dtype.h"
 #include "schema.h"
 
 struct cJSON;
@@ -384,6 +385,38 @@ void bf_rec_options_free(struct bf_rec_options *o);
  * NaN when either value is NaN.
  */
 double bf_speed_ratio(double gflops, double base_gflops);
+
+/* The speed ratios a GEMM result can get, in the order the agent's
+ * summary lists them for one result. */
+enum bf_ratio_kind {
+	BF_RATIO_KIND_GPU_VS_CPU, /* BF_RATIO_GPU_VS_CPU */
+	BF_RATIO_KIND_VS_FP32,    /* BF_RATIO_VS_FP32 */
+	BF_RATIO_KIND__COUNT
+};
+
+/* What a result of a ratio is compared against, at the same n. */
+struct bf_ratio_base {
+	enum bf_dtype dtype; /* the base's dtype (fp32) */
+	int on_cpu;          /* 1: the host's CPU; 0: the result's device */
+};
+
+/*
+ * Which results get a ratio, stated once for the agent's summary
+ * (agent/workloads/gemm.c:gemm_ratios) and ctl's columns
+ * (controller/model/model.c): whether a GEMM result of dtype dt with
+ * status st, on a GPU (gpu non-zero) or a CPU, gets a ratio of kind k,
+ * and if so its base into *base:
+ *  - gpu_vs_cpu: a GPU's fp32 result, over the host's CPU fp32;
+ *  - vs_fp32: any other dtype's result, over fp32 on its own device.
+ * Only a verified (pass) result gets one, and only over a base that
+ * passed too (the caller looks the base up and checks its status).
+ * Returns 1 or 0.
+ */
+int bf_ratio_wanted(enum bf_ratio_kind k, enum bf_dtype dt, enum bf_status st,
+		    int gpu, struct bf_ratio_base *base);
+
+/* "gpu_vs_cpu", "vs_fp32" (the summary's kinds, schema.h); static. */
+const char *bf_ratio_kind_name(enum bf_ratio_kind k);
 
 /*
  * The floating-point operations of one GEMM of an n x n matrix by an

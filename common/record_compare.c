@@ -85,6 +85,33 @@ double bf_speed_ratio(double gflops, double base_gflops)
 	return gflops / base_gflops;
 }
 
+int bf_ratio_wanted(enum bf_ratio_kind k, enum bf_dtype dt, enum bf_status st,
+		    int gpu, struct bf_ratio_base *base)
+{
+	int fp32 = dt == BF_DTYPE_FP32;
+
+	if (st != BF_STATUS_PASS)
+		return 0;
+	base->dtype = BF_DTYPE_FP32;
+	switch (k) {
+	case BF_RATIO_KIND_GPU_VS_CPU:
+		base->on_cpu = 1;
+		return fp32 && gpu;
+	case BF_RATIO_KIND_VS_FP32:
+		base->on_cpu = 0;
+		return !fp32;
+	default:
+		return 0;
+	}
+}
+
+const char *bf_ratio_kind_name(enum bf_ratio_kind k)
+{
+	return k == BF_RATIO_KIND_GPU_VS_CPU ? BF_RATIO_GPU_VS_CPU :
+	       k == BF_RATIO_KIND_VS_FP32    ? BF_RATIO_VS_FP32 :
+					       "unknown";
+}
+
 int bf_rec_gemm_consistent(const struct bf_rec_gemm *g, char *why,
 			   size_t why_len)
 {

@@ -808,21 +808,20 @@ void gemm_ratios(const struct gemm_sweep *s, struct bf_rec_summary *sum)
 	for (int i = 0; i < s->count; i++) {
 		const struct gemm_outcome *g = &s->items[i], *base;
 
-		if (g->status != BF_STATUS_PASS)
-			continue;
-		if (g->dtype == BF_DTYPE_FP32 && g->dev.kind == DEVICE_CUDA) {
-			base = find(s, DEVICE_CPU, 0, BF_DTYPE_FP32, g->n);
+		for (int k = 0; k < BF_RATIO_KIND__COUNT; k++) {
+			struct bf_ratio_base b;
+
+			if (!bf_ratio_wanted((enum bf_ratio_kind)k, g->dtype,
+					     g->status,
+					     g->dev.kind == DEVICE_CUDA, &b))
+				continue;
+			base = b.on_cpu ? find(s, DEVICE_CPU, 0, b.dtype, g->n) :
+					  find(s, g->dev.kind, g->dev.index,
+					       b.dtype, g->n);
 			if (base)
-				add_ratio(sum, BF_RATIO_GPU_VS_CPU, &g->dev,
-					  g->dtype, g->n,
-					  bf_speed_ratio(g->gflops, base->gflops));
-		}
-		if (g->dtype != BF_DTYPE_FP32) {
-			base = find(s, g->dev.kind, g->dev.index, BF_DTYPE_FP32,
-				    g->n);
-			if (base)
-				add_ratio(sum, BF_RATIO_VS_FP32, &g->dev,
-					  g->dtype, g->n,
+				add_ratio(sum,
+					  bf_ratio_kind_name((enum bf_ratio_kind)k),
+					  &g->dev, g->dtype, g->n,
 					  bf_speed_ratio(g->gflops, base->gflops));
 		}
 	}

@@ -7,6 +7,7 @@
 #define BF_GEMM_H
 
 #include "backends/backend.h"
+#include "bf_testonly.h"
 #include "core/options.h"
 #include "core/report.h"
 #include "stats.h"
@@ -48,13 +49,15 @@ void gemm_sweep_run(struct report *r, const struct sweep_device *devs,
 /* Appends the summary's ratios to sum->ratios (owned by sum, freed with
  * its record): for each n, GPU fp32 GFLOP/s over CPU fp32 ("gpu_vs_cpu"),
  * and per device each dtype's GFLOP/s over fp32 on the same device
- * ("vs_fp32"), each bf_speed_ratio (record.h). Only verified (pass)
- * results are compared. */
+ * ("vs_fp32"), each bf_speed_ratio; which results get one is
+ * bf_ratio_wanted's (record.h). Only verified (pass) results are
+ * compared; the base of a repeated size is its first verified one. */
 void gemm_ratios(const struct gemm_sweep *s, struct bf_rec_summary *sum);
 
 /* count seeded inputs uniform in [-1, 1): the values erand48 gives from
  * the state {seed & 0xffff, (seed >> 16) & 0xffff, 0x330e + which}, as
  * 2 x - 1 rounded to fp32. Matrix A is which = 0, B which = 1. */
+BF_TESTONLY
 void gemm_fill_uniform(float *x, size_t count, uint64_t seed, int which);
 
 /* FLOPs of an n x n x n GEMM: n^3 multiply-adds of 2 FLOPs, 2 n^3
@@ -81,6 +84,7 @@ double gemm_operand_bytes(int n, enum bf_dtype dtype, enum bf_dtype c_dtype);
  * Returns 1 and writes "N GFLOP/s is above the device's theoretical peak
  * of B GFLOP/s (basis): ..." into why (why_len bytes, may be 0) when it
  * is; 0 when not, or when the bound is unknown (NaN) or gflops is NaN. */
+BF_TESTONLY
 int gemm_above_bound(double gflops, const struct peak *peak, char *why,
 		     size_t why_len);
 
@@ -102,11 +106,13 @@ void gemm_reliability(struct bf_rec_gemm *g, int warmup, double median,
  * may show after the output rounding is allowed for (see gemm.c):
  * lambda sqrt(k) 2^-24, plus 2 x 2^-10 for TF32's input rounding. A pure
  * number (relative to sum_k |a_ik b_kj|); 0 for a dtype with no GEMM. */
+BF_TESTONLY
 double gemm_tolerance(enum bf_dtype dtype, int k);
 
 /* Unit roundoff of C's dtype: 2^-24 (fp32, tf32), 2^-11 (fp16), 2^-8
  * (bf16); 0 for others. The relative error rounding a result into C may
  * add on top of gemm_tolerance. */
+BF_TESTONLY
 double gemm_output_roundoff(enum bf_dtype c_dtype);
 
 /* The numerical check of one GEMM's output. */
@@ -129,6 +135,7 @@ struct gemm_verify_result {
  * (the edge tiles of blocked kernels) and distinct others drawn from seed
  * (any 64-bit value; the same seed picks the same positions). Runs on the
  * host, outside any timed region; pure, does not allocate. */
+BF_TESTONLY
 void gemm_verify(const struct gemm_job *job, const void *c_host,
 		 enum bf_dtype c_dtype, uint64_t seed,
 		 struct gemm_verify_result *out);
@@ -141,6 +148,7 @@ void gemm_verify(const struct gemm_job *job, const void *c_host,
  * cuBLASLt's A/B scale pointers take. A power of two (as the OCP MX
  * formats' E8M0 scales) so that scaling adds no rounding of its own.
  * dst holds count bytes. Pure. */
+BF_TESTONLY
 double gemm_fp8_quantise(const float *src, size_t count, uint8_t *dst);
 
 struct bf_record;
@@ -170,6 +178,7 @@ struct gemm_measured {
  * count or worst error against the tolerance, naming the first timed
  * iteration when only that one failed), or a verified result faster than
  * the device can be (gemm_above_bound). Pure. */
+BF_TESTONLY
 enum bf_status gemm_judge(const struct gemm_measured *m, double *gflops,
 			  char *reason, size_t len);
 
@@ -178,6 +187,7 @@ enum bf_status gemm_judge(const struct gemm_measured *m, double *gflops,
  * times in ms, peak, bound, reference, roofline, reliability, device state
  * and energy. rec's samples_ms is m->res->samples_ms, lent: set it to NULL
  * before bf_record_free(rec). Allocates (aborts on OOM as bf_xmalloc). */
+BF_TESTONLY
 void gemm_fill_record(struct bf_record *rec, const struct device *dev,
 		      const struct gemm_measured *m, enum bf_status status,
 		      const char *reason, double gflops);

@@ -351,31 +351,39 @@ static const struct model_row *find_row(const struct model_state *m, int host,
 }
 
 /* Ratios are recomputed for the whole host on each GEMM result, since the
- * fp32 baseline may arrive after the rows that need it. The pairs of the
- * agent's summary (agent/workloads/gemm.c), with bf_speed_ratio: verified results
- * only. */
+ * fp32 baseline may arrive after the rows that need it. Which rows get
+ * one is bf_ratio_wanted's (record.h), as for the agent's summary, with
+ * bf_speed_ratio; the base is the row of the same n and occurrence (a
+ * repeated size's second row over the base's second), verified. */
 static void recompute_ratios(struct model_state *m, int host)
 {
 	for (int i = 0; i < m->nrows; i++) {
 		struct model_row *r = &m->rows[i];
-		const struct model_row *base;
+		double *out[BF_RATIO_KIND__COUNT] = {
+			[BF_RATIO_KIND_GPU_VS_CPU] = &r->gpu_vs_cpu,
+			[BF_RATIO_KIND_VS_FP32] = &r->vs_fp32,
+		};
+		enum bf_dtype dt;
 
 		if (r->host != host)
 			continue;
 		r->vs_fp32 = r->gpu_vs_cpu = NAN;
-		if (r->status != BF_STATUS_PASS)
-			continue;
-		base = find_row(m, host, r->device, "fp32", r->n, r->occurrence);
-		if (base && base->status == BF_STATUS_PASS &&
-		    strcmp(r->dtype, "fp32") != 0)
-			r->vs_fp32 = bf_speed_ratio(r->gflops, base->gflops);
-		if (strcmp(r->dtype, "fp32") == 0 &&
-		    strncmp(r->device, "cuda", 4) == 0) {
-			base = find_row(m, host, "cpu", "fp32", r->n,
+		if (bf_dtype_parse(r->dtype, &dt) != 0)
+			continue; /* the schema admits none such */
+		for (int k = 0; k < BF_RATIO_KIND__COUNT; k++) {
+			const struct model_row *base;
+			struct bf_ratio_base b;
+
+			if (!bf_ratio_wanted((enum bf_ratio_kind)k, dt,
+					     r->status,
+					     strncmp(r->device, "cuda", 4) == 0,
+					     &b))
+				continue;
+			base = find_row(m, host, b.on_cpu ? "cpu" : r->device,
+					bf_dtype_name(b.dtype), r->n,
 					r->occurrence);
 			if (base && base->status == BF_STATUS_PASS)
-				r->gpu_vs_cpu = bf_speed_ratio(r->gflops,
-							       base->gflops);
+				*out[k] = bf_speed_ratio(r->gflops, base->gflops);
 		}
 	}
 }

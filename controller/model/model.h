@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "bf_testonly.h"
 #include "record.h"
 #include "schema.h"
 
@@ -235,6 +236,7 @@ void model_init(struct model *m, int nhosts, const char *const *names);
 void model_free(struct model *m);
 
 /* Hosts in the model (fixed at model_init). */
+BF_TESTONLY
 int model_nhosts(const struct model *m);
 
 /* Copies host's facts (state, reason, counts, fingerprint, ...) into

@@ -6,9 +6,10 @@
  * every read and write of the run's model is in these two files, so that
  * the runners and cmd_run.c never touch it.
  *
- * Kept whole although long (some 810 lines): the run directory, the pool,
+ * Kept whole although long (some 820 lines): the run directory, the pool,
  * the watch and run.json share the session's one lock and its end, which
- * must see every host's last state; one host's work is session_host.c's.
+ * must see every host's last state; one host's work is session_host.c's,
+ * and which host may start next is schedule.c's (pure).
  */
 #include "run/session.h"
 
@@ -333,22 +334,9 @@ static void run_host(struct session *s, struct host_ctx *h)
 /* ---- which hosts are one machine ----------------------------------------- */
 
 /*
- * The schedule. A worker first identifies hosts (the runner's identify:
- * which machine it is), then runs them. Host k starts when
- *  - it has been identified (or identify failed: it then fails at once),
- *  - every host before it on the command line has been identified too,
- *    so that hosts of one machine start in the command line's order (a
- *    host whose connection hangs delays the hosts after it by at most
- *    --timeout), and
- *  - unless --concurrent-same-machine, no host of its machine is running
- *    and none before it on the command line is still to run; and a host
- *    that shares its machine with another starts only once every host
- *    has been identified and the machines have been said (so the line
- *    saying so comes before the turn of every host but the first of its
- *    machine).
- * Groups are recomputed as hosts are identified (machine_groups over the
- * identified ones), so a host identified late still waits for a running
- * host of its machine. All of it under s->lock.
+ * The schedule's rules are run/schedule.c's (pure); here, under s->lock,
+ * the workers identify hosts, tell the schedule, wait on s->turn and
+ * say who waits for whom.
  */
 
 /* Waits on the session's turn condition for at most 100 ms (so that a
@@ -366,41 +354,22 @@ static void wait_turn(struct session *s)
 	pthread_cond_timedwait(&s->turn, &s->lock, &until);
 }
 
-static void identify_host(struct session *s, struct host_ctx *h)
+/* Asks h's runner which machine it is, into h->machine; non-zero when
+ * it told. A failure is kept in h->identify_err and identify_detail. */
+static int identify_host(struct session *s, struct host_ctx *h)
 {
 	char detail[512] = "";
 	enum bf_err err;
 
 	memset(&h->machine, 0, sizeof(h->machine));
 	if (cancelled(s) || !h->runner || !h->runner->identify)
-		return;
+		return 0;
 	err = h->runner->identify(h, &h->machine, detail, sizeof(detail));
-	if (err == BF_OK) {
-		h->identified = 1;
-		return;
-	}
+	if (err == BF_OK)
+		return 1;
 	h->identify_err = err;
 	snprintf(h->identify_detail, sizeof(h->identify_detail), "%s", detail);
-}
-
-/* The groups of the hosts identified so far into each host's group;
- * s->lock held. */
-static void regroup(struct session *s)
-{
-	struct machine_id *ids = bf_xcalloc((size_t)s->nhosts, sizeof(*ids));
-	int *known = bf_xcalloc((size_t)s->nhosts, sizeof(*known));
-	int *group = bf_xcalloc((size_t)s->nhosts, sizeof(*group));
-
-	for (int i = 0; i < s->nhosts; i++) {
-		ids[i] = s->hosts[i].machine;
-		known[i] = s->hosts[i].identified;
-	}
-	machine_groups(ids, known, s->nhosts, group);
-	for (int i = 0; i < s->nhosts; i++)
-		s->hosts[i].group = group[i];
-	free(group);
-	free(known);
-	free(ids);
+	return 0;
 }
 
 /* With every host identified: each group of two or more hosts said once
@@ -410,6 +379,7 @@ static void regroup(struct session *s)
 static void announce_machines(struct session *s)
 {
 	int shared = s->opts->concurrent_same_machine;
+	const struct sched_host *g = s->sched.hosts;
 
 	for (int i = 0; i < s->nhosts; i++) {
 		struct model_host mh;
@@ -417,11 +387,11 @@ static void announce_machines(struct session *s)
 		size_t used = 0;
 		int members = 0;
 
-		if (s->hosts[i].group != i)
+		if (g[i].group != i)
 			continue;
 		names[0] = '\0';
 		for (int j = i; j < s->nhosts; j++)
-			if (s->hosts[j].group == i && used + 1 < sizeof(names)) {
+			if (g[j].group == i && used + 1 < sizeof(names)) {
 				used += (size_t)snprintf(names + used,
 							 sizeof(names) - used,
 							 "%s%s", members ? ", " : "",
@@ -431,7 +401,7 @@ static void announce_machines(struct session *s)
 		if (members < 2)
 			continue;
 		for (int j = i; j < s->nhosts; j++)
-			if (s->hosts[j].group == i)
+			if (g[j].group == i)
 				model_set_machine(&s->model, j, names, shared);
 		model_host_get(&s->model, i, &mh);
 		model_machine_line(&mh, line, sizeof(line));
@@ -455,21 +425,22 @@ static int next_to_identify(struct session *s)
 	return i;
 }
 
-/* Host i has been identified (or given up on): the groups again, and
- * once the last is in, the machines announced. */
-static void host_identified(struct session *s, int i)
+/* Host i has been identified (or given up on; identified: it told its
+ * machine): the schedule told, and once the last is in, the machines
+ * announced. */
+static void host_identified(struct session *s, int i, int identified)
 {
+	const struct host_ctx *h = &s->hosts[i];
 	int last;
 
 	pthread_mutex_lock(&s->lock);
-	s->hosts[i].answered = 1;
-	regroup(s);
-	last = ++s->identify_done == s->nhosts;
+	last = sched_answered(&s->sched, i, identified ? &h->machine : NULL,
+			      h->identify_err != BF_OK);
 	pthread_mutex_unlock(&s->lock);
 	if (last) {
 		announce_machines(s);
 		pthread_mutex_lock(&s->lock);
-		s->identified_all = 1;
+		sched_said(&s->sched);
 		pthread_mutex_unlock(&s->lock);
 	}
 	pthread_mutex_lock(&s->lock);
@@ -477,76 +448,37 @@ static void host_identified(struct session *s, int i)
 	pthread_mutex_unlock(&s->lock);
 }
 
-/* Whether host k may start now (the rules above), else the host it
- * waits for into *blocker (-1: it waits for hosts to be identified);
- * s->lock held. */
-static int may_start(struct session *s, int k, int *blocker)
-{
-	const struct host_ctx *h = &s->hosts[k];
-
-	*blocker = -1;
-	if (!h->answered)
-		return 0;
-	if (h->identify_err != BF_OK)
-		return 1;
-	for (int j = 0; j < k; j++)
-		if (!s->hosts[j].answered)
-			return 0;
-	if (s->opts->concurrent_same_machine || !h->identified)
-		return 1;
-	for (int j = 0; j < s->nhosts; j++) {
-		const struct host_ctx *o = &s->hosts[j];
-
-		if (j == k || !o->identified || o->group != h->group)
-			continue;
-		if (!s->identified_all)
-			return 0; /* the machines are said first */
-		if (o->started && !o->ended) {
-			*blocker = j;
-			return 0;
-		}
-		if (j < k && !o->started && *blocker < 0)
-			*blocker = j;
-	}
-	return *blocker < 0;
-}
-
 /* The next host this worker runs: the first on the command line that
- * may start (may_start); waits while none may. -1 when none is left or
+ * may start (sched_next); waits while none may. -1 when none is left or
  * the run is cancelled. A host kept waiting by another of its machine
  * says so, once the machines are known. */
 static int take_host(struct session *s)
 {
+	int *wait_for = bf_xcalloc((size_t)s->nhosts + 1, sizeof(*wait_for));
 	int i = -1;
 
 	pthread_mutex_lock(&s->lock);
 	while (!cancelled(s)) {
-		int left = 0, blocker;
-
-		for (int k = 0; k < s->nhosts && i < 0; k++) {
-			if (s->hosts[k].started)
-				continue;
-			left++;
-			if (may_start(s, k, &blocker))
-				i = k;
-			else if (blocker >= 0 && s->identified_all)
+		i = sched_next(&s->sched, wait_for);
+		for (int k = 0; k < s->nhosts; k++)
+			if (wait_for[k] >= 0)
 				session_host_wait(&s->hosts[k],
-						  s->hosts[blocker].label);
-		}
-		if (i >= 0 || !left)
+						  s->hosts[wait_for[k]].label);
+		if (i != SCHED_NONE_NOW)
 			break;
 		wait_turn(s);
 	}
 	if (i >= 0)
-		s->hosts[i].started = 1;
+		sched_started(&s->sched, i);
 	pthread_mutex_unlock(&s->lock);
-	return i;
+	free(wait_for);
+	return i >= 0 ? i : -1;
 }
 
 static void host_ended(struct session *s, int i)
 {
 	pthread_mutex_lock(&s->lock);
-	s->hosts[i].ended = 1;
+	sched_ended(&s->sched, i);
 	pthread_cond_broadcast(&s->turn);
 	pthread_mutex_unlock(&s->lock);
 }
@@ -559,8 +491,7 @@ static void *worker(void *arg)
 		int i = next_to_identify(s);
 
 		if (i >= 0) {
-			identify_host(s, &s->hosts[i]);
-			host_identified(s, i);
+			host_identified(s, i, identify_host(s, &s->hosts[i]));
 			continue;
 		}
 		i = take_host(s);
@@ -632,16 +563,15 @@ void session_run(struct session *s, const struct session_watch *watch)
 
 	if (nthreads > MAX_THREADS)
 		nthreads = MAX_THREADS;
-	for (int i = 0; i < s->nhosts; i++) {
+	for (int i = 0; i < s->nhosts; i++)
 		s->hosts[i].quiet = watch != NULL;
-		s->hosts[i].group = i;
-	}
+	sched_init(&s->sched, s->nhosts, s->opts->concurrent_same_machine);
 	/* One host is one machine: nothing to tell apart. */
 	if (s->nhosts < 2) {
-		s->identify_next = s->identify_done = s->nhosts;
-		s->identified_all = 1;
+		s->identify_next = s->nhosts;
 		for (int i = 0; i < s->nhosts; i++)
-			s->hosts[i].answered = 1;
+			sched_answered(&s->sched, i, NULL, 0);
+		sched_said(&s->sched);
 	}
 	for (int i = 0; i < nthreads; i++)
 		if (pthread_create(&threads[i], NULL, worker, s) != 0)
@@ -675,9 +605,92 @@ void session_run(struct session *s, const struct session_watch *watch)
 	watch_close(watch);
 	for (int i = 0; i < nthreads; i++)
 		pthread_join(threads[i], NULL);
+	sched_free(&s->sched);
 }
 
 /* ---- the run ------------------------------------------------------------- */
+
+/* Host i's context, before any file of it exists: names, where it
+ * runs (inventory, Slurm), its limits and the session's shared parts. */
+static void host_init(struct session *s, int i, const char *const *names,
+		      const struct inventory *inv)
+{
+	struct host_ctx *h = &s->hosts[i];
+	const struct run_opts *opts = s->opts;
+
+	h->index = i;
+	h->name = names[i];
+	bf_text_sanitize(h->label, sizeof(h->label), names[i]);
+	h->is_local = strcmp(names[i], "local") == 0;
+	h->inv = inventory_host(inv, names[i]);
+	h->target = h->inv ? h->inv->ssh : names[i];
+	h->opts = opts;
+	h->model = &s->model;
+	h->cancel = &h->stop;
+	/* Timed from the running state on, before any record too. */
+	h->silence_limit_s = session_silence_limit_s(opts->host_timeout_s, 0, 0);
+	h->print_lock = &s->print_lock;
+	h->run_id = s->archive.run_id;
+	h->run_lock = &s->lock;
+	h->archive_dir = s->archive.dir;
+	h->slurm = inventory_slurm_rank(inv, names[i], &h->slurm_rank);
+	if (h->slurm)
+		h->target = h->slurm->slurm->target;
+	archive_host_basename(names[i], i, h->basename, sizeof(h->basename));
+}
+
+/* Before any host file and any host: the reserve that the last run.json
+ * is written into, and the first run.json. A results disk that cannot
+ * hold them refuses the run, and the empty run directory goes (it would
+ * read as a damaged run); detail then says so. */
+static enum bf_err first_run_json(struct session *s, char *detail,
+				  size_t detail_len)
+{
+	enum bf_err err = reserve_create(s, detail, detail_len);
+	size_t n;
+
+	if (err == BF_OK) {
+		err = save_run_json(s, BF_RUN_RUNNING, NULL, detail,
+				    detail_len);
+		if (err != BF_OK)
+			reserve_release(s);
+	}
+	if (err == BF_OK)
+		return BF_OK;
+	n = strlen(detail);
+	if (rmdir(s->archive.dir) != 0)
+		snprintf(detail + n, detail_len - n,
+			 " (nothing ran; %s is left empty)", s->archive.dir);
+	else
+		snprintf(detail + n, detail_len - n, " (nothing ran)");
+	return err;
+}
+
+/* Every host's NDJSON and log file, new; BF_ERR_IO when one could not
+ * be made (nothing ran: run.json says why, if it can, into the reserve's
+ * blocks). */
+static enum bf_err open_host_files(struct session *s, char *detail,
+				   size_t detail_len)
+{
+	for (int i = 0; i < s->nhosts; i++) {
+		struct host_ctx *h = &s->hosts[i];
+		char fname[128], why[512];
+
+		snprintf(fname, sizeof(fname), "%s.ndjson", h->basename);
+		h->ndjson = archive_open_new(&s->archive, fname, detail, detail_len);
+		snprintf(fname, sizeof(fname), "%s.log", h->basename);
+		h->log = h->ndjson ? archive_open_new(&s->archive, fname, detail,
+						      detail_len) : NULL;
+		if (h->ndjson && h->log)
+			continue;
+		reserve_release(s);
+		if (save_run_json(s, BF_RUN_INCOMPLETE, detail, why,
+				  sizeof(why)) != BF_OK)
+			ctl_error("%s", why);
+		return BF_ERR_IO;
+	}
+	return BF_OK;
+}
 
 enum bf_err session_open(struct session *s, const struct run_opts *opts,
 			 int argc, char **argv, int nhosts,
@@ -704,75 +717,14 @@ enum bf_err session_open(struct session *s, const struct run_opts *opts,
 	if (err != BF_OK)
 		return err;
 	bf_utc_iso8601(s->started_at, NULL);
-	for (int i = 0; i < nhosts; i++) {
-		struct host_ctx *h = &s->hosts[i];
-
-		h->index = i;
-		h->name = names[i];
-		bf_text_sanitize(h->label, sizeof(h->label), names[i]);
-		h->is_local = strcmp(names[i], "local") == 0;
-		h->inv = inventory_host(inv, names[i]);
-		h->target = h->inv ? h->inv->ssh : names[i];
-		h->opts = opts;
-		h->model = &s->model;
-		h->cancel = &h->stop;
-		/* Timed from the running state on, before any record too. */
-		h->silence_limit_s = session_silence_limit_s(
-			opts->host_timeout_s, 0, 0);
-		h->print_lock = &s->print_lock;
-		h->run_id = s->archive.run_id;
-		h->run_lock = &s->lock;
-		h->archive_dir = s->archive.dir;
-		h->slurm = inventory_slurm_rank(inv, names[i], &h->slurm_rank);
-		if (h->slurm)
-			h->target = h->slurm->slurm->target;
-		archive_host_basename(names[i], i, h->basename, sizeof(h->basename));
-	}
-	/* Before any host file and any host: the reserve that the last
-	 * run.json is written into, and the first run.json. A results
-	 * disk that cannot hold them refuses the run, and the empty run
-	 * directory goes (it would read as a damaged run). */
-	err = reserve_create(s, detail, detail_len);
-	if (err == BF_OK) {
-		err = save_run_json(s, BF_RUN_RUNNING, NULL, detail,
-				    detail_len);
-		if (err != BF_OK)
-			reserve_release(s);
-	}
-	if (err != BF_OK) {
-		size_t n = strlen(detail);
-
-		if (rmdir(s->archive.dir) != 0)
-			snprintf(detail + n, detail_len - n,
-				 " (nothing ran; %s is left empty)",
-				 s->archive.dir);
-		else
-			snprintf(detail + n, detail_len - n, " (nothing ran)");
-		return err;
-	}
-	for (int i = 0; i < nhosts; i++) {
-		struct host_ctx *h = &s->hosts[i];
-		char fname[128];
-
-		snprintf(fname, sizeof(fname), "%s.ndjson", h->basename);
-		h->ndjson = archive_open_new(&s->archive, fname, detail, detail_len);
-		snprintf(fname, sizeof(fname), "%s.log", h->basename);
-		h->log = h->ndjson ? archive_open_new(&s->archive, fname, detail,
-						      detail_len) : NULL;
-		if (!h->ndjson || !h->log) {
-			char why[512];
-
-			/* Nothing ran: run.json says why, if it can (into
-			 * the reserve's blocks). */
-			reserve_release(s);
-			if (save_run_json(s, BF_RUN_INCOMPLETE, detail, why,
-					  sizeof(why)) != BF_OK)
-				ctl_error("%s", why);
-			return BF_ERR_IO;
-		}
-	}
-	save_run_json_running(s); /* the host files are in it now */
-	return BF_OK;
+	for (int i = 0; i < nhosts; i++)
+		host_init(s, i, names, inv);
+	err = first_run_json(s, detail, detail_len);
+	if (err == BF_OK)
+		err = open_host_files(s, detail, detail_len);
+	if (err == BF_OK)
+		save_run_json_running(s); /* the host files are in it now */
+	return err;
 }
 
 /* The run's reason when it is incomplete. */

@@ -21,6 +21,7 @@
 #include "model/model.h"
 #include "run/inventory.h"
 #include "run/machine.h"
+#include "run/schedule.h"
 
 /* What watches a run from the main thread while the hosts run: the live
  * table, wired by the command (the run knows no view). poll waits up to
@@ -142,12 +143,8 @@ struct host_ctx {
 	 * schedule: hosts of one machine run one after another unless
 	 * --concurrent-same-machine. */
 	struct machine_id machine;
-	int identified;              /* identify answered */
 	enum bf_err identify_err;    /* identify failed: the host fails */
 	char identify_detail[512];
-	int group;                   /* the first host of its machine */
-	int answered;                /* identify has ended (session's lock) */
-	int started, ended;          /* a worker took it, and it ended */
 };
 
 struct session {
@@ -158,8 +155,7 @@ struct session {
 				* schedule below */
 	pthread_cond_t turn;   /* a host ended, or every host is identified */
 	int identify_next;     /* next host to identify */
-	int identify_done;     /* hosts identified (or given up) */
-	int identified_all;    /* every host identified, machines announced */
+	struct sched sched;    /* which host may start (run/schedule.h) */
 	pthread_mutex_t print_lock;
 	struct model model;
 	struct archive archive;
@@ -201,9 +197,9 @@ enum bf_err session_open(struct session *s, const struct run_opts *opts,
  * opts->concurrent_same_machine; the model says which hosts are one
  * machine (model_set_machine), and their rows are unreliable when they
  * ran at once. A host starts once it and every host before it on the
- * command line are identified (session.c says the rules), so a host
- * whose connection hangs delays those after it by --timeout at most. watch, when not NULL, is polled on this
- * thread meanwhile (a stop request sets the cancel flag, as q is Ctrl-C)
+ * command line are identified (run/schedule.h says the rules), so a host
+ * whose connection hangs delays those after it by --timeout at most.
+ * watch, when not NULL, is polled on this thread meanwhile (a stop request sets the cancel flag, as q is Ctrl-C)
  * and closed before session_run returns; hosts then print no progress
  * lines of their own. */
 void session_run(struct session *s, const struct session_watch *watch);

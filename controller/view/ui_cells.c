@@ -1,10 +1,10 @@
 /*
  * What each cell of the live and plain tables says: display widths,
  * fitting text to a width, a host's state, a row's column texts and their
- * tones, progress bars, elapsed time; see ui_layout.h. Pure: no curses,
+ * tones, progress bars, elapsed time; see ui_cells.h. Pure: no curses,
  * no I/O, no clocks.
  */
-#include "view/ui_layout.h"
+#include "view/ui_cells.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -17,8 +17,11 @@
 #include "view/texttable.h"
 #include "xmalloc.h"
 
-void ui_unreliable_key(const char *reason, char *key, size_t len,
-		       double *value)
+/* The kind of one unreliable reason: the agent's "spread 83% of the
+ * median (above 20%)" is key "spread above 20% of the median" with *value
+ * 83; any other reason is its own key, *value NaN. */
+static void ui_unreliable_key(const char *reason, char *key, size_t len,
+			      double *value)
 {
 	double v, limit;
 	int end = -1;
@@ -231,8 +234,11 @@ static int walk(const struct model_snapshot *snap, struct ui_reason_groups *gs,
 	return 0;
 }
 
-void ui_snapshot_notes(const struct model_snapshot *snap,
-		       struct ui_reason_groups *gs, struct ui_notes *ns)
+/* Every group and note of snap, in the tables' order (ui_notes.h's top).
+ * Caller frees both with ui_reasons_free and ui_notes_free. */
+static void ui_snapshot_notes(const struct model_snapshot *snap,
+			      struct ui_reason_groups *gs,
+			      struct ui_notes *ns)
 {
 	memset(gs, 0, sizeof(*gs));
 	memset(ns, 0, sizeof(*ns));

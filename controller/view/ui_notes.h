@@ -24,16 +24,11 @@
 #include <stddef.h>
 
 #include "model/model.h"
-#include "view/ui_layout.h"
+#include "bf_testonly.h"
+#include "view/ui_types.h"
 
 /* Bytes of one reason as the model keeps it (model_row.reason). */
 #define UI_REASON_BYTES 160
-
-/* The kind of one unreliable reason: the agent's "spread 83% of the
- * median (above 20%)" is key "spread above 20% of the median" with *value
- * 83; any other reason is its own key, *value NaN. */
-void ui_unreliable_key(const char *reason, char *key, size_t len,
-		       double *value);
 
 /* One kind of unreliable reason across rows. */
 struct ui_reason_group {
@@ -74,11 +69,6 @@ int ui_notes_add(struct ui_notes *ns, const char *reason);
 
 void ui_notes_free(struct ui_notes *ns);
 
-/* Every group and note of snap, in the tables' order (ui_notes.h's top).
- * Caller frees both with ui_reasons_free and ui_notes_free. */
-void ui_snapshot_notes(const struct model_snapshot *snap,
-		       struct ui_reason_groups *gs, struct ui_notes *ns);
-
 /* Row r's (an element of snap->rows) unreliable group numbers into buf
  * ("1", "1,3"); "" when it is reliable or has no figure. */
 void ui_row_marks(const struct model_snapshot *snap, const struct model_row *r,
@@ -86,6 +76,7 @@ void ui_row_marks(const struct model_snapshot *snap, const struct model_row *r,
 
 /* The number of reason's note in snap; 0 when it has none (NULL, "", or
  * no entry that failed or was skipped gives it). */
+BF_TESTONLY
 int ui_reason_note(const struct model_snapshot *snap, const char *reason);
 
 /* An entry's status as the tables write it: "pass", "FAIL [2]",

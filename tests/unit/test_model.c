@@ -3,8 +3,9 @@
  * bandwidth and batching records become lists of their own in the
  * snapshot, and a gemm record's roofline fields (bandwidth, arithmetic
  * intensity, roofline, bound, fraction) reach its row; an inconsistent
- * gemm record keeps no fraction of the roofline. Records come from JSON
- * lines as the agent writes them (bf_record_parse).
+ * gemm record keeps no fraction of the roofline; which rows get a vs fp32
+ * and a GPU/CPU ratio. Records come from JSON lines as the agent writes
+ * them (bf_record_parse), or are built typed.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -176,12 +177,62 @@ static void test_gemm_without_roofline(void **state)
 	model_snapshot_free(&s);
 }
 
+/* A verified-or-not gemm row of n 64 at median ms (gflops from it). */
+static void add_gemm(struct model *m, const char *device, const char *dtype,
+		     enum bf_status st, double ms)
+{
+	struct bf_record rec;
+
+	bf_record_init(&rec, BF_REC_GEMM);
+	rec.u.gemm.device = strdup(device);
+	rec.u.gemm.dtype = strdup(dtype);
+	rec.u.gemm.n = 64;
+	rec.u.gemm.status = st;
+	rec.u.gemm.median_ms = ms;
+	rec.u.gemm.gflops = bf_gemm_gflops(64, ms);
+	model_add_record(m, 0, &rec);
+	bf_record_free(&rec);
+}
+
+/* ctl's vs fp32 and GPU/CPU columns (the rule is bf_ratio_wanted's, as
+ * for the agent's summary): fp16 over fp32 on its own device, a GPU's
+ * fp32 over the CPU's, whichever arrives first; nothing for a failed
+ * row, nor over a failed base; a repeated size's second row only over
+ * its base's second row. */
+static void test_ratios(void **state)
+{
+	struct model m;
+	struct model_snapshot s = { 0 };
+
+	(void)state;
+	model_init(&m, 1, names);
+	add_gemm(&m, "cuda:0", "fp16", BF_STATUS_PASS, 0.0005); /* 1048.576 */
+	add_gemm(&m, "cuda:0", "fp32", BF_STATUS_PASS, 0.001);  /* 524.288 */
+	add_gemm(&m, "cpu", "fp32", BF_STATUS_PASS, 0.004);     /* 131.072 */
+	add_gemm(&m, "cpu", "fp16", BF_STATUS_FAIL, 0.002);
+	add_gemm(&m, "cuda:0", "fp16", BF_STATUS_PASS, 0.00025); /* n 64#2 */
+	model_snapshot_update(&m, &s);
+	assert_int_equal(s.nrows, 5);
+	assert_true(s.rows[0].vs_fp32 == 2.0);
+	assert_true(isnan(s.rows[0].gpu_vs_cpu));
+	assert_true(isnan(s.rows[1].vs_fp32));
+	assert_true(s.rows[1].gpu_vs_cpu == 4.0);
+	assert_true(isnan(s.rows[2].vs_fp32));
+	assert_true(isnan(s.rows[2].gpu_vs_cpu));
+	assert_true(isnan(s.rows[3].vs_fp32));
+	assert_int_equal(s.rows[4].occurrence, 2);
+	assert_true(isnan(s.rows[4].vs_fp32));
+	model_free(&m);
+	model_snapshot_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bandwidth_batching),
 		cmocka_unit_test(test_gemm_roofline),
 		cmocka_unit_test(test_gemm_without_roofline),
+		cmocka_unit_test(test_ratios),
 	};
 
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);

@@ -3,7 +3,7 @@
  * parsed back and compared field by field; missing values stay missing
  * (NaN / NULL / -1, null or absent in JSON), never zero; integer fields
  * and timed samples outside their ranges refused; a gemm record's own
- * consistency; and the one speed-ratio formula.
+ * consistency; the one speed-ratio formula and which results get one.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -388,6 +388,52 @@ static void test_speed_ratio(void **state)
 	assert_true(bf_speed_ratio(50.0, 100.0) == 0.5);
 	assert_true(isnan(bf_speed_ratio(NAN, 100.0)));
 	assert_true(isnan(bf_speed_ratio(100.0, NAN)));
+}
+
+/* Which results get a ratio (bf_ratio_wanted), the rule the agent's
+ * summary and ctl's columns share: a GPU's fp32 over the CPU's fp32,
+ * every other dtype over fp32 on its own device, verified results only. */
+static void test_ratio_rule(void **state)
+{
+	struct bf_ratio_base b;
+
+	(void)state;
+	/* gpu_vs_cpu: GPU fp32 only, its base the CPU's fp32 */
+	memset(&b, 0xff, sizeof(b));
+	assert_int_equal(bf_ratio_wanted(BF_RATIO_KIND_GPU_VS_CPU,
+					 BF_DTYPE_FP32, BF_STATUS_PASS, 1, &b), 1);
+	assert_int_equal(b.dtype, BF_DTYPE_FP32);
+	assert_int_equal(b.on_cpu, 1);
+	assert_int_equal(bf_ratio_wanted(BF_RATIO_KIND_GPU_VS_CPU,
+					 BF_DTYPE_FP32, BF_STATUS_PASS, 0, &b), 0);
+	assert_int_equal(bf_ratio_wanted(BF_RATIO_KIND_GPU_VS_CPU,
+					 BF_DTYPE_FP16, BF_STATUS_PASS, 1, &b), 0);
+	assert_int_equal(bf_ratio_wanted(BF_RATIO_KIND_GPU_VS_CPU,
+					 BF_DTYPE_FP32, BF_STATUS_FAIL, 1, &b), 0);
+	/* vs_fp32: every dtype but fp32, on a GPU or a CPU, over fp32 on
+	 * its own device */
+	for (int dt = 0; dt < BF_DTYPE__COUNT; dt++)
+		for (int gpu = 0; gpu < 2; gpu++) {
+			memset(&b, 0xff, sizeof(b));
+			assert_int_equal(bf_ratio_wanted(BF_RATIO_KIND_VS_FP32,
+							 (enum bf_dtype)dt,
+							 BF_STATUS_PASS, gpu, &b),
+					 dt != BF_DTYPE_FP32);
+			if (dt != BF_DTYPE_FP32) {
+				assert_int_equal(b.dtype, BF_DTYPE_FP32);
+				assert_int_equal(b.on_cpu, 0);
+			}
+			assert_int_equal(bf_ratio_wanted(BF_RATIO_KIND_VS_FP32,
+							 (enum bf_dtype)dt,
+							 BF_STATUS_SKIPPED, gpu,
+							 &b), 0);
+		}
+	assert_int_equal(bf_ratio_wanted(BF_RATIO_KIND__COUNT, BF_DTYPE_FP16,
+					 BF_STATUS_PASS, 1, &b), 0);
+	assert_string_equal(bf_ratio_kind_name(BF_RATIO_KIND_GPU_VS_CPU),
+			    BF_RATIO_GPU_VS_CPU);
+	assert_string_equal(bf_ratio_kind_name(BF_RATIO_KIND_VS_FP32),
+			    BF_RATIO_VS_FP32);
 }
 
 static void test_decode_rejects_non_object(void **state)
@@ -829,6 +875,7 @@ int main(void)
 		cmocka_unit_test(test_plan_check_limits_summary),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_speed_ratio),
+		cmocka_unit_test(test_ratio_rule),
 		cmocka_unit_test(test_gemm_flops),
 		cmocka_unit_test(test_decode_rejects_non_object),
 		cmocka_unit_test(test_int_ranges),
