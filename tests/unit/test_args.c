@@ -3,7 +3,9 @@
  * command's arguments: positionals in place among the options (ctl run's
  * order), after options only (ctl hosts) or anywhere; repeated options
  * kept in order; the one-line errors for an unknown option, a missing
- * value, a flag given a value; --, --help; the typed values.
+ * value, a flag given a value; --, --help; the typed values. And that
+ * ctl run's table agrees with the agent's on which of its options take a
+ * value (common/agent_opts.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,7 +18,9 @@
 
 #include <cmocka.h>
 
+#include "agent_opts.h"
 #include "base/args.h"
+#include "cmd/ctl.h"
 #include "schema.h"
 
 enum { O_JOBS = CTL_HOPT_COUNT, O_NAMES, O_OUT, O_TAG, O_LAST };
@@ -241,6 +245,26 @@ static void test_typed(void **state)
 	ctl_args_free(&a);
 }
 
+/* ctl run's agent options take a value exactly when the agent's do. */
+static void test_run_agent_options(void **state)
+{
+	const struct ctl_args_spec *sp = &cmd_run_entry.args;
+	int nagent = 0;
+
+	(void)state;
+	for (int i = 0; i < sp->nopts; i++) {
+		const struct bf_agent_opt *o = sp->opts[i].name ?
+			bf_agent_opt_find(sp->opts[i].name) : NULL;
+
+		if (!o)
+			continue;
+		nagent++;
+		assert_int_equal(sp->opts[i].arg == CTL_OPT_FLAG,
+				 o->type == BF_AOT_FLAG);
+	}
+	assert_int_equal(nagent, 12);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -250,6 +274,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_typed),
+		cmocka_unit_test(test_run_agent_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
