@@ -35,7 +35,6 @@
 #include "view/verdict_text.h"
 #include "xmalloc.h"
 
-#define MAX_HOSTS HOSTCMD_MAX_HOSTS
 
 static const char run_usage[] =
 	"usage: ctl run HOST... [OPTION...]\n"
@@ -380,11 +379,8 @@ static int run_exec(const struct ctl_args *a, struct ctl_run_hook *hook,
 			&fail_on_slow) ||
 	    run_agent_options(a, &opts.agent))
 		return BF_EXIT_USAGE;
-	opts.ssh_config = ho.ssh_config;
-	opts.timeout_s = ho.timeout_s;
-	opts.accept_new_host_keys = ho.accept_new_host_keys;
+	hostcmd_run_opts(&ho, &opts, &hosts_dir_by);
 	opts.results_dir = ctl_results_dir(opts.results_dir);
-	opts.hosts_dir = ctl_hosts_dir(ho.hosts_dir, &hosts_dir_by);
 	if (rerun_id) {
 		if (a->npos > 0) {
 			ctl_error("--rerun-failed: takes the hosts from run %s; "
@@ -396,17 +392,8 @@ static int run_exec(const struct ctl_args *a, struct ctl_run_hook *hook,
 	opts.rerun_of = rerun_of;
 	if (hostcmd_need_host(a, "local"))
 		return BF_EXIT_USAGE;
-	if (inventory_load(opts.hosts_dir, hosts_dir_by, &inv, detail,
-			   sizeof(detail)) != BF_OK) {
-		ctl_error("%s", detail);
+	if (hostcmd_resolve(a, &opts, hosts_dir_by, &inv, &names, &nhosts))
 		goto out;
-	}
-	names = bf_xcalloc(MAX_HOSTS, sizeof(*names));
-	if (inventory_resolve(&inv, a->npos, a->pos, names, MAX_HOSTS,
-			      &nhosts, detail, sizeof(detail)) != BF_OK) {
-		ctl_error("%s", detail);
-		goto out;
-	}
 	if (baseline && reference_host(baseline, names, nhosts, rerun_of,
 				       &opts.baseline_host) != 0)
 		goto out;

@@ -20,7 +20,6 @@
 #include "run/session.h"
 #include "xmalloc.h"
 
-#define MAX_HOSTS HOSTCMD_MAX_HOSTS
 
 static const char where_usage[] =
 	"usage: ctl where HOST... [--timeout SECONDS] [--accept-new-host-keys]\n"
@@ -104,7 +103,6 @@ static int where_exec(const struct ctl_args *a)
 	struct inventory inv;
 	const char **names = NULL;
 	const char *hosts_dir_by;
-	char detail[512];
 	int nhosts = 0, status = BF_EXIT_USAGE;
 
 	memset(&opts, 0, sizeof(opts));
@@ -112,21 +110,9 @@ static int where_exec(const struct ctl_args *a)
 	if (hostcmd_args(a, HOSTCMD_MAX_HOSTS, &ho) ||
 	    hostcmd_need_host(a, "local"))
 		return BF_EXIT_USAGE;
-	opts.ssh_config = ho.ssh_config;
-	opts.timeout_s = ho.timeout_s;
-	opts.accept_new_host_keys = ho.accept_new_host_keys;
-	opts.hosts_dir = ctl_hosts_dir(ho.hosts_dir, &hosts_dir_by);
-	if (inventory_load(opts.hosts_dir, hosts_dir_by, &inv, detail,
-			   sizeof(detail)) != BF_OK) {
-		ctl_error("%s", detail);
+	hostcmd_run_opts(&ho, &opts, &hosts_dir_by);
+	if (hostcmd_resolve(a, &opts, hosts_dir_by, &inv, &names, &nhosts))
 		goto out;
-	}
-	names = bf_xcalloc(MAX_HOSTS, sizeof(*names));
-	if (inventory_resolve(&inv, a->npos, a->pos, names, MAX_HOSTS,
-			      &nhosts, detail, sizeof(detail)) != BF_OK) {
-		ctl_error("%s", detail);
-		goto out;
-	}
 	for (int i = 0; i < nhosts; i++) {
 		int rank;
 		const struct inv_group *g =

@@ -8,6 +8,7 @@
 #include "cmd/ctl.h"
 #include "cmd/hostcmd.h"
 #include "schema.h"
+#include "xmalloc.h"
 
 int hostcmd_args(const struct ctl_args *a, int max, struct ctl_host_opts *ho)
 {
@@ -25,6 +26,32 @@ int hostcmd_need_host(const struct ctl_args *a, const char *try_args)
 	if (a->npos == 0) {
 		ctl_error("%s: no host given (try: ctl %s %s)", a->command,
 			  a->command, try_args);
+		return -1;
+	}
+	return 0;
+}
+
+void hostcmd_run_opts(const struct ctl_host_opts *ho, struct run_opts *opts,
+		      const char **by)
+{
+	opts->ssh_config = ho->ssh_config;
+	opts->timeout_s = ho->timeout_s;
+	opts->accept_new_host_keys = ho->accept_new_host_keys;
+	opts->hosts_dir = ctl_hosts_dir(ho->hosts_dir, by);
+}
+
+int hostcmd_resolve(const struct ctl_args *a, const struct run_opts *opts,
+		    const char *by, struct inventory *inv, const char ***names,
+		    int *nhosts)
+{
+	char detail[512];
+
+	*names = bf_xcalloc(HOSTCMD_MAX_HOSTS, sizeof(**names));
+	if (inventory_load(opts->hosts_dir, by, inv, detail,
+			   sizeof(detail)) != BF_OK ||
+	    inventory_resolve(inv, a->npos, a->pos, *names, HOSTCMD_MAX_HOSTS,
+			      nhosts, detail, sizeof(detail)) != BF_OK) {
+		ctl_error("%s", detail);
 		return -1;
 	}
 	return 0;

@@ -9,6 +9,7 @@
 
 #include "base/args.h"
 #include "run/places.h"
+#include "run/session.h"
 
 /* At most this many hosts on one command line (run, where, check). */
 #define HOSTCMD_MAX_HOSTS 1024
@@ -24,6 +25,22 @@ int hostcmd_args(const struct ctl_args *a, int max, struct ctl_host_opts *ho);
 /* 0 when a names a host, else -1 after "COMMAND: no host given (try:
  * ctl COMMAND TRY_ARGS)". */
 int hostcmd_need_host(const struct ctl_args *a, const char *try_args);
+
+/* ctl run's and where's: the host options ho into opts (-F, --timeout,
+ * --accept-new-host-keys; the inventory's directory, ctl_hosts_dir's
+ * choice, with *by saying what chose it). */
+void hostcmd_run_opts(const struct ctl_host_opts *ho, struct run_opts *opts,
+		      const char **by);
+
+/* ctl run's and where's: the inventory of opts->hosts_dir (by: what
+ * chose it) into *inv, and a's hosts resolved by it into *names (caller
+ * frees; *nhosts of them, at most HOSTCMD_MAX_HOSTS, groups expanded:
+ * inventory_resolve). Returns 0, or -1 after one line (the inventory's
+ * error, an unknown host); either way the caller frees *names and *inv
+ * (inventory_free). */
+int hostcmd_resolve(const struct ctl_args *a, const struct run_opts *opts,
+		    const char *by, struct inventory *inv, const char ***names,
+		    int *nhosts);
 
 /* What a command does at one place (the i-th, from 0): its exit status;
  * BF_EXIT_INTERRUPTED stops the rest. */
