@@ -343,6 +343,55 @@ static int run_agent_options(const struct ctl_args *a,
 	return 0;
 }
 
+/* After a run: the verdict, the table, a line per host that measured
+ * nothing, --fail-on slow's line and the run's last line, on stdout
+ * (errors on stderr). Returns the run's exit status from the session's
+ * (status), BF_EXIT_NOTHING_MEASURED or BF_EXIT_SLOW where they apply. */
+static int run_report(struct session *sp, const struct run_opts *opts,
+		      int nhosts, int fail_on_slow, int status,
+		      const char *final_status)
+{
+	int nslow;
+
+	printf("\n");
+	nslow = print_verdict(sp->archive.dir, opts->results_dir,
+			      opts->hosts_dir);
+	table_print_plain(stdout, &sp->model, table_terminal_width(stdout));
+	/* Nothing measured is no success: every GEMM of a device asked for
+	 * skipped (no driver, does not fit) on a host that completed. */
+	for (int i = 0; i < nhosts; i++) {
+		struct model_host mh;
+		char why[256];
+
+		model_host_get(&sp->model, i, &mh);
+		if (mh.state != HOST_DONE ||
+		    !model_host_measured_nothing(&sp->model, i, why,
+						 sizeof(why)))
+			continue;
+		fflush(stdout);
+		ctl_error("%s: nothing measured: %s", sp->hosts[i].label, why);
+		if (status == BF_EXIT_OK || status == BF_EXIT_CHECKS_FAILED)
+			status = BF_EXIT_NOTHING_MEASURED;
+	}
+	/* A slow device only where all else went well: a failed check, host
+	 * or nothing measured says more. */
+	if (fail_on_slow && nslow && status == BF_EXIT_OK) {
+		fflush(stdout);
+		ctl_error("run: %d device%s slow (--fail-on slow)", nslow,
+			  nslow == 1 ? "" : "s");
+		status = BF_EXIT_SLOW;
+	}
+	/* With hosts side by side, where their differences are tested. */
+	if (nhosts > 1)
+		printf("\nrun %s %s: %s (whether the hosts differ: ctl compare "
+		       "%s)\n", sp->archive.run_id, final_status, sp->archive.dir,
+		       sp->archive.run_id);
+	else
+		printf("\nrun %s %s: %s\n", sp->archive.run_id, final_status,
+		       sp->archive.dir);
+	return status;
+}
+
 /* ctl run from its parsed command line; hook: ctl check's (or NULL);
  * rerun_of: the run this one re-runs (--rerun-failed), in full, or
  * NULL. */
@@ -359,7 +408,7 @@ static int run_exec(const struct ctl_args *a, struct ctl_run_hook *hook,
 	const char **names = NULL;
 	char ***argvs = NULL;
 	int nhosts = 0, status = BF_EXIT_USAGE;
-	int fail_on_slow = 0, nslow, have_refs = 0, refs_missing;
+	int fail_on_slow = 0, have_refs = 0, refs_missing;
 	struct ref_set live_refs;
 	const char *rerun_id = NULL, *hosts_dir_by, *baseline = NULL;
 	char detail[512];
@@ -449,40 +498,8 @@ static int run_exec(const struct ctl_args *a, struct ctl_run_hook *hook,
 		ctl_stdout_checkpoint();
 		goto out;
 	}
-	printf("\n");
-	nslow = print_verdict(s.archive.dir, opts.results_dir, opts.hosts_dir);
-	table_print_plain(stdout, &s.model, table_terminal_width(stdout));
-	/* Nothing measured is no success: every GEMM of a device asked for
-	 * skipped (no driver, does not fit) on a host that completed. */
-	for (int i = 0; i < nhosts; i++) {
-		struct model_host mh;
-		char why[256];
-
-		model_host_get(&s.model, i, &mh);
-		if (mh.state != HOST_DONE ||
-		    !model_host_measured_nothing(&s.model, i, why, sizeof(why)))
-			continue;
-		fflush(stdout);
-		ctl_error("%s: nothing measured: %s", s.hosts[i].label, why);
-		if (status == BF_EXIT_OK || status == BF_EXIT_CHECKS_FAILED)
-			status = BF_EXIT_NOTHING_MEASURED;
-	}
-	/* A slow device only where all else went well: a failed check, host
-	 * or nothing measured says more. */
-	if (fail_on_slow && nslow && status == BF_EXIT_OK) {
-		fflush(stdout);
-		ctl_error("run: %d device%s slow (--fail-on slow)", nslow,
-			  nslow == 1 ? "" : "s");
-		status = BF_EXIT_SLOW;
-	}
-	/* With hosts side by side, where their differences are tested. */
-	if (nhosts > 1)
-		printf("\nrun %s %s: %s (whether the hosts differ: ctl compare "
-		       "%s)\n", s.archive.run_id, final_status, s.archive.dir,
-		       s.archive.run_id);
-	else
-		printf("\nrun %s %s: %s\n", s.archive.run_id, final_status,
-		       s.archive.dir);
+	status = run_report(&s, &opts, nhosts, fail_on_slow, status,
+			    final_status);
 	ctl_stdout_checkpoint(); /* before closing the archive moves errno */
 out:
 	if (s.hosts)
