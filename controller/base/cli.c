@@ -150,26 +150,3 @@ int ctl_parse_number(const char *name, const char *s, double min, double max,
 	*out = v;
 	return 0;
 }
-
-int ctl_host_option(int c, const char *arg, struct ctl_host_opts *o)
-{
-	switch (c) {
-	case 'F':
-		if (access(arg, R_OK) != 0) {
-			ctl_error("-F %s: %s", arg, strerror(errno));
-			return -1;
-		}
-		o->ssh_config = arg;
-		return 1;
-	case CTL_OPT_TIMEOUT:
-		return ctl_parse_int("--timeout", arg, 1, 86400, &o->timeout_s) ?
-		       -1 : 1;
-	case CTL_OPT_ACCEPT_NEW:
-		o->accept_new_host_keys = 1;
-		return 1;
-	case CTL_OPT_HOSTS_DIR:
-		return ctl_parse_dir("--hosts-dir", arg, &o->hosts_dir) ? -1 : 1;
-	default:
-		return 0;
-	}
-}

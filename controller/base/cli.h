@@ -1,9 +1,9 @@
 /*
  * ctl's words to the user, shared by every layer of ctl: one-line errors
  * ("ctl: what: why"), the reply to an option a command does not have,
- * option values (integers, numbers, directories), the options of every
- * command that reaches hosts, and whether a stream's output reached the
- * system. Nothing here knows a command or a host.
+ * option values (integers, numbers, directories), the values of the
+ * options of every command that reaches hosts, and whether a stream's
+ * output reached the system. Nothing here knows a command or a host.
  */
 #ifndef BF_CLI_H
 #define BF_CLI_H
@@ -20,7 +20,8 @@
  * cut at 8 KiB. */
 void ctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The one-line error for getopt_long's answer c when it is ':' (an option
+/* The one-line error for getopt_long's answer c (in ctl_args_parse,
+ * base/args.c) when it is ':' (an option
  * without its value) or anything else it gives for an option that command
  * (ctl COMMAND) does not have: a short option named by its letter
  * (optopt: "-f" of "-foo"), a long one as typed ("--frobnicate"), a long
@@ -66,23 +67,8 @@ int ctl_parse_int(const char *name, const char *s, int min, int max,
 int ctl_parse_number(const char *name, const char *s, double min, double max,
 		     double *out);
 
-/*
- * The options of every command that reaches hosts (run, where, doctor,
- * clean): -F SSH_CONFIG, --timeout SECONDS, --accept-new-host-keys,
- * --hosts-dir DIR. CTL_HOST_LONGOPTS goes into a command's getopt_long
- * table (its own values below CTL_OPT_TIMEOUT, from 256), "F:" into its
- * short options, and each answer to ctl_host_option first.
- */
-enum {
-	CTL_OPT_TIMEOUT = 0x400,
-	CTL_OPT_ACCEPT_NEW,
-	CTL_OPT_HOSTS_DIR
-};
-#define CTL_HOST_LONGOPTS                                                    \
-	{ "timeout", required_argument, NULL, CTL_OPT_TIMEOUT },             \
-	{ "accept-new-host-keys", no_argument, NULL, CTL_OPT_ACCEPT_NEW },   \
-	{ "hosts-dir", required_argument, NULL, CTL_OPT_HOSTS_DIR }
-
+/* The values of the options of every command that reaches hosts
+ * (base/args.h: CTL_HOST_OPTS, ctl_args_host). */
 struct ctl_host_opts {
 	const char *ssh_config; /* -F: NULL, ~/.ssh/config */
 	int timeout_s;          /* --timeout: seconds per connection and
@@ -90,12 +76,5 @@ struct ctl_host_opts {
 	int accept_new_host_keys; /* --accept-new-host-keys: 0 or 1 */
 	const char *hosts_dir;  /* --hosts-dir: NULL, ctl_hosts_dir's */
 };
-
-/* Takes getopt_long's answer c, with its value arg, into o when c is
- * one of the options above. Returns 1 when it was (o updated), 0 when it
- * is not one of them, -1 after a one-line error for a bad value (-F a
- * file that cannot be read, a timeout outside 1 to 86400 s, an empty
- * directory name). */
-int ctl_host_option(int c, const char *arg, struct ctl_host_opts *o);
 
 #endif

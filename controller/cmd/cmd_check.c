@@ -14,7 +14,6 @@
  * command line, prints the results and writes the files.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,13 +26,12 @@
 #include "base/tail.h"
 #include "bf_text.h"
 #include "cmd/ctl.h"
+#include "cmd/hostcmd.h"
 #include "model/check.h"
 #include "model/verdict_run.h"
 #include "run/inventory.h"
 #include "view/check_export.h"
 #include "xmalloc.h"
-
-#define MAX_HOSTS 1024
 
 static const char check_usage[] =
 	"usage: ctl check HOST... [OPTION...]\n"
@@ -427,101 +425,73 @@ static int local_clusters(const char *hosts_dir, const char *const *args,
 	return rc;
 }
 
-int cmd_check(int argc, char **argv)
+enum { O_BUDGET = CTL_HOPT_COUNT, O_SIZE, O_DTYPES, O_DEVICE, O_ITERS,
+       O_DRAIN, O_RESUME, O_NODE, O_LABELS, O_PROM, O_RESULTS };
+static const struct ctl_opt check_opts[] = {
+	CTL_HOST_OPTS,
+	[O_BUDGET] = { "budget", 0, CTL_OPT_VALUE },
+	[O_SIZE] = { "size", 0, CTL_OPT_VALUE },
+	[O_DTYPES] = { "dtypes", 0, CTL_OPT_VALUE },
+	[O_DEVICE] = { "device", 0, CTL_OPT_VALUE },
+	[O_ITERS] = { "iters", 0, CTL_OPT_VALUE },
+	[O_DRAIN] = { "drain", 0, CTL_OPT_FLAG },
+	[O_RESUME] = { "resume", 0, CTL_OPT_FLAG },
+	[O_NODE] = { "node", 0, CTL_OPT_VALUE },
+	[O_LABELS] = { "node-labels", 0, CTL_OPT_VALUE },
+	[O_PROM] = { "prometheus", 0, CTL_OPT_VALUE },
+	[O_RESULTS] = { "results", 0, CTL_OPT_VALUE },
+};
+
+/* --node, --node-labels and --prometheus's values, in command-line
+ * order: a Slurm node name, a file name. 0, or -1 after one line. */
+static int check_names(const struct ctl_args *a)
 {
-	enum { O_BUDGET = 256, O_SIZE, O_DTYPES, O_DEVICE, O_ITERS, O_DRAIN,
-	       O_RESUME, O_NODE, O_LABELS, O_PROM, O_RESULTS, O_HELP };
-	static const struct option longopts[] = {
-		CTL_HOST_LONGOPTS,
-		{ "budget", required_argument, NULL, O_BUDGET },
-		{ "size", required_argument, NULL, O_SIZE },
-		{ "dtypes", required_argument, NULL, O_DTYPES },
-		{ "device", required_argument, NULL, O_DEVICE },
-		{ "iters", required_argument, NULL, O_ITERS },
-		{ "drain", no_argument, NULL, O_DRAIN },
-		{ "resume", no_argument, NULL, O_RESUME },
-		{ "node", required_argument, NULL, O_NODE },
-		{ "node-labels", required_argument, NULL, O_LABELS },
-		{ "prometheus", required_argument, NULL, O_PROM },
-		{ "results", required_argument, NULL, O_RESULTS },
-		{ "help", no_argument, NULL, O_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct ctl_host_opts ho = { .timeout_s = 30 };
-	struct ctl_run_hook hook;
-	const char *size = "4096", *dtypes = NULL, *device = NULL,
-		   *iters = "20", *node = NULL, *labels = NULL, *prom = NULL,
-		   *results = NULL, *hosts;
-	char budget_s[16], timeout_s[16];
-	char **rargv = NULL;
-	int nhosts = 0, drain = 0, resume = 0, c, rargc = 0, rc;
-	int budget = 60, results_given, local, cluster = 0;
-	const char *hostargs[MAX_HOSTS];
+	for (int i = 0; i < a->n; i++) {
+		const char *v = a->v[i].value;
+		int o = a->v[i].opt;
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "-:F:", longopts, NULL)) != -1) {
-		int taken = ctl_host_option(c, optarg, &ho);
-
-		if (taken < 0)
-			return BF_EXIT_USAGE;
-		if (taken)
-			continue;
-		switch (c) {
-		case 1:
-			if (nhosts == MAX_HOSTS) {
-				ctl_error("too many hosts: at most %d", MAX_HOSTS);
-				return BF_EXIT_USAGE;
-			}
-			hostargs[nhosts++] = optarg;
-			break;
-		case O_BUDGET:
-			if (ctl_parse_int("--budget", optarg, 1, 86400, &budget))
-				return BF_EXIT_USAGE;
-			break;
-		case O_SIZE: size = optarg; break;
-		case O_DTYPES: dtypes = optarg; break;
-		case O_DEVICE: device = optarg; break;
-		case O_ITERS: iters = optarg; break;
-		case O_DRAIN: drain = 1; break;
-		case O_RESUME: resume = 1; break;
-		case O_NODE:
-			if (!optarg[0] || optarg[0] == '-' ||
-			    strpbrk(optarg, " \t\n=")) {
-				ctl_error("check: --node '%s': not a Slurm node "
-					  "name", optarg);
-				return BF_EXIT_USAGE;
-			}
-			node = optarg;
-			break;
-		case O_LABELS:
-		case O_PROM:
-			if (!optarg[0] || optarg[0] == '-') {
-				ctl_error("check: %s '%s': expected a file name",
-					  c == O_LABELS ? "--node-labels" :
-							  "--prometheus", optarg);
-				return BF_EXIT_USAGE;
-			}
-			if (c == O_LABELS)
-				labels = optarg;
-			else
-				prom = optarg;
-			break;
-		case O_RESULTS:
-			if (ctl_parse_dir("--results", optarg, &results))
-				return BF_EXIT_USAGE;
-			break;
-		case O_HELP:
-			fputs(check_usage, stdout);
-			return BF_EXIT_OK;
-		default: /* ':' or an unknown option */
-			return ctl_option_error("check", c, argv);
+		if (o == O_NODE && (!v[0] || v[0] == '-' ||
+				    strpbrk(v, " \t\n="))) {
+			ctl_error("check: --node '%s': not a Slurm node name",
+				  v);
+			return -1;
+		}
+		if ((o == O_LABELS || o == O_PROM) && (!v[0] || v[0] == '-')) {
+			ctl_error("check: %s '%s': expected a file name",
+				  o == O_LABELS ? "--node-labels" :
+						  "--prometheus", v);
+			return -1;
 		}
 	}
-	if (nhosts == 0) {
-		ctl_error("check: no host given (try: ctl check local)");
+	return 0;
+}
+
+static int check_exec(const struct ctl_args *a)
+{
+	struct ctl_host_opts ho = { .timeout_s = 30 };
+	struct ctl_run_hook hook;
+	const char *size = "4096", *dtypes = ctl_args_value(a, O_DTYPES),
+		   *device = ctl_args_value(a, O_DEVICE), *iters = "20",
+		   *node = ctl_args_value(a, O_NODE),
+		   *labels = ctl_args_value(a, O_LABELS),
+		   *prom = ctl_args_value(a, O_PROM), *results = NULL, *hosts;
+	char budget_s[16], timeout_s[16];
+	char **rargv = NULL;
+	int nhosts = a->npos, rargc = 0, rc;
+	int drain = ctl_args_count(a, O_DRAIN) > 0;
+	int resume = ctl_args_count(a, O_RESUME) > 0;
+	int budget = 60, results_given, local, cluster = 0;
+	char **hostargs = a->pos;
+
+	if (ctl_args_value(a, O_SIZE))
+		size = ctl_args_value(a, O_SIZE);
+	if (ctl_args_value(a, O_ITERS))
+		iters = ctl_args_value(a, O_ITERS);
+	if (hostcmd_args(a, HOSTCMD_MAX_HOSTS, &ho) ||
+	    ctl_args_int(a, O_BUDGET, 1, 86400, &budget) ||
+	    check_names(a) || ctl_args_dir(a, O_RESULTS, &results) ||
+	    hostcmd_need_host(a, "local"))
 		return BF_EXIT_USAGE;
-	}
 	local = nhosts == 1 && strcmp(hostargs[0], "local") == 0;
 	if ((labels || node) && !local) {
 		ctl_error("check: --node and --node-labels are for `ctl check "
@@ -529,7 +499,8 @@ int cmd_check(int argc, char **argv)
 		return BF_EXIT_USAGE;
 	}
 	if ((drain || resume) && !local) {
-		if (local_clusters(ho.hosts_dir, hostargs, nhosts) != 0)
+		if (local_clusters(ho.hosts_dir,
+				   (const char *const *)hostargs, nhosts) != 0)
 			return BF_EXIT_USAGE;
 		cluster = 1;
 	}
@@ -582,3 +553,12 @@ int cmd_check(int argc, char **argv)
 	free(rargv);
 	return rc;
 }
+
+const struct ctl_command cmd_check_entry = {
+	.name = "check",
+	.summary = "a bounded health check of hosts: one verdict line per device, drain/resume, NFD labels, Prometheus",
+	/* hosts and options may mix */
+	.args = { CTL_OPTS(check_opts), .order = CTL_ARGS_IN_ORDER,
+		  .usage = check_usage },
+	.exec = check_exec,
+};

@@ -4,13 +4,13 @@
  * ctl's), listing each with its size; --dry-run lists only. Hosts one
  * after another, each reached as ctl run reaches it.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bf_text.h"
 #include "cmd/ctl.h"
+#include "cmd/hostcmd.h"
 #include "remote/remote_ssh.h"
 #include "run/deployed.h"
 #include "run/embedded.h"
@@ -196,80 +196,35 @@ out:
 	return status;
 }
 
-int cmd_clean(int argc, char **argv)
+enum { O_DRY = CTL_HOPT_COUNT, O_KEEP };
+static const struct ctl_opt clean_opts[] = {
+	CTL_HOST_OPTS,
+	[O_DRY] = { "dry-run", 0, CTL_OPT_FLAG },
+	[O_KEEP] = { "keep-current", 0, CTL_OPT_FLAG },
+};
+
+/* One place for hostcmd_each_place; arg is the parsed command line. */
+static int clean_place(const struct place *pl, int i,
+		       const struct ctl_host_opts *o, void *arg)
 {
-	enum { O_DRY = 256, O_KEEP, O_HELP };
-	static const struct option longopts[] = {
-		{ "dry-run", no_argument, NULL, O_DRY },
-		{ "keep-current", no_argument, NULL, O_KEEP },
-		CTL_HOST_LONGOPTS,
-		{ "help", no_argument, NULL, O_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct ctl_host_opts ho = { .timeout_s = 30 };
-	struct inventory inv;
-	struct place *places = NULL;
-	int c, n = 0, dry_run = 0, keep = 0;
-	int status = BF_EXIT_OK, nhostargs = 0;
-	char detail[512], **hostargs = bf_xcalloc((size_t)argc, sizeof(char *));
+	const struct ctl_args *a = arg;
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "-:F:", longopts, NULL)) != -1) {
-		int taken = ctl_host_option(c, optarg, &ho);
-
-		if (taken < 0)
-			goto usage;
-		if (taken)
-			continue;
-		switch (c) {
-		case 1: /* a host, in place: hosts and options may mix */
-			hostargs[nhostargs++] = optarg;
-			break;
-		case O_DRY:
-			dry_run = 1;
-			break;
-		case O_KEEP:
-			keep = 1;
-			break;
-		case O_HELP:
-			fputs(clean_usage, stdout);
-			free(hostargs);
-			return BF_EXIT_OK;
-		default:
-			free(hostargs);
-			return ctl_option_error("clean", c, argv);
-		}
-	}
-	if (nhostargs == 0) {
-		ctl_error(
-			"clean: no host given (try: ctl clean HOST --dry-run)");
-		free(hostargs);
-		return BF_EXIT_USAGE;
-	}
-	if (places_load(ho.hosts_dir, nhostargs, hostargs, &inv, &places, &n,
-			detail, sizeof(detail)) != BF_OK) {
-		ctl_error("%s", detail);
-		free(hostargs);
-		return BF_EXIT_USAGE;
-	}
-	ctl_catch_signals();
-	for (int i = 0; i < n; i++) {
-		int s = clean_one(&places[i], &ho, dry_run, keep);
-
-		fflush(stdout);
-		if (s == BF_EXIT_INTERRUPTED) {
-			status = s;
-			break;
-		}
-		if (s != BF_EXIT_OK)
-			status = s;
-	}
-	free(places);
-	free(hostargs);
-	inventory_free(&inv);
-	return status;
-usage:
-	free(hostargs);
-	return BF_EXIT_USAGE;
+	(void)i;
+	return clean_one(pl, o, ctl_args_count(a, O_DRY) > 0,
+			 ctl_args_count(a, O_KEEP) > 0);
 }
+
+static int clean_exec(const struct ctl_args *a)
+{
+	return hostcmd_each_place(a, "HOST --dry-run", clean_place,
+				  (void *)a);
+}
+
+const struct ctl_command cmd_clean_entry = {
+	.name = "clean",
+	.summary = "remove the agent builds ctl deployed on hosts (--dry-run lists them)",
+	/* hosts and options may mix */
+	.args = { CTL_OPTS(clean_opts), .order = CTL_ARGS_IN_ORDER,
+		  .usage = clean_usage },
+	.exec = clean_exec,
+};

@@ -5,7 +5,6 @@
  * turns the command line into its columns).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,81 +91,47 @@ static int report_regressions(const struct compare_table *t, double pct)
 	return n;
 }
 
-int cmd_compare(int argc, char **argv)
+enum { O_LAST, O_JSON, O_CSV, O_SAMPLES, O_BENCHSTAT, O_RESULTS, O_FAIL,
+       O_HOSTS };
+static const struct ctl_opt compare_opts[] = {
+	[O_LAST] = { "last", 0, CTL_OPT_VALUE },
+	[O_JSON] = { "json", 0, CTL_OPT_FLAG },
+	[O_CSV] = { "csv", 0, CTL_OPT_FLAG },
+	[O_SAMPLES] = { "samples", 0, CTL_OPT_FLAG },
+	[O_BENCHSTAT] = { "benchstat", 0, CTL_OPT_FLAG },
+	[O_RESULTS] = { "results", 0, CTL_OPT_VALUE },
+	[O_FAIL] = { "fail-on-regression", 0, CTL_OPT_VALUE },
+	[O_HOSTS] = { "hosts-dir", 0, CTL_OPT_VALUE },
+};
+
+static int compare_exec(const struct ctl_args *a)
 {
-	enum { O_LAST = 256, O_JSON, O_CSV, O_SAMPLES, O_BENCHSTAT, O_RESULTS,
-	       O_HELP, O_FAIL, O_HOSTS };
-	static const struct option longopts[] = {
-		{ "last", required_argument, NULL, O_LAST },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "csv", no_argument, NULL, O_CSV },
-		{ "samples", no_argument, NULL, O_SAMPLES },
-		{ "benchstat", no_argument, NULL, O_BENCHSTAT },
-		{ "results", required_argument, NULL, O_RESULTS },
-		{ "help", no_argument, NULL, O_HELP },
-		{ "fail-on-regression", required_argument, NULL, O_FAIL },
-		{ "hosts-dir", required_argument, NULL, O_HOSTS },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *results = NULL, *hosts = NULL;
 	struct verdict_run vrs[SELECTION_MAX_COLUMNS];
 	int nvrs = 0;
 	char detail[512];
 	double fail_pct = -1;
-	int c, last = 0, json = 0, csv = 0, samples = 0, benchstat = 0, npos,
-	    status = BF_EXIT_USAGE;
+	int last = 0, status = BF_EXIT_USAGE;
+	int json = ctl_args_count(a, O_JSON) > 0;
+	int csv = ctl_args_count(a, O_CSV) > 0;
+	int samples = ctl_args_count(a, O_SAMPLES) > 0;
+	int benchstat = ctl_args_count(a, O_BENCHSTAT) > 0;
 	struct compare_table *t = NULL;
 	struct selection cs;
 
 	memset(&cs, 0, sizeof(cs));
 	cs.cmd = "compare";
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		switch (c) {
-		case O_LAST:
-			if (selection_parse_last(optarg, &last))
-				return BF_EXIT_USAGE;
-			break;
-		case O_JSON:
-			json = 1;
-			break;
-		case O_CSV:
-			csv = 1;
-			break;
-		case O_SAMPLES:
-			samples = 1;
-			break;
-		case O_BENCHSTAT:
-			benchstat = 1;
-			break;
-		case O_RESULTS:
-			if (ctl_parse_dir("--results", optarg, &results))
-				return BF_EXIT_USAGE;
-			break;
-		case O_HOSTS:
-			if (ctl_parse_dir("--hosts-dir", optarg, &hosts))
-				return BF_EXIT_USAGE;
-			break;
-		case O_FAIL:
-			if (ctl_parse_number("--fail-on-regression", optarg, 0,
-					     100, &fail_pct))
-				return BF_EXIT_USAGE;
-			break;
-		case O_HELP:
-			fputs(compare_usage, stdout);
-			return BF_EXIT_OK;
-		default: /* ':' or an unknown option */
-			return ctl_option_error("compare", c, argv);
-		}
-	}
+	if (selection_parse_last(a, O_LAST, &last) ||
+	    ctl_args_dir(a, O_RESULTS, &results) ||
+	    ctl_args_dir(a, O_HOSTS, &hosts) ||
+	    ctl_args_number(a, O_FAIL, 0, 100, &fail_pct))
+		return BF_EXIT_USAGE;
 	if (json + csv + samples + benchstat > 1) {
 		ctl_error("compare: --json, --csv, --samples, --benchstat: give only one");
 		return BF_EXIT_USAGE;
 	}
-	npos = argc - optind;
 	results = ctl_results_dir(results);
-	if (selection_build(&cs, results, last, argv + optind, npos))
+	if (selection_build(&cs, results, last, a->pos, a->npos))
 		goto out;
 	if (cs.ncols < 2) {
 		ctl_error("compare: only %s to compare: give two runs, hosts or files (see ctl compare --help)",
@@ -209,3 +174,10 @@ out:
 	selection_free(&cs);
 	return status;
 }
+
+const struct ctl_command cmd_compare_entry = {
+	.name = "compare",
+	.summary = "archived runs or hosts side by side, with significance",
+	.args = { CTL_OPTS(compare_opts), .usage = compare_usage },
+	.exec = compare_exec,
+};

@@ -7,13 +7,13 @@
  * Hosts one after another, each as ctl run reaches it (the inventory's
  * ssh target, path_prepend and env; ssh_config; known_hosts).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bf_text.h"
 #include "cmd/ctl.h"
+#include "cmd/hostcmd.h"
 #include "remote/remote_ssh.h"
 #include "run/deployed.h"
 #include "run/embedded.h"
@@ -258,74 +258,28 @@ static int doctor_one(const struct place *pl, const struct ctl_host_opts *o)
 	return ok ? BF_EXIT_OK : BF_EXIT_HOSTS_FAILED;
 }
 
-int cmd_doctor(int argc, char **argv)
+/* One place for hostcmd_each_place: a blank line between places. */
+static int doctor_place(const struct place *pl, int i,
+			const struct ctl_host_opts *o, void *arg)
 {
-	enum { O_HELP = 256 };
-	static const struct option longopts[] = {
-		CTL_HOST_LONGOPTS,
-		{ "help", no_argument, NULL, O_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct ctl_host_opts ho = { .timeout_s = 30 };
-	struct inventory inv;
-	struct place *places = NULL;
-	int c, n = 0, status = BF_EXIT_OK;
-	char detail[512], **hostargs = bf_xcalloc((size_t)argc, sizeof(char *));
-	int nhostargs = 0;
-
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "-:F:", longopts, NULL)) != -1) {
-		int taken = ctl_host_option(c, optarg, &ho);
-
-		if (taken < 0)
-			goto usage;
-		if (taken)
-			continue;
-		switch (c) {
-		case 1: /* a host, in place: hosts and options may mix */
-			hostargs[nhostargs++] = optarg;
-			break;
-		case O_HELP:
-			fputs(doctor_usage, stdout);
-			free(hostargs);
-			return BF_EXIT_OK;
-		default:
-			free(hostargs);
-			return ctl_option_error("doctor", c, argv);
-		}
-	}
-	if (nhostargs == 0) {
-		ctl_error("doctor: no host given (try: ctl doctor HOST)");
-		free(hostargs);
-		return BF_EXIT_USAGE;
-	}
-	if (places_load(ho.hosts_dir, nhostargs, hostargs, &inv, &places, &n,
-			detail, sizeof(detail)) != BF_OK) {
-		ctl_error("%s", detail);
-		free(hostargs);
-		return BF_EXIT_USAGE;
-	}
-	ctl_catch_signals();
-	for (int i = 0; i < n; i++) {
-		int s;
-
-		if (i > 0)
-			putchar('\n');
-		s = doctor_one(&places[i], &ho);
-		fflush(stdout);
-		if (s == BF_EXIT_INTERRUPTED) {
-			status = s;
-			break;
-		}
-		if (s != BF_EXIT_OK)
-			status = s;
-	}
-	free(places);
-	free(hostargs);
-	inventory_free(&inv);
-	return status;
-usage:
-	free(hostargs);
-	return BF_EXIT_USAGE;
+	(void)arg;
+	if (i > 0)
+		putchar('\n');
+	return doctor_one(pl, o);
 }
+
+static int doctor_exec(const struct ctl_args *a)
+{
+	return hostcmd_each_place(a, "HOST", doctor_place, NULL);
+}
+
+static const struct ctl_opt doctor_opts[] = { CTL_HOST_OPTS };
+
+const struct ctl_command cmd_doctor_entry = {
+	.name = "doctor",
+	.summary = "check what hosts have and lack to build the agent, changing nothing",
+	/* hosts and options may mix */
+	.args = { CTL_OPTS(doctor_opts), .order = CTL_ARGS_IN_ORDER,
+		  .usage = doctor_usage },
+	.exec = doctor_exec,
+};

@@ -3,7 +3,6 @@
  * with the change points found in each and what changed with them
  * (model/history.c finds them, view/history_text.c prints them).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,79 +46,44 @@ static const char history_usage[] =
 	"Exit status: 0 printed, 2 bad arguments or no run with HOST, 4 could not\n"
 	"write it, 5 --fail-on-regression found a slowdown beyond PCT.\n";
 
-int cmd_history(int argc, char **argv)
+enum { O_DEVICE, O_DTYPE, O_N, O_LAST, O_MIN_CHANGE, O_FAIL, O_JSON,
+       O_RESULTS };
+static const struct ctl_opt history_opts[] = {
+	[O_DEVICE] = { "device", 0, CTL_OPT_VALUE },
+	[O_DTYPE] = { "dtype", 0, CTL_OPT_VALUE },
+	[O_N] = { "n", 0, CTL_OPT_VALUE },
+	[O_LAST] = { "last", 0, CTL_OPT_VALUE },
+	[O_MIN_CHANGE] = { "min-change", 0, CTL_OPT_VALUE },
+	[O_FAIL] = { "fail-on-regression", 0, CTL_OPT_VALUE },
+	[O_JSON] = { "json", 0, CTL_OPT_FLAG },
+	[O_RESULTS] = { "results", 0, CTL_OPT_VALUE },
+};
+
+static int history_exec(const struct ctl_args *a)
 {
-	enum { O_DEVICE = 256, O_DTYPE, O_N, O_LAST, O_MIN_CHANGE, O_FAIL,
-	       O_JSON, O_RESULTS, O_HELP };
-	static const struct option longopts[] = {
-		{ "device", required_argument, NULL, O_DEVICE },
-		{ "dtype", required_argument, NULL, O_DTYPE },
-		{ "n", required_argument, NULL, O_N },
-		{ "last", required_argument, NULL, O_LAST },
-		{ "min-change", required_argument, NULL, O_MIN_CHANGE },
-		{ "fail-on-regression", required_argument, NULL, O_FAIL },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "results", required_argument, NULL, O_RESULTS },
-		{ "help", no_argument, NULL, O_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct history_filter filter = { NULL, NULL, 0 };
+	struct history_filter filter = { ctl_args_value(a, O_DEVICE),
+					 ctl_args_value(a, O_DTYPE), 0 };
 	struct cp_options cp = CP_OPTIONS_DEFAULT;
 	const char *results = NULL;
 	double fail_pct = -1, min_change = 100 * cp.min_change;
-	int c, last = 0, json = 0, status = BF_EXIT_USAGE;
+	int last = 0, json = ctl_args_count(a, O_JSON) > 0;
+	int status = BF_EXIT_USAGE;
 	struct history *h = NULL;
 	char detail[1024];
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		switch (c) {
-		case O_DEVICE:
-			filter.device = optarg;
-			break;
-		case O_DTYPE:
-			filter.dtype = optarg;
-			break;
-		case O_N:
-			if (ctl_parse_int("--n", optarg, 1, 1 << 20, &filter.n))
-				return BF_EXIT_USAGE;
-			break;
-		case O_LAST:
-			if (ctl_parse_int("--last", optarg, 1, 1 << 24, &last))
-				return BF_EXIT_USAGE;
-			break;
-		case O_MIN_CHANGE:
-			if (ctl_parse_number("--min-change", optarg, 0, 1000,
-					     &min_change))
-				return BF_EXIT_USAGE;
-			break;
-		case O_FAIL:
-			if (ctl_parse_number("--fail-on-regression", optarg, 0,
-					     100, &fail_pct))
-				return BF_EXIT_USAGE;
-			break;
-		case O_JSON:
-			json = 1;
-			break;
-		case O_RESULTS:
-			if (ctl_parse_dir("--results", optarg, &results))
-				return BF_EXIT_USAGE;
-			break;
-		case O_HELP:
-			fputs(history_usage, stdout);
-			return BF_EXIT_OK;
-		default: /* ':' or an unknown option */
-			return ctl_option_error("history", c, argv);
-		}
-	}
-	if (argc - optind != 1) {
+	if (ctl_args_int(a, O_N, 1, 1 << 20, &filter.n) ||
+	    ctl_args_int(a, O_LAST, 1, 1 << 24, &last) ||
+	    ctl_args_number(a, O_MIN_CHANGE, 0, 1000, &min_change) ||
+	    ctl_args_number(a, O_FAIL, 0, 100, &fail_pct) ||
+	    ctl_args_dir(a, O_RESULTS, &results))
+		return BF_EXIT_USAGE;
+	if (a->npos != 1) {
 		ctl_error("history: give one HOST (see ctl history --help)");
 		return BF_EXIT_USAGE;
 	}
 	cp.min_change = min_change / 100;
 	results = ctl_results_dir(results);
-	if (history_load(results, argv[optind], last, &filter, &cp, &h, detail,
+	if (history_load(results, a->pos[0], last, &filter, &cp, &h, detail,
 			 sizeof(detail)) != BF_OK) {
 		ctl_error("history: %s", detail);
 		return BF_EXIT_USAGE;
@@ -143,3 +107,10 @@ int cmd_history(int argc, char **argv)
 	history_free(h);
 	return status;
 }
+
+const struct ctl_command cmd_history_entry = {
+	.name = "history",
+	.summary = "a host's runs over time: change points and what changed with them",
+	.args = { CTL_OPTS(history_opts), .usage = history_usage },
+	.exec = history_exec,
+};

@@ -3,7 +3,6 @@
  * one per line with what each is; what the shell completions offer beside
  * ~/.ssh/config's aliases.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,44 +45,23 @@ static void name_line(const char *name, const char *kind, const char *what)
 	free(w);
 }
 
-int cmd_hosts(int argc, char **argv)
+enum { O_NAMES, O_HOSTS_DIR };
+static const struct ctl_opt hosts_opts[] = {
+	[O_NAMES] = { "names", 0, CTL_OPT_FLAG },
+	[O_HOSTS_DIR] = { "hosts-dir", 0, CTL_OPT_VALUE },
+};
+
+static int hosts_exec(const struct ctl_args *a)
 {
-	enum {
-		O_NAMES = 256,
-		O_HOSTS_DIR,
-		O_HELP
-	};
-	static const struct option longopts[] = {
-		{ "names", no_argument, NULL, O_NAMES },
-		{ "hosts-dir", required_argument, NULL, O_HOSTS_DIR },
-		{ "help", no_argument, NULL, O_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *dir = NULL, *by;
 	struct inventory inv;
 	char detail[512], buf[1024], safe[256];
-	int c, names = 0;
+	int names = ctl_args_count(a, O_NAMES) > 0;
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:", longopts, NULL)) != -1) {
-		switch (c) {
-		case O_NAMES:
-			names = 1;
-			break;
-		case O_HOSTS_DIR:
-			if (ctl_parse_dir("--hosts-dir", optarg, &dir))
-				return BF_EXIT_USAGE;
-			break;
-		case O_HELP:
-			fputs(hosts_usage, stdout);
-			return BF_EXIT_OK;
-		default:
-			return ctl_option_error("hosts", c, argv);
-		}
-	}
-	if (optind < argc) {
-		ctl_error("hosts: '%s': unexpected argument", argv[optind]);
+	if (ctl_args_dir(a, O_HOSTS_DIR, &dir))
+		return BF_EXIT_USAGE;
+	if (a->npos) {
+		ctl_error("hosts: '%s': unexpected argument", a->pos[0]);
 		return BF_EXIT_USAGE;
 	}
 	memset(&inv, 0, sizeof(inv));
@@ -141,3 +119,12 @@ int cmd_hosts(int argc, char **argv)
 	inventory_free(&inv);
 	return BF_EXIT_OK;
 }
+
+const struct ctl_command cmd_hosts_entry = {
+	.name = "hosts",
+	.summary = "list the inventory's hosts, groups and Slurm clusters",
+	/* Options first: the first other word is unexpected. */
+	.args = { CTL_OPTS(hosts_opts), .order = CTL_ARGS_STOP,
+		  .usage = hosts_usage },
+	.exec = hosts_exec,
+};

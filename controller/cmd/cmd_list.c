@@ -3,7 +3,6 @@
  * start time, hosts, status, tag. Reads run.json files only.
  */
 #include <limits.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,42 +28,25 @@ static const char list_usage[] =
 	"directory), 2 bad arguments or an unreadable results directory, 4 could\n"
 	"not write the list (one line on stderr says why).\n";
 
-int cmd_list(int argc, char **argv)
+enum { O_LAST, O_RESULTS };
+static const struct ctl_opt list_opts[] = {
+	[O_LAST] = { "last", 0, CTL_OPT_VALUE },
+	[O_RESULTS] = { "results", 0, CTL_OPT_VALUE },
+};
+
+static int list_exec(const struct ctl_args *a)
 {
-	enum { O_LAST = 256, O_RESULTS, O_HELP };
-	static const struct option longopts[] = {
-		{ "last", required_argument, NULL, O_LAST },
-		{ "results", required_argument, NULL, O_RESULTS },
-		{ "help", no_argument, NULL, O_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *results = NULL;
 	char detail[512], **ids;
 	struct texttable *tt;
 	enum bf_err err;
-	int c, n, first, last = 0;
+	int n, first, last = 0;
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		switch (c) {
-		case O_LAST:
-			if (ctl_parse_int("--last", optarg, 1, INT_MAX, &last))
-				return BF_EXIT_USAGE;
-			break;
-		case O_RESULTS:
-			if (ctl_parse_dir("--results", optarg, &results))
-				return BF_EXIT_USAGE;
-			break;
-		case O_HELP:
-			fputs(list_usage, stdout);
-			return BF_EXIT_OK;
-		default: /* ':' or an unknown option */
-			return ctl_option_error("list", c, argv);
-		}
-	}
-	if (optind < argc) {
-		ctl_error("list: '%s': unexpected argument", argv[optind]);
+	if (ctl_args_int(a, O_LAST, 1, INT_MAX, &last) ||
+	    ctl_args_dir(a, O_RESULTS, &results))
+		return BF_EXIT_USAGE;
+	if (a->npos) {
+		ctl_error("list: '%s': unexpected argument", a->pos[0]);
 		return BF_EXIT_USAGE;
 	}
 	results = ctl_results_dir(results);
@@ -131,3 +113,10 @@ int cmd_list(int argc, char **argv)
 	bf_xfree_strv(ids);
 	return BF_EXIT_OK; /* main checks that stdout got it */
 }
+
+const struct ctl_command cmd_list_entry = {
+	.name = "list",
+	.summary = "list archived runs: id, date, hosts, status, tag",
+	.args = { CTL_OPTS(list_opts), .usage = list_usage },
+	.exec = list_exec,
+};

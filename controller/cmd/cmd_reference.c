@@ -11,7 +11,6 @@
  * (or --to DIR).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,59 +301,40 @@ done:
 	return rc;
 }
 
-int cmd_reference(int argc, char **argv)
-{
-	enum { O_RESULTS = 256, O_HOSTS, O_TO, O_FORCE, O_UNRELIABLE, O_HELP };
-	static const struct option longopts[] = {
-		{ "results", required_argument, NULL, O_RESULTS },
-		{ "hosts-dir", required_argument, NULL, O_HOSTS },
-		{ "to", required_argument, NULL, O_TO },
-		{ "force", no_argument, NULL, O_FORCE },
-		{ "unreliable", no_argument, NULL, O_UNRELIABLE },
-		{ "help", no_argument, NULL, O_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *results = NULL, *hosts = NULL, *to = NULL, *sub;
-	int c, force = 0, unreliable = 0, nargs;
+enum { O_RESULTS, O_HOSTS, O_TO, O_FORCE, O_UNRELIABLE };
+static const struct ctl_opt reference_opts[] = {
+	[O_RESULTS] = { "results", 0, CTL_OPT_VALUE },
+	[O_HOSTS] = { "hosts-dir", 0, CTL_OPT_VALUE },
+	[O_TO] = { "to", 0, CTL_OPT_VALUE },
+	[O_FORCE] = { "force", 0, CTL_OPT_FLAG },
+	[O_UNRELIABLE] = { "unreliable", 0, CTL_OPT_FLAG },
+};
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		switch (c) {
-		case O_RESULTS:
-			if (ctl_parse_dir("--results", optarg, &results))
-				return BF_EXIT_USAGE;
-			break;
-		case O_HOSTS:
-			if (ctl_parse_dir("--hosts-dir", optarg, &hosts))
-				return BF_EXIT_USAGE;
-			break;
-		case O_TO:
-			if (ctl_parse_dir("--to", optarg, &to))
-				return BF_EXIT_USAGE;
-			break;
-		case O_FORCE:
-			force = 1;
-			break;
-		case O_UNRELIABLE:
-			unreliable = 1;
-			break;
-		case O_HELP:
-			fputs(reference_usage, stdout);
-			return BF_EXIT_OK;
-		default:
-			return ctl_option_error("reference", c, argv);
-		}
-	}
-	nargs = argc - optind;
-	sub = nargs ? argv[optind] : NULL;
+static int reference_exec(const struct ctl_args *a)
+{
+	const char *results = NULL, *hosts = NULL, *to = NULL;
+	const char *sub = a->npos ? a->pos[0] : NULL;
+	int force = ctl_args_count(a, O_FORCE) > 0;
+	int unreliable = ctl_args_count(a, O_UNRELIABLE) > 0;
+	int nargs = a->npos;
+
+	if (ctl_args_dir(a, O_RESULTS, &results) ||
+	    ctl_args_dir(a, O_HOSTS, &hosts) || ctl_args_dir(a, O_TO, &to))
+		return BF_EXIT_USAGE;
 	hosts = ctl_hosts_dir(hosts, NULL);
 	if (sub && strcmp(sub, "list") == 0 && nargs <= 2)
-		return list(hosts, nargs == 2 ? argv[optind + 1] : NULL);
+		return list(hosts, nargs == 2 ? a->pos[1] : NULL);
 	if (sub && strcmp(sub, "add") == 0 && (nargs == 2 || nargs == 3))
 		return add(ctl_results_dir(results), hosts, to, force, unreliable,
-			   argv[optind + 1], nargs == 3 ? argv[optind + 2] : NULL);
+			   a->pos[1], nargs == 3 ? a->pos[2] : NULL);
 	ctl_error("reference: want 'list [PRODUCT]' or 'add RUN-ID [HOST]' "
 		  "(see ctl reference --help)");
 	return BF_EXIT_USAGE;
 }
+
+const struct ctl_command cmd_reference_entry = {
+	.name = "reference",
+	.summary = "list the reference ranges the verdict uses; make a team reference from a run",
+	.args = { CTL_OPTS(reference_opts), .usage = reference_usage },
+	.exec = reference_exec,
+};

@@ -4,7 +4,6 @@
  * selection as ctl compare (selection.c) but one column is enough.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,18 +140,17 @@ static int write_page(const char *path, const struct compare_table *t,
 	return 0;
 }
 
-int cmd_report(int argc, char **argv)
+enum { O_LAST, O_RESULTS, O_HISTORY, O_OUTPUT, O_HOSTS };
+static const struct ctl_opt report_opts[] = {
+	[O_LAST] = { "last", 0, CTL_OPT_VALUE },
+	[O_RESULTS] = { "results", 0, CTL_OPT_VALUE },
+	[O_HISTORY] = { "history", 0, CTL_OPT_VALUE },
+	[O_OUTPUT] = { "output", 'o', CTL_OPT_VALUE },
+	[O_HOSTS] = { "hosts-dir", 0, CTL_OPT_VALUE },
+};
+
+static int report_exec(const struct ctl_args *a)
 {
-	enum { O_LAST = 256, O_RESULTS, O_HISTORY, O_HELP, O_HOSTS };
-	static const struct option longopts[] = {
-		{ "last", required_argument, NULL, O_LAST },
-		{ "results", required_argument, NULL, O_RESULTS },
-		{ "history", required_argument, NULL, O_HISTORY },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, O_HELP },
-		{ "hosts-dir", required_argument, NULL, O_HOSTS },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *results = NULL, *output = "report.html", *hosts = NULL;
 	struct verdict_run vrs[SELECTION_MAX_COLUMNS];
 	int nvrs = 0;
@@ -161,42 +159,19 @@ int cmd_report(int argc, char **argv)
 	struct compare_table *t = NULL;
 	struct selection sel;
 	char when[32];
-	int c, last = 0, history = 10, nhist = 0, status = BF_EXIT_USAGE;
+	int last = 0, history = 10, nhist = 0, status = BF_EXIT_USAGE;
 
 	memset(&sel, 0, sizeof(sel));
 	sel.cmd = "report";
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:", longopts, NULL)) != -1) {
-		switch (c) {
-		case O_LAST:
-			if (selection_parse_last(optarg, &last))
-				return BF_EXIT_USAGE;
-			break;
-		case O_RESULTS:
-			if (ctl_parse_dir("--results", optarg, &results))
-				return BF_EXIT_USAGE;
-			break;
-		case O_HISTORY:
-			if (ctl_parse_int("--history", optarg, 0, 100, &history))
-				return BF_EXIT_USAGE;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case O_HOSTS:
-			if (ctl_parse_dir("--hosts-dir", optarg, &hosts))
-				return BF_EXIT_USAGE;
-			break;
-		case O_HELP:
-			fputs(report_usage, stdout);
-			return BF_EXIT_OK;
-		default: /* ':' or an unknown option */
-			return ctl_option_error("report", c, argv);
-		}
-	}
+	if (selection_parse_last(a, O_LAST, &last) ||
+	    ctl_args_dir(a, O_RESULTS, &results) ||
+	    ctl_args_int(a, O_HISTORY, 0, 100, &history) ||
+	    ctl_args_dir(a, O_HOSTS, &hosts))
+		return BF_EXIT_USAGE;
+	if (ctl_args_value(a, O_OUTPUT))
+		output = ctl_args_value(a, O_OUTPUT);
 	results = ctl_results_dir(results);
-	if (selection_build(&sel, results, last, argv + optind, argc - optind))
+	if (selection_build(&sel, results, last, a->pos, a->npos))
 		goto out;
 	t = compare_build(sel.cols, sel.ncols, COMPARE_ALPHA);
 	/* Each run's verdict, for the cards that open the page. */
@@ -233,3 +208,10 @@ out:
 	selection_free(&sel);
 	return status;
 }
+
+const struct ctl_command cmd_report_entry = {
+	.name = "report",
+	.summary = "archived runs as one self-contained HTML page with charts",
+	.args = { CTL_OPTS(report_opts), .usage = report_usage },
+	.exec = report_exec,
+};

@@ -7,7 +7,6 @@
  * Nothing is contacted.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,40 +44,25 @@ static const char resolve_usage[] =
 	"does not resolve, 4 could not write the answer (one line on stderr\n"
 	"says why), 130 interrupted.\n";
 
-int cmd_resolve(int argc, char **argv)
-{
-	enum { O_HELP = 256 };
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, O_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *file = NULL;
-	int c, status = BF_EXIT_OK;
+/* Of the host options, -F only. */
+static const struct ctl_opt resolve_opts[] = {
+	[CTL_HOPT_F] = { NULL, 'F', CTL_OPT_VALUE },
+};
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":F:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'F':
-			if (access(optarg, R_OK) != 0) {
-				ctl_error("-F %s: %s", optarg,
-					  strerror(errno));
-				return BF_EXIT_USAGE;
-			}
-			file = optarg;
-			break;
-		case O_HELP:
-			fputs(resolve_usage, stdout);
-			return BF_EXIT_OK;
-		default: /* ':' or an unknown option */
-			return ctl_option_error("resolve", c, argv);
-		}
-	}
-	if (optind >= argc) {
+static int resolve_exec(const struct ctl_args *a)
+{
+	struct ctl_host_opts ho = { 0 };
+	const char *file;
+	int status = BF_EXIT_OK;
+
+	if (ctl_args_host(a, &ho))
+		return BF_EXIT_USAGE;
+	file = ho.ssh_config;
+	if (!a->npos) {
 		ctl_error("resolve: no host given");
 		return BF_EXIT_USAGE;
 	}
-	for (int i = optind; i < argc; i++) {
+	for (int i = 0; i < a->npos; i++) {
 		struct remote_config cfg;
 		char *user = NULL, *host = NULL;
 		char detail[1024];
@@ -87,9 +71,9 @@ int cmd_resolve(int argc, char **argv)
 
 		/* The names ctl run takes, which are ssh's (also where no
 		 * ssh client is there to refuse the others). */
-		err = remote_target_check(argv[i], detail, sizeof detail);
+		err = remote_target_check(a->pos[i], detail, sizeof detail);
 		if (err == BF_OK)
-			err = remote_target_parse(argv[i], &user, &host,
+			err = remote_target_parse(a->pos[i], &user, &host,
 						  &port, detail,
 						  sizeof detail);
 		if (err == BF_OK)
@@ -101,7 +85,7 @@ int cmd_resolve(int argc, char **argv)
 			status = err == BF_ERR_INTERRUPTED ?
 				 BF_EXIT_INTERRUPTED : BF_EXIT_USAGE;
 		} else {
-			if (i > optind)
+			if (i > 0)
 				putchar('\n');
 			remote_config_print(&cfg, stdout);
 			remote_config_clear(&cfg);
@@ -113,3 +97,10 @@ int cmd_resolve(int argc, char **argv)
 	}
 	return status;
 }
+
+const struct ctl_command cmd_resolve_entry = {
+	.name = "resolve",
+	.summary = "print what ssh_config resolves hosts to (user, hostname, port, keys, known_hosts, proxy)",
+	.args = { CTL_OPTS(resolve_opts), .usage = resolve_usage },
+	.exec = resolve_exec,
+};

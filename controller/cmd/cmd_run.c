@@ -5,7 +5,8 @@
  * another: each host has its own thread, its own SSH session and its own
  * archive file, and its failure is a state with a reason.
  *
- * This file parses the command line and wires the parts together: the
+ * This file holds ctl run's option table (ctl.c parses by it) and wires
+ * the parts together: the
  * hosts (inventory_resolve, which checks SSH targets with
  * remote_target_check) and the agent's options, with the inventory's
  * defaults, by the agent's own table (common/agent_opts.c), are checked
@@ -15,7 +16,6 @@
  * line comes from rerun.c, the signal handlers from ctl.c.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +25,7 @@
 #include "archive/archive.h"
 #include "archive/archive_read.h"
 #include "cmd/ctl.h"
+#include "cmd/hostcmd.h"
 #include "run/rerun.h"
 #include "run/runner.h"
 #include "model/verdict_run.h"
@@ -34,7 +35,6 @@
 #include "view/verdict_text.h"
 #include "xmalloc.h"
 
-#define MAX_HOSTS 1024
 
 static const char run_usage[] =
 	"usage: ctl run HOST... [OPTION...]\n"
@@ -135,28 +135,67 @@ static const char run_usage[] =
 	"slow (one line on stderr says how many), 130\n"
 	"interrupted (Ctrl-C, q, SIGTERM, SIGHUP, SIGQUIT).\n";
 
-/* The run being re-run (--rerun-failed), for the run that does it. */
-static const char *rerun_of;
+/* ctl run's options: the host options, its own, then the agent's, which
+ * ctl run passes on in the agent's words (common/agent_opts.c: each
+ * name's row there says whether it takes a value; unit.args checks that
+ * these rows agree). */
+enum { O_JOBS = CTL_HOPT_COUNT, O_HOST_TIMEOUT, O_NO_TUI, O_RESULTS, O_TAG,
+       O_RERUN, O_BASELINE, O_CONCURRENT, O_FAIL_ON, O_AGENT };
+static const struct ctl_opt run_table[] = {
+	CTL_HOST_OPTS,
+	[O_JOBS] = { "jobs", 0, CTL_OPT_VALUE },
+	[O_HOST_TIMEOUT] = { "host-timeout", 0, CTL_OPT_VALUE },
+	[O_NO_TUI] = { "no-tui", 0, CTL_OPT_FLAG },
+	[O_RESULTS] = { "results", 0, CTL_OPT_VALUE },
+	[O_TAG] = { "tag", 0, CTL_OPT_VALUE },
+	[O_RERUN] = { "rerun-failed", 0, CTL_OPT_VALUE },
+	[O_BASELINE] = { "baseline", 0, CTL_OPT_VALUE },
+	[O_CONCURRENT] = { "concurrent-same-machine", 0, CTL_OPT_FLAG },
+	[O_FAIL_ON] = { "fail-on", 0, CTL_OPT_VALUE },
+	[O_AGENT] = { "size", 0, CTL_OPT_VALUE },
+	{ "sizes", 0, CTL_OPT_VALUE },
+	{ "dtypes", 0, CTL_OPT_VALUE },
+	{ "iters", 0, CTL_OPT_VALUE },
+	{ "cpu-iters", 0, CTL_OPT_VALUE },
+	{ "cpu-warmup", 0, CTL_OPT_VALUE },
+	{ "warmup", 0, CTL_OPT_VALUE },
+	{ "device", 0, CTL_OPT_VALUE },
+	{ "cold-cache", 0, CTL_OPT_FLAG },
+	{ "bandwidth-mib", 0, CTL_OPT_VALUE },
+	{ "no-bandwidth", 0, CTL_OPT_FLAG },
+	{ "no-batching", 0, CTL_OPT_FLAG },
+};
+
+static int run_exec(const struct ctl_args *a, struct ctl_run_hook *hook,
+		    const char *rerun_of);
 
 /* --rerun-failed RUN-ID, in full or a unique prefix (rerun.c builds the
- * command line): the new run's run.json says rerun_of, the id in full. */
-static int rerun_failed(int argc, char **argv, const char *run_id,
-			const char *results_dir, const struct option *longopts,
-			int rerun_code)
+ * command line from a's), then that command line parsed and run: the
+ * new run's run.json says rerun_of, the id in full. */
+static int rerun_failed(const struct ctl_args *a, const char *run_id,
+			const char *results_dir)
 {
 	struct rerun_args ra;
+	struct ctl_args na;
 	int status = BF_EXIT_OK;
 
-	if (rerun_build(argc, argv, run_id, results_dir, longopts, rerun_code,
-			&ra) < 0)
+	if (rerun_build(a, run_id, results_dir, O_RERUN, &ra) < 0)
 		return BF_EXIT_USAGE;
 	if (ra.argc == 0) {
 		printf("run %s: every host completed; nothing to re-run\n",
 		       ra.run_id);
 	} else {
-		rerun_of = ra.run_id;
-		status = cmd_run(ra.argc, ra.argv);
-		rerun_of = NULL;
+		switch (ctl_args_parse(a->command, a->spec, ra.argc, ra.argv,
+				       &na)) {
+		case CTL_ARGS_OK:
+			status = run_exec(&na, NULL, ra.run_id);
+			ctl_args_free(&na);
+			break;
+		case CTL_ARGS_HELP:
+			break;
+		default:
+			status = BF_EXIT_USAGE;
+		}
 	}
 	rerun_args_free(&ra);
 	return status;
@@ -168,7 +207,7 @@ static int rerun_failed(int argc, char **argv, const char *run_id,
  * may not be re-run: then the first host is the reference, and stderr
  * says so. */
 static int reference_host(const char *name, const char *const *names,
-			  int nhosts, int *out)
+			  int nhosts, const char *rerun_of, int *out)
 {
 	char list[512];
 	size_t used = 0;
@@ -231,34 +270,134 @@ static int print_verdict(const char *dir, const char *results,
 	return counts.slow_confident;
 }
 
-int cmd_run(int argc, char **argv)
-{
-	return cmd_run_hooked(argc, argv, NULL);
-}
-
 int cmd_run_hooked(int argc, char **argv, struct ctl_run_hook *hook)
 {
-	/* The agent's options come from its table, from O_AGENT on. */
-	enum { O_JOBS = 256, O_HOST_TIMEOUT, O_NO_TUI, O_RESULTS, O_TAG,
-	       O_HELP, O_RERUN, O_BASELINE, O_CONCURRENT, O_FAIL_ON,
-	       O_AGENT = 512 };
-	static const char *const agent_opts[] = { "size", "sizes", "dtypes",
-		"iters", "cpu-iters", "cpu-warmup", "warmup", "device",
-		"cold-cache", "bandwidth-mib", "no-bandwidth", "no-batching",
-		NULL };
-	static struct option longopts[32] = {
-		{ "jobs", required_argument, NULL, O_JOBS },
-		CTL_HOST_LONGOPTS,
-		{ "host-timeout", required_argument, NULL, O_HOST_TIMEOUT },
-		{ "no-tui", no_argument, NULL, O_NO_TUI },
-		{ "results", required_argument, NULL, O_RESULTS },
-		{ "tag", required_argument, NULL, O_TAG },
-		{ "help", no_argument, NULL, O_HELP },
-		{ "rerun-failed", required_argument, NULL, O_RERUN },
-		{ "baseline", required_argument, NULL, O_BASELINE },
-		{ "concurrent-same-machine", no_argument, NULL, O_CONCURRENT },
-		{ "fail-on", required_argument, NULL, O_FAIL_ON },
-	};
+	struct ctl_args a;
+	int status = ctl_args_parse("run", &cmd_run_entry.args, argc, argv, &a);
+
+	if (status != CTL_ARGS_OK)
+		return status == CTL_ARGS_HELP ? BF_EXIT_OK : BF_EXIT_USAGE;
+	status = run_exec(&a, hook, NULL);
+	ctl_args_free(&a);
+	return status;
+}
+
+/* ctl run's options but the hosts' and the agent's into opts (set to
+ * their defaults first); --rerun-failed's RUN-ID, --baseline's HOST and
+ * --fail-on slow into the others. Returns 0, or -1 after one line. */
+static int run_options(const struct ctl_args *a, const char *rerun_of,
+		       struct run_opts *opts, const char **rerun_id,
+		       const char **baseline, int *fail_on_slow)
+{
+	if (ctl_args_int(a, O_JOBS, 1, 64, &opts->jobs) ||
+	    ctl_args_int(a, O_HOST_TIMEOUT, 0, 7 * 86400,
+			 &opts->host_timeout_s) ||
+	    ctl_args_dir(a, O_RESULTS, &opts->results_dir) ||
+	    ctl_args_word(a, O_FAIL_ON, "slow", fail_on_slow))
+		return -1;
+	opts->no_tui = ctl_args_count(a, O_NO_TUI) > 0;
+	opts->concurrent_same_machine = ctl_args_count(a, O_CONCURRENT) > 0;
+	opts->tag = ctl_args_value(a, O_TAG);
+	for (int i = 0; i < a->n; i++) {
+		const char *v = a->v[i].value;
+
+		if (a->v[i].opt == O_RERUN && rerun_of) {
+			ctl_error("--rerun-failed: not twice");
+			return -1;
+		}
+		if (a->v[i].opt == O_RERUN && v[0] == '-') {
+			ctl_error("--rerun-failed: '%s' is an option, not a run "
+				  "id", v);
+			return -1;
+		}
+		if (a->v[i].opt == O_BASELINE && (!v[0] || v[0] == '-')) {
+			ctl_error("--baseline '%s': expected a host of this run",
+				  v);
+			return -1;
+		}
+	}
+	*rerun_id = ctl_args_value(a, O_RERUN);
+	*baseline = ctl_args_value(a, O_BASELINE);
+	return 0;
+}
+
+/* The agent's options, in command-line order, in the agent's words
+ * into *set. 0, or -1 after one line. */
+static int run_agent_options(const struct ctl_args *a,
+			     struct bf_agent_optset *set)
+{
+	char detail[512];
+
+	for (int i = 0; i < a->n; i++) {
+		int o = a->v[i].opt;
+
+		if (o < O_AGENT)
+			continue;
+		if (bf_agent_opt_parse(bf_agent_opt_find(run_table[o].name),
+				       NULL, a->v[i].value, set, detail,
+				       sizeof(detail)) != BF_OK) {
+			ctl_error("%s", detail);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* After a run: the verdict, the table, a line per host that measured
+ * nothing, --fail-on slow's line and the run's last line, on stdout
+ * (errors on stderr). Returns the run's exit status from the session's
+ * (status), BF_EXIT_NOTHING_MEASURED or BF_EXIT_SLOW where they apply. */
+static int run_report(struct session *sp, const struct run_opts *opts,
+		      int nhosts, int fail_on_slow, int status,
+		      const char *final_status)
+{
+	int nslow;
+
+	printf("\n");
+	nslow = print_verdict(sp->archive.dir, opts->results_dir,
+			      opts->hosts_dir);
+	table_print_plain(stdout, &sp->model, table_terminal_width(stdout));
+	/* Nothing measured is no success: every GEMM of a device asked for
+	 * skipped (no driver, does not fit) on a host that completed. */
+	for (int i = 0; i < nhosts; i++) {
+		struct model_host mh;
+		char why[256];
+
+		model_host_get(&sp->model, i, &mh);
+		if (mh.state != HOST_DONE ||
+		    !model_host_measured_nothing(&sp->model, i, why,
+						 sizeof(why)))
+			continue;
+		fflush(stdout);
+		ctl_error("%s: nothing measured: %s", sp->hosts[i].label, why);
+		if (status == BF_EXIT_OK || status == BF_EXIT_CHECKS_FAILED)
+			status = BF_EXIT_NOTHING_MEASURED;
+	}
+	/* A slow device only where all else went well: a failed check, host
+	 * or nothing measured says more. */
+	if (fail_on_slow && nslow && status == BF_EXIT_OK) {
+		fflush(stdout);
+		ctl_error("run: %d device%s slow (--fail-on slow)", nslow,
+			  nslow == 1 ? "" : "s");
+		status = BF_EXIT_SLOW;
+	}
+	/* With hosts side by side, where their differences are tested. */
+	if (nhosts > 1)
+		printf("\nrun %s %s: %s (whether the hosts differ: ctl compare "
+		       "%s)\n", sp->archive.run_id, final_status, sp->archive.dir,
+		       sp->archive.run_id);
+	else
+		printf("\nrun %s %s: %s\n", sp->archive.run_id, final_status,
+		       sp->archive.dir);
+	return status;
+}
+
+/* ctl run from its parsed command line; hook: ctl check's (or NULL);
+ * rerun_of: the run this one re-runs (--rerun-failed), in full, or
+ * NULL. */
+static int run_exec(const struct ctl_args *a, struct ctl_run_hook *hook,
+		    const char *rerun_of)
+{
 	struct run_opts opts;
 	struct ctl_host_opts ho = { .timeout_s = 30 };
 	struct session s;
@@ -268,17 +407,13 @@ int cmd_run_hooked(int argc, char **argv, struct ctl_run_hook *hook)
 	const char *final_status = NULL;
 	const char **names = NULL;
 	char ***argvs = NULL;
-	char *hostargs[MAX_HOSTS];
-	int nhostargs = 0, nhosts = 0, c, n = 13, status = BF_EXIT_USAGE;
-	int fail_on_slow = 0, nslow, have_refs = 0, refs_missing;
+	int nhosts = 0, status = BF_EXIT_USAGE;
+	int fail_on_slow = 0, have_refs = 0, refs_missing;
 	struct ref_set live_refs;
 	const char *rerun_id = NULL, *hosts_dir_by, *baseline = NULL;
 	char detail[512];
 	enum bf_err err;
 
-	for (int i = 0; agent_opts[i]; i++)
-		longopts[n++] = bf_agent_opt_longopt(
-			bf_agent_opt_find(agent_opts[i]), O_AGENT);
 	memset(&s, 0, sizeof(s));
 	memset(&inv, 0, sizeof(inv));
 	memset(&opts, 0, sizeof(opts));
@@ -288,125 +423,27 @@ int cmd_run_hooked(int argc, char **argv, struct ctl_run_hook *hook)
 		opts.budget_s = hook->budget_s;
 		hook->run_dir[0] = '\0';
 	}
-
-	optind = 0;
-	opterr = 0;
-	/* A leading '-' in optstring returns host names in place (c == 1)
-	 * instead of permuting argv, so hosts and options may mix and
-	 * run.json keeps the command line as typed. */
-	while ((c = getopt_long(argc, argv, "-:F:", longopts, NULL)) != -1) {
-		int taken = ctl_host_option(c, optarg, &ho);
-
-		if (taken < 0)
-			return BF_EXIT_USAGE;
-		if (taken)
-			continue;
-		switch (c) {
-		case 1:
-			if (nhostargs == MAX_HOSTS) {
-				ctl_error("too many hosts: at most %d", MAX_HOSTS);
-				return BF_EXIT_USAGE;
-			}
-			hostargs[nhostargs++] = optarg;
-			break;
-		case O_JOBS:
-			if (ctl_parse_int("--jobs", optarg, 1, 64, &opts.jobs))
-				return BF_EXIT_USAGE;
-			break;
-		case O_HOST_TIMEOUT:
-			if (ctl_parse_int("--host-timeout", optarg, 0, 7 * 86400,
-					   &opts.host_timeout_s))
-				return BF_EXIT_USAGE;
-			break;
-		case O_NO_TUI:
-			opts.no_tui = 1;
-			break;
-		case O_RESULTS:
-			if (ctl_parse_dir("--results", optarg,
-					  &opts.results_dir))
-				return BF_EXIT_USAGE;
-			break;
-		case O_TAG:
-			opts.tag = optarg;
-			break;
-		case O_RERUN:
-			if (rerun_of) {
-				ctl_error("--rerun-failed: not twice");
-				return BF_EXIT_USAGE;
-			}
-			if (optarg[0] == '-') {
-				ctl_error("--rerun-failed: '%s' is an option, "
-					  "not a run id", optarg);
-				return BF_EXIT_USAGE;
-			}
-			rerun_id = optarg;
-			break;
-		case O_BASELINE:
-			if (!optarg[0] || optarg[0] == '-') {
-				ctl_error("--baseline '%s': expected a host of "
-					  "this run", optarg);
-				return BF_EXIT_USAGE;
-			}
-			baseline = optarg;
-			break;
-		case O_CONCURRENT:
-			opts.concurrent_same_machine = 1;
-			break;
-		case O_FAIL_ON:
-			if (strcmp(optarg, "slow") != 0) {
-				ctl_error("run: --fail-on: '%s': want 'slow'",
-					  optarg);
-				return BF_EXIT_USAGE;
-			}
-			fail_on_slow = 1;
-			break;
-		case O_HELP:
-			fputs(run_usage, stdout);
-			return BF_EXIT_OK;
-		case ':':
-		case '?':
-			return ctl_option_error("run", c, argv);
-		default: /* one of the agent's options, in the agent's words */
-			if (bf_agent_opt_parse(&bf_agent_opt_table[c - O_AGENT],
-					       NULL, optarg, &opts.agent, detail,
-					       sizeof(detail)) != BF_OK) {
-				ctl_error("%s", detail);
-				return BF_EXIT_USAGE;
-			}
-			break;
-		}
-	}
-	opts.ssh_config = ho.ssh_config;
-	opts.timeout_s = ho.timeout_s;
-	opts.accept_new_host_keys = ho.accept_new_host_keys;
+	if (hostcmd_args(a, HOSTCMD_MAX_HOSTS, &ho) ||
+	    run_options(a, rerun_of, &opts, &rerun_id, &baseline,
+			&fail_on_slow) ||
+	    run_agent_options(a, &opts.agent))
+		return BF_EXIT_USAGE;
+	hostcmd_run_opts(&ho, &opts, &hosts_dir_by);
 	opts.results_dir = ctl_results_dir(opts.results_dir);
-	opts.hosts_dir = ctl_hosts_dir(ho.hosts_dir, &hosts_dir_by);
 	if (rerun_id) {
-		if (nhostargs > 0) {
+		if (a->npos > 0) {
 			ctl_error("--rerun-failed: takes the hosts from run %s; "
 				  "give no hosts", rerun_id);
 			return BF_EXIT_USAGE;
 		}
-		return rerun_failed(argc, argv, rerun_id, opts.results_dir,
-				    longopts, O_RERUN);
+		return rerun_failed(a, rerun_id, opts.results_dir);
 	}
 	opts.rerun_of = rerun_of;
-	if (nhostargs == 0) {
-		ctl_error("run: no host given (try: ctl run local)");
+	if (hostcmd_need_host(a, "local"))
 		return BF_EXIT_USAGE;
-	}
-	if (inventory_load(opts.hosts_dir, hosts_dir_by, &inv, detail,
-			   sizeof(detail)) != BF_OK) {
-		ctl_error("%s", detail);
+	if (hostcmd_resolve(a, &opts, hosts_dir_by, &inv, &names, &nhosts))
 		goto out;
-	}
-	names = bf_xcalloc(MAX_HOSTS, sizeof(*names));
-	if (inventory_resolve(&inv, nhostargs, hostargs, names, MAX_HOSTS,
-			      &nhosts, detail, sizeof(detail)) != BF_OK) {
-		ctl_error("%s", detail);
-		goto out;
-	}
-	if (baseline && reference_host(baseline, names, nhosts,
+	if (baseline && reference_host(baseline, names, nhosts, rerun_of,
 				       &opts.baseline_host) != 0)
 		goto out;
 	/* Every host's agent options, checked before anything is made. */
@@ -419,7 +456,7 @@ int cmd_run_hooked(int argc, char **argv, struct ctl_run_hook *hook)
 	ctl_catch_signals();
 
 	ctl_results_dir_prepare(opts.results_dir);
-	err = session_open(&s, &opts, argc, argv, nhosts, names, &inv, argvs,
+	err = session_open(&s, &opts, a->argc, a->argv, nhosts, names, &inv, argvs,
 			   &ctl_interrupted, detail, sizeof(detail));
 	if (err != BF_OK) {
 		/* The archive could not be written (nothing ran). */
@@ -461,40 +498,8 @@ int cmd_run_hooked(int argc, char **argv, struct ctl_run_hook *hook)
 		ctl_stdout_checkpoint();
 		goto out;
 	}
-	printf("\n");
-	nslow = print_verdict(s.archive.dir, opts.results_dir, opts.hosts_dir);
-	table_print_plain(stdout, &s.model, table_terminal_width(stdout));
-	/* Nothing measured is no success: every GEMM of a device asked for
-	 * skipped (no driver, does not fit) on a host that completed. */
-	for (int i = 0; i < nhosts; i++) {
-		struct model_host mh;
-		char why[256];
-
-		model_host_get(&s.model, i, &mh);
-		if (mh.state != HOST_DONE ||
-		    !model_host_measured_nothing(&s.model, i, why, sizeof(why)))
-			continue;
-		fflush(stdout);
-		ctl_error("%s: nothing measured: %s", s.hosts[i].label, why);
-		if (status == BF_EXIT_OK || status == BF_EXIT_CHECKS_FAILED)
-			status = BF_EXIT_NOTHING_MEASURED;
-	}
-	/* A slow device only where all else went well: a failed check, host
-	 * or nothing measured says more. */
-	if (fail_on_slow && nslow && status == BF_EXIT_OK) {
-		fflush(stdout);
-		ctl_error("run: %d device%s slow (--fail-on slow)", nslow,
-			  nslow == 1 ? "" : "s");
-		status = BF_EXIT_SLOW;
-	}
-	/* With hosts side by side, where their differences are tested. */
-	if (nhosts > 1)
-		printf("\nrun %s %s: %s (whether the hosts differ: ctl compare "
-		       "%s)\n", s.archive.run_id, final_status, s.archive.dir,
-		       s.archive.run_id);
-	else
-		printf("\nrun %s %s: %s\n", s.archive.run_id, final_status,
-		       s.archive.dir);
+	status = run_report(&s, &opts, nhosts, fail_on_slow, status,
+			    final_status);
 	ctl_stdout_checkpoint(); /* before closing the archive moves errno */
 out:
 	if (s.hosts)
@@ -507,3 +512,18 @@ out:
 		references_free(&live_refs);
 	return status;
 }
+
+static int run_entry_exec(const struct ctl_args *a)
+{
+	return run_exec(a, NULL, NULL);
+}
+
+const struct ctl_command cmd_run_entry = {
+	.name = "run",
+	.summary = "deploy and run the agent on hosts, stream and archive results",
+	/* Hosts in place among the options (getopt's "-"), so that
+	 * run.json keeps the command line as typed. */
+	.args = { CTL_OPTS(run_table), .order = CTL_ARGS_IN_ORDER,
+		  .usage = run_usage },
+	.exec = run_entry_exec,
+};

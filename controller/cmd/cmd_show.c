@@ -4,7 +4,6 @@
  * id, start, status, tag), the plain table, and a line per host that did
  * not finish. An incomplete run is shown as far as it got, marked so.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,16 +165,15 @@ static enum bf_err load_newest(const char *results, struct archive_run **out,
 	return err;
 }
 
-int cmd_show(int argc, char **argv)
+enum { O_RESULTS, O_HOSTS, O_FAIL_ON };
+static const struct ctl_opt show_opts[] = {
+	[O_RESULTS] = { "results", 0, CTL_OPT_VALUE },
+	[O_HOSTS] = { "hosts-dir", 0, CTL_OPT_VALUE },
+	[O_FAIL_ON] = { "fail-on", 0, CTL_OPT_VALUE },
+};
+
+static int show_exec(const struct ctl_args *a)
 {
-	enum { O_RESULTS = 256, O_HOSTS, O_FAIL_ON, O_HELP };
-	static const struct option longopts[] = {
-		{ "results", required_argument, NULL, O_RESULTS },
-		{ "hosts-dir", required_argument, NULL, O_HOSTS },
-		{ "fail-on", required_argument, NULL, O_FAIL_ON },
-		{ "help", no_argument, NULL, O_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *results = NULL, *hosts = NULL;
 	struct archive_run *run = NULL;
 	struct verdict_run vr;
@@ -186,46 +184,22 @@ int cmd_show(int argc, char **argv)
 	const char **names;
 	struct model m;
 	enum bf_err err;
-	int c;
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		switch (c) {
-		case O_RESULTS:
-			if (ctl_parse_dir("--results", optarg, &results))
-				return BF_EXIT_USAGE;
-			break;
-		case O_HOSTS:
-			if (ctl_parse_dir("--hosts-dir", optarg, &hosts))
-				return BF_EXIT_USAGE;
-			break;
-		case O_FAIL_ON:
-			if (strcmp(optarg, "slow") != 0) {
-				ctl_error("show: --fail-on: '%s': want 'slow'",
-					  optarg);
-				return BF_EXIT_USAGE;
-			}
-			fail_on_slow = 1;
-			break;
-		case O_HELP:
-			fputs(show_usage, stdout);
-			return BF_EXIT_OK;
-		default: /* ':' or an unknown option */
-			return ctl_option_error("show", c, argv);
-		}
-	}
+	if (ctl_args_dir(a, O_RESULTS, &results) ||
+	    ctl_args_dir(a, O_HOSTS, &hosts) ||
+	    ctl_args_word(a, O_FAIL_ON, "slow", &fail_on_slow))
+		return BF_EXIT_USAGE;
 	results = ctl_results_dir(results);
-	if (argc - optind > 1) {
+	if (a->npos > 1) {
 		ctl_error("show: one run at a time (see ctl show --help)");
 		return BF_EXIT_USAGE;
 	}
-	if (optind < argc) {
-		err = archive_resolve(results, argv[optind], &kind, &path,
+	if (a->npos) {
+		err = archive_resolve(results, a->pos[0], &kind, &path,
 				      detail, sizeof(detail));
 		if (err == BF_OK && kind == ARCHIVE_TARGET_HOST) {
 			ctl_error("show: '%s' is a host; give a run id (see ctl list)",
-				  argv[optind]);
+				  a->pos[0]);
 			return BF_EXIT_USAGE;
 		}
 	} else {
@@ -273,3 +247,10 @@ int cmd_show(int argc, char **argv)
 	archive_run_free(run);
 	return rc; /* main checks that stdout got it */
 }
+
+const struct ctl_command cmd_show_entry = {
+	.name = "show",
+	.summary = "print one archived run as a table",
+	.args = { CTL_OPTS(show_opts), .usage = show_usage },
+	.exec = show_exec,
+};

@@ -6,7 +6,6 @@
  * would use, whatever goes into the key; for `local`, the binary ctl run
  * local runs. bench/ places its stand-in agents with it.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +13,13 @@
 
 #include "bf_text.h"
 #include "cmd/ctl.h"
+#include "cmd/hostcmd.h"
 #include "run/inventory.h"
 #include "run/runner.h"
 #include "schema.h"
 #include "run/session.h"
 #include "xmalloc.h"
 
-#define MAX_HOSTS 1024
 
 static const char where_usage[] =
 	"usage: ctl where HOST... [--timeout SECONDS] [--accept-new-host-keys]\n"
@@ -97,69 +96,23 @@ static int where_one(const char *name, const struct inventory *inv,
 	return status;
 }
 
-int cmd_where(int argc, char **argv)
+static int where_exec(const struct ctl_args *a)
 {
-	enum { O_HELP = 256 };
-	static const struct option longopts[] = {
-		CTL_HOST_LONGOPTS,
-		{ "help", no_argument, NULL, O_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct run_opts opts;
 	struct ctl_host_opts ho = { .timeout_s = 30 };
 	struct inventory inv;
 	const char **names = NULL;
-	char *hostargs[MAX_HOSTS];
 	const char *hosts_dir_by;
-	char detail[512];
-	int nhostargs = 0, nhosts = 0, c, status = BF_EXIT_USAGE;
+	int nhosts = 0, status = BF_EXIT_USAGE;
 
 	memset(&opts, 0, sizeof(opts));
 	memset(&inv, 0, sizeof(inv));
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "-:F:", longopts, NULL)) != -1) {
-		int taken = ctl_host_option(c, optarg, &ho);
-
-		if (taken < 0)
-			return BF_EXIT_USAGE;
-		if (taken)
-			continue;
-		switch (c) {
-		case 1:
-			if (nhostargs == MAX_HOSTS) {
-				ctl_error("too many hosts: at most %d",
-					  MAX_HOSTS);
-				return BF_EXIT_USAGE;
-			}
-			hostargs[nhostargs++] = optarg;
-			break;
-		case O_HELP:
-			fputs(where_usage, stdout);
-			return BF_EXIT_OK;
-		default: /* ':' or an unknown option */
-			return ctl_option_error("where", c, argv);
-		}
-	}
-	if (nhostargs == 0) {
-		ctl_error("where: no host given (try: ctl where local)");
+	if (hostcmd_args(a, HOSTCMD_MAX_HOSTS, &ho) ||
+	    hostcmd_need_host(a, "local"))
 		return BF_EXIT_USAGE;
-	}
-	opts.ssh_config = ho.ssh_config;
-	opts.timeout_s = ho.timeout_s;
-	opts.accept_new_host_keys = ho.accept_new_host_keys;
-	opts.hosts_dir = ctl_hosts_dir(ho.hosts_dir, &hosts_dir_by);
-	if (inventory_load(opts.hosts_dir, hosts_dir_by, &inv, detail,
-			   sizeof(detail)) != BF_OK) {
-		ctl_error("%s", detail);
+	hostcmd_run_opts(&ho, &opts, &hosts_dir_by);
+	if (hostcmd_resolve(a, &opts, hosts_dir_by, &inv, &names, &nhosts))
 		goto out;
-	}
-	names = bf_xcalloc(MAX_HOSTS, sizeof(*names));
-	if (inventory_resolve(&inv, nhostargs, hostargs, names, MAX_HOSTS,
-			      &nhosts, detail, sizeof(detail)) != BF_OK) {
-		ctl_error("%s", detail);
-		goto out;
-	}
 	for (int i = 0; i < nhosts; i++) {
 		int rank;
 		const struct inv_group *g =
@@ -185,3 +138,14 @@ out:
 	inventory_free(&inv);
 	return status;
 }
+
+static const struct ctl_opt where_opts[] = { CTL_HOST_OPTS };
+
+const struct ctl_command cmd_where_entry = {
+	.name = "where",
+	.summary = "print where ctl run finds or builds the agent on hosts, and whether it is built",
+	/* hosts and options may mix */
+	.args = { CTL_OPTS(where_opts), .order = CTL_ARGS_IN_ORDER,
+		  .usage = where_usage },
+	.exec = where_exec,
+};

@@ -3,7 +3,6 @@
  * the table below.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,20 +14,12 @@
 #include "schema.h"
 #include "xmalloc.h"
 
-static const struct ctl_command commands[] = {
-	{ "run", "deploy and run the agent on hosts, stream and archive results", cmd_run },
-	{ "compare", "archived runs or hosts side by side, with significance", cmd_compare },
-	{ "report", "archived runs as one self-contained HTML page with charts", cmd_report },
-	{ "history", "a host's runs over time: change points and what changed with them", cmd_history },
-	{ "show", "print one archived run as a table", cmd_show },
-	{ "list", "list archived runs: id, date, hosts, status, tag", cmd_list },
-	{ "resolve", "print what ssh_config resolves hosts to (user, hostname, port, keys, known_hosts, proxy)", cmd_resolve },
-	{ "where", "print where ctl run finds or builds the agent on hosts, and whether it is built", cmd_where },
-	{ "doctor", "check what hosts have and lack to build the agent, changing nothing", cmd_doctor },
-	{ "clean", "remove the agent builds ctl deployed on hosts (--dry-run lists them)", cmd_clean },
-	{ "hosts", "list the inventory's hosts, groups and Slurm clusters", cmd_hosts },
-	{ "check", "a bounded health check of hosts: one verdict line per device, drain/resume, NFD labels, Prometheus", cmd_check },
-	{ "reference", "list the reference ranges the verdict uses; make a team reference from a run", cmd_reference },
+static const struct ctl_command *const commands[] = {
+	&cmd_run_entry, &cmd_compare_entry, &cmd_report_entry,
+	&cmd_history_entry, &cmd_show_entry, &cmd_list_entry,
+	&cmd_resolve_entry, &cmd_where_entry, &cmd_doctor_entry,
+	&cmd_clean_entry, &cmd_hosts_entry, &cmd_check_entry,
+	&cmd_reference_entry,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -36,7 +27,7 @@ static void usage(FILE *out)
 {
 	fprintf(out, "usage: ctl COMMAND [ARGS]\n\ncommands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
 	fprintf(out,
 		"\nThe archive (results/) and the inventory (hosts/), for every command:\n"
 		"--results DIR (--hosts-dir DIR), else $BENCHFLEET_RESULTS_DIR\n"
@@ -65,6 +56,22 @@ static void usage(FILE *out)
 		"the version.\n");
 }
 
+int ctl_command_run(const struct ctl_command *cmd, int argc, char **argv)
+{
+	struct ctl_args a;
+	int status;
+
+	switch (ctl_args_parse(cmd->name, &cmd->args, argc, argv, &a)) {
+	case CTL_ARGS_HELP:
+		return BF_EXIT_OK;
+	case CTL_ARGS_ERROR:
+		return BF_EXIT_USAGE;
+	}
+	status = cmd->exec(&a);
+	ctl_args_free(&a);
+	return status;
+}
+
 /* The command argv[1] names, or ctl's own --help, --version. Returns its
  * exit status. */
 static int dispatch(int argc, char **argv)
@@ -84,8 +91,8 @@ static int dispatch(int argc, char **argv)
 		return BF_EXIT_OK;
 	}
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].run(argc - 1, argv + 1);
+		if (strcmp(argv[1], commands[i]->name) == 0)
+			return ctl_command_run(commands[i], argc - 1, argv + 1);
 	ctl_error("'%s': unknown command (see ctl --help)", argv[1]);
 	return BF_EXIT_USAGE;
 }

@@ -180,18 +180,25 @@ static int add_last_runs(struct selection *cs, const char *results,
 	return rc;
 }
 
-int selection_parse_last(const char *s, int *out)
+int selection_parse_last(const struct ctl_args *a, int opt, int *out)
 {
 	long v;
 
-	/* ctl_parse_int's words, and why the limit is what it is. */
-	if (bf_parse_long(s, 1, SELECTION_MAX_COLUMNS, &v) < 0) {
-		ctl_error("--last '%s': expected an integer from 1 to %d (a column per run, at most %d: A to %c)",
-			  s, SELECTION_MAX_COLUMNS, SELECTION_MAX_COLUMNS,
-			  'A' + SELECTION_MAX_COLUMNS - 1);
-		return -1;
+	for (int i = 0; i < a->n; i++) {
+		const char *s = a->v[i].value;
+
+		if (a->v[i].opt != opt)
+			continue;
+		/* ctl_parse_int's words, and why the limit is what it is. */
+		if (bf_parse_long(s, 1, SELECTION_MAX_COLUMNS, &v) < 0) {
+			ctl_error("--last '%s': expected an integer from 1 to %d (a column per run, at most %d: A to %c)",
+				  s, SELECTION_MAX_COLUMNS,
+				  SELECTION_MAX_COLUMNS,
+				  'A' + SELECTION_MAX_COLUMNS - 1);
+			return -1;
+		}
+		*out = (int)v;
 	}
-	*out = (int)v;
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #ifndef BF_SELECTION_H
 #define BF_SELECTION_H
 
+#include "base/args.h"
 #include "model/compare.h"
 
 /* Columns are named by one letter, A to Z. */
@@ -27,10 +28,11 @@ struct selection {
 	int ncols;
 };
 
-/* Parses a --last value: 1 to SELECTION_MAX_COLUMNS. Returns 0, or -1
- * after printing "--last 'x': expected ..." with the range and why (one
- * column per run, A to Z). */
-int selection_parse_last(const char *s, int *out);
+/* Reads the values of option opt of a (--last, each in command-line
+ * order, the last kept) into *out: 1 to SELECTION_MAX_COLUMNS; *out
+ * untouched when not given. Returns 0, or -1 after printing "--last 'x':
+ * expected ..." with the range and why (one column per run, A to Z). */
+int selection_parse_last(const struct ctl_args *a, int opt, int *out);
 
 /* Fills *sel (zeroed by the caller, sel->cmd set) from the nargs
  * positional arguments args, --last (0: not given) and the archive

@@ -63,67 +63,61 @@ out:
 	return doc;
 }
 
-/* The options of a command line, as getopt_long answers them. */
+/* The options of a command line, as ctl_args_parse gives them. */
 struct given {
-	int *codes;       /* each option's code, in order */
+	int *codes;       /* each option's index in the table, in order */
 	int n;
 	unsigned fields;  /* agent fields the options set or replace
 			   * (bf_agent_field_replaces) */
 };
 
-/* The agent field that option code c (longopts[idx]; idx -1: a short
- * option) sets, or -1 when it is ctl's own. */
-static int agent_field(const struct option *longopts, int idx)
+/* The agent field that option opt of a sets, or -1 when it is ctl's
+ * own (or short only, -F). */
+static int agent_field(const struct ctl_args *a, int opt)
 {
-	const struct bf_agent_opt *o =
-		idx >= 0 ? bf_agent_opt_find(longopts[idx].name) : NULL;
+	const char *name = a->spec->opts[opt].name;
+	const struct bf_agent_opt *o = name ? bf_agent_opt_find(name) : NULL;
 
 	return o ? (int)o->field : -1;
 }
 
-/* Whether an option (code c, agent field f or -1) is one that g gives
+/* Whether an option (opt, agent field f or -1) is one that g gives
  * again: the same option, or an agent option of a field g sets or
  * replaces (--size and --sizes are one setting; --no-bandwidth replaces
  * --bandwidth-mib). */
-static int given_again(const struct given *g, int c, int f)
+static int given_again(const struct given *g, int opt, int f)
 {
 	if (f >= 0 && (g->fields & (1u << f)))
 		return 1;
 	for (int i = 0; i < g->n; i++)
-		if (g->codes[i] == c)
+		if (g->codes[i] == opt)
 			return 1;
 	return 0;
 }
 
-/* The arguments of `argv` (from index 1) that are options, appended to
- * out at *n (getopt with the run's option table, so that an option's
- * value is never taken for a host): all but --rerun-failed (skip_code)
- * and those that `newer` gives again. Each option copied is added to
- * *seen (when not NULL). */
-static void copy_options(int argc, char **argv, const struct option *longopts,
-			 int skip_code, const struct given *newer,
-			 struct given *seen, char **out, int *n)
+/* The words of a's options (each with its value, as typed), appended to
+ * out at *n: all but --rerun-failed (skip_opt) and those that `newer`
+ * gives again. Each option copied is added to *seen (when not NULL). */
+static void copy_options(const struct ctl_args *a, int skip_opt,
+			 const struct given *newer, struct given *seen,
+			 char **out, int *n)
 {
-	int c, idx = -1, prev = 1;
+	for (int k = 0; k < a->n; k++) {
+		const struct ctl_arg *v = &a->v[k];
+		int f;
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "-:F:", longopts, &idx)) != -1) {
-		int f = agent_field(longopts, idx);
-
-		if (c != 1 && c != skip_code &&
-		    (!newer || !given_again(newer, c, f))) {
-			for (int i = prev; i < optind; i++)
-				out[(*n)++] = argv[i];
-			if (seen) {
-				seen->codes[seen->n++] = c;
-				if (f >= 0)
-					seen->fields |=
-						bf_agent_field_replaces(f);
-			}
+		if (v->opt == CTL_ARG_POS || v->opt == skip_opt)
+			continue;
+		f = agent_field(a, v->opt);
+		if (newer && given_again(newer, v->opt, f))
+			continue;
+		for (int i = v->first; i < v->end; i++)
+			out[(*n)++] = a->argv[i];
+		if (seen) {
+			seen->codes[seen->n++] = v->opt;
+			if (f >= 0)
+				seen->fields |= bf_agent_field_replaces(f);
 		}
-		prev = optind;
-		idx = -1;
 	}
 }
 
@@ -154,10 +148,11 @@ void rerun_args_free(struct rerun_args *ra)
 	memset(ra, 0, sizeof(*ra));
 }
 
-int rerun_build(int argc, char **argv, const char *run_id,
-		const char *results_dir, const struct option *longopts,
-		int rerun_code, struct rerun_args *ra)
+int rerun_build(const struct ctl_args *a, const char *run_id,
+		const char *results_dir, int rerun_opt, struct rerun_args *ra)
 {
+	struct ctl_args olda = { 0 };
+	int argc = a->argc;
 	cJSON *doc, *e;
 	char **old = NULL, **nargv = NULL;
 	struct rerun_cluster *cl = NULL;
@@ -185,14 +180,18 @@ int rerun_build(int argc, char **argv, const char *run_id,
 			       sizeof(char *));
 	/* This command line's options first, to know what they replace;
 	 * then the old run's others go in front of them. */
-	now.codes = bf_xcalloc((size_t)argc + 1, sizeof(*now.codes));
+	now.codes = bf_xcalloc((size_t)a->n + 1, sizeof(*now.codes));
 	mine = bf_xcalloc((size_t)argc + 1, sizeof(*mine));
-	copy_options(argc, argv, longopts, rerun_code, NULL, &now, mine,
-		     &nmine);
-	nargv[n++] = argv[0];
-	if (nold > 0)
-		copy_options(nold, old, longopts, rerun_code, &now, NULL, nargv,
-			     &n);
+	copy_options(a, rerun_opt, NULL, &now, mine, &nmine);
+	nargv[n++] = a->argv[0];
+	/* The old run's command line by the same table (a run.json that
+	 * ctl wrote parses; one edited so that it does not keeps none of
+	 * its options, after the parser's line that says why). */
+	if (nold > 0 && ctl_args_parse(a->command, a->spec, nold, old,
+				       &olda) == CTL_ARGS_OK) {
+		copy_options(&olda, rerun_opt, &now, NULL, nargv, &n);
+		ctl_args_free(&olda);
+	}
 	for (int i = 0; i < nmine; i++)
 		nargv[n++] = mine[i];
 	free(mine);

@@ -13,7 +13,7 @@
 #ifndef BF_RERUN_H
 #define BF_RERUN_H
 
-#include <getopt.h>
+#include "base/args.h"
 
 struct rerun_args {
 	char *run_id;  /* the run re-run, its id in full (owned) */
@@ -25,17 +25,18 @@ struct rerun_args {
 };
 
 /*
- * Builds ra from argv (this command line, argc entries), the run of
- * results_dir that run_id names (in full or by a unique prefix, as ctl
- * show and compare take it: archive_find_run), and longopts (ctl run's
- * option table, so that an option's value is never taken for a host;
- * rerun_code is --rerun-failed's code). Returns 0, or -1 after printing
- * one line (no such run, an ambiguous prefix, not a run.json). Free ra
- * with rerun_args_free.
+ * Builds ra from a (this command line, parsed by ctl run's table, which
+ * parses the old command line too, so that an option's value is never
+ * taken for a host; rerun_opt is --rerun-failed's index in it) and the
+ * run of results_dir that run_id names (in full or by a unique prefix,
+ * as ctl show and compare take it: archive_find_run). a must have been
+ * parsed in CTL_ARGS_IN_ORDER mode (each option's words are copied as
+ * typed). Returns 0, or -1 after printing one line (no such run, an
+ * ambiguous prefix, not a run.json). Free ra with rerun_args_free; its
+ * argv points into a's argv too.
  */
-int rerun_build(int argc, char **argv, const char *run_id,
-		const char *results_dir, const struct option *longopts,
-		int rerun_code, struct rerun_args *ra);
+int rerun_build(const struct ctl_args *a, const char *run_id,
+		const char *results_dir, int rerun_opt, struct rerun_args *ra);
 
 void rerun_args_free(struct rerun_args *ra);
 

@@ -3,9 +3,9 @@
 
 For every command of `ctl --help`'s table:
 - `ctl COMMAND --help` exits 0 and has an example;
-- every option the command's getopt table accepts (controller/cmd/
-  cmd_COMMAND.c: its long options, short options and, for run, the
-  agent's options it takes) is in its --help;
+- every option the command's table accepts (controller/cmd/
+  cmd_COMMAND.c: its struct ctl_opt rows, long and short, with the host
+  options, CTL_HOST_OPTS, where it has them) is in its --help;
 - every option its --help names is in docs/man/ctl.1, in that command's
   section (.SS "ctl COMMAND ..."), and in both completions' lists for it
   (packaging/completion/ctl.bash and _ctl);
@@ -52,19 +52,31 @@ def help_options(text):
     return set(OPT.findall(text)) - {"-"}
 
 
+ROW = re.compile(r'\{\s*(?:"([a-z][a-z0-9-]*)"|NULL),\s*(?:\'([A-Za-z])\'|0),'
+                 r"\s*CTL_OPT_(?:FLAG|VALUE|LIST)\s*\}")
+
+
+def table_options(text):
+    """The options of struct ctl_opt rows in C source text."""
+    opts = set()
+    for name, letter in ROW.findall(text):
+        opts.add("--" + name if name else "-" + letter)
+        if name and letter:
+            opts.add("-" + letter)
+    return opts
+
+
 def source_options(cmd):
+    """The options of a command's table (controller/cmd/cmd_COMMAND.c:
+    its struct ctl_opt rows, and the host options of base/args.h's
+    CTL_HOST_OPTS where it holds them) and --help, every command's."""
     src = read("controller", "cmd", "cmd_%s.c" % cmd)
-    longs = set("--" + n for n in re.findall(
-        r'\{\s*"([a-z][a-z0-9-]*)",\s*(?:no|required)_argument', src))
-    m = re.search(r'getopt_long\(argc, argv, "([^"]*)"', src)
-    shorts = set()
-    if m:
-        shorts = {"-" + c for c in m.group(1) if c.isalpha()}
-    m = re.search(r"agent_opts\[\] = \{(.*?)NULL", src, re.S)
-    if m:
-        longs |= {"--" + n for n in re.findall(r'"([a-z0-9-]+)"',
-                                               m.group(1))}
-    return longs | shorts
+    opts = table_options(src) | {"--help"}
+    if "CTL_HOST_OPTS" in src:
+        macro = read("controller", "base", "args.h").split(
+            "#define CTL_HOST_OPTS", 1)[1].split("\n\n", 1)[0]
+        opts |= table_options(macro)
+    return opts
 
 
 def completion_block(text, cmd):
