@@ -68,7 +68,7 @@ struct gemm_result {
 				    * else NULL. Backends poison C with NaN
 				    * before every iteration, outside the
 				    * timed region. */
-	char math_mode[160];       /* compute type and the handle's math
+	char math_mode[256];       /* compute type and the handle's math
 				    * mode as read back: "CUBLAS_COMPUTE_32F;
 				    * CUBLAS_DEFAULT_MATH |
 				    * CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_
@@ -143,7 +143,7 @@ struct mlp_result {
 	double *batch_ms;  /* iters entries: each round's batch call (ms) */
 	float *single_out; /* rows x out: row r scored alone (last round) */
 	float *batch_out;  /* rows x out: the batch's scores (last round) */
-	char math_mode[160];
+	char math_mode[256];
 	char timing[96];
 };
 

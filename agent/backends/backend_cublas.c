@@ -27,6 +27,7 @@
 #include "backends/backend.h"
 #include "backends/kernels_cuda.h"
 #include "bf_clock.h"
+#include "bf_text.h"
 #include "hardware/hostinfo.h"
 #include "hardware/nvml.h"
 #include "record.h"
@@ -106,9 +107,13 @@ static cublasStatus_t set_math_mode(cublasHandle_t h, cublasMath_t mode,
 			      CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION));
 	if (s == CUBLAS_STATUS_SUCCESS)
 		s = cublasGetMathMode(h, &got);
-	if (s == CUBLAS_STATUS_SUCCESS)
-		snprintf(out, out_len, "%s; %s", compute,
-			 math_mode_name(got, name, sizeof(name)));
+	/* out is a record's text: a cut would read as another mode (the
+	 * FP8 row's was cut to "...CUBLAS_MATH_DISAL" in a 160-byte field
+	 * on the H200), so a cut is marked. */
+	if (s == CUBLAS_STATUS_SUCCESS &&
+	    snprintf(out, out_len, "%s; %s", compute,
+		     math_mode_name(got, name, sizeof(name))) >= (int)out_len)
+		bf_text_mark_cut(out, out_len);
 	return s;
 }
 

@@ -198,12 +198,12 @@ else
 fi
 
 # --- 4. run and check, dmon beside ---------------------------------------------
-say "running $agent --device all --sizes $sizes --dtypes fp32,fp16,bf16,tf32"
+say "running $agent --device all --sizes $sizes --dtypes fp32,fp16,bf16,tf32,fp8"
 nvidia-smi dmon -s pc -o T -d 1 >"$out/dmon.txt" 2>&1 &
 dmon=$!
 t0=$(date +%s)
 timeout 180 "$agent" --device all --sizes "$sizes" \
-	--dtypes fp32,fp16,bf16,tf32 --iters "$iters" --cpu-iters 3 \
+	--dtypes fp32,fp16,bf16,tf32,fp8 --iters "$iters" --cpu-iters 3 \
 	>"$out/records.ndjson" 2>"$out/stderr.txt"
 rc=$?
 kill "$dmon" 2>/dev/null

@@ -250,6 +250,35 @@ class GpuRulesTest(unittest.TestCase):
         del find(recs, type="gemm", device="cuda:0", dtype="fp32")["energy"]
         self.assert_fails_with(recs, "gemm cuda:0 fp32 n=4096: no energy")
 
+    def test_fp8_rows(self):
+        # An H200's FP8 row at n = 4096 (a bf16 C) passes, and its n =
+        # 1001 row may be skipped for the multiple of 16 cuBLASLt needs.
+        def with_fp8(c_dtype="bf16", reason=None, n=None):
+            recs = gpu_run()
+            g = gemm("cuda:0", "fp8", 1370e3, 20, 1979e3)
+            g["c_dtype"] = c_dtype
+            g["math_mode"] = "cublasLtMatmul CUDA_R_8F_E4M3 (TN); " + MATH
+            recs.insert(-2, g)
+            if reason:
+                g.clear()
+                g.update(type="gemm", device="cuda:0", dtype="fp8", n=n,
+                         status="skipped", median_ms=None, gflops=None,
+                         reason=reason)
+            recs[1]["gemm_total"] += 1
+            return recs
+        rc, out = self.problems(with_fp8())
+        self.assertEqual(rc, 0, out)
+        self.assertIn("gpu check: cuda:0  fp8   n=4096", out)
+        rc, out = self.problems(with_fp8(
+            reason="fp8: cuBLASLt's FP8 kernels need n a multiple of 16 "
+                   "(16-byte aligned columns), n = 1001", n=1001))
+        self.assertEqual(rc, 0, out)
+        # The same skip at n = 4096, or C in fp8, is a problem.
+        self.assert_fails_with(with_fp8(reason="fp8: no", n=N),
+                               "gemm cuda:0 fp8 n=4096: skipped")
+        self.assert_fails_with(with_fp8(c_dtype="fp8"),
+                               "gemm cuda:0 fp8 n=4096: C is fp8, want bf16")
+
     def test_t4_what_it_can_do(self):
         recs = gpu_run("7.5", "Tesla T4")
         g = find(recs, type="gemm", device="cuda:0", dtype="tf32")
