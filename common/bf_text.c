@@ -189,14 +189,50 @@ int bf_text_is_clean(const char *s)
 	return 1;
 }
 
-void bf_text_appendf(char *buf, size_t len, const char *fmt, ...)
+/* vsnprintf into dst with the cut marked; 1 when whole. */
+static int text_vfmt(char *dst, size_t dst_len, const char *fmt, va_list ap)
+{
+	int n;
+
+	if (dst_len == 0)
+		return 0;
+	n = vsnprintf(dst, dst_len, fmt, ap);
+	if (n < 0) {
+		dst[0] = '\0';
+		return 0;
+	}
+	if ((size_t)n < dst_len)
+		return 1;
+	bf_text_mark_cut(dst, dst_len);
+	return 0;
+}
+
+int bf_text_fmt(char *dst, size_t dst_len, const char *fmt, ...)
+{
+	va_list ap;
+	int whole;
+
+	va_start(ap, fmt);
+	whole = text_vfmt(dst, dst_len, fmt, ap);
+	va_end(ap);
+	return whole;
+}
+
+int bf_text_appendf(char *buf, size_t len, const char *fmt, ...)
 {
 	size_t used = strnlen(buf, len);
 	va_list ap;
+	int whole;
 
-	if (used + 1 >= len)
-		return;
+	if (used + 1 >= len) {
+		if (len >= 4 && used + 1 == len)
+			bf_text_mark_cut(buf, len);
+		return 0;
+	}
 	va_start(ap, fmt);
-	vsnprintf(buf + used, len - used, fmt, ap);
+	whole = text_vfmt(buf + used, len - used, fmt, ap);
 	va_end(ap);
+	if (!whole)
+		bf_text_mark_cut(buf, len);
+	return whole;
 }

@@ -53,10 +53,24 @@ char *bf_text_sanitize_inplace(char *s);
 /* 1 when s (NUL-terminated) would print unchanged by bf_text_sanitize. */
 int bf_text_is_clean(const char *s);
 
-/* Appends printf-style text to buf (len bytes, holding a NUL-terminated
- * string), truncating at its end; buf stays NUL-terminated. Nothing is
- * sanitised: for text ctl or the agent writes itself. */
-void bf_text_appendf(char *buf, size_t len, const char *fmt, ...)
+/*
+ * snprintf that never cuts in silence: formats into dst (dst_len bytes,
+ * always NUL-terminated) and, when the text does not fit, marks the cut
+ * with bf_text_mark_cut (its end gives way to "...", dst_len >= 4).
+ * Returns 1 when the whole text fits, 0 when it was cut (or dst_len is
+ * 0, or the format fails). Nothing is sanitised: for text ctl writes
+ * itself, or text already sanitised. Use it where a cut is acceptable
+ * when shown (a table cell, a key); where the whole text must reach the
+ * user (a reason, a note), use bf_xasprintf (common/xmalloc.h) instead.
+ */
+int bf_text_fmt(char *dst, size_t dst_len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* As bf_text_fmt, appended to the NUL-terminated text already in buf (len
+ * bytes): a cut is marked with "...". Returns 1 when the whole text fits,
+ * 0 when it was cut (or buf was already full). Nothing is sanitised: for
+ * text ctl or the agent writes itself. */
+int bf_text_appendf(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 #endif

@@ -135,6 +135,36 @@ static void test_cut_marked(void **state)
 	assert_string_equal(buf, "ab\xe4\xb8\xad\xe6\x96\x87...");
 }
 
+/* bf_text_fmt and bf_text_appendf: a text that fits is whole and says
+ * so; one that does not ends with "..." and returns 0, so no cut is ever
+ * silent. */
+static void test_fmt_marks_cut(void **state)
+{
+	char buf[12];
+
+	(void)state;
+	assert_int_equal(bf_text_fmt(buf, sizeof(buf), "%s=%d", "n", 4096), 1);
+	assert_string_equal(buf, "n=4096");
+	assert_int_equal(bf_text_fmt(buf, sizeof(buf), "%s", "exactly 11!"),
+			 1);
+	assert_string_equal(buf, "exactly 11!");
+	assert_int_equal(bf_text_fmt(buf, sizeof(buf), "%s", "twelve bytes"),
+			 0);
+	assert_string_equal(buf, "twelve b...");
+	assert_int_equal(bf_text_fmt(buf, 0, "%s", "x"), 0);
+
+	buf[0] = '\0';
+	assert_int_equal(bf_text_appendf(buf, sizeof(buf), "%s", "host"), 1);
+	assert_int_equal(bf_text_appendf(buf, sizeof(buf), ", %s", "gpu"), 1);
+	assert_string_equal(buf, "host, gpu");
+	assert_int_equal(bf_text_appendf(buf, sizeof(buf), ", %s", "cpu"), 0);
+	assert_string_equal(buf, "host, gp...");
+	/* Full to the last byte: a further append is a cut, and says so. */
+	memcpy(buf, "exactly 11!", 12);
+	assert_int_equal(bf_text_appendf(buf, sizeof(buf), "%s", "x"), 0);
+	assert_string_equal(buf, "exactly ...");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -143,6 +173,7 @@ int main(void)
 		cmocka_unit_test(test_cut_at_boundary),
 		cmocka_unit_test(test_join_lines),
 		cmocka_unit_test(test_cut_marked),
+		cmocka_unit_test(test_fmt_marks_cut),
 	};
 
 	return cmocka_run_group_tests_name("text", tests, NULL, NULL);
