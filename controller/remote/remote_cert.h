@@ -10,7 +10,7 @@
  * (Ed25519, ECDSA P-256/384/521, RSA with SHA-256/512), and it is judged
  * for a host as OpenSSH 9.2's sshkey_cert_check_host() judges it. Pure
  * (no libssh, no I/O): unit-tested on its own
- * (tests/ssh/test_remote_cert.c).
+ * (tests/unit/test_remote_cert.c).
  */
 #ifndef REMOTE_CERT_H
 #define REMOTE_CERT_H

@@ -1,7 +1,7 @@
 /*
  * remote_quote: quoting for the POSIX shell that runs a remote command
  * (sshd hands the command line to the account's login shell). Pure string
- * work, no libssh: unit-tested on its own (tests/ssh/test_remote_quote.c).
+ * work, no libssh: unit-tested on its own (tests/unit/test_remote_quote.c).
  * remote_ssh.h includes this header, so users of remote_exec have it.
  */
 #ifndef REMOTE_QUOTE_H

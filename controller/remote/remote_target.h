@@ -1,7 +1,7 @@
 /*
  * remote_target: the host argument of remote_connect split into user, host
  * and port, as ssh(1) reads "[user@]host[:port]". Pure string work, no
- * libssh: unit-tested on its own (tests/ssh/test_remote_target.c). An alias
+ * libssh: unit-tested on its own (tests/unit/test_remote_target.c). An alias
  * from ssh_config is a host without user or port here; remote_session.c
  * resolves it.
  */

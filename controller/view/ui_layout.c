@@ -37,7 +37,7 @@
  * host, device, dtype, GFLOP/s and state are never dropped. A column with
  * no value in any row (vs fp32 and GPU/CPU when only fp32 ran on a CPU)
  * goes before all of these, in the same order among themselves: it would
- * only show n/a (tests/tui/test_ui_layout.c holds the 80-column cases).
+ * only show n/a (tests/unit/test_ui_layout.c holds the 80-column cases).
  *
  * The plain table (table.c) prints every column with these titles, in
  * this order, with ui_cell_text's texts.

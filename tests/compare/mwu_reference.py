@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Prints the reference constants of test_mwu.c (not run by CTest).
+"""Prints the reference constants of test_stats_mwu.c (not run by CTest).
 
 Run once with /usr/bin/python3 and Debian 12's python3-scipy (scipy 1.10.1)
 (the interpreter on PATH may lack it); the output was
-pasted into test_mwu.c. U is scipy's statistic for x (U1); p is two-sided.
+pasted into test_stats_mwu.c. U is scipy's statistic for x (U1); p is two-sided.
 """
 import scipy
 from scipy.stats import mannwhitneyu

@@ -4,7 +4,7 @@
  * recursive match_pattern (match.c, below as the reference) for every
  * pattern and name up to 5 characters over "ab*?" and "ab", and answers
  * for the patterns the recursion never finishes (90 stars, or "*a"
- * thirty times, then a mismatch; tests/ssh/test_remote_config_file.c
+ * thirty times, then a mismatch; tests/unit/test_remote_config_file.c
  * has them through ctl's own ssh_config reader): fuzz/fuzz_knownhosts
  * found such a known_hosts line, "[******...gpu?]:*", that ctl read for
  * ever.
