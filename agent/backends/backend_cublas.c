@@ -1140,309 +1140,448 @@ static void transpose_bytes(uint8_t *dst, const uint8_t *src, int n)
 						src[(size_t)i * n + j];
 }
 
-static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
-				 struct gemm_result *res, char *detail,
-				 size_t detail_len)
-{
-	size_t nn = (size_t)job->n * (size_t)job->n;
-	size_t elem = bf_dtype_element_bytes(job->dtype);
-	size_t c_elem = elem; /* fp8: bf16 C */
-	void *bt = NULL, *scales = NULL;
-	uint8_t *bt_host = NULL;
-	cudaDataType_t dt = CUDA_R_32F;
-	cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
-	cublasMath_t math = CUBLAS_DEFAULT_MATH;
-	const char *compute_name = "CUBLAS_COMPUTE_32F";
-	cudaEvent_t start = NULL, stop = NULL;
-	cudaStream_t st = NULL;
-	cudaGraphExec_t exec = NULL;
-	cublasHandle_t h = NULL;
-	void *a = NULL, *b = NULL, *c = NULL, *flush = NULL, *ws = NULL;
-	size_t flush_bytes = 0;
-	size_t free0 = 0, free_now = 0, free_min, total = 0;
+/*
+ * One cuda_gemm_run: the job, what it fills, and every device object its
+ * phases make (NULL until made; gemm_teardown frees them all). The
+ * phases, in order: gemm_plan (the dtype's cuBLAS types), gemm_setup
+ * (stream, handle, workspace, operands on the device), gemm_warmup,
+ * gemm_plan_batch (a CUDA Graph of short calls), gemm_timed (the timed
+ * samples and the energy window) and gemm_collect (the record's texts,
+ * the peak and C). Each returns BF_OK or the error with its reason in
+ * detail.
+ */
+struct cuda_gemm {
+	int dev;
+	const struct gemm_job *job;
+	struct gemm_result *res;
+	size_t nn;             /* n * n elements */
+	size_t elem, c_elem;   /* bytes per element of A and B, of C */
+	cudaDataType_t dt;
+	cublasComputeType_t compute;
+	cublasMath_t math;
+	const char *compute_name;
+	int unified;           /* integrated GPU (GB10): host memory */
+	size_t free0, free_min; /* free bytes before, least seen since */
+	cudaStream_t st;
+	cublasHandle_t h;
+	cudaEvent_t start, stop;
+	cudaGraphExec_t exec;  /* the batch graph, or NULL */
+	void *a, *b, *c, *ws, *flush, *bt, *scales;
+	size_t flush_bytes;
+	uint8_t *bt_host;
 	struct gemm_args g;
-	struct energy_meter meter;
-	enum bf_err err = BF_OK;
-	int unified, batch = 1, done = 0, pad = 0;
-	char bus[32], graph_why[96] = "";
-	uint64_t w0;
-	float t, last = 0;
+	float last_ms;         /* the last warm-up call */
+	int batch;             /* calls per sample */
+	char graph_why[96];    /* why the batch is not one graph, or "" */
+};
 
-	memset(&g, 0, sizeof(g)); /* fp8_teardown reads it on every path */
-	res->c_host = NULL;
-	res->c_first_host = NULL;
-	res->peak_bytes = -1;
-	res->warmup_done = 0;
-	res->warmup_ms = NAN;
-	res->energy.joules = NAN;
-	switch (job->dtype) {
+/* The dtype's cuBLAS types (as cuda_gemm_supports chooses them); fp8
+ * needs n a multiple of 16 and writes a bf16 C. */
+static enum bf_err gemm_plan(struct cuda_gemm *x, char *detail,
+			     size_t detail_len)
+{
+	enum bf_err err;
+
+	x->dt = CUDA_R_32F;
+	x->compute = CUBLAS_COMPUTE_32F;
+	x->math = CUBLAS_DEFAULT_MATH;
+	x->compute_name = "CUBLAS_COMPUTE_32F";
+	x->elem = bf_dtype_element_bytes(x->job->dtype);
+	x->c_elem = x->elem;
+	switch (x->job->dtype) {
 	case BF_DTYPE_FP32:
 		break;
 	case BF_DTYPE_TF32:
-		compute = CUBLAS_COMPUTE_32F_FAST_TF32;
-		compute_name = "CUBLAS_COMPUTE_32F_FAST_TF32";
-		math = CUBLAS_TF32_TENSOR_OP_MATH;
+		x->compute = CUBLAS_COMPUTE_32F_FAST_TF32;
+		x->compute_name = "CUBLAS_COMPUTE_32F_FAST_TF32";
+		x->math = CUBLAS_TF32_TENSOR_OP_MATH;
 		break;
 	case BF_DTYPE_FP16:
-		dt = CUDA_R_16F; /* fp16 in and out, fp32 accumulate */
+		x->dt = CUDA_R_16F; /* fp16 in and out, fp32 accumulate */
 		break;
 	case BF_DTYPE_BF16:
-		dt = CUDA_R_16BF;
+		x->dt = CUDA_R_16BF;
 		break;
 #if CUDART_VERSION >= 11080
 	case BF_DTYPE_FP8:
-		if (job->n % 16 != 0)
+		if (x->job->n % 16 != 0)
 			return bf_fail(detail, detail_len, BF_ERR_UNSUPPORTED,
 				       "fp8: cuBLASLt's FP8 kernels need n a "
 				       "multiple of 16 (16-byte aligned "
-				       "columns), n = %d", job->n);
-		c_elem = 2;
-		compute_name = "cublasLtMatmul CUDA_R_8F_E4M3 (TN), "
-			       "per-tensor fp32 scales, CUDA_R_16BF out, "
-			       "CUBLAS_COMPUTE_32F, fast accumulation off";
+				       "columns), n = %d", x->job->n);
+		x->c_elem = 2;
+		x->compute_name = "cublasLtMatmul CUDA_R_8F_E4M3 (TN), "
+				  "per-tensor fp32 scales, CUDA_R_16BF out, "
+				  "CUBLAS_COMPUTE_32F, fast accumulation off";
 		break;
 #endif
 	default:
-		return cuda_gemm_supports(dev, job->dtype, detail, detail_len);
+		err = cuda_gemm_supports(x->dev, x->job->dtype, detail,
+					 detail_len);
+		return err != BF_OK ? err :
+				      bf_fail(detail, detail_len,
+					      BF_ERR_UNSUPPORTED,
+					      "%s: no cuBLAS GEMM run for this "
+					      "dtype",
+					      bf_dtype_name(x->job->dtype));
 	}
-	res->c_dtype = job->dtype == BF_DTYPE_FP8 ? BF_DTYPE_BF16 : job->dtype;
+	x->res->c_dtype = x->job->dtype == BF_DTYPE_FP8 ? BF_DTYPE_BF16 :
+							  x->job->dtype;
+	return BF_OK;
+}
 
-	CUDA_TRY(cudaSetDevice(dev));
+/* Notes the free memory now in x->free_min (the peak is free0 less the
+ * least free seen). */
+static enum bf_err gemm_note_free(struct cuda_gemm *x, char *detail,
+				  size_t detail_len)
+{
+	size_t free_now = 0, total = 0;
+	enum bf_err err = BF_OK;
+
+	CUDA_TRY(free_bytes_now(x->unified, &free_now, &total));
+	if (free_now < x->free_min)
+		x->free_min = free_now;
+out:
+	return err;
+}
+
+#if CUDART_VERSION >= 11080
+/* fp8's extra operands: B transposed on the host (FP8's TN layout, see
+ * fp8_setup), copied like A and B, the two scales as fp32, and
+ * cuBLASLt's descriptors. */
+static enum bf_err gemm_setup_fp8(struct cuda_gemm *x, char *detail,
+				  size_t detail_len)
+{
+	const struct gemm_job *job = x->job;
+	float sc[FP8_SCALE_STRIDE + 1] = { 0 };
+	enum bf_err err = BF_OK;
+
+	sc[0] = (float)(job->b_scale > 0 ? job->b_scale : 1.0);
+	sc[FP8_SCALE_STRIDE] = (float)(job->a_scale > 0 ? job->a_scale : 1.0);
+	x->bt_host = malloc(x->nn);
+	if (!x->bt_host)
+		return bf_fail(detail, detail_len, BF_ERR_NOMEM,
+			       "host allocation of %zu bytes failed", x->nn);
+	transpose_bytes(x->bt_host, job->b_host, job->n);
+	CUDA_TRY(cudaMalloc(&x->bt, x->nn));
+	CUDA_TRY(cudaMalloc(&x->scales, sizeof(sc)));
+	CUDA_TRY(cudaMemcpyAsync(x->bt, x->bt_host, x->nn,
+				 cudaMemcpyHostToDevice, x->st));
+	CUDA_TRY(cudaMemcpyAsync(x->scales, sc, sizeof(sc),
+				 cudaMemcpyHostToDevice, x->st));
+	CUDA_TRY(cudaStreamSynchronize(x->st));
+	err = fp8_setup(&x->g, x->bt, x->scales, x->ws, CUBLAS_WORKSPACE_BYTES,
+			x->st, detail, detail_len);
+out:
+	return err;
+}
+#endif
+
+/* Everything the GEMMs need on the device, inside the measured memory
+ * window: the stream, the handle and its workspace (counted towards the
+ * peak, as PyTorch's peak counts them), A, B and C, the events, fp8's
+ * operands and, with --cold-cache, the buffer that flushes L2. */
+static enum bf_err gemm_setup(struct cuda_gemm *x, char *detail,
+			      size_t detail_len)
+{
+	const struct gemm_job *job = x->job;
+	struct gemm_result *res = x->res;
+	size_t total = 0;
+	enum bf_err err = BF_OK;
+
+	CUDA_TRY(cudaSetDevice(x->dev));
 	CUDA_TRY(cudaDeviceSynchronize());
-	unified = device_attr(dev, cudaDevAttrIntegrated) == 1;
+	x->unified = device_attr(x->dev, cudaDevAttrIntegrated) == 1;
 	if (job->iters > 1) {
 		/* The host copy of the first timed C, allocated and touched
 		 * before the first reading: on unified memory (GB10) free
 		 * memory is the host's, and C's host copy is not the GEMM's
 		 * memory. */
-		res->c_first_host = malloc(nn * c_elem);
-		if (!res->c_first_host) {
-			err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
-				      "host allocation of %zu bytes failed",
-				      nn * c_elem);
-			goto out;
-		}
-		memset(res->c_first_host, 0, nn * c_elem);
+		res->c_first_host = malloc(x->nn * x->c_elem);
+		if (!res->c_first_host)
+			return bf_fail(detail, detail_len, BF_ERR_NOMEM,
+				       "host allocation of %zu bytes failed",
+				       x->nn * x->c_elem);
+		memset(res->c_first_host, 0, x->nn * x->c_elem);
 	}
-	CUDA_TRY(free_bytes_now(unified, &free0, &total));
-	free_min = free0;
-	/* The handle (and its workspace) is created inside the measured
-	 * window so that it counts towards peak memory, as PyTorch's peak
-	 * does. Work goes to a stream of its own: the legacy default
-	 * stream cannot be captured into a graph. */
-	CUDA_TRY(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-	CUBLAS_TRY(cublasCreate(&h));
-	CUBLAS_TRY(cublasSetStream(h, st));
-	CUDA_TRY(cudaMalloc(&ws, CUBLAS_WORKSPACE_BYTES));
-	CUBLAS_TRY(cublasSetWorkspace(h, ws, CUBLAS_WORKSPACE_BYTES));
-	CUBLAS_TRY(set_math_mode(h, math, compute_name, res->math_mode,
-				 sizeof(res->math_mode)));
-	CUDA_TRY(cudaMalloc(&a, nn * elem));
-	CUDA_TRY(cudaMalloc(&b, nn * elem));
-	CUDA_TRY(cudaMalloc(&c, nn * c_elem));
+	CUDA_TRY(free_bytes_now(x->unified, &x->free0, &total));
+	x->free_min = x->free0;
+	/* Work goes to a stream of its own: the legacy default stream
+	 * cannot be captured into a graph. */
+	CUDA_TRY(cudaStreamCreateWithFlags(&x->st, cudaStreamNonBlocking));
+	CUBLAS_TRY(cublasCreate(&x->h));
+	CUBLAS_TRY(cublasSetStream(x->h, x->st));
+	CUDA_TRY(cudaMalloc(&x->ws, CUBLAS_WORKSPACE_BYTES));
+	CUBLAS_TRY(cublasSetWorkspace(x->h, x->ws, CUBLAS_WORKSPACE_BYTES));
+	CUBLAS_TRY(set_math_mode(x->h, x->math, x->compute_name,
+				 res->math_mode, sizeof(res->math_mode)));
+	CUDA_TRY(cudaMalloc(&x->a, x->nn * x->elem));
+	CUDA_TRY(cudaMalloc(&x->b, x->nn * x->elem));
+	CUDA_TRY(cudaMalloc(&x->c, x->nn * x->c_elem));
 	/* A and B go on the GEMMs' own stream, which then waits for them:
 	 * st is non-blocking, so it is not ordered after a cudaMemcpy on
 	 * the legacy default stream, and a copy from pageable memory may
 	 * return before its DMA has landed (CUDA Runtime API, "API
 	 * synchronization behavior"): the first warm-up GEMM could read a
 	 * partial A. */
-	CUDA_TRY(cudaMemcpyAsync(a, job->a_host, nn * elem,
-				 cudaMemcpyHostToDevice, st));
-	CUDA_TRY(cudaMemcpyAsync(b, job->b_host, nn * elem,
-				 cudaMemcpyHostToDevice, st));
-	CUDA_TRY(cudaStreamSynchronize(st));
-	CUDA_TRY(cudaEventCreate(&start));
-	CUDA_TRY(cudaEventCreate(&stop));
-	memset(&g, 0, sizeof(g));
-	g.h = h;
-	g.n = job->n;
-	g.dt = dt;
-	g.compute = compute;
-	g.a = a;
-	g.b = b;
-	g.c = c;
+	CUDA_TRY(cudaMemcpyAsync(x->a, job->a_host, x->nn * x->elem,
+				 cudaMemcpyHostToDevice, x->st));
+	CUDA_TRY(cudaMemcpyAsync(x->b, job->b_host, x->nn * x->elem,
+				 cudaMemcpyHostToDevice, x->st));
+	CUDA_TRY(cudaStreamSynchronize(x->st));
+	CUDA_TRY(cudaEventCreate(&x->start));
+	CUDA_TRY(cudaEventCreate(&x->stop));
+	x->g.h = x->h;
+	x->g.n = job->n;
+	x->g.dt = x->dt;
+	x->g.compute = x->compute;
+	x->g.a = x->a;
+	x->g.b = x->b;
+	x->g.c = x->c;
 #if CUDART_VERSION >= 11080
-	if (job->dtype == BF_DTYPE_FP8) {
-		/* B transposed on the host (FP8's TN layout, fp8_setup),
-		 * copied like A and B, and the two scales as fp32. */
-		float sc[FP8_SCALE_STRIDE + 1] = { 0 };
-
-		sc[0] = (float)(job->b_scale > 0 ? job->b_scale : 1.0);
-		sc[FP8_SCALE_STRIDE] =
-			(float)(job->a_scale > 0 ? job->a_scale : 1.0);
-
-		bt_host = malloc(nn);
-		if (!bt_host) {
-			err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
-				      "host allocation of %zu bytes failed", nn);
-			goto out;
-		}
-		transpose_bytes(bt_host, job->b_host, job->n);
-		CUDA_TRY(cudaMalloc(&bt, nn));
-		CUDA_TRY(cudaMalloc(&scales, sizeof(sc)));
-		CUDA_TRY(cudaMemcpyAsync(bt, bt_host, nn, cudaMemcpyHostToDevice,
-					 st));
-		CUDA_TRY(cudaMemcpyAsync(scales, sc, sizeof(sc),
-					 cudaMemcpyHostToDevice, st));
-		CUDA_TRY(cudaStreamSynchronize(st));
-		if ((err = fp8_setup(&g, bt, scales, ws, CUBLAS_WORKSPACE_BYTES,
-				     st, detail, detail_len)) != BF_OK)
-			goto out;
-	}
+	if (job->dtype == BF_DTYPE_FP8 &&
+	    (err = gemm_setup_fp8(x, detail, detail_len)) != BF_OK)
+		goto out;
 #endif
 	if (job->cold_cache) {
 		/* Twice the L2, written before each sample, untimed. */
-		int l2 = device_attr(dev, cudaDevAttrL2CacheSize);
+		int l2 = device_attr(x->dev, cudaDevAttrL2CacheSize);
 
-		flush_bytes = (size_t)(l2 > 0 ? l2 : 64 << 20) * 2;
-		CUDA_TRY(cudaMalloc(&flush, flush_bytes));
+		x->flush_bytes = (size_t)(l2 > 0 ? l2 : 64 << 20) * 2;
+		CUDA_TRY(cudaMalloc(&x->flush, x->flush_bytes));
 	}
+out:
+	return err;
+}
 
-	/* Warm-up: the asked-for count, and at least GEMM_WARMUP_MIN_MS of
-	 * back-to-back synchronised calls. The last call's time sizes the
-	 * batches. */
-	w0 = bf_now_ns();
-	while (done < job->warmup ||
+/* Warm-up: the asked-for count, and at least GEMM_WARMUP_MIN_MS of
+ * back-to-back synchronised calls. The last call's time (x->last_ms)
+ * sizes the batches; the first call's memory is noted for the peak. */
+static enum bf_err gemm_warmup(struct cuda_gemm *x, char *detail,
+			       size_t detail_len)
+{
+	uint64_t w0 = bf_now_ns();
+	int done = 0;
+	enum bf_err err = BF_OK;
+
+	while (done < x->job->warmup ||
 	       (double)(bf_now_ns() - w0) / 1e6 < GEMM_WARMUP_MIN_MS) {
-		CUDA_TRY(cudaMemsetAsync(c, 0xff, nn * c_elem, st));
-		CUDA_TRY(cudaEventRecord(start, st));
-		if ((err = gemm_call(&g, detail, detail_len)) != BF_OK)
+		CUDA_TRY(cudaMemsetAsync(x->c, 0xff, x->nn * x->c_elem, x->st));
+		CUDA_TRY(cudaEventRecord(x->start, x->st));
+		if ((err = gemm_call(&x->g, detail, detail_len)) != BF_OK)
 			goto out;
-		CUDA_TRY(cudaEventRecord(stop, st));
-		CUDA_TRY(cudaEventSynchronize(stop));
-		CUDA_TRY(cudaEventElapsedTime(&last, start, stop));
-		if (done == 0) {
-			CUDA_TRY(free_bytes_now(unified, &free_now, &total));
-			if (free_now < free_min)
-				free_min = free_now;
-		}
+		CUDA_TRY(cudaEventRecord(x->stop, x->st));
+		CUDA_TRY(cudaEventSynchronize(x->stop));
+		CUDA_TRY(cudaEventElapsedTime(&x->last_ms, x->start, x->stop));
+		if (done == 0 &&
+		    (err = gemm_note_free(x, detail, detail_len)) != BF_OK)
+			goto out;
 		done++;
 	}
-	res->warmup_done = done;
-	res->warmup_ms = (double)(bf_now_ns() - w0) / 1e6;
+	x->res->warmup_done = done;
+	x->res->warmup_ms = (double)(bf_now_ns() - w0) / 1e6;
+out:
+	return err;
+}
 
-	/* One call per sample, unless a call is so short (small n) that
-	 * launch overhead and the events dominate: then each sample is a
-	 * batch of calls sized to last about BATCH_TARGET_MS, captured
-	 * once as a CUDA Graph and replayed with one launch between one
-	 * pair of events, divided by the batch size (a batch would run
-	 * warm, so not with --cold-cache). C is poisoned once per batch,
-	 * outside the events. */
-	if (last > 0 && last < BATCH_TARGET_MS && !job->cold_cache)
-		batch = (int)fmin(BATCH_MAX, ceil(BATCH_TARGET_MS / last));
-	if (batch > 1) {
-		cudaError_t e = capture_batch(&g, st, batch, &exec);
+/* One call per sample, unless a call is so short (small n) that launch
+ * overhead and the events dominate: then each sample is a batch of calls
+ * sized to last about BATCH_TARGET_MS, captured once as a CUDA Graph and
+ * replayed with one launch between one pair of events, divided by the
+ * batch size (a batch would run warm, so not with --cold-cache). A
+ * capture that fails leaves back-to-back launches, and graph_why says
+ * why. */
+static enum bf_err gemm_plan_batch(struct cuda_gemm *x, char *detail,
+				   size_t detail_len)
+{
+	cudaError_t e;
+	enum bf_err err = BF_OK;
 
-		if (e != cudaSuccess) {
-			/* Back-to-back launches then, and the record says
-			 * why; a failed capture leaves no error behind. */
-			snprintf(graph_why, sizeof(graph_why),
-				 " (CUDA Graph capture failed: %s)",
-				 cudaGetErrorName(e));
-			(void)cudaGetLastError();
-		} else {
-			CUDA_TRY(cudaGraphUpload(exec, st));
-		}
+	x->batch = 1;
+	if (x->last_ms > 0 && x->last_ms < BATCH_TARGET_MS &&
+	    !x->job->cold_cache)
+		x->batch = (int)fmin(BATCH_MAX,
+				     ceil(BATCH_TARGET_MS / x->last_ms));
+	if (x->batch == 1)
+		return BF_OK;
+	e = capture_batch(&x->g, x->st, x->batch, &x->exec);
+	if (e != cudaSuccess) {
+		/* fits: cudaGetErrorName's names are under 64 bytes */
+		snprintf(x->graph_why, sizeof(x->graph_why),
+			 " (CUDA Graph capture failed: %s)",
+			 cudaGetErrorName(e));
+		(void)cudaGetLastError(); /* a failed capture leaves none */
+		return BF_OK;
 	}
-	if (cudaDeviceGetPCIBusId(bus, sizeof(bus), dev) != cudaSuccess)
+	CUDA_TRY(cudaGraphUpload(x->exec, x->st));
+out:
+	return err;
+}
+
+/* The timed samples (C poisoned before each, outside the events; L2
+ * flushed first with --cold-cache), the GPU's state read during the
+ * middle one, the first sample's C kept, then the energy window: the
+ * timed loop continued with the same work (untimed) until it spans
+ * ENERGY_GPU_MIN_MS between two updates of the counter (energy.h). */
+static enum bf_err gemm_timed(struct cuda_gemm *x, char *detail,
+			      size_t detail_len)
+{
+	const struct gemm_job *job = x->job;
+	struct gemm_result *res = x->res;
+	struct energy_meter meter;
+	char bus[32];
+	float t;
+	int pad = 0;
+	enum bf_err err = BF_OK;
+
+	if (cudaDeviceGetPCIBusId(bus, sizeof(bus), x->dev) != cudaSuccess)
 		bus[0] = '\0';
-	CUDA_TRY(cudaStreamSynchronize(st));
+	CUDA_TRY(cudaStreamSynchronize(x->st));
 	energy_meter_start_gpu(&meter, bus[0] ? bus : NULL);
 	for (int it = 0; it < job->iters; it++) {
-		if (flush)
-			CUDA_TRY(cudaMemsetAsync(flush, it & 0xff, flush_bytes, st));
+		if (x->flush)
+			CUDA_TRY(cudaMemsetAsync(x->flush, it & 0xff,
+						 x->flush_bytes, x->st));
 		/* Poison ahead of the start event so it is not timed:
 		 * all-ones bytes are NaN in fp32, fp16 and bf16, so a call
 		 * that wrote nothing cannot pass. */
-		CUDA_TRY(cudaMemsetAsync(c, 0xff, nn * c_elem, st));
-		CUDA_TRY(cudaEventRecord(start, st));
-		if ((err = run_calls(&g, st, exec, batch, detail, detail_len)) !=
-		    BF_OK)
+		CUDA_TRY(cudaMemsetAsync(x->c, 0xff, x->nn * x->c_elem, x->st));
+		CUDA_TRY(cudaEventRecord(x->start, x->st));
+		if ((err = run_calls(&x->g, x->st, x->exec, x->batch, detail,
+				     detail_len)) != BF_OK)
 			goto out;
-		CUDA_TRY(cudaEventRecord(stop, st));
+		CUDA_TRY(cudaEventRecord(x->stop, x->st));
 		/* Clocks and reasons while the GPU is busy with the middle
 		 * sample (both events are queued: the reading is not timed;
 		 * one too short to overlap it reads the GPU just after). */
 		if (it == job->iters / 2)
-			cuda_read_state(dev, &res->during);
+			cuda_read_state(x->dev, &res->during);
 		/* Synchronise every sample: without it the loop would time
 		 * kernel launches, not the GEMMs. */
-		CUDA_TRY(cudaEventSynchronize(stop));
-		CUDA_TRY(cudaEventElapsedTime(&t, start, stop));
-		res->samples_ms[it] = t / batch;
+		CUDA_TRY(cudaEventSynchronize(x->stop));
+		CUDA_TRY(cudaEventElapsedTime(&t, x->start, x->stop));
+		res->samples_ms[it] = t / x->batch;
 		if (it == 0 && res->c_first_host) /* verified too */
-			CUDA_TRY(cudaMemcpy(res->c_first_host, c, nn * c_elem,
+			CUDA_TRY(cudaMemcpy(res->c_first_host, x->c,
+					    x->nn * x->c_elem,
 					    cudaMemcpyDeviceToHost));
 		/* After the sample's end: a counter update is seen within
 		 * one call of when it happened. */
-		(void)energy_meter_poll(&meter, (double)(it + 1) * batch);
+		(void)energy_meter_poll(&meter, (double)(it + 1) * x->batch);
 	}
-	/* The energy window: the timed loop, continued with the same work
-	 * (untimed) until it spans ENERGY_GPU_MIN_MS between two updates
-	 * of the counter (energy.h). */
-	while (!energy_meter_poll(&meter, (double)(job->iters + pad) * batch)) {
-		if ((err = run_calls(&g, st, exec, batch, detail, detail_len)) !=
-		    BF_OK)
+	while (!energy_meter_poll(&meter,
+				  (double)(job->iters + pad) * x->batch)) {
+		if ((err = run_calls(&x->g, x->st, x->exec, x->batch, detail,
+				     detail_len)) != BF_OK)
 			goto out;
-		CUDA_TRY(cudaStreamSynchronize(st));
+		CUDA_TRY(cudaStreamSynchronize(x->st));
 		pad++;
 	}
-	energy_meter_stop(&meter, (double)(job->iters + pad) * batch,
+	energy_meter_stop(&meter, (double)(job->iters + pad) * x->batch,
 			  &res->energy);
-	if (unified) /* GB10: NVML's counter is the SoC's GPU domain */
-		snprintf(res->energy.source, sizeof(res->energy.source),
-			 "NVML nvmlDeviceGetTotalEnergyConsumption: the GPU "
-			 "domain of an SoC, not a board");
-	CUDA_TRY(free_bytes_now(unified, &free_now, &total));
-	if (free_now < free_min)
-		free_min = free_now;
-	if (batch > 1)
-		snprintf(res->timing, sizeof(res->timing),
-			 exec ? "CUDA events around one CUDA Graph launch of %d calls" :
-				"CUDA events around batches of %d calls%s",
-			 batch, graph_why);
-	else
-		snprintf(res->timing, sizeof(res->timing),
-			 "CUDA events around each call%s",
-			 job->cold_cache ? ", L2 flushed before each" : "");
-	res->peak_bytes = (int64_t)(free0 - free_min);
-	res->c_host = malloc(nn * c_elem);
-	if (!res->c_host) {
-		err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
-			      "host allocation of %zu bytes failed", nn * c_elem);
-		goto out;
-	}
-	/* C is last written by the timed loop or its energy padding:
-	 * the same GEMM, so the same C. */
-	CUDA_TRY(cudaMemcpy(res->c_host, c, nn * c_elem, cudaMemcpyDeviceToHost));
 out:
+	return err;
+}
+
+/* What the record says of the run (the energy counter's domain on an
+ * SoC, how the samples were timed), the peak memory, and C: last written
+ * by the timed loop or its energy padding, the same GEMM, so the same C. */
+static enum bf_err gemm_collect(struct cuda_gemm *x, char *detail,
+				size_t detail_len)
+{
+	struct gemm_result *res = x->res;
+	enum bf_err err = BF_OK;
+
+	if (x->unified) /* GB10: NVML's counter is the SoC's GPU domain */
+		bf_text_fmt(res->energy.source, sizeof(res->energy.source),
+			    "NVML nvmlDeviceGetTotalEnergyConsumption: the "
+			    "GPU domain of an SoC, not a board");
+	if ((err = gemm_note_free(x, detail, detail_len)) != BF_OK)
+		return err;
+	if (x->batch > 1)
+		bf_text_fmt(res->timing, sizeof(res->timing),
+			    x->exec ? "CUDA events around one CUDA Graph "
+				      "launch of %d calls%s" :
+				      "CUDA events around batches of %d "
+				      "calls%s",
+			    x->batch, x->graph_why);
+	else
+		bf_text_fmt(res->timing, sizeof(res->timing),
+			    "CUDA events around each call%s",
+			    x->job->cold_cache ? ", L2 flushed before each" :
+						 "");
+	res->peak_bytes = (int64_t)(x->free0 - x->free_min);
+	res->c_host = malloc(x->nn * x->c_elem);
+	if (!res->c_host)
+		return bf_fail(detail, detail_len, BF_ERR_NOMEM,
+			       "host allocation of %zu bytes failed",
+			       x->nn * x->c_elem);
+	CUDA_TRY(cudaMemcpy(res->c_host, x->c, x->nn * x->c_elem,
+			    cudaMemcpyDeviceToHost));
+out:
+	return err;
+}
+
+/* Frees every object x's phases made (NULL ones are skipped). */
+static void gemm_teardown(struct cuda_gemm *x)
+{
+	if (x->exec)
+		cudaGraphExecDestroy(x->exec);
+#if CUDART_VERSION >= 11080
+	fp8_teardown(&x->g);
+#endif
+	free(x->bt_host);
+	cudaFree(x->bt);
+	cudaFree(x->scales);
+	if (x->start)
+		cudaEventDestroy(x->start);
+	if (x->stop)
+		cudaEventDestroy(x->stop);
+	cudaFree(x->a);
+	cudaFree(x->b);
+	cudaFree(x->c);
+	cudaFree(x->flush);
+	if (x->h)
+		cublasDestroy(x->h);
+	cudaFree(x->ws);
+	if (x->st)
+		cudaStreamDestroy(x->st);
+}
+
+/* backend.gemm_run for cuBLAS (backend.h gives the contract): the
+ * phases of struct cuda_gemm in order; on an error res holds no C. */
+static enum bf_err cuda_gemm_run(int dev, const struct gemm_job *job,
+				 struct gemm_result *res, char *detail,
+				 size_t detail_len)
+{
+	struct cuda_gemm x;
+	enum bf_err err;
+
+	memset(&x, 0, sizeof(x)); /* gemm_teardown reads it on every path */
+	x.dev = dev;
+	x.job = job;
+	x.res = res;
+	x.nn = (size_t)job->n * (size_t)job->n;
+	res->c_host = NULL;
+	res->c_first_host = NULL;
+	res->peak_bytes = -1;
+	res->warmup_done = 0;
+	res->warmup_ms = NAN;
+	res->energy.joules = NAN;
+	if ((err = gemm_plan(&x, detail, detail_len)) != BF_OK)
+		return err;
+	if ((err = gemm_setup(&x, detail, detail_len)) == BF_OK &&
+	    (err = gemm_warmup(&x, detail, detail_len)) == BF_OK &&
+	    (err = gemm_plan_batch(&x, detail, detail_len)) == BF_OK &&
+	    (err = gemm_timed(&x, detail, detail_len)) == BF_OK)
+		err = gemm_collect(&x, detail, detail_len);
 	if (err != BF_OK) {
 		free(res->c_host);
 		res->c_host = NULL;
 		free(res->c_first_host);
 		res->c_first_host = NULL;
 	}
-	if (exec)
-		cudaGraphExecDestroy(exec);
-#if CUDART_VERSION >= 11080
-	fp8_teardown(&g);
-#endif
-	free(bt_host);
-	cudaFree(bt);
-	cudaFree(scales);
-	if (start)
-		cudaEventDestroy(start);
-	if (stop)
-		cudaEventDestroy(stop);
-	cudaFree(a);
-	cudaFree(b);
-	cudaFree(c);
-	cudaFree(flush);
-	if (h)
-		cublasDestroy(h);
-	cudaFree(ws);
-	if (st)
-		cudaStreamDestroy(st);
+	gemm_teardown(&x);
 	return err;
 }
 
