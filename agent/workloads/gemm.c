@@ -772,16 +772,38 @@ void gemm_sweep_run(struct report *r, const struct sweep_device *devs,
 	}
 }
 
+/* How many results before items[i] have its device, dtype and n: 0 for
+ * the first of a size, 1 for a repeated size's second (--sizes
+ * 4096,4096), ... */
+static int occurrence(const struct gemm_sweep *s, int i)
+{
+	const struct gemm_outcome *g = &s->items[i];
+	int occ = 0;
+
+	for (int j = 0; j < i; j++) {
+		const struct gemm_outcome *o = &s->items[j];
+
+		occ += o->dev.kind == g->dev.kind &&
+		       o->dev.index == g->dev.index && o->dtype == g->dtype &&
+		       o->n == g->n;
+	}
+	return occ;
+}
+
+/* The base of a ratio: the occ-th result (0-based, in sweep order) of
+ * that device, dtype and n, when it passed; else NULL. Like is paired
+ * with like, as ctl's run model pairs rows (model.c, recompute_ratios):
+ * a repeated size's second result over its base's second. */
 static const struct gemm_outcome *find(const struct gemm_sweep *s,
 				       enum device_kind kind, int index,
-				       enum bf_dtype dt, int n)
+				       enum bf_dtype dt, int n, int occ)
 {
 	for (int i = 0; i < s->count; i++) {
 		const struct gemm_outcome *g = &s->items[i];
 
 		if (g->dev.kind == kind && g->dev.index == index &&
-		    g->dtype == dt && g->n == n && g->status == BF_STATUS_PASS)
-			return g;
+		    g->dtype == dt && g->n == n && occ-- == 0)
+			return g->status == BF_STATUS_PASS ? g : NULL;
 	}
 	return NULL;
 }
@@ -815,9 +837,11 @@ void gemm_ratios(const struct gemm_sweep *s, struct bf_rec_summary *sum)
 					     g->status,
 					     g->dev.kind == DEVICE_CUDA, &b))
 				continue;
-			base = b.on_cpu ? find(s, DEVICE_CPU, 0, b.dtype, g->n) :
-					  find(s, g->dev.kind, g->dev.index,
-					       b.dtype, g->n);
+			base = b.on_cpu ?
+				       find(s, DEVICE_CPU, 0, b.dtype, g->n,
+					    occurrence(s, i)) :
+				       find(s, g->dev.kind, g->dev.index, b.dtype,
+					    g->n, occurrence(s, i));
 			if (base)
 				add_ratio(sum,
 					  bf_ratio_kind_name((enum bf_ratio_kind)k),

@@ -51,7 +51,10 @@ void gemm_sweep_run(struct report *r, const struct sweep_device *devs,
  * and per device each dtype's GFLOP/s over fp32 on the same device
  * ("vs_fp32"), each bf_speed_ratio; which results get one is
  * bf_ratio_wanted's (record.h). Only verified (pass) results are
- * compared; the base of a repeated size is its first verified one. */
+ * compared. A repeated size pairs like with like, as ctl's run model
+ * does: its k-th result over the base's k-th (by sweep order), and
+ * none where that one did not pass. The summary lists a repeated size's
+ * ratios in sweep order. */
 void gemm_ratios(const struct gemm_sweep *s, struct bf_rec_summary *sum);
 
 /* count seeded inputs uniform in [-1, 1): the values erand48 gives from

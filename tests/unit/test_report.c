@@ -328,6 +328,29 @@ static void test_ratios(void **state)
 	cJSON_Delete(doc);
 	bf_record_free(&sum);
 
+	/* A repeated size (--sizes 1024,1024) pairs like with like, as
+	 * ctl's model does: the second fp16 over the second fp32, and the
+	 * third fp16 gets none, since the third fp32 failed. The first-found
+	 * base (the agent's rule before) gave 600/100 = 6 for the second. */
+	{
+		struct gemm_outcome rep[] = {
+			{ g0, BF_DTYPE_FP32, 1024, BF_STATUS_PASS, 100.0 },
+			{ g0, BF_DTYPE_FP16, 1024, BF_STATUS_PASS, 400.0 },
+			{ g0, BF_DTYPE_FP32, 1024, BF_STATUS_PASS, 200.0 },
+			{ g0, BF_DTYPE_FP16, 1024, BF_STATUS_PASS, 600.0 },
+			{ g0, BF_DTYPE_FP32, 1024, BF_STATUS_FAIL, 50.0 },
+			{ g0, BF_DTYPE_FP16, 1024, BF_STATUS_PASS, 700.0 },
+		};
+		struct gemm_sweep rs = { rep, 6 };
+
+		bf_record_init(&sum, BF_REC_SUMMARY);
+		gemm_ratios(&rs, &sum.u.summary);
+		assert_int_equal(sum.u.summary.nratios, 2);
+		assert_true(sum.u.summary.ratios[0].value == 4.0);
+		assert_true(sum.u.summary.ratios[1].value == 3.0);
+		bf_record_free(&sum);
+	}
+
 	/* gemm_count: devices x sizes x dtypes. */
 	{
 		struct agent_opts o = { .nsizes = 2, .ndtypes = 3 };
