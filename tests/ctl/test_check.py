@@ -28,8 +28,13 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+from replay import AgentRun  # noqa: E402
 
 CTL = os.environ["BF_CTL"]
 AGENT = os.path.join(os.path.dirname(CTL), "agent")
@@ -43,25 +48,8 @@ LABEL = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
 
 def setUpModule():
     global REAL, CPU, GFLOPS
-    p = subprocess.run([AGENT, "--size", str(N), "--dtypes", "fp32",
-                        "--iters", "3", "--warmup", "1", "--device", "cpu",
-                        "--no-batching", "--bandwidth-mib", "8"],
-                       capture_output=True, text=True, timeout=300)
-    if p.returncode != 0:
-        raise RuntimeError("agent: %s" % p.stderr)
-    out = []
-    for line in p.stdout.splitlines():
-        r = json.loads(line)
-        if r["type"] == "host":
-            CPU = r["cpu_model"]
-        if r["type"] == "gemm" and r.get("status") == "pass":
-            r["reliable"] = True
-            r.pop("unreliable_reasons", None)
-            GFLOPS = r["gflops"]
-        out.append(json.dumps(r, separators=(",", ":")))
-    REAL = out
-    if CPU is None or GFLOPS is None:
-        raise RuntimeError("agent: no host record or measured GEMM")
+    run = AgentRun(AGENT, N)
+    REAL, CPU, GFLOPS = run.lines, run.cpu_model, run.gflops
 
 
 class Check(unittest.TestCase):

@@ -23,7 +23,6 @@ Skips (77) without root, Slurm's daemons or a cgroup file system.
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -33,6 +32,7 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 import keeplogs  # noqa: E402
+from replay import AgentRun  # noqa: E402
 from slurmcluster import SlurmCluster, missing  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -51,24 +51,9 @@ EXIT_OK, EXIT_SLOW = 0, 7
 def replayed_records():
     """A real run of the agent beside ctl, its GEMM rows reliable."""
     global CPU, GFLOPS
-    agent = os.path.join(os.path.dirname(CTL), "agent")
-    p = subprocess.run([agent, "--size", str(N), "--dtypes", "fp32",
-                        "--iters", "3", "--warmup", "1", "--device", "cpu",
-                        "--no-batching", "--bandwidth-mib", "8"],
-                       capture_output=True, text=True, timeout=300)
-    if p.returncode != 0:
-        raise RuntimeError("agent: %s" % p.stderr)
-    out = []
-    for line in p.stdout.splitlines():
-        r = json.loads(line)
-        if r["type"] == "host":
-            CPU = r["cpu_model"]
-        if r["type"] == "gemm" and r.get("status") == "pass":
-            r["reliable"] = True
-            r.pop("unreliable_reasons", None)
-            GFLOPS = r["gflops"]
-        out.append(json.dumps(r, separators=(",", ":")))
-    return out
+    run = AgentRun(os.path.join(os.path.dirname(CTL), "agent"), N)
+    CPU, GFLOPS = run.cpu_model, run.gflops
+    return run.lines
 
 
 def path(*p):

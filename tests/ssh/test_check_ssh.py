@@ -23,6 +23,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import test_ctl_run as tcr  # noqa: E402
 
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+from replay import AgentRun  # noqa: E402
+
 N = 64
 
 
@@ -61,21 +64,8 @@ class CheckSSH(tcr.CtlTestCase):
         self.assertEqual(run["hosts"][0]["status"], "failed")
 
     def test_slow_over_ssh(self):
-        p = subprocess.run([tcr.AGENT, "--size", str(N), "--dtypes", "fp32",
-                            "--iters", "3", "--warmup", "1", "--device",
-                            "cpu", "--no-batching", "--bandwidth-mib", "8"],
-                           capture_output=True, text=True, timeout=300)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        lines, cpu, gflops = [], None, None
-        for line in p.stdout.splitlines():
-            r = json.loads(line)
-            if r["type"] == "host":
-                cpu = r["cpu_model"]
-            if r["type"] == "gemm" and r.get("status") == "pass":
-                r["reliable"] = True
-                r.pop("unreliable_reasons", None)
-                gflops = r["gflops"]
-            lines.append(json.dumps(r, separators=(",", ":")))
+        run = AgentRun(tcr.AGENT, N)
+        lines, cpu, gflops = run.lines, run.cpu_model, run.gflops
         hosts = os.path.join(self.tmp, "hosts")
         os.makedirs(os.path.join(hosts, "references"))
         with open(os.path.join(hosts, "references", "team.json"), "w") as f:
