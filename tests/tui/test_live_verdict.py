@@ -27,67 +27,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 from bfpaths import find_ctl  # noqa: E402
+from tmuxpane import Pane  # noqa: E402
 
 CTL = find_ctl()
-PROMPT = "bf$ "
-
-
-class Pane:
-    """One tmux server (socket of its own), one window, sh in it."""
-
-    def __init__(self, tmp, width, height):
-        self.sock = os.path.join(tmp, "tmux.sock")
-        self.env = dict(os.environ, LANG="C.UTF-8")
-        for k in ("LC_ALL", "NO_COLOR", "TMUX"):
-            self.env.pop(k, None)
-        self.tmux("-f", "/dev/null", "new-session", "-d", "-x", str(width),
-                  "-y", str(height), "-s", "t", "-c", tmp, "sh")
-        self.tmux("set-option", "-g", "status", "off")
-        self.type_line("PS1='%s''%s'" % (PROMPT[:2], PROMPT[2:]))
-        self.wait_for(lambda s: re.search(r"(?m)bf\$$", s), 10,
-                      "the shell prompt")
-
-    def tmux(self, *args):
-        r = subprocess.run(["tmux", "-S", self.sock] + list(args),
-                           env=self.env, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=10)
-        if r.returncode != 0:
-            raise RuntimeError("tmux %s: %s" % (" ".join(args),
-                                                r.stderr.decode()))
-        return r.stdout.decode("utf-8", "replace")
-
-    def close(self):
-        try:
-            self.tmux("kill-server")
-        except (RuntimeError, subprocess.SubprocessError):
-            pass
-
-    def type_line(self, text):
-        self.tmux("send-keys", "-t", "t", "-l", text)
-        self.tmux("send-keys", "-t", "t", "Enter")
-
-    def capture(self):
-        return self.tmux("capture-pane", "-p", "-t", "t")
-
-    def scrollback(self):
-        return self.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "t")
-
-    def wait_for(self, pred, timeout, what):
-        deadline = time.monotonic() + timeout
-        text = ""
-        while time.monotonic() < deadline:
-            text = self.capture()
-            if pred(text):
-                return text
-            time.sleep(0.1)
-        raise AssertionError("timed out after %.0f s waiting for %s; the "
-                             "screen:\n%s" % (timeout, what, text))
 
 
 class LiveVerdict(unittest.TestCase):
