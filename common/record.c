@@ -126,6 +126,83 @@ static int boolean(const cJSON *o, const char *key)
 	return cJSON_IsBool(v) ? cJSON_IsTrue(v) : -1;
 }
 
+/* One reading of a device_state (bf_rec_state): a CPU's has "governor"
+ * or "freq_mhz", a GPU's the NVML fields or only "reason". */
+static void parse_state(const cJSON *o, struct bf_rec_state *st)
+{
+	bf_rec_state_init(st);
+	if (!cJSON_IsObject(o))
+		return;
+	if (get(o, "governor") || get(o, "freq_mhz")) {
+		st->governor = dup_str(o, "governor");
+		st->freq_mhz = num(o, "freq_mhz");
+		return;
+	}
+	st->is_gpu = 1;
+	st->reason = dup_str(o, BF_KEY_REASON);
+	st->sm_clock_mhz = num(o, "sm_clock_mhz");
+	st->sm_clock_max_mhz = num(o, "sm_clock_max_mhz");
+	st->mem_clock_mhz = num(o, "mem_clock_mhz");
+	st->mem_clock_max_mhz = num(o, "mem_clock_max_mhz");
+	st->power_w = num(o, "power_w");
+	st->power_limit_w = num(o, "power_limit_w");
+	st->temperature_c = num(o, "temperature_c");
+	st->persistence_mode = boolean(o, "persistence_mode");
+	st->mig_mode = boolean(o, "mig_mode");
+	st->ecc_mode = boolean(o, "ecc_mode");
+	st->clock_event_reasons = dup_str(o, "clock_event_reasons");
+}
+
+/* A gemm record's device_state object into *ds; returns its throttled
+ * (1, 0, -1 null or absent). */
+static int parse_device_state(const cJSON *o, struct bf_rec_device_state *ds)
+{
+	bf_rec_device_state_init(ds);
+	ds->present = 1;
+	parse_state(get(o, BF_KEY_BEFORE), &ds->before);
+	ds->has_during = cJSON_IsObject(get(o, "during"));
+	if (ds->has_during)
+		parse_state(get(o, "during"), &ds->during);
+	parse_state(get(o, BF_KEY_AFTER), &ds->after);
+	ds->power_violation_ms = num(o, "power_violation_ms");
+	ds->thermal_violation_ms = num(o, "thermal_violation_ms");
+	return boolean(o, BF_KEY_THROTTLED);
+}
+
+void bf_rec_state_init(struct bf_rec_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->freq_mhz = NAN;
+	st->sm_clock_mhz = st->sm_clock_max_mhz = NAN;
+	st->mem_clock_mhz = st->mem_clock_max_mhz = NAN;
+	st->power_w = st->power_limit_w = st->temperature_c = NAN;
+	st->persistence_mode = st->mig_mode = st->ecc_mode = -1;
+}
+
+void bf_rec_device_state_init(struct bf_rec_device_state *ds)
+{
+	memset(ds, 0, sizeof(*ds));
+	bf_rec_state_init(&ds->before);
+	bf_rec_state_init(&ds->during);
+	bf_rec_state_init(&ds->after);
+	ds->power_violation_ms = ds->thermal_violation_ms = NAN;
+}
+
+static void state_free(struct bf_rec_state *st)
+{
+	free(st->governor);
+	free(st->reason);
+	free(st->clock_event_reasons);
+}
+
+void bf_rec_device_state_free(struct bf_rec_device_state *ds)
+{
+	state_free(&ds->before);
+	state_free(&ds->during);
+	state_free(&ds->after);
+	bf_rec_device_state_init(ds);
+}
+
 /* An optional count: -1 when absent, null or not a number. */
 static int opt_int(const cJSON *o, const char *key)
 {
@@ -393,10 +470,9 @@ static void decode_gemm(const cJSON *j, struct bf_rec_gemm *g)
 					bf_xstrdup(why->valuestring);
 	}
 	g->spread = num(j, BF_KEY_SPREAD);
-	if (cJSON_IsObject(get(j, BF_KEY_DEVICE_STATE))) {
-		g->device_state = cJSON_Duplicate(get(j, BF_KEY_DEVICE_STATE), 1);
-		g->throttled = boolean(g->device_state, BF_KEY_THROTTLED);
-	}
+	if (cJSON_IsObject(get(j, BF_KEY_DEVICE_STATE)))
+		g->throttled = parse_device_state(get(j, BF_KEY_DEVICE_STATE),
+						  &g->device_state);
 	g->bandwidth_kind = dup_str(j, BF_KEY_BANDWIDTH_KIND);
 	g->bandwidth_gbps = num(j, BF_KEY_BANDWIDTH_GBPS);
 	g->arithmetic_intensity = num(j, BF_KEY_ARITHMETIC_INTENSITY);
@@ -559,6 +635,7 @@ void bf_record_init(struct bf_record *r, enum bf_record_type type)
 		g->peak_bound_gflops = g->reference_gflops = NAN;
 		g->fraction_of_reference = NAN;
 		g->reliable = g->throttled = g->below_reference = -1;
+		bf_rec_device_state_init(&g->device_state);
 		g->nonfinite_elements = g->needed_bytes = g->free_bytes = NAN;
 		g->bandwidth_gbps = g->arithmetic_intensity = NAN;
 		g->roofline_gflops = g->fraction_of_roofline = NAN;
@@ -704,7 +781,7 @@ void bf_record_free(struct bf_record *r)
 		for (int i = 0; i < r->u.gemm.nunreliable; i++)
 			free(r->u.gemm.unreliable_reasons[i]);
 		free(r->u.gemm.unreliable_reasons);
-		cJSON_Delete(r->u.gemm.device_state);
+		bf_rec_device_state_free(&r->u.gemm.device_state);
 		free(r->u.gemm.bandwidth_kind);
 		free(r->u.gemm.bound);
 		break;

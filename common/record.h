@@ -146,6 +146,48 @@ struct bf_rec_float_limits {
 	double smallest_subnormal;           /* NaN: absent */
 };
 
+/*
+ * One reading of the state a gemm row's device was in (docs/schema.md,
+ * device_state; agent/hardware/nvml.h reads it): a CPU's cpufreq, or a
+ * GPU's NVML reading, or why NVML gave none. Numbers are NaN and flags
+ * -1 when unknown (written null); strings are owned, NULL when unknown.
+ */
+struct bf_rec_state {
+	int is_gpu;
+	/* a CPU */
+	char *governor;          /* "performance" */
+	double freq_mhz;         /* mean scaling_cur_freq, MHz */
+	/* a GPU */
+	char *reason;            /* NVML absent or failed: nothing else is
+				  * written; NULL when read */
+	double sm_clock_mhz, sm_clock_max_mhz; /* MHz */
+	double mem_clock_mhz, mem_clock_max_mhz;
+	double power_w, power_limit_w; /* board draw and enforced limit, W */
+	double temperature_c;
+	int persistence_mode, mig_mode, ecc_mode; /* 1 on, 0 off, -1 */
+	char *clock_event_reasons; /* "sw_power_cap,hw_thermal", "none" */
+};
+
+/* A gemm row's device_state: readings before and after the row, and
+ * during it (a GPU, halfway through the timed loop); for a GPU the
+ * violation counters' advance over the row (ms, NaN unknown). Its
+ * "throttled" is the record's throttled field. */
+struct bf_rec_device_state {
+	int present;             /* 0: the record has no device_state */
+	struct bf_rec_state before, after;
+	int has_during;          /* 0: "during" is left out */
+	struct bf_rec_state during;
+	double power_violation_ms, thermal_violation_ms; /* written when
+							  * before.is_gpu */
+};
+
+/* bf_rec_state_init: everything unknown (NaN, -1, NULL), a CPU's.
+ * bf_rec_device_state_init: absent, its readings unknown.
+ * bf_rec_device_state_free: frees the strings and leaves *ds absent. */
+void bf_rec_state_init(struct bf_rec_state *st);
+void bf_rec_device_state_init(struct bf_rec_device_state *ds);
+void bf_rec_device_state_free(struct bf_rec_device_state *ds);
+
 struct bf_rec_gemm {
 	char *device;
 	char *dtype;
@@ -195,8 +237,7 @@ struct bf_rec_gemm {
 	char **unreliable_reasons; /* owned; nunreliable entries */
 	int nunreliable;
 	double spread;           /* (max_ms - min_ms) / median_ms; NaN */
-	struct cJSON *device_state; /* owned: {before, after, throttled},
-				     * free-form per device kind; NULL absent */
+	struct bf_rec_device_state device_state; /* present 0: absent */
 	int throttled;           /* device_state.throttled: 1, 0, -1 unknown */
 	/* The roofline (agent/workloads/roofline.h): present when bandwidth_kind is
 	 * non-NULL (the device's bandwidth was measured first). */

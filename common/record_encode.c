@@ -50,6 +50,64 @@ static void add_num_opt(cJSON *o, const char *key, double v)
 		cJSON_AddNumberToObject(o, key, v);
 }
 
+/* A flag the schema always carries: null when unknown (-1). */
+static void add_flag_or_null(cJSON *o, const char *key, int v)
+{
+	if (v >= 0)
+		cJSON_AddBoolToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+/* One reading of a device_state, keys in the order the agent has always
+ * written them (docs/schema.md, device_state). */
+static cJSON *state_encode(const struct bf_rec_state *st)
+{
+	cJSON *o = checked(cJSON_CreateObject());
+
+	if (!st->is_gpu) {
+		add_str_or_null(o, "governor", st->governor);
+		add_num_or_null(o, "freq_mhz", st->freq_mhz);
+		return o;
+	}
+	if (st->reason) {
+		cJSON_AddStringToObject(o, BF_KEY_REASON, st->reason);
+		return o;
+	}
+	add_num_or_null(o, "sm_clock_mhz", st->sm_clock_mhz);
+	add_num_or_null(o, "sm_clock_max_mhz", st->sm_clock_max_mhz);
+	add_num_or_null(o, "mem_clock_mhz", st->mem_clock_mhz);
+	add_num_or_null(o, "mem_clock_max_mhz", st->mem_clock_max_mhz);
+	add_num_or_null(o, "power_w", st->power_w);
+	add_num_or_null(o, "power_limit_w", st->power_limit_w);
+	add_num_or_null(o, "temperature_c", st->temperature_c);
+	add_flag_or_null(o, "persistence_mode", st->persistence_mode);
+	add_flag_or_null(o, "mig_mode", st->mig_mode);
+	add_flag_or_null(o, "ecc_mode", st->ecc_mode);
+	add_str_or_null(o, "clock_event_reasons", st->clock_event_reasons);
+	return o;
+}
+
+/* The gemm record's device_state: before, during (when read), after, a
+ * GPU's violation counters, throttled (1, 0, -1 null). */
+static cJSON *device_state_encode(const struct bf_rec_device_state *ds,
+				  int throttled)
+{
+	cJSON *o = checked(cJSON_CreateObject());
+
+	cJSON_AddItemToObject(o, BF_KEY_BEFORE, state_encode(&ds->before));
+	if (ds->has_during)
+		cJSON_AddItemToObject(o, "during", state_encode(&ds->during));
+	cJSON_AddItemToObject(o, BF_KEY_AFTER, state_encode(&ds->after));
+	if (ds->before.is_gpu) {
+		add_num_or_null(o, "power_violation_ms", ds->power_violation_ms);
+		add_num_or_null(o, "thermal_violation_ms",
+				ds->thermal_violation_ms);
+	}
+	add_flag_or_null(o, BF_KEY_THROTTLED, throttled);
+	return o;
+}
+
 cJSON *bf_rec_options_encode(const struct bf_rec_options *o)
 {
 	cJSON *opts = checked(cJSON_CreateObject()), *arr;
@@ -291,9 +349,10 @@ static void encode_gemm(cJSON *o, const struct bf_rec_gemm *g)
 							  g->unreliable_reasons[i])));
 		add_num_or_null(o, BF_KEY_SPREAD, g->spread);
 	}
-	if (g->device_state)
+	if (g->device_state.present)
 		cJSON_AddItemToObject(o, BF_KEY_DEVICE_STATE,
-				      checked(cJSON_Duplicate(g->device_state, 1)));
+				      device_state_encode(&g->device_state,
+							  g->throttled));
 	if (g->bandwidth_kind) {
 		add_str_or_null(o, BF_KEY_BANDWIDTH_KIND, g->bandwidth_kind);
 		add_num_or_null(o, BF_KEY_BANDWIDTH_GBPS, g->bandwidth_gbps);

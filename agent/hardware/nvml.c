@@ -15,11 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 #include "bf_clock.h"
 #include "hardware/hostinfo.h"
-#include "schema.h"
+#include "record.h"
+#include "xmalloc.h"
 
 typedef void *nvml_device;
 typedef int (*fn_void)(void);
@@ -399,58 +398,6 @@ void cpu_state_read_at(const char *cpu_dir, struct cpu_state *out)
 		out->freq_mhz = sum / count;
 }
 
-static void add_num(cJSON *o, const char *key, double v)
-{
-	if (isfinite(v))
-		cJSON_AddNumberToObject(o, key, v);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
-static void add_flag(cJSON *o, const char *key, int v)
-{
-	if (v >= 0)
-		cJSON_AddBoolToObject(o, key, v);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
-static cJSON *state_object(const struct device_state *d)
-{
-	cJSON *o = cJSON_CreateObject();
-	char names[160];
-
-	if (!d->is_gpu) {
-		if (d->cpu.governor[0])
-			cJSON_AddStringToObject(o, "governor", d->cpu.governor);
-		else
-			cJSON_AddNullToObject(o, "governor");
-		add_num(o, "freq_mhz", d->cpu.freq_mhz);
-		return o;
-	}
-	if (!d->gpu.known) {
-		cJSON_AddStringToObject(o, BF_KEY_REASON, d->gpu.reason);
-		return o;
-	}
-	add_num(o, "sm_clock_mhz", d->gpu.sm_clock_mhz);
-	add_num(o, "sm_clock_max_mhz", d->gpu.sm_clock_max_mhz);
-	add_num(o, "mem_clock_mhz", d->gpu.mem_clock_mhz);
-	add_num(o, "mem_clock_max_mhz", d->gpu.mem_clock_max_mhz);
-	add_num(o, "power_w", d->gpu.power_w);
-	add_num(o, "power_limit_w", d->gpu.power_limit_w);
-	add_num(o, "temperature_c", d->gpu.temperature_c);
-	add_flag(o, "persistence_mode", d->gpu.persistence);
-	add_flag(o, "mig_mode", d->gpu.mig);
-	add_flag(o, "ecc_mode", d->gpu.ecc);
-	if (d->gpu.event_reasons >= 0)
-		cJSON_AddStringToObject(o, "clock_event_reasons",
-					nvml_reason_names(d->gpu.event_reasons,
-							  names, sizeof(names)));
-	else
-		cJSON_AddNullToObject(o, "clock_event_reasons");
-	return o;
-}
-
 /* A violation counter's advance in ms, NaN unknown. */
 static double violation_ms(const struct device_state *b,
 			   const struct device_state *a, int thermal)
@@ -463,27 +410,61 @@ static double violation_ms(const struct device_state *b,
 				 1e6;
 }
 
-cJSON *device_state_json(const struct device_state *before,
-			 const struct device_state *during,
-			 const struct device_state *after, int *throttled)
+/* One reading as the record carries it. */
+static void state_fill(const struct device_state *d, struct bf_rec_state *st)
 {
-	cJSON *o = cJSON_CreateObject();
+	char names[160];
+
+	bf_rec_state_init(st);
+	if (!d->is_gpu) {
+		st->governor = d->cpu.governor[0] ?
+				       bf_xstrdup(d->cpu.governor) :
+				       NULL;
+		st->freq_mhz = d->cpu.freq_mhz;
+		return;
+	}
+	st->is_gpu = 1;
+	if (!d->gpu.known) {
+		st->reason = bf_xstrdup(d->gpu.reason);
+		return;
+	}
+	st->sm_clock_mhz = d->gpu.sm_clock_mhz;
+	st->sm_clock_max_mhz = d->gpu.sm_clock_max_mhz;
+	st->mem_clock_mhz = d->gpu.mem_clock_mhz;
+	st->mem_clock_max_mhz = d->gpu.mem_clock_max_mhz;
+	st->power_w = d->gpu.power_w;
+	st->power_limit_w = d->gpu.power_limit_w;
+	st->temperature_c = d->gpu.temperature_c;
+	st->persistence_mode = d->gpu.persistence;
+	st->mig_mode = d->gpu.mig;
+	st->ecc_mode = d->gpu.ecc;
+	if (d->gpu.event_reasons >= 0)
+		st->clock_event_reasons = bf_xstrdup(nvml_reason_names(
+			d->gpu.event_reasons, names, sizeof(names)));
+}
+
+int device_state_fill(const struct device_state *before,
+		      const struct device_state *during,
+		      const struct device_state *after,
+		      struct bf_rec_device_state *out)
+{
 	int have_during = during && during->is_gpu && during->gpu.known;
 
-	cJSON_AddItemToObject(o, BF_KEY_BEFORE, state_object(before));
+	bf_rec_device_state_init(out);
+	out->present = 1;
+	state_fill(before, &out->before);
+	out->has_during = have_during;
 	if (have_during)
-		cJSON_AddItemToObject(o, "during", state_object(during));
-	cJSON_AddItemToObject(o, BF_KEY_AFTER, state_object(after));
+		state_fill(during, &out->during);
+	state_fill(after, &out->after);
 	if (before->is_gpu) {
-		add_num(o, "power_violation_ms", violation_ms(before, after, 0));
-		add_num(o, "thermal_violation_ms",
-			violation_ms(before, after, 1));
+		out->power_violation_ms = violation_ms(before, after, 0);
+		out->thermal_violation_ms = violation_ms(before, after, 1);
 	}
-	*throttled = before->is_gpu ?
-			     nvml_throttled(&before->gpu,
-					    have_during ? &during->gpu : NULL,
-					    &after->gpu) :
-			     -1;
-	add_flag(o, BF_KEY_THROTTLED, *throttled);
-	return o;
+	return before->is_gpu ? nvml_throttled(&before->gpu,
+					       have_during ? &during->gpu :
+							     NULL,
+					       &after->gpu) :
+				-1;
 }
+

@@ -139,19 +139,19 @@ struct device_state {
 	struct cpu_state cpu;
 };
 
-struct cJSON;
+struct bf_rec_device_state;
 
-/* The gemm record's "device_state" object: {"before": {...}, "during":
- * {...} (when given and read), "after": {...}, "power_violation_ms",
- * "thermal_violation_ms" (the counters' advance over the row, null
- * unknown), "throttled": true/false/null} (docs/schema.md names the
- * fields; unknown readings are null, with NVML's reason once).
- * *throttled gets nvml_throttled's verdict for a GPU and -1 for a CPU
- * (cpufreq does not say). during may be NULL or not is_gpu/known.
- * Caller owns the object. */
-struct cJSON *device_state_json(const struct device_state *before,
-				const struct device_state *during,
-				const struct device_state *after,
-				int *throttled);
+/* Fills *out (initialised here; the caller frees it with
+ * bf_rec_device_state_free, or with its record) with the gemm record's
+ * device_state from the readings before, during (may be NULL, or not a
+ * known GPU reading: then left out) and after a row: each reading as
+ * record.h's bf_rec_state (clock event reasons by name, NVML's reason
+ * when it read nothing) and, for a GPU, the violation counters' advance
+ * over the row in ms (NaN unknown). Returns nvml_throttled's verdict for
+ * a GPU (1, 0, -1) and -1 for a CPU (cpufreq does not say). */
+int device_state_fill(const struct device_state *before,
+		      const struct device_state *during,
+		      const struct device_state *after,
+		      struct bf_rec_device_state *out);
 
 #endif

@@ -592,8 +592,8 @@ void gemm_fill_record(struct bf_record *rec, const struct device *dev,
 	g->nonfinite_elements = (double)v->nonfinite_elements;
 	fill_bounds(g, m, dev->kind, gflops);
 	g->timing = bf_xstrdup(res->timing[0] ? res->timing : "unknown");
-	g->device_state = device_state_json(&m->before, &res->during,
-					    &m->after, &g->throttled);
+	g->throttled = device_state_fill(&m->before, &res->during, &m->after,
+					 &g->device_state);
 	gemm_reliability(g, g->warmup_calls, m->stats.median, m->stats.min,
 			 m->stats.max);
 	fill_energy(g, &res->energy, job->n);

@@ -1,7 +1,9 @@
 /*
  * Unit tests for agent/hardware/nvml.c: reason bits named, the throttled verdict
- * from before/after readings, and the "NVML absent" path, which is what
- * this machine (no NVIDIA driver) exercises for real.
+ * from before/after readings, the "NVML absent" path, which is what
+ * this machine (no NVIDIA driver) exercises for real, and the readings as
+ * the gemm record's device_state (device_state_fill, then the one
+ * encoder, common/record_encode.c).
  */
 #include <math.h>
 #include <sched.h>
@@ -14,8 +16,10 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <cjson/cJSON.h>
 
 #include "hardware/nvml.h"
+#include "record.h"
 
 static void test_reason_names(void **state)
 {
@@ -237,6 +241,119 @@ static void test_cpu_state(void **state)
 	assert_true(isnan(c.freq_mhz) || (c.freq_mhz > 100 && c.freq_mhz < 10000));
 }
 
+/* The device_state of a gemm record as the agent writes it: readings
+ * filled by device_state_fill, encoded by bf_record_encode, keys in the
+ * agent's order. */
+static char *device_state_line(const struct device_state *before,
+			       const struct device_state *during,
+			       const struct device_state *after,
+			       int *throttled)
+{
+	struct bf_record r;
+	cJSON *doc;
+	char *line;
+
+	bf_record_init(&r, BF_REC_GEMM);
+	r.u.gemm.measured = 1;
+	r.u.gemm.device = strdup("cuda:0");
+	r.u.gemm.dtype = strdup("bf16");
+	*throttled = r.u.gemm.throttled = device_state_fill(
+		before, during, after, &r.u.gemm.device_state);
+	doc = bf_record_encode(&r);
+	line = cJSON_PrintUnformatted(cJSON_GetObjectItem(doc, "device_state"));
+	cJSON_Delete(doc);
+	bf_record_free(&r);
+	return line;
+}
+
+static void gpu_reading(struct device_state *d, double sm, int64_t reasons,
+			double power_violation_ns, uint64_t read_ns)
+{
+	memset(d, 0, sizeof(*d));
+	d->is_gpu = 1;
+	d->gpu.known = 1;
+	d->gpu.sm_clock_mhz = sm;
+	d->gpu.sm_clock_max_mhz = 1980;
+	d->gpu.mem_clock_mhz = 3201;
+	d->gpu.mem_clock_max_mhz = 3201;
+	d->gpu.power_w = 587.5;
+	d->gpu.power_limit_w = 700;
+	d->gpu.temperature_c = NAN;
+	d->gpu.persistence = 1;
+	d->gpu.mig = 0;
+	d->gpu.ecc = -1;
+	d->gpu.event_reasons = reasons;
+	d->gpu.power_violation_ns = power_violation_ns;
+	d->gpu.thermal_violation_ns = NAN;
+	d->gpu.read_ns = read_ns;
+}
+
+static void test_device_state_record(void **state)
+{
+	struct device_state b, du, a, cpu;
+	char *line;
+	int throttled;
+
+	(void)state;
+	/* A GPU held at 1650 of 1980 MHz by the power cap during the row,
+	 * 40 of 1000 ms of power violation: throttled. Unknown readings are
+	 * null; the thermal counter is unknown. */
+	gpu_reading(&b, 1980, 0, 1e9, 1000000000ull);
+	gpu_reading(&du, 1650, (int64_t)NVML_REASON_SW_POWER_CAP, NAN, 0);
+	gpu_reading(&a, 1980, 0, 1.04e9, 2000000000ull);
+	line = device_state_line(&b, &du, &a, &throttled);
+	assert_int_equal(throttled, 1);
+	assert_string_equal(line,
+		"{\"before\":{\"sm_clock_mhz\":1980,\"sm_clock_max_mhz\":1980,"
+		"\"mem_clock_mhz\":3201,\"mem_clock_max_mhz\":3201,"
+		"\"power_w\":587.5,\"power_limit_w\":700,\"temperature_c\":null,"
+		"\"persistence_mode\":true,\"mig_mode\":false,\"ecc_mode\":null,"
+		"\"clock_event_reasons\":\"none\"},"
+		"\"during\":{\"sm_clock_mhz\":1650,\"sm_clock_max_mhz\":1980,"
+		"\"mem_clock_mhz\":3201,\"mem_clock_max_mhz\":3201,"
+		"\"power_w\":587.5,\"power_limit_w\":700,\"temperature_c\":null,"
+		"\"persistence_mode\":true,\"mig_mode\":false,\"ecc_mode\":null,"
+		"\"clock_event_reasons\":\"sw_power_cap\"},"
+		"\"after\":{\"sm_clock_mhz\":1980,\"sm_clock_max_mhz\":1980,"
+		"\"mem_clock_mhz\":3201,\"mem_clock_max_mhz\":3201,"
+		"\"power_w\":587.5,\"power_limit_w\":700,\"temperature_c\":null,"
+		"\"persistence_mode\":true,\"mig_mode\":false,\"ecc_mode\":null,"
+		"\"clock_event_reasons\":\"none\"},"
+		"\"power_violation_ms\":40,\"thermal_violation_ms\":null,"
+		"\"throttled\":true}");
+	free(line);
+
+	/* NVML absent: its reason once per reading, no "during", counters
+	 * null, throttled unknown. */
+	memset(&b, 0, sizeof(b));
+	b.is_gpu = 1;
+	snprintf(b.gpu.reason, sizeof(b.gpu.reason), "%s",
+		 "NVML: libnvidia-ml.so.1 not found");
+	line = device_state_line(&b, NULL, &b, &throttled);
+	assert_int_equal(throttled, -1);
+	assert_string_equal(line,
+		"{\"before\":{\"reason\":\"NVML: libnvidia-ml.so.1 not found\"},"
+		"\"after\":{\"reason\":\"NVML: libnvidia-ml.so.1 not found\"},"
+		"\"power_violation_ms\":null,\"thermal_violation_ms\":null,"
+		"\"throttled\":null}");
+	free(line);
+
+	/* A CPU: governor (null without cpufreq) and mean clock; no
+	 * counters; a GPU-less "during" is left out. */
+	memset(&cpu, 0, sizeof(cpu));
+	cpu.cpu.freq_mhz = 2100.5;
+	memset(&a, 0, sizeof(a));
+	snprintf(a.cpu.governor, sizeof(a.cpu.governor), "performance");
+	a.cpu.freq_mhz = NAN;
+	line = device_state_line(&cpu, &cpu, &a, &throttled);
+	assert_int_equal(throttled, -1);
+	assert_string_equal(line,
+		"{\"before\":{\"governor\":null,\"freq_mhz\":2100.5},"
+		"\"after\":{\"governor\":\"performance\",\"freq_mhz\":null},"
+		"\"throttled\":null}");
+	free(line);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -246,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_violation_counters),
 		cmocka_unit_test(test_absent_or_unknown_gpu),
 		cmocka_unit_test(test_cpu_state),
+		cmocka_unit_test(test_device_state_record),
 	};
 
 	return cmocka_run_group_tests_name("nvml", tests, NULL, NULL);

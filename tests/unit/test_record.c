@@ -94,6 +94,90 @@ static void test_gemm_measured(void **state)
 	bf_record_free(&r);
 }
 
+/* device_state is typed (record.h's bf_rec_device_state): a GPU row's
+ * readings (one known, one NVML's reason), a CPU row's, survive decode
+ * and re-encode key for key; throttled is read from it. */
+static void test_gemm_device_state(void **state)
+{
+	struct bf_record r, d;
+	struct bf_rec_gemm *g = &r.u.gemm;
+	struct bf_rec_device_state *ds = &g->device_state;
+
+	(void)state;
+	bf_record_init(&r, BF_REC_GEMM);
+	r.seq = 4;
+	g->device = strdup("cuda:0");
+	g->dtype = strdup("fp16");
+	g->n = 4096;
+	g->status = BF_STATUS_PASS;
+	g->median_ms = 1.6;
+	g->gflops = 85899.34592;
+	g->measured = 1;
+	g->library = strdup("cuBLAS 13.1.0");
+	g->math_mode = strdup("CUBLAS_COMPUTE_32F");
+	g->c_dtype = strdup("fp16");
+	g->warmup = 1;
+	g->iters = 1;
+	g->samples_ms = malloc(sizeof(double));
+	g->samples_ms[0] = 1.6;
+	g->nsamples = 1;
+	g->min_ms = g->max_ms = 1.6;
+	g->operand_bytes = 3.0 * 4096 * 4096 * 2;
+	g->max_rel_error = 1e-3;
+	g->tolerance = 1e-2;
+	g->verified_elements = 256;
+	g->nonfinite_elements = 0;
+	ds->present = 1;
+	ds->before.is_gpu = 1;
+	ds->before.sm_clock_mhz = 1935;
+	ds->before.sm_clock_max_mhz = 1980;
+	ds->before.power_w = 601.25;
+	ds->before.persistence_mode = 1;
+	ds->before.mig_mode = 0;
+	ds->before.clock_event_reasons = strdup("sw_power_cap,hw_thermal");
+	ds->has_during = 1;
+	ds->during.is_gpu = 1;
+	ds->during.reason = strdup("NVML: nvmlDeviceGetHandleByPciBusId: "
+				   "Not Found");
+	ds->after.is_gpu = 1;
+	ds->after.temperature_c = 71;
+	ds->power_violation_ms = 581;
+	g->throttled = 1;
+	round_trip(&r, &d);
+	assert_true(d.u.gemm.device_state.present);
+	assert_int_equal(d.u.gemm.throttled, 1);
+	assert_true(d.u.gemm.device_state.before.is_gpu);
+	assert_true(d.u.gemm.device_state.before.sm_clock_mhz == 1935);
+	assert_int_equal(d.u.gemm.device_state.before.mig_mode, 0);
+	assert_int_equal(d.u.gemm.device_state.before.ecc_mode, -1);
+	assert_string_equal(d.u.gemm.device_state.before.clock_event_reasons,
+			    "sw_power_cap,hw_thermal");
+	assert_true(d.u.gemm.device_state.has_during);
+	assert_string_equal(d.u.gemm.device_state.during.reason,
+			    "NVML: nvmlDeviceGetHandleByPciBusId: Not Found");
+	assert_true(d.u.gemm.device_state.after.temperature_c == 71);
+	assert_true(d.u.gemm.device_state.power_violation_ms == 581);
+	assert_true(isnan(d.u.gemm.device_state.thermal_violation_ms));
+	bf_record_free(&d);
+
+	/* A CPU row: no counters, throttled unknown. */
+	bf_rec_device_state_free(ds);
+	ds->present = 1;
+	ds->before.governor = strdup("performance");
+	ds->before.freq_mhz = 2100.5;
+	ds->after.freq_mhz = 2000;
+	g->throttled = -1;
+	round_trip(&r, &d);
+	assert_false(d.u.gemm.device_state.before.is_gpu);
+	assert_false(d.u.gemm.device_state.has_during);
+	assert_string_equal(d.u.gemm.device_state.before.governor,
+			    "performance");
+	assert_null(d.u.gemm.device_state.after.governor);
+	assert_int_equal(d.u.gemm.throttled, -1);
+	bf_record_free(&d);
+	bf_record_free(&r);
+}
+
 /* The peaks, their basis and the reference survive encode and decode;
  * a record without them (an older agent) stays without them. */
 static void test_gemm_peak_and_reference(void **state)
@@ -870,6 +954,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gemm_measured),
+		cmocka_unit_test(test_gemm_device_state),
 		cmocka_unit_test(test_gemm_peak_and_reference),
 		cmocka_unit_test(test_gemm_skipped),
 		cmocka_unit_test(test_plan_check_limits_summary),
