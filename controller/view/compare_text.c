@@ -402,16 +402,21 @@ void compare_print_plain(FILE *out, const struct compare_table *t)
 		fprintf(out, "too few samples: with so few on either side no difference can reach\n"
 			     "p < %.2f (4+4 is the least; 3+5 and 2+8 also do); measure more iterations.\n",
 			t->alpha);
+	/* Notes whole, however long (issue 28). */
 	for (int k = 0; k < unreliable.n; k++) {
-		char text[CELL_LEN];
+		char *text = ui_reason_group_text(&unreliable.g[k], "cell");
 
-		ui_reason_group_text(&unreliable.g[k], "cell", text, sizeof(text));
+		bf_text_sanitize_inplace(text);
 		fprintf(out, "%s%d unreliable: %s\n", UI_UNRELIABLE_MARK, k + 1,
-			bf_text_sanitize(cell, sizeof(cell), text));
+			text);
+		free(text);
 	}
-	for (int k = 0; k < invalid.n; k++)
-		fprintf(out, "invalid (no GFLOP/s): %s\n",
-			bf_text_sanitize(cell, sizeof(cell), invalid.text[k]));
+	for (int k = 0; k < invalid.n; k++) {
+		char *text = bf_text_sanitize_dup(invalid.text[k]);
+
+		fprintf(out, "invalid (no GFLOP/s): %s\n", text);
+		free(text);
+	}
 	ui_reasons_free(&unreliable);
 	ui_notes_free(&invalid);
 	if (with_ref)

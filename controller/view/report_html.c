@@ -544,8 +544,7 @@ static void note_used(unsigned char *used, enum bf_status st,
 {
 	for (int k = 0; st != BF_STATUS_PASS && reason && *reason &&
 			k < page_cells->reasons.n; k++)
-		if (strncmp(page_cells->reasons.text[k], reason,
-			    UI_REASON_BYTES - 1) == 0)
+		if (strcmp(page_cells->reasons.text[k], reason) == 0)
 			used[k] = 1;
 }
 
