@@ -697,6 +697,50 @@ static void test_by_host(void **state)
 	free(h1);
 }
 
+/* Issue 28: the legend names every host of a column's run, however
+ * many and however long (they were cut at 511 bytes: the eighth of these
+ * 70-byte names was lost). */
+static void test_legend_all_hosts(void **state)
+{
+	char *h = host_rec("vm", 2, 5);
+	char *g = gemm_rec("cpu", "fp32", 256, base_ms, 5);
+	char *rec = bf_xasprintf("%s%s%s", h, g, summary_rec);
+	char names[8][72], *all = bf_xstrdup(""), *text;
+	const char *np[8], *st[8], *recs[8];
+	struct compare_column cols[1] = { { 0 } };
+	struct compare_table *t;
+	struct archive_run *a;
+
+	for (int i = 0; i < 8; i++) {
+		char *more;
+
+		snprintf(names[i], sizeof(names[i]), "host%d-", i);
+		memset(names[i] + 6, 'x', 64);
+		names[i][70] = '\0';
+		np[i] = names[i];
+		st[i] = "done";
+		recs[i] = rec;
+		more = bf_xasprintf("%s%s%s", all, i ? "," : "", names[i]);
+		free(all);
+		all = more;
+	}
+	write_run("20261205T080000Z-d001", "complete", 8, np, st, recs);
+	a = load("20261205T080000Z-d001");
+	cols[0].run = a;
+	t = compare_build(cols, 1, COMPARE_ALPHA);
+	text = print_plain(t);
+	assert_true(strlen(all) > 511);
+	if (!strstr(text, all))
+		fail_msg("legend lacks the hosts in full:\n%s", text);
+	free(text);
+	compare_free(t);
+	archive_run_free(a);
+	free(all);
+	free(rec);
+	free(g);
+	free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -710,6 +754,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_real_difference, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_difference, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_by_host, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_legend_all_hosts, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("compare", tests, NULL, NULL);
