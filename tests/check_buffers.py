@@ -83,7 +83,6 @@ NOT_YET_AUDITED = {
     "controller/view/table.c",
     "controller/view/texttable.c",
     "controller/view/ui_cells.c",
-    "controller/view/ui_curses.c",
     "controller/view/ui_sections.c",
     "controller/view/ui_sidebyside.c",
     "controller/view/verdict_text.c",
