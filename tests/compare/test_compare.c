@@ -23,6 +23,7 @@
 #include "archive/archive_read.h"
 #include "stats.h"
 #include "view/compare_view.h"
+#include "view/report_html.h"
 #include "xmalloc.h"
 
 static char tmpdir[64];
@@ -741,6 +742,66 @@ static void test_legend_all_hosts(void **state)
 	free(h);
 }
 
+/* Issue 28: ctl report keeps a skip reason whole (a bandwidth record's
+ * of 300 bytes was cut at 159), and a chart label's long host name ends
+ * in "..." where it is cut (it was cut at 100 bytes in silence). */
+static void test_report_long_texts(void **state)
+{
+	char *h = host_rec("vm", 2, 5);
+	char *g = gemm_rec("cpu", "fp32", 256, base_ms, 5);
+	char *g2 = gemm_rec("cpu", "fp32", 256, half_ms, 5);
+	char why[301], name[121], *bw, *ra, *rb, *html = NULL, *want;
+	const char *np[2], *st[] = { "done", "done" }, *recs[2];
+	struct compare_column cols[1] = { { 0 } };
+	struct compare_table *t;
+	struct archive_run *a;
+	size_t len = 0;
+	FILE *f;
+
+	memset(why, 'w', 300);
+	why[300] = '\0';
+	memcpy(why + 290, " last word", 10);
+	memset(name, 'y', 120);
+	name[120] = '\0';
+	bw = bf_xasprintf(
+		"{\"schema\":1,\"type\":\"bandwidth\",\"seq\":3,"
+		"\"device\":\"cuda:0\",\"kind\":\"d2d\",\"status\":\"skipped\","
+		"\"reason\":\"%s\",\"median_gbps\":null}\n", why);
+	ra = bf_xasprintf("%s%s%s%s", h, g, bw, summary_rec);
+	rb = bf_xasprintf("%s%s%s", h, g2, summary_rec);
+	np[0] = "local";
+	np[1] = name;
+	recs[0] = ra;
+	recs[1] = rb;
+	write_run("20261206T080000Z-e001", "complete", 2, np, st, recs);
+	a = load("20261206T080000Z-e001");
+	cols[0].run = a;
+	t = compare_build(cols, 1, COMPARE_ALPHA);
+	f = open_memstream(&html, &len);
+	assert_int_equal(report_html_write(f, t, NULL, 0, "2026-12-06T08:00:00Z"), 0);
+	fclose(f);
+	want = bf_xasprintf("[1] %s</li>", why);
+	if (!strstr(html, want))
+		fail_msg("no whole note \"%s\"", want);
+	free(want);
+	want = bf_xasprintf("%.97s...: cpu fp32 n=256", name);
+	if (!strstr(html, want))
+		fail_msg("no label \"%s\"", want);
+	free(want);
+	want = bf_xasprintf("%.100s: cpu fp32 n=256", name);
+	assert_null(strstr(html, want));
+	free(want);
+	free(html);
+	compare_free(t);
+	archive_run_free(a);
+	free(rb);
+	free(ra);
+	free(bw);
+	free(g2);
+	free(g);
+	free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -755,6 +816,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_difference, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_by_host, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_legend_all_hosts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_report_long_texts, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("compare", tests, NULL, NULL);
