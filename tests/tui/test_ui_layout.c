@@ -309,6 +309,21 @@ static void test_state_texts(void **state)
 	assert_int_equal(ui_cell_text(m, r, UI_COL_STATE, buf, sizeof(buf)),
 			 UI_TONE_BAD);
 	assert_string_equal(buf, "failed: connect: connection refused");
+	/* A reason longer than the cell's buffer ends in "..." (issue 28:
+	 * it was cut in silence); the panel's line is cut the same way. */
+	memset(h->reason, 'e', 300);
+	h->reason[300] = '\0';
+	ui_host_state_text(h, buf, sizeof(buf));
+	assert_int_equal(strlen(buf), sizeof(buf) - 1);
+	assert_string_equal(buf + sizeof(buf) - 4, "...");
+	h->state = HOST_RUNNING;
+	h->gemm_done = 0;
+	h->gemm_total = 6;
+	memset(h->plan, 'p', 200);
+	h->plan[200] = '\0';
+	ui_host_panel_text(h, buf, sizeof(buf));
+	assert_true(strncmp(buf, "running 0/6: ppp", 16) == 0);
+	assert_string_equal(buf + sizeof(buf) - 4, "...");
 	h->state = HOST_DONE;
 	assert_int_equal(ui_host_state_text(h, buf, sizeof(buf)), UI_TONE_NORMAL);
 	assert_string_equal(buf, "done");
