@@ -81,7 +81,6 @@ NOT_YET_AUDITED = {
     "controller/view/history_text.c",
     "controller/view/table.c",
     "controller/view/texttable.c",
-    "controller/view/ui_sidebyside.c",
     "controller/view/verdict_text.c",
 }
 
