@@ -57,8 +57,13 @@ char *history_sparkline(char *buf, size_t len, const double *v, int n,
 
 		if (level < 0)
 			buf[off++] = ' ';
-		else if (utf8)
-			off += (size_t)snprintf(buf + off, len - off, "%s", bars[level]);
+		else if (utf8) {
+			/* A bar is 3 bytes; the loop keeps 4 free. */
+			size_t bl = strlen(bars[level]);
+
+			memcpy(buf + off, bars[level], bl);
+			off += bl;
+		}
 		else
 			buf[off++] = ascii[level];
 	}
