@@ -22,7 +22,9 @@
 
 #include "archive/archive_read.h"
 #include "stats.h"
+#include "model/history.h"
 #include "view/compare_view.h"
+#include "view/history_view.h"
 #include "view/report_html.h"
 #include "xmalloc.h"
 
@@ -802,6 +804,77 @@ static void test_report_long_texts(void **state)
 	free(h);
 }
 
+/* Issue 28: ctl history prints what changed at a change point whole (a
+ * 300-byte LD_PRELOAD was cut at 255 bytes), and the run ids and host
+ * name whole. A history built by hand: two runs, one series, one
+ * change. */
+static void test_history_text_whole(void **state)
+{
+	char val[301], id[2][201], host[301], *text = NULL, *want;
+	struct archive_run runs[2], *rp[2] = { &runs[0], &runs[1] };
+	struct history_point pts[2];
+	struct history_prov prov;
+	struct history_change ch;
+	struct history_series se;
+	struct history h;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	memset(val, 'v', 300);
+	val[300] = '\0';
+	memset(host, 'h', 300);
+	host[300] = '\0';
+	memset(runs, 0, sizeof(runs));
+	for (int k = 0; k < 2; k++) {
+		memset(id[k], 'a' + k, 200);
+		id[k][200] = '\0';
+		runs[k].run_id = id[k];
+		pts[k] = (struct history_point){ .run = k, .spread = NAN,
+						 .median_gflops = 10.0 * (k + 1) };
+	}
+	memset(&prov, 0, sizeof(prov));
+	snprintf(prov.key, sizeof(prov.key), "env.LD_PRELOAD");
+	prov.before = NULL;
+	prov.after = val;
+	ch = (struct history_change){ .cp = { .at = 1, .p = 0.01, .before = 10,
+					      .after = 20, .change = 1 },
+				      .prov = &prov, .nprov = 1 };
+	memset(&se, 0, sizeof(se));
+	snprintf(se.device, sizeof(se.device), "cpu");
+	/* se.dtype left zeroed: its type is changing (an enum). */
+	se.n = 256;
+	se.occurrence = 1;
+	se.points = pts;
+	se.npoints = 2;
+	se.changes = &ch;
+	se.nchanges = 1;
+	memset(&h, 0, sizeof(h));
+	h.host = host;
+	h.runs = rp;
+	h.nruns = 2;
+	h.nsettings = 1;
+	h.series = &se;
+	h.nseries = 1;
+	f = open_memstream(&text, &len);
+	history_print_text(f, &h, 0);
+	fclose(f);
+	want = bf_xasprintf("    env.LD_PRELOAD: n/a -> %s\n", val);
+	if (!strstr(text, want))
+		fail_msg("no whole provenance line in:\n%s", text);
+	free(want);
+	want = bf_xasprintf("between %s and %s\n", id[0], id[1]);
+	assert_non_null(strstr(text, want));
+	free(want);
+	want = bf_xasprintf("  runs 2-2  %s .. %s  median", id[1], id[1]);
+	assert_non_null(strstr(text, want));
+	free(want);
+	want = bf_xasprintf("history of %s: 2 runs", host);
+	assert_non_null(strstr(text, want));
+	free(want);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -817,6 +890,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_by_host, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_legend_all_hosts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report_long_texts, setup, teardown),
+		cmocka_unit_test(test_history_text_whole),
 	};
 
 	return cmocka_run_group_tests_name("compare", tests, NULL, NULL);
