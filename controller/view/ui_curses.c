@@ -1066,7 +1066,8 @@ struct ui *ui_open(struct model *m, const char *run_id,
 	ui = bf_xcalloc(1, sizeof(*ui));
 	ui->screen = newterm(NULL, stdout, stdin);
 	if (!ui->screen) {
-		char shown[64];
+		/* An error names TERM whole (issue 28: cut at 63 bytes). */
+		char *shown = bf_text_sanitize_dup(term);
 
 		/* newterm fails when terminfo has no entry for TERM it can
 		 * use (none at all, no database, a hardcopy type). */
@@ -1074,7 +1075,8 @@ struct ui *ui_open(struct model *m, const char *run_id,
 		free(ui);
 		ctl_error("TERM=%s: curses cannot drive this terminal (no "
 			  "terminfo entry); plain lines instead of the live table",
-			  bf_text_sanitize(shown, sizeof(shown), term));
+			  shown);
+		free(shown);
 		return NULL;
 	}
 	set_term(ui->screen);
