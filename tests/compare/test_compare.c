@@ -875,6 +875,53 @@ static void test_history_text_whole(void **state)
 	free(text);
 }
 
+/* Issue 28: ctl compare's notes are whole: two unreliable reasons of
+ * 150 bytes (the second was cut, its group key with it) and their
+ * groups. */
+static void test_compare_notes_whole(void **state)
+{
+	char *h = host_rec("vm", 2, 5);
+	char *g = gemm_rec("cpu", "fp32", 256, base_ms, 5), *g2, *all, *text;
+	char r1[151], r2[151], *want;
+	const char *np[] = { "local" }, *st[] = { "done" }, *recs[1];
+	struct compare_column cols[1] = { { 0 } };
+	struct compare_table *t;
+	struct archive_run *a;
+	char *end;
+
+	memset(r1, 'p', 150);
+	r1[150] = '\0';
+	memset(r2, 'q', 150);
+	r2[150] = '\0';
+	memcpy(r2 + 140, " last word", 10);
+	/* The record with "reliable": false and the two reasons. */
+	end = strrchr(g, '}');
+	g2 = bf_xasprintf("%.*s,\"reliable\":false,\"unreliable_reasons\":"
+			  "[\"%s\",\"%s\"]}\n", (int)(end - g), g, r1, r2);
+	all = bf_xasprintf("%s%s%s", h, g2, summary_rec);
+	recs[0] = all;
+	write_run("20261207T080000Z-f001", "complete", 1, np, st, recs);
+	a = load("20261207T080000Z-f001");
+	cols[0].run = a;
+	t = compare_build(cols, 1, COMPARE_ALPHA);
+	text = print_plain(t);
+	want = bf_xasprintf("?1 unreliable: %s: 1 cell\n", r1);
+	if (!strstr(text, want))
+		fail_msg("no \"%s\" in:\n%s", want, text);
+	free(want);
+	want = bf_xasprintf("?2 unreliable: %s: 1 cell\n", r2);
+	if (!strstr(text, want))
+		fail_msg("no \"%s\" in:\n%s", want, text);
+	free(want);
+	free(text);
+	compare_free(t);
+	archive_run_free(a);
+	free(all);
+	free(g2);
+	free(g);
+	free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -891,6 +938,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_legend_all_hosts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report_long_texts, setup, teardown),
 		cmocka_unit_test(test_history_text_whole),
+		cmocka_unit_test_setup_teardown(test_compare_notes_whole, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("compare", tests, NULL, NULL);
