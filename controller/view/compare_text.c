@@ -25,13 +25,13 @@ void compare_fmt_gflops(char *buf, size_t len, double v)
 	if (isnan(v))
 		snprintf(buf, len, "n/a");
 	else if (fabs(v) >= 100)
-		snprintf(buf, len, "%.0f", v);
+		bf_text_fmt(buf, len, "%.0f", v);
 	else if (fabs(v) >= 10)
-		snprintf(buf, len, "%.1f", v);
+		bf_text_fmt(buf, len, "%.1f", v);
 	else if (fabs(v) >= 1)
-		snprintf(buf, len, "%.2f", v);
+		bf_text_fmt(buf, len, "%.2f", v);
 	else
-		snprintf(buf, len, "%.3g", v);
+		bf_text_fmt(buf, len, "%.3g", v);
 }
 
 void compare_fmt_cell(char *buf, size_t len, const struct compare_cell *c)
@@ -110,9 +110,9 @@ void compare_fmt_verdict(char *buf, size_t len, const struct compare_delta *d)
 	else if (!d->significant)
 		snprintf(buf, len, "~");
 	else if (d->ratio >= 0.5 && d->ratio < 2)
-		snprintf(buf, len, "%+.1f%%", (d->ratio - 1) * 100);
+		bf_text_fmt(buf, len, "%+.1f%%", (d->ratio - 1) * 100);
 	else
-		snprintf(buf, len, "%.2fx", d->ratio);
+		bf_text_fmt(buf, len, "%.2fx", d->ratio);
 }
 
 void compare_fmt_delta(char *buf, size_t len, const struct compare_delta *d)

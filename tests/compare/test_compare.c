@@ -210,6 +210,10 @@ static void test_fmt(void **state)
 	assert_string_equal(buf, "0.525");
 	compare_fmt_gflops(buf, sizeof(buf), NAN);
 	assert_string_equal(buf, "n/a");
+	/* A figure wider than the cell (an archive's 1e300 is finite) ends
+	 * in "..." (issue 28: it was cut in silence). */
+	compare_fmt_gflops(buf, 16, 1e300);
+	assert_string_equal(buf, "100000000000...");
 
 	compare_fmt_cell(buf, sizeof(buf), &c);
 	assert_string_equal(buf, "18473 (2%)");
