@@ -199,6 +199,8 @@ int check_export_nfd(FILE *f, const struct archive_run *run,
 		if (vr->host[i] != host || vr->out[i].kind == VERDICT_NONE)
 			continue;
 		cl = class_len(vr->in[i].device);
+		/* fits: a record's device matches docs/schema.json's
+		 * ^(cpu|cuda:[0-9]+)$ (bf_schema_parse_record): cl is 3 or 4 */
 		snprintf(cls, sizeof(cls), "%.*s", (int)(cl < 63 ? cl : 63),
 			 vr->in[i].device);
 		/* Each class and dtype once: the first row of it. */
@@ -230,8 +232,10 @@ int check_export_nfd(FILE *f, const struct archive_run *run,
 		}
 		/* The name's part after the prefix stays within 63
 		 * characters: "benchfleet-" 11, "-verdict" 8, 20 + 1 + 20. */
+		/* fits: cls is "cpu" or "cuda" (above), never cut: a key */
 		snprintf(v, 21, "%.20s", cls);
 		check_label_value(a, v);
+		/* fits: a dtype name of the schema's enum, 5 bytes at most */
 		snprintf(v, 21, "%.20s", vr->in[i].dtype);
 		check_label_value(b, v);
 		fprintf(f, "benchfleet-%s-%s-verdict=%s\n", a, b,

@@ -262,6 +262,8 @@ void compare_print_csv(FILE *out, const struct compare_table *t)
 			csv_field(out, !pass || cell->below_reference < 0 ? "n/a" :
 				       cell->below_reference ? "yes" : "no", 0);
 			if (cell->verdict) {
+				/* fits: a verdict kind name (7 bytes at most)
+				 * and "?" in 64 */
 				snprintf(buf, sizeof(buf), "%s%s",
 					 verdict_kind_name(cell->verdict->kind),
 					 cell->verdict->uncertain ? "?" : "");
@@ -407,6 +409,7 @@ static cJSON *json_cell(const struct compare_cell *cell,
 		cJSON *reasons = cJSON_AddArrayToObject(o, CMP_KEY_UNRELIABLE_REASONS);
 		char copy[sizeof(cell->unreliable)], *save = NULL;
 
+		/* fits: copy is as large as cell->unreliable */
 		snprintf(copy, sizeof(copy), "%s", cell->unreliable);
 		for (char *tok = strtok_r(copy, ";", &save); tok;
 		     tok = strtok_r(NULL, ";", &save)) {

@@ -25,13 +25,13 @@ void compare_fmt_gflops(char *buf, size_t len, double v)
 	if (isnan(v))
 		snprintf(buf, len, "n/a");
 	else if (fabs(v) >= 100)
-		snprintf(buf, len, "%.0f", v);
+		bf_text_fmt(buf, len, "%.0f", v);
 	else if (fabs(v) >= 10)
-		snprintf(buf, len, "%.1f", v);
+		bf_text_fmt(buf, len, "%.1f", v);
 	else if (fabs(v) >= 1)
-		snprintf(buf, len, "%.2f", v);
+		bf_text_fmt(buf, len, "%.2f", v);
 	else
-		snprintf(buf, len, "%.3g", v);
+		bf_text_fmt(buf, len, "%.3g", v);
 }
 
 void compare_fmt_cell(char *buf, size_t len, const struct compare_cell *c)
@@ -48,24 +48,25 @@ void compare_fmt_cell_marked(char *buf, size_t len,
 		snprintf(buf, len, "n/a");
 		return;
 	}
+	/* A cell: a cut ends in "..." */
 	if (c->status != BF_STATUS_PASS) {
-		snprintf(buf, len, "%s",
+		bf_text_fmt(buf, len, "%s",
 			 c->status == BF_STATUS_SKIPPED ? "skipped" :
 			 strncmp(c->reason, "invalid:", 8) == 0 ? "invalid" : "FAIL");
 		return;
 	}
 	compare_fmt_gflops(num, sizeof(num), c->median_gflops);
 	if (c->reliable == 0 && !isnan(c->median_gflops))
-		snprintf(num + strlen(num), sizeof(num) - strlen(num), "%s%s",
-			 UI_UNRELIABLE_MARK, marks);
+		bf_text_appendf(num, sizeof(num), "%s%s", UI_UNRELIABLE_MARK,
+				marks);
 	if (c->nsamples == 1)
-		snprintf(buf, len, "%s (1 sample)", num);
+		bf_text_fmt(buf, len, "%s (1 sample)", num);
 	else if (isnan(c->spread_pct))
-		snprintf(buf, len, "%s", num);
+		bf_text_fmt(buf, len, "%s", num);
 	else if (c->spread_pct >= 1)
-		snprintf(buf, len, "%s (%.0f%%)", num, c->spread_pct);
+		bf_text_fmt(buf, len, "%s (%.0f%%)", num, c->spread_pct);
 	else
-		snprintf(buf, len, "%s (%.1f%%)", num, c->spread_pct);
+		bf_text_fmt(buf, len, "%s (%.1f%%)", num, c->spread_pct);
 }
 
 void compare_fmt_peak(char *buf, size_t len, const struct compare_cell *c)
@@ -75,7 +76,7 @@ void compare_fmt_peak(char *buf, size_t len, const struct compare_cell *c)
 	if (!c->present || c->status != BF_STATUS_PASS || isnan(pct))
 		snprintf(buf, len, "n/a");
 	else /* ">": of a derived peak, an upper estimate: at least this */
-		snprintf(buf, len, "%s%.*f%%", c->peak_derived ? ">" : "",
+		bf_text_fmt(buf, len, "%s%.*f%%", c->peak_derived ? ">" : "",
 			 pct < 9.95 ? 1 : 0, pct);
 }
 
@@ -86,7 +87,7 @@ void compare_fmt_ref(char *buf, size_t len, const struct compare_cell *c)
 	if (!c->present || c->status != BF_STATUS_PASS || isnan(pct))
 		snprintf(buf, len, "n/a");
 	else
-		snprintf(buf, len, "%.0f%%%s", pct,
+		bf_text_fmt(buf, len, "%.0f%%%s", pct,
 			 c->below_reference == 1 ? "!" : "");
 }
 
@@ -99,7 +100,7 @@ void compare_fmt_roof(char *buf, size_t len, const struct compare_cell *c)
 	if (!c->present || c->status != BF_STATUS_PASS || isnan(pct))
 		snprintf(buf, len, "n/a");
 	else
-		snprintf(buf, len, "%.*f%%%s", pct < 9.95 ? 1 : 0, pct, b);
+		bf_text_fmt(buf, len, "%.*f%%%s", pct < 9.95 ? 1 : 0, pct, b);
 }
 
 void compare_fmt_verdict(char *buf, size_t len, const struct compare_delta *d)
@@ -109,9 +110,9 @@ void compare_fmt_verdict(char *buf, size_t len, const struct compare_delta *d)
 	else if (!d->significant)
 		snprintf(buf, len, "~");
 	else if (d->ratio >= 0.5 && d->ratio < 2)
-		snprintf(buf, len, "%+.1f%%", (d->ratio - 1) * 100);
+		bf_text_fmt(buf, len, "%+.1f%%", (d->ratio - 1) * 100);
 	else
-		snprintf(buf, len, "%.2fx", d->ratio);
+		bf_text_fmt(buf, len, "%.2fx", d->ratio);
 }
 
 void compare_fmt_delta(char *buf, size_t len, const struct compare_delta *d)
@@ -119,14 +120,15 @@ void compare_fmt_delta(char *buf, size_t len, const struct compare_delta *d)
 	char verdict[32];
 
 	compare_fmt_verdict(verdict, sizeof(verdict), d);
+	/* A cell: a cut ends in "..." */
 	if (!d->valid)
-		snprintf(buf, len, "%s", verdict);
+		bf_text_fmt(buf, len, "%s", verdict);
 	else if (d->too_few)
-		snprintf(buf, len, "%s (n=%zu+%zu: too few samples)", verdict,
-			 d->n1, d->n2);
+		bf_text_fmt(buf, len, "%s (n=%zu+%zu: too few samples)", verdict,
+			    d->n1, d->n2);
 	else
-		snprintf(buf, len, "%s (p=%.3f n=%zu+%zu)", verdict, d->p,
-			 d->n1, d->n2);
+		bf_text_fmt(buf, len, "%s (p=%.3f n=%zu+%zu)", verdict, d->p,
+			    d->n1, d->n2);
 }
 
 /* A host's reason, unless it only names its state ("interrupted"). */
@@ -135,20 +137,24 @@ static const char *host_reason(const struct archive_host *h)
 	return h->reason && strcmp(h->reason, h->status) ? h->reason : NULL;
 }
 
-/* The host names of a column: "spark" or "local,spark". */
-static void column_hosts(const struct compare_column *col, char *buf,
-			 size_t len)
+/* The host names of a column: "spark" or "local,spark", every one
+ * however many (issue 28: they were cut at 511 bytes). A new string,
+ * caller frees. */
+static char *column_hosts(const struct compare_column *col)
 {
-	size_t used = 0;
+	char *buf;
 
-	buf[0] = '\0';
-	if (col->host) {
-		snprintf(buf, len, "%s", col->host->name);
-		return;
+	if (col->host)
+		return bf_xstrdup(col->host->name);
+	buf = bf_xstrdup("");
+	for (int i = 0; i < col->run->nhosts; i++) {
+		char *more = bf_xasprintf("%s%s%s", buf, i ? "," : "",
+					  col->run->hosts[i].name);
+
+		free(buf);
+		buf = more;
 	}
-	for (int i = 0; i < col->run->nhosts && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s",
-					 i ? "," : "", col->run->hosts[i].name);
+	return buf;
 }
 
 /* Adds a cell made terminal-safe (the archive is outside input). */
@@ -169,13 +175,13 @@ static void print_legend(FILE *out, const struct compare_table *t)
 	for (int c = 0; c < t->ncols; c++) {
 		const struct compare_column *col = &t->cols[c];
 		const struct archive_run *run = col->run;
-		char hosts[512], *status;
+		char *hosts, *status;
 		int other = col->host &&
 			    strcmp(col->host->status, BF_RUN_HOST_DONE) != 0 &&
 			    strcmp(col->host->status, "n/a") != 0;
 		const char *why = other ? host_reason(col->host) : NULL;
 
-		column_hosts(col, hosts, sizeof(hosts));
+		hosts = column_hosts(col);
 		/* Whole: a reason is never cut. */
 		status = bf_xasprintf("%s%s%s%s%s%s%s%s%s%s%s", run->status,
 				      run->reason ? ": " : "",
@@ -197,6 +203,7 @@ static void print_legend(FILE *out, const struct compare_table *t)
 		texttable_cell(tt, col->label);
 		safe_cell(tt, run->run_json ? run->run_id : run->dir);
 		safe_cell(tt, hosts);
+		free(hosts);
 		safe_cell(tt, run->started_at);
 		safe_cell(tt, status);
 		free(status);
@@ -231,9 +238,11 @@ static void print_bandwidth(FILE *out, const struct compare_table *t)
 	texttable_add_column(tt, "device", TEXTTABLE_LEFT);
 	texttable_add_column(tt, "kind", TEXTTABLE_LEFT);
 	for (int c = 0; c < t->ncols; c++) {
+		/* fits: a label is at most 3 bytes (compare_column.label[4]) */
 		snprintf(cell, sizeof(cell), "%s GB/s", t->cols[c].label);
 		texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
 		if (c > 0) {
+			/* fits: as above */
 			snprintf(cell, sizeof(cell), "%s vs A", t->cols[c].label);
 			texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
 		}
@@ -315,19 +324,26 @@ void compare_print_plain(FILE *out, const struct compare_table *t)
 	for (int c = 0; c < t->ncols; c++) {
 		const char *l = t->cols[c].label;
 
+		/* fits: l is at most 3 bytes (compare_column.label[4]) and
+		 * each title's words under 20, in CELL_LEN */
 		snprintf(cell, sizeof(cell), "%s GFLOP/s (spread)", l);
 		texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
+		/* fits: as above */
 		snprintf(cell, sizeof(cell), "%s %%peak", l);
 		texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
 		if (with_ref) {
+			/* fits: as above */
 			snprintf(cell, sizeof(cell), "%s vs ref", l);
 			texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
 		}
+		/* fits: as above */
 		snprintf(cell, sizeof(cell), "%s %%roof", l);
 		texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
+		/* fits: as above */
 		snprintf(cell, sizeof(cell), "%s ms", l);
 		texttable_add_column(tt, cell, TEXTTABLE_RIGHT);
 		if (c > 0) {
+			/* fits: as above */
 			snprintf(cell, sizeof(cell), "%s vs A", l);
 			texttable_add_column(tt, cell, TEXTTABLE_LEFT);
 		}
@@ -402,16 +418,21 @@ void compare_print_plain(FILE *out, const struct compare_table *t)
 		fprintf(out, "too few samples: with so few on either side no difference can reach\n"
 			     "p < %.2f (4+4 is the least; 3+5 and 2+8 also do); measure more iterations.\n",
 			t->alpha);
+	/* Notes whole, however long (issue 28). */
 	for (int k = 0; k < unreliable.n; k++) {
-		char text[CELL_LEN];
+		char *text = ui_reason_group_text(&unreliable.g[k], "cell");
 
-		ui_reason_group_text(&unreliable.g[k], "cell", text, sizeof(text));
+		bf_text_sanitize_inplace(text);
 		fprintf(out, "%s%d unreliable: %s\n", UI_UNRELIABLE_MARK, k + 1,
-			bf_text_sanitize(cell, sizeof(cell), text));
+			text);
+		free(text);
 	}
-	for (int k = 0; k < invalid.n; k++)
-		fprintf(out, "invalid (no GFLOP/s): %s\n",
-			bf_text_sanitize(cell, sizeof(cell), invalid.text[k]));
+	for (int k = 0; k < invalid.n; k++) {
+		char *text = bf_text_sanitize_dup(invalid.text[k]);
+
+		fprintf(out, "invalid (no GFLOP/s): %s\n", text);
+		free(text);
+	}
 	ui_reasons_free(&unreliable);
 	ui_notes_free(&invalid);
 	if (with_ref)
@@ -419,19 +440,18 @@ void compare_print_plain(FILE *out, const struct compare_table *t)
 	print_bandwidth(out, t);
 	if (t->nprov > 0) {
 		struct texttable *pt = texttable_new(2);
-		char key[200];
-
 		fprintf(out, "\nprovenance differences:\n");
 		texttable_add_column(pt, "", TEXTTABLE_LEFT);
 		for (int c = 0; c < t->ncols; c++)
 			texttable_add_column(pt, "", TEXTTABLE_LEFT);
 		for (int i = 0; i < t->nprov; i++) {
 			const struct compare_prov *p = &t->prov[i];
+			char *key = bf_xasprintf("  %s%s%s", p->host,
+						 p->host[0] ? ": " : "", p->key);
 
 			texttable_add_row(pt);
-			snprintf(key, sizeof(key), "  %s%s%s", p->host,
-				 p->host[0] ? ": " : "", p->key);
 			safe_cell(pt, key);
+			free(key);
 			for (int c = 0; c < t->ncols; c++) {
 				char *v = bf_xasprintf("%s %s", t->cols[c].label,
 						       p->values[c] ? p->values[c] : "n/a");

@@ -10,6 +10,10 @@
 
 #include "model/compare.h"
 
+/* The compare_fmt_* functions write a cell's text into buf (len bytes,
+ * always NUL-terminated); a text longer than len ends in "..." (a cell,
+ * never a key or a reason). */
+
 /* GFLOP/s with three or four significant digits: "18473", "28.5",
  * "0.52"; "n/a" for NaN. */
 void compare_fmt_gflops(char *buf, size_t len, double v);

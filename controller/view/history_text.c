@@ -57,8 +57,13 @@ char *history_sparkline(char *buf, size_t len, const double *v, int n,
 
 		if (level < 0)
 			buf[off++] = ' ';
-		else if (utf8)
-			off += (size_t)snprintf(buf + off, len - off, "%s", bars[level]);
+		else if (utf8) {
+			/* A bar is 3 bytes; the loop keeps 4 free. */
+			size_t bl = strlen(bars[level]);
+
+			memcpy(buf + off, bars[level], bl);
+			off += bl;
+		}
 		else
 			buf[off++] = ascii[level];
 	}
@@ -81,7 +86,7 @@ static void print_stretch(FILE *out, const struct history *h,
 	double *med = bf_xcalloc((size_t)(b - a) + 1, sizeof(*med));
 	double *spr = bf_xcalloc((size_t)(b - a) + 1, sizeof(*spr));
 	int ns = 0;
-	char g[32], safe[2][128];
+	char g[32], *from, *to;
 
 	for (int k = a; k < b; k++) {
 		med[k - a] = s->points[k].median_gflops;
@@ -89,10 +94,14 @@ static void print_stretch(FILE *out, const struct history *h,
 			spr[ns++] = s->points[k].spread;
 	}
 	compare_fmt_gflops(g, sizeof(g), bf_stats_median(med, (size_t)(b - a)));
+	/* Run ids whole (a directory's name, up to 255 bytes): a user
+	 * passes them to ctl show (issue 28: cut at 127). */
+	from = bf_text_sanitize_dup(point_run(h, s, a));
+	to = bf_text_sanitize_dup(point_run(h, s, b - 1));
 	fprintf(out, "  runs %d-%d  %s .. %s  median %s GFLOP/s", a + 1, b,
-		bf_text_sanitize(safe[0], sizeof(safe[0]), point_run(h, s, a)),
-		bf_text_sanitize(safe[1], sizeof(safe[1]), point_run(h, s, b - 1)),
-		g);
+		from, to, g);
+	free(from);
+	free(to);
 	if (ns > 0)
 		fprintf(out, " (spread %.0f%%)",
 			100 * bf_stats_median(spr, (size_t)ns));
@@ -105,33 +114,40 @@ static void print_change(FILE *out, const struct history *h,
 			 const struct history_series *s,
 			 const struct history_change *c)
 {
-	char before[32], after[32], safe[3][256];
+	char before[32], after[32], *safe[3];
 
 	compare_fmt_gflops(before, sizeof(before), c->cp.before);
 	compare_fmt_gflops(after, sizeof(after), c->cp.after);
+	/* Whole (issue 28): run ids, and what changed (a library path, an
+	 * LD_PRELOAD, a version string), were cut at 255 bytes. */
+	safe[0] = bf_text_sanitize_dup(point_run(h, s, c->cp.at - 1));
+	safe[1] = bf_text_sanitize_dup(point_run(h, s, c->cp.at));
 	fprintf(out, "  change %+.1f%% (%s -> %s GFLOP/s, p=%.3f) between %s and %s\n",
-		100 * c->cp.change, before, after, c->cp.p,
-		bf_text_sanitize(safe[0], sizeof(safe[0]), point_run(h, s, c->cp.at - 1)),
-		bf_text_sanitize(safe[1], sizeof(safe[1]), point_run(h, s, c->cp.at)));
+		100 * c->cp.change, before, after, c->cp.p, safe[0], safe[1]);
+	free(safe[0]);
+	free(safe[1]);
 	if (c->nprov == 0)
 		fprintf(out, "    no provenance change: unexplained shift\n");
-	for (int i = 0; i < c->nprov; i++)
-		fprintf(out, "    %s: %s -> %s\n",
-			bf_text_sanitize(safe[0], sizeof(safe[0]), c->prov[i].key),
-			bf_text_sanitize(safe[1], sizeof(safe[1]),
-					 c->prov[i].before ? c->prov[i].before : "n/a"),
-			bf_text_sanitize(safe[2], sizeof(safe[2]),
-					 c->prov[i].after ? c->prov[i].after : "n/a"));
+	for (int i = 0; i < c->nprov; i++) {
+		safe[0] = bf_text_sanitize_dup(c->prov[i].key);
+		safe[1] = bf_text_sanitize_dup(c->prov[i].before ?
+					       c->prov[i].before : "n/a");
+		safe[2] = bf_text_sanitize_dup(c->prov[i].after ?
+					       c->prov[i].after : "n/a");
+		fprintf(out, "    %s: %s -> %s\n", safe[0], safe[1], safe[2]);
+		for (int k = 0; k < 3; k++)
+			free(safe[k]);
+	}
 }
 
 void history_print_text(FILE *out, const struct history *h, int utf8)
 {
-	char safe[256], spark[SPARK_WIDTH * 4 + 1];
+	char *safe = bf_text_sanitize_dup(h->host), spark[SPARK_WIDTH * 4 + 1];
 	int shown = 0;
 
-	fprintf(out, "history of %s: %d run%s",
-		bf_text_sanitize(safe, sizeof(safe), h->host), h->nruns,
+	fprintf(out, "history of %s: %d run%s", safe, h->nruns,
 		h->nruns == 1 ? "" : "s");
+	free(safe);
 	if (h->nruns > 0)
 		fprintf(out, ", %s .. %s", h->runs[0]->run_id,
 			h->runs[h->nruns - 1]->run_id);

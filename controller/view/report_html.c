@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bf_text.h"
 #include "record.h"
 #include "view/report_charts.h"
 #include "xmalloc.h"
@@ -27,11 +28,28 @@
 static const struct report_cells *page_cells;
 
 
-/* "cpu fp32 n=1024" (and "host: " first when the table is by host). */
+/* A chart label's host part: "host: ", "" for none; a name over 100
+ * bytes is cut to 100 ending in "..." (a label, never a key: the tables
+ * and charts match rows by index). */
+static void host_part(char buf[104], const char *host)
+{
+	char name[101];
+
+	bf_text_fmt(name, sizeof(name), "%s", host);
+	/* fits: name is 100 bytes at most, ": " 2 */
+	snprintf(buf, 104, "%s%s", name, host[0] ? ": " : "");
+}
+
+/* "cpu fp32 n=1024" (and "host: " first when the table is by host);
+ * len is 160 (the charts' labels). */
 static void row_label(const struct compare_row *r, char *buf, size_t len)
 {
-	snprintf(buf, len, "%.100s%s%s %s n=%d", r->host, r->host[0] ? ": " : "",
-		 r->device, r->dtype, r->n);
+	char hp[104];
+
+	host_part(hp, r->host);
+	/* fits: hp 103, device 15 (compare_row.device[16]), a dtype name
+	 * 5 at most, an int 11: 140 bytes of len 160 */
+	snprintf(buf, len, "%s%s %s n=%d", hp, r->device, r->dtype, r->n);
 }
 
 static void legend(FILE *out, const struct compare_table *t)
@@ -170,6 +188,7 @@ static void section_speedups(FILE *out, const struct compare_table *t)
 	double *v = bf_xcalloc(((size_t)t->nrows * 3 + 1) * (size_t)t->ncols,
 			       sizeof(double));
 	int nr = 0, nhost = 0;
+	char hp[104];
 
 	/* Column against column: each column's median GFLOP/s over column
 	 * A's, on every row where both passed (the hosts of a run, or
@@ -182,8 +201,10 @@ static void section_speedups(FILE *out, const struct compare_table *t)
 			any |= x->deltas[c].valid;
 		if (!any)
 			continue;
-		snprintf(labels[nr], sizeof(labels[0]), "%.100s%svs A: %s %s n=%d",
-			 x->host, x->host[0] ? ": " : "", x->device, x->dtype, x->n);
+		host_part(hp, x->host);
+		/* fits: as row_label's, with "vs A: " */
+		snprintf(labels[nr], sizeof(labels[0]), "%svs A: %s %s n=%d",
+			 hp, x->device, x->dtype, x->n);
 		for (int c = 0; c < t->ncols; c++)
 			v[(size_t)nr * (size_t)t->ncols + (size_t)c] =
 				c == 0 ? 1.0 :
@@ -205,9 +226,10 @@ static void section_speedups(FILE *out, const struct compare_table *t)
 		}
 		if (base < 0)
 			continue;
-		snprintf(labels[nr], sizeof(labels[0]), "%.100s%s%s %s %s n=%d",
-			 x->host, x->host[0] ? ": " : "", kind, x->device,
-			 x->dtype, x->n);
+		host_part(hp, x->host);
+		/* fits: as row_label's, with a kind of 10 bytes at most */
+		snprintf(labels[nr], sizeof(labels[0]), "%s%s %s %s n=%d",
+			 hp, kind, x->device, x->dtype, x->n);
 		{
 			int figure = 0;
 
@@ -544,8 +566,7 @@ static void note_used(unsigned char *used, enum bf_status st,
 {
 	for (int k = 0; st != BF_STATUS_PASS && reason && *reason &&
 			k < page_cells->reasons.n; k++)
-		if (strncmp(page_cells->reasons.text[k], reason,
-			    UI_REASON_BYTES - 1) == 0)
+		if (strcmp(page_cells->reasons.text[k], reason) == 0)
 			used[k] = 1;
 }
 

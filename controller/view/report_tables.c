@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bf_text.h"
 #include "model/sidebyside.h"
 #include "view/compare_view.h"
 #include "view/ui_layout.h"
@@ -27,12 +28,13 @@ void report_status_text(const struct report_cells *rc, enum bf_status st,
 	int k = 0;
 
 	for (int i = 0; reason && *reason && i < rc->reasons.n && !k; i++)
-		if (strncmp(rc->reasons.text[i], reason, UI_REASON_BYTES - 1) == 0)
+		if (strcmp(rc->reasons.text[i], reason) == 0)
 			k = i + 1;
+	/* A cell: a cut ends in "..." */
 	if (st != BF_STATUS_PASS && k)
-		snprintf(buf, len, "%s [%d]", word, k);
+		bf_text_fmt(buf, len, "%s [%d]", word, k);
 	else
-		snprintf(buf, len, "%s", word);
+		bf_text_fmt(buf, len, "%s", word);
 }
 
 /* Adds the skip and failure reasons of column hosts' records of type. */
@@ -85,9 +87,11 @@ void report_cells_build(struct report_cells *rc, const struct compare_table *t)
 			if (cell->reliable == 0 && !isnan(cell->median_gflops)) {
 				ui_reasons_add(&rc->groups, cell->unreliable, marks,
 					       sizeof(marks));
-				snprintf(out, sizeof(rc->text[0]), "%s%s%s", num,
-					 UI_UNRELIABLE_MARK, marks);
+				/* A cell: a cut ends in "..." */
+				bf_text_fmt(out, sizeof(rc->text[0]), "%s%s%s", num,
+					    UI_UNRELIABLE_MARK, marks);
 			} else {
+				/* fits: num is 32 bytes, a cell 64 */
 				snprintf(out, sizeof(rc->text[0]), "%s", num);
 			}
 		}
@@ -114,12 +118,12 @@ void report_notes_list(FILE *out, const struct report_cells *rc, int groups,
 		return;
 	fputs("<ul class=\"notes\">\n", out);
 	for (int k = 0; groups && k < rc->groups.n; k++) {
-		char text[UI_REASON_BYTES + 64];
+		char *text = ui_reason_group_text(&rc->groups.g[k], "cell");
 
-		ui_reason_group_text(&rc->groups.g[k], "cell", text, sizeof(text));
 		fprintf(out, "<li>%s%d ", UI_UNRELIABLE_MARK, k + 1);
 		report_html_escape(out, text);
 		fputs("</li>\n", out);
+		free(text);
 	}
 	for (int k = 0; k < rc->reasons.n; k++) {
 		if (used && !used[k])
@@ -250,8 +254,8 @@ void report_side_by_side(FILE *out, const struct compare_table *t,
 			fputs("</td>", out);
 			for (int i = 0; cell->present && cell->status != BF_STATUS_PASS &&
 					i < rc->reasons.n; i++)
-				if (strncmp(rc->reasons.text[i], cell->reason,
-					    UI_REASON_BYTES - 1) == 0 && cell->reason[0])
+				if (strcmp(rc->reasons.text[i], cell->reason) == 0 &&
+				    cell->reason[0])
 					used[i] = 1;
 		}
 		for (int c = 1; c < t->ncols; c++) {

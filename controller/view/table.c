@@ -279,6 +279,8 @@ static struct hide_dev *hide_find(struct hide_host *hh, int nhosts, int h,
 			return &x->dev[i];
 	if (!add || x->n == HIDE_MAX_DEVICES)
 		return NULL;
+	/* fits: a key, never cut: device is a model row's, bandwidth's or
+	 * batching entry's device, 16 bytes as this one (model.h) */
 	snprintf(x->dev[x->n].device, sizeof(x->dev[x->n].device), "%s", device);
 	x->dev[x->n].measured = 0;
 	return &x->dev[x->n++];

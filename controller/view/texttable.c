@@ -90,6 +90,7 @@ void texttable_cellf(struct texttable *t, const char *fmt, ...)
 	}
 	s = bf_xmalloc((size_t)n + 1);
 	va_start(ap, fmt);
+	/* fits: s has the n bytes the first vsnprintf counted */
 	vsnprintf(s, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	texttable_cell(t, s);

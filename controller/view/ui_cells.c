@@ -13,6 +13,7 @@
 
 #include <wchar.h>
 
+#include "bf_text.h"
 #include "view/texttable.h"
 #include "view/ui_notes.h"
 #include "xmalloc.h"
@@ -73,7 +74,7 @@ void ui_fit(char *buf, size_t len, const char *raw, int width, int right,
 {
 	char s[4096];
 	int w, keep, pad;
-	size_t off = 0, nbytes;
+	size_t nbytes;
 	const char *p;
 
 	if (len == 0)
@@ -85,8 +86,8 @@ void ui_fit(char *buf, size_t len, const char *raw, int width, int right,
 	w = ui_text_width(s);
 	if (w <= width) {
 		pad = width - w;
-		snprintf(buf, len, "%*s%s%*s", right ? pad : 0, "", s,
-			 right ? 0 : pad, "");
+		bf_text_fmt(buf, len, "%*s%s%*s", right ? pad : 0, "", s,
+			    right ? 0 : pad, "");
 		return;
 	}
 	/* Cut on a character boundary, one cell left for the ellipsis; a
@@ -106,9 +107,9 @@ void ui_fit(char *buf, size_t len, const char *raw, int width, int right,
 		p = q;
 	}
 	nbytes = (size_t)(p - s);
-	off = (size_t)snprintf(buf, len, "%.*s%*s", (int)nbytes, s, keep, "");
-	if (off < len)
-		snprintf(buf + off, len - off, "%s", utf8 ? "\xe2\x80\xa6" : "~");
+	/* A buffer shorter than the fitted text cuts it, marked "..." */
+	if (bf_text_fmt(buf, len, "%.*s%*s", (int)nbytes, s, keep, ""))
+		bf_text_appendf(buf, len, "%s", utf8 ? "\xe2\x80\xa6" : "~");
 }
 
 char *ui_delta_note(const struct model_snapshot *snap, int utf8)
@@ -142,7 +143,7 @@ enum ui_tone ui_host_state_text(const struct model_host *h, char *buf,
 {
 	switch (h->state) {
 	case HOST_PENDING:
-		snprintf(buf, len, "%s", h->waiting[0] ? h->waiting : "pending");
+		bf_text_fmt(buf, len, "%s", h->waiting[0] ? h->waiting : "pending");
 		return UI_TONE_DIM;
 	case HOST_DEPLOYING:
 		if (h->upload_total_bytes > 0 &&
@@ -152,7 +153,7 @@ enum ui_tone ui_host_state_text(const struct model_host *h, char *buf,
 				 (h->upload_total_bytes + 1023) / 1024);
 			return UI_TONE_ACTIVE;
 		}
-		snprintf(buf, len, "%s", host_state_name(h->state));
+		bf_text_fmt(buf, len, "%s", host_state_name(h->state));
 		return UI_TONE_ACTIVE;
 	case HOST_BUILDING:
 		if (h->build_total > 0 && h->build_percent)
@@ -161,10 +162,10 @@ enum ui_tone ui_host_state_text(const struct model_host *h, char *buf,
 			snprintf(buf, len, "building %d/%d", h->build_done,
 				 h->build_total);
 		else
-			snprintf(buf, len, "%s", host_state_name(h->state));
+			bf_text_fmt(buf, len, "%s", host_state_name(h->state));
 		return UI_TONE_ACTIVE;
 	case HOST_CONNECTING:
-		snprintf(buf, len, "%s", host_state_name(h->state));
+		bf_text_fmt(buf, len, "%s", host_state_name(h->state));
 		return UI_TONE_ACTIVE;
 	case HOST_RUNNING:
 		if (h->gemm_total > 0)
@@ -177,14 +178,14 @@ enum ui_tone ui_host_state_text(const struct model_host *h, char *buf,
 		snprintf(buf, len, "done");
 		return UI_TONE_NORMAL;
 	case HOST_FAILED:
-		snprintf(buf, len, "failed%s%s", h->reason[0] ? ": " : "",
-			 h->reason);
+		bf_text_fmt(buf, len, "failed%s%s", h->reason[0] ? ": " : "",
+			    h->reason);
 		return UI_TONE_BAD;
 	case HOST_INTERRUPTED:
 		snprintf(buf, len, "interrupted");
 		return UI_TONE_DIM;
 	}
-	snprintf(buf, len, "%s", host_state_name(h->state));
+	bf_text_fmt(buf, len, "%s", host_state_name(h->state));
 	return UI_TONE_NORMAL;
 }
 
@@ -202,11 +203,12 @@ enum ui_tone ui_host_panel_text(const struct model_host *h, char *buf,
 	else if (h->prev_wall_s > 0)
 		ui_fmt_elapsed(last, sizeof(last),
 			       (uint64_t)(h->prev_wall_s * 1e9));
+	/* A cell: a cut ends in "..." */
 	if (h->gemm_done == 0 && h->plan[0])
-		snprintf(buf + used, len - used, ": %s%s%s", h->plan,
-			 last[0] ? "; last time " : "", last);
+		bf_text_appendf(buf, len, ": %s%s%s", h->plan,
+				last[0] ? "; last time " : "", last);
 	else if (last[0])
-		snprintf(buf + used, len - used, ", last time %s", last);
+		bf_text_appendf(buf, len, ", last time %s", last);
 	return tone;
 }
 
@@ -217,7 +219,7 @@ enum ui_tone ui_fmt_num(char *buf, size_t len, double v, int decimals,
 		snprintf(buf, len, "n/a");
 		return UI_TONE_DIM;
 	}
-	snprintf(buf, len, "%.*f%s", decimals, v, suffix);
+	bf_text_fmt(buf, len, "%.*f%s", decimals, v, suffix);
 	return UI_TONE_NORMAL;
 }
 
@@ -230,12 +232,13 @@ enum ui_tone ui_cell_text(const struct model_snapshot *snap, const struct model_
 	buf[0] = '\0';
 	switch (c) {
 	case UI_COL_HOST:
-		snprintf(buf, len, "%s", snap->hosts[r->host].name);
+		bf_text_fmt(buf, len, "%s", snap->hosts[r->host].name);
 		return UI_TONE_NORMAL;
 	case UI_COL_DEVICE:
-		snprintf(buf, len, "%s", r->device);
+		bf_text_fmt(buf, len, "%s", r->device);
 		return UI_TONE_NORMAL;
 	case UI_COL_DTYPE:
+		/* fits: a dtype name is 5 bytes at most, a cell 64 or more */
 		snprintf(buf, len, "%s", r->dtype);
 		return UI_TONE_NORMAL;
 	case UI_COL_N:
@@ -249,8 +252,8 @@ enum ui_tone ui_cell_text(const struct model_snapshot *snap, const struct model_
 			char marks[64];
 
 			ui_row_marks(snap, r, marks, sizeof(marks));
-			snprintf(buf, len, "%.1f%s%s", r->gflops,
-				 UI_UNRELIABLE_MARK, marks);
+			bf_text_fmt(buf, len, "%.1f%s%s", r->gflops,
+				    UI_UNRELIABLE_MARK, marks);
 			return UI_TONE_DIM;
 		}
 		return ui_fmt_num(buf, len, r->gflops, 1, "");
@@ -269,7 +272,7 @@ enum ui_tone ui_cell_text(const struct model_snapshot *snap, const struct model_
 		if (isnan(d))
 			return ui_fmt_num(buf, len, d, 0, "%");
 		if (r->below_reference == 1) {
-			snprintf(buf, len, "%.0f%%%s", d, UI_BELOW_REF_MARK);
+			bf_text_fmt(buf, len, "%.0f%%%s", d, UI_BELOW_REF_MARK);
 			return UI_TONE_BAD;
 		}
 		return ui_fmt_num(buf, len, d, 0, "%");
@@ -323,7 +326,7 @@ enum ui_tone ui_cell_text(const struct model_snapshot *snap, const struct model_
 		/* A significant change from its recent runs, not only from
 		 * the last one (model/recent.h). */
 		if (r->recent_note[0]) {
-			snprintf(buf, len, "%s", r->recent_note);
+			bf_text_fmt(buf, len, "%s", r->recent_note);
 			return r->recent_slower ? UI_TONE_BAD : UI_TONE_GOOD;
 		}
 		return ui_host_state_text(&snap->hosts[r->host], buf, len);

@@ -56,7 +56,8 @@ double ui_delta_pct(double now, double prev);
  * (one machine)" (a pending host's reason to wait), "uploading 120/480
  * KiB" (the agent's sources), "building 45%" (make's count) or
  * "building 12/40" (ninja's steps), "running 5/12", "done", "failed:
- * <reason>", ... into buf. Returns its tone. */
+ * <reason>", ... into buf (len bytes; a longer text ends in "...": a
+ * cell, cut again to its column). Returns its tone. */
 BF_TESTONLY
 enum ui_tone ui_host_state_text(const struct model_host *h, char *buf,
 				size_t len);
@@ -90,7 +91,8 @@ enum ui_tone ui_cell_text(const struct model_snapshot *snap, const struct model_
  * (ui_host_state_text) and, while its agent runs, what it will run
  * until the first GEMM arrives ("running 0/6: 6 GEMMs: n 256 512, fp32
  * on cpu; ...") and how long the same settings took last time ("running
- * 3/6, last time 0:42"). Returns the state's tone. */
+ * 3/6, last time 0:42"). A text longer than len ends in "...". Returns
+ * the state's tone. */
 enum ui_tone ui_host_panel_text(const struct model_host *h, char *buf,
 				size_t len);
 
@@ -118,7 +120,8 @@ int ui_text_width(const char *s);
  * when longer, in display cells (a wide character that would straddle
  * the edge is left out). Control characters become spaces; without utf8, each
  * non-ASCII character becomes '?'. buf needs 4 * width + 1 bytes at
- * most. */
+ * most (zero-width characters aside: a text longer than len ends in
+ * "..."). */
 void ui_fit(char *buf, size_t len, const char *s, int width, int right,
 	    int utf8);
 

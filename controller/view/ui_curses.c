@@ -226,13 +226,14 @@ static const char *verdict_mark(const struct ui *ui, int row, char *buf,
 	    ui->snap.rows[row].status != BF_STATUS_PASS)
 		return buf;
 	v = &ui->verdicts[row];
+	/* A mark in a cell: a cut ends in "..." */
 	if (v->kind == VERDICT_OK || v->kind == VERDICT_UNKNOWN)
-		snprintf(buf, len, "%s%s", verdict_kind_name(v->kind),
-			 v->uncertain ? "?" : "");
+		bf_text_fmt(buf, len, "%s%s", verdict_kind_name(v->kind),
+			    v->uncertain ? "?" : "");
 	else if (v->kind == VERDICT_SLOW)
-		snprintf(buf, len, "SLOW%s", v->uncertain ? "?" : "");
+		bf_text_fmt(buf, len, "SLOW%s", v->uncertain ? "?" : "");
 	else if (v->kind == VERDICT_FAILED)
-		snprintf(buf, len, "FAILED%s", v->uncertain ? "?" : "");
+		bf_text_fmt(buf, len, "FAILED%s", v->uncertain ? "?" : "");
 	return buf;
 }
 
@@ -280,6 +281,18 @@ static void put(const struct ui *ui, int y, int x, const char *s, int width,
 	attroff(attr);
 }
 
+/* Appends s to buf (size bytes, holding off bytes of text) when it fits
+ * whole with its NUL; returns the new length (off when it does not). */
+static size_t append_whole(char *buf, size_t size, size_t off, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (off + n + 1 > size)
+		return off;
+	memcpy(buf + off, s, n + 1);
+	return off + n;
+}
+
 static void rule(const struct ui *ui, int y, const char *label)
 {
 	const char *dash = ui->utf8 ? "\xe2\x94\x80" : "-";
@@ -287,12 +300,16 @@ static void rule(const struct ui *ui, int y, const char *label)
 	size_t off = 0;
 	int x = 0;
 
+	buf[0] = '\0';
 	if (label) {
-		off = (size_t)snprintf(buf, sizeof(buf), "%s%s %s ", dash, dash, label);
+		/* A section's title on the screen's one line: a cut (past
+		 * LINE_MAX_CELLS cells, wider than any screen) ends in "..." */
+		bf_text_fmt(buf, sizeof(buf), "%s%s %s ", dash, dash, label);
+		off = strlen(buf);
 		x = ui_text_width(buf);
 	}
-	for (; x < COLS && x < LINE_MAX_CELLS && off + 4 < sizeof(buf); x++)
-		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s", dash);
+	for (; x < COLS && x < LINE_MAX_CELLS; x++)
+		off = append_whole(buf, sizeof(buf), off, dash);
 	put(ui, y, 0, buf, 0, 0, label ? A_BOLD : A_NORMAL);
 }
 
@@ -306,16 +323,24 @@ static void draw_header(struct ui *ui, uint64_t elapsed_ns)
 		failed += ui->snap.hosts[i].state == HOST_FAILED;
 	}
 	ui_fmt_elapsed(el, sizeof(el), elapsed_ns);
+	/* fits: run_id is 64 bytes (archive.run_id's size), el 32 */
 	snprintf(left, sizeof(left), " run %s  %s  hosts %d/%d done",
 		 ui->run_id, el, done, ui->snap.nhosts);
-	if (ui->side_by_side)
-		snprintf(right, sizeof(right), "side by side  vs %.60s ",
-			 ui->snap.hosts[ui->snap.ref_host >= 0 &&
-					ui->snap.ref_host < ui->snap.nhosts ?
-						ui->snap.ref_host : 0].name);
-	else
+	if (ui->side_by_side) {
+		char ref[61]; /* the header's room for the name: 60 bytes */
+
+		/* A label in the header: a longer name ends in "..." */
+		bf_text_fmt(ref, sizeof(ref), "%s",
+			    ui->snap.hosts[ui->snap.ref_host >= 0 &&
+					   ui->snap.ref_host < ui->snap.nhosts ?
+						   ui->snap.ref_host : 0].name);
+		/* fits: ref is 60 bytes at most, right 128 */
+		snprintf(right, sizeof(right), "side by side  vs %s ", ref);
+	} else {
+		/* fits: a sort and a group name, of ui_layout.c's few */
 		snprintf(right, sizeof(right), "sort %s  group %s ",
 			 ui_sort_name(ui->sort), ui_group_name(ui->group));
+	}
 	attron(A_REVERSE);
 	mvhline(0, 0, ' ', COLS);
 	attroff(A_REVERSE);
@@ -331,18 +356,21 @@ static void draw_header(struct ui *ui, uint64_t elapsed_ns)
 		static const enum verdict_kind order[] = {
 			VERDICT_FAILED, VERDICT_SLOW, VERDICT_OK, VERDICT_UNKNOWN,
 		};
-		char sum[96];
-		size_t used;
+		char sum[96] = "  verdict";
+		int first = 1;
 
-		used = (size_t)snprintf(sum, sizeof(sum), "  verdict");
+		/* At most 9 + 4 x (2 + 11 + 1 + 7) = 93 bytes: it fits, and
+		 * a cut would end in "..." */
 		for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)
-			if (ui->vcounts[order[k]] && used < sizeof(sum))
-				used += (size_t)snprintf(
-					sum + used, sizeof(sum) - used, "%s %d %s",
-					used > 9 ? "," : "", ui->vcounts[order[k]],
-					order[k] == VERDICT_SLOW ? "SLOW" :
-					order[k] == VERDICT_FAILED ? "FAILED" :
-					verdict_kind_name(order[k]));
+			if (ui->vcounts[order[k]]) {
+				bf_text_appendf(sum, sizeof(sum), "%s %d %s",
+						first ? "" : ",",
+						ui->vcounts[order[k]],
+						order[k] == VERDICT_SLOW ? "SLOW" :
+						order[k] == VERDICT_FAILED ? "FAILED" :
+						verdict_kind_name(order[k]));
+				first = 0;
+			}
 		/* Whole or not at all: never cut. */
 		if (w + ui_text_width(sum) <= COLS) {
 			put(ui, 0, w, sum, 0, 0, A_REVERSE | A_BOLD |
@@ -413,8 +441,6 @@ static void draw_panel(struct ui *ui, const struct ui_rows *rows)
 	for (int i = 0; i < n; i++)
 		draw_panel_line(ui, rows->panel_y + i, idx[i], name_w);
 	if (n < ui->snap.nhosts) {
-		size_t off;
-
 		for (int i = 0; i < ui->snap.nhosts; i++) {
 			int shown = 0;
 
@@ -423,13 +449,13 @@ static void draw_panel(struct ui *ui, const struct ui_rows *rows)
 			if (!shown)
 				counts[ui->snap.hosts[i].state]++;
 		}
-		off = (size_t)snprintf(more, sizeof(more), "+ %d more:",
-				       ui->snap.nhosts - n);
+		snprintf(more, sizeof(more), "+ %d more:", ui->snap.nhosts - n);
+		/* A count and a state name each: a cut would end in "..." */
 		for (int s = 0; s <= HOST_INTERRUPTED; s++)
-			if (counts[s] && off < sizeof(more))
-				off += (size_t)snprintf(more + off, sizeof(more) - off,
-							" %d %s", counts[s],
-							host_state_name((enum host_state)s));
+			if (counts[s])
+				bf_text_appendf(more, sizeof(more), " %d %s",
+						counts[s],
+						host_state_name((enum host_state)s));
 		put(ui, rows->panel_y + n, 0, more, 0, 0, A_DIM);
 	}
 	if (idx != idx_small)
@@ -639,6 +665,7 @@ static void draw_table(struct ui *ui, const struct ui_rows *rows)
 				    used + strlen(mark) + 3 < sizeof(cell) &&
 				    place[c].x + ui_text_width(cell) + 2 +
 						    (int)strlen(mark) <= COLS) {
+					/* fits: checked just above */
 					snprintf(cell + used, sizeof(cell) - used,
 						 ", %s", mark);
 					if (ui->verdicts[ln->row].kind == VERDICT_SLOW ||
@@ -701,6 +728,7 @@ static void draw_footer(struct ui *ui, int y)
 		snprintf(lines, sizeof(lines), " lines %d-%d of %d", ui->top + 1,
 			 last < ui->nlines ? last : ui->nlines, ui->nlines);
 	}
+	/* fits: hosts and lines are 48 bytes each, right 96 */
 	snprintf(right, sizeof(right), "%s%s", hosts, lines);
 	keys = footer_keys(ui, 0);
 	if (ui_text_width(keys) >= COLS ||
@@ -710,6 +738,7 @@ static void draw_footer(struct ui *ui, int y)
 	}
 	keys_w = ui_text_width(keys);
 	if (COLS - ui_text_width(right) <= keys_w)
+		/* fits: as above */
 		snprintf(right, sizeof(right), "%s", hosts);
 	if (COLS - ui_text_width(right) <= keys_w)
 		right[0] = '\0';
@@ -752,6 +781,7 @@ static void draw_help(struct ui *ui)
 			ui->help_top = 0;
 		for (n = 0; n < shown && n < 127; n++)
 			help[n] = all[ui->help_top + n];
+		/* fits: 8 + 3 ints of 11 + 5 + 2 + 7 + 7 = 62 bytes of 64 */
 		snprintf(more, sizeof(more), "  lines %d-%d of %d, %s scroll",
 			 ui->help_top + 1, ui->help_top + n, total,
 			 ui->utf8 ? "\xe2\x86\x91\xe2\x86\x93" : "Up/Down");
@@ -775,13 +805,14 @@ static void draw_help(struct ui *ui)
 		}
 		{
 			char buf[LINE_MAX_CELLS * CELL_BYTES + 1];
-			size_t off = (size_t)snprintf(buf, sizeof(buf), "%s", l);
+			size_t off = append_whole(buf, sizeof(buf), 0, l);
 
+			/* Room kept for the right border (3 bytes). */
 			for (int k = 1; k < w - 1 && off + 8 < sizeof(buf); k++)
-				off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s", m);
+				off = append_whole(buf, sizeof(buf), off, m);
 			if (i == 0 || i == n + 1)
 				l = ui->utf8 ? (i ? "\xe2\x94\x98" : "\xe2\x94\x90") : "+";
-			snprintf(buf + off, sizeof(buf) - off, "%s", l);
+			append_whole(buf, sizeof(buf), off, l);
 			put(ui, y0 + i, x0, buf, 0, 0, A_NORMAL);
 		}
 		if (i > 0 && i <= n)
@@ -1035,7 +1066,8 @@ struct ui *ui_open(struct model *m, const char *run_id,
 	ui = bf_xcalloc(1, sizeof(*ui));
 	ui->screen = newterm(NULL, stdout, stdin);
 	if (!ui->screen) {
-		char shown[64];
+		/* An error names TERM whole (issue 28: cut at 63 bytes). */
+		char *shown = bf_text_sanitize_dup(term);
 
 		/* newterm fails when terminfo has no entry for TERM it can
 		 * use (none at all, no database, a hardcopy type). */
@@ -1043,12 +1075,14 @@ struct ui *ui_open(struct model *m, const char *run_id,
 		free(ui);
 		ctl_error("TERM=%s: curses cannot drive this terminal (no "
 			  "terminfo entry); plain lines instead of the live table",
-			  bf_text_sanitize(shown, sizeof(shown), term));
+			  shown);
+		free(shown);
 		return NULL;
 	}
 	set_term(ui->screen);
 	ui->model = m;
 	ui->stopping = stopping;
+	/* fits: run_id is an archive's run_id, a buffer of the same size */
 	snprintf(ui->run_id, sizeof(ui->run_id), "%s", run_id);
 	ui->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	take_snapshot(ui);

@@ -9,19 +9,21 @@
  */
 #include "view/ui_notes.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bf_text.h"
 #include "view/texttable.h"
 #include "xmalloc.h"
 
-/* The kind of one unreliable reason: the agent's "spread 83% of the
- * median (above 20%)" is key "spread above 20% of the median" with *value
- * 83; any other reason is its own key, *value NaN. */
-static void ui_unreliable_key(const char *reason, char *key, size_t len,
-			      double *value)
+/* The kind of one unreliable reason, a new string (caller frees): the
+ * agent's "spread 83% of the median (above 20%)" is key "spread above 20%
+ * of the median" with *value 83; any other reason is its own key, whole,
+ * *value NaN. */
+static char *ui_unreliable_key(const char *reason, double *value)
 {
 	double v, limit;
 	int end = -1;
@@ -31,26 +33,28 @@ static void ui_unreliable_key(const char *reason, char *key, size_t len,
 	if (sscanf(reason, "spread %lf%% of the median (above %lf%%)%n", &v,
 		   &limit, &end) == 2 && end >= 0 && reason[end] == '\0' &&
 	    isfinite(v) && isfinite(limit)) {
-		snprintf(key, len, "spread above %g%% of the median", limit);
 		*value = v;
-		return;
+		return bf_xasprintf("spread above %g%% of the median", limit);
 	}
-	snprintf(key, len, "%s", reason);
 	*value = NAN;
+	return bf_xstrdup(reason);
 }
 
-/* The group of key in gs, added when new. */
-static int group_of(struct ui_reason_groups *gs, const char *key)
+/* The group of key in gs, added when new; takes key (freed when a group
+ * has it already). */
+static int group_of(struct ui_reason_groups *gs, char *key)
 {
 	for (int k = 0; k < gs->n; k++)
-		if (strcmp(gs->g[k].key, key) == 0)
+		if (strcmp(gs->g[k].key, key) == 0) {
+			free(key);
 			return k;
+		}
 	if (gs->n == gs->cap) {
 		gs->cap = gs->cap ? 2 * gs->cap : 8;
 		gs->g = bf_xrealloc(gs->g, (size_t)gs->cap * sizeof(*gs->g));
 	}
 	memset(&gs->g[gs->n], 0, sizeof(gs->g[gs->n]));
-	snprintf(gs->g[gs->n].key, sizeof(gs->g[gs->n].key), "%s", key);
+	gs->g[gs->n].key = key;
 	gs->g[gs->n].min = gs->g[gs->n].max = NAN;
 	return gs->n++;
 }
@@ -58,12 +62,11 @@ static int group_of(struct ui_reason_groups *gs, const char *key)
 void ui_reasons_add(struct ui_reason_groups *gs, const char *joined, char *marks,
 		   size_t marks_len)
 {
-	char copy[UI_REASON_BYTES], key[UI_REASON_BYTES], *save = NULL;
-	size_t off = 0;
+	char *copy = bf_xstrdup(joined ? joined : ""), *save = NULL;
+	int first = 1;
 
 	if (marks_len)
 		marks[0] = '\0';
-	snprintf(copy, sizeof(copy), "%s", joined);
 	for (char *tok = strtok_r(copy, ";", &save); tok;
 	     tok = strtok_r(NULL, ";", &save)) {
 		struct ui_reason_group *g;
@@ -74,43 +77,43 @@ void ui_reasons_add(struct ui_reason_groups *gs, const char *joined, char *marks
 			tok++;
 		if (!*tok)
 			continue;
-		ui_unreliable_key(tok, key, sizeof(key), &v);
-		k = group_of(gs, key);
+		k = group_of(gs, ui_unreliable_key(tok, &v));
 		g = &gs->g[k];
 		g->rows++;
 		if (!isnan(v)) {
 			g->min = isnan(g->min) || v < g->min ? v : g->min;
 			g->max = isnan(g->max) || v > g->max ? v : g->max;
 		}
-		if (off + 1 < marks_len) {
-			int w = snprintf(marks + off, marks_len - off, "%s%d",
-					 off ? "," : "", k + 1);
-
-			off = w < 0 ? off : off + (size_t)w;
-			if (off >= marks_len)
-				off = marks_len - 1;
-		}
+		/* A mark list too long for marks ends in "..." (a cell). */
+		if (marks_len && bf_text_appendf(marks, marks_len, "%s%d",
+						 first ? "" : ",", k + 1))
+			first = 0;
+		else
+			marks_len = 0;
 	}
+	free(copy);
 }
 
-void ui_reason_group_text(const struct ui_reason_group *g, const char *unit, char *buf,
-		   size_t len)
+char *ui_reason_group_text(const struct ui_reason_group *g, const char *unit)
 {
 	char range[64] = "";
 
 	if (!isnan(g->min) && !isnan(g->max)) {
+		/* A range of 300-digit percentages would be cut, marked. */
 		if (g->min == g->max || g->rows == 1)
-			snprintf(range, sizeof(range), ", %.0f%%", g->max);
+			bf_text_fmt(range, sizeof(range), ", %.0f%%", g->max);
 		else
-			snprintf(range, sizeof(range), ", %.0f-%.0f%%", g->min,
-				 g->max);
+			bf_text_fmt(range, sizeof(range), ", %.0f-%.0f%%",
+				    g->min, g->max);
 	}
-	snprintf(buf, len, "%s: %d %s%s%s", g->key, g->rows, unit,
-		 g->rows == 1 ? "" : "s", range);
+	return bf_xasprintf("%s: %d %s%s%s", g->key, g->rows, unit,
+			    g->rows == 1 ? "" : "s", range);
 }
 
 void ui_reasons_free(struct ui_reason_groups *gs)
 {
+	for (int k = 0; k < gs->n; k++)
+		free(gs->g[k].key);
 	free(gs->g);
 	memset(gs, 0, sizeof(*gs));
 }
@@ -126,12 +129,14 @@ int ui_notes_add(struct ui_notes *ns, const char *reason)
 		ns->cap = ns->cap ? 2 * ns->cap : 8;
 		ns->text = bf_xrealloc(ns->text, (size_t)ns->cap * sizeof(*ns->text));
 	}
-	snprintf(ns->text[ns->n], sizeof(ns->text[ns->n]), "%s", reason);
+	ns->text[ns->n] = bf_xstrdup(reason);
 	return ++ns->n;
 }
 
 void ui_notes_free(struct ui_notes *ns)
 {
+	for (int k = 0; k < ns->n; k++)
+		free(ns->text[k]);
 	free(ns->text);
 	memset(ns, 0, sizeof(*ns));
 }
@@ -206,7 +211,8 @@ static int walk(const struct model_snapshot *snap, struct ui_reason_groups *gs,
 			else
 				m[0] = '\0';
 			if (i == stop_row) {
-				snprintf(marks, marks_len, "%s", m);
+				/* A cell's marks: a cut ends in "..." */
+				bf_text_fmt(marks, marks_len, "%s", m);
 				return 0;
 			}
 			if (has_note(r->status, r->reason)) {
@@ -279,10 +285,11 @@ void ui_status_text(const struct model_snapshot *snap, enum bf_status st,
 	const char *word = st == BF_STATUS_FAIL ? "FAIL" :
 			   st == BF_STATUS_SKIPPED ? "skipped" : "pass";
 
+	/* A cell: a cut ends in "..." */
 	if (k > 0 && st != BF_STATUS_PASS)
-		snprintf(buf, len, "%s [%d]", word, k);
+		bf_text_fmt(buf, len, "%s [%d]", word, k);
 	else
-		snprintf(buf, len, "%s", word);
+		bf_text_fmt(buf, len, "%s", word);
 }
 
 /* Appends one line to *out (growing it). */
@@ -295,22 +302,29 @@ static void add_line(struct ui_text_line **out, int *n, int *cap,
 	}
 	memset(&(*out)[*n], 0, sizeof(**out));
 	(*out)[*n].tone = tone;
+	/* fits: text is one of add_wrapped's lines, a buffer of this size */
 	snprintf((*out)[*n].text, sizeof((*out)[*n].text), "%s", text);
 	(*n)++;
 }
 
 /* Adds "LABEL TEXT" cut into lines of at most width cells (0: one line),
- * continuation lines indented under TEXT; cuts at spaces where it can. */
+ * continuation lines indented under TEXT; cuts at spaces where it can.
+ * A text longer than a line's bytes (ui_text_line.text) is wrapped the
+ * same way whatever the width, so no note is ever cut (issue 28). label
+ * is ASCII ("?1", "[12]"), so its bytes are its cells. */
 static void add_wrapped(struct ui_text_line **out, int *n, int *cap,
 			enum ui_tone tone, const char *label, const char *text,
 			int width)
 {
 	char line[sizeof((*out)->text)];
 	int indent = texttable_text_width(label) + 1, room;
+	size_t bytes = sizeof(line) - 1 - (size_t)indent;
 	const char *p = text;
 
-	room = width > indent + 8 ? width - indent : 0;
-	if (room == 0 || texttable_text_width(text) <= room) {
+	room = width > indent + 8 ? width - indent : INT_MAX;
+	if ((room == INT_MAX || texttable_text_width(text) <= room) &&
+	    strlen(text) <= bytes) {
+		/* fits: label and text within the line (checked above) */
 		snprintf(line, sizeof(line), "%s %s", label, text);
 		add_line(out, n, cap, tone, line);
 		return;
@@ -319,16 +333,18 @@ static void add_wrapped(struct ui_text_line **out, int *n, int *cap,
 		size_t take = 0, cut = 0;
 		char piece[sizeof(line)];
 
-		/* The longest prefix of p within room cells, cut after the
-		 * last space in it when there is one. */
+		/* The longest prefix of p within room cells and the line's
+		 * bytes, cut after the last space in it when there is one. */
 		while (p[take]) {
 			size_t next = take + 1;
 
 			while (p[next] && ((unsigned char)p[next] & 0xc0) == 0x80)
 				next++;
+			if (next > bytes)
+				break;
 			memcpy(piece, p, next);
 			piece[next] = '\0';
-			if (texttable_text_width(piece) > room)
+			if (room != INT_MAX && texttable_text_width(piece) > room)
 				break;
 			take = next;
 			if (p[take] == ' ')
@@ -336,6 +352,8 @@ static void add_wrapped(struct ui_text_line **out, int *n, int *cap,
 		}
 		if (!p[take] || cut == 0)
 			cut = take ? take : 1;
+		/* fits: indent - 1 spaces or the label, a space and at most
+		 * bytes (the line's bytes less indent and the NUL) of p */
 		snprintf(line, sizeof(line), "%-*s %.*s", first ? 0 : indent - 1,
 			 first ? label : "", (int)cut, p);
 		add_line(out, n, cap, tone, line);
@@ -350,15 +368,18 @@ int ui_note_lines(const struct model_snapshot *snap, int width,
 {
 	struct ui_reason_groups gs;
 	struct ui_notes ns;
-	char label[16], text[UI_REASON_BYTES + 64];
+	char label[16];
 	int n = 0, cap = 0;
 
 	*out = NULL;
 	ui_snapshot_notes(snap, &gs, &ns);
 	for (int k = 0; k < gs.n; k++) {
+		char *text = ui_reason_group_text(&gs.g[k], "row");
+
+		/* fits: the mark and an int */
 		snprintf(label, sizeof(label), "%s%d", UI_UNRELIABLE_MARK, k + 1);
-		ui_reason_group_text(&gs.g[k], "row", text, sizeof(text));
 		add_wrapped(out, &n, &cap, UI_TONE_DIM, label, text, width);
+		free(text);
 	}
 	for (int k = 0; k < ns.n; k++) {
 		snprintf(label, sizeof(label), "[%d]", k + 1);

@@ -27,12 +27,9 @@
 #include "bf_testonly.h"
 #include "view/ui_types.h"
 
-/* Bytes of one reason as the model keeps it (model_row.reason). */
-#define UI_REASON_BYTES 160
-
 /* One kind of unreliable reason across rows. */
 struct ui_reason_group {
-	char key[UI_REASON_BYTES];
+	char *key;       /* the kind, whole (owned; ui_reasons_free frees) */
 	int rows;        /* rows that gave it */
 	double min, max; /* the range of their values (percent); NaN none */
 };
@@ -45,26 +42,28 @@ struct ui_reason_groups {
 
 /* Adds a row's "; "-joined unreliable reasons to gs; marks (may be
  * NULL with marks_len 0) gets the row's groups' numbers, 1-based and
- * comma-separated ("1", "1,3"). */
+ * comma-separated ("1", "1,3"; a list longer than marks ends in "...").
+ * Each reason is kept whole as its group's key, however long. */
 void ui_reasons_add(struct ui_reason_groups *gs, const char *joined, char *marks,
 		   size_t marks_len);
 
 /* One group as its note says it, without the "?K", counting in unit
  * ("row", "cell"; plural with an s): "spread above 20% of the median: 8
- * rows, 29-276%", "one sample: ...: 1 row". */
-void ui_reason_group_text(const struct ui_reason_group *g, const char *unit, char *buf,
-		   size_t len);
+ * rows, 29-276%", "one sample: ...: 1 row". Whole, never cut (issue 28):
+ * a new string, caller frees. */
+char *ui_reason_group_text(const struct ui_reason_group *g, const char *unit);
 
 void ui_reasons_free(struct ui_reason_groups *gs);
 
 /* Distinct skip and failure reasons, numbered from 1 in the order first
- * seen; zero it before the first add. */
+ * seen; zero it before the first add. Each text is the reason whole (a
+ * copy, owned; ui_notes_free frees them), never cut (issue 28). */
 struct ui_notes {
-	char (*text)[UI_REASON_BYTES];
+	char **text;
 	int n, cap;
 };
 
-/* reason's number in ns, added when new; 0 for NULL or "". */
+/* reason's number in ns (exact match), added when new; 0 for NULL or "". */
 int ui_notes_add(struct ui_notes *ns, const char *reason);
 
 void ui_notes_free(struct ui_notes *ns);

@@ -118,6 +118,7 @@ static void sect_emit(const struct sect *t, const char *heading, int width,
 	}
 	memset(&(*out)[*n], 0, sizeof(**out));
 	(*out)[*n].heading = 1;
+	/* fits: a heading is ui_workload_lines' literal or its 96 bytes */
 	snprintf((*out)[*n].text, sizeof((*out)[*n].text), "%s", heading);
 	(*n)++;
 	memset(&(*out)[*n], 0, sizeof(**out));
@@ -217,7 +218,7 @@ int ui_workload_lines(const struct model_snapshot *snap, int utf8, int width,
 	for (int k = 0; k < snap->nbandwidth; k++) {
 		const struct model_bandwidth *b = &snap->bandwidth[bw_order[k]];
 		int same = 1, r;
-		char st[400];
+		char st[32]; /* ui_status_text: "skipped [12]" */
 		enum ui_tone tone;
 
 		/* The skipped kinds of one device for one reason: one line. */
@@ -233,14 +234,20 @@ int ui_workload_lines(const struct model_snapshot *snap, int utf8, int width,
 		}
 		tone = status_cell(snap, b->status, b->reason, st, sizeof(st));
 		r = sect_row(&bw, tone);
+		/* Cells are 200 bytes; a host name 127 at most
+		 * (model_host.name[128]), a device and a kind 15
+		 * (model_bandwidth's [16]), st 31. */
+		/* fits: see above */
 		snprintf(sect_cell(&bw, r, 0), 200, "%s", host_name(snap, b->host));
+		/* fits: as above */
 		snprintf(sect_cell(&bw, r, 1), 200, "%s", b->device);
 		if (same > 1)
 			snprintf(sect_cell(&bw, r, 2), 200, "%d kinds", same);
-		else
+		else /* fits: as above */
 			snprintf(sect_cell(&bw, r, 2), 200, "%s", b->kind);
 		ui_fmt_num(sect_cell(&bw, r, 3), 200, b->median_gbps, 1, "");
-		snprintf(sect_cell(&bw, r, 4), 200, "%.199s", st);
+		/* fits: st is 32 bytes */
+		snprintf(sect_cell(&bw, r, 4), 200, "%s", st);
 		k += same - 1;
 	}
 	for (int i = 0; i < snap->nbatching; i++)
@@ -249,29 +256,40 @@ int ui_workload_lines(const struct model_snapshot *snap, int utf8, int width,
 	/* The seed's case: the rows scored one call each, all of them
 	 * together, beside the one batch call that scores them at once
 	 * (the speed-up is the one over the other); then each per row. */
+	/* fits: us is 3 bytes at most, an int 11: titles of 32 bytes */
 	if (rows > 0)
 		snprintf(t_calls, sizeof(t_calls), "%d calls %s", rows, us);
-	else
+	else /* fits: as above */
 		snprintf(t_calls, sizeof(t_calls), "calls %s", us);
+	/* fits: as above */
 	snprintf(t_batch, sizeof(t_batch), "batch %s", us);
+	/* fits: as above */
 	snprintf(t_row_call, sizeof(t_row_call), "%s/row call", us);
+	/* fits: as above */
 	snprintf(t_row_batch, sizeof(t_row_batch), "%s/row batch", us);
 	for (int k = 0; k < snap->nbatching; k++) {
 		const struct model_batching *b = &snap->batching[ba_order[k]];
-		char st[400];
+		char st[32]; /* ui_status_text: "skipped [12]" */
 		int r = sect_row(&ba, status_cell(snap, b->status, b->reason, st,
 						  sizeof(st)));
 		double nrows = b->rows > 0 ? b->rows : NAN;
 
+		/* Cells are 200 bytes; a host name 127 at most
+		 * (model_host.name[128]), a device 15 (model_batching's
+		 * [16]), a dtype name 5, st 31. */
+		/* fits: see above */
 		snprintf(sect_cell(&ba, r, 0), 200, "%s", host_name(snap, b->host));
+		/* fits: as above */
 		snprintf(sect_cell(&ba, r, 1), 200, "%s", b->device);
+		/* fits: as above */
 		snprintf(sect_cell(&ba, r, 2), 200, "%s", b->dtype);
 		fmt_us3(sect_cell(&ba, r, 3), 200, nrows * b->single_ms * 1000);
 		fmt_us3(sect_cell(&ba, r, 4), 200, b->batch_ms * 1000);
 		ui_fmt_num(sect_cell(&ba, r, 5), 200, b->speedup, 1, "x");
 		fmt_us3(sect_cell(&ba, r, 6), 200, b->single_ms * 1000);
 		fmt_us3(sect_cell(&ba, r, 7), 200, b->batch_ms * 1000 / nrows);
-		snprintf(sect_cell(&ba, r, 8), 200, "%.199s", st);
+		/* fits: st is 32 bytes */
+		snprintf(sect_cell(&ba, r, 8), 200, "%s", st);
 	}
 	sect_emit(&bw, "bandwidth (median GB/s)", width, out, &n, &cap);
 	if (rows > 0)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bf_text.h"
 #include "view/ui_notes.h"
 #include "xmalloc.h"
 
@@ -49,11 +50,13 @@ enum ui_tone ui_sbs_cell(const struct model_snapshot *snap,
 	int unreliable;
 
 	buf[0] = '\0';
+	/* A cell: a text longer than len ends in "..." */
 	switch (c->kind) {
 	case UI_SBS_DEVICE:
-		snprintf(buf, len, "%s", row->device);
+		bf_text_fmt(buf, len, "%s", row->device);
 		return UI_TONE_NORMAL;
 	case UI_SBS_DTYPE:
+		/* fits: a dtype name is 5 bytes at most, a cell 64 or more */
 		snprintf(buf, len, "%s", row->dtype);
 		return UI_TONE_NORMAL;
 	case UI_SBS_N:
@@ -67,7 +70,7 @@ enum ui_tone ui_sbs_cell(const struct model_snapshot *snap,
 		if (!m) {
 			const struct model_host *h = &snap->hosts[c->host];
 
-			snprintf(buf, len, "%s", ui_sbs_state(h));
+			bf_text_fmt(buf, len, "%s", ui_sbs_state(h));
 			return h->state == HOST_FAILED ? UI_TONE_BAD :
 			       h->state == HOST_DONE ||
 					       h->state == HOST_PENDING ||
@@ -87,8 +90,8 @@ enum ui_tone ui_sbs_cell(const struct model_snapshot *snap,
 			snprintf(buf, len, "n/a");
 			return UI_TONE_DIM;
 		}
-		snprintf(buf, len, "%.*fx%s", ratio >= 9.995 ? 1 : 2, ratio,
-			 unreliable ? UI_UNRELIABLE_MARK : "");
+		bf_text_fmt(buf, len, "%.*fx%s", ratio >= 9.995 ? 1 : 2, ratio,
+			    unreliable ? UI_UNRELIABLE_MARK : "");
 		return unreliable ? UI_TONE_DIM : UI_TONE_NORMAL;
 	}
 	return UI_TONE_NORMAL;
@@ -122,6 +125,8 @@ int ui_sbs_columns(const struct model_snapshot *snap, const struct sbs_table *t,
 
 		*c = (struct ui_sbs_col){ .kind = UI_SBS_HOST, .host = h,
 					  .right = 1 };
+		/* fits: a name is 127 bytes at most (model_host.name[128]),
+		 * a title 300 */
 		snprintf(c->title, sizeof(c->title), "%s", snap->hosts[h].name);
 		c->width = ui_imax(VALUE_MIN, title_width(c->title));
 	}
@@ -133,7 +138,8 @@ int ui_sbs_columns(const struct model_snapshot *snap, const struct sbs_table *t,
 		c = &cols[n++];
 		*c = (struct ui_sbs_col){ .kind = UI_SBS_RATIO, .host = h,
 					  .right = 1 };
-		snprintf(c->title, sizeof(c->title), "%.140s/%.140s",
+		/* fits: two names of 127 bytes at most, a title 300 */
+		snprintf(c->title, sizeof(c->title), "%s/%s",
 			 snap->hosts[h].name, snap->hosts[t->ref].name);
 		c->width = ui_imax(VALUE_MIN, title_width(c->title));
 	}
@@ -241,7 +247,8 @@ void ui_sbs_legend(const struct model_snapshot *snap, char *buf, size_t len)
 	buf[0] = '\0';
 	if (snap->nhosts < 2)
 		return;
-	snprintf(buf, len, "HOST/%s: HOST's median GFLOP/s over %s's (%s: "
-		 "either is unreliable)", snap->hosts[ref].name,
-		 snap->hosts[ref].name, UI_UNRELIABLE_MARK);
+	/* 320 bytes at most (names of 127): a shorter buffer ends in "..." */
+	bf_text_fmt(buf, len, "HOST/%s: HOST's median GFLOP/s over %s's (%s: "
+		    "either is unreliable)", snap->hosts[ref].name,
+		    snap->hosts[ref].name, UI_UNRELIABLE_MARK);
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bf_text.h"
 #include "xmalloc.h"
 
 static void rate(double gflops, char *buf, size_t len)
@@ -12,14 +13,15 @@ static void rate(double gflops, char *buf, size_t len)
 	double v = gflops >= 1000 ? gflops / 1000 : gflops;
 	const char *unit = gflops >= 1000 ? "TFLOP/s" : "GFLOP/s";
 
+	/* A figure of an archive's (1e300 is finite): a cut ends in "..." */
 	if (!isfinite(gflops))
 		snprintf(buf, len, "n/a");
 	else if (v >= 100)
-		snprintf(buf, len, "%.0f %s", v, unit);
+		bf_text_fmt(buf, len, "%.0f %s", v, unit);
 	else if (v >= 10)
-		snprintf(buf, len, "%.1f %s", v, unit);
+		bf_text_fmt(buf, len, "%.1f %s", v, unit);
 	else
-		snprintf(buf, len, "%.2f %s", v, unit);
+		bf_text_fmt(buf, len, "%.2f %s", v, unit);
 }
 
 static const char *shout(const struct verdict *v)

@@ -22,7 +22,10 @@
 
 #include "archive/archive_read.h"
 #include "stats.h"
+#include "model/history.h"
 #include "view/compare_view.h"
+#include "view/history_view.h"
+#include "view/report_html.h"
 #include "xmalloc.h"
 
 static char tmpdir[64];
@@ -207,6 +210,10 @@ static void test_fmt(void **state)
 	assert_string_equal(buf, "0.525");
 	compare_fmt_gflops(buf, sizeof(buf), NAN);
 	assert_string_equal(buf, "n/a");
+	/* A figure wider than the cell (an archive's 1e300 is finite) ends
+	 * in "..." (issue 28: it was cut in silence). */
+	compare_fmt_gflops(buf, 16, 1e300);
+	assert_string_equal(buf, "100000000000...");
 
 	compare_fmt_cell(buf, sizeof(buf), &c);
 	assert_string_equal(buf, "18473 (2%)");
@@ -697,6 +704,228 @@ static void test_by_host(void **state)
 	free(h1);
 }
 
+/* Issue 28: the legend names every host of a column's run, however
+ * many and however long (they were cut at 511 bytes: the eighth of these
+ * 70-byte names was lost). */
+static void test_legend_all_hosts(void **state)
+{
+	char *h = host_rec("vm", 2, 5);
+	char *g = gemm_rec("cpu", "fp32", 256, base_ms, 5);
+	char *rec = bf_xasprintf("%s%s%s", h, g, summary_rec);
+	char names[8][72], *all = bf_xstrdup(""), *text;
+	const char *np[8], *st[8], *recs[8];
+	struct compare_column cols[1] = { { 0 } };
+	struct compare_table *t;
+	struct archive_run *a;
+
+	for (int i = 0; i < 8; i++) {
+		char *more;
+
+		snprintf(names[i], sizeof(names[i]), "host%d-", i);
+		memset(names[i] + 6, 'x', 64);
+		names[i][70] = '\0';
+		np[i] = names[i];
+		st[i] = "done";
+		recs[i] = rec;
+		more = bf_xasprintf("%s%s%s", all, i ? "," : "", names[i]);
+		free(all);
+		all = more;
+	}
+	write_run("20261205T080000Z-d001", "complete", 8, np, st, recs);
+	a = load("20261205T080000Z-d001");
+	cols[0].run = a;
+	t = compare_build(cols, 1, COMPARE_ALPHA);
+	text = print_plain(t);
+	assert_true(strlen(all) > 511);
+	if (!strstr(text, all))
+		fail_msg("legend lacks the hosts in full:\n%s", text);
+	free(text);
+	compare_free(t);
+	archive_run_free(a);
+	free(all);
+	free(rec);
+	free(g);
+	free(h);
+}
+
+/* Issue 28: ctl report keeps a skip reason whole (a bandwidth record's
+ * of 300 bytes was cut at 159), and a chart label's long host name ends
+ * in "..." where it is cut (it was cut at 100 bytes in silence). */
+static void test_report_long_texts(void **state)
+{
+	char *h = host_rec("vm", 2, 5);
+	char *g = gemm_rec("cpu", "fp32", 256, base_ms, 5);
+	char *g2 = gemm_rec("cpu", "fp32", 256, half_ms, 5);
+	char why[301], name[121], *bw, *ra, *rb, *html = NULL, *want;
+	const char *np[2], *st[] = { "done", "done" }, *recs[2];
+	struct compare_column cols[1] = { { 0 } };
+	struct compare_table *t;
+	struct archive_run *a;
+	size_t len = 0;
+	FILE *f;
+
+	memset(why, 'w', 300);
+	why[300] = '\0';
+	memcpy(why + 290, " last word", 10);
+	memset(name, 'y', 120);
+	name[120] = '\0';
+	bw = bf_xasprintf(
+		"{\"schema\":1,\"type\":\"bandwidth\",\"seq\":3,"
+		"\"device\":\"cuda:0\",\"kind\":\"d2d\",\"status\":\"skipped\","
+		"\"reason\":\"%s\",\"median_gbps\":null}\n", why);
+	ra = bf_xasprintf("%s%s%s%s", h, g, bw, summary_rec);
+	rb = bf_xasprintf("%s%s%s", h, g2, summary_rec);
+	np[0] = "local";
+	np[1] = name;
+	recs[0] = ra;
+	recs[1] = rb;
+	write_run("20261206T080000Z-e001", "complete", 2, np, st, recs);
+	a = load("20261206T080000Z-e001");
+	cols[0].run = a;
+	t = compare_build(cols, 1, COMPARE_ALPHA);
+	f = open_memstream(&html, &len);
+	assert_int_equal(report_html_write(f, t, NULL, 0, "2026-12-06T08:00:00Z"), 0);
+	fclose(f);
+	want = bf_xasprintf("[1] %s</li>", why);
+	if (!strstr(html, want))
+		fail_msg("no whole note \"%s\"", want);
+	free(want);
+	want = bf_xasprintf("%.97s...: cpu fp32 n=256", name);
+	if (!strstr(html, want))
+		fail_msg("no label \"%s\"", want);
+	free(want);
+	want = bf_xasprintf("%.100s: cpu fp32 n=256", name);
+	assert_null(strstr(html, want));
+	free(want);
+	free(html);
+	compare_free(t);
+	archive_run_free(a);
+	free(rb);
+	free(ra);
+	free(bw);
+	free(g2);
+	free(g);
+	free(h);
+}
+
+/* Issue 28: ctl history prints what changed at a change point whole (a
+ * 300-byte LD_PRELOAD was cut at 255 bytes), and the run ids and host
+ * name whole. A history built by hand: two runs, one series, one
+ * change. */
+static void test_history_text_whole(void **state)
+{
+	char val[301], id[2][201], host[301], *text = NULL, *want;
+	struct archive_run runs[2], *rp[2] = { &runs[0], &runs[1] };
+	struct history_point pts[2];
+	struct history_prov prov;
+	struct history_change ch;
+	struct history_series se;
+	struct history h;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	memset(val, 'v', 300);
+	val[300] = '\0';
+	memset(host, 'h', 300);
+	host[300] = '\0';
+	memset(runs, 0, sizeof(runs));
+	for (int k = 0; k < 2; k++) {
+		memset(id[k], 'a' + k, 200);
+		id[k][200] = '\0';
+		runs[k].run_id = id[k];
+		pts[k] = (struct history_point){ .run = k, .spread = NAN,
+						 .median_gflops = 10.0 * (k + 1) };
+	}
+	memset(&prov, 0, sizeof(prov));
+	snprintf(prov.key, sizeof(prov.key), "env.LD_PRELOAD");
+	prov.before = NULL;
+	prov.after = val;
+	ch = (struct history_change){ .cp = { .at = 1, .p = 0.01, .before = 10,
+					      .after = 20, .change = 1 },
+				      .prov = &prov, .nprov = 1 };
+	memset(&se, 0, sizeof(se));
+	snprintf(se.device, sizeof(se.device), "cpu");
+	/* se.dtype left zeroed: its type is changing (an enum). */
+	se.n = 256;
+	se.occurrence = 1;
+	se.points = pts;
+	se.npoints = 2;
+	se.changes = &ch;
+	se.nchanges = 1;
+	memset(&h, 0, sizeof(h));
+	h.host = host;
+	h.runs = rp;
+	h.nruns = 2;
+	h.nsettings = 1;
+	h.series = &se;
+	h.nseries = 1;
+	f = open_memstream(&text, &len);
+	history_print_text(f, &h, 0);
+	fclose(f);
+	want = bf_xasprintf("    env.LD_PRELOAD: n/a -> %s\n", val);
+	if (!strstr(text, want))
+		fail_msg("no whole provenance line in:\n%s", text);
+	free(want);
+	want = bf_xasprintf("between %s and %s\n", id[0], id[1]);
+	assert_non_null(strstr(text, want));
+	free(want);
+	want = bf_xasprintf("  runs 2-2  %s .. %s  median", id[1], id[1]);
+	assert_non_null(strstr(text, want));
+	free(want);
+	want = bf_xasprintf("history of %s: 2 runs", host);
+	assert_non_null(strstr(text, want));
+	free(want);
+	free(text);
+}
+
+/* Issue 28: ctl compare's notes are whole: two unreliable reasons of
+ * 150 bytes (the second was cut, its group key with it) and their
+ * groups. */
+static void test_compare_notes_whole(void **state)
+{
+	char *h = host_rec("vm", 2, 5);
+	char *g = gemm_rec("cpu", "fp32", 256, base_ms, 5), *g2, *all, *text;
+	char r1[151], r2[151], *want;
+	const char *np[] = { "local" }, *st[] = { "done" }, *recs[1];
+	struct compare_column cols[1] = { { 0 } };
+	struct compare_table *t;
+	struct archive_run *a;
+	char *end;
+
+	memset(r1, 'p', 150);
+	r1[150] = '\0';
+	memset(r2, 'q', 150);
+	r2[150] = '\0';
+	memcpy(r2 + 140, " last word", 10);
+	/* The record with "reliable": false and the two reasons. */
+	end = strrchr(g, '}');
+	g2 = bf_xasprintf("%.*s,\"reliable\":false,\"unreliable_reasons\":"
+			  "[\"%s\",\"%s\"]}\n", (int)(end - g), g, r1, r2);
+	all = bf_xasprintf("%s%s%s", h, g2, summary_rec);
+	recs[0] = all;
+	write_run("20261207T080000Z-f001", "complete", 1, np, st, recs);
+	a = load("20261207T080000Z-f001");
+	cols[0].run = a;
+	t = compare_build(cols, 1, COMPARE_ALPHA);
+	text = print_plain(t);
+	want = bf_xasprintf("?1 unreliable: %s: 1 cell\n", r1);
+	if (!strstr(text, want))
+		fail_msg("no \"%s\" in:\n%s", want, text);
+	free(want);
+	want = bf_xasprintf("?2 unreliable: %s: 1 cell\n", r2);
+	if (!strstr(text, want))
+		fail_msg("no \"%s\" in:\n%s", want, text);
+	free(want);
+	free(text);
+	compare_free(t);
+	archive_run_free(a);
+	free(all);
+	free(g2);
+	free(g);
+	free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -710,6 +939,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_real_difference, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_difference, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_by_host, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_legend_all_hosts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_report_long_texts, setup, teardown),
+		cmocka_unit_test(test_history_text_whole),
+		cmocka_unit_test_setup_teardown(test_compare_notes_whole, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("compare", tests, NULL, NULL);

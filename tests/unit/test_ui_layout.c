@@ -309,6 +309,21 @@ static void test_state_texts(void **state)
 	assert_int_equal(ui_cell_text(m, r, UI_COL_STATE, buf, sizeof(buf)),
 			 UI_TONE_BAD);
 	assert_string_equal(buf, "failed: connect: connection refused");
+	/* A reason longer than the cell's buffer ends in "..." (issue 28:
+	 * it was cut in silence); the panel's line is cut the same way. */
+	memset(h->reason, 'e', 300);
+	h->reason[300] = '\0';
+	ui_host_state_text(h, buf, sizeof(buf));
+	assert_int_equal(strlen(buf), sizeof(buf) - 1);
+	assert_string_equal(buf + sizeof(buf) - 4, "...");
+	h->state = HOST_RUNNING;
+	h->gemm_done = 0;
+	h->gemm_total = 6;
+	memset(h->plan, 'p', 200);
+	h->plan[200] = '\0';
+	ui_host_panel_text(h, buf, sizeof(buf));
+	assert_true(strncmp(buf, "running 0/6: ppp", 16) == 0);
+	assert_string_equal(buf + sizeof(buf) - 4, "...");
 	h->state = HOST_DONE;
 	assert_int_equal(ui_host_state_text(h, buf, sizeof(buf)), UI_TONE_NORMAL);
 	assert_string_equal(buf, "done");
@@ -779,6 +794,70 @@ static void test_model_baseline(void **state)
 	model_free(m);
 }
 
+/* Issue 28: notes are whole however long. A row's unreliable reasons
+ * (320 bytes in the model) were copied into 160 bytes to be grouped, so
+ * the second of two long reasons lost its end, and two reasons alike in
+ * their first 160 bytes became one group; a report's bandwidth reason
+ * (any length in run.json) was kept in 160 bytes. */
+static void test_long_notes_whole(void **state)
+{
+	struct model_snapshot *m = new_model(1);
+	struct model_row *r = add_row(m, 0, "cpu", "fp32", 64, 10.0);
+	struct model_row *r2 = add_row(m, 0, "cpu", "fp32", 128, 20.0);
+	struct ui_text_line *l;
+	struct ui_notes ns = { 0 };
+	char a[120], b[150], b2[150], marks[64], *big;
+	int n;
+
+	(void)state;
+	memset(a, 'a', sizeof(a) - 1);
+	a[sizeof(a) - 1] = '\0';
+	memset(b, 'b', sizeof(b) - 1);
+	b[sizeof(b) - 1] = '\0';
+	memcpy(b2, b, sizeof(b));
+	b2[sizeof(b2) - 2] = 'Z'; /* like b but for its last byte */
+	r->reliable = 0;
+	snprintf(r->unreliable, sizeof(r->unreliable), "%s; %s", a, b);
+	r2->reliable = 0;
+	snprintf(r2->unreliable, sizeof(r2->unreliable), "%s; %s", a, b2);
+	n = ui_note_lines(m, 0, &l);
+	assert_int_equal(n, 3);
+	assert_true(strncmp(l[0].text, "?1 ", 3) == 0);
+	assert_true(strncmp(l[0].text + 3, a, strlen(a)) == 0);
+	assert_string_equal(l[0].text + 3 + strlen(a), ": 2 rows");
+	assert_true(strncmp(l[1].text + 3, b, strlen(b)) == 0);
+	assert_string_equal(l[1].text + 3 + strlen(b), ": 1 row");
+	assert_true(strncmp(l[2].text + 3, b2, strlen(b2)) == 0);
+	assert_string_equal(l[2].text + 3 + strlen(b2), ": 1 row");
+	free(l);
+	ui_row_marks(m, r2, marks, sizeof(marks));
+	assert_string_equal(marks, "1,3");
+	/* Wrapped at 60 cells: every byte of b is still there. */
+	n = ui_note_lines(m, 60, &l);
+	{
+		size_t got = 0;
+
+		for (int i = 0; i < n; i++)
+			for (const char *p = l[i].text; *p; p++)
+				got += *p == 'b';
+		assert_int_equal(got, strlen(b) + strlen(b2) - 1);
+	}
+	free(l);
+	/* A skip reason of 300 bytes (a report's bandwidth record) is kept
+	 * whole, and is told from one alike in its first 299 bytes. */
+	big = malloc(301);
+	memset(big, 'r', 300);
+	big[300] = '\0';
+	assert_int_equal(ui_notes_add(&ns, big), 1);
+	assert_string_equal(ns.text[0], big);
+	big[299] = 's';
+	assert_int_equal(ui_notes_add(&ns, big), 2);
+	assert_int_equal(strlen(ns.text[1]), 300);
+	free(big);
+	ui_notes_free(&ns);
+	free_model(m);
+}
+
 /* The model's only read path: a caller-owned snapshot, refreshed only
  * when the model changed, independent of the model once taken. */
 static void test_model_snapshot(void **state)
@@ -1048,6 +1127,7 @@ int main(void)
 		cmocka_unit_test(test_elapsed),
 		cmocka_unit_test(test_model_baseline),
 		cmocka_unit_test(test_model_snapshot),
+		cmocka_unit_test(test_long_notes_whole),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
