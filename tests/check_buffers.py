@@ -74,8 +74,6 @@ NOT_YET_AUDITED = {
     "controller/run/runner_local.c",
     "controller/run/runner_slurm.c",
     "controller/run/runner_ssh.c",
-    "controller/run/session.c",
-    "controller/run/session_host.c",
     "controller/view/check_export.c",
     "controller/view/compare_export.c",
     "controller/view/compare_text.c",

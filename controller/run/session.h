@@ -294,8 +294,9 @@ enum agent_outcome {
  * exit_status 0..255 when it exited, -1 when it did not (signal_name then
  * says by which signal, without "SIG": "KILL"; NULL when unknown). For a
  * failure, reason gets one line ("agent killed by signal KILL", "agent
- * exited with status 4: <last line of stderr_tail>"); "" otherwise.
- * stderr_tail may be NULL. Pure.
+ * exited with status 4: <last line of stderr_tail>", that line whole
+ * however long); "" otherwise. A reason longer than reason_len is cut
+ * there and ends in "..." (bf_text_fmt). stderr_tail may be NULL. Pure.
  */
 enum agent_outcome session_agent_outcome(int exit_status,
 					 const char *signal_name,
