@@ -229,9 +229,11 @@ static void keep_noise(struct preflight *p, const char *line)
 		/* fits: checked just above. */
 		snprintf(p->noise + have, sizeof(p->noise) - have, "%s%s",
 			 have ? " / " : "", safe);
-	else if (!p->noise_cut && (p->noise_cut = 1))
+	else {
+		p->noise_cut = 1;
 		(void)bf_text_appendf(p->noise, sizeof(p->noise), "%s",
 				      have ? NOISE_MORE : "...");
+	}
 }
 
 /* A toolchain part into out (len bytes, len > 64): whole when it fits;
