@@ -197,9 +197,12 @@ static void rank_line(struct slurm_job *job, struct rank *rk, const char *p,
 		return;
 	}
 	if (len > 6 && strncmp(p, "@node ", 6) == 0 && !rk->named) {
-		char node[128] = "", jobid[32] = "";
+		/* Whole words (glibc's %ms): the node's name becomes the
+		 * host's, a key never cut (session_rename_host refuses one
+		 * too long, saying so in the log). */
+		char *node = NULL, *jobid = NULL;
 
-		if (sscanf(p + 6, "%127s %31s", node, jobid) >= 1) {
+		if (sscanf(p + 6, "%ms %ms", &node, &jobid) >= 1) {
 			rk->named = 1;
 			if (rk != job->build)
 				session_agent_started(h);
@@ -207,10 +210,13 @@ static void rank_line(struct slurm_job *job, struct rank *rk, const char *p,
 			    session_rename_host(h, node, detail,
 						sizeof(detail)) != BF_OK)
 				fprintf(h->log, "%s\n", detail);
-			if (*jobid && strcmp(jobid, "none") != 0)
+			if (jobid && strcmp(jobid, "none") != 0)
 				session_set_slurm_job(h, jobid);
-			fprintf(h->log, "slurm: node %s, job %s\n", node, jobid);
+			fprintf(h->log, "slurm: node %s, job %s\n", node,
+				jobid ? jobid : "");
 		}
+		free(node);
+		free(jobid);
 		return;
 	}
 	if (len > 6 && strncmp(p, "@exit ", 6) == 0) {
