@@ -35,11 +35,6 @@ NOT_YET_AUDITED = {
     "common/agent_opts.c",
     "common/record.c",
     "common/schema_json.c",
-    "controller/archive/archive.c",
-    "controller/archive/archive_find.c",
-    "controller/archive/paths.c",
-    "controller/base/args.c",
-    "controller/base/cli.c",
     "controller/cmd/cmd_check.c",
     "controller/cmd/cmd_doctor.c",
     "controller/cmd/cmd_hosts.c",
@@ -66,16 +61,6 @@ NOT_YET_AUDITED = {
     "controller/remote/remote_proxy.c",
     "controller/remote/remote_session.c",
     "controller/remote/remote_tcp.c",
-    "controller/run/build_log.c",
-    "controller/run/deployed.c",
-    "controller/run/inventory_check.c",
-    "controller/run/machine.c",
-    "controller/run/preflight.c",
-    "controller/run/runner_local.c",
-    "controller/run/runner_slurm.c",
-    "controller/run/runner_ssh.c",
-    "controller/run/session.c",
-    "controller/run/session_host.c",
 }
 
 CALL = re.compile(r"\bv?snprintf\s*\(")

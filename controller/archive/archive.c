@@ -34,6 +34,7 @@ enum bf_err archive_create(const char *results_dir, struct archive *a,
 
 		if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
 			rnd = (unsigned short)(getpid() + attempt);
+		/* fits: strftime's 16 characters, '-' and 4 hex digits. */
 		snprintf(a->run_id, sizeof(a->run_id), "%s-%04x", stamp, rnd);
 		free(a->dir);
 		a->dir = bf_xasprintf("%s/%s", results_dir, a->run_id);
@@ -156,7 +157,7 @@ cJSON *archive_run_json(const struct archive *a,
 	for (int i = 0; i < run->nhosts; i++) {
 		const struct archive_host_info *h = &run->hosts[i];
 		cJSON *o = cJSON_CreateObject();
-		char name[128];
+		char *name;
 
 		cJSON_AddItemToArray(arr, o);
 		cJSON_AddStringToObject(o, BF_RUN_HOST_NAME, h->name);
@@ -177,10 +178,13 @@ cJSON *archive_run_json(const struct archive *a,
 		cJSON_AddNumberToObject(o, BF_RUN_HOST_GEMM_TOTAL, h->gemm_total);
 		cJSON_AddStringToObject(o, BF_RUN_HOST_COMPLETE_RECORDS,
 					h->complete_records ? "yes" : "no");
-		snprintf(name, sizeof(name), "%s.ndjson", h->basename);
+		/* File names, which readers open: whole. */
+		name = bf_xasprintf("%s.ndjson", h->basename);
 		cJSON_AddStringToObject(o, BF_RUN_HOST_RECORDS_FILE, name);
-		snprintf(name, sizeof(name), "%s.log", h->basename);
+		free(name);
+		name = bf_xasprintf("%s.log", h->basename);
 		cJSON_AddStringToObject(o, BF_RUN_HOST_LOG_FILE, name);
+		free(name);
 		if (h->slurm_job && *h->slurm_job)
 			cJSON_AddStringToObject(o, BF_RUN_HOST_SLURM_JOB,
 						h->slurm_job);

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -243,7 +244,7 @@ enum bf_err archive_runs_with_host(const char *results_dir, const char *host,
 		sk = bf_xcalloc((size_t)nall + 1, sizeof(*sk));
 	for (int i = nall - 1; i >= 0 && n < max; i--) {
 		char *path = bf_xasprintf("%s/%s/run.json", results_dir, all[i]);
-		char why[256], safe[256];
+		char why[PATH_MAX + 256];
 		cJSON *doc = NULL;
 
 		/* Usable as archive_load_run has it: else a damaged run. */
@@ -255,16 +256,22 @@ enum bf_err archive_runs_with_host(const char *results_dir, const char *host,
 				v[n++] = bf_xstrdup(all[i]);
 		} else if (sk) {
 			char *dir = bf_xasprintf("%s/%s", results_dir, all[i]);
+			/* Whole: it names the run's path, which can be long. */
+			char *text = doc ? /* read, but not a run's */
+				bf_xasprintf("%s/run.json: \"%s\", \"%s\" or \"%s\" missing",
+					     dir, BF_RUN_RUN_ID, BF_RUN_STATUS,
+					     BF_RUN_HOSTS) :
+				bf_xstrdup(why);
 
-			if (doc) /* read, but not a run's */
-				snprintf(why, sizeof(why),
-					 "%s/run.json: \"%s\", \"%s\" or \"%s\" missing",
-					 dir, BF_RUN_RUN_ID, BF_RUN_STATUS,
-					 BF_RUN_HOSTS);
-			if (has_host_file(dir, host))
+			if (has_host_file(dir, host)) {
+				char *safe = bf_text_sanitize_dup(text);
+
 				sk[nsk++] = bf_xasprintf(
 					"%s: run.json unreadable (%s)", all[i],
-					bf_text_sanitize(safe, sizeof(safe), why));
+					safe);
+				free(safe);
+			}
+			free(text);
 			free(dir);
 		}
 		cJSON_Delete(doc);
@@ -362,8 +369,11 @@ static struct archive_baseline *baseline_from(const struct archive_host *h,
 	struct archive_baseline *b = bf_xcalloc(1, sizeof(*b));
 	int cap = 0;
 
-	snprintf(b->run_id, sizeof(b->run_id), "%s", run_id);
-	snprintf(b->started_at, sizeof(b->started_at), "%s", started_at);
+	/* Shown, never matched: a run directory renamed to a long name
+	 * and a long started_at end in "...". */
+	(void)bf_text_fmt(b->run_id, sizeof(b->run_id), "%s", run_id);
+	(void)bf_text_fmt(b->started_at, sizeof(b->started_at), "%s",
+			  started_at);
 	b->wall_ms = NAN;
 	for (int i = 0; i < h->nrecords; i++) {
 		const struct bf_rec_gemm *g = &h->records[i].u.gemm;
@@ -375,13 +385,21 @@ static struct archive_baseline *baseline_from(const struct archive_host *h,
 		if (h->records[i].type != BF_REC_GEMM ||
 		    g->status != BF_STATUS_PASS)
 			continue;
+		/* Device and dtype are the row's key (archive_baseline_row):
+		 * one too long for its field is left out, never cut (two
+		 * cut alike would match the wrong row). */
+		if (strlen(g->device ? g->device : "?") >= sizeof(r->device) ||
+		    strlen(g->dtype ? g->dtype : "?") >= sizeof(r->dtype))
+			continue;
 		if (b->nrows == cap) {
 			cap = cap ? 2 * cap : 16;
 			b->rows = bf_xrealloc(b->rows, (size_t)cap * sizeof(*b->rows));
 		}
 		r = &b->rows[b->nrows++];
+		/* fits: checked above. */
 		snprintf(r->device, sizeof(r->device), "%s",
 			 g->device ? g->device : "?");
+		/* fits: checked above. */
 		snprintf(r->dtype, sizeof(r->dtype), "%s",
 			 g->dtype ? g->dtype : "?");
 		r->n = g->n;
@@ -418,9 +436,15 @@ const char *archive_machine_differs(const struct bf_rec_host *a,
 	if (fp_a && *fp_a && fp_b && *fp_b && strcmp(fp_a, fp_b) != 0)
 		return "host key differs";
 	if (!same_or_none(a->hostname, b->hostname)) {
-		snprintf(buf, len, "hostname differs (%.60s, was %.60s)",
-			 a->hostname ? a->hostname : "n/a",
-			 b->hostname ? b->hostname : "n/a");
+		char now[61], then[61];
+
+		/* Each at most 60 bytes, a cut marked, so that both show. */
+		(void)bf_text_fmt(now, sizeof(now), "%s",
+				  a->hostname ? a->hostname : "n/a");
+		(void)bf_text_fmt(then, sizeof(then), "%s",
+				  b->hostname ? b->hostname : "n/a");
+		(void)bf_text_fmt(buf, len, "hostname differs (%s, was %s)",
+				  now, then);
 		return buf;
 	}
 	if (a->ngpus != b->ngpus)
@@ -439,7 +463,9 @@ enum bf_err archive_find_baselines(const char *results_dir, const char *host,
 				   char *detail, size_t detail_len)
 {
 	const struct bf_rec_options *options = machine ? &machine->options : NULL;
-	char skipped[200] = "", other[200] = "";
+	/* Each names a run (its directory's name, up to NAME_MAX) and why:
+	 * cut, they end in "..." (bf_text_fmt). */
+	char skipped[512] = "", other[512] = "";
 	enum bf_err err;
 	char **ids;
 	int n, end;
@@ -487,7 +513,7 @@ enum bf_err archive_find_baselines(const char *results_dir, const char *host,
 		if (h.complete && !h.read_error && h.host_record && options &&
 		    !other[0] &&
 		    bf_rec_options_differ(&h.host_record->options, options))
-			snprintf(other, sizeof(other),
+			(void)bf_text_fmt(other, sizeof(other),
 				 "no earlier run with the same settings (run %s: "
 				 "%s differs)", ids[i],
 				 bf_rec_options_differ(&h.host_record->options,
@@ -505,12 +531,12 @@ enum bf_err archive_find_baselines(const char *results_dir, const char *host,
 
 			/* The newest such run says why, if none is found. */
 			if (!differs && key_now != key_then && !skipped[0])
-				snprintf(skipped, sizeof(skipped),
+				(void)bf_text_fmt(skipped, sizeof(skipped),
 					 "cannot tell whether run %s was the same machine: %s no host key",
 					 ids[i], key_now ? "it recorded" :
 							   "this run recorded");
 			else if (differs && !skipped[0])
-				snprintf(skipped, sizeof(skipped),
+				(void)bf_text_fmt(skipped, sizeof(skipped),
 					 "different machine than run %s (%s)",
 					 ids[i], differs);
 			if (!differs && key_now == key_then)

@@ -37,6 +37,16 @@
 #ifndef BF_BINARY_DIR
 #define BF_BINARY_DIR ""
 #endif
+#ifndef BF_DATA_DIR
+#define BF_DATA_DIR ""
+#endif
+
+/* The build's own directories are paths, shorter than PATH_MAX: the
+ * buffers below that hold them with a suffix are sized on that. */
+_Static_assert(sizeof(BF_SOURCE_DIR) <= PATH_MAX &&
+		       sizeof(BF_BINARY_DIR) <= PATH_MAX &&
+		       sizeof(BF_DATA_DIR) <= PATH_MAX,
+	       "the build's directories are under PATH_MAX");
 
 static int is_dir(const char *path)
 {
@@ -45,15 +55,18 @@ static int is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* A benchfleet checkout: hosts/ and results/README.md. */
+/* A benchfleet checkout: hosts/ and results/README.md. dir is under
+ * PATH_MAX bytes (getcwd's, or BF_SOURCE_DIR: ctl_checkout_dir). */
 static int is_checkout(const char *dir)
 {
 	char p[PATH_MAX + 32];
 	struct stat st;
 
+	/* fits: dir is under PATH_MAX, "/hosts" 6 bytes. */
 	snprintf(p, sizeof(p), "%s/hosts", dir);
 	if (!is_dir(p))
 		return 0;
+	/* fits: dir is under PATH_MAX, "/results/README.md" 18 bytes. */
 	snprintf(p, sizeof(p), "%s/results/README.md", dir);
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
@@ -72,6 +85,7 @@ const char *ctl_checkout_dir(void)
 			char *slash;
 
 			if (is_checkout(dir[0] ? dir : "/")) {
+				/* fits: getcwd's dir, as long as found. */
 				snprintf(found, sizeof(found), "%s", dir[0] ? dir : "/");
 				return found;
 			}
@@ -83,6 +97,7 @@ const char *ctl_checkout_dir(void)
 	}
 	if (BF_SOURCE_DIR[0] && strlen(BF_SOURCE_DIR) < sizeof(found) &&
 	    is_checkout(BF_SOURCE_DIR)) {
+		/* fits: its length was checked above. */
 		snprintf(found, sizeof(found), "%s", BF_SOURCE_DIR);
 		return found;
 	}
@@ -107,6 +122,7 @@ int ctl_is_checkout_build(void)
 	if (!slash)
 		return answer;
 	*slash = '\0';
+	/* fits: its length was checked above. */
 	snprintf(bin, sizeof(bin), "%s/bin", BF_BINARY_DIR);
 	{
 		char real[PATH_MAX];
@@ -213,10 +229,12 @@ const char *ctl_references_file(void)
 	if (v && *v)
 		return v;
 	if (ctl_is_checkout_build()) {
+		/* fits: BF_SOURCE_DIR is under PATH_MAX (asserted above). */
 		snprintf(buf, sizeof(buf), "%s/data/references.json",
 			 BF_SOURCE_DIR);
 		return buf;
 	}
+	/* fits: BF_DATA_DIR is under PATH_MAX (asserted above). */
 	snprintf(buf, sizeof(buf), "%s/benchfleet/references.json",
 		 BF_DATA_DIR);
 	return buf;

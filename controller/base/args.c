@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/args.h"
+#include "bf_text.h"
 #include "xmalloc.h"
 
 /* getopt_long's answer for a long option without a short letter: 256 and
@@ -153,8 +154,8 @@ static const char *optname(const struct ctl_args *a, int opt, char *buf,
 {
 	const struct ctl_opt *o = &a->spec->opts[opt];
 
-	if (o->name)
-		snprintf(buf, len, "--%s", o->name);
+	if (o->name) /* shown only: a cut would end in "..." */
+		(void)bf_text_fmt(buf, len, "--%s", o->name);
 	else
 		snprintf(buf, len, "-%c", o->letter);
 	return buf;

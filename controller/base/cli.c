@@ -18,19 +18,24 @@
 #include "bf_parse.h"
 #include "bf_text.h"
 #include "schema.h"
+#include "xmalloc.h"
 
 void ctl_error(const char *fmt, ...)
 {
-	char msg[8192];
+	char *msg;
 	va_list ap;
 
+	/* Whole, however long (a reason that quotes a host's stderr, a
+	 * long path). */
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		bf_xmalloc_fatal("vasprintf");
 	va_end(ap);
 	/* One line, whatever a value in it holds (a line break in an
 	 * inventory value, an escape sequence): control characters and
 	 * malformed UTF-8 become '?'. */
 	fprintf(stderr, "ctl: %s\n", bf_text_sanitize_inplace(msg));
+	free(msg);
 }
 
 int ctl_option_error(const char *command, int c, char **argv)

@@ -17,7 +17,7 @@
 
 /* Prints "ctl: <message>" on stderr, one line: control characters in
  * the message (a value quoted in it) print as '?' (bf_text_sanitize);
- * cut at 8 KiB. */
+ * never cut, however long. */
 void ctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The one-line error for getopt_long's answer c (in ctl_args_parse,

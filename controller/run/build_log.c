@@ -6,15 +6,18 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Appends a CMake message line to cause, one space between words. */
+#include "bf_text.h"
+
+/* Appends a CMake message line to cause, one space between words; a
+ * cause that outgrows its field ends in "..." (and takes no more). */
 static void cause_append(char *cause, size_t len, const char *line)
 {
 	size_t have = strlen(cause);
 
 	line += strspn(line, " \t");
 	if (*line && have + 1 < len)
-		snprintf(cause + have, len - have, "%s%s", have ? " " : "",
-			 line);
+		(void)bf_text_appendf(cause, len, "%s%s", have ? " " : "",
+				      line);
 }
 
 /* Picks out the cause of a failed build. CMake prints its error as
@@ -35,16 +38,16 @@ static void cause_scan(struct build_log *b, const char *line)
 		b->in_cmake_error = 0;
 	}
 	if (!b->cmake_cause[0] && strncmp(line, "CMake Error", 11) == 0) {
-		snprintf(b->cmake_cause, sizeof(b->cmake_cause), "%s", line);
+		(void)bf_text_fmt(b->cmake_cause, sizeof(b->cmake_cause), "%s", line);
 		b->in_cmake_error = 1;
 	} else if (!b->pkg_cause[0] &&
 		   (strstr(line, "No package '") ||
 		    strstr(line, "was not found in the pkg-config search path"))) {
 		line += strspn(line, "- \t");
-		snprintf(b->pkg_cause, sizeof(b->pkg_cause), "%s", line);
+		(void)bf_text_fmt(b->pkg_cause, sizeof(b->pkg_cause), "%s", line);
 	} else if (!b->cc_cause[0] && (strstr(line, ": error: ") ||
 				       strstr(line, ": fatal error: "))) {
-		snprintf(b->cc_cause, sizeof(b->cc_cause), "%s", line);
+		(void)bf_text_fmt(b->cc_cause, sizeof(b->cc_cause), "%s", line);
 	}
 }
 
@@ -84,8 +87,8 @@ enum build_line build_log_line(struct build_log *b, const char *line,
 				      total, percent) ?
 		       BUILD_LINE_PROGRESS : BUILD_LINE_HEARTBEAT;
 	if (strncmp(line, BUILD_CAUSE " ", sizeof(BUILD_CAUSE)) == 0) {
-		snprintf(b->ctl_cause, sizeof(b->ctl_cause), "%s",
-			 line + sizeof(BUILD_CAUSE));
+		(void)bf_text_fmt(b->ctl_cause, sizeof(b->ctl_cause), "%s",
+				  line + sizeof(BUILD_CAUSE));
 		return BUILD_LINE_CAUSE;
 	}
 	cause_scan(b, line);
@@ -108,6 +111,8 @@ enum build_line build_log_line(struct build_log *b, const char *line,
 		memmove(b->text, keep, strlen(keep) + 1);
 		have = strlen(b->text);
 	}
+	/* fits: need < sizeof(b->text), and the oldest lines made room
+	 * for "\n", the line and its NUL just above. */
 	snprintf(b->text + have, sizeof(b->text) - have, "%s%s",
 		 have ? "\n" : "", line);
 	return BUILD_LINE_TEXT;

@@ -26,7 +26,8 @@
  * before the first line. Fixed size: no allocation. */
 struct build_log {
 	char text[2048];        /* the newest whole lines, '\n' between */
-	/* The first of each kind of cause line; the reason names one. */
+	/* The first of each kind of cause line; the reason names one. One
+	 * longer than its field is cut there and ends in "...". */
 	char pkg_cause[256];    /* pkg-config: "No package 'x' found" */
 	char cmake_cause[384];  /* "CMake Error at ...:" and its message */
 	char cc_cause[256];     /* a compiler's "...: error: ..." */

@@ -77,19 +77,33 @@ struct list_ctx {
 	 * host that does not run the command says instead (a ForceCommand
 	 * internal-sftp, nologin). */
 	char said[512];
+	int said_cut; /* lines were left out of said (it ends in "...") */
 };
 
-/* A stdout line that is none of the listing's, kept in c->said. */
+/* What keep_said puts in place of the lines that do not fit. */
+#define SAID_MORE " / ..."
+
+/* A stdout line that is none of the listing's, kept in c->said (a line
+ * over 255 bytes ends in "..."; the lines that do not fit are shown as
+ * one " / ..."). */
 static void keep_said(struct list_ctx *c, const char *line)
 {
 	char safe[256];
 	size_t have = strlen(c->said);
 
 	bf_text_sanitize(safe, sizeof(safe), line);
-	if (safe[strspn(safe, " \t")] &&
-	    have + strlen(safe) + 4 < sizeof(c->said))
+	if (!safe[strspn(safe, " \t")] || c->said_cut)
+		return;
+	/* Room is kept for SAID_MORE after every line taken. */
+	if (have + 3 + strlen(safe) + sizeof(SAID_MORE) <= sizeof(c->said))
+		/* fits: checked just above. */
 		snprintf(c->said + have, sizeof(c->said) - have, "%s%s",
 			 have ? " / " : "", safe);
+	else {
+		c->said_cut = 1;
+		(void)bf_text_appendf(c->said, sizeof(c->said), "%s",
+				      have ? SAID_MORE : "...");
+	}
 }
 
 /* One "e<i> <kib> <name>" line into dirs[i]; a name that is not exactly
@@ -110,6 +124,7 @@ static void add_entry(struct deployed_dir *d, const char *rest)
 	}
 	memcpy(kib, rest + 1, (size_t)(sp - rest - 1));
 	kib[sp - rest - 1] = '\0';
+	/* fits: its length was checked above. */
 	snprintf(name, sizeof(name), "%s", sp + 1);
 	k = deployed_name_kind(d->layout, name);
 	if (!k) {
@@ -120,6 +135,7 @@ static void add_entry(struct deployed_dir *d, const char *rest)
 	d->entries = bf_xrealloc(d->entries, (size_t)(d->nentries + 1) *
 						     sizeof(*d->entries));
 	e = &d->entries[d->nentries++];
+	/* fits: name is as long as e->name. */
 	snprintf(e->name, sizeof(e->name), "%s", name);
 	e->kib = bf_parse_long(kib, 0, 2147483647L, &v) == 0 ? v : -1;
 	e->staging = k == 2;
@@ -150,6 +166,7 @@ static enum bf_err list_line(void *arg, const char *line, size_t len,
 		if (strncmp(end, " benchfleet-", 12) == 0 && end[12] &&
 		    strspn(end + 12, "0123456789") == strlen(end + 12) &&
 		    strlen(end + 1) < sizeof(c->dirs[i].sub))
+			/* fits: checked just above. */
 			snprintf(c->dirs[i].sub, sizeof(c->dirs[i].sub), "%s",
 				 end + 1);
 	} else if (kind == 'd')
@@ -165,7 +182,7 @@ enum bf_err deployed_list(struct login *l, struct deployed_dir *dirs, int n,
 			  const atomic_int *cancel, char *detail,
 			  size_t detail_len)
 {
-	struct list_ctx c = { dirs, n, "" };
+	struct list_ctx c = { .dirs = dirs, .n = n };
 	char *cmd = bf_xstrdup(""), errtail[512];
 	enum bf_err err;
 	int status;

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bf_text.h"
+
 /* Names (and name prefixes, ending in '*') the build reads as a command,
  * flags or a path: CMake's compiler and flag variables (cmake-env-
  * variables(7)), nvcc's (nvcc --help: NVCC_PREPEND_FLAGS,
@@ -69,7 +71,7 @@ int inv_path_ok(const char *path, char *why, size_t why_len)
 	bad = first_bad(p, "/._+@=-");
 	if (!bad)
 		return 1;
-	snprintf(why, why_len, "%s is not allowed in a directory the agent "
+	(void)bf_text_fmt(why, why_len, "%s is not allowed in a directory the agent "
 		 "is built in or from (letters, digits and / . _ + @ = - "
 		 "only, after an optional leading ~/): the host's nvcc and "
 		 "make read it again, unquoted", shown(bad, c, sizeof(c)));
@@ -88,7 +90,7 @@ int inv_env_value_ok(const char *name, const char *value, char *why,
 		    *bad == 0x7f)
 			break;
 	if (*bad) {
-		snprintf(why, why_len, "%s is not allowed in an env value: "
+		(void)bf_text_fmt(why, why_len, "%s is not allowed in an env value: "
 			 "make, which builds the agent on the host, expands "
 			 "'$' in every environment variable ($(shell ...) "
 			 "runs), and shells '`'", shown(bad, c, sizeof(c)));
@@ -99,7 +101,7 @@ int inv_env_value_ok(const char *name, const char *value, char *why,
 	bad = first_bad(value, " \t/._+@=-,:");
 	if (!bad)
 		return 1;
-	snprintf(why, why_len, "%s is not allowed in %s (letters, digits, "
+	(void)bf_text_fmt(why, why_len, "%s is not allowed in %s (letters, digits, "
 		 "blanks and / . _ + @ = - , : only): the agent's build on "
 		 "the host reads it as a command, flags or a path, unquoted",
 		 shown(bad, c, sizeof(c)), name);

@@ -43,9 +43,11 @@ static int uuid_ok(const char *s)
 
 void machine_id_line(struct machine_id *id, const char *line)
 {
+	/* fits: 32 hex digits (machine_id_ok), a UUID's 36 (uuid_ok): 40. */
 	if (strncmp(line, "machine_id=", 11) == 0 && machine_id_ok(line + 11))
 		snprintf(id->machine_id, sizeof(id->machine_id), "%s", line + 11);
 	else if (strncmp(line, "boot_id=", 8) == 0 && uuid_ok(line + 8))
+		/* fits: as above. */
 		snprintf(id->boot_id, sizeof(id->boot_id), "%s", line + 8);
 }
 
@@ -70,9 +72,11 @@ void machine_id_local(struct machine_id *id)
 
 	memset(id, 0, sizeof(*id));
 	first_line("/etc/machine-id", v, sizeof(v));
+	/* fits: v is under 64 bytes, the names 11 and 8: 75 < 96. */
 	snprintf(line, sizeof(line), "machine_id=%s", v);
 	machine_id_line(id, line);
 	first_line("/proc/sys/kernel/random/boot_id", v, sizeof(v));
+	/* fits: as above. */
 	snprintf(line, sizeof(line), "boot_id=%s", v);
 	machine_id_line(id, line);
 }

@@ -190,9 +190,29 @@ static void keep_text(char *out, size_t len, const char *v)
 	bf_text_sanitize(out, len, v);
 }
 
+/* Whether the comma-separated list holds word (mount options). */
+static int has_word_comma(const char *list, const char *word)
+{
+	size_t wl = strlen(word);
+
+	for (const char *s = list; *s;) {
+		size_t n = strcspn(s, ",");
+
+		if (n == wl && strncmp(s, word, wl) == 0)
+			return 1;
+		s += n;
+		s += *s == ',';
+	}
+	return 0;
+}
+
+/* What keep_noise puts in place of the lines that do not fit. */
+#define NOISE_MORE " / ..."
+
 /* One stdout line from before the mark, terminal-safe, into p->noise
- * (" / " between lines; what does not fit is left out, counted). Blank
- * lines count for nothing. */
+ * (" / " between lines; a line over 255 bytes ends in "...", and the
+ * lines that do not fit are left out, counted, and shown as one " /
+ * ..."). Blank lines count for nothing. */
 static void keep_noise(struct preflight *p, const char *line)
 {
 	char safe[256];
@@ -202,9 +222,44 @@ static void keep_noise(struct preflight *p, const char *line)
 	if (!safe[strspn(safe, " \t")])
 		return;
 	p->noise_lines++;
-	if (have + strlen(safe) + 4 < sizeof(p->noise))
+	if (p->noise_cut) /* the lines after one left out are left out */
+		return;
+	/* Room is kept for NOISE_MORE after every line taken. */
+	if (have + 3 + strlen(safe) + sizeof(NOISE_MORE) <= sizeof(p->noise))
+		/* fits: checked just above. */
 		snprintf(p->noise + have, sizeof(p->noise) - have, "%s%s",
 			 have ? " / " : "", safe);
+	else {
+		p->noise_cut = 1;
+		(void)bf_text_appendf(p->noise, sizeof(p->noise), "%s",
+				      have ? NOISE_MORE : "...");
+	}
+}
+
+/* A toolchain part into out (len bytes, len > 64): whole when it fits;
+ * else its start (at a character boundary), "..." and the FNV-1a hash of
+ * the whole value ("...#0123456789abcdef"), so that the part stays a key
+ * (preflight_toolchain_key): two values alike in their first bytes
+ * never give one key. */
+static void keep_tc(char *out, size_t len, const char *v)
+{
+	size_t n = strlen(v), keep;
+	uint64_t h = 14695981039346656037ULL; /* FNV-1a, as the key's */
+
+	if (n < len) {
+		memcpy(out, v, n + 1);
+		return;
+	}
+	for (const unsigned char *c = (const unsigned char *)v; *c; c++) {
+		h ^= *c;
+		h *= 1099511628211ULL;
+	}
+	keep = len - 1 - strlen("...#0123456789abcdef");
+	while (keep > 0 && ((unsigned char)v[keep] & 0xc0) == 0x80)
+		keep--;
+	/* fits: keep leaves room for the 20 bytes after it. */
+	snprintf(out, len, "%.*s...#%016llx", (int)keep, v,
+		 (unsigned long long)h);
 }
 
 /* "cmake version 3.25.1" older than CMAKE_MIN_*: 1; newer, or a line
@@ -250,23 +305,27 @@ enum bf_err preflight_line(void *arg, const char *line, size_t len,
 		/* A startup file's output may lack its newline, so the mark
 		 * ends the line it is on. */
 		size_t n = strlen(line), m = strlen(PREFLIGHT_MARK);
-		char safe[256];
 
 		if (n >= m && strcmp(line + n - m, PREFLIGHT_MARK) == 0) {
+			char *before;
+
 			p->begun = 1;
 			if (n == m)
 				return BF_OK;
-			snprintf(safe, sizeof(safe), "%.*s", (int)(n - m),
-				 line);
+			before = bf_xasprintf("%.*s", (int)(n - m), line);
+			keep_noise(p, before);
+			free(before);
 		} else {
-			snprintf(safe, sizeof(safe), "%s", line);
+			keep_noise(p, line);
 		}
-		keep_noise(p, safe);
 		return BF_OK;
 	}
 	if (strncmp(line, "home=", 5) == 0) {
-		snprintf(p->home, sizeof(p->home), "%s", line + 5);
-		p->got_home = 1;
+		/* A path: never cut (preflight_run refuses a longer one). */
+		p->home_too_long = strlen(line + 5) >= sizeof(p->home);
+		if (!p->home_too_long) /* fits: checked just above */
+			snprintf(p->home, sizeof(p->home), "%s", line + 5);
+		p->got_home = !p->home_too_long;
 	} else if (strncmp(line, "uid=", 4) == 0) {
 		p->uid = bf_parse_long(line + 4, 0, 2147483647L, &v) == 0 ?
 				 (int)v :
@@ -292,7 +351,8 @@ enum bf_err preflight_line(void *arg, const char *line, size_t len,
 	} else if (strncmp(line, "onednn=", 7) == 0) {
 		/* Only a version ("2.6.3"): anything else is not one. */
 		if (strspn(line + 7, "0123456789.") == strlen(line + 7))
-			snprintf(p->onednn, sizeof(p->onednn), "%s", line + 7);
+			(void)bf_text_fmt(p->onednn, sizeof(p->onednn), "%s",
+					  line + 7);
 	} else if (strncmp(line, "cublas=", 7) == 0) {
 		p->cublas = strcmp(line + 7, "yes") == 0;
 	} else if (strncmp(line, "ninja=", 6) == 0) {
@@ -309,12 +369,14 @@ enum bf_err preflight_line(void *arg, const char *line, size_t len,
 		/* Kept only while whole: a cut name could match a shorter
 		 * one. More than fits means more builds than anyone keeps. */
 		if (have + strlen(line + 6) + 3 < sizeof(p->built))
+			/* fits: checked just above. */
 			snprintf(p->built + have, sizeof(p->built) - have,
 				 "%s%s\n", have ? "" : "\n", line + 6);
 	} else if (strncmp(line, "damaged=", 8) == 0) {
 		size_t have = strlen(p->damaged);
 
 		if (have + strlen(line + 8) + 3 < sizeof(p->damaged))
+			/* fits: checked just above. */
 			snprintf(p->damaged + have, sizeof(p->damaged) - have,
 				 "%s%s\n", have ? "" : "\n", line + 8);
 	} else if (strncmp(line, "workdir_sub=", 12) == 0) {
@@ -325,12 +387,15 @@ enum bf_err preflight_line(void *arg, const char *line, size_t len,
 		const char *sp = strchr(line + 7, ' ');
 
 		if (sp) {
-			char opts[256];
+			/* Whole, for the match: an overlay's options run to
+			 * kilobytes, and "noexec" may come after any cut. */
+			char *opts = bf_xasprintf("%.*s", (int)(sp - line - 7),
+						  line + 7);
 
-			snprintf(opts, sizeof(opts), "%.*s",
-				 (int)(sp - line - 7), line + 7);
+			p->noexec_named = has_word_comma(opts, "noexec");
 			keep_text(p->noexec_opts, sizeof(p->noexec_opts),
 				  opts);
+			free(opts);
 			keep_text(p->noexec_dir, sizeof(p->noexec_dir),
 				  sp + 1);
 		}
@@ -345,27 +410,10 @@ enum bf_err preflight_line(void *arg, const char *line, size_t len,
 			size_t k = strlen(tc_keys[i]);
 
 			if (strncmp(line, tc_keys[i], k) == 0)
-				snprintf(p->tc[i], sizeof(p->tc[i]), "%s",
-					 line + k);
+				keep_tc(p->tc[i], sizeof(p->tc[i]), line + k);
 		}
 	}
 	return BF_OK;
-}
-
-/* Whether the comma-separated list holds word (mount options). */
-static int has_word_comma(const char *list, const char *word)
-{
-	size_t wl = strlen(word);
-
-	for (const char *s = list; *s;) {
-		size_t n = strcspn(s, ",");
-
-		if (n == wl && strncmp(s, word, wl) == 0)
-			return 1;
-		s += n;
-		s += *s == ',';
-	}
-	return 0;
 }
 
 enum bf_err preflight_run(struct remote *r, const char *work_sh,
@@ -388,8 +436,17 @@ enum bf_err preflight_run(struct remote *r, const char *work_sh,
 		 * nologin prints its reason on stdout. */
 		char said_err[512], said[1100];
 
+		if (p->home_too_long && res.exit_status == 0 && p->begun)
+			return bf_fail(detail, detail_len, BF_ERR_REMOTE,
+				       "the host's HOME is longer than %zu "
+				       "bytes: ctl cannot use it",
+				       sizeof(p->home) - 1);
+		_Static_assert(sizeof(said_err) + 3 + sizeof(p->noise) <=
+				       sizeof(said),
+			       "both streams fit");
 		bf_text_join_lines(said_err, sizeof(said_err),
 				   res.stderr_tail, "; ");
+		/* fits: said_err and p->noise, " / " between (above). */
 		snprintf(said, sizeof(said), "%s%s%s", said_err,
 			 said_err[0] && p->noise[0] ? " / " : "", p->noise);
 		return bf_fail(detail, detail_len, BF_ERR_REMOTE,
@@ -400,12 +457,10 @@ enum bf_err preflight_run(struct remote *r, const char *work_sh,
 	return BF_OK;
 }
 
-int preflight_problem(const struct preflight *p, const char *workdir,
-		      char *out, size_t len)
+char *preflight_problem_text(const struct preflight *p, const char *workdir)
 {
-	out[0] = '\0';
 	if (p->noise_lines)
-		snprintf(out, len,
+		return bf_xasprintf(
 			 "the remote shell produces output for "
 			 "non-interactive sessions (it printed \"%s\" before "
 			 "ctl's command ran): ctl's SFTP upload and the "
@@ -413,8 +468,8 @@ int preflight_problem(const struct preflight *p, const char *workdir,
 			 "login shell's startup files (e.g. ~/.bashrc) print "
 			 "nothing unless the shell is interactive",
 			 p->noise);
-	else if (p->workdir_unsafe[0] && p->workdir_sub[0])
-		snprintf(out, len,
+	if (p->workdir_unsafe[0] && p->workdir_sub[0])
+		return bf_xasprintf(
 			 "workdir %s is shared (others can write it), and "
 			 "this login's private directory %s in it is not "
 			 "safe (mode and owner uid: %s; it must be a "
@@ -422,8 +477,8 @@ int preflight_problem(const struct preflight *p, const char *workdir,
 			 "write): refusing to build or run the agent there; "
 			 "remove it, or set another \"workdir\" for this host",
 			 workdir, p->workdir_sub, p->workdir_unsafe);
-	else if (p->workdir_unsafe[0])
-		snprintf(out, len,
+	if (p->workdir_unsafe[0])
+		return bf_xasprintf(
 			 "workdir %s is writable by group or others, or is "
 			 "no directory (mode and owner uid: %s): refusing to "
 			 "build or run the agent there, and ctl changes no "
@@ -433,22 +488,23 @@ int preflight_problem(const struct preflight *p, const char *workdir,
 			 "such as /tmp, ctl uses a private directory of its "
 			 "own)",
 			 workdir, p->workdir_unsafe);
-	else if (p->cannot_write[0])
-		snprintf(out, len,
+	if (p->cannot_write[0])
+		return bf_xasprintf(
 			 "cannot write where the workdir %s goes (%s): ctl "
 			 "run builds the agent there; make it writable, or "
 			 "set another \"workdir\" for this host",
 			 workdir, p->cannot_write);
-	else if (p->noexec_dir[0] && has_word_comma(p->noexec_opts, "noexec"))
-		snprintf(out, len,
+	if (p->noexec_dir[0] && (p->noexec_named ||
+				 has_word_comma(p->noexec_opts, "noexec")))
+		return bf_xasprintf(
 			 "programs cannot be run from %s: its file system is "
 			 "mounted noexec (mount options %s), and ctl run "
 			 "builds and runs the agent under the workdir %s; set "
 			 "a \"workdir\" for this host on a file system mounted "
 			 "without noexec",
 			 p->noexec_dir, p->noexec_opts, workdir);
-	else if (p->noexec_dir[0])
-		snprintf(out, len,
+	if (p->noexec_dir[0])
+		return bf_xasprintf(
 			 "programs cannot be run from %s: a file made "
 			 "executable there did not run (is its file system "
 			 "mounted noexec?%s%s), and ctl run builds and runs "
@@ -457,6 +513,18 @@ int preflight_problem(const struct preflight *p, const char *workdir,
 			 p->noexec_dir,
 			 p->noexec_opts[0] ? " mount options " : "",
 			 p->noexec_opts, workdir);
+	return NULL;
+}
+
+int preflight_problem(const struct preflight *p, const char *workdir,
+		      char *out, size_t len)
+{
+	char *text = preflight_problem_text(p, workdir);
+
+	out[0] = '\0';
+	if (text)
+		(void)bf_text_fmt(out, len, "%s", text);
+	free(text);
 	return out[0] != '\0';
 }
 
@@ -510,7 +578,8 @@ int preflight_damaged(const struct preflight *p, const char *name, char *why,
 
 	if (at) {
 		at += strlen(needle);
-		snprintf(why, len, "%.*s", (int)strcspn(at, "\n"), at);
+		(void)bf_text_fmt(why, len, "%.*s", (int)strcspn(at, "\n"),
+				  at);
 	}
 	free(needle);
 	return at != NULL;
@@ -642,8 +711,8 @@ void preflight_optional_hint(const struct preflight *p, unsigned item,
 	out[0] = '\0';
 	if (!f || item >= PF_ITEMS)
 		return;
-	snprintf(out, len, "%s%s %s", p->uid == 0 ? "" : "sudo ", f->install,
-		 f->pkgs[item]);
+	(void)bf_text_fmt(out, len, "%s%s %s", p->uid == 0 ? "" : "sudo ",
+			  f->install, f->pkgs[item]);
 }
 
 void preflight_cuda_text(const struct preflight *p, char *out, size_t len)
@@ -651,7 +720,7 @@ void preflight_cuda_text(const struct preflight *p, char *out, size_t len)
 	char safe[256];
 
 	if (!p->tc[PF_TC_CUDA][0]) {
-		snprintf(out, len,
+		(void)bf_text_fmt(out, len,
 			 "no CUDA toolkit (nvcc not in $CUDACXX, PATH "
 			 "or /usr/local/cuda/bin): the agent is built for the "
 			 "CPU only");
@@ -659,12 +728,12 @@ void preflight_cuda_text(const struct preflight *p, char *out, size_t len)
 	}
 	bf_text_sanitize(safe, sizeof(safe), p->tc[PF_TC_CUDA]);
 	if (p->cublas)
-		snprintf(out, len,
+		(void)bf_text_fmt(out, len,
 			 "CUDA toolkit found (%s; cuBLAS found): the "
 			 "agent is built with CUDA",
 			 safe);
 	else
-		snprintf(out, len,
+		(void)bf_text_fmt(out, len,
 			 "CUDA toolkit found (%s) but no cuBLAS: the "
 			 "agent is built for the CPU only",
 			 safe);
@@ -675,13 +744,13 @@ void preflight_onednn_text(const struct preflight *p, char *out, size_t len)
 	const struct family *f = family_of(p);
 
 	if (p->onednn[0]) {
-		snprintf(out, len,
+		(void)bf_text_fmt(out, len,
 			 "oneDNN %s found: the agent runs the CPU's bf16/fp16 "
 			 "GEMMs through it where OpenBLAS has none",
 			 p->onednn);
 		return;
 	}
-	snprintf(out, len,
+	(void)bf_text_fmt(out, len,
 		 "no oneDNN (libdnnl-dev): the agent is built without it, and "
 		 "CPU bf16/fp16 rows are skipped unless OpenBLAS has "
 		 "sbgemm/shgemm%s%s%s",

@@ -54,12 +54,17 @@ enum preflight_item {
 struct preflight {
 	char home[1024];
 	int got_home;
+	int home_too_long;	      /* HOME was 1024 bytes or more: refused,
+				       * never cut (preflight_run says so) */
 	int uid;		      /* -1: not said */
 	char os_id[64];		      /* os-release ID, e.g. "debian" */
 	char os_like[128];	      /* ID_LIKE, e.g. "rhel centos fedora" */
 	char os_version[64];	      /* VERSION_ID, terminal-safe */
 	char os_name[128];	      /* PRETTY_NAME, terminal-safe */
-	char tc[PF_TC_PARTS][256];    /* toolchain parts; "" when not found */
+	/* Toolchain parts; "" when not found; one over 255 bytes is its
+	 * start, "..." and the FNV-1a hash of the whole ("...#<16 hex>"),
+	 * so that a cut part still tells toolchains apart. */
+	char tc[PF_TC_PARTS][256];
 	char make[128];		      /* `make --version`'s first line */
 	char cmake[128];	      /* `cmake --version`'s first line */
 	char ninja[64];		      /* `ninja --version`, "" when none */
@@ -89,13 +94,17 @@ struct preflight {
 	/* "<dir>" where a file made executable could not be run, and
 	 * whether findmnt named the mount noexec. */
 	char noexec_dir[512];
-	char noexec_opts[256]; /* findmnt's mount options, "" if unknown */
+	char noexec_opts[256]; /* findmnt's mount options, "" if unknown;
+				* over 255 bytes it ends in "..." */
+	int noexec_named;      /* the whole options hold "noexec" */
 	int begun;	       /* PREFLIGHT_MARK was seen */
 	/* stdout lines before PREFLIGHT_MARK (the login shell's own: a
 	 * startup file that prints, a ForceCommand, nologin's message),
 	 * joined by " / ", terminal-safe; its first line in noise_first. */
 	char noise[512];
 	int noise_lines;
+	int noise_cut;	       /* lines were left out of noise (it ends in
+				* " / ...") */
 };
 
 /* The preflight's first line: stdout before it is not the command's. */
@@ -125,17 +134,24 @@ enum bf_err preflight_line(void *arg, const char *line, size_t len,
  * error, or BF_ERR_REMOTE "preflight failed (exit N): <what the host
  * printed on stderr, then on stdout>" (a ForceCommand internal-sftp's
  * "This service allows sftp connections only.", nologin's "This account
- * is currently not available."), or "...: the host printed nothing". */
+ * is currently not available."), or "...: the host printed nothing", or
+ * BF_ERR_REMOTE when the host's HOME is too long for p->home. */
 enum bf_err preflight_run(struct remote *r, const char *work_sh,
 			  const char *env, int look_only, struct preflight *p,
 			  char *detail, size_t detail_len);
+
+/* As preflight_problem, its cause whole (never cut: the workdir and the
+ * host's own words can be long), in a new string the caller frees; NULL
+ * when there is no problem. */
+char *preflight_problem_text(const struct preflight *p, const char *workdir);
 
 /* Whether the host, as the preflight found it, cannot run the agent
  * where ctl would put it: 1 and the cause, actionable, into out (len
  * bytes) when the login shell prints to stdout before a command (SFTP
  * cannot work then: OpenSSH's sftp says the same), the workdir is unsafe
  * (refused, its mode never changed), nothing can be written there (a
- * read-only file system) or nothing run (noexec); else 0 and "". workdir
+ * read-only file system) or nothing run (noexec); else 0 and "". A cause
+ * longer than len is cut there and ends in "...". workdir
  * is the workdir as configured, for the messages. ctl run, ctl where and
  * ctl doctor all decide with this. */
 int preflight_problem(const struct preflight *p, const char *workdir,

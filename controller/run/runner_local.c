@@ -71,7 +71,7 @@ static int agent_starts(const char *path, const atomic_int *cancel,
 			char *why, size_t len)
 {
 	char *argv[] = { (char *)path, "--version", NULL };
-	char detail[256], *text, *last;
+	char *text, *last, *detail = bf_xcalloc(len ? len : 1, 1);
 	struct tail tail;
 	int status = 0, stopped = 0, starts = 0;
 	size_t n;
@@ -79,7 +79,9 @@ static int agent_starts(const char *path, const atomic_int *cancel,
 	stderr_tail_init(&tail);
 	if (proc_run_lines(path, argv, NULL, 4096, NULL, NULL, keep_stderr,
 			   &tail, cancel, &status, &stopped, detail,
-			   sizeof(detail)) != BF_OK) {
+			   len ? len : 1) != BF_OK) {
+		/* fits: detail is as long as why (and bf_fail marks its
+		 * own cuts). */
 		snprintf(why, len, "%s", detail);
 		goto out;
 	}
@@ -98,6 +100,7 @@ static int agent_starts(const char *path, const atomic_int *cancel,
 		snprintf(why, len, "exit %d", WIFEXITED(status) ?
 						 WEXITSTATUS(status) : -1);
 out:
+	free(detail);
 	tail_free(&tail);
 	return starts;
 }
@@ -141,7 +144,7 @@ static enum bf_err run_local(struct host_ctx *h, char *detail, size_t detail_len
 {
 	char *path = runner_local_agent_path(), **args = h->agent_argv, **argv;
 	struct local_err e = { 0 };
-	char *cpu = NULL, **env = NULL, *added = NULL, why[256];
+	char *cpu = NULL, **env = NULL, *added = NULL, why[512];
 	enum bf_err err;
 	int status = 0, stopped = 0, argc = 0;
 

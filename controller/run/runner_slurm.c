@@ -143,7 +143,8 @@ struct slurm_job {
 	int started, finished;
 	enum bf_err err;        /* the job as a whole (deploy, build, srun) */
 	char detail[1024];
-	char job_name[160];
+	char *job_name;  /* "bf-<run id>-<cluster>", a key (scancel --name):
+			  * whole, however long the cluster's name */
 	char build_failed[ERRTAIL_BYTES]; /* "@build-failed" text; "" */
 	struct rank *build;     /* collects the build step's lines */
 	atomic_int stop;        /* no rank needs the job (slurm_watch) */
@@ -196,9 +197,12 @@ static void rank_line(struct slurm_job *job, struct rank *rk, const char *p,
 		return;
 	}
 	if (len > 6 && strncmp(p, "@node ", 6) == 0 && !rk->named) {
-		char node[128] = "", jobid[32] = "";
+		/* Whole words (glibc's %ms): the node's name becomes the
+		 * host's, a key never cut (session_rename_host refuses one
+		 * too long, saying so in the log). */
+		char *node = NULL, *jobid = NULL;
 
-		if (sscanf(p + 6, "%127s %31s", node, jobid) >= 1) {
+		if (sscanf(p + 6, "%ms %ms", &node, &jobid) >= 1) {
 			rk->named = 1;
 			if (rk != job->build)
 				session_agent_started(h);
@@ -206,10 +210,13 @@ static void rank_line(struct slurm_job *job, struct rank *rk, const char *p,
 			    session_rename_host(h, node, detail,
 						sizeof(detail)) != BF_OK)
 				fprintf(h->log, "%s\n", detail);
-			if (*jobid && strcmp(jobid, "none") != 0)
+			if (jobid && strcmp(jobid, "none") != 0)
 				session_set_slurm_job(h, jobid);
-			fprintf(h->log, "slurm: node %s, job %s\n", node, jobid);
+			fprintf(h->log, "slurm: node %s, job %s\n", node,
+				jobid ? jobid : "");
 		}
+		free(node);
+		free(jobid);
 		return;
 	}
 	if (len > 6 && strncmp(p, "@exit ", 6) == 0) {
@@ -333,6 +340,7 @@ static enum bf_err login_open(struct slurm_job *job, struct login *l,
 struct probe {
 	struct login *l;
 	int have;
+	int home_too_long; /* $HOME did not fit l->home: refused, not cut */
 };
 
 static enum bf_err probe_line(void *arg, const char *line, size_t len,
@@ -340,9 +348,13 @@ static enum bf_err probe_line(void *arg, const char *line, size_t len,
 {
 	struct probe *p = arg;
 
-	if (strncmp(line, "home=", 5) == 0)
-		snprintf(p->l->home, sizeof(p->l->home), "%s", line + 5);
-	else if (strcmp(line, "have=1") == 0)
+	if (strncmp(line, "home=", 5) == 0) {
+		/* A path: never cut (stage_sources refuses a longer one). */
+		p->home_too_long = strlen(line + 5) >= sizeof(p->l->home);
+		if (!p->home_too_long) /* fits: checked just above */
+			snprintf(p->l->home, sizeof(p->l->home), "%s",
+				 line + 5);
+	} else if (strcmp(line, "have=1") == 0)
 		p->have = 1;
 	return BF_OK;
 }
@@ -356,7 +368,7 @@ static enum bf_err deploy_sources(struct slurm_job *job, struct login *l,
 	const struct inv_slurm *sl = job->g->slurm;
 	const char *wd = sl->workdir ? sl->workdir : DEFAULT_WORKDIR;
 	char *base = NULL, *final = NULL, *staging = NULL, *cmd = NULL, *q;
-	struct probe pr = { l, 0 };
+	struct probe pr = { .l = l };
 	char errtail[256];
 	unsigned int rnd = 0;
 	enum bf_err err;
@@ -366,7 +378,11 @@ static enum bf_err deploy_sources(struct slurm_job *job, struct login *l,
 	cmd = bf_xasprintf("echo \"home=$HOME\"");
 	err = login_exec(l, cmd, probe_line, &pr, cancel, &status, errtail,
 			 sizeof(errtail), detail, detail_len);
-	if (err == BF_OK && !l->home[0])
+	if (err == BF_OK && pr.home_too_long)
+		err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
+			      "login host: $HOME is longer than %zu bytes: ctl "
+			      "cannot use it", sizeof(l->home) - 1);
+	else if (err == BF_OK && !l->home[0])
 		err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
 			      "login host: no $HOME: %s", errtail);
 	if (err != BF_OK)
@@ -546,8 +562,10 @@ static void job_run(struct slurm_job *job, const atomic_int *cancel)
 			args.cap = (args.cap + need) * 2;
 			args.s = bf_xrealloc(args.s, args.cap);
 		}
-		args.len += (size_t)snprintf(args.s + args.len,
-					     args.cap - args.len, " %s", q);
+		/* Room for ' ', q and the NUL was made just above. */
+		args.s[args.len++] = ' ';
+		memcpy(args.s + args.len, q, need - 1);
+		args.len += need - 2;
 		free(q);
 	}
 	free(cmd);
@@ -705,8 +723,8 @@ void runner_slurm_prepare(struct host_ctx *hosts, int nhosts)
 		job->g = g;
 		pthread_mutex_init(&job->lock, NULL);
 		pthread_cond_init(&job->cond, NULL);
-		snprintf(job->job_name, sizeof(job->job_name), "bf-%s-%s",
-			 hosts[i].run_id, g->name);
+		job->job_name = bf_xasprintf("bf-%s-%s", hosts[i].run_id,
+					     g->name);
 		job->ranks = bf_xcalloc((size_t)g->nmembers, sizeof(*job->ranks));
 		/* Ranks in cluster order; the job has as many tasks as the
 		 * run has ranks of this cluster. */
@@ -736,6 +754,7 @@ void runner_slurm_release(struct host_ctx *hosts, int nhosts)
 			tail_free(&job->ranks[r].errtail);
 		}
 		free(job->ranks);
+		free(job->job_name);
 		pthread_mutex_destroy(&job->lock);
 		pthread_cond_destroy(&job->cond);
 		free(job);

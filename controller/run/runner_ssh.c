@@ -71,21 +71,25 @@ static void host_note(struct host_ctx *h, const char *fmt, ...)
 
 static void host_note(struct host_ctx *h, const char *fmt, ...)
 {
-	char text[1024], safe[1024];
+	char *text, *safe;
 	va_list ap;
 
+	/* Whole: it names workdirs, which can be long. */
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
+	if (vasprintf(&text, fmt, ap) < 0)
+		bf_xmalloc_fatal("vasprintf");
 	va_end(ap);
-	bf_text_sanitize(safe, sizeof(safe), text);
+	safe = bf_text_sanitize_dup(text);
+	free(text);
 	fprintf(h->log, "%s\n", safe);
 	fflush(h->log);
-	if (h->quiet)
-		return;
-	pthread_mutex_lock(h->print_lock);
-	printf("[%s] %s\n", h->name, safe);
-	fflush(stdout);
-	pthread_mutex_unlock(h->print_lock);
+	if (!h->quiet) {
+		pthread_mutex_lock(h->print_lock);
+		printf("[%s] %s\n", h->name, safe);
+		fflush(stdout);
+		pthread_mutex_unlock(h->print_lock);
+	}
+	free(safe);
 }
 
 /* The workdir as a shell word: a leading "~/" becomes "$HOME"/, the rest
@@ -251,16 +255,22 @@ static enum bf_err preflight(const struct inv_host *inv, struct remote *r,
 {
 	char *work_sh = deployed_shell_dir(workdir);
 	char *env = env_prefix(inv);
-	char why[1536];
+	char *why = NULL;
 	enum bf_err err;
 
 	*dir = NULL;
 	err = preflight_run(r, work_sh, env, 0, p, detail, detail_len);
-	if (err == BF_OK && preflight_problem(p, workdir, why, sizeof(why)))
+	if (err == BF_OK && (why = preflight_problem_text(p, workdir)))
 		err = bf_fail(detail, detail_len, BF_ERR_REMOTE, "%s", why);
+	free(why);
 	if (err == BF_OK) {
 		preflight_toolchain_key(p, key);
-		snprintf(name, 160, "%s-%s", embedded_agent_hash, key);
+		/* A directory's name: never cut. The hash is 16 hex digits
+		 * (CMakeLists.txt's BF_AGENT_HASH), the key 16. */
+		if (snprintf(name, 160, "%s-%s", embedded_agent_hash, key) >=
+		    160)
+			err = bf_fail(detail, detail_len, BF_ERR_BUILD,
+				      "the agent's source hash is too long");
 		*dir = preflight_workdir(p, workdir);
 	}
 	free(env);
@@ -296,10 +306,15 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 	/* The inventory's workdir was checked (inventory_check.h); a "~"
 	 * one lies under the host's HOME, which must pass the same test. */
 	if (workdir[0] == '~' && !inv_path_ok(p.home, hint, sizeof(hint))) {
+		char home[201];
+
+		/* At most 200 bytes of it, a cut marked: the advice after
+		 * it must fit in the reason. */
+		(void)bf_text_fmt(home, sizeof(home), "%s", p.home);
 		err = bf_fail(detail, detail_len, BF_ERR_REMOTE,
-			      "workdir %s is under the host's HOME %.200s: %s; "
+			      "workdir %s is under the host's HOME %s: %s; "
 			      "set an absolute \"workdir\" for this host",
-			      workdir, p.home, hint);
+			      workdir, home, hint);
 		goto out;
 	}
 
@@ -336,6 +351,8 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 	/* Upload into a staging directory unique to this deploy. */
 	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
 		rnd = (unsigned int)h->index;
+	/* fits: name is under 160 bytes (its array), ".tmp-" and 8 hex
+	 * digits take 13: 173 < 192. */
 	snprintf(sub, sizeof(sub), "%s.tmp-%08x", name, rnd);
 	staging_sftp = sftp_dir(workdir, p.home, sub);
 	staging_sh = shell_dir(workdir, sub);
@@ -355,14 +372,23 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 		 * in a fixed buffer (and the archive with it): the cause
 		 * first, then the log's last lines, not its first, when it is
 		 * cut. The host's log has more (BUILD_LOG_LINES). */
-		const char *cause = build_log_cause(&tail.log);
+		const char *full_cause = build_log_cause(&tail.log);
+		char cut_cause[301], *cause = NULL;
+
+		/* At most 300 bytes of the cause, a cut marked ("..."): the
+		 * log's last lines must fit after it. */
+		if (full_cause) {
+			(void)bf_text_fmt(cut_cause, sizeof(cut_cause), "%s",
+					  full_cause);
+			cause = cut_cause;
+		}
 		/* An empty log gets no heading of its own; without a cause
 		 * either, the exit status is all there is to say. */
 		char *head = cause && tail.log.text[0] ?
-			bf_xasprintf("agent build failed on the host: %.300s\n"
+			bf_xasprintf("agent build failed on the host: %s\n"
 				     "last lines of build.log:\n", cause) :
 			cause ?
-			bf_xasprintf("agent build failed on the host: %.300s",
+			bf_xasprintf("agent build failed on the host: %s",
 				     cause) :
 			!tail.log.text[0] ?
 			bf_xasprintf("agent build failed on the host: the "
@@ -538,6 +564,7 @@ static enum bf_err identify_ssh(struct host_ctx *h, struct machine_id *id,
 	err = remote_connect(&r, &ro, detail, detail_len);
 	if (err != BF_OK)
 		return err;
+	/* fits: "SHA256:" and 43 base64 digits (remote_ssh.h) in 128. */
 	snprintf(id->host_key, sizeof(id->host_key), "%s", remote_fingerprint(r));
 	session_set_fingerprint(h, remote_fingerprint(r));
 	if (remote_host_key_added(r))
@@ -545,7 +572,7 @@ static enum bf_err identify_ssh(struct host_ctx *h, struct machine_id *id,
 			remote_fingerprint(r));
 	err = remote_exec(r, machine_id_command(), &cb, &res, why, sizeof(why));
 	if (err == BF_ERR_INTERRUPTED) {
-		snprintf(detail, detail_len, "%s", why);
+		(void)bf_text_fmt(detail, detail_len, "%s", why);
 	} else if (err != BF_OK) {
 		fprintf(h->log, "machine id: %s\n", why);
 		err = BF_OK;

@@ -110,12 +110,12 @@ static enum bf_err save_run_json(struct session *s, const char *status,
  * end (the last one must succeed; see session_finish). */
 static void save_run_json_running(struct session *s)
 {
-	char detail[512];
+	char detail[sizeof(s->json_error)];
 
 	if (save_run_json(s, BF_RUN_RUNNING, NULL, detail, sizeof(detail)) !=
 	    BF_OK) {
 		pthread_mutex_lock(&s->lock);
-		if (!s->json_error[0])
+		if (!s->json_error[0]) /* fits: detail is as long */
 			snprintf(s->json_error, sizeof(s->json_error), "%s",
 				 detail);
 		pthread_mutex_unlock(&s->lock);
@@ -358,7 +358,7 @@ static void wait_turn(struct session *s)
  * it told. A failure is kept in h->identify_err and identify_detail. */
 static int identify_host(struct session *s, struct host_ctx *h)
 {
-	char detail[512] = "";
+	char detail[sizeof(h->identify_detail)] = "";
 	enum bf_err err;
 
 	memset(&h->machine, 0, sizeof(h->machine));
@@ -368,6 +368,7 @@ static int identify_host(struct session *s, struct host_ctx *h)
 	if (err == BF_OK)
 		return 1;
 	h->identify_err = err;
+	/* fits: detail is as long, and bf_fail marks its own cuts. */
 	snprintf(h->identify_detail, sizeof(h->identify_detail), "%s", detail);
 	return 0;
 }
@@ -383,19 +384,20 @@ static void announce_machines(struct session *s)
 
 	for (int i = 0; i < s->nhosts; i++) {
 		struct model_host mh;
-		char names[256], line[400];
-		size_t used = 0;
+		char names[sizeof(mh.machine)], line[400];
 		int members = 0;
 
 		if (g[i].group != i)
 			continue;
 		names[0] = '\0';
+		/* Shown, never matched: the model keeps it in a fixed field,
+		 * so a list too long for it ends in "...". */
 		for (int j = i; j < s->nhosts; j++)
-			if (g[j].group == i && used + 1 < sizeof(names)) {
-				used += (size_t)snprintf(names + used,
-							 sizeof(names) - used,
-							 "%s%s", members ? ", " : "",
-							 s->hosts[j].label);
+			if (g[j].group == i) {
+				(void)bf_text_appendf(names, sizeof(names),
+						      "%s%s",
+						      members ? ", " : "",
+						      s->hosts[j].label);
 				members++;
 			}
 		if (members < 2)
@@ -647,7 +649,6 @@ static enum bf_err first_run_json(struct session *s, char *detail,
 				  size_t detail_len)
 {
 	enum bf_err err = reserve_create(s, detail, detail_len);
-	size_t n;
 
 	if (err == BF_OK) {
 		err = save_run_json(s, BF_RUN_RUNNING, NULL, detail,
@@ -657,12 +658,13 @@ static enum bf_err first_run_json(struct session *s, char *detail,
 	}
 	if (err == BF_OK)
 		return BF_OK;
-	n = strlen(detail);
+	/* The caller's detail bounds it: a cut is marked "...". */
 	if (rmdir(s->archive.dir) != 0)
-		snprintf(detail + n, detail_len - n,
-			 " (nothing ran; %s is left empty)", s->archive.dir);
+		(void)bf_text_appendf(detail, detail_len,
+				      " (nothing ran; %s is left empty)",
+				      s->archive.dir);
 	else
-		snprintf(detail + n, detail_len - n, " (nothing ran)");
+		(void)bf_text_appendf(detail, detail_len, " (nothing ran)");
 	return err;
 }
 
@@ -676,8 +678,13 @@ static enum bf_err open_host_files(struct session *s, char *detail,
 		struct host_ctx *h = &s->hosts[i];
 		char fname[128], why[512];
 
+		_Static_assert(sizeof(h->basename) + 8 <= sizeof(fname),
+			       "a host file's name holds any basename");
+		/* fits: basename is under sizeof(h->basename) = 96 bytes
+		 * (session.h): 96 + ".ndjson" < 128. */
 		snprintf(fname, sizeof(fname), "%s.ndjson", h->basename);
 		h->ndjson = archive_open_new(&s->archive, fname, detail, detail_len);
+		/* fits: as above. */
 		snprintf(fname, sizeof(fname), "%s.log", h->basename);
 		h->log = h->ndjson ? archive_open_new(&s->archive, fname, detail,
 						      detail_len) : NULL;
@@ -741,6 +748,8 @@ static const char *run_reason(struct session *s, int any_failed,
 	if (sig) {
 		const char *name = sigabbrev_np(sig);
 
+		/* fits: a signal's abbreviation ("TERM", "RTMIN+10") is
+		 * under 16 bytes, len is 64 (session_finish's reason_buf). */
 		snprintf(buf, len, "interrupted by signal %s",
 			 name ? name : "?");
 		return buf;

@@ -267,8 +267,9 @@ void session_build_progress(struct host_ctx *h, int done, int total,
  * its name in the model, run.json and progress lines, and its archive
  * files (NN-name.ndjson, .log, renamed in place; the open streams stay
  * valid). name is copied. Errors: BF_ERR_IO with the path in detail (the
- * host keeps its old file names, and its new name). Thread: the one that
- * feeds h. */
+ * host keeps its old file names, and its new name); BF_ERR_PARSE when
+ * name is 128 bytes or longer (a key, never cut: the host keeps its old
+ * name and files). Thread: the one that feeds h. */
 enum bf_err session_rename_host(struct host_ctx *h, const char *name,
 				char *detail, size_t detail_len);
 
@@ -294,8 +295,9 @@ enum agent_outcome {
  * exit_status 0..255 when it exited, -1 when it did not (signal_name then
  * says by which signal, without "SIG": "KILL"; NULL when unknown). For a
  * failure, reason gets one line ("agent killed by signal KILL", "agent
- * exited with status 4: <last line of stderr_tail>"); "" otherwise.
- * stderr_tail may be NULL. Pure.
+ * exited with status 4: <last line of stderr_tail>", that line whole
+ * however long); "" otherwise. A reason longer than reason_len is cut
+ * there and ends in "..." (bf_text_fmt). stderr_tail may be NULL. Pure.
  */
 enum agent_outcome session_agent_outcome(int exit_status,
 					 const char *signal_name,

@@ -29,21 +29,21 @@
 
 /* ---- the agent's end ---------------------------------------------------- */
 
-/* The last non-empty line of text into out (len bytes), "" if none. */
-static void last_line(const char *text, char *out, size_t len)
+/* The last non-empty line of text, whole (its length is the tail's, not a
+ * buffer's); "" if none. Caller frees. */
+static char *last_line(const char *text)
 {
 	const char *end, *start;
 
-	out[0] = '\0';
 	if (!text)
-		return;
+		return bf_xstrdup("");
 	end = text + strlen(text);
 	while (end > text && (end[-1] == '\n' || end[-1] == '\r'))
 		end--;
 	start = end;
 	while (start > text && start[-1] != '\n')
 		start--;
-	snprintf(out, len, "%.*s", (int)(end - start), start);
+	return bf_xasprintf("%.*s", (int)(end - start), start);
 }
 
 enum agent_outcome session_agent_outcome(int exit_status,
@@ -51,7 +51,7 @@ enum agent_outcome session_agent_outcome(int exit_status,
 					 const char *stderr_tail, char *reason,
 					 size_t reason_len)
 {
-	char last[256];
+	char *last;
 
 	if (reason_len)
 		reason[0] = '\0';
@@ -59,21 +59,25 @@ enum agent_outcome session_agent_outcome(int exit_status,
 		return AGENT_OUTCOME_OK;
 	if (exit_status == BF_EXIT_CHECKS_FAILED)
 		return AGENT_OUTCOME_CHECKS_FAILED;
+	/* The reason is cut only at reason_len, and then visibly ("..."). */
 	if (exit_status < 0) {
 		if (reason_len && signal_name && *signal_name)
-			snprintf(reason, reason_len,
-				 "agent killed by signal %s", signal_name);
+			(void)bf_text_fmt(reason, reason_len,
+					  "agent killed by signal %s",
+					  signal_name);
 		else if (reason_len)
-			snprintf(reason, reason_len,
-				 "agent ended without an exit status");
+			(void)bf_text_fmt(reason, reason_len,
+					  "agent ended without an exit status");
 		return AGENT_OUTCOME_FAILED;
 	}
 	/* 2 (usage), 4 (could not run), 130 (hangup), 127 (no agent): the
 	 * agent's own last words say which. */
-	last_line(stderr_tail, last, sizeof(last));
+	last = last_line(stderr_tail);
 	if (reason_len)
-		snprintf(reason, reason_len, "agent exited with status %d%s%s",
-			 exit_status, *last ? ": " : "", last);
+		(void)bf_text_fmt(reason, reason_len,
+				  "agent exited with status %d%s%s", exit_status,
+				  *last ? ": " : "", last);
+	free(last);
 	return AGENT_OUTCOME_FAILED;
 }
 
@@ -114,6 +118,11 @@ void session_host_wait(struct host_ctx *h, const char *after)
 	struct model_host mh;
 	char why[sizeof(mh.waiting)];
 
+	_Static_assert(sizeof(((struct host_ctx *)0)->label) + 26 <=
+			       sizeof(mh.waiting),
+		       "a waiting line holds any label");
+	/* fits: after is a host's label, under sizeof(h->label) = 128 bytes
+	 * (session.h), and the words around it take 26: 153 < 160. */
 	snprintf(why, sizeof(why), "waiting for %s (one machine)", after);
 	model_set_state(h->model, h->index, HOST_PENDING, NULL);
 	model_host_get(h->model, h->index, &mh);
@@ -205,18 +214,34 @@ static void host_write_failed(struct host_ctx *h, const char *file,
 	/* What it would measure from here on could not be kept: stopped
 	 * (as --host-timeout stops it), its reason is this one. */
 	h->stop = 1;
-	snprintf(h->write_error, sizeof(h->write_error),
-		 "archive write failed: %s: %s", file, strerror(errnum));
+	/* file is a host file's name (under 96 + 8 bytes: host_file_name),
+	 * strerror's text a short phrase: whole in 256 bytes, and were it
+	 * ever not, marked cut. It is also the run's reason in run.json,
+	 * whose reserve counts sizeof(write_error) (session.c). */
+	(void)bf_text_fmt(h->write_error, sizeof(h->write_error),
+			  "archive write failed: %s: %s", file,
+			  strerror(errnum));
 	pthread_mutex_lock(h->print_lock);
 	ctl_error("%s: %s", h->label, h->write_error);
 	pthread_mutex_unlock(h->print_lock);
+}
+
+/* h's archive file with extension ext ("log", "ndjson") into file. */
+static void host_file_name(const struct host_ctx *h, const char *ext,
+			   char file[128])
+{
+	_Static_assert(sizeof(h->basename) + 8 <= 128,
+		       "a host file's name holds any basename");
+	/* fits: basename is under sizeof(h->basename) = 96 bytes
+	 * (session.h), ext at most "ndjson": 96 + 7 < 128. */
+	snprintf(file, 128, "%s.%s", h->basename, ext);
 }
 
 static void log_failed(struct host_ctx *h, int errnum)
 {
 	char file[128];
 
-	snprintf(file, sizeof(file), "%s.log", h->basename);
+	host_file_name(h, "log", file);
 	host_write_failed(h, file, errnum ? errnum : EIO);
 }
 
@@ -284,7 +309,7 @@ static void archive_line(struct host_ctx *h, const char *line, size_t len)
 
 		if (ftruncate(fd, (off_t)h->ndjson_bytes) != 0)
 			(void)0; /* the cut line stays; reported all the same */
-		snprintf(file, sizeof(file), "%s.ndjson", h->basename);
+		host_file_name(h, "ndjson", file);
 		host_write_failed(h, file, errnum);
 	}
 }
@@ -307,8 +332,10 @@ void session_host_close_files(struct host_ctx *h)
 		if (fclose(h->ndjson) != 0 && !h->write_failed) {
 			char file[128];
 
-			snprintf(file, sizeof(file), "%s.ndjson", h->basename);
-			host_write_failed(h, file, errno ? errno : EIO);
+			int errnum = errno ? errno : EIO;
+
+			host_file_name(h, "ndjson", file);
+			host_write_failed(h, file, errnum);
 		}
 		h->ndjson = NULL;
 	}
@@ -323,6 +350,15 @@ enum bf_err session_rename_host(struct host_ctx *h, const char *name,
 
 	pthread_mutex_lock(h->run_lock);
 	archive_host_basename(name, h->index, base, sizeof(base));
+	/* A name is a key (the model's host, run.json's): never cut. */
+	if (strlen(name) >= sizeof(h->name_buf)) {
+		pthread_mutex_unlock(h->run_lock);
+		return bf_fail(detail, detail_len, BF_ERR_PARSE,
+			       "node name %.40s... is longer than %zu bytes: "
+			       "kept as %s", name, sizeof(h->name_buf) - 1,
+			       h->label);
+	}
+	/* fits: checked just above. */
 	snprintf(h->name_buf, sizeof(h->name_buf), "%s", name);
 	h->name = h->name_buf;
 	bf_text_sanitize(h->label, sizeof(h->label), name);
@@ -340,7 +376,7 @@ enum bf_err session_rename_host(struct host_ctx *h, const char *name,
 			err = bf_fail(detail, detail_len, BF_ERR_IO,
 				      "rename %s to %s: %s", from, to,
 				      strerror(errno));
-		else if (i == 1)
+		else if (i == 1) /* fits: base is as long as basename */
 			snprintf(h->basename, sizeof(h->basename), "%s", base);
 	}
 	pthread_mutex_unlock(h->run_lock);

@@ -24,6 +24,8 @@
 #include <cmocka.h>
 
 #include "archive/archive.h"
+#include "archive/archive_read.h"
+#include "xmalloc.h"
 
 /* 2100-01-01T00:00:00Z: every run of these tests in the same second. */
 #define FIXED_TIME ((time_t)4102444800LL)
@@ -160,6 +162,65 @@ static void test_open_new_never_replaces(void **state)
 	archive_close(&a);
 }
 
+/* Issue 28: a damaged run's note names its path whole (a results
+ * directory 250 bytes deep cut it at 255 bytes, with no mark, before
+ * "missing"); two long hostnames both show, each cut visibly. */
+static void test_long_names(void **state)
+{
+	char name[251], d[300], buf[160], **ids = NULL, **skipped = NULL;
+	char *deep, *run, *want;
+	struct bf_rec_host a, b;
+	int count = -1;
+	FILE *f;
+
+	(void)state;
+	memset(name, 'r', 250);
+	name[250] = '\0';
+	deep = bf_xasprintf("%s/%s", results, name);
+	assert_int_equal(mkdir(deep, 0700), 0);
+	run = bf_xasprintf("%s/20990101T000000Z-0001", deep);
+	assert_int_equal(mkdir(run, 0700), 0);
+	want = bf_xasprintf("%s/run.json", run);
+	f = fopen(want, "w");
+	assert_non_null(f);
+	fputs("{}\n", f);
+	fclose(f);
+	free(want);
+	want = bf_xasprintf("%s/00-h.ndjson", run);
+	f = fopen(want, "w");
+	assert_non_null(f);
+	fclose(f);
+	free(want);
+	assert_int_equal(archive_runs_with_host(deep, "h", 5, &ids, &count,
+						&skipped, d, sizeof(d)),
+			 BF_OK);
+	assert_int_equal(count, 0);
+	assert_non_null(skipped);
+	assert_non_null(skipped[0]);
+	want = bf_xasprintf("20990101T000000Z-0001: run.json unreadable (%s/"
+			    "run.json: \"run_id\", \"status\" or \"hosts\" "
+			    "missing)", run);
+	assert_string_equal(skipped[0], want);
+	assert_null(skipped[1]);
+	free(want);
+	bf_xfree_strv(ids);
+	bf_xfree_strv(skipped);
+	free(run);
+	free(deep);
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	a.hostname = bf_xasprintf("%s-now", name);
+	b.hostname = bf_xasprintf("%s-then", name);
+	assert_string_equal(archive_machine_differs(&a, NULL, &b, NULL, buf,
+						    sizeof(buf)),
+			    "hostname differs (rrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr"
+			    "rrrrrrrrrrrrrrrrrrrrrrrr..., was rrrrrrrrrrrrrrrr"
+			    "rrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr...)");
+	free(a.hostname);
+	free(b.hostname);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -167,6 +228,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_open_new_never_replaces,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_names, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,6 +20,7 @@
 
 #include "agent_opts.h"
 #include "base/args.h"
+#include "base/cli.h"
 #include "cmd/ctl.h"
 #include "schema.h"
 
@@ -265,6 +266,35 @@ static void test_run_agent_options(void **state)
 	assert_int_equal(nagent, 12);
 }
 
+/* Issue 28: ctl's one-line error is never cut (it was cut at 8 KiB with
+ * no mark: the end of a long reason, often what to do, was lost). */
+static void test_error_whole(void **state)
+{
+	size_t n = 10000;
+	char *big = calloc(n + 1, 1), *got = calloc(n + 64, 1);
+	FILE *f = tmpfile();
+	int saved = dup(2);
+
+	(void)state;
+	assert_non_null(big);
+	assert_non_null(got);
+	assert_non_null(f);
+	memset(big, 'y', n);
+	fflush(stderr);
+	assert_true(dup2(fileno(f), 2) == 2);
+	ctl_error("%s: the end says what to do", big);
+	fflush(stderr);
+	assert_true(dup2(saved, 2) == 2);
+	close(saved);
+	rewind(f);
+	assert_int_equal(fread(got, 1, n + 63, f), 5 + n + 25 + 1);
+	fclose(f);
+	assert_memory_equal(got, "ctl: yyy", 8);
+	assert_string_equal(got + 5 + n, ": the end says what to do\n");
+	free(got);
+	free(big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_typed),
 		cmocka_unit_test(test_run_agent_options),
+		cmocka_unit_test(test_error_whole),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -107,6 +107,39 @@ static void test_causes(void **state)
 	assert_string_equal(build_log_cause(&b), "ctl's own");
 }
 
+/* Issue 28: a cause longer than its field ends in "..." (a compiler's
+ * error on a long path, a CMake message of many lines); it was cut
+ * there without a mark and read as the whole cause. */
+static void test_long_causes(void **state)
+{
+	struct build_log b;
+	char line[400];
+	int d, t, p;
+
+	(void)state;
+	memset(&b, 0, sizeof b);
+	memset(line, 'x', 399);
+	memcpy(line, "/src/", 5);
+	memcpy(line + 380, ": error: no foo", 15);
+	line[399] = '\0';
+	feed(&b, line, &d, &t, &p);
+	assert_int_equal(strlen(b.cc_cause), sizeof(b.cc_cause) - 1);
+	assert_memory_equal(b.cc_cause, "/src/xxx", 8);
+	assert_string_equal(b.cc_cause + sizeof(b.cc_cause) - 4, "...");
+	feed(&b, "CMake Error at CMakeLists.txt:9 (message):", &d, &t, &p);
+	for (int i = 0; i < 20; i++)
+		feed(&b, "  a message line of CMake's, one of many", &d, &t,
+		     &p);
+	assert_int_equal(strlen(b.cmake_cause), sizeof(b.cmake_cause) - 1);
+	assert_string_equal(b.cmake_cause + sizeof(b.cmake_cause) - 4, "...");
+	feed(&b, "  one more", &d, &t, &p);
+	assert_string_equal(b.cmake_cause + sizeof(b.cmake_cause) - 4, "...");
+	memcpy(line, ":bf-cause ", 10);
+	feed(&b, line, &d, &t, &p);
+	assert_string_equal(build_log_cause(&b) + sizeof(b.ctl_cause) - 4,
+			    "...");
+}
+
 static void test_tail(void **state)
 {
 	struct build_log b;
@@ -154,6 +187,7 @@ int main(void)
 		cmocka_unit_test(test_steps),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_causes),
+		cmocka_unit_test(test_long_causes),
 		cmocka_unit_test(test_tail),
 	};
 

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -322,6 +323,96 @@ static void test_problems(void **state)
 	assert_non_null(strstr(out, "mounted noexec? mount options rw,"));
 }
 
+/* Issue 28: what the host says reaches the user whole or marked cut. A
+ * 300-byte line the login shell prints ended at 255 bytes with no mark;
+ * lines past noise's room were dropped unsaid; "noexec" after the 255th
+ * byte of an overlay's mount options was missed (the cause then only
+ * asked); two toolchain parts alike in their first 255 bytes gave one
+ * cache key; a long HOME was cut (a wrong path). */
+static void test_long_answers(void **state)
+{
+	struct preflight p, q;
+	char line[320], opts[400], out[64], key_p[17], key_q[17];
+	char *text, *workdir;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.uid = -1;
+	memset(line, 'b', 300);
+	memcpy(line, "banner ", 7);
+	line[300] = '\0';
+	preflight_line(&p, line, 300, 0);
+	assert_int_equal(strlen(p.noise), 255);
+	assert_memory_equal(p.noise, "banner bbb", 10);
+	assert_string_equal(p.noise + 252, "...");
+	/* More lines than fit: one " / ..." says so. */
+	for (int i = 0; i < 10; i++)
+		preflight_line(&p, "another line of the login shell's", 34, 0);
+	assert_int_equal(p.noise_lines, 11);
+	assert_true(strlen(p.noise) < sizeof(p.noise));
+	assert_string_equal(p.noise + strlen(p.noise) - 6, " / ...");
+	assert_int_equal(p.noise_cut, 1);
+	preflight_line(&p, "more", 4, 0);
+	assert_string_equal(p.noise + strlen(p.noise) - 6, " / ...");
+	assert_null(strstr(p.noise, "more"));
+
+	/* The problem with a 2000-byte workdir, whole; cut marked. */
+	feed(&p, (const char *const[]){ "cannot_write=/h: read-only", NULL });
+	workdir = calloc(2001, 1);
+	assert_non_null(workdir);
+	memset(workdir, 'w', 2000);
+	workdir[0] = '/';
+	text = preflight_problem_text(&p, workdir);
+	assert_non_null(text);
+	assert_non_null(strstr(text, workdir));
+	assert_non_null(strstr(text, "make it writable"));
+	free(text);
+	assert_int_equal(preflight_problem(&p, workdir, out, sizeof(out)), 1);
+	assert_string_equal(out + sizeof(out) - 4, "...");
+	free(workdir);
+	feed(&p, (const char *const[]){ "home=/h", NULL });
+	assert_null(preflight_problem_text(&p, "/w"));
+
+	/* "noexec" at the end of 330 bytes of overlay options. */
+	memset(line, 'l', 300);
+	line[300] = '\0';
+	snprintf(opts, sizeof(opts), "noexec=rw,relatime,lowerdir=%s,noexec /h",
+		 line);
+	feed(&p, (const char *const[]){ opts, NULL });
+	assert_int_equal(p.noexec_named, 1);
+	assert_string_equal(p.noexec_opts + strlen(p.noexec_opts) - 3, "...");
+	text = preflight_problem_text(&p, "~/w");
+	assert_non_null(text);
+	assert_non_null(strstr(text, "its file system is mounted noexec"));
+	free(text);
+
+	/* Toolchain parts alike for 290 bytes: two keys; short: as before. */
+	memset(line, 'c', 300);
+	memcpy(line, "tc_cc=", 6);
+	line[300] = '\0';
+	feed(&p, (const char *const[]){ line, NULL });
+	line[299] = 'd';
+	feed(&q, (const char *const[]){ line, NULL });
+	assert_int_equal(strlen(p.tc[PF_TC_CC]), 255);
+	assert_non_null(strstr(p.tc[PF_TC_CC], "...#"));
+	preflight_toolchain_key(&p, key_p);
+	preflight_toolchain_key(&q, key_q);
+	assert_string_not_equal(key_p, key_q);
+	feed(&p, (const char *const[]){ "tc_cc=gcc 12.2.0", NULL });
+	assert_string_equal(p.tc[PF_TC_CC], "gcc 12.2.0");
+
+	/* A HOME too long for p->home is refused, not cut. */
+	text = calloc(1100, 1);
+	assert_non_null(text);
+	memcpy(text, "home=/", 6);
+	memset(text + 6, 'h', 1090);
+	feed(&p, (const char *const[]){ text, NULL });
+	assert_int_equal(p.got_home, 0);
+	assert_int_equal(p.home_too_long, 1);
+	assert_string_equal(p.home, "");
+	free(text);
+}
+
 static void test_deployed_names(void **state)
 {
 	(void)state;
@@ -392,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_toolchain_key_stable),
 		cmocka_unit_test(test_shell_noise),
 		cmocka_unit_test(test_problems),
+		cmocka_unit_test(test_long_answers),
 		cmocka_unit_test(test_deployed_names),
 		cmocka_unit_test(test_shell_dir),
 	};

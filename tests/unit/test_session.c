@@ -157,6 +157,40 @@ static void test_agent_outcome(void **state)
 			 AGENT_OUTCOME_CHECKS_FAILED);
 }
 
+/* Issue 28: the agent's last stderr line is its reason, whole: a 300-byte
+ * line (a long path in it) was cut at 255 bytes without a mark. Into a
+ * buffer too short even for the whole reason, the cut ends in "...". */
+static void test_agent_outcome_long_last_line(void **state)
+{
+	char last[301], tail[400], r[1024], want[400], small[64];
+
+	(void)state;
+	memset(last, 'p', 300);
+	memcpy(last, "agent: cannot open /", 20);
+	memcpy(last + 287, "/data: ENOENT", 13);
+	last[300] = '\0';
+	snprintf(tail, sizeof(tail), "earlier\n%s\n", last);
+	assert_int_equal(session_agent_outcome(BF_EXIT_INTERNAL, NULL, tail, r,
+					       sizeof(r)),
+			 AGENT_OUTCOME_FAILED);
+	snprintf(want, sizeof(want), "agent exited with status 4: %s", last);
+	assert_string_equal(r, want);
+	assert_int_equal(strlen(r), 28 + 300);
+	/* Cut visibly where the caller's buffer ends. */
+	assert_int_equal(session_agent_outcome(BF_EXIT_INTERNAL, NULL, tail,
+					       small, sizeof(small)),
+			 AGENT_OUTCOME_FAILED);
+	assert_int_equal(strlen(small), sizeof(small) - 1);
+	assert_memory_equal(small, "agent exited with status 4: agent: cannot",
+			    41);
+	assert_string_equal(small + sizeof(small) - 4, "...");
+	/* A signal's name from a remote ssh server is text too. */
+	assert_int_equal(session_agent_outcome(-1, last, NULL, small,
+					       sizeof(small)),
+			 AGENT_OUTCOME_FAILED);
+	assert_string_equal(small + sizeof(small) - 4, "...");
+}
+
 static void test_inventory_env_names(void **state)
 {
 	static const char *const bad[] = { "A;x", "1A", "", "A B", "A=B",
@@ -484,6 +518,7 @@ int main(void)
 		cmocka_unit_test(test_inventory_defaults),
 		cmocka_unit_test(test_inventory_bad_defaults),
 		cmocka_unit_test(test_agent_outcome),
+		cmocka_unit_test(test_agent_outcome_long_last_line),
 		cmocka_unit_test(test_inventory_env_names),
 		cmocka_unit_test(test_env_is_build),
 		cmocka_unit_test(test_env_values),
