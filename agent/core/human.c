@@ -1,7 +1,8 @@
 /*
  * --human: renders the same records the NDJSON stream carries as a
- * readable report (the layout of the seed's tables). Missing values print
- * as "n/a", never 0.
+ * readable report (the layout of the seed's tables), from the typed
+ * records of common/record.h that the encoder writes them from. Missing
+ * values print as "n/a", never 0.
  */
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +11,9 @@
 #include <cjson/cJSON.h>
 
 #include "core/report.h"
+#include "record.h"
+#include "schema.h"
+#include "xmalloc.h"
 
 static const cJSON *get(const cJSON *o, const char *k)
 {
@@ -23,14 +27,12 @@ static const char *str(const cJSON *o, const char *k)
 	return cJSON_IsString(v) ? v->valuestring : "n/a";
 }
 
-/* A number with `decimals` digits after the point, or "n/a". */
-static void num(char *buf, size_t len, const cJSON *o, const char *k,
-		int decimals)
+/* v with `decimals` digits after the point, or "n/a" when missing (NaN:
+ * the record's null or an absent key). */
+static void num(char *buf, size_t len, double v, int decimals)
 {
-	const cJSON *v = get(o, k);
-
-	if (cJSON_IsNumber(v))
-		snprintf(buf, len, "%.*f", decimals, v->valuedouble);
+	if (isfinite(v))
+		snprintf(buf, len, "%.*f", decimals, v);
 	else
 		snprintf(buf, len, "n/a");
 }
@@ -101,97 +103,96 @@ static void print_shape(FILE *out, const cJSON *arr)
 	fputs(n == 1 ? ",)" : ")", out);
 }
 
-static void print_check(FILE *out, const cJSON *rec)
+/* A number of a check's free-form "got" value; 0 when absent. */
+static double got_num(const cJSON *got, const char *key)
+{
+	const cJSON *v = get(got, key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static void print_check(FILE *out, const struct bf_rec_check *c)
 {
 	static int header;
-	const char *status = str(rec, BF_KEY_STATUS);
-	const cJSON *got = get(rec, BF_KEY_GOT), *m = get(rec, BF_KEY_METRICS);
 
 	if (!header++)
 		fprintf(out, "\n=== checks ===\n");
-	fprintf(out, "%-4s %-7s %-26s", strcmp(status, "pass") == 0 ? "ok" :
-		strcmp(status, "fail") == 0 ? "FAIL" : "skip",
-		str(rec, BF_KEY_DEVICE), str(rec, BF_KEY_NAME));
-	if (strncmp(str(rec, BF_KEY_NAME), "props.", 6) == 0 &&
-	    cJSON_IsObject(got)) {
-		fprintf(out, " rank=%.0f shape=", get(got, "rank")->valuedouble);
-		print_shape(out, get(got, "shape"));
+	fprintf(out, "%-4s %-7s %-26s", c->status == BF_STATUS_PASS ? "ok" :
+		c->status == BF_STATUS_FAIL ? "FAIL" : "skip",
+		or_na(c->device), or_na(c->name));
+	if (c->name && strncmp(c->name, "props.", 6) == 0 &&
+	    cJSON_IsObject(c->got)) {
+		fprintf(out, " rank=%.0f shape=", got_num(c->got, "rank"));
+		print_shape(out, get(c->got, "shape"));
 		fprintf(out, " dtype=%s elem=%.0fB total=%.0fB",
-			str(got, BF_KEY_DTYPE),
-			get(got, "element_bytes")->valuedouble,
-			get(got, "total_bytes")->valuedouble);
+			str(c->got, BF_KEY_DTYPE),
+			got_num(c->got, "element_bytes"),
+			got_num(c->got, "total_bytes"));
 	}
-	if (cJSON_IsObject(m))
+	if (c->has_metrics)
 		fprintf(out, " H2D %.1f/%.1f GB/s, D2H %.1f/%.1f GB/s (pageable/pinned)",
-			get(m, BF_KEY_H2D_PAGEABLE_GBPS)->valuedouble,
-			get(m, BF_KEY_H2D_PINNED_GBPS)->valuedouble,
-			get(m, BF_KEY_D2H_PAGEABLE_GBPS)->valuedouble,
-			get(m, BF_KEY_D2H_PINNED_GBPS)->valuedouble);
-	if (cJSON_IsString(get(rec, BF_KEY_REASON)))
-		fprintf(out, " (%s)", str(rec, BF_KEY_REASON));
+			c->metrics.h2d_pageable_gbps, c->metrics.h2d_pinned_gbps,
+			c->metrics.d2h_pageable_gbps, c->metrics.d2h_pinned_gbps);
+	if (c->reason)
+		fprintf(out, " (%s)", c->reason);
 	fputc('\n', out);
 }
 
-static void print_limits(FILE *out, const cJSON *rec)
+static void print_limits(FILE *out, const struct bf_rec_float_limits *l)
 {
 	static int header;
 
 	if (!header++)
 		fprintf(out, "\n=== float limits ===\n");
-	fprintf(out, "%-5s max=%.3e eps=%.3e smallest_normal=%.3e bits=%.0f\n",
-		str(rec, BF_KEY_DTYPE), get(rec, BF_KEY_MAX)->valuedouble,
-		get(rec, BF_KEY_EPS)->valuedouble,
-		get(rec, BF_KEY_SMALLEST_NORMAL)->valuedouble,
-		get(rec, BF_KEY_BITS)->valuedouble);
+	fprintf(out, "%-5s max=%.3e eps=%.3e smallest_normal=%.3e bits=%d\n",
+		or_na(l->dtype), l->max, l->eps, l->smallest_normal, l->bits);
 }
 
 /* The peaks seen, one per device and dtype, printed before the summary:
  * where each %peak comes from (docs/schema.md, "Peaks, bounds and
- * references"). */
+ * references"). Strings owned (whole, never cut); the process prints one
+ * report, so they live until it exits. */
 #define HUMAN_PEAKS_MAX 16
 static struct {
-	char device[16], dtype[8], method[24];
+	char *device, *dtype, *method;
 	double rated, bound;
-	char basis[640], bound_basis[320], disagreement[256], reference[320];
+	char *basis, *bound_basis, *disagreement, *reference;
 	double reference_gflops;
 } peaks[HUMAN_PEAKS_MAX];
 static int npeaks;
 
-static void remember_peak(const cJSON *rec)
+static char *dup_or(const char *s, const char *dflt)
 {
-	const cJSON *v;
+	return bf_xstrdup(s ? s : dflt);
+}
 
-	if (!cJSON_IsString(get(rec, BF_KEY_PEAK_BASIS)))
+static void remember_peak(const struct bf_rec_gemm *g)
+{
+	if (!g->measured || !g->peak_basis)
 		return;
 	for (int i = 0; i < npeaks; i++)
-		if (strcmp(peaks[i].device, str(rec, BF_KEY_DEVICE)) == 0 &&
-		    strcmp(peaks[i].dtype, str(rec, BF_KEY_DTYPE)) == 0)
+		if (strcmp(peaks[i].device, or_na(g->device)) == 0 &&
+		    strcmp(peaks[i].dtype, or_na(g->dtype)) == 0)
 			return;
 	if (npeaks == HUMAN_PEAKS_MAX)
 		return;
-	snprintf(peaks[npeaks].device, sizeof(peaks[npeaks].device), "%s",
-		 str(rec, BF_KEY_DEVICE));
-	snprintf(peaks[npeaks].dtype, sizeof(peaks[npeaks].dtype), "%s",
-		 str(rec, BF_KEY_DTYPE));
-	snprintf(peaks[npeaks].method, sizeof(peaks[npeaks].method), "%s",
-		 str(rec, BF_KEY_PEAK_METHOD));
-	v = get(rec, BF_KEY_PEAK_GFLOPS);
-	peaks[npeaks].rated = cJSON_IsNumber(v) ? v->valuedouble : NAN;
-	v = get(rec, BF_KEY_PEAK_BOUND_GFLOPS);
-	peaks[npeaks].bound = cJSON_IsNumber(v) ? v->valuedouble : NAN;
-	snprintf(peaks[npeaks].basis, sizeof(peaks[npeaks].basis), "%s",
-		 str(rec, BF_KEY_PEAK_BASIS));
-	snprintf(peaks[npeaks].bound_basis, sizeof(peaks[npeaks].bound_basis),
-		 "%s", str(rec, BF_KEY_PEAK_BOUND_BASIS));
-	v = get(rec, BF_KEY_PEAK_DISAGREEMENT);
-	snprintf(peaks[npeaks].disagreement, sizeof(peaks[npeaks].disagreement),
-		 "%s", cJSON_IsString(v) ? v->valuestring : "");
-	v = get(rec, BF_KEY_REFERENCE_SOURCE);
-	snprintf(peaks[npeaks].reference, sizeof(peaks[npeaks].reference), "%s",
-		 cJSON_IsString(v) ? v->valuestring : "");
-	v = get(rec, BF_KEY_REFERENCE_GFLOPS);
+	peaks[npeaks].device = dup_or(g->device, "n/a");
+	peaks[npeaks].dtype = dup_or(g->dtype, "n/a");
+	peaks[npeaks].method = dup_or(g->peak_method, "n/a");
+	peaks[npeaks].rated = g->peak_gflops;
+	peaks[npeaks].bound = g->peak_method ? g->peak_bound_gflops : NAN;
+	peaks[npeaks].basis = dup_or(g->peak_basis, "n/a");
+	peaks[npeaks].bound_basis = dup_or(g->peak_method ?
+						   g->peak_bound_basis :
+						   NULL,
+					   "n/a");
+	peaks[npeaks].disagreement = dup_or(g->peak_method ?
+						    g->peak_disagreement :
+						    NULL,
+					    "");
+	peaks[npeaks].reference = dup_or(g->reference_source, "");
 	peaks[npeaks].reference_gflops =
-		cJSON_IsNumber(v) ? v->valuedouble : NAN;
+		g->reference_source ? g->reference_gflops : NAN;
 	npeaks++;
 }
 
@@ -204,12 +205,8 @@ static void print_peaks(FILE *out)
 	for (int i = 0; i < npeaks; i++) {
 		char rated[32], bound[32];
 
-		snprintf(rated, sizeof(rated),
-			 isnan(peaks[i].rated) ? "n/a" : "%.1f",
-			 peaks[i].rated);
-		snprintf(bound, sizeof(bound),
-			 isnan(peaks[i].bound) ? "n/a" : "%.1f",
-			 peaks[i].bound);
+		num(rated, sizeof(rated), peaks[i].rated, 1);
+		num(bound, sizeof(bound), peaks[i].bound, 1);
 		fprintf(out, "%s %s: rated %s GFLOP/s (%s): %s\n",
 			peaks[i].device, peaks[i].dtype, rated, peaks[i].method,
 			peaks[i].basis);
@@ -225,22 +222,20 @@ static void print_peaks(FILE *out)
 }
 
 /* 100 x a fraction with one decimal, or "n/a". */
-static void pct(char *buf, size_t len, const cJSON *rec, const char *key)
+static void pct(char *buf, size_t len, double fraction)
 {
-	const cJSON *f = get(rec, key);
-
-	if (cJSON_IsNumber(f))
-		snprintf(buf, len, "%.1f", 100 * f->valuedouble);
-	else
-		snprintf(buf, len, "n/a");
+	num(buf, len, 100 * fraction, 1);
 }
 
-static void print_gemm(FILE *out, const cJSON *rec)
+static void print_gemm(FILE *out, const struct bf_rec_gemm *g)
 {
 	static int header;
 	char med[32], gf[32], peak[32], ai[32], roof[32], frac[32];
 	char pk[32], ref[32];
-	const cJSON *below = get(rec, BF_KEY_BELOW_REFERENCE);
+	/* What the record carries: an unmeasured row only its median and
+	 * GFLOP/s; the roofline with the bandwidth; %peak with a peak,
+	 * vs_ref with a reference (record_encode.c, encode_gemm). */
+	int roofline = g->measured && g->bandwidth_kind;
 
 	if (!header++)
 		fprintf(out,
@@ -252,54 +247,52 @@ static void print_gemm(FILE *out, const cJSON *rec)
 			"device", "dtype", "n", "median_ms", "GFLOP/s",
 			"peak_MiB", "FLOP/B", "roofline", "bound", "%roof",
 			"%peak", "vs_ref", "check");
-	num(med, sizeof(med), rec, BF_KEY_MEDIAN_MS, 3);
-	num(gf, sizeof(gf), rec, BF_KEY_GFLOPS, 1);
-	num(peak, sizeof(peak), rec, BF_KEY_PEAK_MIB, 0);
-	num(ai, sizeof(ai), rec, BF_KEY_ARITHMETIC_INTENSITY, 1);
-	num(roof, sizeof(roof), rec, BF_KEY_ROOFLINE_GFLOPS, 1);
-	pct(frac, sizeof(frac), rec, BF_KEY_FRACTION_OF_ROOFLINE);
-	pct(pk, sizeof(pk), rec, BF_KEY_FRACTION_OF_PEAK);
-	pct(ref, sizeof(ref), rec, BF_KEY_FRACTION_OF_REFERENCE);
-	fprintf(out,
-		"%-7s %-5s %6.0f %11s %11s %9s %8s %11s %-7s %6s %6s %6s  %s",
-		str(rec, BF_KEY_DEVICE), str(rec, BF_KEY_DTYPE),
-		get(rec, BF_KEY_N)->valuedouble, med, gf, peak, ai, roof,
-		str(rec, BF_KEY_BOUND), frac, pk, ref, str(rec, BF_KEY_STATUS));
-	if (cJSON_IsTrue(below))
+	num(med, sizeof(med), g->median_ms, 3);
+	num(gf, sizeof(gf), g->gflops, 1);
+	num(peak, sizeof(peak), g->measured ? g->peak_mib : NAN, 0);
+	num(ai, sizeof(ai), roofline ? g->arithmetic_intensity : NAN, 1);
+	num(roof, sizeof(roof), roofline ? g->roofline_gflops : NAN, 1);
+	pct(frac, sizeof(frac), roofline ? g->fraction_of_roofline : NAN);
+	pct(pk, sizeof(pk), g->measured && g->peak_basis ?
+				    g->fraction_of_peak : NAN);
+	pct(ref, sizeof(ref), g->measured && g->reference_source ?
+				      g->fraction_of_reference : NAN);
+	fprintf(out, "%-7s %-5s %6d %11s %11s %9s %8s %11s %-7s %6s %6s %6s  %s",
+		or_na(g->device), or_na(g->dtype), g->n, med, gf, peak, ai,
+		roof, or_na(roofline ? g->bound : NULL), frac, pk, ref,
+		bf_schema_status_name(g->status));
+	if (g->measured && g->reference_source && g->below_reference == 1)
 		fprintf(out, ", below reference");
-	if (cJSON_IsString(get(rec, BF_KEY_REASON)))
-		fprintf(out, " (%s)", str(rec, BF_KEY_REASON));
+	if (g->reason)
+		fprintf(out, " (%s)", g->reason);
 	fputc('\n', out);
-	remember_peak(rec);
+	remember_peak(g);
 }
 
-static void print_bandwidth(FILE *out, const cJSON *rec)
+static void print_bandwidth(FILE *out, const struct bf_rec_bandwidth *b)
 {
 	static int header;
 	char gbps[32], mib[32], med[32], thr[16];
-	const cJSON *ab = get(rec, BF_KEY_ARRAY_BYTES);
 
 	if (!header++)
 		fprintf(out, "\n=== memory bandwidth (median; GB/s = 1e9 B/s, "
 			     "bytes read + written) ===\n"
 			     "%-7s %-13s %10s %10s %8s %7s  %s\n", "device", "kind",
 			"array_MiB", "median_ms", "GB/s", "threads", "check");
-	num(gbps, sizeof(gbps), rec, BF_KEY_MEDIAN_GBPS, 1);
-	num(med, sizeof(med), rec, BF_KEY_MEDIAN_MS, 3);
-	num(thr, sizeof(thr), rec, BF_KEY_THREADS, 0);
-	if (cJSON_IsNumber(ab))
-		snprintf(mib, sizeof(mib), "%.1f", ab->valuedouble / 1048576.0);
-	else
-		snprintf(mib, sizeof(mib), "n/a");
-	fprintf(out, "%-7s %-13s %10s %10s %8s %7s  %s", str(rec, BF_KEY_DEVICE),
-		str(rec, BF_KEY_KIND), mib, med, gbps, thr,
-		str(rec, BF_KEY_STATUS));
-	if (cJSON_IsString(get(rec, BF_KEY_REASON)))
-		fprintf(out, " (%s)", str(rec, BF_KEY_REASON));
+	num(gbps, sizeof(gbps), b->median_gbps, 1);
+	num(med, sizeof(med), b->measured ? b->median_ms : NAN, 3);
+	num(thr, sizeof(thr), b->measured ? b->threads : NAN, 0);
+	num(mib, sizeof(mib), b->measured ? b->array_bytes / 1048576.0 : NAN,
+	    1);
+	fprintf(out, "%-7s %-13s %10s %10s %8s %7s  %s", or_na(b->device),
+		or_na(b->kind), mib, med, gbps, thr,
+		bf_schema_status_name(b->status));
+	if (b->reason)
+		fprintf(out, " (%s)", b->reason);
 	fputc('\n', out);
 }
 
-static void print_batching(FILE *out, const cJSON *rec)
+static void print_batching(FILE *out, const struct bf_rec_batching *b)
 {
 	static int header;
 	char one[32], batch[32], one_rps[32], batch_rps[32], sp[32];
@@ -310,62 +303,71 @@ static void print_batching(FILE *out, const cJSON *rec)
 			     "%-7s %-5s %12s %12s %12s %12s %8s  %s\n", "device",
 			"dtype", "one_row_ms", "batch_ms", "one_rows/s",
 			"batch_rows/s", "speedup", "check");
-	num(one, sizeof(one), rec, BF_KEY_SINGLE_MS, 4);
-	num(batch, sizeof(batch), rec, BF_KEY_BATCH_MS, 4);
-	num(one_rps, sizeof(one_rps), rec, BF_KEY_SINGLE_ROWS_PER_S, 0);
-	num(batch_rps, sizeof(batch_rps), rec, BF_KEY_BATCH_ROWS_PER_S, 0);
-	num(sp, sizeof(sp), rec, BF_KEY_SPEEDUP, 1);
-	fprintf(out, "%-7s %-5s %12s %12s %12s %12s %8s  %s",
-		str(rec, BF_KEY_DEVICE), str(rec, BF_KEY_DTYPE), one, batch,
-		one_rps, batch_rps, sp, str(rec, BF_KEY_STATUS));
-	if (cJSON_IsString(get(rec, BF_KEY_REASON)))
-		fprintf(out, " (%s)", str(rec, BF_KEY_REASON));
+	num(one, sizeof(one), b->measured ? b->single_ms : NAN, 4);
+	num(batch, sizeof(batch), b->measured ? b->batch_ms : NAN, 4);
+	num(one_rps, sizeof(one_rps), b->measured ? b->single_rows_per_s : NAN,
+	    0);
+	num(batch_rps, sizeof(batch_rps),
+	    b->measured ? b->batch_rows_per_s : NAN, 0);
+	num(sp, sizeof(sp), b->speedup, 1);
+	fprintf(out, "%-7s %-5s %12s %12s %12s %12s %8s  %s", or_na(b->device),
+		or_na(b->dtype), one, batch, one_rps, batch_rps, sp,
+		bf_schema_status_name(b->status));
+	if (b->reason)
+		fprintf(out, " (%s)", b->reason);
 	fputc('\n', out);
 }
 
-static void print_summary(FILE *out, const cJSON *rec)
+static void print_summary(FILE *out, const struct bf_rec_summary *s)
 {
-	const cJSON *r;
-
 	print_peaks(out);
 	fprintf(out, "\n=== summary ===\n");
-	cJSON_ArrayForEach(r, get(rec, BF_KEY_RATIOS)) {
-		if (strcmp(str(r, BF_KEY_KIND), BF_RATIO_GPU_VS_CPU) == 0)
-			fprintf(out, "%s vs cpu at fp32, n=%.0f: %.1fx\n",
-				str(r, BF_KEY_DEVICE), get(r, BF_KEY_N)->valuedouble,
-				get(r, BF_KEY_VALUE)->valuedouble);
+	for (int i = 0; i < s->nratios; i++) {
+		const struct bf_rec_ratio *r = &s->ratios[i];
+		char v[32];
+
+		num(v, sizeof(v), r->value,
+		    strcmp(or_na(r->kind), BF_RATIO_GPU_VS_CPU) == 0 ? 1 : 2);
+		if (strcmp(or_na(r->kind), BF_RATIO_GPU_VS_CPU) == 0)
+			fprintf(out, "%s vs cpu at fp32, n=%d: %sx\n",
+				or_na(r->device), r->n, v);
 		else
-			fprintf(out, "%s %s vs fp32, n=%.0f: %.2fx\n",
-				str(r, BF_KEY_DEVICE), str(r, BF_KEY_DTYPE),
-				get(r, BF_KEY_N)->valuedouble,
-				get(r, BF_KEY_VALUE)->valuedouble);
+			fprintf(out, "%s %s vs fp32, n=%d: %sx\n",
+				or_na(r->device), or_na(r->dtype), r->n, v);
 	}
-	fprintf(out, "checks: %.0f passed, %.0f failed, %.0f skipped; "
-		     "GEMM: %.0f passed, %.0f failed, %.0f skipped\n",
-		get(rec, BF_KEY_CHECKS_PASSED)->valuedouble,
-		get(rec, BF_KEY_CHECKS_FAILED)->valuedouble,
-		get(rec, BF_KEY_CHECKS_SKIPPED)->valuedouble,
-		get(rec, BF_KEY_GEMM_PASSED)->valuedouble,
-		get(rec, BF_KEY_GEMM_FAILED)->valuedouble,
-		get(rec, BF_KEY_GEMM_SKIPPED)->valuedouble);
+	fprintf(out, "checks: %d passed, %d failed, %.0f skipped; "
+		     "GEMM: %d passed, %d failed, %.0f skipped\n",
+		s->checks_passed, s->checks_failed,
+		isnan(s->checks_skipped) ? 0 : s->checks_skipped,
+		s->gemm_passed, s->gemm_failed,
+		isnan(s->gemm_skipped) ? 0 : s->gemm_skipped);
 }
 
-void human_print(FILE *out, const struct bf_record *r, const cJSON *rec)
+void human_print(FILE *out, const struct bf_record *r)
 {
-	const char *type = str(rec, BF_KEY_TYPE);
-
-	if (r->type == BF_REC_HOST)
+	switch (r->type) {
+	case BF_REC_HOST:
 		print_host(out, &r->u.host);
-	else if (strcmp(type, BF_TYPE_CHECK) == 0)
-		print_check(out, rec);
-	else if (strcmp(type, BF_TYPE_FLOAT_LIMITS) == 0)
-		print_limits(out, rec);
-	else if (strcmp(type, BF_TYPE_GEMM) == 0)
-		print_gemm(out, rec);
-	else if (strcmp(type, BF_TYPE_BANDWIDTH) == 0)
-		print_bandwidth(out, rec);
-	else if (strcmp(type, BF_TYPE_BATCHING) == 0)
-		print_batching(out, rec);
-	else if (strcmp(type, BF_TYPE_SUMMARY) == 0)
-		print_summary(out, rec);
+		break;
+	case BF_REC_CHECK:
+		print_check(out, &r->u.check);
+		break;
+	case BF_REC_FLOAT_LIMITS:
+		print_limits(out, &r->u.float_limits);
+		break;
+	case BF_REC_GEMM:
+		print_gemm(out, &r->u.gemm);
+		break;
+	case BF_REC_BANDWIDTH:
+		print_bandwidth(out, &r->u.bandwidth);
+		break;
+	case BF_REC_BATCHING:
+		print_batching(out, &r->u.batching);
+		break;
+	case BF_REC_SUMMARY:
+		print_summary(out, &r->u.summary);
+		break;
+	default: /* the plan: nothing to print */
+		break;
+	}
 }

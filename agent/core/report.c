@@ -52,7 +52,7 @@ void report_emit_record(struct report *r, struct bf_record *rec)
 		abort();
 	}
 	if (r->human) {
-		human_print(r->out, rec, json);
+		human_print(r->out, rec);
 	} else {
 		char *line;
 

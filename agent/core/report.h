@@ -41,9 +41,10 @@ void report_check(struct report *r, const char *name, const char *device,
 		  enum bf_status status, const char *reason,
 		  const struct bf_rec_transfer_metrics *metrics);
 
-/* Renders one record for --human (human.c): the host record from its
- * struct; the others from json, rec encoded (bf_record_encode). */
-void human_print(FILE *out, const struct bf_record *rec,
-		 const struct cJSON *json);
+/* Renders one record for --human (human.c) from its typed struct, the
+ * one the encoder writes the NDJSON line from: what is missing there
+ * (NaN, NULL, or a field the record leaves out) prints as "n/a". The
+ * plan prints nothing. */
+void human_print(FILE *out, const struct bf_record *rec);
 
 #endif
