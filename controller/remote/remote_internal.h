@@ -78,10 +78,11 @@ struct remote {
 	/* The server's host certificate, read before the session's key
 	 * exchange (remote_hostcert.c); NULL: none. hostkeys: the host key
 	 * algorithms libssh is to negotiate for its key (NULL: libssh's
-	 * own). cert_note: why a certificate was not used, for messages. */
+	 * own). cert_note: why a certificate was not used, for messages,
+	 * whole (NULL: nothing to say); owned, freed with r. */
 	struct remote_cert *cert;
 	char *hostkeys;
-	char cert_note[512];
+	char *cert_note;
 	struct proc proxy;          /* ProxyJump/ProxyCommand child; pid 0:
 				     * none */
 	struct tail proxy_err;      /* REMOTE_PROXY_ERR_BYTES of its stderr */
@@ -166,9 +167,9 @@ enum remote_cert_verdict {
 size_t remote_kh_files(const struct remote *r, const char **files);
 
 /* The name known_hosts lists r's host under: HostKeyAlias, else
- * "[host]:port" (with_port and a port other than 22) or "host". */
-void remote_kh_lookup_name(const struct remote *r, int with_port, char *buf,
-			   size_t size);
+ * "[host]:port" (with_port and a port other than 22) or "host"; whole (the
+ * key lines are matched by). A new string; caller frees. */
+char *remote_kh_lookup_name(const struct remote *r, int with_port);
 
 /* Before the session connects: when known_hosts has "@cert-authority" or
  * "@revoked" lines for the host, fetches the server's host certificate
@@ -235,13 +236,12 @@ int remote_negotiation_explain(const char *msg, const char *name,
 /* Connects to host:port over TCP by deadline_ms (remote_mono_ms), trying
  * each address getaddrinfo gives; *fd is the connected, blocking socket,
  * for SSH_OPTIONS_FD (libssh closes it). BF_OK; BF_ERR_CONNECT with
- * libssh-like words in msg ("Failed to resolve hostname ...", "...
- * Connection refused"); BF_ERR_TIMEOUT; BF_ERR_INTERRUPTED (msg not
- * written for these two: the caller words them). Blocks in getaddrinfo
- * as libssh does. */
+ * libssh-like words in *msg, a new string, whole (caller frees): "Failed
+ * to resolve hostname ...", "... Connection refused"; BF_ERR_TIMEOUT;
+ * BF_ERR_INTERRUPTED (*msg NULL for these two and BF_OK: the caller words
+ * them). Blocks in getaddrinfo as libssh does. */
 enum bf_err remote_tcp_connect(struct remote *r, const char *host, int port,
-			       int64_t deadline_ms, int *fd, char *msg,
-			       size_t msg_len);
+			       int64_t deadline_ms, int *fd, char **msg);
 
 /* ---- remote_proxy.c ----------------------------------------------------- */
 

@@ -5,6 +5,7 @@
  */
 #include "remote/remote_knownhosts.h"
 #include "remote/remote_match.h"
+#include "xmalloc.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -22,12 +23,11 @@
 
 #define SHA1_BYTES 20
 
-void remote_kh_name(char *buf, size_t size, const char *host, int port)
+char *remote_kh_name(const char *host, int port)
 {
 	if (port == 22 || port == 0)
-		snprintf(buf, size, "%s", host);
-	else
-		snprintf(buf, size, "[%s]:%d", host, port);
+		return bf_xstrdup(host);
+	return bf_xasprintf("[%s]:%d", host, port);
 }
 
 /* Base64 (with padding) decoded into out; returns the length or -1. */
@@ -134,6 +134,8 @@ static void note(struct remote_kh_match *m, enum remote_kh_state st,
 	if (rank[st] <= rank[m->state])
 		return;
 	m->state = st;
+	/* fits: scan() read this line from file, which fopen opened, so
+	 * its name is shorter than PATH_MAX (ENAMETOOLONG otherwise). */
 	snprintf(m->file, sizeof m->file, "%s", file);
 	m->line = line;
 }
@@ -270,6 +272,7 @@ static void marks_line(void *arg, enum kh_marker marker, const char *type,
 	else if (marker == KH_REVOKED)
 		ms->marks |= REMOTE_KH_HAS_REVOKED;
 	else if (have + strlen(type) + 2 < ms->types_len)
+		/* fits: checked on the line above */
 		snprintf(ms->types + have, ms->types_len - have, "%s ", type);
 }
 
@@ -329,7 +332,7 @@ enum bf_err remote_kh_add(const char *file, const char *name,
 	unsigned char salt[SHA1_BYTES], mac[EVP_MAX_MD_SIZE];
 	unsigned char salt64[64], mac64[64];
 	unsigned int mac_len = 0;
-	char line[16384], dir[4096];
+	char line[16384], *dir;
 	int fd, len;
 	ssize_t w;
 
@@ -352,9 +355,10 @@ enum bf_err remote_kh_add(const char *file, const char *name,
 	if (len < 0 || (size_t)len >= sizeof line)
 		return bf_fail(detail, detail_len, BF_ERR_IO,
 			       "known_hosts %s: line too long", file);
-	snprintf(dir, sizeof dir, "%s", file);
+	dir = bf_xstrdup(file);
 	if (access(dirname(dir), F_OK) != 0)
 		(void)mkdir(dir, 0700);
+	free(dir);
 	fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return bf_fail(detail, detail_len, BF_ERR_IO,
