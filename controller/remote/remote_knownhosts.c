@@ -70,31 +70,44 @@ static int hashed_matches(const char *entry, size_t len, const char *name)
 	return memcmp(got, want, SHA1_BYTES) == 0;
 }
 
+/* OpenSSH's match_pattern_list (match.c) copies each subpattern into a
+ * 1024-byte buffer and fails the whole list on one that does not fit:
+ * such a line matches no host for ssh, nor for ctl. */
+#define KH_SUBPATTERN_MAX 1022
+
 static int host_matches(const char *patterns, const char *name)
 {
-	char lname[1100], pat[1100];
+	char *lname, pat[KH_SUBPATTERN_MAX + 1];
 	const char *p = patterns;
 	int matched = 0;
 	size_t i;
 
 	if (strncmp(patterns, "|1|", 3) == 0)
 		return hashed_matches(patterns, strlen(patterns), name);
-	for (i = 0; name[i] && i < sizeof lname - 1; i++)
-		lname[i] = (char)tolower((unsigned char)name[i]);
-	lname[i] = '\0';
+	/* The name whole, however long: a cut one would match the lines
+	 * of another host whose name starts the same. */
+	lname = bf_xstrdup(name);
+	for (i = 0; lname[i]; i++)
+		lname[i] = (char)tolower((unsigned char)lname[i]);
 	while (*p) {
 		size_t n = strcspn(p, ",");
 		size_t neg = *p == '!';
 
-		if (n > neg && n - neg < sizeof pat) {
+		if (n - neg > KH_SUBPATTERN_MAX) {
+			matched = 0;
+			break;
+		}
+		if (n > neg) {
 			for (i = 0; i < n - neg; i++)
 				pat[i] = (char)tolower(
 					(unsigned char)p[i + neg]);
 			pat[i] = '\0';
 			/* '*' and '?' only: '[' is literal ("[host]:port"). */
 			if (remote_match_pattern(lname, pat)) {
-				if (neg)
-					return 0;
+				if (neg) {
+					matched = 0;
+					break;
+				}
 				matched = 1;
 			}
 		}
@@ -102,6 +115,7 @@ static int host_matches(const char *patterns, const char *name)
 		if (*p == ',')
 			p++;
 	}
+	free(lname);
 	return matched;
 }
 
