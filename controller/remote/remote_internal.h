@@ -203,7 +203,8 @@ enum remote_cert_verdict remote_hostcert_decide(struct remote *r,
  * sshconnect2.c order_hostkeyalgs' order) given the plain key types
  * known_hosts has for the host (known_types: " ssh-ed25519 ... ", from
  * remote_kh_scan) and whether it has a @cert-authority line, as a
- * comma-separated list into out. */
+ * comma-separated list into out (size 1024 at least: the list is some
+ * 560 bytes). */
 void remote_hostkey_order(const char *known_types, int have_ca, char *out,
 			  size_t size);
 
@@ -211,7 +212,8 @@ void remote_hostkey_order(const char *known_types, int have_ca, char *out,
  * exchange up to the server's KEX_ECDH_REPLY offering hostkey_algs, and
  * returns its host key blob K_S in *blob (caller frees; a certificate
  * when the server chose a certificate algorithm) and its type name in
- * alg. Bounded by deadline_ms and r's cancel flag. BF_OK; BF_ERR_CONNECT
+ * alg ("" when it does not fit in alg_len: no type ctl knows is that
+ * long). why: 512 bytes hold every reason. Bounded by deadline_ms and r's cancel flag. BF_OK; BF_ERR_CONNECT
  * (the server closed, disconnected, has no curve25519-sha256 key
  * exchange), BF_ERR_TIMEOUT, BF_ERR_INTERRUPTED, BF_ERR_NOMEM; why says
  * what. fd is not closed. */

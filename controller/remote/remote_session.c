@@ -572,22 +572,23 @@ out:
 	return err;
 }
 
-/* Appends to the "tried: ..." list of an auth failure, cut at its end. */
-static void tried_add(char *buf, size_t size, size_t *len, const char *fmt,
-		      ...) __attribute__((format(printf, 4, 5)));
-static void tried_add(char *buf, size_t size, size_t *len, const char *fmt,
-		      ...)
+/* Appends to the "tried: ..." list of an auth failure (*buf, a heap
+ * string or NULL; whole, however many and long its paths). */
+static void tried_add(char **buf, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void tried_add(char **buf, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
+	char *add, *all;
 
-	if (*len >= size - 1)
-		return;
 	va_start(ap, fmt);
-	n = vsnprintf(buf + *len, size - *len, fmt, ap);
+	if (vasprintf(&add, fmt, ap) < 0)
+		bf_xmalloc_fatal("auth: tried");
 	va_end(ap);
-	if (n > 0)
-		*len += (size_t)n < size - *len ? (size_t)n : size - 1 - *len;
+	all = bf_xasprintf("%s%s", *buf ? *buf : "", add);
+	free(add);
+	free(*buf);
+	*buf = all;
 }
 
 /* Runs one nonblocking auth call to its end. */
@@ -621,24 +622,23 @@ static void tried_add(char *buf, size_t size, size_t *len, const char *fmt,
  * never through ssh_userauth_publickey_auto, which writes a missing
  * <key>.pub next to the key.
  */
-static enum bf_err authenticate(struct remote *r, int64_t deadline_ms,
-				char *detail, size_t detail_len)
+static enum bf_err authenticate_with(struct remote *r, int64_t deadline_ms,
+				     char **tried_p, char *detail,
+				     size_t detail_len)
 {
 	ssh_session s = r->session;
 	const struct remote_config *c = &r->cfg;
 	const char *agent = c->identity_agent ? c->identity_agent :
 			    getenv("SSH_AUTH_SOCK");
-	char tried[1024] = "";
-	size_t tl = 0;
+	const char *tried;
+	size_t tl;
 	int agent_keys = -1, files_tried = 0, rc = SSH_AUTH_DENIED;
 	enum bf_err err;
 
 	if (agent && (!*agent || !strcmp(agent, "none")))
 		agent = NULL;
 	if (agent && c->identities_only) {
-		tried_add(tried, sizeof tried, &tl,
-				       "ssh-agent not used: IdentitiesOnly "
-				       "yes; ");
+		tried_add(tried_p, "ssh-agent not used: IdentitiesOnly yes; ");
 		agent = NULL;
 	}
 	for (size_t i = 0; i < c->identity_files.n &&
@@ -651,15 +651,14 @@ static enum bf_err authenticate(struct remote *r, int64_t deadline_ms,
 			/* ssh says "no such identity: PATH" for a file the
 			 * config names, nothing for its default keys. */
 			if (!c->identity_files_default)
-				tried_add(tried, sizeof tried, &tl,
-					  "IdentityFile %s: %s; ", path,
-					  strerror(errno));
+				tried_add(tried_p, "IdentityFile %s: %s; ",
+					  path, strerror(errno));
 			continue;
 		}
 		if (ssh_pki_import_privkey_file(path, NULL, NULL, NULL,
 						&key) != SSH_OK) {
-			tried_add(tried, sizeof tried, &tl, "%s skipped "
-				  "(passphrase or unreadable); ", path);
+			tried_add(tried_p, "%s skipped (passphrase or "
+				  "unreadable); ", path);
 			continue;
 		}
 		files_tried++;
@@ -670,7 +669,7 @@ static enum bf_err authenticate(struct remote *r, int64_t deadline_ms,
 			return connect_wait_error(r, err, "auth",
 						  r->timeout_s, "", detail,
 						  detail_len);
-		tried_add(tried, sizeof tried, &tl, "%s; ", path);
+		tried_add(tried_p, "%s; ", path);
 	}
 	if (agent && rc != SSH_AUTH_SUCCESS && rc != SSH_AUTH_PARTIAL &&
 	    ssh_is_connected(s)) {
@@ -685,9 +684,8 @@ static enum bf_err authenticate(struct remote *r, int64_t deadline_ms,
 				       "unset SSH_AUTH_SOCK)", r->name, agent,
 				       r->timeout_s);
 		if (err != BF_OK) {
-			tried_add(tried, sizeof tried, &tl,
-					       "ssh-agent at %s not "
-					       "answering; ", agent);
+			tried_add(tried_p, "ssh-agent at %s not answering; ",
+				  agent);
 		} else {
 			AUTH_LOOP(r, ssh_userauth_agent(s, NULL),
 				  deadline_ms, rc, err);
@@ -696,18 +694,19 @@ static enum bf_err authenticate(struct remote *r, int64_t deadline_ms,
 					r->timeout_s, "", detail, detail_len);
 			if (rc == SSH_AUTH_SUCCESS)
 				return BF_OK;
-			tried_add(tried, sizeof tried, &tl,
-					       "the ssh-agent's %d keys; ",
-					       agent_keys);
+			tried_add(tried_p, "the ssh-agent's %d keys; ",
+				  agent_keys);
 		}
 	} else if (!c->identities_only) {
-		tried_add(tried, sizeof tried, &tl,
-				       "no ssh-agent (SSH_AUTH_SOCK unset); ");
+		tried_add(tried_p, "no ssh-agent (SSH_AUTH_SOCK unset); ");
 	}
 	if (rc == SSH_AUTH_SUCCESS)
 		return BF_OK;
-	if (tl >= 2 && tl < sizeof tried)
-		tried[tl - 2] = '\0';
+	/* The list without its last "; ". */
+	tried = *tried_p ? *tried_p : "";
+	tl = strlen(tried);
+	if (tl >= 2)
+		(*tried_p)[tl - 2] = '\0';
 	if (rc == SSH_AUTH_PARTIAL)
 		return bf_fail(detail, detail_len, BF_ERR_AUTH,
 			       "auth %s as %s: key accepted but the server "
@@ -725,6 +724,18 @@ static enum bf_err authenticate(struct remote *r, int64_t deadline_ms,
 		       files_tried || !c->identity_files_default ? "" :
 		       "; no IdentityFile set and none of ssh's default keys "
 		       "(~/.ssh/id_*) exists");
+}
+
+/* authenticate_with, its "tried" list owned and freed here. */
+static enum bf_err authenticate(struct remote *r, int64_t deadline_ms,
+				char *detail, size_t detail_len)
+{
+	char *tried = NULL;
+	enum bf_err err = authenticate_with(r, deadline_ms, &tried, detail,
+					    detail_len);
+
+	free(tried);
+	return err;
 }
 
 enum bf_err remote_connect(struct remote **out, const struct remote_opts *opts,

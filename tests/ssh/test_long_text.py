@@ -10,7 +10,9 @@ real sshd on 127.0.0.1 with OpenSSH as the oracle where it connects:
   * a changed key whose known_hosts file lies under a 1500-byte path: the
     message names the whole file, and the ssh-keygen -R hint too;
   * a 600-byte host name that does not resolve: the reason holds the
-    whole name, in ctl's words and in libssh's.
+    whole name, in ctl's words and in libssh's;
+  * a 9000-byte ProxyCommand runs whole;
+  * an auth failure names every key it tried, however long their paths.
 
 remote_probe (the SSH layer ctl run uses) connects; its events carry the
 whole reason. No assertion is on a duration. Exits 77 (skipped) without
@@ -100,6 +102,47 @@ class LongTextTest(cc.Base):
         self.assertIn("host name '%s' does not resolve" % host, detail)
         self.assertIn("(Failed to resolve hostname %s (" % host, detail)
         self.assertNotIn("...", detail)
+
+    def test_long_proxy_command_runs_whole(self):
+        """A 9000-byte ProxyCommand runs as written (ctl cut its "exec
+        ..." at 8191 bytes: env then ran with no command)."""
+        h = self.hosts
+        pad = "x" * 9000
+        cfg = self.cfg("Host via\n  HostName 127.0.0.1\n  Port %d\n"
+                       "  User root\n  IdentityFile %s\n"
+                       "  IdentitiesOnly yes\n  UserKnownHostsFile %s\n"
+                       "  BatchMode yes\n"
+                       "  ProxyCommand env BF_PAD=%s ssh -F %s -W %%h:%%p "
+                       "%s\n" % (h.ports[1], h.user_key, h.known_hosts, pad,
+                                 h.ssh_config, h.alias(1)))
+        self.assertEqual(self.ssh(cfg, "via").returncode, 0)
+        code, ev, _ = self.probe(["-F", cfg, "via", "exec", "echo ok"])
+        self.assertEqual(code, 0, ev)
+        self.assertEqual([e["text"] for e in ev if e["event"] == "line"],
+                         ["ok"])
+
+    def test_auth_failure_lists_every_key_tried(self):
+        """Eight missing IdentityFiles under 200-byte names: the reason
+        names each (ctl's "tried" list stopped at 1023 bytes)."""
+        h = self.hosts
+        d = os.path.join(self.tmp, "k" * 150)
+        os.makedirs(d)
+        keys = [os.path.join(d, "missing-key-%d" % i) for i in range(8)]
+        cfg = self.cfg("Host h1\n  HostName 127.0.0.1\n  Port %d\n"
+                       "  User root\n%s  IdentitiesOnly yes\n"
+                       "  UserKnownHostsFile %s\n  BatchMode yes\n"
+                       % (h.ports[1], "".join("  IdentityFile %s\n" % k
+                                              for k in keys),
+                          h.known_hosts))
+        self.assertNotEqual(self.ssh(cfg, "h1").returncode, 0)
+        code, ev, _ = self.probe(["-F", cfg, "h1", "connect"])
+        self.assertEqual(code, cc.BF_ERR_AUTH, ev)
+        detail = self.error(ev)["detail"]
+        for k in keys:
+            self.assertIn("IdentityFile %s: No such file or directory" % k,
+                          detail)
+        self.assertTrue(detail.endswith("%s: No such file or directory)"
+                                        % keys[-1]), detail)
 
 
 if __name__ == "__main__":
