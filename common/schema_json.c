@@ -55,7 +55,7 @@ struct vpath {
 static char *path_text(const struct vpath *p)
 {
 	char *out = bf_xstrdup(""), *more;
-	int tail_key = 0;   /* out starts with a key: it takes a "." */
+	int tail_key = 0;   /* out starts with a key: a "." goes before */
 
 	/* From the value up: each link goes in front of what is there. */
 	for (; p; p = p->up) {
@@ -63,7 +63,8 @@ static char *path_text(const struct vpath *p)
 			more = bf_xasprintf("%s%s%s", p->key,
 					    tail_key ? "." : "", out);
 		else
-			more = bf_xasprintf("[%d]%s", p->index, out);
+			more = bf_xasprintf("[%d]%s%s", p->index,
+					    tail_key ? "." : "", out);
 		tail_key = p->key != NULL;
 		free(out);
 		out = more;
