@@ -218,6 +218,8 @@ enum bf_err bf_agent_opt_parse(const struct bf_agent_opt *opt,
 	long v;
 
 	if (!label) {
+		/* fits: opt is a row of bf_agent_opt_table, whose names are
+		 * 14 bytes at most ("exit-on-hangup"), flag 40 */
 		snprintf(flag, sizeof(flag), "--%s", opt->name);
 		label = flag;
 	}

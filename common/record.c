@@ -16,6 +16,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "bf_text.h"
 #include "xmalloc.h"
 
 /* --- reading JSON ---------------------------------------------------- */
@@ -277,8 +278,11 @@ static void decode_options(const cJSON *o, struct bf_rec_options *out)
 	out->bandwidth_mib = num(o, BF_KEY_BANDWIDTH_MIB);
 	out->no_batching = boolean(o, BF_KEY_NO_BATCHING) == 1;
 	v = get(o, BF_KEY_DEVICE);
+	/* The schema allows "cpu" and "cuda" only; anything longer is cut
+	 * ending in "...", so it never reads as either. */
 	if (cJSON_IsString(v))
-		snprintf(out->device, sizeof(out->device), "%s", v->valuestring);
+		(void)bf_text_fmt(out->device, sizeof(out->device), "%s",
+				  v->valuestring);
 }
 
 /* An object of variables, {"NAME": "value" | null, ...}, in its order

@@ -41,7 +41,8 @@ struct bf_rec_options {
 	double bandwidth_mib; /* --bandwidth-mib N; NaN (or <= 0): absent,
 			       * the agent's default sizes */
 	int no_batching;  /* --no-batching: 1; 0 or absent: 0 */
-	char device[8];   /* --device cpu | cuda; "" when absent (all) */
+	char device[8];   /* --device cpu | cuda; "" when absent (all); a
+			   * longer value is cut, ending in "..." */
 };
 
 /* One CUDA device of the host record's "gpus", in the order the agent

@@ -17,8 +17,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "bf_error.h"
 #include "json_text.h"
 #include "xmalloc.h"
 
@@ -47,27 +49,27 @@ struct vpath {
 	int index;
 };
 
-/* path as the messages write it: keys joined by ".", indexes as [i]. */
-static void path_text(const struct vpath *p, char *out, size_t len)
+/* path as the messages write it: keys joined by ".", indexes as [i];
+ * whole, however deep and long its keys (a record's own words). A new
+ * string; caller frees. */
+static char *path_text(const struct vpath *p)
 {
-	const struct vpath *chain[64];
-	size_t used = 0;
-	int n = 0;
+	char *out = bf_xstrdup(""), *more;
+	int tail_key = 0;   /* out starts with a key: a "." goes before */
 
-	for (; p && n < 64; p = p->up)
-		chain[n++] = p;
-	out[0] = '\0';
-	while (n-- > 0 && used < len) {
-		int k = chain[n]->key ?
-				snprintf(out + used, len - used, "%s%s",
-					 used ? "." : "", chain[n]->key) :
-				snprintf(out + used, len - used, "[%d]",
-					 chain[n]->index);
-
-		if (k < 0)
-			break;
-		used += (size_t)k;
+	/* From the value up: each link goes in front of what is there. */
+	for (; p; p = p->up) {
+		if (p->key)
+			more = bf_xasprintf("%s%s%s", p->key,
+					    tail_key ? "." : "", out);
+		else
+			more = bf_xasprintf("[%d]%s%s", p->index,
+					    tail_key ? "." : "", out);
+		tail_key = p->key != NULL;
+		free(out);
+		out = more;
 	}
+	return out;
 }
 
 struct vctx {
@@ -90,24 +92,26 @@ static int fail(struct vctx *c, const struct vpath *path, const char *fmt, ...)
 static int fail(struct vctx *c, const struct vpath *path, const char *fmt, ...)
 {
 	va_list ap;
-	char where[256];
-	int n;
+	char *where, *why;
 
 	if (c->quiet || !c->detail_len)
 		return -1;
-	path_text(path, where, sizeof(where));
-	n = snprintf(c->detail, c->detail_len, "%s record: field \"%s\" ",
-		     c->type, where);
-	if (n >= 0 && (size_t)n < c->detail_len) {
-		va_start(ap, fmt);
-		vsnprintf(c->detail + n, c->detail_len - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	if (vasprintf(&why, fmt, ap) < 0)
+		bf_xmalloc_fatal("schema: a message");
+	va_end(ap);
+	where = path_text(path);
+	/* Whole but for detail's own size, where a cut ends in "...". */
+	(void)bf_fail(c->detail, c->detail_len, BF_ERR_SCHEMA,
+		      "%s record: field \"%s\" %s", c->type, where, why);
+	free(where);
+	free(why);
 	return -1;
 }
 
-/* v as the record wrote it: a number's own token, a string quoted (its
- * first 40 bytes), else what it is. */
+/* v as the record wrote it: a number's own token (or %.17g when it does
+ * not fit), a string quoted (its first 40 bytes, and "..." after a cut),
+ * else what it is; into out (len >= 64 bytes). */
 static const char *describe(const struct vctx *c, const cJSON *v, char *out,
 			    size_t len)
 {
@@ -116,13 +120,16 @@ static const char *describe(const struct vctx *c, const cJSON *v, char *out,
 					len) != 0)
 			snprintf(out, len, "%.17g", v->valuedouble);
 	} else if (cJSON_IsString(v)) {
+		/* fits: 40 bytes and "...", quoted; out 64 at least */
 		snprintf(out, len, "\"%.40s%s\"", v->valuestring,
 			 strlen(v->valuestring) > 40 ? "..." : "");
 	} else if (cJSON_IsNull(v)) {
 		snprintf(out, len, "null");
 	} else if (cJSON_IsBool(v)) {
+		/* fits: one of two words; out 64 at least */
 		snprintf(out, len, "%s", cJSON_IsTrue(v) ? "true" : "false");
 	} else {
+		/* fits: one of two words; out 64 at least */
 		snprintf(out, len, "%s", cJSON_IsArray(v) ? "an array" :
 					 "an object");
 	}
@@ -360,16 +367,22 @@ static void range_words(const struct kw *s, char *out, size_t len)
 		snprintf(a, sizeof(a), "%.17g", xlo->valuedouble);
 	if (cJSON_IsNumber(hi))
 		snprintf(b, sizeof(b), "%.17g", hi->valuedouble);
+	/* fits: what is one of two words, a and b %.17g numbers (24
+	 * bytes at most), the words 20; out 128 (its callers) */
 	if (cJSON_IsNumber(xlo))
 		snprintf(out, len, "%s above %s%s%s", what, a,
 			 *b ? " and at most " : "", b);
 	else if (*a && *b)
+		/* fits: as above */
 		snprintf(out, len, "%s from %s to %s", what, a, b);
 	else if (*a)
+		/* fits: as above */
 		snprintf(out, len, "%s of at least %s", what, a);
 	else if (*b)
+		/* fits: as above */
 		snprintf(out, len, "%s of at most %s", what, b);
 	else
+		/* fits: as above */
 		snprintf(out, len, "%s", what);
 }
 
@@ -390,27 +403,29 @@ static int json_equal(const cJSON *a, const cJSON *b)
 static int check_enum(struct vctx *c, const cJSON *e, const cJSON *v,
 		      const struct vpath *path)
 {
-	char got[96], list[256] = "";
+	char got[96], *list;
 	const cJSON *x;
-	size_t used = 0;
+	int r;
 
 	cJSON_ArrayForEach(x, e)
 		if (json_equal(x, v))
 			return 0;
+	/* Every value the schema allows, whole. */
+	list = bf_xstrdup("");
 	cJSON_ArrayForEach(x, e) {
-		char one[64];
+		char one[64], *more;
 		const char *word = cJSON_IsString(x) ?
 					   x->valuestring :
 					   describe(c, x, one, sizeof(one));
-		int k = snprintf(list + used, sizeof(list) - used, "%s%s",
-				 used ? ", " : "", word);
 
-		if (k < 0 || (size_t)k >= sizeof(list) - used)
-			break;
-		used += (size_t)k;
+		more = bf_xasprintf("%s%s%s", list, *list ? ", " : "", word);
+		free(list);
+		list = more;
 	}
-	return fail(c, path, "is %s: expected one of %s",
-		    describe(c, v, got, sizeof(got)), list);
+	r = fail(c, path, "is %s: expected one of %s",
+		 describe(c, v, got, sizeof(got)), list);
+	free(list);
+	return r;
 }
 
 static int check_number(struct vctx *c, const struct kw *s, const cJSON *v,
@@ -671,9 +686,10 @@ int bf_schema_json_check(const cJSON *rec, const char *type, const char *line,
 	c.defs = get(schema, "$defs");
 	def = get(c.defs, type);
 	if (!cJSON_IsObject(schema) || !def) {
-		snprintf(detail, detail_len, "%s record: the schema built into "
-			 "this reader (docs/schema.json) %s", type,
-			 schema ? "has no entry for it" : "does not parse");
+		(void)bf_fail(detail, detail_len, BF_ERR_SCHEMA, "%s record: "
+			      "the schema built into this reader "
+			      "(docs/schema.json) %s", type, schema ?
+			      "has no entry for it" : "does not parse");
 		return -1;
 	}
 	if (check_finite(&c, rec, NULL) < 0)

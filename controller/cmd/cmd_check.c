@@ -239,21 +239,25 @@ static int scontrol(const char *const *args, struct collect *out)
 }
 
 /* The Slurm node this is: --node, $SLURMD_NODENAME, or the short host
- * name. */
-static void node_name(const char *given, char *buf, size_t len)
+ * name; whole (it names the node scontrol drains). Caller frees. */
+static char *node_name(const char *given)
 {
 	const char *env = getenv("SLURMD_NODENAME");
-	char *dot;
+	char host[256], *buf, *dot;
 
 	if (given)
-		snprintf(buf, len, "%s", given);
-	else if (env && *env)
-		snprintf(buf, len, "%s", env);
-	else if (gethostname(buf, len) != 0)
-		snprintf(buf, len, "localhost");
-	buf[len - 1] = '\0';
-	if (!given && (dot = strchr(buf, '.')))
+		return bf_xstrdup(given);
+	if (env && *env)
+		buf = bf_xstrdup(env);
+	/* gethostname: HOST_NAME_MAX (64) bytes at most, host 256 */
+	else if (gethostname(host, sizeof(host)) == 0 &&
+		 memchr(host, '\0', sizeof(host)))
+		buf = bf_xstrdup(host);
+	else
+		buf = bf_xstrdup("localhost");
+	if ((dot = strchr(buf, '.')))
 		*dot = '\0';
+	return buf;
 }
 
 /* Whether scontrol show node's text says it is drained (or draining)
@@ -262,14 +266,13 @@ static int drained_by_us(const char *text)
 {
 	const char *state = strstr(text, " State=");
 	const char *reason = strstr(text, " Reason=");
-	char tok[128];
 
 	if (!state || !reason)
 		return 0;
 	state += 7;
-	snprintf(tok, sizeof(tok), "%.*s", (int)strcspn(state, " \n"), state);
+	/* Within the whole State= word ("IDLE+DRAIN"), however long. */
 	return strncmp(reason + 8, "benchfleet:", 11) == 0 &&
-	       strstr(tok, "DRAIN") != NULL;
+	       memmem(state, strcspn(state, " \n"), "DRAIN", 5) != NULL;
 }
 
 /* --drain or --resume on node after a check of status, with reason the
@@ -277,19 +280,25 @@ static int drained_by_us(const char *text)
 static int drain_or_resume(const char *node, int status, const char *reason,
 			   int drain, int resume)
 {
-	char nodearg[300], reasonarg[CHECK_REASON_MAX + 16];
+	/* Whole: a cut node name would name another node. */
+	char *nodearg = bf_xasprintf("NodeName=%s", node);
+	char reasonarg[CHECK_REASON_MAX + 16];
 	struct collect show;
+	int rc = 0;
 
-	snprintf(nodearg, sizeof(nodearg), "NodeName=%s", node);
 	if (drain && (status == BF_EXIT_SLOW || status == BF_EXIT_CHECKS_FAILED)) {
 		const char *args[] = { "update", nodearg, "State=DRAIN",
 				       reasonarg, NULL };
 
+		/* fits: a check's reason is CHECK_REASON_MAX bytes at most
+		 * (model/check.c check_reason), or a literal */
 		snprintf(reasonarg, sizeof(reasonarg), "Reason=%s", reason);
 		if (scontrol(args, NULL) != 0)
-			return -1;
-		printf("drained %s: %s\n", node, reason);
-		return 0;
+			rc = -1;
+		else
+			printf("drained %s: %s\n", node, reason);
+		free(nodearg);
+		return rc;
 	}
 	if (resume && status == BF_EXIT_OK) {
 		const char *show_args[] = { "show", "node", node, NULL };
@@ -297,16 +306,16 @@ static int drain_or_resume(const char *node, int status, const char *reason,
 
 		memset(&show, 0, sizeof(show));
 		if (scontrol(show_args, &show) != 0)
-			return -1;
-		if (!drained_by_us(show.buf)) {
+			rc = -1;
+		else if (!drained_by_us(show.buf))
 			printf("not resumed %s: not drained by benchfleet\n", node);
-			return 0;
-		}
-		if (scontrol(args, NULL) != 0)
-			return -1;
-		printf("resumed %s\n", node);
+		else if (scontrol(args, NULL) != 0)
+			rc = -1;
+		else
+			printf("resumed %s\n", node);
 	}
-	return 0;
+	free(nodearg);
+	return rc;
 }
 
 /* The results of the run in dir, printed; the files written. Returns
@@ -318,7 +327,7 @@ static int report(const char *dir, const char *results, const char *hosts,
 	struct archive_run *run = NULL;
 	struct verdict_run vr;
 	struct check_result *res = NULL;
-	char detail[512], label[128], nodebuf[256];
+	char detail[512], label[128], *nodebuf;
 	int nres = 0, status, counts[CHECK_FAILED + 1] = { 0 }, worst = -1;
 
 	memset(&vr, 0, sizeof(vr));
@@ -349,11 +358,12 @@ static int report(const char *dir, const char *results, const char *hosts,
 	    status == BF_EXIT_OK)
 		status = BF_EXIT_INTERNAL;
 	if ((drain || resume) && !cluster) {
-		node_name(node, nodebuf, sizeof(nodebuf));
+		nodebuf = node_name(node);
 		if (drain_or_resume(nodebuf, status, worst >= 0 ? res[worst].reason :
 				    "benchfleet: no result", drain, resume) != 0 &&
 		    status == BF_EXIT_OK)
 			status = BF_EXIT_INTERNAL;
+		free(nodebuf);
 	} else if (drain || resume) {
 		/* A cluster's nodes, each by its own worst line: a host named
 		 * after its node (SLURMD_NODENAME) once its task started; a
@@ -402,11 +412,11 @@ static int local_clusters(const char *hosts_dir, const char *const *args,
 		return -1;
 	}
 	for (int i = 0; i < nargs && rc == 0; i++) {
-		char name[256];
+		/* Whole: the group's name, looked up. */
+		char *name = bf_xasprintf("%.*s", (int)strcspn(args[i], ":"),
+					  args[i]);
 		const struct inv_group *g;
 
-		snprintf(name, sizeof(name), "%.*s",
-			 (int)strcspn(args[i], ":"), args[i]);
 		g = inventory_group(&inv, name);
 		if (!g || !g->slurm) {
 			ctl_error("check: --drain, --resume: '%s' is no Slurm "
@@ -420,6 +430,7 @@ static int local_clusters(const char *hosts_dir, const char *const *args,
 				  "login host)", name, g->slurm->login);
 			rc = -1;
 		}
+		free(name);
 	}
 	inventory_free(&inv);
 	return rc;
@@ -541,15 +552,17 @@ static int check_exec(const struct ctl_args *a)
 	hook.budget_s = budget;
 	rc = cmd_run_hooked(rargc, rargv, &hook);
 	if (rc == BF_EXIT_USAGE || rc == BF_EXIT_INTERRUPTED) {
+		free(hook.run_dir);
 		free(rargv);
 		return rc;
 	}
-	if (!hook.run_dir[0]) { /* nothing ran: the archive */
+	if (!hook.run_dir) { /* nothing ran: the archive */
 		free(rargv);
 		return BF_EXIT_UNKNOWN;
 	}
 	rc = report(hook.run_dir, results, hosts, prom, labels, drain, resume,
 		    node, cluster);
+	free(hook.run_dir);
 	free(rargv);
 	return rc;
 }

@@ -7,6 +7,7 @@
  * Hosts one after another, each as ctl run reaches it (the inventory's
  * ssh target, path_prepend and env; ssh_config; known_hosts).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,13 +61,29 @@ static const char doctor_usage[] =
 	"3 some host lacks a prerequisite or could not be reached (its lines say\n"
 	"which and why), 4 could not write the answer, 130 interrupted.\n";
 
-/* One line "  what  value", the value made terminal-safe. */
+/* One line "  what  value", the value made terminal-safe, whole. */
 static void row(const char *what, const char *value)
 {
-	char safe[1024];
+	char *safe = bf_text_sanitize_dup(value);
 
-	bf_text_sanitize(safe, sizeof(safe), value);
 	printf("  %-11s %s\n", what, safe);
+	free(safe);
+}
+
+/* row() with a value of printf's, whole (workdir paths are any length). */
+static void rowf(const char *what, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void rowf(const char *what, const char *fmt, ...)
+{
+	va_list ap;
+	char *value;
+
+	va_start(ap, fmt);
+	if (vasprintf(&value, fmt, ap) < 0)
+		bf_xmalloc_fatal("ctl doctor: a line");
+	va_end(ap);
+	row(what, value);
+	free(value);
 }
 
 static const char *or_missing(const char *v)
@@ -82,6 +99,7 @@ static int report(const struct preflight *p, const char *workdir, int cluster)
 	char problem[1536];
 	int nbuilt = 0, ours;
 
+	/* fits: os_name 128 and os_id 64 bytes (preflight.h), buf 1536 */
 	snprintf(buf, sizeof(buf), "%s%s%s%s%s",
 		 p->os_name[0] ? p->os_name : "unknown (no os-release)",
 		 p->os_id[0] ? " [" : "", p->os_id, p->os_id[0] ? "]" : "", "");
@@ -104,6 +122,7 @@ static int report(const struct preflight *p, const char *workdir, int cluster)
 			  "missing (not needed: cJSON and OpenBLAS are "
 			  "found without it)");
 	if (p->cjson[0]) {
+		/* fits: cjson is 64 bytes (preflight.h), buf 1536 */
 		snprintf(buf, sizeof(buf), "%s (the host's)", p->cjson);
 		row("cjson", buf);
 	} else {
@@ -114,6 +133,7 @@ static int report(const struct preflight *p, const char *workdir, int cluster)
 		row("openblas", p->openblas);
 	} else {
 		preflight_optional_hint(p, PF_OPENBLAS, hint, sizeof(hint));
+		/* fits: hint is 1024 bytes, the words 80, buf 1536 */
 		snprintf(buf, sizeof(buf),
 			 "missing: the agent builds without it and skips the "
 			 "CPU GEMMs%s%s",
@@ -128,6 +148,8 @@ static int report(const struct preflight *p, const char *workdir, int cluster)
 					   "none seen (nvidia-smi)");
 
 	preflight_toolchain_key(p, key);
+	/* fits: the agent hash is 16 hex digits (CMakeLists.txt
+	 * BF_AGENT_HASH), key 16 (preflight_toolchain_key), name 64 */
 	snprintf(name, sizeof(name), "%s-%s", embedded_agent_hash, key);
 	ours = preflight_is_built(p, name);
 	for (const char *s = p->built; (s = strchr(s, '\n')) && s[1]; s++)
@@ -136,34 +158,33 @@ static int report(const struct preflight *p, const char *workdir, int cluster)
 		/* The login host's: its compute nodes build the agent, each
 		 * kind its own, under <workdir>/<source hash>/ (not looked
 		 * at here). */
-		snprintf(buf, sizeof(buf), "%s: %s", workdir,
-			 strcmp(p->workdir_state, "absent") == 0 ||
-					 !p->workdir_state[0] ?
-				 "not there yet (ctl run makes it)" :
-				 "there");
-		row("workdir", buf);
+		rowf("workdir", "%s: %s", workdir,
+		     strcmp(p->workdir_state, "absent") == 0 ||
+				     !p->workdir_state[0] ?
+			     "not there yet (ctl run makes it)" :
+			     "there");
 		ours = 0;
 	} else {
-		char *dir = preflight_workdir(p, workdir);
+		char *dir = preflight_workdir(p, workdir), *state;
 
 		if (strcmp(p->workdir_state, "absent") == 0 ||
 		    !p->workdir_state[0])
-			snprintf(buf, sizeof(buf),
-				 "%s: not there yet (ctl run makes it, 0700)",
-				 dir);
+			state = bf_xstrdup("not there yet (ctl run makes it, "
+					   "0700)");
 		else
-			snprintf(buf, sizeof(buf),
-				 "%s: mode %s; %d build%s of this ctl's agent "
-				 "sources",
-				 dir, p->workdir_state, nbuilt,
-				 nbuilt == 1 ? "" : "s");
-		if (p->workdir_sub[0])
-			bf_text_appendf(buf, sizeof(buf),
-					" (%s is shared, so ctl uses this "
-					"login's private directory in it)",
-					workdir);
+			state = bf_xasprintf("mode %s; %d build%s of this "
+					     "ctl's agent sources",
+					     p->workdir_state, nbuilt,
+					     nbuilt == 1 ? "" : "s");
+		rowf("workdir", "%s: %s%s%s%s", dir, state,
+		     p->workdir_sub[0] ? " (" : "",
+		     p->workdir_sub[0] ? workdir : "",
+		     p->workdir_sub[0] ? " is shared, so ctl uses this "
+					 "login's private directory in it)" :
+					 "");
+		free(state);
 		free(dir);
-		row("workdir", buf);
+		/* fits: key is 16 hex digits, the words 40, buf 1536 */
 		snprintf(buf, sizeof(buf), "%s (cache key %s)",
 			 ours	    ? "built" :
 			 p->missing ? "not built, and cannot be" :
@@ -213,7 +234,8 @@ static int doctor_one(const struct place *pl, const struct ctl_host_opts *o)
 	const char *workdir;
 	struct remote *r = NULL;
 	struct preflight p;
-	char detail[1024], *work_sh, *env;
+	/* SSH reasons whole up to 8 KiB (bf_fail ends a cut in "...") */
+	char detail[8192], *work_sh, *env;
 	enum bf_err err;
 	int ok;
 

@@ -12,6 +12,7 @@
 #include "run/inventory.h"
 #include "schema.h"
 #include "view/texttable.h"
+#include "xmalloc.h"
 
 static const char hosts_usage[] =
 	"usage: ctl hosts [--names] [--hosts-dir DIR]\n"
@@ -32,17 +33,28 @@ static const char hosts_usage[] =
 	"Exit status: 0 listed, 2 bad arguments or an inventory that does not\n"
 	"parse (one line says where), 4 could not write the list.\n";
 
+/* One line "NAME  KIND  WHAT", all terminal-safe and whole. */
 static void name_line(const char *name, const char *kind, const char *what)
 {
-	char n[256], *w = bf_text_sanitize_dup(what ? what : "");
+	char *n = bf_text_sanitize_dup(name);
+	char *w = bf_text_sanitize_dup(what ? what : "");
 	int pad;
 
-	bf_text_sanitize(n, sizeof(n), name);
 	/* Padded to 20 cells of the terminal, not 20 bytes: a CJK name
 	 * keeps the columns after it where the others have them. */
 	pad = 20 - texttable_text_width(n);
 	printf("%s%*s %-6s %s\n", n, pad > 0 ? pad : 0, "", kind, w);
+	free(n);
 	free(w);
+}
+
+/* puts of name, terminal-safe and whole (shell completion takes it). */
+static void name_only(const char *name)
+{
+	char *n = bf_text_sanitize_dup(name);
+
+	puts(n);
+	free(n);
 }
 
 enum { O_NAMES, O_HOSTS_DIR };
@@ -55,7 +67,7 @@ static int hosts_exec(const struct ctl_args *a)
 {
 	const char *dir = NULL, *by;
 	struct inventory inv;
-	char detail[512], buf[1024], safe[256];
+	char detail[512], *buf;
 	int names = ctl_args_count(a, O_NAMES) > 0;
 
 	if (ctl_args_dir(a, O_HOSTS_DIR, &dir))
@@ -73,15 +85,10 @@ static int hosts_exec(const struct ctl_args *a)
 	}
 	if (names) {
 		puts("local");
-		for (int i = 0; i < inv.nhosts; i++) {
-			bf_text_sanitize(safe, sizeof(safe), inv.hosts[i].name);
-			puts(safe);
-		}
-		for (int i = 0; i < inv.ngroups; i++) {
-			bf_text_sanitize(safe, sizeof(safe),
-					 inv.groups[i].name);
-			puts(safe);
-		}
+		for (int i = 0; i < inv.nhosts; i++)
+			name_only(inv.hosts[i].name);
+		for (int i = 0; i < inv.ngroups; i++)
+			name_only(inv.groups[i].name);
 		inventory_free(&inv);
 		return BF_EXIT_OK;
 	}
@@ -90,31 +97,38 @@ static int hosts_exec(const struct ctl_args *a)
 	for (int i = 0; i < inv.nhosts; i++) {
 		const struct inv_host *h = &inv.hosts[i];
 
-		snprintf(buf, sizeof(buf), "ssh %s%s%s", h->ssh,
-			 h->description ? ": " : "",
-			 h->description ? h->description : "");
+		buf = bf_xasprintf("ssh %s%s%s", h->ssh,
+				   h->description ? ": " : "",
+				   h->description ? h->description : "");
 		name_line(h->name, "host", buf);
+		free(buf);
 	}
 	for (int i = 0; i < inv.ngroups; i++) {
 		const struct inv_group *g = &inv.groups[i];
-		size_t off = 0;
 
-		buf[0] = '\0';
 		if (g->slurm) {
-			snprintf(buf, sizeof(buf), "login %s, %d node%s%s%s",
-				 g->slurm->login, g->slurm->nodes,
-				 g->slurm->nodes == 1 ? "" : "s",
-				 g->slurm->partition ? ", partition " : "",
-				 g->slurm->partition ? g->slurm->partition :
-						       "");
+			buf = bf_xasprintf("login %s, %d node%s%s%s",
+					   g->slurm->login, g->slurm->nodes,
+					   g->slurm->nodes == 1 ? "" : "s",
+					   g->slurm->partition ?
+						   ", partition " : "",
+					   g->slurm->partition ?
+						   g->slurm->partition : "");
 			name_line(g->name, "slurm", buf);
+			free(buf);
 			continue;
 		}
-		for (int k = 0; k < g->nmembers && off < sizeof(buf); k++)
-			off += (size_t)snprintf(buf + off, sizeof(buf) - off,
-						"%s%s", k ? " " : "",
-						g->members[k]);
+		/* Every member, whole, however many. */
+		buf = bf_xstrdup("");
+		for (int k = 0; k < g->nmembers; k++) {
+			char *more = bf_xasprintf("%s%s%s", buf, k ? " " : "",
+						  g->members[k]);
+
+			free(buf);
+			buf = more;
+		}
 		name_line(g->name, "group", buf);
+		free(buf);
 	}
 	inventory_free(&inv);
 	return BF_EXIT_OK;

@@ -209,8 +209,7 @@ static int rerun_failed(const struct ctl_args *a, const char *run_id,
 static int reference_host(const char *name, const char *const *names,
 			  int nhosts, const char *rerun_of, int *out)
 {
-	char list[512];
-	size_t used = 0;
+	char *list;
 
 	for (int i = 0; i < nhosts; i++)
 		if (strcmp(names[i], name) == 0) {
@@ -223,12 +222,18 @@ static int reference_host(const char *name, const char *const *names,
 		*out = 0;
 		return 0;
 	}
-	list[0] = '\0';
-	for (int i = 0; i < nhosts && used + 1 < sizeof(list); i++)
-		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
-					 i ? ", " : "", names[i]);
+	/* Every host, whole: the error is read for the right name. */
+	list = bf_xstrdup("");
+	for (int i = 0; i < nhosts; i++) {
+		char *more = bf_xasprintf("%s%s%s", list, i ? ", " : "",
+					  names[i]);
+
+		free(list);
+		list = more;
+	}
 	ctl_error("--baseline %s: not a host of this run (hosts: %s)", name,
 		  list);
+	free(list);
 	return -1;
 }
 
@@ -421,7 +426,7 @@ static int run_exec(const struct ctl_args *a, struct ctl_run_hook *hook,
 	opts.host_timeout_s = 3600;
 	if (hook) {
 		opts.budget_s = hook->budget_s;
-		hook->run_dir[0] = '\0';
+		hook->run_dir = NULL;
 	}
 	if (hostcmd_args(a, HOSTCMD_MAX_HOSTS, &ho) ||
 	    run_options(a, rerun_of, &opts, &rerun_id, &baseline,
@@ -465,8 +470,7 @@ static int run_exec(const struct ctl_args *a, struct ctl_run_hook *hook,
 		goto out;
 	}
 	if (hook)
-		snprintf(hook->run_dir, sizeof(hook->run_dir), "%s",
-			 s.archive.dir);
+		hook->run_dir = bf_xstrdup(s.archive.dir);
 	for (int i = 0; i < nhosts; i++)
 		s.hosts[i].runner = s.hosts[i].slurm ? &runner_slurm :
 				    s.hosts[i].is_local ? &runner_local :

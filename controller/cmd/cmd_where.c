@@ -62,7 +62,9 @@ static int where_one(const char *name, const struct inventory *inv,
 		     const struct run_opts *opts)
 {
 	const struct inv_host *h = inventory_host(inv, name);
-	char detail[1024], safe[1024], shown[512];
+	/* A host's reason (runner_ssh_where: cut only past 8 KiB, ending
+	 * in "..."); what is printed of it is whole. */
+	char detail[8192], *safe, *shown;
 	char *agent = NULL;
 	int built = 0, status = BF_EXIT_OK;
 	enum bf_err err = BF_OK;
@@ -77,14 +79,20 @@ static int where_one(const char *name, const struct inventory *inv,
 	}
 	if (err == BF_OK && (!bf_text_is_clean(agent) || strchr(agent, '\t'))) {
 		/* A path that would not print as it is names another path. */
-		bf_text_sanitize(shown, sizeof(shown), agent);
-		snprintf(detail, sizeof(detail), "agent path '%s' has control "
-			 "characters or tabs: not printed", shown);
-		err = BF_ERR_REMOTE;
+		shown = bf_text_sanitize_dup(agent);
+		err = bf_fail(detail, sizeof(detail), BF_ERR_REMOTE,
+			      "agent path '%s' has control characters or "
+			      "tabs: not printed", shown);
+		free(shown);
 	}
 	if (err != BF_OK) {
-		bf_text_join_lines(safe, sizeof(safe), detail, "; ");
+		/* Each '\n' becomes at most "; ": twice the text is room. */
+		size_t len = 2 * strlen(detail) + 4;
+
+		safe = bf_xmalloc(len);
+		bf_text_join_lines(safe, len, detail, "; ");
 		ctl_error("where: %s: %s", name, safe);
+		free(safe);
 		status = err == BF_ERR_INTERRUPTED ? BF_EXIT_INTERRUPTED :
 						     BF_EXIT_HOSTS_FAILED;
 	} else {

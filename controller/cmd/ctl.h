@@ -45,11 +45,12 @@ int ctl_command_run(const struct ctl_command *cmd, int argc, char **argv);
  * "run") parsed by ctl run's table and the run made exactly as ctl run
  * makes it, with budget_s (run_opts.budget_s: seconds
  * per host from its agent's start; 0 none), and none of the verdict and
- * table printed; run_dir gets the run's archive directory ("" when none
- * was made). Returns ctl run's exit status. */
+ * table printed; run_dir gets the run's archive directory, whole (a new
+ * string the caller frees; NULL when none was made). Returns ctl run's
+ * exit status. */
 struct ctl_run_hook {
 	int budget_s;
-	char run_dir[1024];
+	char *run_dir;
 };
 int cmd_run_hooked(int argc, char **argv, struct ctl_run_hook *hook);
 

@@ -7,6 +7,7 @@
  * arithmetic.
  */
 #include "remote/remote_cert.h"
+#include "bf_text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -70,17 +71,47 @@ static const unsigned char *get_str(struct rd *r, size_t *len)
 	return s;
 }
 
-/* A string that holds no NUL (sshbuf_get_cstring) into buf, cut to fit;
- * 0, or -1 when malformed. */
+/* A string that holds no NUL (sshbuf_get_cstring) into buf (size
+ * bytes); 0, or -1 when malformed or longer than size - 1 bytes: the
+ * names read so (key types, curve and signature algorithms) are compared
+ * with names ctl knows, which a cut one must never match. */
 static int get_cstr(struct rd *r, char *buf, size_t size)
+{
+	size_t n;
+	const unsigned char *s = get_str(r, &n);
+
+	if (!s || memchr(s, '\0', n) || n >= size)
+		return -1;
+	/* fits: n < size checked above */
+	snprintf(buf, size, "%.*s", (int)n, (const char *)s);
+	return 0;
+}
+
+/* As get_cstr, but a text that does not fit is cut and ends in "..."
+ * (for messages only); 0, or -1 when malformed. */
+static int get_cstr_cut(struct rd *r, char *buf, size_t size)
 {
 	size_t n;
 	const unsigned char *s = get_str(r, &n);
 
 	if (!s || memchr(s, '\0', n))
 		return -1;
-	snprintf(buf, size, "%.*s", (int)n, (const char *)s);
+	(void)bf_text_fmt(buf, size, "%.*s", (int)n, (const char *)s);
 	return 0;
+}
+
+/* As get_cstr, whole, into a new string (*out; caller frees); 0, or -1
+ * when malformed (*out NULL), or -2 out of memory. */
+static int get_cstr_dup(struct rd *r, char **out)
+{
+	size_t n;
+	const unsigned char *s = get_str(r, &n);
+
+	*out = NULL;
+	if (!s || memchr(s, '\0', n))
+		return -1;
+	*out = strndup((const char *)s, n);
+	return *out ? 0 : -2;
 }
 
 static void say(char *why, size_t len, const char *fmt, ...)
@@ -90,9 +121,15 @@ static void say(char *why, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
+	int n;
+
 	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
+	n = vsnprintf(why, len, fmt, ap);
 	va_end(ap);
+	/* The reasons are short (their %s: names of at most 63 bytes,
+	 * get_cstr); should one still not fit, it says so. */
+	if (n >= 0 && (size_t)n >= len)
+		bf_text_mark_cut(why, len);
 }
 
 int remote_cert_is_cert_type(const char *t)
@@ -353,6 +390,7 @@ enum bf_err remote_cert_parse(const unsigned char *blob, size_t len,
 		return BF_ERR_PARSE;
 	}
 	/* "ssh-rsa-cert-v01@openssh.com" certifies an "ssh-rsa" key. */
+	/* fits: type_name is under 64 bytes (get_cstr), key_type 64 */
 	snprintf(c->key_type, sizeof c->key_type, "%.*s",
 		 (int)(strlen(c->type_name) - (sizeof tail - 1)),
 		 c->type_name);
@@ -373,7 +411,7 @@ enum bf_err remote_cert_parse(const unsigned char *blob, size_t len,
 	}
 	c->serial = get_u64(&r);
 	c->cert_type = get_u32(&r);
-	if (r.bad || get_cstr(&r, c->key_id, sizeof c->key_id) != 0) {
+	if (r.bad || get_cstr_cut(&r, c->key_id, sizeof c->key_id) != 0) {
 		say(why, why_len, "truncated at the serial, type or key id");
 		goto out;
 	}
@@ -408,17 +446,23 @@ enum bf_err remote_cert_parse(const unsigned char *blob, size_t len,
 	}
 	while (pr.left) {
 		char **v;
-		char p[1024];
+		char *p = NULL;
+		int got = c->nprincipals >= MAX_PRINCIPALS ? -1 :
+			  get_cstr_dup(&pr, &p);
 
-		if (c->nprincipals >= MAX_PRINCIPALS ||
-		    get_cstr(&pr, p, sizeof p) != 0) {
+		/* Whole: a principal is compared with the host's name, and
+		 * a cut one could match a name it does not hold. */
+		if (got == -1) {
 			say(why, why_len, "bad principals");
 			goto out;
 		}
-		v = realloc(c->principals, (c->nprincipals + 1) * sizeof *v);
-		if (!v || !(v[c->nprincipals] = strdup(p))) {
-			if (v)
-				c->principals = v;
+		v = got ? NULL : realloc(c->principals,
+					 (c->nprincipals + 1) * sizeof *v);
+		if (v)
+			v[c->nprincipals] = p;
+		else
+			free(p);
+		if (!v) {
 			err = BF_ERR_NOMEM;
 			say(why, why_len, "out of memory");
 			goto out;

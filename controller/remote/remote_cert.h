@@ -25,7 +25,7 @@
 
 struct remote_cert {
 	char type_name[64];      /* "ssh-ed25519-cert-v01@openssh.com" */
-	char key_type[32];       /* the certified key's: "ssh-ed25519" */
+	char key_type[64];       /* the certified key's: "ssh-ed25519" */
 	/* The certified key as a plain public key blob (what known_hosts
 	 * holds in base64 and a plain key exchange sends), and the CA's
 	 * key blob and type ("ssh-ed25519", "ssh-rsa", "ecdsa-sha2-..."). */
@@ -37,7 +37,7 @@ struct remote_cert {
 	char sig_alg[40];        /* the CA's signature: "rsa-sha2-512" */
 	uint64_t serial;
 	uint32_t cert_type;      /* REMOTE_CERT_TYPE_* */
-	char key_id[128];        /* cut to fit, for messages */
+	char key_id[128];        /* cut to fit, ending in "...": messages */
 	char **principals;       /* nprincipals strings */
 	size_t nprincipals;
 	uint64_t valid_after, valid_before;   /* seconds since the epoch */
@@ -51,8 +51,10 @@ struct remote_cert {
  * of 768 bits (1024 at least)") for anything OpenSSH's cert_parse()
  * refuses: a certificate type it does not know, a malformed field,
  * bytes after the signature, a CA key that is a certificate, an RSA key
- * under 1024 bits, a CA key type ctl does not verify (FIDO "sk-" keys);
- * BF_ERR_NOMEM. *c needs remote_cert_free also on error.
+ * under 1024 bits, a CA key type ctl does not verify (FIDO "sk-" keys),
+ * a type or algorithm name longer than its field here (none ctl knows
+ * is: a cut one is never compared); BF_ERR_NOMEM. Principals are kept
+ * whole, the key id cut to its field (ending in "..."). *c needs remote_cert_free also on error.
  */
 enum bf_err remote_cert_parse(const unsigned char *blob, size_t len,
 			      struct remote_cert *c, char *why,

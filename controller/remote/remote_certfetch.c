@@ -28,6 +28,7 @@
 #include <openssl/rand.h>
 
 #include "remote/remote_cert.h"
+#include "bf_text.h"
 
 #define MSG_DISCONNECT 1
 #define MSG_IGNORE 2
@@ -63,6 +64,7 @@ static const char *plain_type(const char *alg, char *buf, size_t size)
 
 	if (strncmp(alg, "rsa-sha2-", 9) == 0)
 		return "ssh-rsa";
+	/* fits: alg is one of default_hostkeys (43 bytes at most), buf 64 */
 	snprintf(buf, size, "%.*s", (int)n, alg);
 	n = strlen(buf);
 	if (n > 8 && strcmp(buf + n - 8, "-cert-v01") == 0)
@@ -81,10 +83,12 @@ void remote_hostkey_order(const char *known_types, int have_ca, char *out,
 	 * algorithm's type keeps the list as it is; otherwise known types
 	 * (and, with a @cert-authority line, every certificate algorithm)
 	 * go first, each group in the default order. */
+	/* fits: a plain type of default_hostkeys (43 bytes at most) */
 	snprintf(needle, sizeof needle, " %s ", best_type);
 	if (strstr(known_types, needle)) {
 		out[0] = '\0';
 		for (int i = 0; default_hostkeys[i]; i++)
+			/* fits: default_hostkeys, 16 names, 560 bytes */
 			snprintf(out + strlen(out), size - strlen(out),
 				 "%s%s", i ? "," : "", default_hostkeys[i]);
 		return;
@@ -94,13 +98,17 @@ void remote_hostkey_order(const char *known_types, int have_ca, char *out,
 		int cert = strstr(a, "-cert-v01@") != NULL;
 		char *to;
 
+		/* fits: a plain type of default_hostkeys (43 bytes at most) */
 		snprintf(needle, sizeof needle, " %s ",
 			 plain_type(a, buf, sizeof buf));
 		to = (cert && have_ca) || strstr(known_types, needle) ?
 		     first : last;
+		/* fits: default_hostkeys, 16 names, 560 bytes; first 1024 */
 		snprintf(to + strlen(to), sizeof first - strlen(to), "%s%s",
 			 *to ? "," : "", a);
 	}
+	/* fits: default_hostkeys, 16 names, 560 bytes, in out (size
+	 * 1024 at least, as remote_hostkey_order asks) */
 	snprintf(out, size, "%s%s%s", first, *first && *last ? "," : "",
 		 last);
 }
@@ -149,6 +157,7 @@ static enum bf_err send_all(struct conn *c, const void *buf, size_t n)
 		if (w < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
 		if (w <= 0) {
+			/* fits: strerror's words, why 512 (hostcert.c) */
 			snprintf(c->why, c->why_len, "send: %s",
 				 strerror(errno));
 			return BF_ERR_CONNECT;
@@ -182,6 +191,7 @@ static enum bf_err fill(struct conn *c, size_t n)
 		if (got < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
 		if (got <= 0) {
+			/* fits: strerror's words, why 512 (hostcert.c) */
 			snprintf(c->why, c->why_len, "the server closed the "
 				 "connection%s%s", got ? ": " : "",
 				 got ? strerror(errno) : "");
@@ -219,7 +229,9 @@ static enum bf_err read_ident(struct conn *c, char *ident, size_t size)
 				return e;
 		}
 		if (c->in_len >= 4 && memcmp(c->in, "SSH-", 4) == 0) {
-			snprintf(ident, size, "%.*s",
+			/* Never shown; a longer line than RFC 4253's 255
+			 * bytes is kept cut, marked. */
+			(void)bf_text_fmt(ident, size, "%.*s",
 				 (int)(nl - c->in - (nl > c->in &&
 						     nl[-1] == '\r')),
 				 (const char *)c->in);
@@ -386,6 +398,7 @@ static enum bf_err next_packet(struct conn *c, unsigned char **p, size_t *n)
 			size_t rl = 0;
 			const unsigned char *reason = take_str(&i, &rl);
 
+			/* fits: 200 bytes of the reason, why 512 */
 			snprintf(c->why, c->why_len, "the server disconnected: "
 				 "%.*s", reason ? (int)(rl > 200 ? 200 : rl) :
 				 0, reason ? (const char *)reason : "");
@@ -509,8 +522,12 @@ enum bf_err remote_hostcert_fetch(struct remote *r, int fd,
 		size_t tl = 0;
 		const unsigned char *tn = take_str(&t, &tl);
 
-		snprintf(alg, alg_len, "%.*s", tn ? (int)(tl > 63 ? 63 : tl) :
-			 0, tn ? (const char *)tn : "");
+		/* Compared with the certificate types: a name too long
+		 * for alg is none of them, and is never cut into one. */
+		if (tn && tl < alg_len)
+			/* fits: tl < alg_len checked above */
+			snprintf(alg, alg_len, "%.*s", (int)tl,
+				 (const char *)tn);
 	}
 	*blob = malloc(ks_len ? ks_len : 1);
 	if (!*blob) {

@@ -7,6 +7,8 @@
  * flag).
  */
 #include "bf_parse.h"
+#include "bf_text.h"
+#include "xmalloc.h"
 #include "remote/remote_capture.h"
 #include "remote/remote_config.h"
 #include "remote/remote_internal.h"
@@ -47,12 +49,15 @@ int remote_home_dir(char *buf, size_t size)
 	return snprintf(buf, size, "%s", home) < (int)size ? 0 : -1;
 }
 
-/* The passwd entry's home (what OpenSSH calls ~), or "" when none. */
+/* The passwd entry's home (what OpenSSH calls ~), or "" when none or
+ * when it does not fit in buf (it is compared with $HOME: never cut). */
 static void passwd_home(char *buf, size_t size)
 {
 	struct passwd *pw = getpwuid(getuid());
 
-	snprintf(buf, size, "%s", pw && pw->pw_dir ? pw->pw_dir : "");
+	if (snprintf(buf, size, "%s", pw && pw->pw_dir ? pw->pw_dir : "") >=
+	    (int)size)
+		buf[0] = '\0';
 }
 
 static int strv_push(struct remote_strv *sv, const char *s)
@@ -230,6 +235,7 @@ static char *rehome(const char *path, const char *home)
 	passwd_home(pwh, sizeof pwh);
 	if (!pwh[0] || strcmp(pwh, home) == 0)
 		return strdup(path);
+	/* fits: pwh holds under 4096 bytes, pre 4200 */
 	snprintf(pre, sizeof pre, "%s/.ssh/", pwh);
 	n = strlen(pre);
 	if (strncmp(path, pre, n) != 0)
@@ -293,7 +299,7 @@ enum bf_err remote_config_parse_g(struct remote_config *cfg,
 	/* Paths are expanded after all lines are read: %h and %r need the
 	 * final hostname and user, which may come later in the output. */
 	struct remote_strv ids = { 0 }, ukh = { 0 }, gkh = { 0 };
-	char *proxy = NULL;
+	char *proxy = NULL, *line;
 	const char *p = text;
 	int oom = 0;
 	enum bf_err err = BF_OK;
@@ -302,13 +308,14 @@ enum bf_err remote_config_parse_g(struct remote_config *cfg,
 	cfg->server_alive_count_max = 3;
 	if (set_str(&cfg->alias, alias) != 0)
 		oom = 1;
+	/* Room for text's longest line: each is read whole (a value cut
+	 * at a fixed size, a ProxyCommand say, ran as another). */
+	line = bf_xmalloc(strlen(text) + 1);
 	while (*p && !oom) {
 		const char *eol = strchr(p, '\n');
 		size_t n = eol ? (size_t)(eol - p) : strlen(p);
-		char line[8192], *key, *val;
+		char *key, *val;
 
-		if (n >= sizeof line)
-			n = sizeof line - 1;
 		memcpy(line, p, n);
 		line[n] = '\0';
 		p = eol ? eol + 1 : p + strlen(p);
@@ -391,6 +398,7 @@ nomem:
 	err = bf_fail(detail, detail_len, BF_ERR_NOMEM,
 		      "resolve %s: out of memory", alias);
 out:
+	free(line);
 	strv_clear(&ids);
 	strv_clear(&ukh);
 	strv_clear(&gkh);
@@ -410,13 +418,15 @@ static int is_debug_line(const char *line)
 }
 
 /* The non-empty lines of s that are not ssh -v's, in order, joined by
- * "; ", with control characters made blanks, into buf (cut at size - 1
- * bytes: the first lines are kept). ssh names a bad ssh_config line
- * ("bad.conf line 2: Bad port 'notaport'.") before its last word
- * ("bad.conf: terminating, 1 bad configuration options"): both count. */
-static void own_lines(const char *s, char *buf, size_t size)
+ * "; ", with control characters made blanks, whole, into a new string
+ * (caller frees). ssh names a bad ssh_config line ("bad.conf line 2: Bad
+ * port 'notaport'.") before its last word ("bad.conf: terminating, 1 bad
+ * configuration options"): both count. */
+static char *own_lines(const char *s)
 {
-	size_t have = 0;
+	/* Each line adds at most "; " for its '\n': twice s is room. */
+	size_t have = 0, size = 2 * strlen(s) + 3;
+	char *buf = bf_xmalloc(size);
 
 	buf[0] = '\0';
 	while (*s && have + 1 < size) {
@@ -443,27 +453,32 @@ static void own_lines(const char *s, char *buf, size_t size)
 		s += n;
 		s += *s == '\n';
 	}
+	return buf;
 }
 
 /* ssh -V's answer ("OpenSSH_9.2p1 Debian-2+deb12u3, OpenSSL ..."), first
- * word, into buf; "" when unknown. Asked once per process and client. */
+ * word, into buf (128 bytes; a longer word is cut, ending in "..."); ""
+ * when unknown. Asked once per process and client. */
 static void client_version(const char *ssh, char *buf, size_t size)
 {
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-	static char cached_for[256], cached[128];
+	/* cached_for: the client asked, whole (the cache's key). */
+	static char *cached_for, cached[128];
 	char *const argv[] = { (char *)ssh, (char *)"-V", NULL };
 	struct remote_capture c = { 0 };
 
 	pthread_mutex_lock(&mu);
-	if (strcmp(cached_for, ssh) != 0) {
+	if (!cached_for || strcmp(cached_for, ssh) != 0) {
 		cached[0] = '\0';
 		if (remote_capture_run(argv, remote_mono_ms() + 5000,
 				       NULL, G_OUT_MAX_BYTES, G_ERR_MAX_BYTES,
 				       &c) == BF_OK && c.err)
-			snprintf(cached, sizeof cached, "%.*s",
-				 (int)strcspn(c.err, " ,\n"), c.err);
-		snprintf(cached_for, sizeof cached_for, "%s", ssh);
+			(void)bf_text_fmt(cached, sizeof cached, "%.*s",
+					  (int)strcspn(c.err, " ,\n"), c.err);
+		free(cached_for);
+		cached_for = bf_xstrdup(ssh);
 	}
+	/* fits: cached is 128 bytes, buf 128 (resolve_ssh's ver) */
 	snprintf(buf, size, "%s", cached);
 	pthread_mutex_unlock(&mu);
 	remote_capture_free(&c);
@@ -500,7 +515,7 @@ static enum bf_err ssh_file_for(struct remote_config *cfg,
 				char *detail, size_t detail_len)
 {
 	struct sbuf b = { NULL, 0, 0, 0 };
-	char pwh[4096], tmpl[4200];
+	char pwh[4096], tmpl[4200], *tmp;
 	const char *tmpdir = getenv("TMPDIR");
 	int fd;
 	ssize_t w;
@@ -520,31 +535,34 @@ static enum bf_err ssh_file_for(struct remote_config *cfg,
 			       "Include can name its .ssh/config");
 	sb_str(&b, "# ctl: ssh reads these for this user (HOME is not the "
 	       "passwd home)\nInclude ");
+	/* fits: home holds under 4096 bytes (remote_home_dir), tmpl 4200 */
 	snprintf(tmpl, sizeof tmpl, "%s/.ssh/config", home);
 	sb_include_word(&b, tmpl);
 	sb_str(&b, "\nInclude " SYSTEM_SSH_CONFIG "\n");
-	snprintf(tmpl, sizeof tmpl, "%s/bf-ssh_config-XXXXXX",
-		 tmpdir && *tmpdir ? tmpdir : "/tmp");
-	fd = b.oom ? -1 : mkstemp(tmpl);
+	/* Whole, however long TMPDIR is: a cut one names another file. */
+	tmp = bf_xasprintf("%s/bf-ssh_config-XXXXXX",
+			   tmpdir && *tmpdir ? tmpdir : "/tmp");
+	fd = b.oom ? -1 : mkstemp(tmp);
 	if (fd < 0) {
+		enum bf_err e = bf_fail(detail, detail_len, BF_ERR_IO,
+					"resolve: cannot create %s: %s", tmp,
+					strerror(errno));
+
 		free(b.s);
-		return bf_fail(detail, detail_len, BF_ERR_IO,
-			       "resolve: cannot create %s: %s", tmpl,
-			       strerror(errno));
+		free(tmp);
+		return e;
 	}
 	w = write(fd, b.s, b.len);
 	free(b.s);
 	if (w != (ssize_t)b.len || close(fd) != 0) {
-		unlink(tmpl);
-		return bf_fail(detail, detail_len, BF_ERR_IO,
-			       "resolve: cannot write %s", tmpl);
+		enum bf_err e = bf_fail(detail, detail_len, BF_ERR_IO,
+					"resolve: cannot write %s", tmp);
+
+		unlink(tmp);
+		free(tmp);
+		return e;
 	}
-	cfg->ssh_file = strdup(tmpl);
-	if (!cfg->ssh_file) {
-		unlink(tmpl);
-		return bf_fail(detail, detail_len, BF_ERR_NOMEM,
-			       "resolve: out of memory");
-	}
+	cfg->ssh_file = tmp;
 	cfg->ssh_file_is_temp = 1;
 	return BF_OK;
 }
@@ -601,7 +619,7 @@ static enum bf_err resolve_ssh(struct remote_config *cfg, const char *ssh,
 {
 	struct remote_config made = { 0 };
 	char *argv[16];
-	char portbuf[16], why[1024], ver[128];
+	char portbuf[16], *why, ver[128];
 	struct remote_capture c = { 0 };
 	const char *file;
 	int n = 0;
@@ -657,10 +675,11 @@ static enum bf_err resolve_ssh(struct remote_config *cfg, const char *ssh,
 		goto done;
 	}
 	if (!WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0) {
-		own_lines(c.err ? c.err : "", why, sizeof why);
+		why = own_lines(c.err ? c.err : "");
 		e = bf_fail(detail, detail_len, BF_ERR_USAGE,
 			    "host '%s': ssh -G refuses it: %s", target,
 			    why[0] ? why : "no reason given");
+		free(why);
 		goto done;
 	}
 	e = remote_config_parse_g(cfg, target, c.out ? c.out : "", home,
@@ -692,8 +711,8 @@ enum bf_err remote_config_resolve(struct remote_config *cfg,
 				  char *detail, size_t detail_len)
 {
 	const char *ssh = getenv(REMOTE_SSH_CLIENT_ENV);
-	char home[4096], why[512];
-	int no_client = 0;
+	char home[4096], *why;
+	int no_client = 0, n;
 	enum bf_err e;
 
 	memset(cfg, 0, sizeof *cfg);
@@ -707,16 +726,18 @@ enum bf_err remote_config_resolve(struct remote_config *cfg,
 	if (!ssh || !*ssh)
 		ssh = "ssh";
 	if (strcmp(ssh, "none") == 0) {
-		snprintf(why, sizeof why, "%s=none", REMOTE_SSH_CLIENT_ENV);
+		why = bf_xasprintf("%s=none", REMOTE_SSH_CLIENT_ENV);
 	} else {
+		/* ssh -G's reason straight into detail; without a client,
+		 * why it is missing goes into cfg->resolver. */
 		e = resolve_ssh(cfg, ssh, target, user, port, ssh_config, home,
 				timeout_s > 0 ? timeout_s : 30, cancel,
-				&no_client, why, sizeof why);
-		if (!no_client) {
-			if (e != BF_OK)
-				snprintf(detail, detail_len, "%s", why);
+				&no_client, detail, detail_len);
+		if (!no_client)
 			return e;
-		}
+		why = bf_xstrdup(detail);
+		if (detail_len)
+			detail[0] = '\0';
 	}
 	{
 		struct remote_strv files = { 0 };
@@ -730,13 +751,16 @@ enum bf_err remote_config_resolve(struct remote_config *cfg,
 		free(text);
 		if (e != BF_OK) {
 			strv_clear(&files);
+			free(why);
 			return e;
 		}
 		cfg->config_files = files;
 	}
-	if (asprintf(&cfg->resolver, "ctl's ssh_config reader (no OpenSSH "
+	n = asprintf(&cfg->resolver, "ctl's ssh_config reader (no OpenSSH "
 		     "client: %s; reads what ctl uses as OpenSSH 9.2 does, "
-		     "refuses Match exec)", why) < 0 ||
+		     "refuses Match exec)", why);
+	free(why);
+	if (n < 0 ||
 	    (ssh_config && !(cfg->config_file = strdup(ssh_config))) ||
 	    (ssh_config && !(cfg->ssh_file = strdup(ssh_config)))) {
 		remote_config_clear(cfg);

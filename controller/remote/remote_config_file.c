@@ -27,6 +27,7 @@
  */
 #include "remote/remote_config.h"
 #include "remote/remote_match.h"
+#include "xmalloc.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -114,35 +115,40 @@ static int strv_add(struct remote_strv *sv, const char *s)
 
 /* A comma-separated list of patterns, '!' negating (match.c
  * match_pattern_list): 1 matched, 0 not, -1 matched a negation. With
- * lower, s is compared in lower case (match_hostname). */
+ * lower, s is compared in lower case (match_hostname). s is compared
+ * whole; a subpattern over 1022 bytes fails the list, as match.c's
+ * 1024-byte copy of it does. */
 static int pattern_list(const char *s, const char *list, int lower)
 {
-	char buf[1024], low[1024];
+	char buf[1023], *low = bf_xstrdup(s);
 	int got = 0;
-	size_t i;
 
-	for (i = 0; s[i] && i < sizeof low - 1; i++)
-		low[i] = lower ? (char)tolower((unsigned char)s[i]) : s[i];
-	low[i] = '\0';
+	for (char *c = low; lower && *c; c++)
+		*c = (char)tolower((unsigned char)*c);
 	while (*list) {
 		size_t n = strcspn(list, ",");
 		int neg = *list == '!';
 
-		if (n - (size_t)neg < sizeof buf) {
-			memcpy(buf, list + neg, n - (size_t)neg);
-			buf[n - (size_t)neg] = '\0';
-			for (char *c = buf; lower && *c; c++)
-				*c = (char)tolower((unsigned char)*c);
-			if (remote_match_pattern(low, buf)) {
-				if (neg)
-					return -1;
-				got = 1;
+		if (n - (size_t)neg >= sizeof buf) {
+			got = 0;
+			break;
+		}
+		memcpy(buf, list + neg, n - (size_t)neg);
+		buf[n - (size_t)neg] = '\0';
+		for (char *c = buf; lower && *c; c++)
+			*c = (char)tolower((unsigned char)*c);
+		if (remote_match_pattern(low, buf)) {
+			if (neg) {
+				got = -1;
+				break;
 			}
+			got = 1;
 		}
 		list += n;
 		if (*list == ',')
 			list++;
 	}
+	free(low);
 	return got;
 }
 
@@ -733,7 +739,7 @@ enum bf_err remote_config_read(const char *target, const char *user, int port,
 		.local_user = pw && pw->pw_name ? pw->pw_name : "root",
 		.detail = detail, .detail_len = detail_len,
 	};
-	char path[4200];
+	char *path;
 	enum bf_err e = BF_OK;
 
 	*text = NULL;
@@ -748,8 +754,10 @@ enum bf_err remote_config_read(const char *target, const char *user, int port,
 		if (ssh_config) {
 			e = read_file(&rd, ssh_config, 1, 0, 0, 1);
 		} else {
-			snprintf(path, sizeof path, "%s/.ssh/config", home);
+			/* Whole: home is any length given. */
+			path = bf_xasprintf("%s/.ssh/config", home);
 			e = read_file(&rd, path, 1, 0, 0, 0);
+			free(path);
 			if (e == BF_OK)
 				e = read_file(&rd, SYSTEM_SSH_CONFIG, 0, 0, 0,
 					      0);

@@ -10,6 +10,7 @@
  * stderr tail is base/'s (linesplit.c, tail.c), shared with every runner.
  */
 #include "remote/remote_internal.h"
+#include "bf_text.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -54,8 +55,10 @@ static void on_exit_signal(ssh_session s, ssh_channel ch, const char *sig,
 	(void)lang;
 	st->got_signal = 1;
 	st->res->exit_status = -1;
-	snprintf(st->res->exit_signal, sizeof st->res->exit_signal, "%s",
-		 sig ? sig : "?");
+	/* Shown only ("killed by signal TERM"); a name as long as no
+	 * signal's (the server's word) is cut, ending in "...". */
+	(void)bf_text_fmt(st->res->exit_signal, sizeof st->res->exit_signal,
+			  "%s", sig ? sig : "?");
 	st->res->core_dumped = core != 0;
 }
 

@@ -29,6 +29,7 @@
  */
 #include "remote/remote_internal.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@
 
 #include "remote/remote_cert.h"
 #include "remote/remote_knownhosts.h"
+#include "xmalloc.h"
 
 size_t remote_kh_files(const struct remote *r, const char **files)
 {
@@ -51,14 +53,27 @@ size_t remote_kh_files(const struct remote *r, const char **files)
 	return n;
 }
 
-void remote_kh_lookup_name(const struct remote *r, int with_port, char *buf,
-			   size_t size)
+char *remote_kh_lookup_name(const struct remote *r, int with_port)
 {
 	if (r->cfg.host_key_alias)
-		snprintf(buf, size, "%s", r->cfg.host_key_alias);
-	else
-		remote_kh_name(buf, size, r->cfg.hostname,
-			       with_port ? r->cfg.port : 22);
+		return bf_xstrdup(r->cfg.host_key_alias);
+	return remote_kh_name(r->cfg.hostname, with_port ? r->cfg.port : 22);
+}
+
+/* Says in r->cert_note why its certificate was not used (printf; whole,
+ * replacing what was there). */
+static void cert_note(struct remote *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void cert_note(struct remote *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	free(r->cert_note);
+	if (vasprintf(&r->cert_note, fmt, ap) < 0)
+		bf_xmalloc_fatal("host certificate note");
+	va_end(ap);
 }
 
 /* Base64 of len bytes into a new string (caller frees). */
@@ -80,24 +95,28 @@ static const char *libssh_algs(const char *key_type)
 }
 
 /* Opens the fetch's own connection: as the session will go (its proxy,
- * or TCP to the host). *fd, or an error with why. */
+ * or TCP to the host). *fd, or an error with why in *why (a new string,
+ * whole; caller frees; NULL on BF_OK and BF_ERR_INTERRUPTED). */
 static enum bf_err fetch_connect(struct remote *r, int accept_new,
-				 int64_t deadline_ms, int *fd, char *why,
-				 size_t why_len)
+				 int64_t deadline_ms, int *fd, char **why)
 {
-	char detail[512] = "";
+	char detail[4096] = "";
 	enum bf_err e;
 
+	*why = NULL;
 	if (r->cfg.proxy_jump || r->cfg.proxy_command) {
+		/* Cut, should it be, with "..." (bf_fail): a proxy's
+		 * failure to start names the ProxyJump and a reason. */
 		e = remote_proxy_start(r, accept_new, fd, detail,
 				       sizeof detail);
-		snprintf(why, why_len, "%s", detail);
+		if (e != BF_OK)
+			*why = bf_xstrdup(detail);
 		return e;
 	}
 	e = remote_tcp_connect(r, r->cfg.hostname, r->cfg.port, deadline_ms,
-			       fd, why, why_len);
+			       fd, why);
 	if (e == BF_ERR_TIMEOUT)
-		snprintf(why, why_len, "no connection in time");
+		*why = bf_xstrdup("no connection in time");
 	return e;
 }
 
@@ -106,7 +125,8 @@ enum bf_err remote_hostcert_prepare(struct remote *r, int accept_new,
 				    size_t detail_len)
 {
 	const char *files[64];
-	char name[1100], types[512], order[1024], alg[64], why[512] = "";
+	char *name, *cwhy = NULL, types[512], order[1024], alg[64];
+	char why[512] = "";
 	unsigned char *blob = NULL;
 	size_t nfiles, blob_len = 0;
 	int marks = 0, marks2 = 0, fd = -1;
@@ -116,17 +136,18 @@ enum bf_err remote_hostcert_prepare(struct remote *r, int accept_new,
 	    sizeof files / sizeof files[0])
 		return BF_OK;
 	nfiles = remote_kh_files(r, files);
-	remote_kh_lookup_name(r, 1, name, sizeof name);
+	name = remote_kh_lookup_name(r, 1);
 	e = remote_kh_scan(files, nfiles, name, &marks, types, sizeof types,
 			   detail, detail_len);
+	free(name);
 	if (e != BF_OK)
 		return e;
 	if (!r->cfg.host_key_alias && r->cfg.port != 22) {
-		char portless[1100], types2[512];
+		char *portless = remote_kh_lookup_name(r, 0), types2[512];
 
-		remote_kh_lookup_name(r, 0, portless, sizeof portless);
 		e = remote_kh_scan(files, nfiles, portless, &marks2, types2,
 				   sizeof types2, detail, detail_len);
+		free(portless);
 		if (e != BF_OK)
 			return e;
 	}
@@ -134,7 +155,7 @@ enum bf_err remote_hostcert_prepare(struct remote *r, int accept_new,
 		return BF_OK;   /* no certificate could change the outcome */
 	remote_hostkey_order(types, (marks & REMOTE_KH_HAS_CA) != 0, order,
 			     sizeof order);
-	e = fetch_connect(r, accept_new, deadline_ms, &fd, why, sizeof why);
+	e = fetch_connect(r, accept_new, deadline_ms, &fd, &cwhy);
 	if (e == BF_OK) {
 		e = remote_hostcert_fetch(r, fd, order, deadline_ms, &blob,
 					  &blob_len, alg, sizeof alg, why,
@@ -142,6 +163,8 @@ enum bf_err remote_hostcert_prepare(struct remote *r, int accept_new,
 		close(fd);
 	}
 	remote_proxy_stop(r);
+	if (e == BF_ERR_INTERRUPTED || e == BF_ERR_TIMEOUT)
+		free(cwhy);
 	if (e == BF_ERR_INTERRUPTED)
 		return bf_fail(detail, detail_len, e, "connect %s: "
 			       "interrupted", r->name);
@@ -154,8 +177,9 @@ enum bf_err remote_hostcert_prepare(struct remote *r, int accept_new,
 	if (e != BF_OK) {
 		/* The session's own connect says what is wrong with the
 		 * host; the message keeps why no certificate was seen. */
-		snprintf(r->cert_note, sizeof r->cert_note, "its host "
-			 "certificate could not be fetched: %s", why);
+		cert_note(r, "its host certificate could not be fetched: "
+			  "%s", cwhy ? cwhy : why);
+		free(cwhy);
 		free(blob);
 		return BF_OK;
 	}
@@ -231,7 +255,7 @@ enum remote_cert_verdict remote_hostcert_decide(struct remote *r,
 						enum bf_err *err)
 {
 	const struct remote_cert *c = r->cert;
-	char name[1100], *ca = NULL, *key = NULL;
+	char *name = NULL, *ca = NULL, *key = NULL;
 	const char *reason = NULL;
 	enum remote_cert_verdict v = REMOTE_CERT_PLAIN;
 
@@ -246,12 +270,11 @@ enum remote_cert_verdict remote_hostcert_decide(struct remote *r,
 		goto out;
 	}
 	if (strcmp(key_type, c->key_type) != 0 || strcmp(key_b64, key) != 0) {
-		snprintf(r->cert_note, sizeof r->cert_note, "its host "
-			 "certificate is for another key than the one the "
-			 "server proved");
+		cert_note(r, "its host certificate is for another key than "
+			  "the one the server proved");
 		goto out;
 	}
-	remote_kh_lookup_name(r, 1, name, sizeof name);
+	name = remote_kh_lookup_name(r, 1);
 	v = judge(r, name, ca, key, m, &reason, detail, detail_len, err);
 	if (*err != BF_OK || v != REMOTE_CERT_PLAIN || reason)
 		goto said;
@@ -262,7 +285,8 @@ enum remote_cert_verdict remote_hostcert_decide(struct remote *r,
 		const char *reason2 = NULL;
 		enum remote_cert_verdict v2;
 
-		remote_kh_lookup_name(r, 0, name, sizeof name);
+		free(name);
+		name = remote_kh_lookup_name(r, 0);
 		v2 = judge(r, name, ca, key, &m2, &reason2, detail,
 			   detail_len, err);
 		if (*err != BF_OK)
@@ -273,17 +297,17 @@ enum remote_cert_verdict remote_hostcert_decide(struct remote *r,
 			goto out;
 		}
 	}
-	snprintf(r->cert_note, sizeof r->cert_note, "its host certificate "
-		 "(CA %s) is not accepted: no @cert-authority line for this "
-		 "host holds its CA", c->ca_type);
+	cert_note(r, "its host certificate (CA %s) is not accepted: no "
+		  "@cert-authority line for this host holds its CA",
+		  c->ca_type);
 	goto out;
 said:
 	if (v == REMOTE_CERT_PLAIN && reason)
-		snprintf(r->cert_note, sizeof r->cert_note, "its host "
-			 "certificate (key id \"%.100s\", CA in %.300s line "
-			 "%d) is not accepted: %s", c->key_id, m->file,
-			 m->line, reason);
+		cert_note(r, "its host certificate (key id \"%s\", CA in %s "
+			  "line %d) is not accepted: %s", c->key_id, m->file,
+			  m->line, reason);
 out:
+	free(name);
 	free(ca);
 	free(key);
 	return v;

@@ -78,10 +78,11 @@ struct remote {
 	/* The server's host certificate, read before the session's key
 	 * exchange (remote_hostcert.c); NULL: none. hostkeys: the host key
 	 * algorithms libssh is to negotiate for its key (NULL: libssh's
-	 * own). cert_note: why a certificate was not used, for messages. */
+	 * own). cert_note: why a certificate was not used, for messages,
+	 * whole (NULL: nothing to say); owned, freed with r. */
 	struct remote_cert *cert;
 	char *hostkeys;
-	char cert_note[512];
+	char *cert_note;
 	struct proc proxy;          /* ProxyJump/ProxyCommand child; pid 0:
 				     * none */
 	struct tail proxy_err;      /* REMOTE_PROXY_ERR_BYTES of its stderr */
@@ -166,9 +167,9 @@ enum remote_cert_verdict {
 size_t remote_kh_files(const struct remote *r, const char **files);
 
 /* The name known_hosts lists r's host under: HostKeyAlias, else
- * "[host]:port" (with_port and a port other than 22) or "host". */
-void remote_kh_lookup_name(const struct remote *r, int with_port, char *buf,
-			   size_t size);
+ * "[host]:port" (with_port and a port other than 22) or "host"; whole (the
+ * key lines are matched by). A new string; caller frees. */
+char *remote_kh_lookup_name(const struct remote *r, int with_port);
 
 /* Before the session connects: when known_hosts has "@cert-authority" or
  * "@revoked" lines for the host, fetches the server's host certificate
@@ -202,7 +203,8 @@ enum remote_cert_verdict remote_hostcert_decide(struct remote *r,
  * sshconnect2.c order_hostkeyalgs' order) given the plain key types
  * known_hosts has for the host (known_types: " ssh-ed25519 ... ", from
  * remote_kh_scan) and whether it has a @cert-authority line, as a
- * comma-separated list into out. */
+ * comma-separated list into out (size 1024 at least: the list is some
+ * 560 bytes). */
 void remote_hostkey_order(const char *known_types, int have_ca, char *out,
 			  size_t size);
 
@@ -210,7 +212,8 @@ void remote_hostkey_order(const char *known_types, int have_ca, char *out,
  * exchange up to the server's KEX_ECDH_REPLY offering hostkey_algs, and
  * returns its host key blob K_S in *blob (caller frees; a certificate
  * when the server chose a certificate algorithm) and its type name in
- * alg. Bounded by deadline_ms and r's cancel flag. BF_OK; BF_ERR_CONNECT
+ * alg ("" when it does not fit in alg_len: no type ctl knows is that
+ * long). why: 512 bytes hold every reason. Bounded by deadline_ms and r's cancel flag. BF_OK; BF_ERR_CONNECT
  * (the server closed, disconnected, has no curve25519-sha256 key
  * exchange), BF_ERR_TIMEOUT, BF_ERR_INTERRUPTED, BF_ERR_NOMEM; why says
  * what. fd is not closed. */
@@ -235,13 +238,12 @@ int remote_negotiation_explain(const char *msg, const char *name,
 /* Connects to host:port over TCP by deadline_ms (remote_mono_ms), trying
  * each address getaddrinfo gives; *fd is the connected, blocking socket,
  * for SSH_OPTIONS_FD (libssh closes it). BF_OK; BF_ERR_CONNECT with
- * libssh-like words in msg ("Failed to resolve hostname ...", "...
- * Connection refused"); BF_ERR_TIMEOUT; BF_ERR_INTERRUPTED (msg not
- * written for these two: the caller words them). Blocks in getaddrinfo
- * as libssh does. */
+ * libssh-like words in *msg, a new string, whole (caller frees): "Failed
+ * to resolve hostname ...", "... Connection refused"; BF_ERR_TIMEOUT;
+ * BF_ERR_INTERRUPTED (*msg NULL for these two and BF_OK: the caller words
+ * them). Blocks in getaddrinfo as libssh does. */
 enum bf_err remote_tcp_connect(struct remote *r, const char *host, int port,
-			       int64_t deadline_ms, int *fd, char *msg,
-			       size_t msg_len);
+			       int64_t deadline_ms, int *fd, char **msg);
 
 /* ---- remote_proxy.c ----------------------------------------------------- */
 

@@ -5,6 +5,7 @@
  */
 #include "remote/remote_knownhosts.h"
 #include "remote/remote_match.h"
+#include "xmalloc.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -22,12 +23,11 @@
 
 #define SHA1_BYTES 20
 
-void remote_kh_name(char *buf, size_t size, const char *host, int port)
+char *remote_kh_name(const char *host, int port)
 {
 	if (port == 22 || port == 0)
-		snprintf(buf, size, "%s", host);
-	else
-		snprintf(buf, size, "[%s]:%d", host, port);
+		return bf_xstrdup(host);
+	return bf_xasprintf("[%s]:%d", host, port);
 }
 
 /* Base64 (with padding) decoded into out; returns the length or -1. */
@@ -70,31 +70,44 @@ static int hashed_matches(const char *entry, size_t len, const char *name)
 	return memcmp(got, want, SHA1_BYTES) == 0;
 }
 
+/* OpenSSH's match_pattern_list (match.c) copies each subpattern into a
+ * 1024-byte buffer and fails the whole list on one that does not fit:
+ * such a line matches no host for ssh, nor for ctl. */
+#define KH_SUBPATTERN_MAX 1022
+
 static int host_matches(const char *patterns, const char *name)
 {
-	char lname[1100], pat[1100];
+	char *lname, pat[KH_SUBPATTERN_MAX + 1];
 	const char *p = patterns;
 	int matched = 0;
 	size_t i;
 
 	if (strncmp(patterns, "|1|", 3) == 0)
 		return hashed_matches(patterns, strlen(patterns), name);
-	for (i = 0; name[i] && i < sizeof lname - 1; i++)
-		lname[i] = (char)tolower((unsigned char)name[i]);
-	lname[i] = '\0';
+	/* The name whole, however long: a cut one would match the lines
+	 * of another host whose name starts the same. */
+	lname = bf_xstrdup(name);
+	for (i = 0; lname[i]; i++)
+		lname[i] = (char)tolower((unsigned char)lname[i]);
 	while (*p) {
 		size_t n = strcspn(p, ",");
 		size_t neg = *p == '!';
 
-		if (n > neg && n - neg < sizeof pat) {
+		if (n - neg > KH_SUBPATTERN_MAX) {
+			matched = 0;
+			break;
+		}
+		if (n > neg) {
 			for (i = 0; i < n - neg; i++)
 				pat[i] = (char)tolower(
 					(unsigned char)p[i + neg]);
 			pat[i] = '\0';
 			/* '*' and '?' only: '[' is literal ("[host]:port"). */
 			if (remote_match_pattern(lname, pat)) {
-				if (neg)
-					return 0;
+				if (neg) {
+					matched = 0;
+					break;
+				}
 				matched = 1;
 			}
 		}
@@ -102,6 +115,7 @@ static int host_matches(const char *patterns, const char *name)
 		if (*p == ',')
 			p++;
 	}
+	free(lname);
 	return matched;
 }
 
@@ -134,6 +148,8 @@ static void note(struct remote_kh_match *m, enum remote_kh_state st,
 	if (rank[st] <= rank[m->state])
 		return;
 	m->state = st;
+	/* fits: scan() read this line from file, which fopen opened, so
+	 * its name is shorter than PATH_MAX (ENAMETOOLONG otherwise). */
 	snprintf(m->file, sizeof m->file, "%s", file);
 	m->line = line;
 }
@@ -270,6 +286,7 @@ static void marks_line(void *arg, enum kh_marker marker, const char *type,
 	else if (marker == KH_REVOKED)
 		ms->marks |= REMOTE_KH_HAS_REVOKED;
 	else if (have + strlen(type) + 2 < ms->types_len)
+		/* fits: checked on the line above */
 		snprintf(ms->types + have, ms->types_len - have, "%s ", type);
 }
 
@@ -329,7 +346,7 @@ enum bf_err remote_kh_add(const char *file, const char *name,
 	unsigned char salt[SHA1_BYTES], mac[EVP_MAX_MD_SIZE];
 	unsigned char salt64[64], mac64[64];
 	unsigned int mac_len = 0;
-	char line[16384], dir[4096];
+	char line[16384], *dir;
 	int fd, len;
 	ssize_t w;
 
@@ -352,9 +369,10 @@ enum bf_err remote_kh_add(const char *file, const char *name,
 	if (len < 0 || (size_t)len >= sizeof line)
 		return bf_fail(detail, detail_len, BF_ERR_IO,
 			       "known_hosts %s: line too long", file);
-	snprintf(dir, sizeof dir, "%s", file);
+	dir = bf_xstrdup(file);
 	if (access(dirname(dir), F_OK) != 0)
 		(void)mkdir(dir, 0700);
+	free(dir);
 	fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return bf_fail(detail, detail_len, BF_ERR_IO,

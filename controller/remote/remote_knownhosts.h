@@ -14,6 +14,7 @@
 #ifndef REMOTE_KNOWNHOSTS_H
 #define REMOTE_KNOWNHOSTS_H
 
+#include <limits.h>
 #include <stddef.h>
 
 #include "bf_error.h"
@@ -28,13 +29,17 @@ enum remote_kh_state {
 
 struct remote_kh_match {
 	enum remote_kh_state state;
-	char file[1024];   /* where the deciding line is ("" when unknown) */
+	/* where the deciding line is ("" when unknown): a file that was
+	 * opened, so its name is shorter than PATH_MAX */
+	char file[PATH_MAX];
 	int line;          /* its number, 1-based */
 };
 
-/* The name known_hosts lists a host under: "host" for port 22, else
- * "[host]:port" (into buf). */
-void remote_kh_name(char *buf, size_t size, const char *host, int port);
+/* The name known_hosts lists a host under: "host" for port 22 (or 0),
+ * else "[host]:port"; whole, however long host is (it is the key lines
+ * are matched by). A new string; caller frees (never NULL: aborts on
+ * out-of-memory, common/xmalloc.h). */
+char *remote_kh_name(const char *host, int port);
 
 /*
  * Looks up name (from remote_kh_name, or HostKeyAlias) with key type

@@ -16,7 +16,10 @@
 #include "remote/remote_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "xmalloc.h"
 
 /* libssh's names for the methods (kex.c ssh_kex_descriptions) and the
  * sshd_config keyword that sets each on the server (sshd_config(5)). */
@@ -48,21 +51,30 @@ static int is_marker(const char *name, size_t len)
 }
 
 /* The list between "[" at p and its "]", markers left out, names joined
- * by ", ", into out. Returns the character after "]", or NULL. */
-static const char *copy_list(const char *p, char *out, size_t size)
+ * by ", ", whole, into *out (a new string; caller frees; NULL when there
+ * is no list). Returns the character after "]", or NULL. */
+static const char *copy_list(const char *p, char **out)
 {
 	const char *end = strchr(p, ']');
-	size_t len = 0;
+	size_t len = 0, size;
 
-	out[0] = '\0';
+	*out = NULL;
 	if (*p != '[' || !end)
 		return NULL;
+	/* Each name gains at most ", " for its one-byte ',': twice the
+	 * list is room for all. */
+	size = 2 * (size_t)(end - p) + 1;
+	*out = bf_xmalloc(size);
+	(*out)[0] = '\0';
 	for (p++; p < end;) {
 		size_t n = strcspn(p, ",]");
 
-		if (n && !is_marker(p, n) && len + n + 3 < size) {
-			len += (size_t)snprintf(out + len, size - len, "%s%.*s",
-						len ? ", " : "", (int)n, p);
+		if (n && !is_marker(p, n)) {
+			memcpy(*out + len, ", ", len ? 2 : 0);
+			len += len ? 2 : 0;
+			memcpy(*out + len, p, n);
+			len += n;
+			(*out)[len] = '\0';
 		}
 		p += n;
 		if (*p == ',')
@@ -76,10 +88,10 @@ int remote_negotiation_explain(const char *msg, const char *name,
 {
 	static const char head[] = "no match for method ";
 	const char *p = strstr(msg, head), *what = NULL, *keyword = NULL;
-	const char *client_first;
-	char server[1024], client[1024], first[128], newer[160] = "";
+	char *server = NULL, *client = NULL, first[128], newer[160] = "";
 	char version[32];
 	size_t k;
+	int explained = 0;
 
 	if (!p)
 		return 0;
@@ -95,26 +107,34 @@ int remote_negotiation_explain(const char *msg, const char *name,
 		}
 	}
 	if (!what || !(p = strstr(p, "server ")) ||
-	    !(p = copy_list(p + 7, server, sizeof server)) ||
-	    !(p = strstr(p, "client ")) ||
-	    !copy_list(p + 7, client, sizeof client))
-		return 0;
+	    !(p = copy_list(p + 7, &server)) ||
+	    !(p = strstr(p, "client ")) || !copy_list(p + 7, &client))
+		goto out;
 	/* "0.10.6/openssl/zlib": the version is what the user needs. */
+	/* fits: libssh's version number ("0.10.6"), version 32 */
 	snprintf(version, sizeof version, "%.*s",
 		 (int)strcspn(ssh_version(0), "/"), ssh_version(0));
-	client_first = client;
-	snprintf(first, sizeof first, "%.*s", (int)strcspn(client_first, ","),
-		 client_first);
+	/* The first of libssh's own algorithms, as a sshd_config word:
+	 * a cut one would name another, so none then. */
+	if (snprintf(first, sizeof first, "%.*s", (int)strcspn(client, ","),
+		     client) >= (int)sizeof first)
+		first[0] = '\0';
 	if (strstr(server, "sntrup761x25519-sha512") ||
 	    strstr(server, "mlkem768x25519-sha256"))
 		snprintf(newer, sizeof newer, ", or run ctl with libssh 0.12 "
 			 "or later, which has the server's");
-	snprintf(out, size,
-		 "connect %s (%s): no %s in common with the server: it offers "
-		 "only %s; allow one that libssh %s has on the host (sshd_"
-		 "config: %s +%s)%s (a ProxyJump or ProxyCommand does not "
-		 "help: the %s is with this server); libssh %s has: %s",
-		 name, addr, what, server[0] ? server : "nothing", version,
-		 keyword, first, newer, what, version, client);
-	return 1;
+	/* The reason itself: cut only by out's size, ending in "...". */
+	(void)bf_fail(out, size, BF_ERR_CONNECT,
+		      "connect %s (%s): no %s in common with the server: it "
+		      "offers only %s; allow one that libssh %s has on the "
+		      "host (sshd_config: %s +%s)%s (a ProxyJump or "
+		      "ProxyCommand does not help: the %s is with this "
+		      "server); libssh %s has: %s", name, addr, what,
+		      server[0] ? server : "nothing", version, keyword, first,
+		      newer, what, version, client);
+	explained = 1;
+out:
+	free(server);
+	free(client);
+	return explained;
 }

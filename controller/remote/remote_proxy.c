@@ -13,6 +13,7 @@
 #include "remote/remote_internal.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,25 +22,53 @@
 
 #include "base/proc.h"
 #include "remote/remote_target.h"
+#include "xmalloc.h"
 
 #define PROXY_ARGV_MAX 24
 
+/* printf into *w, before end, as one NUL-terminated argv string; moves
+ * *w past it. Returns where it starts, or NULL when it does not fit
+ * (nothing then moves: the caller sized the store for all). */
+static char *put(char **w, const char *end, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static char *put(char **w, const char *end, const char *fmt, ...)
+{
+	char *start = *w;
+	va_list ap;
+	int k;
+
+	va_start(ap, fmt);
+	k = vsnprintf(start, (size_t)(end - start), fmt, ap);
+	va_end(ap);
+	if (k < 0 || (size_t)k >= (size_t)(end - start))
+		return NULL;
+	*w += k + 1;
+	return start;
+}
+
 /* argv for the jump: ssh [-F f] -o BatchMode=yes -o SHKC=.. [-J first,..]
- * -W [host]:port [-l user] [-p port] -- lasthop. Strings in store. */
+ * -W [host]:port [-l user] [-p port] -- lasthop. Its strings in *store, a
+ * new buffer the caller frees (also on error), holding them whole. */
 static int jump_argv(const struct remote_config *cfg, int accept_new,
-		     char **argv, char *store, size_t store_size,
-		     char *detail, size_t detail_len)
+		     char **argv, char **store, char *detail,
+		     size_t detail_len)
 {
 	const char *ssh = getenv(REMOTE_SSH_CLIENT_ENV);
-	char *jumps = store, *last, *user = NULL, *host = NULL;
-	char *w = store + strlen(cfg->proxy_jump) + 1;
-	int n = 0, port = 0;
-	size_t left;
+	/* The jumps, then "[hostname]:port", user, port and last host
+	 * (these two parts of the jumps' last hop), each with its NUL
+	 * and 64 bytes for the brackets, ports and NULs. */
+	size_t size = 2 * strlen(cfg->proxy_jump) + strlen(cfg->hostname) +
+		      64;
+	char *jumps, *last, *user = NULL, *host = NULL, *w, *end;
+	int n = 0, port = 0, ok;
 
+	*store = bf_xmalloc(size);
+	jumps = *store;
+	end = *store + size;
+	w = *store + strlen(cfg->proxy_jump) + 1;
 	if (!ssh || !*ssh || !strcmp(ssh, "none"))
 		ssh = "ssh";
-	if (strlen(cfg->proxy_jump) + 512 + strlen(cfg->hostname) > store_size)
-		return -1;
 	memcpy(jumps, cfg->proxy_jump, strlen(cfg->proxy_jump) + 1);
 	last = strrchr(jumps, ',');
 	if (last)
@@ -65,31 +94,24 @@ static int jump_argv(const struct remote_config *cfg, int accept_new,
 		argv[n++] = (char *)"-J";
 		argv[n++] = jumps;
 	}
-	left = store_size - (size_t)(w - store);
 	argv[n++] = (char *)"-W";
-	argv[n++] = w;
-	w += snprintf(w, left, strchr(cfg->hostname, ':') ? "[%s]:%d" :
-		      "%s:%d", cfg->hostname, cfg->port) + 1;
+	ok = !!(argv[n++] = put(&w, end, strchr(cfg->hostname, ':') ?
+				"[%s]:%d" : "%s:%d", cfg->hostname,
+				cfg->port));
 	if (user) {
-		left = store_size - (size_t)(w - store);
 		argv[n++] = (char *)"-l";
-		argv[n++] = w;
-		w += snprintf(w, left, "%s", user) + 1;
+		ok &= !!(argv[n++] = put(&w, end, "%s", user));
 	}
 	if (port) {
-		left = store_size - (size_t)(w - store);
 		argv[n++] = (char *)"-p";
-		argv[n++] = w;
-		w += snprintf(w, left, "%d", port) + 1;
+		ok &= !!(argv[n++] = put(&w, end, "%d", port));
 	}
-	left = store_size - (size_t)(w - store);
 	argv[n++] = (char *)"--";
-	argv[n++] = w;
-	snprintf(w, left, "%s", host);
+	ok &= !!(argv[n++] = put(&w, end, "%s", host));
 	argv[n] = NULL;
 	free(user);
 	free(host);
-	return 0;
+	return ok ? 0 : -1;
 }
 
 enum bf_err remote_proxy_start(struct remote *r, int accept_new, int *fd,
@@ -97,7 +119,7 @@ enum bf_err remote_proxy_start(struct remote *r, int accept_new, int *fd,
 {
 	const struct remote_config *cfg = &r->cfg;
 	char *argv[PROXY_ARGV_MAX];
-	char store[8192];
+	char *store = NULL;
 	struct proc_spec s = { .argv = argv, .search_path = 1,
 			       .new_session = 1, .err_nonblock = 1 };
 	int sv[2] = { -1, -1 }, rc = 0;
@@ -107,36 +129,46 @@ enum bf_err remote_proxy_start(struct remote *r, int accept_new, int *fd,
 	if (r->proxy_err.data)
 		tail_reset(&r->proxy_err);
 	if (cfg->proxy_jump) {
-		if (jump_argv(cfg, accept_new, argv, store, sizeof store,
-			      detail, detail_len) != 0)
+		if (jump_argv(cfg, accept_new, argv, &store, detail,
+			      detail_len) != 0) {
+			free(store);
 			return bf_fail(detail, detail_len, BF_ERR_USAGE,
 				       "connect %s: bad ProxyJump '%s'",
 				       r->name, cfg->proxy_jump);
+		}
 	} else {
-		snprintf(store, sizeof store, "exec %s", cfg->proxy_command);
+		/* Whole: a cut command would run another one. */
+		store = bf_xasprintf("exec %s", cfg->proxy_command);
 		argv[0] = (char *)"/bin/sh";
 		argv[1] = (char *)"-c";
 		argv[2] = store;
 		argv[3] = NULL;
 	}
 	s.path = argv[0];
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-		return bf_fail(detail, detail_len, BF_ERR_IO,
-			       "connect %s: proxy: %s", r->name,
-			       strerror(errno));
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+		e = bf_fail(detail, detail_len, BF_ERR_IO,
+			    "connect %s: proxy: %s", r->name,
+			    strerror(errno));
+		free(store);
+		return e;
+	}
 	s.io_fd = sv[1];
 	e = proc_start(&s, &r->proxy, &rc);
 	close(sv[1]);
 	if (e != BF_OK) {
 		close(sv[0]);
 		if (e == BF_ERR_IO)
-			return bf_fail(detail, detail_len, BF_ERR_IO,
-				       "connect %s: proxy: %s", r->name,
-				       strerror(rc));
-		return bf_fail(detail, detail_len, BF_ERR_CONNECT,
-			       "connect %s: cannot start %s: %s", r->name,
-			       argv[0], strerror(rc));
+			e = bf_fail(detail, detail_len, BF_ERR_IO,
+				    "connect %s: proxy: %s", r->name,
+				    strerror(rc));
+		else
+			e = bf_fail(detail, detail_len, BF_ERR_CONNECT,
+				    "connect %s: cannot start %s: %s",
+				    r->name, argv[0], strerror(rc));
+		free(store);
+		return e;
 	}
+	free(store);
 	*fd = sv[0];
 	return BF_OK;
 }
@@ -161,6 +193,8 @@ const char *remote_proxy_reason(struct remote *r, int64_t wait_ms)
 		proc_pump(&r->proxy, remote_mono_ms() + wait_ms, r->cancel,
 			  NULL, proxy_err_chunk, &r->proxy_err);
 	/* Its last line, in a copy: the tail goes on collecting. */
+	/* fits: the tail keeps REMOTE_PROXY_ERR_BYTES at most (tail.h
+	 * len_bytes <= cap_bytes), proxy_why has one more for the NUL */
 	snprintf(r->proxy_why, sizeof r->proxy_why, "%s", r->proxy_err.data);
 	end = r->proxy_why + strlen(r->proxy_why);
 	while (end > r->proxy_why && (end[-1] == '\n' || end[-1] == '\r' ||

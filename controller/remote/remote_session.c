@@ -38,13 +38,19 @@
 #include "remote/remote_cert.h"
 #include "remote/remote_knownhosts.h"
 #include "remote/remote_target.h"
+#include "bf_text.h"
+#include "xmalloc.h"
 
-/* "host:port", with brackets for an IPv6 address, into buf. */
-static const char *addr_port(const struct remote *r, char *buf, size_t size)
+/* "host:port", with brackets for an IPv6 address, and " via ProxyJump"
+ * or " via ProxyCommand" when r has one: whole, however long the host
+ * name is. A new string; caller frees. */
+static char *addr_port(const struct remote *r)
 {
-	snprintf(buf, size, strchr(r->cfg.hostname, ':') ? "[%s]:%d" :
-		 "%s:%d", r->cfg.hostname, r->cfg.port);
-	return buf;
+	const char *via = r->cfg.proxy_jump ? " via ProxyJump" :
+			  r->cfg.proxy_command ? " via ProxyCommand" : "";
+
+	return bf_xasprintf(strchr(r->cfg.hostname, ':') ? "[%s]:%d%s" :
+			    "%s:%d%s", r->cfg.hostname, r->cfg.port, via);
 }
 
 /* Sets the resolved options on a fresh session: libssh reads no config
@@ -59,6 +65,7 @@ static enum bf_err configure(struct remote *r, char *detail,
 	int on = 1, off = 0, port = c->port;
 
 	if (remote_home_dir(dir, sizeof dir) == 0) {
+		/* fits: dir holds under 4096 bytes, sshdir 4200 */
 		snprintf(sshdir, sizeof sshdir, "%s/.ssh", dir);
 		if (ssh_options_set(s, SSH_OPTIONS_SSH_DIR, sshdir) != SSH_OK)
 			goto fail;
@@ -131,42 +138,38 @@ static int kex_dropped(const char *msg)
 static enum bf_err connect_failed(struct remote *r, const char *msg,
 				  int tries, char *detail, size_t detail_len)
 {
-	char ap[300];
+	char *ap = addr_port(r);
 	const char *why;
+	enum bf_err err = BF_ERR_CONNECT;
 
-	addr_port(r, ap, sizeof ap);
-	if (r->cfg.proxy_jump || r->cfg.proxy_command)
-		snprintf(ap + strlen(ap), sizeof ap - strlen(ap), " via %s",
-			 r->cfg.proxy_jump ? "ProxyJump" : "ProxyCommand");
 	if (remote_negotiation_explain(msg, r->name, ap, detail, detail_len))
-		return BF_ERR_CONNECT;
-	if (r->cfg.proxy_jump || r->cfg.proxy_command) {
+		;
+	else if (r->cfg.proxy_jump || r->cfg.proxy_command) {
 		why = remote_proxy_reason(r, 2000);
-		return bf_fail(detail, detail_len, BF_ERR_CONNECT,
-			       "connect %s via %s %s: %s", r->name,
-			       r->cfg.proxy_jump ? "ProxyJump" :
-			       "ProxyCommand", r->cfg.proxy_jump ?
-			       r->cfg.proxy_jump : r->cfg.proxy_command,
-			       why[0] ? why : msg);
-	}
-	if (strstr(msg, "refused"))
-		return bf_fail(detail, detail_len, BF_ERR_CONNECT,
-			       "connect %s: connection refused by %s (no "
-			       "sshd listening there?)", r->name, ap);
-	if (strstr(msg, "resolve hostname"))
-		return bf_fail(detail, detail_len, BF_ERR_CONNECT,
-			       "connect %s: host name '%s' does not resolve "
-			       "(%s)", r->name, r->cfg.hostname, msg);
-	if (kex_dropped(msg) && tries > 1)
-		return bf_fail(detail, detail_len, BF_ERR_CONNECT,
-			       "connect %s (%s): the server dropped the "
-			       "connection before the key exchange, %d times "
-			       "(%s): sshd's MaxStartups limit on concurrent "
-			       "handshakes; raise it on the host or connect "
-			       "to fewer hosts at once (--jobs)", r->name, ap,
-			       tries, msg);
-	return bf_fail(detail, detail_len, BF_ERR_CONNECT,
-		       "connect %s (%s): %s", r->name, ap, msg);
+		bf_fail(detail, detail_len, err, "connect %s via %s %s: %s",
+			r->name, r->cfg.proxy_jump ? "ProxyJump" :
+			"ProxyCommand", r->cfg.proxy_jump ?
+			r->cfg.proxy_jump : r->cfg.proxy_command,
+			why[0] ? why : msg);
+	} else if (strstr(msg, "refused"))
+		bf_fail(detail, detail_len, err, "connect %s: connection "
+			"refused by %s (no sshd listening there?)", r->name,
+			ap);
+	else if (strstr(msg, "resolve hostname"))
+		bf_fail(detail, detail_len, err, "connect %s: host name '%s' "
+			"does not resolve (%s)", r->name, r->cfg.hostname,
+			msg);
+	else if (kex_dropped(msg) && tries > 1)
+		bf_fail(detail, detail_len, err, "connect %s (%s): the server "
+			"dropped the connection before the key exchange, %d "
+			"times (%s): sshd's MaxStartups limit on concurrent "
+			"handshakes; raise it on the host or connect to fewer "
+			"hosts at once (--jobs)", r->name, ap, tries, msg);
+	else
+		bf_fail(detail, detail_len, err, "connect %s (%s): %s",
+			r->name, ap, msg);
+	free(ap);
+	return err;
 }
 
 /*
@@ -191,15 +194,18 @@ static int connect_drain(struct remote *r)
 	return rc;
 }
 
-/* One connection attempt on a fresh session, up to the key exchange. */
+/* One connection attempt on a fresh session, up to the key exchange.
+ * BF_ERR_CONNECT with what failed in *msg (a new string, whole; caller
+ * frees; NULL otherwise) to be worded by connect_failed, or an error
+ * worded in detail, or BF_ERR_TIMEOUT/BF_ERR_INTERRUPTED unworded. */
 static enum bf_err connect_once(struct remote *r, int accept_new,
-				int64_t deadline_ms, char *msg, size_t msg_len,
+				int64_t deadline_ms, char **msg,
 				char *detail, size_t detail_len)
 {
 	enum bf_err err;
 	int rc, fd;
 
-	msg[0] = '\0';
+	*msg = NULL;
 	r->session = ssh_new();
 	if (!r->session)
 		return bf_fail(detail, detail_len, BF_ERR_NOMEM,
@@ -214,7 +220,7 @@ static enum bf_err connect_once(struct remote *r, int accept_new,
 		else
 			err = remote_tcp_connect(r, r->cfg.hostname,
 						 r->cfg.port, deadline_ms, &fd,
-						 msg, msg_len);
+						 msg);
 		if (err != BF_OK)
 			return err;
 		if (ssh_options_set(r->session, SSH_OPTIONS_FD, &fd) !=
@@ -244,15 +250,14 @@ static enum bf_err connect_once(struct remote *r, int accept_new,
 				break;
 			if (rc == SSH_AGAIN ||
 			    kex_dropped(ssh_get_error(r->session)))
-				snprintf(msg, msg_len, "the proxy exited");
+				*msg = bf_xstrdup("the proxy exited");
 			else
-				snprintf(msg, msg_len, "%s",
-					 ssh_get_error(r->session));
+				*msg = bf_xstrdup(ssh_get_error(r->session));
 			return BF_ERR_CONNECT;
 		}
 	}
 	if (rc != SSH_OK) {
-		snprintf(msg, msg_len, "%s", ssh_get_error(r->session));
+		*msg = bf_xstrdup(ssh_get_error(r->session));
 		return BF_ERR_CONNECT;
 	}
 	r->fd = ssh_get_fd(r->session);
@@ -283,28 +288,37 @@ static enum bf_err connect_retrying(struct remote *r, int accept_new,
 {
 	unsigned seed = (unsigned)remote_mono_ms() ^ (unsigned)(uintptr_t)r;
 	int64_t pause_ms = 100;
-	char msg[512];
+	char *msg;
 	enum bf_err err;
 
 	for (int tries = 1;; tries++) {
-		err = connect_once(r, accept_new, deadline_ms, msg,
-				   sizeof msg, detail, detail_len);
+		err = connect_once(r, accept_new, deadline_ms, &msg, detail,
+				   detail_len);
 		if (err == BF_ERR_TIMEOUT || err == BF_ERR_INTERRUPTED) {
 			const char *why = remote_proxy_reason(r, 0);
-			char extra[700];
+			char *extra = bf_xasprintf("%s%s%s", limit_why,
+						   why[0] ? "; proxy said: " :
+						   "", why);
 
-			snprintf(extra, sizeof extra, "%s%s%s", limit_why,
-				 why[0] ? "; proxy said: " : "", why);
-			return connect_wait_error(r, err, "connect", limit_s,
-						  extra, detail, detail_len);
-		}
-		if (err == BF_OK || !msg[0])
+			free(msg);
+			err = connect_wait_error(r, err, "connect", limit_s,
+						 extra, detail, detail_len);
+			free(extra);
 			return err;
+		}
+		if (err == BF_OK || !msg || !msg[0]) {
+			free(msg);
+			return err;
+		}
 		if (!kex_dropped(msg) || r->cfg.proxy_jump ||
 		    r->cfg.proxy_command ||
-		    remote_mono_ms() + pause_ms >= deadline_ms)
-			return connect_failed(r, msg, tries, detail,
-					      detail_len);
+		    remote_mono_ms() + pause_ms >= deadline_ms) {
+			err = connect_failed(r, msg, tries, detail,
+					     detail_len);
+			free(msg);
+			return err;
+		}
+		free(msg);
 		connect_reset(r);
 		for (int64_t until = remote_mono_ms() + pause_ms / 2 +
 				     rand_r(&seed) % (pause_ms / 2 + 1);
@@ -319,20 +333,23 @@ static enum bf_err connect_retrying(struct remote *r, int accept_new,
 	}
 }
 
-/* The hint for a changed key: the exact command that removes the line. */
-static void keygen_hint(char *buf, size_t size, const char *name,
-			const char *file)
+/* The hint for a changed key: the exact command that removes the line,
+ * whole. A new string; caller frees. */
+static char *keygen_hint(const char *name, const char *file)
 {
 	char def[4200], home[4096];
 
 	if (remote_home_dir(home, sizeof home) == 0)
+		/* fits: home holds under 4096 bytes, def 4200 */
 		snprintf(def, sizeof def, "%s/.ssh/known_hosts", home);
 	else
 		def[0] = '\0';
-	snprintf(buf, size, "ssh-keygen%s%s%s -R %s%s%s",
-		 strcmp(file, def) ? " -f '" : "", strcmp(file, def) ? file :
-		 "", strcmp(file, def) ? "'" : "", name[0] == '[' ? "'" : "",
-		 name, name[0] == '[' ? "'" : "");
+	return bf_xasprintf("ssh-keygen%s%s%s -R %s%s%s",
+			    strcmp(file, def) ? " -f '" : "",
+			    strcmp(file, def) ? file : "",
+			    strcmp(file, def) ? "'" : "",
+			    name[0] == '[' ? "'" : "", name,
+			    name[0] == '[' ? "'" : "");
 }
 
 static enum bf_err check_host_key(struct remote *r, int accept_new,
@@ -345,7 +362,7 @@ static enum bf_err check_host_key(struct remote *r, int accept_new,
 	size_t hash_len = 0, nfiles = 0;
 	char *fp = NULL, *b64 = NULL;
 	const char **files = NULL;
-	char name[1100], hint[2400], note[600] = "";
+	char *name = NULL, *hint = NULL, *note = NULL;
 	const char *type;
 	struct remote_kh_match m;
 	enum bf_err err = BF_OK;
@@ -368,6 +385,8 @@ static enum bf_err check_host_key(struct remote *r, int accept_new,
 			      "host key of %s: out of memory", r->name);
 		goto out;
 	}
+	/* fits: "SHA256:" and 43 base64 characters (RFC 4648 of 32
+	 * bytes, unpadded, as ssh_get_fingerprint_hash writes it) */
 	snprintf(r->fingerprint, sizeof r->fingerprint, "%s", fp);
 	type = ssh_key_type_to_char(ssh_key_type(key));
 	if (!type)
@@ -383,7 +402,7 @@ static enum bf_err check_host_key(struct remote *r, int accept_new,
 			      "host key of %s: out of memory", r->name);
 		goto out;
 	}
-	remote_kh_lookup_name(r, 1, name, sizeof name);
+	name = remote_kh_lookup_name(r, 1);
 	switch (remote_hostcert_decide(r, type, b64, &m, detail, detail_len,
 				       &err)) {
 	case REMOTE_CERT_ACCEPTED:
@@ -407,19 +426,19 @@ static enum bf_err check_host_key(struct remote *r, int accept_new,
 	if (err == BF_OK && m.state == REMOTE_KH_UNKNOWN &&
 	    !c->host_key_alias && c->port != 22) {
 		struct remote_kh_match m2;
-		char portless[1100];
+		char *portless = remote_kh_lookup_name(r, 0);
 
-		remote_kh_lookup_name(r, 0, portless, sizeof portless);
 		err = remote_kh_check(files, nfiles, portless, type, b64, &m2,
 				      detail, detail_len);
+		free(portless);
 		if (err == BF_OK && m2.state == REMOTE_KH_OK)
 			m = m2;
 	}
 	if (err != BF_OK)
 		goto out;
-	keygen_hint(hint, sizeof hint, name, m.file);
-	if (r->cert_note[0])
-		snprintf(note, sizeof note, " (%s)", r->cert_note);
+	hint = keygen_hint(name, m.file);
+	note = r->cert_note ? bf_xasprintf(" (%s)", r->cert_note) :
+	       bf_xstrdup("");
 	switch (m.state) {
 	case REMOTE_KH_OK:
 		break;
@@ -474,6 +493,9 @@ static enum bf_err check_host_key(struct remote *r, int accept_new,
 		break;
 	}
 out:
+	free(name);
+	free(hint);
+	free(note);
 	free(files);
 	ssh_string_free_char(b64);
 	ssh_string_free_char(fp);
@@ -550,22 +572,23 @@ out:
 	return err;
 }
 
-/* Appends to the "tried: ..." list of an auth failure, cut at its end. */
-static void tried_add(char *buf, size_t size, size_t *len, const char *fmt,
-		      ...) __attribute__((format(printf, 4, 5)));
-static void tried_add(char *buf, size_t size, size_t *len, const char *fmt,
-		      ...)
+/* Appends to the "tried: ..." list of an auth failure (*buf, a heap
+ * string or NULL; whole, however many and long its paths). */
+static void tried_add(char **buf, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void tried_add(char **buf, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
+	char *add, *all;
 
-	if (*len >= size - 1)
-		return;
 	va_start(ap, fmt);
-	n = vsnprintf(buf + *len, size - *len, fmt, ap);
+	if (vasprintf(&add, fmt, ap) < 0)
+		bf_xmalloc_fatal("auth: tried");
 	va_end(ap);
-	if (n > 0)
-		*len += (size_t)n < size - *len ? (size_t)n : size - 1 - *len;
+	all = bf_xasprintf("%s%s", *buf ? *buf : "", add);
+	free(add);
+	free(*buf);
+	*buf = all;
 }
 
 /* Runs one nonblocking auth call to its end. */
@@ -599,24 +622,23 @@ static void tried_add(char *buf, size_t size, size_t *len, const char *fmt,
  * never through ssh_userauth_publickey_auto, which writes a missing
  * <key>.pub next to the key.
  */
-static enum bf_err authenticate(struct remote *r, int64_t deadline_ms,
-				char *detail, size_t detail_len)
+static enum bf_err authenticate_with(struct remote *r, int64_t deadline_ms,
+				     char **tried_p, char *detail,
+				     size_t detail_len)
 {
 	ssh_session s = r->session;
 	const struct remote_config *c = &r->cfg;
 	const char *agent = c->identity_agent ? c->identity_agent :
 			    getenv("SSH_AUTH_SOCK");
-	char tried[1024] = "";
-	size_t tl = 0;
+	const char *tried;
+	size_t tl;
 	int agent_keys = -1, files_tried = 0, rc = SSH_AUTH_DENIED;
 	enum bf_err err;
 
 	if (agent && (!*agent || !strcmp(agent, "none")))
 		agent = NULL;
 	if (agent && c->identities_only) {
-		tried_add(tried, sizeof tried, &tl,
-				       "ssh-agent not used: IdentitiesOnly "
-				       "yes; ");
+		tried_add(tried_p, "ssh-agent not used: IdentitiesOnly yes; ");
 		agent = NULL;
 	}
 	for (size_t i = 0; i < c->identity_files.n &&
@@ -629,15 +651,14 @@ static enum bf_err authenticate(struct remote *r, int64_t deadline_ms,
 			/* ssh says "no such identity: PATH" for a file the
 			 * config names, nothing for its default keys. */
 			if (!c->identity_files_default)
-				tried_add(tried, sizeof tried, &tl,
-					  "IdentityFile %s: %s; ", path,
-					  strerror(errno));
+				tried_add(tried_p, "IdentityFile %s: %s; ",
+					  path, strerror(errno));
 			continue;
 		}
 		if (ssh_pki_import_privkey_file(path, NULL, NULL, NULL,
 						&key) != SSH_OK) {
-			tried_add(tried, sizeof tried, &tl, "%s skipped "
-				  "(passphrase or unreadable); ", path);
+			tried_add(tried_p, "%s skipped (passphrase or "
+				  "unreadable); ", path);
 			continue;
 		}
 		files_tried++;
@@ -648,7 +669,7 @@ static enum bf_err authenticate(struct remote *r, int64_t deadline_ms,
 			return connect_wait_error(r, err, "auth",
 						  r->timeout_s, "", detail,
 						  detail_len);
-		tried_add(tried, sizeof tried, &tl, "%s; ", path);
+		tried_add(tried_p, "%s; ", path);
 	}
 	if (agent && rc != SSH_AUTH_SUCCESS && rc != SSH_AUTH_PARTIAL &&
 	    ssh_is_connected(s)) {
@@ -663,9 +684,8 @@ static enum bf_err authenticate(struct remote *r, int64_t deadline_ms,
 				       "unset SSH_AUTH_SOCK)", r->name, agent,
 				       r->timeout_s);
 		if (err != BF_OK) {
-			tried_add(tried, sizeof tried, &tl,
-					       "ssh-agent at %s not "
-					       "answering; ", agent);
+			tried_add(tried_p, "ssh-agent at %s not answering; ",
+				  agent);
 		} else {
 			AUTH_LOOP(r, ssh_userauth_agent(s, NULL),
 				  deadline_ms, rc, err);
@@ -674,18 +694,19 @@ static enum bf_err authenticate(struct remote *r, int64_t deadline_ms,
 					r->timeout_s, "", detail, detail_len);
 			if (rc == SSH_AUTH_SUCCESS)
 				return BF_OK;
-			tried_add(tried, sizeof tried, &tl,
-					       "the ssh-agent's %d keys; ",
-					       agent_keys);
+			tried_add(tried_p, "the ssh-agent's %d keys; ",
+				  agent_keys);
 		}
 	} else if (!c->identities_only) {
-		tried_add(tried, sizeof tried, &tl,
-				       "no ssh-agent (SSH_AUTH_SOCK unset); ");
+		tried_add(tried_p, "no ssh-agent (SSH_AUTH_SOCK unset); ");
 	}
 	if (rc == SSH_AUTH_SUCCESS)
 		return BF_OK;
-	if (tl >= 2 && tl < sizeof tried)
-		tried[tl - 2] = '\0';
+	/* The list without its last "; ". */
+	tried = *tried_p ? *tried_p : "";
+	tl = strlen(tried);
+	if (tl >= 2)
+		(*tried_p)[tl - 2] = '\0';
 	if (rc == SSH_AUTH_PARTIAL)
 		return bf_fail(detail, detail_len, BF_ERR_AUTH,
 			       "auth %s as %s: key accepted but the server "
@@ -703,6 +724,18 @@ static enum bf_err authenticate(struct remote *r, int64_t deadline_ms,
 		       files_tried || !c->identity_files_default ? "" :
 		       "; no IdentityFile set and none of ssh's default keys "
 		       "(~/.ssh/id_*) exists");
+}
+
+/* authenticate_with, its "tried" list owned and freed here. */
+static enum bf_err authenticate(struct remote *r, int64_t deadline_ms,
+				char *detail, size_t detail_len)
+{
+	char *tried = NULL;
+	enum bf_err err = authenticate_with(r, deadline_ms, &tried, detail,
+					    detail_len);
+
+	free(tried);
+	return err;
 }
 
 enum bf_err remote_connect(struct remote **out, const struct remote_opts *opts,
@@ -754,13 +787,9 @@ enum bf_err remote_connect(struct remote **out, const struct remote_opts *opts,
 	if (err != BF_OK)
 		goto out;
 	if (r->cfg.remote_command) {
-		char safe[256];
+		/* Terminal-safe, whole: control characters become '?'. */
+		char *safe = bf_text_sanitize_dup(r->cfg.remote_command);
 
-		/* Terminal-safe: control characters become '?'. */
-		snprintf(safe, sizeof safe, "%s", r->cfg.remote_command);
-		for (char *c = safe; *c; c++)
-			if ((unsigned char)*c < 0x20 || *c == 0x7f)
-				*c = '?';
 		err = bf_fail(detail, detail_len, BF_ERR_USAGE,
 			      "host '%s': its ssh_config sets RemoteCommand "
 			      "(%s), and ctl runs commands of its own there, "
@@ -768,6 +797,7 @@ enum bf_err remote_connect(struct remote **out, const struct remote_opts *opts,
 			      "execute command-line and remote command.\"): "
 			      "give ctl a Host alias without RemoteCommand",
 			      r->name, safe);
+		free(safe);
 		goto out;
 	}
 	if (opts->known_hosts) {
@@ -876,6 +906,7 @@ void remote_free(struct remote *r)
 		remote_cert_free(r->cert);
 	free(r->cert);
 	free(r->hostkeys);
+	free(r->cert_note);
 	remote_config_clear(&r->cfg);
 	remote_watchdog_stop(&r->wd);
 	linesplit_free(&r->out);

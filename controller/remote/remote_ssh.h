@@ -169,7 +169,8 @@ struct remote_exec_result {
 	 * (see exit_signal). */
 	int exit_status;
 	/* Signal name without "SIG" ("KILL", "SEGV") when the command was
-	 * killed by one; "" otherwise. */
+	 * killed by one (as the server named it; one over 31 bytes is cut,
+	 * ending in "..."); "" otherwise. */
 	char exit_signal[32];
 	int core_dumped;
 	/* The last whole lines of stderr within REMOTE_STDERR_TAIL_BYTES,

@@ -26,6 +26,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "xmalloc.h"
+
 /* Connects one address by deadline_ms. Returns the socket, or -1 with
  * errno (ETIMEDOUT at the deadline, EINTR when cancelled). */
 static int connect_addr(struct remote *r, const struct addrinfo *ai,
@@ -77,14 +79,14 @@ fail:
 }
 
 enum bf_err remote_tcp_connect(struct remote *r, const char *host, int port,
-			       int64_t deadline_ms, int *fd, char *msg,
-			       size_t msg_len)
+			       int64_t deadline_ms, int *fd, char **msg)
 {
 	struct addrinfo hints, *res = NULL, *ai;
 	char service[16];
 	int rc, last = 0;
 
 	*fd = -1;
+	*msg = NULL;
 	memset(&hints, 0, sizeof hints);
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
@@ -92,8 +94,8 @@ enum bf_err remote_tcp_connect(struct remote *r, const char *host, int port,
 	rc = getaddrinfo(host, service, &hints, &res);
 	if (rc != 0) {
 		/* libssh's words, which connect_failed() recognises. */
-		snprintf(msg, msg_len, "Failed to resolve hostname %s (%s)",
-			 host, gai_strerror(rc));
+		*msg = bf_xasprintf("Failed to resolve hostname %s (%s)",
+				    host, gai_strerror(rc));
 		return BF_ERR_CONNECT;
 	}
 	for (ai = res; ai; ai = ai->ai_next) {
@@ -111,7 +113,7 @@ enum bf_err remote_tcp_connect(struct remote *r, const char *host, int port,
 		return BF_ERR_INTERRUPTED;
 	if (last == ETIMEDOUT)
 		return BF_ERR_TIMEOUT;
-	snprintf(msg, msg_len, "Connection to %s port %d failed: %s", host,
-		 port, strerror(last));
+	*msg = bf_xasprintf("Connection to %s port %d failed: %s", host,
+			    port, strerror(last));
 	return BF_ERR_CONNECT;
 }

@@ -226,7 +226,10 @@ static enum bf_err run_host(const struct plan *pl, const char *host)
 	struct remote_exec_cb cb = { .on_line = on_line, .arg = &lc,
 				     .line_max_bytes = pl->line_max_bytes };
 	struct remote *r = NULL;
-	char detail[1024] = "";
+	/* Room for the longest reasons the SSH tests provoke (long paths
+	 * and host names, tests/ssh/test_long_text.py): the layer cuts
+	 * nothing itself, and the probe must not either. */
+	char detail[16384] = "";
 	enum bf_err err, first = BF_OK;
 	cJSON *o;
 	int i = 0;

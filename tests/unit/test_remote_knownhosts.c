@@ -65,15 +65,25 @@ static const char *file(int slot, const char *name, const char *text)
 
 static void test_name(void **state)
 {
-	char buf[64];
+	char *s, long_host[2001], want[2020];
 
 	(void)state;
-	remote_kh_name(buf, sizeof(buf), "host", 22);
-	assert_string_equal(buf, "host");
-	remote_kh_name(buf, sizeof(buf), "host", 0);
-	assert_string_equal(buf, "host");
-	remote_kh_name(buf, sizeof(buf), "10.0.0.1", 2222);
-	assert_string_equal(buf, "[10.0.0.1]:2222");
+	s = remote_kh_name("host", 22);
+	assert_string_equal(s, "host");
+	free(s);
+	s = remote_kh_name("host", 0);
+	assert_string_equal(s, "host");
+	free(s);
+	s = remote_kh_name("10.0.0.1", 2222);
+	assert_string_equal(s, "[10.0.0.1]:2222");
+	free(s);
+	/* Whole however long (issue 28): it is the key lines match by. */
+	memset(long_host, 'h', sizeof long_host - 1);
+	long_host[sizeof long_host - 1] = '\0';
+	snprintf(want, sizeof want, "[%s]:2222", long_host);
+	s = remote_kh_name(long_host, 2222);
+	assert_string_equal(s, want);
+	free(s);
 }
 
 static struct remote_kh_match check(const char *const *files, size_t n,

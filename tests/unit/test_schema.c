@@ -457,6 +457,38 @@ static void test_rejects_missing_or_wrong_typed_fields(void **state)
 		cJSON_Delete(values[w]);
 }
 
+/* edited()'s edit: "env" (a host record's) set to arg. */
+static void set_env(cJSON *o, const void *arg)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(o, "env");
+	cJSON_AddItemToObject(o, "env", cJSON_Duplicate(arg, 1));
+}
+
+/* A field's path in the message is whole (issue 28): a 300-byte env
+ * name under "env" was cut at 255 bytes with nothing to say so. */
+static void test_long_path_whole(void **state)
+{
+	const char *line = real_line_of_type("host");
+	char name[301], want[400], detail[4096];
+	cJSON *env = cJSON_CreateObject(), *rec = NULL;
+	enum bf_record_type type;
+	char *s;
+
+	(void)state;
+	memset(name, 'N', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	cJSON_AddNumberToObject(env, name, 5);
+	s = edited(line, set_env, env);
+	assert_int_equal(parse_line(s, &rec, &type, detail, sizeof(detail)),
+			 BF_ERR_SCHEMA);
+	assert_null(rec);
+	snprintf(want, sizeof(want), "host record: field \"env.%s\" ", name);
+	if (!strstr(detail, want))
+		fail_msg("detail \"%s\" lacks the whole path", detail);
+	free(s);
+	cJSON_Delete(env);
+}
+
 static void test_nullable_fields(void **state)
 {
 	/* A skipped gemm record has null timings; a host may have a null
@@ -565,6 +597,7 @@ int main(void)
 		cmocka_unit_test(test_rejects_bad_status),
 		cmocka_unit_test(test_line_length_limit),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_long_path_whole),
 		cmocka_unit_test(test_real_lines_decode_and_reencode),
 	};
 
