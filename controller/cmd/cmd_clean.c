@@ -126,7 +126,8 @@ static int clean_one(const struct place *pl, const struct ctl_host_opts *o,
 	if (pl->target) {
 		err = remote_connect(&l.r, &ro, detail, sizeof(detail));
 		if (err != BF_OK) {
-			printf("%s: cannot connect: %s\n", pl->label, detail);
+			hostcmd_print_reason(pl->label, "cannot connect: ",
+					     detail);
 			return err == BF_ERR_INTERRUPTED ? BF_EXIT_INTERRUPTED :
 							   BF_EXIT_HOSTS_FAILED;
 		}
@@ -134,7 +135,7 @@ static int clean_one(const struct place *pl, const struct ctl_host_opts *o,
 	err = deployed_list(&l, dirs, ndirs, &ctl_interrupted, detail,
 			    sizeof(detail));
 	if (err != BF_OK) {
-		printf("%s: %s\n", pl->label, detail);
+		hostcmd_print_reason(pl->label, "", detail);
 		status = err == BF_ERR_INTERRUPTED ? BF_EXIT_INTERRUPTED :
 						     BF_EXIT_HOSTS_FAILED;
 		goto out;
@@ -169,7 +170,7 @@ static int clean_one(const struct place *pl, const struct ctl_host_opts *o,
 		err = deployed_remove(&l, dirs, ndirs, &ctl_interrupted, detail,
 				      sizeof(detail));
 		if (err != BF_OK) {
-			printf("%s: %s\n", pl->label, detail);
+			hostcmd_print_reason(pl->label, "", detail);
 			status = err == BF_ERR_INTERRUPTED ?
 					 BF_EXIT_INTERRUPTED :
 					 BF_EXIT_HOSTS_FAILED;

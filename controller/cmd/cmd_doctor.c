@@ -257,7 +257,7 @@ static int doctor_one(const struct place *pl, const struct ctl_host_opts *o)
 						  DEPLOYED_WORKDIR_SSH;
 	err = remote_connect(&r, &ro, detail, sizeof(detail));
 	if (err != BF_OK) {
-		printf("%s: cannot connect: %s\n", pl->label, detail);
+		hostcmd_print_reason(pl->label, "cannot connect: ", detail);
 		return err == BF_ERR_INTERRUPTED ? BF_EXIT_INTERRUPTED :
 						   BF_EXIT_HOSTS_FAILED;
 	}
@@ -272,7 +272,7 @@ static int doctor_one(const struct place *pl, const struct ctl_host_opts *o)
 	free(env);
 	remote_free(r);
 	if (err != BF_OK) {
-		printf("  preflight failed: %s\n", detail);
+		hostcmd_print_reason(NULL, "  preflight failed: ", detail);
 		return err == BF_ERR_INTERRUPTED ? BF_EXIT_INTERRUPTED :
 						   BF_EXIT_HOSTS_FAILED;
 	}

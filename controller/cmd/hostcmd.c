@@ -4,9 +4,11 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmd/ctl.h"
 #include "cmd/hostcmd.h"
+#include "bf_text.h"
 #include "schema.h"
 #include "xmalloc.h"
 
@@ -88,4 +90,34 @@ int hostcmd_each_place(const struct ctl_args *a, const char *try_args,
 	free(places);
 	inventory_free(&inv);
 	return status;
+}
+
+void hostcmd_print_reason(const char *label, const char *what,
+			  const char *detail)
+{
+	const char *p = detail ? detail : "";
+	int first = 1;
+
+	if (label)
+		printf("%s: ", label);
+	fputs(what, stdout);
+	do {
+		size_t n = strcspn(p, "\n");
+		char *line = bf_xmalloc(n + 1), *safe;
+
+		memcpy(line, p, n);
+		line[n] = '\0';
+
+		if (n > 0 && line[n - 1] == '\r')
+			line[n - 1] = '\0';
+		if (line[0] || first) {
+			safe = bf_text_sanitize_dup(line);
+			printf("%s%s", first ? "" : "\n  ", safe);
+			free(safe);
+			first = 0;
+		}
+		free(line);
+		p += n;
+	} while (*p++);
+	putchar('\n');
 }

@@ -60,4 +60,15 @@ typedef int (*hostcmd_place_fn)(const struct place *p, int i,
 int hostcmd_each_place(const struct ctl_args *a, const char *try_args,
 		       hostcmd_place_fn one, void *arg);
 
+/*
+ * Prints "LABEL: WHAT" and a reason that may hold what a host or ssh said
+ * (detail, NUL-terminated, any length): each of its lines sanitised for
+ * the terminal (bf_text_sanitize_dup: no escape sequence from a host
+ * reaches it), whole, the first after WHAT, the others indented by two
+ * spaces under it, empty lines dropped. what may be "" (then "LABEL:
+ * detail"); label NULL prints WHAT alone. No errors.
+ */
+void hostcmd_print_reason(const char *label, const char *what,
+			  const char *detail);
+
 #endif
