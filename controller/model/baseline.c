@@ -31,8 +31,7 @@ enum bf_err baseline_load(struct model *m, int index, const char *results_dir,
 	for (int i = 0; i < b->nrows; i++) {
 		snprintf(mb[i].device, sizeof(mb[i].device), "%s",
 			 b->rows[i].device);
-		snprintf(mb[i].dtype, sizeof(mb[i].dtype), "%s",
-			 b->rows[i].dtype);
+		mb[i].dtype = b->rows[i].dtype;
 		mb[i].n = b->rows[i].n;
 		mb[i].occurrence = b->rows[i].occurrence;
 		mb[i].gflops = b->rows[i].median_gflops;

@@ -336,15 +336,14 @@ static struct model_checks *checks_for(struct model_state *m, int host,
 }
 
 static const struct model_row *find_row(const struct model_state *m, int host,
-					const char *device, const char *dtype,
+					const char *device, enum bf_dtype dtype,
 					int n, int occurrence)
 {
 	for (int i = 0; i < m->nrows; i++) {
 		const struct model_row *r = &m->rows[i];
 
 		if (r->host == host && r->n == n && r->occurrence == occurrence &&
-		    strcmp(r->device, device) == 0 &&
-		    strcmp(r->dtype, dtype) == 0)
+		    r->dtype == dtype && strcmp(r->device, device) == 0)
 			return r;
 	}
 	return NULL;
@@ -363,25 +362,21 @@ static void recompute_ratios(struct model_state *m, int host)
 			[BF_RATIO_KIND_GPU_VS_CPU] = &r->gpu_vs_cpu,
 			[BF_RATIO_KIND_VS_FP32] = &r->vs_fp32,
 		};
-		enum bf_dtype dt;
 
 		if (r->host != host)
 			continue;
 		r->vs_fp32 = r->gpu_vs_cpu = NAN;
-		if (bf_dtype_parse(r->dtype, &dt) != 0)
-			continue; /* the schema admits none such */
 		for (int k = 0; k < BF_RATIO_KIND__COUNT; k++) {
 			const struct model_row *base;
 			struct bf_ratio_base b;
 
-			if (!bf_ratio_wanted((enum bf_ratio_kind)k, dt,
+			if (!bf_ratio_wanted((enum bf_ratio_kind)k, r->dtype,
 					     r->status,
 					     strncmp(r->device, "cuda", 4) == 0,
 					     &b))
 				continue;
 			base = find_row(m, host, b.on_cpu ? "cpu" : r->device,
-					bf_dtype_name(b.dtype), r->n,
-					r->occurrence);
+					b.dtype, r->n, r->occurrence);
 			if (base && base->status == BF_STATUS_PASS)
 				*out[k] = bf_speed_ratio(r->gflops, base->gflops);
 		}
@@ -395,8 +390,7 @@ static double baseline_gflops(const struct model_state *m,
 		const struct model_baseline *b = &m->baseline[r->host][i];
 
 		if (b->n == r->n && b->occurrence == r->occurrence &&
-		    strcmp(b->device, r->device) == 0 &&
-		    strcmp(b->dtype, r->dtype) == 0)
+		    b->dtype == r->dtype && strcmp(b->device, r->device) == 0)
 			return b->gflops;
 	}
 	return NAN;
@@ -418,8 +412,7 @@ static void recent_note(struct model_state *m, int i)
 		const struct model_recent *h = &m->recent[r->host][k];
 
 		if (h->n == r->n && h->occurrence == r->occurrence &&
-		    strcmp(h->device, r->device) == 0 &&
-		    strcmp(h->dtype, r->dtype) == 0) {
+		    h->dtype == r->dtype && strcmp(h->device, r->device) == 0) {
 			model_recent_note(h, x->x, x->n, 0.05, 0.05, &slower,
 					  r->recent_note, sizeof(r->recent_note));
 			r->recent_slower = slower;
@@ -445,7 +438,7 @@ void model_set_recent(struct model *mm, int host,
 		h = &rec[count++];
 		memset(h, 0, sizeof(*h));
 		snprintf(h->device, sizeof(h->device), "%s", b0->device);
-		snprintf(h->dtype, sizeof(h->dtype), "%s", b0->dtype);
+		h->dtype = b0->dtype;
 		h->n = b0->n;
 		h->occurrence = b0->occurrence;
 		for (int k = 0; k < nruns && h->nruns < MODEL_RECENT_MAX; k++) {
@@ -537,8 +530,10 @@ static void add_gemm(struct model_state *m, int host,
 	char why[200];
 	int occurrence = 1;
 	const char *device = str_or(g->device, "?");
-	const char *dtype = str_or(g->dtype, "?");
+	enum bf_dtype dtype = BF_DTYPE_FP32;
 
+	/* Known: model_add_record took only a record whose dtype parses. */
+	bf_dtype_parse(g->dtype, &dtype);
 	while (find_row(m, host, device, dtype, g->n, occurrence))
 		occurrence++;
 
@@ -559,7 +554,7 @@ static void add_gemm(struct model_state *m, int host,
 	memset(r, 0, sizeof(*r));
 	r->host = host;
 	bf_text_sanitize(r->device, sizeof(r->device), device);
-	bf_text_sanitize(r->dtype, sizeof(r->dtype), dtype);
+	r->dtype = dtype;
 	r->n = g->n;
 	r->occurrence = occurrence;
 	r->status = g->status;
@@ -653,7 +648,8 @@ static void add_batching(struct model_state *m, int host,
 
 	e->host = host;
 	bf_text_sanitize(e->device, sizeof(e->device), str_or(b->device, "?"));
-	bf_text_sanitize(e->dtype, sizeof(e->dtype), str_or(b->dtype, "?"));
+	/* Known: model_add_record took only a record whose dtype parses. */
+	bf_dtype_parse(b->dtype, &e->dtype);
 	e->status = b->status;
 	e->speedup = b->speedup;
 	e->single_ms = b->measured ? b->single_ms : NAN;
@@ -733,7 +729,15 @@ static void update_summary_note(struct model_state *m, int host)
 	snprintf(note + used, len - used, "; the records decide");
 }
 
-/* Whether rec's numbers are within model.h's bounds. */
+/* Whether name is a dtype this ctl knows (NULL: no). */
+static int known_dtype(const char *name)
+{
+	enum bf_dtype dt;
+
+	return name && bf_dtype_parse(name, &dt) == 0;
+}
+
+/* Whether rec's numbers and dtype are within model.h's bounds. */
 static int record_in_range(const struct bf_record *rec)
 {
 	if (rec->seq < -1 || rec->seq > MODEL_MAX_SEQ)
@@ -745,7 +749,10 @@ static int record_in_range(const struct bf_record *rec)
 		       rec->u.plan.checks_total >= 0 &&
 		       rec->u.plan.checks_total <= MODEL_MAX_PLANNED;
 	case BF_REC_GEMM:
-		return rec->u.gemm.n >= 1 && rec->u.gemm.n <= MODEL_MAX_N;
+		return rec->u.gemm.n >= 1 && rec->u.gemm.n <= MODEL_MAX_N &&
+		       known_dtype(rec->u.gemm.dtype);
+	case BF_REC_BATCHING:
+		return known_dtype(rec->u.batching.dtype);
 	default:
 		return 1;
 	}

@@ -73,10 +73,14 @@ enum bf_err verdict_run_compute(const struct archive_run *run,
 			const struct bf_rec_gemm *g = &h->records[r].u.gemm;
 			struct verdict_input *in = &vr->in[k];
 			double *hs = vr->hist + (size_t)k * VERDICT_RUN_HISTORY;
+			enum bf_dtype dt;
+			int known;
 
 			if (h->records[r].type != BF_REC_GEMM || !g->device ||
 			    !g->dtype)
 				continue;
+			/* The reader admits only dtypes the enum has. */
+			known = bf_dtype_parse(g->dtype, &dt) == 0;
 			vr->host[k] = i;
 			in->host = h->name;
 			in->device = g->device;
@@ -106,8 +110,9 @@ enum bf_err verdict_run_compute(const struct archive_run *run,
 			 * first. */
 			for (int b = nbase - 1; b >= 0; b--) {
 				const struct archive_baseline_row *row =
+					!known ? NULL :
 					archive_baseline_row(base[b], g->device,
-							     g->dtype, g->n,
+							     dt, g->n,
 							     in->occurrence);
 
 				if (row && isfinite(row->median_gflops))
@@ -211,7 +216,7 @@ void verdict_snapshot(const struct model_snapshot *s,
 		in[i].device = r->device;
 		in[i].product = prod[i][0] ? prod[i] : NULL;
 		in[i].peer_key = keys[i][0] ? keys[i] : NULL;
-		in[i].dtype = r->dtype;
+		in[i].dtype = bf_dtype_name(r->dtype);
 		in[i].n = r->n;
 		in[i].occurrence = r->occurrence;
 		in[i].status = r->status;

@@ -31,7 +31,7 @@ static const struct report_cells *page_cells;
 static void row_label(const struct compare_row *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "%.100s%s%s %s n=%d", r->host, r->host[0] ? ": " : "",
-		 r->device, r->dtype, r->n);
+		 r->device, bf_dtype_name(r->dtype), r->n);
 }
 
 static void legend(FILE *out, const struct compare_table *t)
@@ -73,7 +73,7 @@ static const struct bf_rec_gemm *cell_record(const struct compare_column *col,
 			if (r->type == BF_REC_GEMM && r->u.gemm.n == row->n &&
 			    r->u.gemm.device && r->u.gemm.dtype &&
 			    strcmp(r->u.gemm.device, row->device) == 0 &&
-			    strcmp(r->u.gemm.dtype, row->dtype) == 0)
+			    strcmp(r->u.gemm.dtype, bf_dtype_name(row->dtype)) == 0)
 				return &r->u.gemm;
 		}
 	}
@@ -140,13 +140,13 @@ static void section_gflops(FILE *out, const struct compare_table *t,
 
 /* The row of t with host, device, dtype and n, or -1. */
 static int find_row(const struct compare_table *t, const char *host,
-		    const char *device, const char *dtype, int n)
+		    const char *device, enum bf_dtype dtype, int n)
 {
 	for (int r = 0; r < t->nrows; r++) {
 		const struct compare_row *x = &t->rows[r];
 
 		if (x->n == n && strcmp(x->host, host) == 0 &&
-		    strcmp(x->device, device) == 0 && strcmp(x->dtype, dtype) == 0)
+		    strcmp(x->device, device) == 0 && x->dtype == dtype)
 			return r;
 	}
 	return -1;
@@ -183,7 +183,8 @@ static void section_speedups(FILE *out, const struct compare_table *t)
 		if (!any)
 			continue;
 		snprintf(labels[nr], sizeof(labels[0]), "%.100s%svs A: %s %s n=%d",
-			 x->host, x->host[0] ? ": " : "", x->device, x->dtype, x->n);
+			 x->host, x->host[0] ? ": " : "", x->device,
+			 bf_dtype_name(x->dtype), x->n);
 		for (int c = 0; c < t->ncols; c++)
 			v[(size_t)nr * (size_t)t->ncols + (size_t)c] =
 				c == 0 ? 1.0 :
@@ -196,18 +197,19 @@ static void section_speedups(FILE *out, const struct compare_table *t)
 		int base = -1;
 		const char *kind = NULL;
 
-		if (strcmp(x->device, "cpu") != 0 && strcmp(x->dtype, "fp32") == 0) {
-			base = find_row(t, x->host, "cpu", "fp32", x->n);
+		if (strcmp(x->device, "cpu") != 0 && x->dtype == BF_DTYPE_FP32) {
+			base = find_row(t, x->host, "cpu", BF_DTYPE_FP32, x->n);
 			kind = "GPU vs CPU";
-		} else if (strcmp(x->dtype, "fp32") != 0) {
-			base = find_row(t, x->host, x->device, "fp32", x->n);
+		} else if (x->dtype != BF_DTYPE_FP32) {
+			base = find_row(t, x->host, x->device, BF_DTYPE_FP32,
+					x->n);
 			kind = "vs fp32";
 		}
 		if (base < 0)
 			continue;
 		snprintf(labels[nr], sizeof(labels[0]), "%.100s%s%s %s %s n=%d",
 			 x->host, x->host[0] ? ": " : "", kind, x->device,
-			 x->dtype, x->n);
+			 bf_dtype_name(x->dtype), x->n);
 		{
 			int figure = 0;
 
@@ -489,7 +491,8 @@ static void section_verdict(FILE *out, const struct compare_table *t)
 				d->kind == VERDICT_FAILED ? "FAILED" :
 				verdict_kind_name(d->kind), d->uncertain ? "?" : "");
 			if (at) {
-				fprintf(out, "%s n=%d", at->dtype, at->n);
+				fprintf(out, "%s n=%d", bf_dtype_name(at->dtype),
+					at->n);
 				if (isfinite(d->gflops))
 					fprintf(out, ", %s GFLOP/s", fig);
 			}

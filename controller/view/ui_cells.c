@@ -236,7 +236,7 @@ enum ui_tone ui_cell_text(const struct model_snapshot *snap, const struct model_
 		snprintf(buf, len, "%s", r->device);
 		return UI_TONE_NORMAL;
 	case UI_COL_DTYPE:
-		snprintf(buf, len, "%s", r->dtype);
+		snprintf(buf, len, "%s", bf_dtype_name(r->dtype));
 		return UI_TONE_NORMAL;
 	case UI_COL_N:
 		if (r->occurrence > 1)

@@ -54,7 +54,7 @@ enum ui_tone ui_sbs_cell(const struct model_snapshot *snap,
 		snprintf(buf, len, "%s", row->device);
 		return UI_TONE_NORMAL;
 	case UI_SBS_DTYPE:
-		snprintf(buf, len, "%s", row->dtype);
+		snprintf(buf, len, "%s", bf_dtype_name(row->dtype));
 		return UI_TONE_NORMAL;
 	case UI_SBS_N:
 		if (row->occurrence > 1)

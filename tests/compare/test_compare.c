@@ -408,12 +408,12 @@ static void test_find_baseline(void **state)
 					       detail, sizeof(detail)), BF_OK);
 	assert_string_equal(b->run_id, "20261201T090000Z-0002");
 	assert_int_equal(b->nrows, 1); /* the skipped cuda row is left out */
-	row = archive_baseline_row(b, "cpu", "fp32", 256, 1);
+	row = archive_baseline_row(b, "cpu", BF_DTYPE_FP32, 256, 1);
 	assert_non_null(row);
 	assert_true(row->median_ms == 1.01);
 	assert_true(fabs(row->median_gflops - 2.0 * 256 * 256 * 256 / 1.01 / 1e6) < 1e-9);
-	assert_null(archive_baseline_row(b, "cuda:0", "fp32", 256, 1));
-	assert_null(archive_baseline_row(b, "cpu", "fp32", 256, 2));
+	assert_null(archive_baseline_row(b, "cuda:0", BF_DTYPE_FP32, 256, 1));
+	assert_null(archive_baseline_row(b, "cpu", BF_DTYPE_FP32, 256, 2));
 	archive_baseline_free(b);
 
 	/* Bounded by the current run id. */
