@@ -197,13 +197,21 @@ static void section_speedups(FILE *out, const struct compare_table *t)
 		int base = -1;
 		const char *kind = NULL;
 
-		if (strcmp(x->device, "cpu") != 0 && x->dtype == BF_DTYPE_FP32) {
-			base = find_row(t, x->host, "cpu", BF_DTYPE_FP32, x->n);
-			kind = "GPU vs CPU";
-		} else if (x->dtype != BF_DTYPE_FP32) {
-			base = find_row(t, x->host, x->device, BF_DTYPE_FP32,
-					x->n);
-			kind = "vs fp32";
+		/* Which rows get one: bf_ratio_wanted's rule, as ctl's
+		 * columns and the agent's summary (a row gets at most one
+		 * kind); each column's cell then only if both passed. */
+		for (int k = 0; k < BF_RATIO_KIND__COUNT && !kind; k++) {
+			struct bf_ratio_base b;
+
+			if (!bf_ratio_wanted((enum bf_ratio_kind)k, x->dtype,
+					     BF_STATUS_PASS,
+					     strncmp(x->device, "cuda", 4) == 0,
+					     &b))
+				continue;
+			base = find_row(t, x->host, b.on_cpu ? "cpu" : x->device,
+					b.dtype, x->n);
+			kind = k == BF_RATIO_KIND_GPU_VS_CPU ? "GPU vs CPU" :
+							       "vs fp32";
 		}
 		if (base < 0)
 			continue;
