@@ -60,6 +60,7 @@ static struct history_series *series_of(struct history *h,
 						   sizeof(*h->series));
 	s = &h->series[h->nseries++];
 	memset(s, 0, sizeof(*s));
+	/* fits: add_run takes no record whose device does not */
 	snprintf(s->device, sizeof(s->device), "%s", g->device ? g->device : "");
 	s->dtype = dt;
 	s->n = g->n;
@@ -91,9 +92,15 @@ static void add_run(struct history *h, int run, const struct archive_host *ah,
 		int occurrence = 1;
 		enum bf_dtype dt, odt;
 
+		/* A device name is a series' key, never cut: one longer
+		 * than history_series.device holds (the schema's "cuda:N"
+		 * does not bound N's digits; real ones are short) is left
+		 * out rather than cut into another's. */
 		if (rec->type != BF_REC_GEMM || g->status != BF_STATUS_PASS ||
 		    !g->measured || g->nsamples < 1 || !wanted(filter, g) ||
-		    !gemm_dtype(g, &dt))
+		    !gemm_dtype(g, &dt) ||
+		    strlen(g->device ? g->device : "") >=
+			    sizeof(((struct history_series *)0)->device))
 			continue;
 		/* A size the sweep repeats: its k-th row, as compare keys it. */
 		for (int j = 0; j < i; j++) {
@@ -144,6 +151,7 @@ static void change_provenance(const struct history *h,
 	for (int i = 0; i < t->nprov; i++) {
 		struct history_prov *p = &c->prov[c->nprov++];
 
+		/* fits: compare_prov.key is char[48] as this one */
 		snprintf(p->key, sizeof(p->key), "%s", t->prov[i].key);
 		p->before = t->prov[i].values[0] ? bf_xstrdup(t->prov[i].values[0]) : NULL;
 		p->after = t->prov[i].values[1] ? bf_xstrdup(t->prov[i].values[1]) : NULL;

@@ -437,6 +437,7 @@ void model_set_recent(struct model *mm, int host,
 		rec = bf_xrealloc(rec, (size_t)(count + 1) * sizeof(*rec));
 		h = &rec[count++];
 		memset(h, 0, sizeof(*h));
+		/* fits: both are char[16] (archive_baseline_row, recent.h) */
 		snprintf(h->device, sizeof(h->device), "%s", b0->device);
 		h->dtype = b0->dtype;
 		h->n = b0->n;
@@ -493,21 +494,17 @@ static const char *str_or(const char *s, const char *dflt)
 	return s ? s : dflt;
 }
 
-/* The reasons of g's unreliable_reasons, "; "-joined into buf. */
+/* The reasons of g's unreliable_reasons, "; "-joined into buf; a cut
+ * (more than len - 1 bytes of reasons) ends in "..." (bf_text_appendf),
+ * and the reasons after it are left out. */
 static void join_reasons(char *buf, size_t len, const struct bf_rec_gemm *g)
 {
-	size_t off = 0;
-
 	buf[0] = '\0';
-	for (int i = 0; i < g->nunreliable && off + 1 < len; i++) {
-		int k = snprintf(buf + off, len - off, "%s%s", i ? "; " : "",
-				 g->unreliable_reasons[i] ?
-					 g->unreliable_reasons[i] : "?");
-
-		if (k < 0)
+	for (int i = 0; i < g->nunreliable; i++)
+		if (!bf_text_appendf(buf, len, "%s%s", i ? "; " : "",
+				     g->unreliable_reasons[i] ?
+					     g->unreliable_reasons[i] : "?"))
 			break;
-		off += (size_t)k;
-	}
 }
 
 /* Row r was measured at the same time as another host of its machine:
@@ -519,8 +516,8 @@ static void mark_shared(struct model_row *r)
 	if (strstr(r->unreliable, MODEL_SHARED_REASON))
 		return;
 	r->reliable = 0;
-	snprintf(r->unreliable + used, sizeof(r->unreliable) - used, "%s%s",
-		 used ? "; " : "", MODEL_SHARED_REASON);
+	bf_text_appendf(r->unreliable, sizeof(r->unreliable), "%s%s",
+			used ? "; " : "", MODEL_SHARED_REASON);
 }
 
 static void add_gemm(struct model_state *m, int host,
@@ -600,8 +597,7 @@ static void add_gemm(struct model_state *m, int host,
 		r->fraction_of_roofline = r->gflop_per_joule = NAN;
 		r->fraction_of_reference = NAN;
 		r->below_reference = -1;
-		snprintf(r->reason, sizeof(r->reason), "%.159s", why);
-		bf_text_sanitize_inplace(r->reason);
+		bf_text_sanitize(r->reason, sizeof(r->reason), why);
 	}
 	r->prev_gflops = baseline_gflops(m, r);
 	recent_note(m, (int)(r - m->rows));
@@ -869,10 +865,23 @@ static void why_add(char *out, size_t len, const char *fmt, ...)
 		memcpy(out + used, ", ", 3);
 		used += 2;
 	}
+	va_list aq;
+	char *item;
+	int n;
+
 	va_start(ap, fmt);
-	if (used < len)
-		vsnprintf(out + used, len - used, fmt, ap);
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	item = bf_xmalloc(n > 0 ? (size_t)n + 1 : 1);
+	item[0] = '\0';
+	if (n > 0) /* fits: the n + 1 bytes vsnprintf counted */
+		vsnprintf(item, (size_t)n + 1, fmt, ap);
 	va_end(ap);
+	/* A cut ends in "..." (the callers' why holds 256 bytes, more
+	 * than these counts and three seq numbers take). */
+	bf_text_appendf(out, len, "%s", item);
+	free(item);
 }
 
 /* Whether a row's device is one the agent was asked for: asked "cpu"
@@ -909,13 +918,15 @@ int model_host_measured_nothing(struct model *mm, int host, char *why,
 		}
 	}
 	nothing = h->saw_plan && ran == 0;
+	/* The first skipped row's reason (<= 159 bytes, model_row) and
+	 * the rest (< 50) fit cmd_run's 256 bytes; a cut ends in "...". */
 	if (nothing && skipped)
-		snprintf(why, why_len, "no%s%s GEMM ran: %d skipped%s%s%s",
-			 *asked ? " " : "", asked, skipped,
-			 *reason ? " (" : "", reason, *reason ? ")" : "");
+		bf_text_fmt(why, why_len, "no%s%s GEMM ran: %d skipped%s%s%s",
+			    *asked ? " " : "", asked, skipped,
+			    *reason ? " (" : "", reason, *reason ? ")" : "");
 	else if (nothing)
-		snprintf(why, why_len, "no%s%s GEMM ran: none planned",
-			 *asked ? " " : "", asked);
+		bf_text_fmt(why, why_len, "no%s%s GEMM ran: none planned",
+			    *asked ? " " : "", asked);
 	model_unlock(m);
 	return nothing;
 }
@@ -949,6 +960,8 @@ int model_host_complete(struct model *mm, int host, char *why, size_t why_len)
 		if (missing++ < 3) {
 			size_t used = strlen(list);
 
+			/* fits: three seqs <= MODEL_MAX_SEQ (7 digits) and
+			 * their ", " take 25 of list's 96 bytes */
 			snprintf(list + used, sizeof(list) - used, "%s%d",
 				 shown++ ? ", " : "", q);
 		}
@@ -981,10 +994,14 @@ void model_set_baseline_info(struct model *m, int host, const char *run_id,
 	struct model_host *h = &m->st->hosts[host];
 
 	model_lock(m->st);
+	/* fits: its only caller (baseline.c) passes an
+	 * archive_baseline's run_id, char[64] as baseline_run */
 	snprintf(h->baseline_run, sizeof(h->baseline_run), "%s",
 		 run_id ? run_id : "");
-	snprintf(h->baseline_note, sizeof(h->baseline_note), "%s",
-		 note ? note : "");
+	/* A note for the tables' legend: a cut ends in "..." (it names
+	 * two hostnames at most: "hostname differs (x, y)"). */
+	bf_text_fmt(h->baseline_note, sizeof(h->baseline_note), "%s",
+		    note ? note : "");
 	m->st->version++;
 	model_unlock(m->st);
 }
@@ -992,8 +1009,14 @@ void model_set_baseline_info(struct model *m, int host, const char *run_id,
 void model_set_fingerprint(struct model *m, int host, const char *fp)
 {
 	model_lock(m->st);
-	snprintf(m->st->hosts[host].fingerprint,
-		 sizeof(m->st->hosts[host].fingerprint), "%s", fp ? fp : "");
+	/* A key (archive_find_baselines matches machines by it), never
+	 * cut: one that does not fit is unknown (""), which matches no
+	 * other. remote.c's is char[128] as this one; only an archived
+	 * run.json (ctl show) can hold a longer one. */
+	if (!bf_text_fmt(m->st->hosts[host].fingerprint,
+			 sizeof(m->st->hosts[host].fingerprint), "%s",
+			 fp ? fp : ""))
+		m->st->hosts[host].fingerprint[0] = '\0';
 	model_unlock(m->st);
 }
 
@@ -1009,6 +1032,8 @@ void model_set_agent_exit(struct model *m, int host, int status)
 void model_set_name(struct model *m, int host, const char *name)
 {
 	model_lock(m->st);
+	/* fits: its one caller, session_rename_host, takes the node name
+	 * runner_slurm.c reads with sscanf %127s into char[128] */
 	snprintf(m->st->hosts[host].name, sizeof(m->st->hosts[host].name),
 		 "%s", name);
 	m->st->version++;
@@ -1018,6 +1043,7 @@ void model_set_name(struct model *m, int host, const char *name)
 void model_set_slurm_job(struct model *m, int host, const char *job_id)
 {
 	model_lock(m->st);
+	/* fits: the job id runner_slurm.c reads with sscanf %31s */
 	snprintf(m->st->hosts[host].slurm_job,
 		 sizeof(m->st->hosts[host].slurm_job), "%s", job_id ? job_id : "");
 	model_unlock(m->st);
@@ -1102,9 +1128,10 @@ void model_set_turn(struct model *m, int host, int end)
 
 	bf_utc_iso8601(now, NULL);
 	model_lock(m->st);
+	/* fits: now is char[32] as both fields (bf_utc_iso8601's 24) */
 	if (end)
 		snprintf(h->turn_ended_at, sizeof(h->turn_ended_at), "%s", now);
-	else
+	else /* fits: as above */
 		snprintf(h->turn_started_at, sizeof(h->turn_started_at), "%s", now);
 	m->st->version++;
 	model_unlock(m->st);
@@ -1117,7 +1144,10 @@ void model_machine_line(const struct model_host *h, char *buf, size_t len)
 			buf[0] = '\0';
 		return;
 	}
-	snprintf(buf, len, "%s: one machine; %s", h->machine,
-		 h->shared ? "run at once (--concurrent-same-machine)" :
-			     "run one at a time");
+	/* machine (<= 255 bytes) and the rest (< 60) fit the callers'
+	 * 400 (table.c, session.c) and 512 (ui_types.h); a cut ends in
+	 * "..." */
+	bf_text_fmt(buf, len, "%s: one machine; %s", h->machine,
+		    h->shared ? "run at once (--concurrent-same-machine)" :
+				"run one at a time");
 }

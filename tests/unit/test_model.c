@@ -289,6 +289,62 @@ static void test_dtype_enum(void **state)
 	model_snapshot_free(&s);
 }
 
+/* Issue 28: text the model keeps in fixed fields is never cut in
+ * silence. Three 150-byte unreliable reasons do not fit a row's 320
+ * bytes: the joined text ends in "..."; a 300-byte baseline note (it
+ * names two hostnames) ends in "..."; a host key fingerprint is a key
+ * (machines are matched by it), so one too long for the field is
+ * unknown (""), never cut into another's, while a real one is whole. */
+static void test_cuts_marked(void **state)
+{
+	struct model m;
+	struct model_snapshot s = { 0 };
+	struct bf_record rec;
+	char reason[151], note[301], fp[201];
+	const char *sha = "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8";
+	size_t len;
+
+	(void)state;
+	memset(reason, 'r', sizeof(reason) - 1);
+	reason[sizeof(reason) - 1] = '\0';
+	memset(note, 'n', sizeof(note) - 1);
+	note[sizeof(note) - 1] = '\0';
+	memset(fp, 'f', sizeof(fp) - 1);
+	fp[sizeof(fp) - 1] = '\0';
+	model_init(&m, 2, names);
+	bf_record_init(&rec, BF_REC_GEMM);
+	rec.u.gemm.device = strdup("cpu");
+	rec.u.gemm.dtype = strdup("fp32");
+	rec.u.gemm.n = 64;
+	rec.u.gemm.status = BF_STATUS_PASS;
+	rec.u.gemm.median_ms = 0.004;
+	rec.u.gemm.gflops = bf_gemm_gflops(64, 0.004);
+	rec.u.gemm.reliable = 0;
+	rec.u.gemm.unreliable_reasons = calloc(3, sizeof(char *));
+	for (int i = 0; i < 3; i++)
+		rec.u.gemm.unreliable_reasons[i] = strdup(reason);
+	rec.u.gemm.nunreliable = 3;
+	assert_int_equal(model_add_record(&m, 0, &rec), MODEL_ADDED_PROGRESS);
+	bf_record_free(&rec);
+	model_set_baseline_info(&m, 0, NULL, note);
+	model_set_fingerprint(&m, 0, fp);
+	model_set_fingerprint(&m, 1, sha);
+	model_snapshot_update(&m, &s);
+	assert_int_equal(s.nrows, 1);
+	len = strlen(s.rows[0].unreliable);
+	assert_int_equal(len, sizeof(s.rows[0].unreliable) - 1);
+	assert_string_equal(s.rows[0].unreliable + len - 3, "...");
+	assert_memory_equal(s.rows[0].unreliable, reason, 150);
+	assert_memory_equal(s.rows[0].unreliable + 150, "; ", 2);
+	len = strlen(s.hosts[0].baseline_note);
+	assert_int_equal(len, sizeof(s.hosts[0].baseline_note) - 1);
+	assert_string_equal(s.hosts[0].baseline_note + len - 3, "...");
+	assert_string_equal(s.hosts[0].fingerprint, "");
+	assert_string_equal(s.hosts[1].fingerprint, sha);
+	model_free(&m);
+	model_snapshot_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -297,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_gemm_without_roofline),
 		cmocka_unit_test(test_ratios),
 		cmocka_unit_test(test_dtype_enum),
+		cmocka_unit_test(test_cuts_marked),
 	};
 
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);
