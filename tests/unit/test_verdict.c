@@ -110,6 +110,35 @@ static void test_unreliable(void **state)
 	assert_int_equal(confident, 0);
 }
 
+/* Issue 28: a failed record's 600-byte reason does not fit a verdict's
+ * 480 bytes of reasons: the cut ends in "..." instead of a silent cut;
+ * 200-byte host names do not fit the 160 bytes of peer names either. */
+static void test_long_text_marked(void **state)
+{
+	struct verdict_input in[8];
+	struct verdict out[8];
+	char reason[601], host[201];
+	size_t len;
+
+	(void)state;
+	memset(reason, 'x', sizeof(reason) - 1);
+	reason[sizeof(reason) - 1] = '\0';
+	memset(host, 'h', sizeof(host) - 1);
+	host[sizeof(host) - 1] = '\0';
+	fleet(in);
+	in[1].status = BF_STATUS_FAIL;
+	in[1].reason = reason;
+	in[2].host = host;
+	verdict_compute(in, 8, NULL, NULL, 0, NULL, 0, out);
+	assert_int_equal(out[1].kind, VERDICT_FAILED);
+	len = strlen(out[1].reasons);
+	assert_int_equal(len, sizeof(out[1].reasons) - 1);
+	assert_string_equal(out[1].reasons + len - 3, "...");
+	len = strlen(out[0].peers);
+	assert_int_equal(len, sizeof(out[0].peers) - 1);
+	assert_string_equal(out[0].peers + len - 3, "...");
+}
+
 static void test_failed(void **state)
 {
 	struct verdict_input in[8];
@@ -517,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_fleet_peers),
 		cmocka_unit_test(test_unreliable),
 		cmocka_unit_test(test_failed),
+		cmocka_unit_test(test_long_text_marked),
 		cmocka_unit_test(test_mixed_invalid_short),
 		cmocka_unit_test(test_reference_range),
 		cmocka_unit_test(test_history_step),
