@@ -139,6 +139,27 @@ static void test_long_text_marked(void **state)
 	assert_string_equal(out[0].peers + len - 3, "...");
 }
 
+/* Issue 28: a reference file's error names its path, which may be
+ * longer than the callers' 512 bytes: the cut ends in "...". */
+static void test_long_path_marked(void **state)
+{
+	struct ref_set s;
+	char name[601], err[512];
+	size_t len;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	memset(name, 'd', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	assert_int_equal(references_parse(&s, "[", name, err, sizeof(err)),
+			 BF_ERR_PARSE);
+	len = strlen(err);
+	assert_int_equal(len, sizeof(err) - 1);
+	assert_string_equal(err + len - 3, "...");
+	assert_memory_equal(err, name, 100);
+	references_free(&s);
+}
+
 static void test_failed(void **state)
 {
 	struct verdict_input in[8];
@@ -547,6 +568,7 @@ int main(void)
 		cmocka_unit_test(test_unreliable),
 		cmocka_unit_test(test_failed),
 		cmocka_unit_test(test_long_text_marked),
+		cmocka_unit_test(test_long_path_marked),
 		cmocka_unit_test(test_mixed_invalid_short),
 		cmocka_unit_test(test_reference_range),
 		cmocka_unit_test(test_history_step),
