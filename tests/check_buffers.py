@@ -47,7 +47,6 @@ NOT_YET_AUDITED = {
     "controller/cmd/cmd_where.c",
     "controller/model/compare.c",
     "controller/model/compare_prov.c",
-    "controller/model/verdict_run.c",
     "controller/remote/remote_cert.c",
     "controller/remote/remote_certfetch.c",
     "controller/remote/remote_config.c",
