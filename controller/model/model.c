@@ -859,16 +859,14 @@ static void why_add(char *out, size_t len, const char *fmt, ...)
 static void why_add(char *out, size_t len, const char *fmt, ...)
 {
 	size_t used = strlen(out);
-	va_list ap;
+	va_list ap, aq;
+	char *item;
+	int n;
 
 	if (used && used + 2 < len) {
 		memcpy(out + used, ", ", 3);
 		used += 2;
 	}
-	va_list aq;
-	char *item;
-	int n;
-
 	va_start(ap, fmt);
 	va_copy(aq, ap);
 	n = vsnprintf(NULL, 0, fmt, aq);
@@ -1011,8 +1009,8 @@ void model_set_fingerprint(struct model *m, int host, const char *fp)
 	model_lock(m->st);
 	/* A key (archive_find_baselines matches machines by it), never
 	 * cut: one that does not fit is unknown (""), which matches no
-	 * other. remote.c's is char[128] as this one; only an archived
-	 * run.json (ctl show) can hold a longer one. */
+	 * other. remote_internal.h's is char[128] as this one; only an
+	 * archived run.json (ctl show) can hold a longer one. */
 	if (!bf_text_fmt(m->st->hosts[host].fingerprint,
 			 sizeof(m->st->hosts[host].fingerprint), "%s",
 			 fp ? fp : ""))
