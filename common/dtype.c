@@ -21,6 +21,8 @@ static const struct {
 	[BF_DTYPE_INT64] = { "int64", 8, { 0, 0, 0 } },
 	[BF_DTYPE_INT8] = { "int8", 1, { 0, 0, 0 } },
 	[BF_DTYPE_FP8] = { "fp8", 1, { 8, 4, 3, 1 } },
+	[BF_DTYPE_INT32] = { "int32", 4, { 0, 0, 0 } },
+	[BF_DTYPE_UINT8] = { "uint8", 1, { 0, 0, 0 } },
 };
 
 const char *bf_dtype_name(enum bf_dtype dt)
@@ -241,6 +243,10 @@ double bf_dtype_load(enum bf_dtype dt, const void *buf, size_t i)
 		return ((const int8_t *)buf)[i];
 	case BF_DTYPE_FP8:
 		return bf_fp8_e4m3_to_fp32(((const uint8_t *)buf)[i]);
+	case BF_DTYPE_INT32:
+		return ((const int32_t *)buf)[i];
+	case BF_DTYPE_UINT8:
+		return ((const uint8_t *)buf)[i];
 	default:
 		return NAN;
 	}
@@ -270,6 +276,12 @@ void bf_dtype_store(enum bf_dtype dt, void *buf, size_t i, double v)
 		break;
 	case BF_DTYPE_FP8:
 		((uint8_t *)buf)[i] = bf_to_fp8_e4m3(v);
+		break;
+	case BF_DTYPE_INT32:
+		((int32_t *)buf)[i] = (int32_t)v;
+		break;
+	case BF_DTYPE_UINT8:
+		((uint8_t *)buf)[i] = (uint8_t)v;
 		break;
 	default:
 		break;

@@ -24,6 +24,11 @@ enum bf_dtype {
 			 * Point Specification (OFP8) 1.0, 2023; Micikevicius
 			 * et al., "FP8 Formats for Deep Learning",
 			 * arXiv:2209.05433): CUDA_R_8F_E4M3 */
+	BF_DTYPE_INT32,
+	BF_DTYPE_UINT8, /* int32 and uint8: named so that every dtype
+			 * docs/schema.json admits ($defs.dtype) is one
+			 * (unit.dtype test_schema_dtypes holds the two
+			 * lists equal); no workload of the agent uses them */
 	BF_DTYPE__COUNT
 };
 
@@ -45,8 +50,8 @@ struct bf_float_limits {
 	double smallest_subnormal; /* 2^(1 - bias - m) */
 };
 
-/* "fp32", "fp16", "bf16", "tf32", "fp64", "int64", "int8", "fp8";
- * static. */
+/* "fp32", "fp16", "bf16", "tf32", "fp64", "int64", "int8", "fp8",
+ * "int32", "uint8"; "unknown" for a value outside the enum; static. */
 const char *bf_dtype_name(enum bf_dtype dt);
 
 /* Parses a name as printed by bf_dtype_name (also accepts "float32",
@@ -89,10 +94,11 @@ uint8_t bf_to_fp8_e4m3(double v);
 float bf_fp8_e4m3_to_fp32(uint8_t b); /* exact */
 
 /* Reads element i of a buffer of dtype dt as a double (fp32, fp16, bf16,
- * tf32, fp64, int64, int8, fp8). */
+ * tf32, fp64, int64, int8, fp8, int32, uint8). */
 double bf_dtype_load(enum bf_dtype dt, const void *buf, size_t i);
-/* Stores v (rounded to nearest even for the 16-bit floats and fp8) as
- * element i. */
+/* Stores v (rounded to nearest even for the 16-bit floats and fp8; an
+ * integer dtype truncates toward zero, and v must be within its range,
+ * as for a C conversion) as element i. */
 void bf_dtype_store(enum bf_dtype dt, void *buf, size_t i, double v);
 
 #endif

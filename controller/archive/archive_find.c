@@ -378,18 +378,19 @@ static struct archive_baseline *baseline_from(const struct archive_host *h,
 	for (int i = 0; i < h->nrecords; i++) {
 		const struct bf_rec_gemm *g = &h->records[i].u.gemm;
 		struct archive_baseline_row *r;
+		enum bf_dtype dt;
 
 		if (h->records[i].type == BF_REC_SUMMARY &&
 		    h->records[i].u.summary.wall_ms > 0)
 			b->wall_ms = h->records[i].u.summary.wall_ms;
 		if (h->records[i].type != BF_REC_GEMM ||
-		    g->status != BF_STATUS_PASS)
-			continue;
-		/* Device and dtype are the row's key (archive_baseline_row):
-		 * one too long for its field is left out, never cut (two
-		 * cut alike would match the wrong row). */
-		if (strlen(g->device ? g->device : "?") >= sizeof(r->device) ||
-		    strlen(g->dtype ? g->dtype : "?") >= sizeof(r->dtype))
+		    g->status != BF_STATUS_PASS || !g->dtype ||
+		    bf_dtype_parse(g->dtype, &dt) != 0)
+			continue; /* the reader refuses an unknown dtype */
+		/* The device is the row's key (archive_baseline_row): one
+		 * too long for its field is left out, never cut (two cut
+		 * alike would match the wrong row). */
+		if (strlen(g->device ? g->device : "?") >= sizeof(r->device))
 			continue;
 		if (b->nrows == cap) {
 			cap = cap ? 2 * cap : 16;
@@ -399,9 +400,7 @@ static struct archive_baseline *baseline_from(const struct archive_host *h,
 		/* fits: checked above. */
 		snprintf(r->device, sizeof(r->device), "%s",
 			 g->device ? g->device : "?");
-		/* fits: checked above. */
-		snprintf(r->dtype, sizeof(r->dtype), "%s",
-			 g->dtype ? g->dtype : "?");
+		r->dtype = dt;
 		r->n = g->n;
 		r->occurrence = 1;
 		while (b->nrows > 1 &&
@@ -579,12 +578,12 @@ enum bf_err archive_find_baseline(const char *results_dir, const char *host,
 
 const struct archive_baseline_row *
 archive_baseline_row(const struct archive_baseline *b, const char *device,
-		     const char *dtype, int n, int occurrence)
+		     enum bf_dtype dtype, int n, int occurrence)
 {
 	for (int i = 0; b && i < b->nrows; i++)
 		if (b->rows[i].n == n && b->rows[i].occurrence == occurrence &&
-		    strcmp(b->rows[i].device, device) == 0 &&
-		    strcmp(b->rows[i].dtype, dtype) == 0)
+		    b->rows[i].dtype == dtype &&
+		    strcmp(b->rows[i].device, device) == 0)
 			return &b->rows[i];
 	return NULL;
 }

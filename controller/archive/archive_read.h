@@ -179,7 +179,8 @@ enum bf_err archive_resolve(const char *results_dir, const char *arg,
 /* One GEMM result of the previous run, as its gemm record says. */
 struct archive_baseline_row {
 	char device[16];      /* "cpu", "cuda:0" */
-	char dtype[8];        /* "fp32", "fp16", "bf16" */
+	enum bf_dtype dtype;  /* the record's, parsed (the reader admits
+			       * only dtypes the enum has) */
 	int n;                /* matrix size */
 	int occurrence;       /* 1, or 2.. for a repeated size's later row */
 	double median_gflops; /* the record's "gflops" (from its median) */
@@ -255,7 +256,7 @@ enum bf_err archive_find_baselines(const char *results_dir, const char *host,
  * NULL. */
 const struct archive_baseline_row *
 archive_baseline_row(const struct archive_baseline *b, const char *device,
-		     const char *dtype, int n, int occurrence);
+		     enum bf_dtype dtype, int n, int occurrence);
 
 /* Why host record b (with host key fingerprint fp_b) is not the machine
  * of host record a (fp_a): "host key differs" (both keys known and not

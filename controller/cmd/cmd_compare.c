@@ -83,8 +83,8 @@ static int report_regressions(const struct compare_table *t, double pct)
 			ctl_error("compare: regression: %s%s%s %s n=%d: %s is %.1f%% "
 				  "slower than A (p=%.3f), beyond %g%%",
 				  bf_text_sanitize(safe, sizeof(safe), r->host),
-				  r->host[0] ? " " : "", r->device, r->dtype,
-				  r->n, t->cols[c].label, 100 * (1 - d->ratio),
+				  r->host[0] ? " " : "", r->device,
+				  bf_dtype_name(r->dtype), r->n, t->cols[c].label, 100 * (1 - d->ratio),
 				  d->p, pct);
 		}
 	}

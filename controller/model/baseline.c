@@ -29,10 +29,10 @@ enum bf_err baseline_load(struct model *m, int index, const char *results_dir,
 	b = runs[0];
 	mb = bf_xcalloc((size_t)b->nrows + 1, sizeof(*mb));
 	for (int i = 0; i < b->nrows; i++) {
+		/* fits: both are char[16] (archive_read.h, model.h) */
 		snprintf(mb[i].device, sizeof(mb[i].device), "%s",
 			 b->rows[i].device);
-		snprintf(mb[i].dtype, sizeof(mb[i].dtype), "%s",
-			 b->rows[i].dtype);
+		mb[i].dtype = b->rows[i].dtype;
 		mb[i].n = b->rows[i].n;
 		mb[i].occurrence = b->rows[i].occurrence;
 		mb[i].gflops = b->rows[i].median_gflops;
@@ -42,6 +42,8 @@ enum bf_err baseline_load(struct model *m, int index, const char *results_dir,
 			 count);
 	model_set_baseline_info(m, index, b->run_id, NULL);
 	model_set_baseline_wall(m, index, b->wall_ms / 1000.0);
+	/* fits: run_id is char[64], as both callers' found (session_host.c,
+	 * cmd_show.c) */
 	snprintf(found, found_len, "%s", b->run_id);
 	*nrows = b->nrows;
 	free(mb);

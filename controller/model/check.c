@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bf_text.h"
 #include "schema.h"
 #include "xmalloc.h"
 
@@ -55,14 +56,16 @@ static void rate(double gflops, char *buf, size_t len)
 	double v = gflops >= 1000 ? gflops / 1000 : gflops;
 	const char *unit = gflops >= 1000 ? "TFLOP/s" : "GFLOP/s";
 
+	/* A figure from a record has no upper bound (1e300 GFLOP/s takes
+	 * 298 digits): a cut ends in "...". */
 	if (!isfinite(gflops))
-		snprintf(buf, len, "n/a");
+		bf_text_fmt(buf, len, "n/a");
 	else if (v >= 100)
-		snprintf(buf, len, "%.0f %s", v, unit);
+		bf_text_fmt(buf, len, "%.0f %s", v, unit);
 	else if (v >= 10)
-		snprintf(buf, len, "%.1f %s", v, unit);
+		bf_text_fmt(buf, len, "%.1f %s", v, unit);
 	else
-		snprintf(buf, len, "%.2f %s", v, unit);
+		bf_text_fmt(buf, len, "%.2f %s", v, unit);
 }
 
 /* The comparison with the lowest ratio: "= 0.52 of 7 peers", "= 0.80 of
@@ -74,17 +77,19 @@ static void lowest_comparison(const struct verdict *v, char *buf, size_t len)
 	buf[0] = '\0';
 	if (v->npeers > 0 && isfinite(v->peer_ratio)) {
 		best = v->peer_ratio;
-		snprintf(buf, len, " = %.2f of %d peer%s", v->peer_ratio,
-			 v->npeers, v->npeers == 1 ? "" : "s");
+		bf_text_fmt(buf, len, " = %.2f of %d peer%s", v->peer_ratio,
+			    v->npeers, v->npeers == 1 ? "" : "s");
 	}
 	if (v->has_ref && isfinite(v->ref_ratio_high) &&
 	    v->ref_ratio_high < best) {
 		best = v->ref_ratio_high;
-		snprintf(buf, len, " = %.2f of its reference", v->ref_ratio_high);
+		bf_text_fmt(buf, len, " = %.2f of its reference",
+			    v->ref_ratio_high);
 	}
 	if (v->nhistory > 0 && isfinite(v->hist_ratio) && v->hist_ratio < best)
-		snprintf(buf, len, " = %.2f of its history (%d run%s)",
-			 v->hist_ratio, v->nhistory, v->nhistory == 1 ? "" : "s");
+		bf_text_fmt(buf, len, " = %.2f of its history (%d run%s)",
+			    v->hist_ratio, v->nhistory,
+			    v->nhistory == 1 ? "" : "s");
 }
 
 static enum check_kind kind_of(const struct verdict *v)

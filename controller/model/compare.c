@@ -22,16 +22,16 @@
 
 static struct compare_row *find_or_add_row(struct compare_table *t,
 					   const char *host, const char *device,
-					   const char *dtype, int n, int occurrence)
+					   enum bf_dtype dtype, int n,
+					   int occurrence)
 {
 	struct compare_row *r;
 
 	for (int i = 0; i < t->nrows; i++) {
 		r = &t->rows[i];
 		if (r->n == n && r->occurrence == occurrence &&
-		    strcmp(r->host, host) == 0 &&
-		    strcmp(r->device, device) == 0 &&
-		    strcmp(r->dtype, dtype) == 0)
+		    r->dtype == dtype && strcmp(r->host, host) == 0 &&
+		    strcmp(r->device, device) == 0)
 			return r;
 	}
 	t->rows = bf_xrealloc(t->rows, (size_t)(t->nrows + 1) * sizeof(*t->rows));
@@ -39,7 +39,7 @@ static struct compare_row *find_or_add_row(struct compare_table *t,
 	memset(r, 0, sizeof(*r));
 	snprintf(r->host, sizeof(r->host), "%s", host);
 	snprintf(r->device, sizeof(r->device), "%s", device);
-	snprintf(r->dtype, sizeof(r->dtype), "%s", dtype);
+	r->dtype = dtype;
 	r->n = n;
 	r->occurrence = occurrence;
 	r->cells = bf_xcalloc((size_t)t->ncols, sizeof(*r->cells));
@@ -194,11 +194,14 @@ static void add_host_rows(struct compare_table *t, int col,
 	for (int i = 0; i < h->nrecords; i++) {
 		const struct bf_rec_gemm *g = &h->records[i].u.gemm;
 		struct compare_row *r;
-
+		enum bf_dtype dt, odt;
 		int occurrence = 1;
 
+		/* A dtype this ctl does not know: the reader refuses such a
+		 * record (docs/schema.json lists the enum's), so none here. */
 		if (h->records[i].type != BF_REC_GEMM || !g->device ||
-		    !g->dtype || !(g->n >= 1 && g->n <= 1000000000))
+		    !g->dtype || bf_dtype_parse(g->dtype, &dt) != 0 ||
+		    !(g->n >= 1 && g->n <= 1000000000))
 			continue;
 		/* A repeated size: the k-th record of (device, dtype, n) in
 		 * this host's file is occurrence k. */
@@ -208,10 +211,11 @@ static void add_host_rows(struct compare_table *t, int col,
 			occurrence += h->records[j].type == BF_REC_GEMM &&
 				      o->device && o->dtype && o->n == g->n &&
 				      strcmp(o->device, g->device) == 0 &&
-				      strcmp(o->dtype, g->dtype) == 0;
+				      bf_dtype_parse(o->dtype, &odt) == 0 &&
+				      odt == dt;
 		}
 		r = find_or_add_row(t, t->by_host ? h->name : "", g->device,
-				    g->dtype, g->n, occurrence);
+				    dt, g->n, occurrence);
 		fill_cell(&r->cells[col], g);
 		if (h->same_machine_at_once)
 			mark_shared(&r->cells[col]);
@@ -255,6 +259,16 @@ static int first_seen(const struct compare_table *t, int upto, size_t off,
 	return upto;
 }
 
+/* The first of rows [0, upto) with dtype dt, or upto. */
+static int dtype_first_seen(const struct compare_table *t, int upto,
+			    enum bf_dtype dt)
+{
+	for (int i = 0; i < upto; i++)
+		if (t->rows[i].dtype == dt)
+			return i;
+	return upto;
+}
+
 static int cmp_row_key(const void *a, const void *b)
 {
 	const struct row_key *x = a, *y = b;
@@ -285,7 +299,7 @@ static void sort_rows(struct compare_table *t)
 
 		keys[i].host = first_seen(t, i, offsetof(struct compare_row, host), r->host);
 		keys[i].device = first_seen(t, i, offsetof(struct compare_row, device), r->device);
-		keys[i].dtype = first_seen(t, i, offsetof(struct compare_row, dtype), r->dtype);
+		keys[i].dtype = dtype_first_seen(t, i, r->dtype);
 		keys[i].n = r->n;
 		keys[i].occurrence = r->occurrence;
 		keys[i].index = i;
@@ -393,7 +407,8 @@ void compare_set_verdicts(struct compare_table *t,
 		for (int i = 0; i < t->nrows; i++) {
 			const struct compare_row *r = &t->rows[i];
 			int k = verdict_run_find(vr, t->by_host ? r->host : host,
-						 r->device, r->dtype, r->n,
+						 r->device,
+						 bf_dtype_name(r->dtype), r->n,
 						 r->occurrence);
 
 			r->cells[c].verdict =

@@ -156,7 +156,7 @@ struct compare_delta {
 struct compare_row {
 	char host[128];   /* "" unless the table is by host */
 	char device[16];
-	char dtype[8];
+	enum bf_dtype dtype; /* parsed from the records'; bf_dtype_name */
 	int n;
 	int occurrence;   /* 1; 2.. for a size repeated in the sweep
 			   * (--sizes 128,128): each occurrence is its own

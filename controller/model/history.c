@@ -35,25 +35,34 @@ static int settings_of(struct history *h, const struct bf_rec_host *hr)
 	return h->nsettings++;
 }
 
+/* g's dtype parsed into *dt: 1, or 0 when it has none this ctl knows
+ * (the reader refuses such a record, so none reaches here). */
+static int gemm_dtype(const struct bf_rec_gemm *g, enum bf_dtype *dt)
+{
+	return g->dtype && bf_dtype_parse(g->dtype, dt) == 0;
+}
+
 static struct history_series *series_of(struct history *h,
 					const struct bf_rec_gemm *g,
-					int occurrence, int settings)
+					enum bf_dtype dt, int occurrence,
+					int settings)
 {
 	struct history_series *s;
 
 	for (int i = 0; i < h->nseries; i++) {
 		s = &h->series[i];
 		if (s->n == g->n && s->occurrence == occurrence &&
-		    s->settings == settings && same(s->device, g->device) &&
-		    same(s->dtype, g->dtype))
+		    s->settings == settings && s->dtype == dt &&
+		    same(s->device, g->device))
 			return s;
 	}
 	h->series = bf_xrealloc(h->series, (size_t)(h->nseries + 1) *
 						   sizeof(*h->series));
 	s = &h->series[h->nseries++];
 	memset(s, 0, sizeof(*s));
+	/* fits: add_run takes no record whose device does not */
 	snprintf(s->device, sizeof(s->device), "%s", g->device ? g->device : "");
-	snprintf(s->dtype, sizeof(s->dtype), "%s", g->dtype ? g->dtype : "");
+	s->dtype = dt;
 	s->n = g->n;
 	s->occurrence = occurrence;
 	s->settings = settings;
@@ -81,9 +90,17 @@ static void add_run(struct history *h, int run, const struct archive_host *ah,
 		struct history_series *s;
 		struct history_point *p;
 		int occurrence = 1;
+		enum bf_dtype dt, odt;
 
+		/* A device name is a series' key, never cut: one longer
+		 * than history_series.device holds (the schema's "cuda:N"
+		 * does not bound N's digits; real ones are short) is left
+		 * out rather than cut into another's. */
 		if (rec->type != BF_REC_GEMM || g->status != BF_STATUS_PASS ||
-		    !g->measured || g->nsamples < 1 || !wanted(filter, g))
+		    !g->measured || g->nsamples < 1 || !wanted(filter, g) ||
+		    !gemm_dtype(g, &dt) ||
+		    strlen(g->device ? g->device : "") >=
+			    sizeof(((struct history_series *)0)->device))
 			continue;
 		/* A size the sweep repeats: its k-th row, as compare keys it. */
 		for (int j = 0; j < i; j++) {
@@ -91,9 +108,9 @@ static void add_run(struct history *h, int run, const struct archive_host *ah,
 
 			occurrence += o->type == BF_REC_GEMM && o->u.gemm.n == g->n &&
 				      same(o->u.gemm.device, g->device) &&
-				      same(o->u.gemm.dtype, g->dtype);
+				      gemm_dtype(&o->u.gemm, &odt) && odt == dt;
 		}
-		s = series_of(h, g, occurrence, settings);
+		s = series_of(h, g, dt, occurrence, settings);
 		s->points = bf_xrealloc(s->points, (size_t)(s->npoints + 1) *
 							   sizeof(*s->points));
 		p = &s->points[s->npoints++];
@@ -134,6 +151,7 @@ static void change_provenance(const struct history *h,
 	for (int i = 0; i < t->nprov; i++) {
 		struct history_prov *p = &c->prov[c->nprov++];
 
+		/* fits: compare_prov.key is char[48] as this one */
 		snprintf(p->key, sizeof(p->key), "%s", t->prov[i].key);
 		p->before = t->prov[i].values[0] ? bf_xstrdup(t->prov[i].values[0]) : NULL;
 		p->after = t->prov[i].values[1] ? bf_xstrdup(t->prov[i].values[1]) : NULL;

@@ -44,7 +44,7 @@ struct history_change {
 
 struct history_series {
 	char device[16];
-	char dtype[8];
+	enum bf_dtype dtype;     /* parsed from the records' */
 	int n;
 	int occurrence;
 	int settings;            /* index into history.settings */

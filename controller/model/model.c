@@ -336,15 +336,14 @@ static struct model_checks *checks_for(struct model_state *m, int host,
 }
 
 static const struct model_row *find_row(const struct model_state *m, int host,
-					const char *device, const char *dtype,
+					const char *device, enum bf_dtype dtype,
 					int n, int occurrence)
 {
 	for (int i = 0; i < m->nrows; i++) {
 		const struct model_row *r = &m->rows[i];
 
 		if (r->host == host && r->n == n && r->occurrence == occurrence &&
-		    strcmp(r->device, device) == 0 &&
-		    strcmp(r->dtype, dtype) == 0)
+		    r->dtype == dtype && strcmp(r->device, device) == 0)
 			return r;
 	}
 	return NULL;
@@ -363,25 +362,21 @@ static void recompute_ratios(struct model_state *m, int host)
 			[BF_RATIO_KIND_GPU_VS_CPU] = &r->gpu_vs_cpu,
 			[BF_RATIO_KIND_VS_FP32] = &r->vs_fp32,
 		};
-		enum bf_dtype dt;
 
 		if (r->host != host)
 			continue;
 		r->vs_fp32 = r->gpu_vs_cpu = NAN;
-		if (bf_dtype_parse(r->dtype, &dt) != 0)
-			continue; /* the schema admits none such */
 		for (int k = 0; k < BF_RATIO_KIND__COUNT; k++) {
 			const struct model_row *base;
 			struct bf_ratio_base b;
 
-			if (!bf_ratio_wanted((enum bf_ratio_kind)k, dt,
+			if (!bf_ratio_wanted((enum bf_ratio_kind)k, r->dtype,
 					     r->status,
 					     strncmp(r->device, "cuda", 4) == 0,
 					     &b))
 				continue;
 			base = find_row(m, host, b.on_cpu ? "cpu" : r->device,
-					bf_dtype_name(b.dtype), r->n,
-					r->occurrence);
+					b.dtype, r->n, r->occurrence);
 			if (base && base->status == BF_STATUS_PASS)
 				*out[k] = bf_speed_ratio(r->gflops, base->gflops);
 		}
@@ -395,8 +390,7 @@ static double baseline_gflops(const struct model_state *m,
 		const struct model_baseline *b = &m->baseline[r->host][i];
 
 		if (b->n == r->n && b->occurrence == r->occurrence &&
-		    strcmp(b->device, r->device) == 0 &&
-		    strcmp(b->dtype, r->dtype) == 0)
+		    b->dtype == r->dtype && strcmp(b->device, r->device) == 0)
 			return b->gflops;
 	}
 	return NAN;
@@ -418,8 +412,7 @@ static void recent_note(struct model_state *m, int i)
 		const struct model_recent *h = &m->recent[r->host][k];
 
 		if (h->n == r->n && h->occurrence == r->occurrence &&
-		    strcmp(h->device, r->device) == 0 &&
-		    strcmp(h->dtype, r->dtype) == 0) {
+		    h->dtype == r->dtype && strcmp(h->device, r->device) == 0) {
 			model_recent_note(h, x->x, x->n, 0.05, 0.05, &slower,
 					  r->recent_note, sizeof(r->recent_note));
 			r->recent_slower = slower;
@@ -444,8 +437,9 @@ void model_set_recent(struct model *mm, int host,
 		rec = bf_xrealloc(rec, (size_t)(count + 1) * sizeof(*rec));
 		h = &rec[count++];
 		memset(h, 0, sizeof(*h));
+		/* fits: both are char[16] (archive_baseline_row, recent.h) */
 		snprintf(h->device, sizeof(h->device), "%s", b0->device);
-		snprintf(h->dtype, sizeof(h->dtype), "%s", b0->dtype);
+		h->dtype = b0->dtype;
 		h->n = b0->n;
 		h->occurrence = b0->occurrence;
 		for (int k = 0; k < nruns && h->nruns < MODEL_RECENT_MAX; k++) {
@@ -500,21 +494,17 @@ static const char *str_or(const char *s, const char *dflt)
 	return s ? s : dflt;
 }
 
-/* The reasons of g's unreliable_reasons, "; "-joined into buf. */
+/* The reasons of g's unreliable_reasons, "; "-joined into buf; a cut
+ * (more than len - 1 bytes of reasons) ends in "..." (bf_text_appendf),
+ * and the reasons after it are left out. */
 static void join_reasons(char *buf, size_t len, const struct bf_rec_gemm *g)
 {
-	size_t off = 0;
-
 	buf[0] = '\0';
-	for (int i = 0; i < g->nunreliable && off + 1 < len; i++) {
-		int k = snprintf(buf + off, len - off, "%s%s", i ? "; " : "",
-				 g->unreliable_reasons[i] ?
-					 g->unreliable_reasons[i] : "?");
-
-		if (k < 0)
+	for (int i = 0; i < g->nunreliable; i++)
+		if (!bf_text_appendf(buf, len, "%s%s", i ? "; " : "",
+				     g->unreliable_reasons[i] ?
+					     g->unreliable_reasons[i] : "?"))
 			break;
-		off += (size_t)k;
-	}
 }
 
 /* Row r was measured at the same time as another host of its machine:
@@ -526,8 +516,8 @@ static void mark_shared(struct model_row *r)
 	if (strstr(r->unreliable, MODEL_SHARED_REASON))
 		return;
 	r->reliable = 0;
-	snprintf(r->unreliable + used, sizeof(r->unreliable) - used, "%s%s",
-		 used ? "; " : "", MODEL_SHARED_REASON);
+	bf_text_appendf(r->unreliable, sizeof(r->unreliable), "%s%s",
+			used ? "; " : "", MODEL_SHARED_REASON);
 }
 
 static void add_gemm(struct model_state *m, int host,
@@ -537,8 +527,10 @@ static void add_gemm(struct model_state *m, int host,
 	char why[200];
 	int occurrence = 1;
 	const char *device = str_or(g->device, "?");
-	const char *dtype = str_or(g->dtype, "?");
+	enum bf_dtype dtype = BF_DTYPE_FP32;
 
+	/* Known: model_add_record took only a record whose dtype parses. */
+	bf_dtype_parse(g->dtype, &dtype);
 	while (find_row(m, host, device, dtype, g->n, occurrence))
 		occurrence++;
 
@@ -559,7 +551,7 @@ static void add_gemm(struct model_state *m, int host,
 	memset(r, 0, sizeof(*r));
 	r->host = host;
 	bf_text_sanitize(r->device, sizeof(r->device), device);
-	bf_text_sanitize(r->dtype, sizeof(r->dtype), dtype);
+	r->dtype = dtype;
 	r->n = g->n;
 	r->occurrence = occurrence;
 	r->status = g->status;
@@ -605,8 +597,7 @@ static void add_gemm(struct model_state *m, int host,
 		r->fraction_of_roofline = r->gflop_per_joule = NAN;
 		r->fraction_of_reference = NAN;
 		r->below_reference = -1;
-		snprintf(r->reason, sizeof(r->reason), "%.159s", why);
-		bf_text_sanitize_inplace(r->reason);
+		bf_text_sanitize(r->reason, sizeof(r->reason), why);
 	}
 	r->prev_gflops = baseline_gflops(m, r);
 	recent_note(m, (int)(r - m->rows));
@@ -653,7 +644,8 @@ static void add_batching(struct model_state *m, int host,
 
 	e->host = host;
 	bf_text_sanitize(e->device, sizeof(e->device), str_or(b->device, "?"));
-	bf_text_sanitize(e->dtype, sizeof(e->dtype), str_or(b->dtype, "?"));
+	/* Known: model_add_record took only a record whose dtype parses. */
+	bf_dtype_parse(b->dtype, &e->dtype);
 	e->status = b->status;
 	e->speedup = b->speedup;
 	e->single_ms = b->measured ? b->single_ms : NAN;
@@ -733,7 +725,15 @@ static void update_summary_note(struct model_state *m, int host)
 	snprintf(note + used, len - used, "; the records decide");
 }
 
-/* Whether rec's numbers are within model.h's bounds. */
+/* Whether name is a dtype this ctl knows (NULL: no). */
+static int known_dtype(const char *name)
+{
+	enum bf_dtype dt;
+
+	return name && bf_dtype_parse(name, &dt) == 0;
+}
+
+/* Whether rec's numbers and dtype are within model.h's bounds. */
 static int record_in_range(const struct bf_record *rec)
 {
 	if (rec->seq < -1 || rec->seq > MODEL_MAX_SEQ)
@@ -745,7 +745,10 @@ static int record_in_range(const struct bf_record *rec)
 		       rec->u.plan.checks_total >= 0 &&
 		       rec->u.plan.checks_total <= MODEL_MAX_PLANNED;
 	case BF_REC_GEMM:
-		return rec->u.gemm.n >= 1 && rec->u.gemm.n <= MODEL_MAX_N;
+		return rec->u.gemm.n >= 1 && rec->u.gemm.n <= MODEL_MAX_N &&
+		       known_dtype(rec->u.gemm.dtype);
+	case BF_REC_BATCHING:
+		return known_dtype(rec->u.batching.dtype);
 	default:
 		return 1;
 	}
@@ -856,16 +859,27 @@ static void why_add(char *out, size_t len, const char *fmt, ...)
 static void why_add(char *out, size_t len, const char *fmt, ...)
 {
 	size_t used = strlen(out);
-	va_list ap;
+	va_list ap, aq;
+	char *item;
+	int n;
 
 	if (used && used + 2 < len) {
 		memcpy(out + used, ", ", 3);
 		used += 2;
 	}
 	va_start(ap, fmt);
-	if (used < len)
-		vsnprintf(out + used, len - used, fmt, ap);
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	item = bf_xmalloc(n > 0 ? (size_t)n + 1 : 1);
+	item[0] = '\0';
+	if (n > 0) /* fits: the n + 1 bytes vsnprintf counted */
+		vsnprintf(item, (size_t)n + 1, fmt, ap);
 	va_end(ap);
+	/* A cut ends in "..." (the callers' why holds 256 bytes, more
+	 * than these counts and three seq numbers take). */
+	bf_text_appendf(out, len, "%s", item);
+	free(item);
 }
 
 /* Whether a row's device is one the agent was asked for: asked "cpu"
@@ -902,13 +916,15 @@ int model_host_measured_nothing(struct model *mm, int host, char *why,
 		}
 	}
 	nothing = h->saw_plan && ran == 0;
+	/* The first skipped row's reason (<= 159 bytes, model_row) and
+	 * the rest (< 50) fit cmd_run's 256 bytes; a cut ends in "...". */
 	if (nothing && skipped)
-		snprintf(why, why_len, "no%s%s GEMM ran: %d skipped%s%s%s",
-			 *asked ? " " : "", asked, skipped,
-			 *reason ? " (" : "", reason, *reason ? ")" : "");
+		bf_text_fmt(why, why_len, "no%s%s GEMM ran: %d skipped%s%s%s",
+			    *asked ? " " : "", asked, skipped,
+			    *reason ? " (" : "", reason, *reason ? ")" : "");
 	else if (nothing)
-		snprintf(why, why_len, "no%s%s GEMM ran: none planned",
-			 *asked ? " " : "", asked);
+		bf_text_fmt(why, why_len, "no%s%s GEMM ran: none planned",
+			    *asked ? " " : "", asked);
 	model_unlock(m);
 	return nothing;
 }
@@ -942,6 +958,8 @@ int model_host_complete(struct model *mm, int host, char *why, size_t why_len)
 		if (missing++ < 3) {
 			size_t used = strlen(list);
 
+			/* fits: three seqs <= MODEL_MAX_SEQ (7 digits) and
+			 * their ", " take 25 of list's 96 bytes */
 			snprintf(list + used, sizeof(list) - used, "%s%d",
 				 shown++ ? ", " : "", q);
 		}
@@ -974,10 +992,14 @@ void model_set_baseline_info(struct model *m, int host, const char *run_id,
 	struct model_host *h = &m->st->hosts[host];
 
 	model_lock(m->st);
+	/* fits: its only caller (baseline.c) passes an
+	 * archive_baseline's run_id, char[64] as baseline_run */
 	snprintf(h->baseline_run, sizeof(h->baseline_run), "%s",
 		 run_id ? run_id : "");
-	snprintf(h->baseline_note, sizeof(h->baseline_note), "%s",
-		 note ? note : "");
+	/* A note for the tables' legend: a cut ends in "..." (it names
+	 * two hostnames at most: "hostname differs (x, y)"). */
+	bf_text_fmt(h->baseline_note, sizeof(h->baseline_note), "%s",
+		    note ? note : "");
 	m->st->version++;
 	model_unlock(m->st);
 }
@@ -985,8 +1007,14 @@ void model_set_baseline_info(struct model *m, int host, const char *run_id,
 void model_set_fingerprint(struct model *m, int host, const char *fp)
 {
 	model_lock(m->st);
-	snprintf(m->st->hosts[host].fingerprint,
-		 sizeof(m->st->hosts[host].fingerprint), "%s", fp ? fp : "");
+	/* A key (archive_find_baselines matches machines by it), never
+	 * cut: one that does not fit is unknown (""), which matches no
+	 * other. remote_internal.h's is char[128] as this one; only an
+	 * archived run.json (ctl show) can hold a longer one. */
+	if (!bf_text_fmt(m->st->hosts[host].fingerprint,
+			 sizeof(m->st->hosts[host].fingerprint), "%s",
+			 fp ? fp : ""))
+		m->st->hosts[host].fingerprint[0] = '\0';
 	model_unlock(m->st);
 }
 
@@ -1002,6 +1030,8 @@ void model_set_agent_exit(struct model *m, int host, int status)
 void model_set_name(struct model *m, int host, const char *name)
 {
 	model_lock(m->st);
+	/* fits: its one caller, session_rename_host, takes the node name
+	 * runner_slurm.c reads with sscanf %127s into char[128] */
 	snprintf(m->st->hosts[host].name, sizeof(m->st->hosts[host].name),
 		 "%s", name);
 	m->st->version++;
@@ -1011,6 +1041,7 @@ void model_set_name(struct model *m, int host, const char *name)
 void model_set_slurm_job(struct model *m, int host, const char *job_id)
 {
 	model_lock(m->st);
+	/* fits: the job id runner_slurm.c reads with sscanf %31s */
 	snprintf(m->st->hosts[host].slurm_job,
 		 sizeof(m->st->hosts[host].slurm_job), "%s", job_id ? job_id : "");
 	model_unlock(m->st);
@@ -1095,9 +1126,10 @@ void model_set_turn(struct model *m, int host, int end)
 
 	bf_utc_iso8601(now, NULL);
 	model_lock(m->st);
+	/* fits: now is char[32] as both fields (bf_utc_iso8601's 24) */
 	if (end)
 		snprintf(h->turn_ended_at, sizeof(h->turn_ended_at), "%s", now);
-	else
+	else /* fits: as above */
 		snprintf(h->turn_started_at, sizeof(h->turn_started_at), "%s", now);
 	m->st->version++;
 	model_unlock(m->st);
@@ -1110,7 +1142,10 @@ void model_machine_line(const struct model_host *h, char *buf, size_t len)
 			buf[0] = '\0';
 		return;
 	}
-	snprintf(buf, len, "%s: one machine; %s", h->machine,
-		 h->shared ? "run at once (--concurrent-same-machine)" :
-			     "run one at a time");
+	/* machine (<= 255 bytes) and the rest (< 60) fit the callers'
+	 * 400 (table.c, session.c) and 512 (ui_types.h); a cut ends in
+	 * "..." */
+	bf_text_fmt(buf, len, "%s: one machine; %s", h->machine,
+		    h->shared ? "run at once (--concurrent-same-machine)" :
+				"run one at a time");
 }

@@ -36,7 +36,9 @@ const char *host_state_name(enum host_state s);
 struct model_row {
 	int host;
 	char device[16];
-	char dtype[8];
+	enum bf_dtype dtype; /* parsed once as the record enters
+			      * (model_add_record); printed with
+			      * bf_dtype_name */
 	int n;
 	int occurrence;    /* 1 for the host's first (device, dtype, n), 2
 			    * for a repeated size's second, ... */
@@ -84,7 +86,7 @@ struct model_row {
  * row's prev_gflops comes from. */
 struct model_baseline {
 	char device[16];
-	char dtype[8];
+	enum bf_dtype dtype;
 	int n;
 	int occurrence;    /* as model_row's */
 	double gflops;     /* median GFLOP/s; NaN when it had none */
@@ -106,7 +108,7 @@ struct model_bandwidth {
 struct model_batching {
 	int host;
 	char device[16];
-	char dtype[8];
+	enum bf_dtype dtype; /* parsed as model_row's */
 	enum bf_status status;
 	double single_ms;    /* median latency of a one-row call; NaN */
 	double batch_ms;     /* of the 20-row batch call; NaN */
@@ -266,7 +268,14 @@ int model_set_state(struct model *m, int host, enum host_state st,
  * behind the record decoder, so no count or size from outside overflows
  * an int or sizes an allocation): a record's seq is -1 (absent) or
  * 0..MODEL_MAX_SEQ, a plan's totals 0..MODEL_MAX_PLANNED, a GEMM's n
- * 1..MODEL_MAX_N (the agent's own limit is 65536). */
+ * 1..MODEL_MAX_N (the agent's own limit is 65536), and a gemm or
+ * batching record's dtype one bf_dtype_parse knows. The reader
+ * (bf_schema_parse_record) already refuses a dtype that docs/schema.json
+ * does not list, and every dtype it lists is an enum bf_dtype (unit.dtype
+ * test_schema_dtypes), so only a hand-made record can miss there: an
+ * archive written by a newer agent with a dtype this ctl does not know
+ * is refused at the reader as a malformed line, as it was before the
+ * model held the enum. */
 #define MODEL_MAX_SEQ (1 << 22)
 #define MODEL_MAX_PLANNED (1 << 20)
 #define MODEL_MAX_N (1 << 20)
@@ -276,7 +285,8 @@ enum model_added {
 	MODEL_ADDED = 0,        /* taken; nothing visible changed */
 	MODEL_ADDED_PROGRESS,   /* taken; "running k/n" changed (plan, gemm) */
 	MODEL_REJECTED_DUPLICATE, /* its seq arrived before: ignored */
-	MODEL_REJECTED_RANGE,   /* a number out of the bounds above: ignored */
+	MODEL_REJECTED_RANGE,   /* a number out of the bounds above, or an
+				 * unknown dtype: ignored */
 };
 
 /* Feeds one decoded record from host (copied; rec stays the caller's).

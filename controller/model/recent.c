@@ -36,6 +36,8 @@ const char *model_recent_note(const struct model_recent *h, const double *x,
 	}
 	if (below == h->nruns || above == h->nruns) {
 		*slower = below == h->nruns;
+		/* fits: one of two words and nruns <= MODEL_RECENT_MAX: 27
+		 * bytes, in model_row.recent_note's 48 (its one caller) */
 		snprintf(buf, len, "%s than its last %d runs",
 			 *slower ? "slower" : "faster", h->nruns);
 	}

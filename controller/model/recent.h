@@ -13,6 +13,8 @@
 
 #include <stddef.h>
 
+#include "dtype.h"
+
 /* Runs of history kept per row, and the fewest that make a verdict. */
 #define MODEL_RECENT_MAX 5
 #define MODEL_RECENT_MIN 2
@@ -20,7 +22,7 @@
 /* One row's samples in each of the host's recent runs, newest first. */
 struct model_recent {
 	char device[16];
-	char dtype[8];
+	enum bf_dtype dtype;
 	int n;
 	int occurrence;
 	int nruns;

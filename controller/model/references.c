@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "bf_text.h"
 #include "dtype.h"
 #include "xmalloc.h"
 
@@ -115,8 +116,10 @@ enum bf_err references_parse(struct ref_set *s, const char *text,
 	cJSON *root = cJSON_Parse(text ? text : "");
 	enum bf_err e;
 
+	/* name is a path (up to PATH_MAX) and the callers' err 512 bytes:
+	 * a cut ends in "..." (bf_text_fmt), never silent. */
 	if (!root) {
-		snprintf(err, err_len, "%s: not a JSON object", name);
+		bf_text_fmt(err, err_len, "%s: not a JSON object", name);
 		return BF_ERR_PARSE;
 	}
 	e = references_parse_json(s, root, name, err, err_len);
@@ -134,8 +137,9 @@ enum bf_err references_parse_json(struct ref_set *s, const struct cJSON *root,
 	int nadd = 0, nov = 0, i = 0, join;
 	char whybuf[160];
 
+	/* As references_parse: a cut of a long path ends in "...". */
 	if (!root || !cJSON_IsObject(root)) {
-		snprintf(err, err_len, "%s: not a JSON object", name);
+		bf_text_fmt(err, err_len, "%s: not a JSON object", name);
 		return BF_ERR_PARSE;
 	}
 	schema = str_of(root, "schema");
@@ -248,6 +252,8 @@ enum bf_err references_parse_json(struct ref_set *s, const struct cJSON *root,
 
 			if (!cJSON_IsObject(e) ||
 			    parse_thresholds(e, &ov[nov].t, &why) != 0) {
+				/* fits: why is one of parse_thresholds'
+				 * texts (< 50 bytes), i an int */
 				snprintf(whybuf, sizeof(whybuf),
 					 "thresholds[%d]: %s", i,
 					 why ? why : "not an object");
@@ -267,7 +273,8 @@ enum bf_err references_parse_json(struct ref_set *s, const struct cJSON *root,
 		}
 	}
 	if (why) {
-		snprintf(err, err_len, "%s: %s", name, why);
+		/* name a path: a cut ends in "..." (see references_parse) */
+		bf_text_fmt(err, err_len, "%s: %s", name, why);
 		for (int k = 0; k < nadd; k++)
 			row_free(&add[k]);
 		for (int k = 0; k < nov; k++) {

@@ -48,8 +48,7 @@ static int key_cmp(const void *pa, const void *pb)
 static int same_key(const struct model_row *a, const struct model_row *b)
 {
 	return a->n == b->n && a->occurrence == b->occurrence &&
-	       strcmp(a->device, b->device) == 0 &&
-	       strcmp(a->dtype, b->dtype) == 0;
+	       a->dtype == b->dtype && strcmp(a->device, b->device) == 0;
 }
 
 void sbs_build(const struct model_snapshot *snap, struct sbs_table *t)
@@ -58,7 +57,8 @@ void sbs_build(const struct model_snapshot *snap, struct sbs_table *t)
 	/* Distinct device names and dtypes in order of first appearance,
 	 * walking hosts in the command line's order. */
 	const char **devices = bf_xcalloc((size_t)snap->nrows + 1, sizeof(char *));
-	const char **dtypes = bf_xcalloc((size_t)snap->nrows + 1, sizeof(char *));
+	enum bf_dtype *dtypes = bf_xcalloc((size_t)snap->nrows + 1,
+					   sizeof(*dtypes));
 	int nkeys = 0, ndevices = 0, ndtypes = 0;
 
 	memset(t, 0, sizeof(*t));
@@ -84,7 +84,7 @@ void sbs_build(const struct model_snapshot *snap, struct sbs_table *t)
 			keys[nkeys].device_rank = sbs_device_rank(r->device);
 			if (keys[nkeys].device_rank < 0)
 				keys[nkeys].device_rank = 10000000L + d;
-			for (d = 0; d < ndtypes && strcmp(dtypes[d], r->dtype); d++)
+			for (d = 0; d < ndtypes && dtypes[d] != r->dtype; d++)
 				;
 			if (d == ndtypes)
 				dtypes[ndtypes++] = r->dtype;
@@ -101,7 +101,7 @@ void sbs_build(const struct model_snapshot *snap, struct sbs_table *t)
 		int *cell = &t->cells[(size_t)k * (size_t)snap->nhosts];
 
 		memcpy(row->device, keys[k].r->device, sizeof(row->device));
-		memcpy(row->dtype, keys[k].r->dtype, sizeof(row->dtype));
+		row->dtype = keys[k].r->dtype;
 		row->n = keys[k].r->n;
 		row->occurrence = keys[k].r->occurrence;
 		row->cell = cell;

@@ -22,7 +22,7 @@
 /* One row: a (device, dtype, n, occurrence) and each host's result. */
 struct sbs_row {
 	char device[16];
-	char dtype[8];
+	enum bf_dtype dtype;
 	int n;
 	int occurrence;   /* 1; 2 for a repeated size's second row, ... */
 	const int *cell;  /* nhosts entries: the index of the host's row in

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bf_text.h"
 #include "model/changepoint.h"
 #include "xmalloc.h"
 
@@ -81,7 +82,9 @@ __attribute__((format(printf, 3, 4))) static void add(char *buf, size_t len,
 						      const char *fmt, ...)
 {
 	size_t used = strlen(buf);
-	va_list ap;
+	va_list ap, aq;
+	char *item;
+	int n;
 
 	if (used + 3 >= len)
 		return;
@@ -90,8 +93,18 @@ __attribute__((format(printf, 3, 4))) static void add(char *buf, size_t len,
 		used += 2;
 	}
 	va_start(ap, fmt);
-	vsnprintf(buf + used, len - used, fmt, ap);
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	item = bf_xmalloc(n > 0 ? (size_t)n + 1 : 1);
+	item[0] = '\0';
+	if (n > 0) /* fits: the n + 1 bytes vsnprintf counted */
+		vsnprintf(item, (size_t)n + 1, fmt, ap);
 	va_end(ap);
+	/* A record's reason may be longer than reasons' 480 bytes: the cut
+	 * ends in "..." (bf_text_appendf), never silent. */
+	bf_text_appendf(buf, len, "%s", item);
+	free(item);
 }
 
 /* GFLOP/s as people read it: "789 TFLOP/s", "87.2 TFLOP/s", "512
@@ -101,12 +114,14 @@ static void rate(double gflops, char *buf, size_t len)
 	double v = gflops >= 1000 ? gflops / 1000 : gflops;
 	const char *unit = gflops >= 1000 ? "TFLOP/s" : "GFLOP/s";
 
+	/* A figure from a record has no upper bound (1e300 GFLOP/s takes
+	 * 298 digits): a cut ends in "...". */
 	if (v >= 100)
-		snprintf(buf, len, "%.0f %s", v, unit);
+		bf_text_fmt(buf, len, "%.0f %s", v, unit);
 	else if (v >= 10)
-		snprintf(buf, len, "%.1f %s", v, unit);
+		bf_text_fmt(buf, len, "%.1f %s", v, unit);
 	else
-		snprintf(buf, len, "%.2f %s", v, unit);
+		bf_text_fmt(buf, len, "%.2f %s", v, unit);
 }
 
 /* Whether a row is a measurement another row may be compared with. */
@@ -213,21 +228,22 @@ static void peers(const struct verdict_input *in, int n, struct verdict *out)
 			o->peers[0] = 0;
 			for (int j = 0; j < g; j++) {
 				const struct verdict_input *p = &in[byin[j]];
-				size_t used = strlen(o->peers);
 
 				if (byin[j] == idx[s + k])
 					continue;
+				/* Host names have no bound: a cut ends in
+				 * "..." (a list shown, not a key). */
 				if (named == VERDICT_MAX_NAMED_PEERS) {
-					snprintf(o->peers + used,
-						 sizeof(o->peers) - used,
-						 " and %d more",
-						 g - 1 - named);
+					bf_text_appendf(o->peers,
+							sizeof(o->peers),
+							" and %d more",
+							g - 1 - named);
 					break;
 				}
-				snprintf(o->peers + used,
-					 sizeof(o->peers) - used, "%s%s %s",
-					 named ? ", " : "", p->host ? p->host : "?",
-					 p->device ? p->device : "?");
+				bf_text_appendf(o->peers, sizeof(o->peers),
+						"%s%s %s", named ? ", " : "",
+						p->host ? p->host : "?",
+						p->device ? p->device : "?");
 				named++;
 			}
 		}

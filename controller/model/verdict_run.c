@@ -11,27 +11,26 @@
 #include "xmalloc.h"
 
 /* Peers are the same product and size: a GPU's name and memory, a CPU's
- * model and cores. "" when unknown. */
-static void peer_key(const struct bf_rec_host *h, const char *device,
-		     const char *product, char *buf, size_t len)
+ * model and cores, as a new string (caller frees; never cut: it is a
+ * key, and two long names cut to one would be peers). NULL when
+ * unknown. */
+static char *peer_key(const struct bf_rec_host *h, const char *device,
+		      const char *product)
 {
-	buf[0] = 0;
 	if (!h || !product)
-		return;
-	if (strcmp(device, "cpu") == 0) {
-		snprintf(buf, len, "%s, %.0f cores", product,
-			 isfinite(h->cpu_cores) ? h->cpu_cores : 0.0);
-		return;
-	}
+		return NULL;
+	if (strcmp(device, "cpu") == 0)
+		return bf_xasprintf("%s, %.0f cores", product,
+				    isfinite(h->cpu_cores) ? h->cpu_cores : 0.0);
 	for (int i = 0; i < h->ngpus; i++)
 		if (h->gpus[i].name && strcmp(h->gpus[i].name, product) == 0 &&
-		    strtol(device + 5, NULL, 10) == (long)h->gpus[i].index) {
-			snprintf(buf, len, "%s, %.0f MiB", product,
-				 isfinite(h->gpus[i].memory_bytes) ?
-					 h->gpus[i].memory_bytes / 1048576.0 :
-					 0.0);
-			return;
-		}
+		    strtol(device + 5, NULL, 10) == (long)h->gpus[i].index)
+			return bf_xasprintf("%s, %.0f MiB", product,
+					    isfinite(h->gpus[i].memory_bytes) ?
+						    h->gpus[i].memory_bytes /
+							    1048576.0 :
+						    0.0);
+	return NULL;
 }
 
 enum bf_err verdict_run_compute(const struct archive_run *run,
@@ -73,19 +72,22 @@ enum bf_err verdict_run_compute(const struct archive_run *run,
 			const struct bf_rec_gemm *g = &h->records[r].u.gemm;
 			struct verdict_input *in = &vr->in[k];
 			double *hs = vr->hist + (size_t)k * VERDICT_RUN_HISTORY;
+			enum bf_dtype dt;
+			int known;
 
 			if (h->records[r].type != BF_REC_GEMM || !g->device ||
 			    !g->dtype)
 				continue;
+			/* The reader admits only dtypes the enum has. */
+			known = bf_dtype_parse(g->dtype, &dt) == 0;
 			vr->host[k] = i;
 			in->host = h->name;
 			in->device = g->device;
 			in->product = references_product(h->host_record,
 							 g->device);
-			peer_key(h->host_record, g->device, in->product,
-				 vr->peer_keys[k], sizeof(vr->peer_keys[k]));
-			in->peer_key = vr->peer_keys[k][0] ? vr->peer_keys[k]
-							   : NULL;
+			vr->peer_keys[k] = peer_key(h->host_record, g->device,
+						    in->product);
+			in->peer_key = vr->peer_keys[k];
 			in->dtype = g->dtype;
 			in->n = g->n;
 			in->occurrence = 1;
@@ -106,8 +108,9 @@ enum bf_err verdict_run_compute(const struct archive_run *run,
 			 * first. */
 			for (int b = nbase - 1; b >= 0; b--) {
 				const struct archive_baseline_row *row =
+					!known ? NULL :
 					archive_baseline_row(base[b], g->device,
-							     g->dtype, g->n,
+							     dt, g->n,
 							     in->occurrence);
 
 				if (row && isfinite(row->median_gflops))
@@ -132,6 +135,8 @@ void verdict_run_free(struct verdict_run *vr)
 	free(vr->in);
 	free(vr->out);
 	free(vr->host);
+	for (int i = 0; vr->peer_keys && i < vr->n; i++)
+		free(vr->peer_keys[i]);
 	free(vr->peer_keys);
 	free(vr->hist);
 	references_free(&vr->refs);
@@ -154,49 +159,49 @@ int verdict_run_find(const struct verdict_run *vr, const char *host,
 	return -1;
 }
 
-/* The product and peer key of a snapshot row, from its host's record as
- * the model keeps it; product "" when unknown. */
-static void snapshot_product(const struct model_host *h, const char *device,
-			     char *product, size_t plen, char *key, size_t klen)
+/* The product of a snapshot row, from its host's record as the model
+ * keeps it (a string of h, or NULL when unknown), and its peer key as a
+ * new string (*key; caller frees; NULL when unknown; never cut). */
+static const char *snapshot_product(const struct model_host *h,
+				    const char *device, char **key)
 {
 	char *end;
 	long k;
 
-	product[0] = key[0] = '\0';
+	*key = NULL;
 	if (strcmp(device, "cpu") == 0) {
 		if (!h->cpu_model[0])
-			return;
-		snprintf(product, plen, "%s", h->cpu_model);
-		snprintf(key, klen, "%s, %.0f cores", h->cpu_model,
-			 isfinite(h->cpu_cores) ? h->cpu_cores : 0.0);
-		return;
+			return NULL;
+		*key = bf_xasprintf("%s, %.0f cores", h->cpu_model,
+				    isfinite(h->cpu_cores) ? h->cpu_cores : 0.0);
+		return h->cpu_model;
 	}
 	if (strncmp(device, "cuda:", 5) != 0)
-		return;
+		return NULL;
 	k = strtol(device + 5, &end, 10);
 	if (*end || end == device + 5)
-		return;
+		return NULL;
 	for (int i = 0; i < h->ngpus; i++)
 		if (h->gpus[i].index == k && h->gpus[i].name[0]) {
-			snprintf(product, plen, "%s", h->gpus[i].name);
-			snprintf(key, klen, "%s, %.0f MiB", h->gpus[i].name,
-				 isfinite(h->gpus[i].memory_bytes) ?
-					 h->gpus[i].memory_bytes / 1048576.0 :
-					 0.0);
-			return;
+			*key = bf_xasprintf("%s, %.0f MiB", h->gpus[i].name,
+					    isfinite(h->gpus[i].memory_bytes) ?
+						    h->gpus[i].memory_bytes /
+							    1048576.0 :
+						    0.0);
+			return h->gpus[i].name;
 		}
+	return NULL;
 }
 
 void verdict_snapshot(const struct model_snapshot *s,
 		      const struct ref_set *refs, struct verdict *out)
 {
 	struct verdict_input *in;
-	char (*prod)[96], (*keys)[192];
+	char **keys;
 
 	if (s->nrows <= 0)
 		return;
 	in = bf_xcalloc((size_t)s->nrows, sizeof(*in));
-	prod = bf_xcalloc((size_t)s->nrows, sizeof(*prod));
 	keys = bf_xcalloc((size_t)s->nrows, sizeof(*keys));
 	for (int i = 0; i < s->nrows; i++) {
 		const struct model_row *r = &s->rows[i];
@@ -204,14 +209,12 @@ void verdict_snapshot(const struct model_snapshot *s,
 			r->host >= 0 && r->host < s->nhosts ? &s->hosts[r->host] :
 							      NULL;
 
-		if (h)
-			snapshot_product(h, r->device, prod[i], sizeof(prod[i]),
-					 keys[i], sizeof(keys[i]));
+		in[i].product = h ? snapshot_product(h, r->device, &keys[i]) :
+				    NULL;
 		in[i].host = h ? h->name : "?";
 		in[i].device = r->device;
-		in[i].product = prod[i][0] ? prod[i] : NULL;
-		in[i].peer_key = keys[i][0] ? keys[i] : NULL;
-		in[i].dtype = r->dtype;
+		in[i].peer_key = keys[i];
+		in[i].dtype = bf_dtype_name(r->dtype);
 		in[i].n = r->n;
 		in[i].occurrence = r->occurrence;
 		in[i].status = r->status;
@@ -226,7 +229,8 @@ void verdict_snapshot(const struct model_snapshot *s,
 			refs ? refs->nov : 0, refs ? refs->ranges : NULL,
 			refs ? refs->nranges : 0, out);
 	free(in);
-	free(prod);
+	for (int i = 0; i < s->nrows; i++)
+		free(keys[i]);
 	free(keys);
 }
 

@@ -24,7 +24,8 @@ struct verdict_run {
 	struct verdict *out;
 	int *host;                /* each row's host index in the run */
 	int n;
-	char (*peer_keys)[192];
+	char **peer_keys;         /* each row's peer key (owned; NULL
+				   * unknown), never cut */
 	double *hist;             /* VERDICT_RUN_HISTORY per row */
 	struct ref_set refs;
 	int refs_missing;         /* the shipped file was not found */

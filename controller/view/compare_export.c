@@ -105,7 +105,7 @@ void compare_print_benchstat(FILE *out, const struct compare_table *t)
 				fputs("device=", out);
 				name_part(out, r->device);
 				fprintf(out, "/dtype=%s/n=%d 1 %.0f ns/op %.6g GFLOP/s\n",
-					r->dtype, r->n, ns, gf);
+					bf_dtype_name(r->dtype), r->n, ns, gf);
 			}
 		}
 	}
@@ -138,7 +138,7 @@ void compare_print_samples_csv(FILE *out, const struct compare_table *t)
 				compare_csv_field(out, col->run->run_id, 0);
 				compare_csv_field(out, cell_host(t, r, col), 0);
 				compare_csv_field(out, r->device, 0);
-				compare_csv_field(out, r->dtype, 0);
+				compare_csv_field(out, bf_dtype_name(r->dtype), 0);
 				snprintf(buf, sizeof(buf), "%d", r->n);
 				compare_csv_field(out, buf, 0);
 				snprintf(buf, sizeof(buf), "%zu", k);
@@ -214,7 +214,7 @@ void compare_print_csv(FILE *out, const struct compare_table *t)
 				  col->host ? col->host->name :
 				  col->run->nhosts ? col->run->hosts[0].name : "n/a", 0);
 			csv_field(out, r->device, 0);
-			csv_field(out, r->dtype, 0);
+			csv_field(out, bf_dtype_name(r->dtype), 0);
 			snprintf(buf, sizeof(buf), "%d", r->n);
 			csv_field(out, buf, 0);
 			csv_field(out, col->label, 0);
@@ -453,7 +453,7 @@ cJSON *compare_to_json(const struct compare_table *t)
 		cJSON_AddItemToArray(rows, o);
 		add_str_or_null(o, CMP_KEY_HOST, t->by_host ? r->host : NULL);
 		cJSON_AddStringToObject(o, CMP_KEY_DEVICE, r->device);
-		cJSON_AddStringToObject(o, CMP_KEY_DTYPE, r->dtype);
+		cJSON_AddStringToObject(o, CMP_KEY_DTYPE, bf_dtype_name(r->dtype));
 		cJSON_AddNumberToObject(o, CMP_KEY_N, r->n);
 		cJSON_AddNumberToObject(o, CMP_KEY_OCCURRENCE, r->occurrence);
 		cells = cJSON_AddArrayToObject(o, CMP_KEY_CELLS);

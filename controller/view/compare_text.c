@@ -295,7 +295,7 @@ static void print_references(FILE *out, const struct compare_table *t,
 			fprintf(out, "below reference: %s %s%s%s %s %d: %.0f%% "
 				     "of %.1f GFLOP/s, ",
 				t->cols[c].label, safe, safe[0] ? " " : "",
-				r->device, r->dtype, r->n,
+				r->device, bf_dtype_name(r->dtype), r->n,
 				100 * cl->fraction_of_reference,
 				cl->reference_gflops);
 			fprintf(out, "%s\n", bf_text_sanitize(ref, sizeof(ref),
@@ -355,7 +355,7 @@ void compare_print_plain(FILE *out, const struct compare_table *t)
 		if (t->by_host)
 			safe_cell(tt, r->host);
 		safe_cell(tt, r->device);
-		safe_cell(tt, r->dtype);
+		safe_cell(tt, bf_dtype_name(r->dtype));
 		if (r->occurrence > 1)
 			texttable_cellf(tt, "%d#%d", r->n, r->occurrence);
 		else

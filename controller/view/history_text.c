@@ -165,7 +165,8 @@ void history_print_text(FILE *out, const struct history *h, int utf8)
 		shown++;
 		for (int k = 0; k < s->npoints; k++)
 			med[k] = s->points[k].median_gflops;
-		fprintf(out, "\n%s %s n=%d", s->device, s->dtype, s->n);
+		fprintf(out, "\n%s %s n=%d", s->device, bf_dtype_name(s->dtype),
+			s->n);
 		if (s->occurrence > 1)
 			fprintf(out, "#%d", s->occurrence);
 		if (h->nsettings > 1)
@@ -219,7 +220,7 @@ static cJSON *series_json(const struct history *h,
 	cJSON *o = cJSON_CreateObject(), *pts, *cps;
 
 	cJSON_AddStringToObject(o, "device", s->device);
-	cJSON_AddStringToObject(o, "dtype", s->dtype);
+	cJSON_AddStringToObject(o, "dtype", bf_dtype_name(s->dtype));
 	cJSON_AddNumberToObject(o, "n", s->n);
 	cJSON_AddNumberToObject(o, "occurrence", s->occurrence);
 	cJSON_AddNumberToObject(o, "settings", s->settings);

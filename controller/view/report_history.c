@@ -168,7 +168,7 @@ void report_history_chart(FILE *out, const struct history *h)
 				s->points[k].run + 1);
 			report_html_escape(out, s->device);
 			fputs(" ", out);
-			report_html_escape(out, s->dtype);
+			report_html_escape(out, bf_dtype_name(s->dtype));
 			fprintf(out, " n=%d: %.1f GFLOP/s</title></circle>\n", s->n,
 				s->points[k].median_gflops);
 		}
@@ -196,7 +196,7 @@ void report_history_chart(FILE *out, const struct history *h)
 			report_series_color(j));
 		report_html_escape(out, s->device);
 		fputs(" ", out);
-		report_html_escape(out, s->dtype);
+		report_html_escape(out, bf_dtype_name(s->dtype));
 		fprintf(out, " n=%d", s->n);
 		if (s->occurrence > 1)
 			fprintf(out, "#%d", s->occurrence);

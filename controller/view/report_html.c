@@ -49,7 +49,8 @@ static void row_label(const struct compare_row *r, char *buf, size_t len)
 	host_part(hp, r->host);
 	/* fits: hp 103, device 15 (compare_row.device[16]), a dtype name
 	 * 5 at most, an int 11: 140 bytes of len 160 */
-	snprintf(buf, len, "%s%s %s n=%d", hp, r->device, r->dtype, r->n);
+	snprintf(buf, len, "%s%s %s n=%d", hp, r->device,
+		 bf_dtype_name(r->dtype), r->n);
 }
 
 static void legend(FILE *out, const struct compare_table *t)
@@ -91,7 +92,7 @@ static const struct bf_rec_gemm *cell_record(const struct compare_column *col,
 			if (r->type == BF_REC_GEMM && r->u.gemm.n == row->n &&
 			    r->u.gemm.device && r->u.gemm.dtype &&
 			    strcmp(r->u.gemm.device, row->device) == 0 &&
-			    strcmp(r->u.gemm.dtype, row->dtype) == 0)
+			    strcmp(r->u.gemm.dtype, bf_dtype_name(row->dtype)) == 0)
 				return &r->u.gemm;
 		}
 	}
@@ -158,13 +159,13 @@ static void section_gflops(FILE *out, const struct compare_table *t,
 
 /* The row of t with host, device, dtype and n, or -1. */
 static int find_row(const struct compare_table *t, const char *host,
-		    const char *device, const char *dtype, int n)
+		    const char *device, enum bf_dtype dtype, int n)
 {
 	for (int r = 0; r < t->nrows; r++) {
 		const struct compare_row *x = &t->rows[r];
 
 		if (x->n == n && strcmp(x->host, host) == 0 &&
-		    strcmp(x->device, device) == 0 && strcmp(x->dtype, dtype) == 0)
+		    strcmp(x->device, device) == 0 && x->dtype == dtype)
 			return r;
 	}
 	return -1;
@@ -204,7 +205,7 @@ static void section_speedups(FILE *out, const struct compare_table *t)
 		host_part(hp, x->host);
 		/* fits: as row_label's, with "vs A: " */
 		snprintf(labels[nr], sizeof(labels[0]), "%svs A: %s %s n=%d",
-			 hp, x->device, x->dtype, x->n);
+			 hp, x->device, bf_dtype_name(x->dtype), x->n);
 		for (int c = 0; c < t->ncols; c++)
 			v[(size_t)nr * (size_t)t->ncols + (size_t)c] =
 				c == 0 ? 1.0 :
@@ -217,19 +218,28 @@ static void section_speedups(FILE *out, const struct compare_table *t)
 		int base = -1;
 		const char *kind = NULL;
 
-		if (strcmp(x->device, "cpu") != 0 && strcmp(x->dtype, "fp32") == 0) {
-			base = find_row(t, x->host, "cpu", "fp32", x->n);
-			kind = "GPU vs CPU";
-		} else if (strcmp(x->dtype, "fp32") != 0) {
-			base = find_row(t, x->host, x->device, "fp32", x->n);
-			kind = "vs fp32";
+		/* Which rows get one: bf_ratio_wanted's rule, as ctl's
+		 * columns and the agent's summary (a row gets at most one
+		 * kind); each column's cell then only if both passed. */
+		for (int k = 0; k < BF_RATIO_KIND__COUNT && !kind; k++) {
+			struct bf_ratio_base b;
+
+			if (!bf_ratio_wanted((enum bf_ratio_kind)k, x->dtype,
+					     BF_STATUS_PASS,
+					     strncmp(x->device, "cuda", 4) == 0,
+					     &b))
+				continue;
+			base = find_row(t, x->host, b.on_cpu ? "cpu" : x->device,
+					b.dtype, x->n);
+			kind = k == BF_RATIO_KIND_GPU_VS_CPU ? "GPU vs CPU" :
+							       "vs fp32";
 		}
 		if (base < 0)
 			continue;
 		host_part(hp, x->host);
 		/* fits: as row_label's, with a kind of 10 bytes at most */
 		snprintf(labels[nr], sizeof(labels[0]), "%s%s %s %s n=%d",
-			 hp, kind, x->device, x->dtype, x->n);
+			 hp, kind, x->device, bf_dtype_name(x->dtype), x->n);
 		{
 			int figure = 0;
 
@@ -511,7 +521,8 @@ static void section_verdict(FILE *out, const struct compare_table *t)
 				d->kind == VERDICT_FAILED ? "FAILED" :
 				verdict_kind_name(d->kind), d->uncertain ? "?" : "");
 			if (at) {
-				fprintf(out, "%s n=%d", at->dtype, at->n);
+				fprintf(out, "%s n=%d", bf_dtype_name(at->dtype),
+					at->n);
 				if (isfinite(d->gflops))
 					fprintf(out, ", %s GFLOP/s", fig);
 			}

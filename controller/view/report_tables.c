@@ -170,9 +170,11 @@ static int first_seen(const struct compare_table *t, int r, int field)
 {
 	for (int i = 0; i < r; i++) {
 		const char *a = field == 0 ? t->rows[i].host :
-				field == 1 ? t->rows[i].device : t->rows[i].dtype;
+				field == 1 ? t->rows[i].device :
+				bf_dtype_name(t->rows[i].dtype);
 		const char *b = field == 0 ? t->rows[r].host :
-				field == 1 ? t->rows[r].device : t->rows[r].dtype;
+				field == 1 ? t->rows[r].device :
+				bf_dtype_name(t->rows[r].dtype);
 
 		if (strcmp(a, b) == 0)
 			return i;
@@ -240,7 +242,7 @@ void report_side_by_side(FILE *out, const struct compare_table *t,
 		fputs("<td>", out);
 		report_html_escape(out, row->device);
 		fputs("</td><td>", out);
-		report_html_escape(out, row->dtype);
+		report_html_escape(out, bf_dtype_name(row->dtype));
 		if (row->occurrence > 1)
 			fprintf(out, "</td><td>%d#%d</td>", row->n, row->occurrence);
 		else

@@ -147,7 +147,7 @@ static void print_below_reference(FILE *out, const struct model_snapshot *m,
 				bf_text_sanitize(safe, sizeof(safe),
 						 m->hosts[r->host].name) :
 				"?",
-			r->device, r->dtype, r->n,
+			r->device, bf_dtype_name(r->dtype), r->n,
 			100 * r->fraction_of_reference, r->reference_gflops);
 		fprintf(out, "%s\n",
 			bf_text_sanitize(safe, sizeof(safe), r->reference));
@@ -337,7 +337,7 @@ static void hide_skipped_everywhere(struct model_snapshot *m)
 		int k = 0;
 
 		while (k < nkey && !(same_class(key[k].first->device, r->device) &&
-				     strcmp(key[k].first->dtype, r->dtype) == 0))
+				     key[k].first->dtype == r->dtype))
 			k++;
 		if (k == nkey) {
 			if (nkey == HIDE_MAX_DEVICES)
@@ -355,7 +355,7 @@ static void hide_skipped_everywhere(struct model_snapshot *m)
 		for (int k = 0; k < nkey; k++)
 			if (key[k].hide &&
 			    same_class(key[k].first->device, r->device) &&
-			    strcmp(key[k].first->dtype, r->dtype) == 0) {
+			    key[k].first->dtype == r->dtype) {
 				r->host = HIDE_HOST;
 				break;
 			}

@@ -239,7 +239,7 @@ enum ui_tone ui_cell_text(const struct model_snapshot *snap, const struct model_
 		return UI_TONE_NORMAL;
 	case UI_COL_DTYPE:
 		/* fits: a dtype name is 5 bytes at most, a cell 64 or more */
-		snprintf(buf, len, "%s", r->dtype);
+		snprintf(buf, len, "%s", bf_dtype_name(r->dtype));
 		return UI_TONE_NORMAL;
 	case UI_COL_N:
 		if (r->occurrence > 1)

@@ -647,7 +647,8 @@ static void draw_table(struct ui *ui, const struct ui_rows *rows)
 		r = &ui->snap.rows[ln->row];
 		if (ln->heading) {
 			rule(ui, y, ui->group == UI_GROUP_HOST ?
-					    ui->snap.hosts[r->host].name : r->dtype);
+					    ui->snap.hosts[r->host].name :
+					    bf_dtype_name(r->dtype));
 			continue;
 		}
 		for (int c = 0; c < UI_NCOLS; c++) {

@@ -351,7 +351,7 @@ static void group_keys(const struct model_snapshot *snap, enum ui_group g, int *
 			continue;
 		key[i] = i;
 		for (int j = 0; j < i; j++)
-			if (strcmp(snap->rows[j].dtype, snap->rows[i].dtype) == 0) {
+			if (snap->rows[j].dtype == snap->rows[i].dtype) {
 				key[i] = key[j];
 				break;
 			}
@@ -390,7 +390,7 @@ void ui_sort_rows(const struct model_snapshot *snap, enum ui_group g, enum ui_so
 static int same_group(const struct model_snapshot *snap, enum ui_group g, int a, int b)
 {
 	if (g == UI_GROUP_DTYPE)
-		return strcmp(snap->rows[a].dtype, snap->rows[b].dtype) == 0;
+		return snap->rows[a].dtype == snap->rows[b].dtype;
 	return snap->rows[a].host == snap->rows[b].host;
 }
 

@@ -282,7 +282,8 @@ int ui_workload_lines(const struct model_snapshot *snap, int utf8, int width,
 		/* fits: as above */
 		snprintf(sect_cell(&ba, r, 1), 200, "%s", b->device);
 		/* fits: as above */
-		snprintf(sect_cell(&ba, r, 2), 200, "%s", b->dtype);
+		snprintf(sect_cell(&ba, r, 2), 200, "%s",
+			 bf_dtype_name(b->dtype));
 		fmt_us3(sect_cell(&ba, r, 3), 200, nrows * b->single_ms * 1000);
 		fmt_us3(sect_cell(&ba, r, 4), 200, b->batch_ms * 1000);
 		ui_fmt_num(sect_cell(&ba, r, 5), 200, b->speedup, 1, "x");

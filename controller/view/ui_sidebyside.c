@@ -57,7 +57,7 @@ enum ui_tone ui_sbs_cell(const struct model_snapshot *snap,
 		return UI_TONE_NORMAL;
 	case UI_SBS_DTYPE:
 		/* fits: a dtype name is 5 bytes at most, a cell 64 or more */
-		snprintf(buf, len, "%s", row->dtype);
+		snprintf(buf, len, "%s", bf_dtype_name(row->dtype));
 		return UI_TONE_NORMAL;
 	case UI_SBS_N:
 		if (row->occurrence > 1)

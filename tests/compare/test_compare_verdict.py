@@ -53,10 +53,10 @@ class CompareVerdict(unittest.TestCase):
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
     @classmethod
-    def make_run(cls, src, rid, slow):
-        """A copy of src as run rid with 4 GPUs, cuda:3's times x slow.
-        Returns each GPU's GFLOP/s."""
-        dst = os.path.join(cls.results, rid)
+    def make_run(cls, src, rid, slow, names=None, results=None):
+        """A copy of src as run rid with 4 GPUs (named names[k], else
+        H100s), cuda:3's times x slow. Returns each GPU's GFLOP/s."""
+        dst = os.path.join(results or cls.results, rid)
         shutil.copytree(src, dst)
         with open(os.path.join(dst, "run.json")) as f:
             meta = json.load(f)
@@ -69,7 +69,9 @@ class CompareVerdict(unittest.TestCase):
         out, seq, gf = [], 0, {}
         for r in recs:
             if r["type"] == "host":
-                r["gpus"] = [{"index": k, "name": "NVIDIA H100 80GB HBM3",
+                r["gpus"] = [{"index": k,
+                              "name": names[k] if names else
+                              "NVIDIA H100 80GB HBM3",
                               "memory_bytes": 85520809984}
                              for k in range(4)]
             if r["type"] != "gemm":
@@ -158,6 +160,30 @@ class CompareVerdict(unittest.TestCase):
             x = rows[("cuda:0", "fp16", col)]
             self.assertEqual((x["verdict"], x["verdict_reasons"],
                               x["verdict_missing"]), ("n/a", "n/a", "n/a"))
+
+    def test_long_names_are_whole_keys(self):
+        # Issue 28: the peer key (product and memory) is never cut. Two
+        # products whose 250-byte names differ only at the end are not
+        # peers: cuda:3 (the other product, slow) has none, not three
+        # as when the key was cut at 191 bytes, and each of the others
+        # has two.
+        long = [("X" * 249) + c for c in "AAAB"]
+        res = os.path.join(self.tmp, "results-long")
+        src = os.path.join(self.real, os.listdir(self.real)[0])
+        ids = ["20990101T000200Z-cccc", "20990101T000300Z-dddd"]
+        for rid, slow in zip(ids, (1.0, 2.0)):
+            self.make_run(src, rid, slow, names=long, results=res)
+        r = subprocess.run(
+            [CTL, "compare", *ids, "--results", res, "--hosts-dir",
+             self.hosts, "--json"],
+            capture_output=True, text=True, timeout=300, env=self.env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = {(x["device"], x["dtype"]): x
+                for x in json.loads(r.stdout)["rows"]}
+        self.assertEqual(rows[("cuda:3", "fp32")]["cells"][1]["verdict"]
+                         ["peers"], 0)
+        self.assertEqual(rows[("cuda:0", "fp32")]["cells"][0]["verdict"]
+                         ["peers"], 2)
 
     def test_bad_reference_file(self):
         d = os.path.join(self.hosts, "references")

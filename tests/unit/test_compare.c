@@ -415,12 +415,12 @@ static void test_find_baseline(void **state)
 					       detail, sizeof(detail)), BF_OK);
 	assert_string_equal(b->run_id, "20261201T090000Z-0002");
 	assert_int_equal(b->nrows, 1); /* the skipped cuda row is left out */
-	row = archive_baseline_row(b, "cpu", "fp32", 256, 1);
+	row = archive_baseline_row(b, "cpu", BF_DTYPE_FP32, 256, 1);
 	assert_non_null(row);
 	assert_true(row->median_ms == 1.01);
 	assert_true(fabs(row->median_gflops - 2.0 * 256 * 256 * 256 / 1.01 / 1e6) < 1e-9);
-	assert_null(archive_baseline_row(b, "cuda:0", "fp32", 256, 1));
-	assert_null(archive_baseline_row(b, "cpu", "fp32", 256, 2));
+	assert_null(archive_baseline_row(b, "cuda:0", BF_DTYPE_FP32, 256, 1));
+	assert_null(archive_baseline_row(b, "cpu", BF_DTYPE_FP32, 256, 2));
 	archive_baseline_free(b);
 
 	/* Bounded by the current run id. */
@@ -926,6 +926,74 @@ static void test_compare_notes_whole(void **state)
 	free(h);
 }
 
+/* A run's rows keyed by dtype as the enum (compare_row.dtype), in the
+ * sweep's order; and the report's speed-ups take bf_ratio_wanted's rule,
+ * as ctl's columns and the agent's summary: fp16 over fp32 on the CPU,
+ * bf16 over fp32 on the GPU, the GPU's fp32 over the CPU's, and nothing
+ * for the CPU's fp32. */
+static void test_dtype_rows_and_speedups(void **state)
+{
+	static const double gpu_ms[] = { 0.010, 0.011, 0.0105 };
+	char *h = host_rec("vm", 2, 5);
+	char *c32 = gemm_rec("cpu", "fp32", 256, base_ms, 5);
+	char *c16 = gemm_rec("cpu", "fp16", 256, half_ms, 5);
+	char *g32 = gemm_rec("cuda:0", "fp32", 256, gpu_ms, 3);
+	char *gb16 = gemm_rec("cuda:0", "bf16", 256, half_ms, 5);
+	char *all = bf_xasprintf("%s%s%s%s%s%s", h, c32, c16, g32, gb16,
+				 summary_rec);
+	const char *names[] = { "local" }, *st[] = { "done" }, *recs[] = { all };
+	static const enum bf_dtype want_dt[] = { BF_DTYPE_FP32, BF_DTYPE_FP16,
+		BF_DTYPE_FP32, BF_DTYPE_BF16 };
+	static const char *const want_label[] = {
+		"vs fp32 cpu fp16 n=256", "GPU vs CPU cuda:0 fp32 n=256",
+		"vs fp32 cuda:0 bf16 n=256" };
+	struct compare_column cols[1] = { { 0 } };
+	struct archive_run *a;
+	struct compare_table *t;
+	char *html = NULL, *speed, *end, *p;
+	size_t len = 0;
+	FILE *f;
+	int nlabels = 0;
+
+	write_run("20261205T080000Z-d001", "complete", 1, names, st, recs);
+	a = load("20261205T080000Z-d001");
+	cols[0].run = a;
+	t = compare_build(cols, 1, COMPARE_ALPHA);
+	assert_int_equal(t->nrows, 4);
+	for (int i = 0; i < 4; i++) {
+		assert_string_equal(t->rows[i].device, i < 2 ? "cpu" : "cuda:0");
+		assert_int_equal(t->rows[i].dtype, want_dt[i]);
+		assert_int_equal(t->rows[i].occurrence, 1);
+	}
+	f = open_memstream(&html, &len);
+	assert_int_equal(report_html_write(f, t, NULL, 0,
+					   "2026-12-05T08:00:00Z"), 0);
+	fclose(f);
+	speed = strstr(html, "<h2>Speed-ups</h2>");
+	assert_non_null(speed);
+	end = strstr(speed + 1, "<h2>");
+	if (end)
+		*end = '\0';
+	for (p = strstr(speed, "glabel\">"); p; p = strstr(p, "glabel\">")) {
+		p += strlen("glabel\">");
+		assert_true(nlabels < 3);
+		assert_true(strncmp(p, want_label[nlabels],
+				    strlen(want_label[nlabels])) == 0);
+		assert_true(p[strlen(want_label[nlabels])] == '<');
+		nlabels++;
+	}
+	assert_int_equal(nlabels, 3);
+	free(html);
+	compare_free(t);
+	archive_run_free(a);
+	free(all);
+	free(gb16);
+	free(g32);
+	free(c16);
+	free(c32);
+	free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -943,6 +1011,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_report_long_texts, setup, teardown),
 		cmocka_unit_test(test_history_text_whole),
 		cmocka_unit_test_setup_teardown(test_compare_notes_whole, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dtype_rows_and_speedups,
+						setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("compare", tests, NULL, NULL);

@@ -3,7 +3,7 @@
  * conversions (exhaustive over every 16-bit pattern; every tie between
  * neighbouring representable values; overflow; subnormals), tf32 rounding,
  * and the limits derived from the format parameters against the exact
- * values of shared/docs/seed-facts.md.
+ * values of shared/docs/seed-facts.md; the names against the schema's.
  *
  * The reference decoders here are written from the IEEE 754 definition of
  * the formats (sign, biased exponent, fraction) with ldexp, not from the
@@ -17,9 +17,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
 #include <cmocka.h>
 
 #include "dtype.h"
+#include "schema_json.h"
 
 /* Value of a binary16 or bfloat16 pattern from the format definition:
  * exponent field e, fraction f of m bits, bias b:
@@ -75,6 +77,7 @@ static void test_names_and_sizes(void **state)
 		{ BF_DTYPE_BF16, "bf16", 2 }, { BF_DTYPE_TF32, "tf32", 4 },
 		{ BF_DTYPE_FP64, "fp64", 8 }, { BF_DTYPE_INT64, "int64", 8 },
 		{ BF_DTYPE_INT8, "int8", 1 }, { BF_DTYPE_FP8, "fp8", 1 },
+		{ BF_DTYPE_INT32, "int32", 4 }, { BF_DTYPE_UINT8, "uint8", 1 },
 	};
 	enum bf_dtype dt;
 
@@ -99,6 +102,8 @@ static void test_names_and_sizes(void **state)
 	assert_true(bf_dtype_is_float(BF_DTYPE_BF16));
 	assert_false(bf_dtype_is_float(BF_DTYPE_INT8));
 	assert_false(bf_dtype_is_float(BF_DTYPE_INT64));
+	assert_false(bf_dtype_is_float(BF_DTYPE_INT32));
+	assert_false(bf_dtype_is_float(BF_DTYPE_UINT8));
 	assert_string_equal(bf_dtype_name(BF_DTYPE__COUNT), "unknown");
 	assert_int_equal(bf_dtype_element_bytes(BF_DTYPE__COUNT), 0);
 }
@@ -305,6 +310,8 @@ static void test_load_store(void **state)
 	double f64[1];
 	int64_t i64[1];
 	int8_t i8[1];
+	int32_t i32[1];
+	uint8_t u8[1];
 
 	bf_dtype_store(BF_DTYPE_FP32, f32, 1, 0.1);
 	assert_true(bf_dtype_load(BF_DTYPE_FP32, f32, 1) == (double)0.1f);
@@ -320,6 +327,41 @@ static void test_load_store(void **state)
 	assert_true(bf_dtype_load(BF_DTYPE_INT64, i64, 0) == -42.0);
 	bf_dtype_store(BF_DTYPE_INT8, i8, 0, -7.0);
 	assert_true(bf_dtype_load(BF_DTYPE_INT8, i8, 0) == -7.0);
+	bf_dtype_store(BF_DTYPE_INT32, i32, 0, -100000.9);
+	assert_int_equal(i32[0], -100000);
+	assert_true(bf_dtype_load(BF_DTYPE_INT32, i32, 0) == -100000.0);
+	bf_dtype_store(BF_DTYPE_UINT8, u8, 0, 200.0);
+	assert_true(bf_dtype_load(BF_DTYPE_UINT8, u8, 0) == 200.0);
+}
+
+/* The dtypes docs/schema.json admits ($defs.dtype.enum, the list the
+ * record reader holds every record's "dtype" to) are exactly enum
+ * bf_dtype's names: so ctl's model, which parses a record's dtype into
+ * the enum once, knows every dtype a record it read can carry. */
+static void test_schema_dtypes(void **state)
+{
+	cJSON *schema = cJSON_Parse((const char *)bf_schema_json_text);
+	const cJSON *list, *v;
+	int seen[BF_DTYPE__COUNT] = { 0 }, count = 0;
+	enum bf_dtype dt;
+
+	(void)state;
+	assert_non_null(schema);
+	list = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(schema, "$defs"),
+			"dtype"),
+		"enum");
+	assert_true(cJSON_IsArray(list));
+	cJSON_ArrayForEach(v, list) {
+		assert_true(cJSON_IsString(v));
+		assert_int_equal(bf_dtype_parse(v->valuestring, &dt), 0);
+		assert_string_equal(bf_dtype_name(dt), v->valuestring);
+		assert_int_equal(seen[dt]++, 0);
+		count++;
+	}
+	assert_int_equal(count, BF_DTYPE__COUNT);
+	cJSON_Delete(schema);
 }
 
 /* --- float limits ---------------------------------------------------- */
@@ -453,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_bf16_subnormals),
 		cmocka_unit_test(test_tf32_rounding),
 		cmocka_unit_test(test_load_store),
+		cmocka_unit_test(test_schema_dtypes),
 		cmocka_unit_test(test_limits_exact),
 		cmocka_unit_test(test_fp8_e4m3),
 	};

@@ -4,7 +4,7 @@
  * snapshot, and a gemm record's roofline fields (bandwidth, arithmetic
  * intensity, roofline, bound, fraction) reach its row; an inconsistent
  * gemm record keeps no fraction of the roofline; which rows get a vs fp32
- * and a GPU/CPU ratio. Records come from JSON lines as the agent writes
+ * and a GPU/CPU ratio; a row's dtype as the enum. Records come from JSON lines as the agent writes
  * them (bf_record_parse), or are built typed.
  */
 #include <math.h>
@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -97,7 +98,7 @@ static void test_bandwidth_batching(void **state)
 	assert_string_equal(s.bandwidth[1].reason, "no GPU");
 	assert_int_equal(s.nbatching, 1);
 	assert_int_equal(s.batching[0].host, 0);
-	assert_string_equal(s.batching[0].dtype, "fp32");
+	assert_int_equal(s.batching[0].dtype, BF_DTYPE_FP32);
 	assert_true(s.batching[0].speedup == 6);
 	assert_true(s.batching[0].single_ms == 0.001);
 	assert_int_equal(s.batching[0].rows, 20);
@@ -226,6 +227,124 @@ static void test_ratios(void **state)
 	model_snapshot_free(&s);
 }
 
+/* gemm_roof with its dtype "fp32" replaced by dt, into buf. */
+static const char *with_dtype(char *buf, size_t len, const char *dt)
+{
+	const char *at = strstr(gemm_roof, "\"dtype\":\"fp32\"");
+
+	assert_non_null(at);
+	snprintf(buf, len, "%.*s\"dtype\":\"%s\"%s", (int)(at - gemm_roof),
+		 gemm_roof, dt, at + strlen("\"dtype\":\"fp32\""));
+	return buf;
+}
+
+/* The model holds a row's dtype as enum bf_dtype, parsed once as the
+ * record enters: two spellings of one dtype ("fp16" and "float16", as a
+ * hand-made record may say) are one (device, dtype, n), so the second
+ * is that key's second occurrence, printed "fp16"; a dtype ctl does not
+ * know is taken nowhere (MODEL_REJECTED_RANGE, no row). From NDJSON the
+ * reader decides first: it refuses "fp4" (docs/schema.json lists the
+ * dtypes) and admits "int32", which the enum has. */
+static void test_dtype_enum(void **state)
+{
+	struct model m;
+	struct model_snapshot s = { 0 };
+	struct bf_record rec;
+	char line[2048], detail[256];
+
+	(void)state;
+	model_init(&m, 1, names);
+	add_gemm(&m, "cuda:0", "fp16", BF_STATUS_PASS, 0.0005);
+	add_gemm(&m, "cuda:0", "float16", BF_STATUS_PASS, 0.00025);
+	bf_record_init(&rec, BF_REC_GEMM);
+	rec.u.gemm.device = strdup("cuda:0");
+	rec.u.gemm.dtype = strdup("fp4");
+	rec.u.gemm.n = 64;
+	assert_int_equal(model_add_record(&m, 0, &rec), MODEL_REJECTED_RANGE);
+	free(rec.u.gemm.dtype);
+	rec.u.gemm.dtype = NULL;
+	assert_int_equal(model_add_record(&m, 0, &rec), MODEL_REJECTED_RANGE);
+	bf_record_free(&rec);
+	model_snapshot_update(&m, &s);
+	assert_int_equal(s.nrows, 2);
+	assert_int_equal(s.rows[0].dtype, BF_DTYPE_FP16);
+	assert_int_equal(s.rows[0].occurrence, 1);
+	assert_int_equal(s.rows[1].dtype, BF_DTYPE_FP16);
+	assert_int_equal(s.rows[1].occurrence, 2);
+	assert_string_equal(bf_dtype_name(s.rows[1].dtype), "fp16");
+	assert_int_equal(s.hosts[0].records, 2);
+
+	with_dtype(line, sizeof(line), "fp4");
+	assert_int_not_equal(bf_record_parse(line, strlen(line), &rec, detail,
+					     sizeof(detail)), BF_OK);
+	assert_non_null(strstr(detail, "\"dtype\" is \"fp4\""));
+	bf_record_free(&rec);
+	add_line(&m, 0, with_dtype(line, sizeof(line), "int32"));
+	model_snapshot_update(&m, &s);
+	assert_int_equal(s.nrows, 3);
+	assert_int_equal(s.rows[2].dtype, BF_DTYPE_INT32);
+	assert_string_equal(bf_dtype_name(s.rows[2].dtype), "int32");
+	assert_int_equal(s.rows[2].occurrence, 1);
+	model_free(&m);
+	model_snapshot_free(&s);
+}
+
+/* Issue 28: text the model keeps in fixed fields is never cut in
+ * silence. Three 150-byte unreliable reasons do not fit a row's 320
+ * bytes: the joined text ends in "..."; a 300-byte baseline note (it
+ * names two hostnames) ends in "..."; a host key fingerprint is a key
+ * (machines are matched by it), so one too long for the field is
+ * unknown (""), never cut into another's, while a real one is whole. */
+static void test_cuts_marked(void **state)
+{
+	struct model m;
+	struct model_snapshot s = { 0 };
+	struct bf_record rec;
+	char reason[151], note[301], fp[201];
+	const char *sha = "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8";
+	size_t len;
+
+	(void)state;
+	memset(reason, 'r', sizeof(reason) - 1);
+	reason[sizeof(reason) - 1] = '\0';
+	memset(note, 'n', sizeof(note) - 1);
+	note[sizeof(note) - 1] = '\0';
+	memset(fp, 'f', sizeof(fp) - 1);
+	fp[sizeof(fp) - 1] = '\0';
+	model_init(&m, 2, names);
+	bf_record_init(&rec, BF_REC_GEMM);
+	rec.u.gemm.device = strdup("cpu");
+	rec.u.gemm.dtype = strdup("fp32");
+	rec.u.gemm.n = 64;
+	rec.u.gemm.status = BF_STATUS_PASS;
+	rec.u.gemm.median_ms = 0.004;
+	rec.u.gemm.gflops = bf_gemm_gflops(64, 0.004);
+	rec.u.gemm.reliable = 0;
+	rec.u.gemm.unreliable_reasons = calloc(3, sizeof(char *));
+	for (int i = 0; i < 3; i++)
+		rec.u.gemm.unreliable_reasons[i] = strdup(reason);
+	rec.u.gemm.nunreliable = 3;
+	assert_int_equal(model_add_record(&m, 0, &rec), MODEL_ADDED_PROGRESS);
+	bf_record_free(&rec);
+	model_set_baseline_info(&m, 0, NULL, note);
+	model_set_fingerprint(&m, 0, fp);
+	model_set_fingerprint(&m, 1, sha);
+	model_snapshot_update(&m, &s);
+	assert_int_equal(s.nrows, 1);
+	len = strlen(s.rows[0].unreliable);
+	assert_int_equal(len, sizeof(s.rows[0].unreliable) - 1);
+	assert_string_equal(s.rows[0].unreliable + len - 3, "...");
+	assert_memory_equal(s.rows[0].unreliable, reason, 150);
+	assert_memory_equal(s.rows[0].unreliable + 150, "; ", 2);
+	len = strlen(s.hosts[0].baseline_note);
+	assert_int_equal(len, sizeof(s.hosts[0].baseline_note) - 1);
+	assert_string_equal(s.hosts[0].baseline_note + len - 3, "...");
+	assert_string_equal(s.hosts[0].fingerprint, "");
+	assert_string_equal(s.hosts[1].fingerprint, sha);
+	model_free(&m);
+	model_snapshot_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -233,6 +352,8 @@ int main(void)
 		cmocka_unit_test(test_gemm_roofline),
 		cmocka_unit_test(test_gemm_without_roofline),
 		cmocka_unit_test(test_ratios),
+		cmocka_unit_test(test_dtype_enum),
+		cmocka_unit_test(test_cuts_marked),
 	};
 
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);

@@ -139,7 +139,7 @@ static void test_plain_table_columns(void **state)
 	struct model_snapshot snap = { 0 };
 	struct ui_col_spec spec[UI_NCOLS];
 	struct bf_record rec;
-	struct model_baseline b = { "cpu", "fp32", 64, 1, 100.0 };
+	struct model_baseline b = { "cpu", BF_DTYPE_FP32, 64, 1, 100.0 };
 	char *text = NULL, *hdr, expect[512];
 	size_t len = 0, off = 0;
 	FILE *f;

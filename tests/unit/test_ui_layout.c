@@ -67,7 +67,7 @@ static struct model_row *add_row(struct model_snapshot *m, int host, const char 
 	memset(r, 0, sizeof(*r));
 	r->host = host;
 	snprintf(r->device, sizeof(r->device), "%s", dev);
-	snprintf(r->dtype, sizeof(r->dtype), "%s", dtype);
+	assert_int_equal(bf_dtype_parse(dtype, &r->dtype), 0);
 	r->n = n;
 	r->occurrence = 1;
 	r->status = BF_STATUS_PASS;
@@ -633,16 +633,16 @@ static void test_group_by_dtype(void **state)
 	n = ui_build_lines(m, UI_GROUP_DTYPE, order, lines);
 	assert_int_equal(n, 9);
 	assert_true(lines[0].heading);
-	assert_string_equal(m->rows[lines[0].row].dtype, "fp32");
+	assert_int_equal(m->rows[lines[0].row].dtype, BF_DTYPE_FP32);
 	assert_false(lines[1].heading);
 	assert_int_equal(lines[1].row, 0);
 	assert_int_equal(lines[2].row, 2);
 	assert_true(lines[3].heading);
-	assert_string_equal(m->rows[lines[3].row].dtype, "fp16");
+	assert_int_equal(m->rows[lines[3].row].dtype, BF_DTYPE_FP16);
 	assert_int_equal(lines[4].row, 1);
 	assert_int_equal(lines[5].row, 3);
 	assert_true(lines[6].heading);
-	assert_string_equal(m->rows[lines[6].row].dtype, "bf16");
+	assert_int_equal(m->rows[lines[6].row].dtype, BF_DTYPE_BF16);
 
 	/* Sorted by GFLOP/s across hosts within each dtype. */
 	ui_sort_rows(m, UI_GROUP_DTYPE, UI_SORT_GFLOPS, order);
@@ -764,8 +764,8 @@ static void test_model_baseline(void **state)
 {
 	struct model mm, *m = &mm;
 	struct model_baseline b[2] = {
-		{ "cpu", "fp32", 256, 1, 10.0 },
-		{ "cpu", "fp32", 512, 1, 20.0 },
+		{ "cpu", BF_DTYPE_FP32, 256, 1, 10.0 },
+		{ "cpu", BF_DTYPE_FP32, 512, 1, 20.0 },
 	};
 	struct bf_record rec;
 
@@ -1064,7 +1064,7 @@ static void test_workload_lines(void **state)
 	b = &m->batching[0];
 	b->host = 1;
 	snprintf(b->device, sizeof(b->device), "cpu");
-	snprintf(b->dtype, sizeof(b->dtype), "fp32");
+	b->dtype = BF_DTYPE_FP32;
 	b->status = BF_STATUS_PASS;
 	b->single_ms = 0.000206;
 	b->batch_ms = 0.000671;

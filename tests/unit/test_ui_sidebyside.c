@@ -64,7 +64,7 @@ static struct model_row *add_row(struct model_snapshot *m, int host,
 	memset(r, 0, sizeof(*r));
 	r->host = host;
 	snprintf(r->device, sizeof(r->device), "%s", dev);
-	snprintf(r->dtype, sizeof(r->dtype), "%s", dtype);
+	assert_int_equal(bf_dtype_parse(dtype, &r->dtype), 0);
 	r->n = n;
 	r->occurrence = 1;
 	r->status = BF_STATUS_PASS;
@@ -133,7 +133,7 @@ static void test_rows_line_up_by_device_index(void **state)
 
 		for (int r = 0; r < 7; r++) {
 			assert_string_equal(t.rows[r].device, dev[r]);
-			assert_string_equal(t.rows[r].dtype, dt[r]);
+			assert_string_equal(bf_dtype_name(t.rows[r].dtype), dt[r]);
 			assert_int_equal(t.rows[r].n, n[r]);
 		}
 	}

@@ -110,6 +110,56 @@ static void test_unreliable(void **state)
 	assert_int_equal(confident, 0);
 }
 
+/* Issue 28: a failed record's 600-byte reason does not fit a verdict's
+ * 480 bytes of reasons: the cut ends in "..." instead of a silent cut;
+ * 200-byte host names do not fit the 160 bytes of peer names either. */
+static void test_long_text_marked(void **state)
+{
+	struct verdict_input in[8];
+	struct verdict out[8];
+	char reason[601], host[201];
+	size_t len;
+
+	(void)state;
+	memset(reason, 'x', sizeof(reason) - 1);
+	reason[sizeof(reason) - 1] = '\0';
+	memset(host, 'h', sizeof(host) - 1);
+	host[sizeof(host) - 1] = '\0';
+	fleet(in);
+	in[1].status = BF_STATUS_FAIL;
+	in[1].reason = reason;
+	in[2].host = host;
+	verdict_compute(in, 8, NULL, NULL, 0, NULL, 0, out);
+	assert_int_equal(out[1].kind, VERDICT_FAILED);
+	len = strlen(out[1].reasons);
+	assert_int_equal(len, sizeof(out[1].reasons) - 1);
+	assert_string_equal(out[1].reasons + len - 3, "...");
+	len = strlen(out[0].peers);
+	assert_int_equal(len, sizeof(out[0].peers) - 1);
+	assert_string_equal(out[0].peers + len - 3, "...");
+}
+
+/* Issue 28: a reference file's error names its path, which may be
+ * longer than the callers' 512 bytes: the cut ends in "...". */
+static void test_long_path_marked(void **state)
+{
+	struct ref_set s;
+	char name[601], err[512];
+	size_t len;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	memset(name, 'd', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	assert_int_equal(references_parse(&s, "[", name, err, sizeof(err)),
+			 BF_ERR_PARSE);
+	len = strlen(err);
+	assert_int_equal(len, sizeof(err) - 1);
+	assert_string_equal(err + len - 3, "...");
+	assert_memory_equal(err, name, 100);
+	references_free(&s);
+}
+
 static void test_failed(void **state)
 {
 	struct verdict_input in[8];
@@ -517,6 +567,8 @@ int main(void)
 		cmocka_unit_test(test_fleet_peers),
 		cmocka_unit_test(test_unreliable),
 		cmocka_unit_test(test_failed),
+		cmocka_unit_test(test_long_text_marked),
+		cmocka_unit_test(test_long_path_marked),
 		cmocka_unit_test(test_mixed_invalid_short),
 		cmocka_unit_test(test_reference_range),
 		cmocka_unit_test(test_history_step),
