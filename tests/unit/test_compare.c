@@ -1020,10 +1020,12 @@ static char *host_rec_env(const char *hostname, int nenv,
 	return out;
 }
 
-/* Issue 28: a row's host is its key, whole. Two hosts of one run whose
- * 200-byte names differ only in their last byte are two rows (they were
- * cut at 127 bytes to one key: one row, the second host's cell over the
- * first's), each named whole in ctl compare's table. */
+/* Issue 28: a row's host is its key, whole. Two runs of two hosts whose
+ * 200-byte names differ only in their last byte: two rows, one a host,
+ * each matched across the runs (twice as fast in B), each named whole in
+ * ctl compare's table. The key was cut at 127 bytes: a cut key never
+ * matched the next record's whole name, so each (host, column) was a row
+ * of its own (4 rows, no comparison), the hosts shown alike. */
 static void test_long_host_keys(void **state)
 {
 	char *h = host_rec("vm", 2, 5);
@@ -1033,38 +1035,91 @@ static void test_long_host_keys(void **state)
 	char *r2 = bf_xasprintf("%s%s%s", h, g2, summary_rec);
 	char name[2][201], *text;
 	const char *np[] = { name[0], name[1] }, *st[] = { "done", "done" };
-	const char *recs[] = { r1, r2 };
-	struct compare_column cols[1] = { { 0 } };
+	const char *reca[] = { r1, r1 }, *recb[] = { r2, r2 };
+	struct compare_column cols[2] = { { 0 } };
 	struct compare_table *t;
-	struct archive_run *a;
+	struct archive_run *a, *b;
 
 	for (int k = 0; k < 2; k++) {
 		memset(name[k], 'n', 200);
 		name[k][199] = (char)('1' + k);
 		name[k][200] = '\0';
 	}
-	write_run("20261208T080000Z-g001", "complete", 2, np, st, recs);
+	write_run("20261208T080000Z-g001", "complete", 2, np, st, reca);
+	write_run("20261208T081000Z-g011", "complete", 2, np, st, recb);
 	a = load("20261208T080000Z-g001");
+	b = load("20261208T081000Z-g011");
 	cols[0].run = a;
-	t = compare_build(cols, 1, COMPARE_ALPHA);
+	cols[1].run = b;
+	t = compare_build(cols, 2, COMPARE_ALPHA);
 	assert_true(t->by_host);
 	assert_int_equal(t->nrows, 2);
-	assert_string_equal(t->rows[0].host, name[0]);
-	assert_string_equal(t->rows[1].host, name[1]);
-	assert_true(t->rows[0].cells[0].present && t->rows[1].cells[0].present);
-	assert_true(t->rows[0].cells[0].median_gflops <
-		    t->rows[1].cells[0].median_gflops);
+	for (int k = 0; k < 2; k++) {
+		assert_string_equal(t->rows[k].host, name[k]);
+		assert_true(t->rows[k].cells[0].present &&
+			    t->rows[k].cells[1].present);
+		assert_true(t->rows[k].deltas[1].valid);
+		assert_true(fabs(t->rows[k].deltas[1].ratio - 2.0) < 0.01);
+	}
 	text = print_plain(t);
 	for (int k = 0; k < 2; k++)
 		if (!strstr(text, name[k]))
 			fail_msg("host %d not whole in:\n%s", k, text);
 	free(text);
 	compare_free(t);
+	archive_run_free(b);
 	archive_run_free(a);
 	free(r2);
 	free(r1);
 	free(g2);
 	free(g);
+	free(h);
+}
+
+/* Issue 28: a row's device is its key, whole: "cuda:N" has no bound on
+ * its digits in docs/schema.json. Two devices of 25 bytes that differ in
+ * their last digit, in two runs: two rows, each matched across the runs
+ * (the key was cut at 15 bytes: 4 rows, the devices shown alike). */
+static void test_long_device_keys(void **state)
+{
+	const char *dev[] = { "cuda:00000000000000000001",
+			      "cuda:00000000000000000002" };
+	char *h = host_rec("vm", 2, 5), *ga[2], *gb[2], *ra, *rb;
+	const char *np[] = { "local" }, *st[] = { "done" }, *recs[1];
+	struct compare_column cols[2] = { { 0 } };
+	struct compare_table *t;
+	struct archive_run *a, *b;
+
+	for (int k = 0; k < 2; k++) {
+		ga[k] = gemm_rec(dev[k], "fp32", 256, base_ms, 5);
+		gb[k] = gemm_rec(dev[k], "fp32", 256, half_ms, 5);
+	}
+	ra = bf_xasprintf("%s%s%s%s", h, ga[0], ga[1], summary_rec);
+	rb = bf_xasprintf("%s%s%s%s", h, gb[0], gb[1], summary_rec);
+	recs[0] = ra;
+	write_run("20261208T082000Z-g021", "complete", 1, np, st, recs);
+	recs[0] = rb;
+	write_run("20261208T083000Z-g022", "complete", 1, np, st, recs);
+	a = load("20261208T082000Z-g021");
+	b = load("20261208T083000Z-g022");
+	cols[0].run = a;
+	cols[1].run = b;
+	t = compare_build(cols, 2, COMPARE_ALPHA);
+	assert_int_equal(t->nrows, 2);
+	for (int k = 0; k < 2; k++) {
+		assert_string_equal(t->rows[k].device, dev[k]);
+		assert_true(t->rows[k].deltas[1].valid);
+		assert_true(fabs(t->rows[k].deltas[1].ratio - 2.0) < 0.01);
+	}
+	compare_free(t);
+	archive_run_free(b);
+	archive_run_free(a);
+	free(rb);
+	free(ra);
+	for (int k = 0; k < 2; k++) {
+		free(gb[k]);
+		free(ga[k]);
+	}
 	free(h);
 }
 
@@ -1217,6 +1272,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dtype_rows_and_speedups,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_host_keys, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_device_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_cell_reasons, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_env_keys, setup, teardown),
 	};
