@@ -96,7 +96,7 @@ static const char *or_missing(const char *v)
 static int report(const struct preflight *p, const char *workdir, int cluster)
 {
 	char key[17], name[64], buf[1536], hint[1024], what[512];
-	char problem[1536];
+	char *problem;
 	int nbuilt = 0, ours;
 
 	/* fits: os_name 128 and os_id 64 bytes (preflight.h), buf 1536 */
@@ -198,11 +198,14 @@ static int report(const struct preflight *p, const char *workdir, int cluster)
 			     "and run the agent and are not checked here");
 		return 1;
 	}
-	if (preflight_problem(p, workdir, problem, sizeof(problem))) {
-		/* What stops ctl run here, whatever is built. */
+	problem = preflight_problem_text(p, workdir);
+	if (problem) {
+		/* What stops ctl run here, whatever is built: whole, as
+		 * ctl run says it. */
 		printf("  %-11s no: ", "ready");
 		fputs(problem, stdout);
 		putchar('\n');
+		free(problem);
 		return 0;
 	}
 	if (!p->missing) {
