@@ -127,166 +127,136 @@ enum bf_err references_parse(struct ref_set *s, const char *text,
 	return e;
 }
 
-enum bf_err references_parse_json(struct ref_set *s, const struct cJSON *root,
-				  const char *name, char *err, size_t err_len)
+/* The samples' range of a reference row: [*lo, *hi] widened from tf
+ * by each sample (TFLOP/s above 0); 1 when samples is present and not
+ * an array of such numbers. */
+static int sample_range(const cJSON *samples, double tf, double *lo,
+			double *hi)
 {
-	const cJSON *refs, *srcs, *ths, *e;
-	const char *schema, *mode, *why = NULL;
-	struct ref_row *add = NULL;
-	struct verdict_override *ov = NULL;
-	int nadd = 0, nov = 0, i = 0, join;
-	char whybuf[160];
+	const cJSON *x;
 
-	/* As references_parse: a cut of a long path ends in "...". */
-	if (!root || !cJSON_IsObject(root)) {
-		bf_text_fmt(err, err_len, "%s: not a JSON object", name);
-		return BF_ERR_PARSE;
+	*lo = *hi = tf;
+	if (!samples)
+		return 0;
+	if (!cJSON_IsArray(samples))
+		return 1;
+	cJSON_ArrayForEach(x, samples)
+	{
+		if (!cJSON_IsNumber(x) || !(x->valuedouble > 0))
+			return 1;
+		if (!(x->valuedouble >= *lo))
+			*lo = x->valuedouble;
+		if (!(x->valuedouble <= *hi))
+			*hi = x->valuedouble;
 	}
-	schema = str_of(root, "schema");
-	mode = str_of(root, "mode");
-	refs = cJSON_GetObjectItemCaseSensitive(root, "references");
-	srcs = cJSON_GetObjectItemCaseSensitive(root, "sources");
-	ths = cJSON_GetObjectItemCaseSensitive(root, "thresholds");
+	return 0;
+}
+
+/* references[i] (e) into *out, its source looked up in srcs (nfile: the
+ * file's index). NULL, or why it is refused (in whybuf, whylen bytes). */
+static const char *parse_reference(const cJSON *e, int i, const cJSON *srcs,
+				   int nfile, struct ref_row *out,
+				   char *whybuf, size_t whylen)
+{
+	const char *p = str_of(e, "product");
+	const char *d = str_of(e, "dtype");
+	const char *src = str_of(e, "source");
+	int best = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+		e, "best_over_sizes"));
+	const cJSON *sobj;
+	int bad = 0;
+	double n = num_of(e, "n", &bad);
+	double tf = num_of(e, "tflops", &bad);
+	double lo, hi;
+	enum bf_dtype dt;
+
+	/* A best over sizes is listed, never matched (n 0). */
+	if (!isfinite(n) && best)
+		n = 0;
+	bad |= sample_range(cJSON_GetObjectItemCaseSensitive(e, "samples"),
+			    tf, &lo, &hi);
+	if (!cJSON_IsObject(e) || !p || !*p || !d || bad ||
+	    !(n >= 0 && n <= 1048576 && n == floor(n)) || (n == 0 && !best) ||
+	    !(tf > 0) || !src || !*src) {
+		snprintf(whybuf, whylen,
+			 "references[%d] needs product, dtype, n 1..1048576, "
+			 "tflops above 0 and source",
+			 i);
+		return whybuf;
+	}
+	if (bf_dtype_parse(d, &dt) != 0) {
+		snprintf(whybuf, whylen, "references[%d]: unknown dtype", i);
+		return whybuf;
+	}
+	sobj = srcs ? cJSON_GetObjectItemCaseSensitive(srcs, src) : NULL;
+	if (!sobj || !cJSON_IsObject(sobj)) {
+		snprintf(whybuf, whylen,
+			 "references[%d]: source is not in sources", i);
+		return whybuf;
+	}
+	out->product = bf_xstrdup(p);
+	out->dtype = bf_xstrdup(bf_dtype_name(dt));
+	out->n = (int)n;
+	out->low_gflops = lo * 1000;
+	out->high_gflops = hi * 1000;
+	out->source = bf_xstrdup(src);
+	out->tool = dup_or_empty(str_of(sobj, "tool"));
+	out->link = dup_or_empty(str_of(sobj, "link"));
+	out->date = dup_or_empty(str_of(sobj, "date"));
+	out->file = nfile;
+	return NULL;
+}
+
+/* thresholds[i] (e) into *out. NULL, or why it is refused (in whybuf). */
+static const char *parse_override(const cJSON *e, int i,
+				  struct verdict_override *out, char *whybuf,
+				  size_t whylen)
+{
+	const char *p = str_of(e, "product");
+	const char *d = str_of(e, "dtype");
+	const char *why = NULL;
+	enum bf_dtype dt;
+
+	if (!cJSON_IsObject(e) || parse_thresholds(e, &out->t, &why) != 0) {
+		/* fits: why is one of parse_thresholds' texts (< 50 bytes),
+		 * i an int */
+		snprintf(whybuf, whylen, "thresholds[%d]: %s", i,
+			 why ? why : "not an object");
+		return whybuf;
+	}
+	if (d && bf_dtype_parse(d, &dt) != 0) {
+		snprintf(whybuf, whylen, "thresholds[%d]: unknown dtype", i);
+		return whybuf;
+	}
+	out->product = p ? bf_xstrdup(p) : NULL;
+	out->dtype = d ? bf_xstrdup(bf_dtype_name(dt)) : NULL;
+	return NULL;
+}
+
+/* Why a reference file's top level is refused, or NULL. */
+static const char *check_top(const char *schema, const char *mode,
+			     const cJSON *refs, const cJSON *srcs,
+			     const cJSON *ths)
+{
 	if (!schema || strcmp(schema, REFERENCES_SCHEMA) != 0)
-		why = "schema is not \"" REFERENCES_SCHEMA "\"";
-	else if (mode && strcmp(mode, "replace") && strcmp(mode, "add"))
-		why = "mode is neither \"replace\" nor \"add\"";
-	else if (refs && !cJSON_IsArray(refs))
-		why = "references is not an array";
-	else if (srcs && !cJSON_IsObject(srcs))
-		why = "sources is not an object";
-	else if (ths && !cJSON_IsArray(ths))
-		why = "thresholds is not an array";
-	join = mode && strcmp(mode, "add") == 0;
-	if (!why) {
-		int cap = cJSON_GetArraySize(refs) * 2 + 1;
+		return "schema is not \"" REFERENCES_SCHEMA "\"";
+	if (mode && strcmp(mode, "replace") && strcmp(mode, "add"))
+		return "mode is neither \"replace\" nor \"add\"";
+	if (refs && !cJSON_IsArray(refs))
+		return "references is not an array";
+	if (srcs && !cJSON_IsObject(srcs))
+		return "sources is not an object";
+	if (ths && !cJSON_IsArray(ths))
+		return "thresholds is not an array";
+	return NULL;
+}
 
-		add = bf_xcalloc((size_t)cap, sizeof(*add));
-		cJSON_ArrayForEach(e, refs)
-		{
-			const char *p = str_of(e, "product");
-			const char *d = str_of(e, "dtype");
-			const char *src = str_of(e, "source");
-			const cJSON *sobj, *samples;
-			int bad = 0;
-			double n = num_of(e, "n", &bad);
-			double tf = num_of(e, "tflops", &bad);
-			double lo, hi;
-			enum bf_dtype dt;
-
-			i++;
-			/* A best over sizes is listed, never matched (n 0). */
-			if (!isfinite(n) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
-						    e, "best_over_sizes")))
-				n = 0;
-			samples = cJSON_GetObjectItemCaseSensitive(e, "samples");
-			lo = hi = tf;
-			if (samples && cJSON_IsArray(samples)) {
-				const cJSON *x;
-
-				cJSON_ArrayForEach(x, samples)
-				{
-					if (!cJSON_IsNumber(x) ||
-					    !(x->valuedouble > 0)) {
-						bad = 1;
-						break;
-					}
-					if (!(x->valuedouble >= lo))
-						lo = x->valuedouble;
-					if (!(x->valuedouble <= hi))
-						hi = x->valuedouble;
-				}
-			} else if (samples) {
-				bad = 1;
-			}
-			if (!cJSON_IsObject(e) || !p || !*p || !d || bad ||
-			    !(n >= 0 && n <= 1048576 && n == floor(n)) ||
-			    (n == 0 && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
-						    e, "best_over_sizes"))) ||
-			    !(tf > 0) || !src || !*src) {
-				snprintf(whybuf, sizeof(whybuf),
-					 "references[%d] needs product, dtype, "
-					 "n 1..1048576, tflops above 0 and "
-					 "source",
-					 i - 1);
-				why = whybuf;
-				break;
-			}
-			if (bf_dtype_parse(d, &dt) != 0) {
-				snprintf(whybuf, sizeof(whybuf),
-					 "references[%d]: unknown dtype", i - 1);
-				why = whybuf;
-				break;
-			}
-			sobj = srcs ? cJSON_GetObjectItemCaseSensitive(srcs, src)
-				    : NULL;
-			if (!sobj || !cJSON_IsObject(sobj)) {
-				snprintf(whybuf, sizeof(whybuf),
-					 "references[%d]: source is not in "
-					 "sources",
-					 i - 1);
-				why = whybuf;
-				break;
-			}
-			add[nadd].product = bf_xstrdup(p);
-			add[nadd].dtype = bf_xstrdup(bf_dtype_name(dt));
-			add[nadd].n = (int)n;
-			add[nadd].low_gflops = lo * 1000;
-			add[nadd].high_gflops = hi * 1000;
-			add[nadd].source = bf_xstrdup(src);
-			add[nadd].tool = dup_or_empty(str_of(sobj, "tool"));
-			add[nadd].link = dup_or_empty(str_of(sobj, "link"));
-			add[nadd].date = dup_or_empty(str_of(sobj, "date"));
-			add[nadd].file = s->nfiles;
-			nadd++;
-		}
-	}
-	if (!why && ths) {
-		ov = bf_xcalloc((size_t)cJSON_GetArraySize(ths) + 1, sizeof(*ov));
-		i = 0;
-		cJSON_ArrayForEach(e, ths)
-		{
-			const char *p = str_of(e, "product");
-			const char *d = str_of(e, "dtype");
-			enum bf_dtype dt;
-
-			if (!cJSON_IsObject(e) ||
-			    parse_thresholds(e, &ov[nov].t, &why) != 0) {
-				/* fits: why is one of parse_thresholds'
-				 * texts (< 50 bytes), i an int */
-				snprintf(whybuf, sizeof(whybuf),
-					 "thresholds[%d]: %s", i,
-					 why ? why : "not an object");
-				why = whybuf;
-				break;
-			}
-			if (d && bf_dtype_parse(d, &dt) != 0) {
-				snprintf(whybuf, sizeof(whybuf),
-					 "thresholds[%d]: unknown dtype", i);
-				why = whybuf;
-				break;
-			}
-			ov[nov].product = p ? bf_xstrdup(p) : NULL;
-			ov[nov].dtype = d ? bf_xstrdup(bf_dtype_name(dt)) : NULL;
-			nov++;
-			i++;
-		}
-	}
-	if (why) {
-		/* name a path: a cut ends in "..." (see references_parse) */
-		bf_text_fmt(err, err_len, "%s: %s", name, why);
-		for (int k = 0; k < nadd; k++)
-			row_free(&add[k]);
-		for (int k = 0; k < nov; k++) {
-			free((char *)ov[k].product);
-			free((char *)ov[k].dtype);
-		}
-		free(add);
-		free(ov);
-		return BF_ERR_PARSE;
-	}
-	/* replace: drop the earlier files' rows for every key this file
-	 * has. */
+/* Adds a parsed file's rows (add, nadd) and overrides (ov, nov) to s,
+ * taking them over; without join ("replace"), the earlier files' rows
+ * of every key the file has are dropped first. */
+static void merge_file(struct ref_set *s, struct ref_row *add, int nadd,
+		       struct verdict_override *ov, int nov, int join)
+{
 	if (!join) {
 		int w = 0;
 
@@ -318,6 +288,62 @@ enum bf_err references_parse_json(struct ref_set *s, const struct cJSON *root,
 	s->nov += nov;
 	free(ov);
 	s->nfiles++;
+}
+
+enum bf_err references_parse_json(struct ref_set *s, const struct cJSON *root,
+				  const char *name, char *err, size_t err_len)
+{
+	const cJSON *refs, *srcs, *ths, *e, *list;
+	const char *mode, *why;
+	struct ref_row *add;
+	struct verdict_override *ov;
+	int nadd = 0, nov = 0, i = 0;
+	char whybuf[160];
+
+	/* As references_parse: a cut of a long path ends in "...". */
+	if (!root || !cJSON_IsObject(root)) {
+		bf_text_fmt(err, err_len, "%s: not a JSON object", name);
+		return BF_ERR_PARSE;
+	}
+	mode = str_of(root, "mode");
+	refs = cJSON_GetObjectItemCaseSensitive(root, "references");
+	srcs = cJSON_GetObjectItemCaseSensitive(root, "sources");
+	ths = cJSON_GetObjectItemCaseSensitive(root, "thresholds");
+	why = check_top(str_of(root, "schema"), mode, refs, srcs, ths);
+	add = bf_xcalloc((size_t)cJSON_GetArraySize(refs) + 1, sizeof(*add));
+	ov = bf_xcalloc((size_t)cJSON_GetArraySize(ths) + 1, sizeof(*ov));
+	list = why ? NULL : refs;
+	cJSON_ArrayForEach(e, list)
+	{
+		why = parse_reference(e, i++, srcs, s->nfiles, &add[nadd],
+				      whybuf, sizeof(whybuf));
+		if (why)
+			break;
+		nadd++;
+	}
+	i = 0;
+	list = why ? NULL : ths;
+	cJSON_ArrayForEach(e, list)
+	{
+		why = parse_override(e, i++, &ov[nov], whybuf, sizeof(whybuf));
+		if (why)
+			break;
+		nov++;
+	}
+	if (why) {
+		/* name a path: a cut ends in "..." (see references_parse) */
+		bf_text_fmt(err, err_len, "%s: %s", name, why);
+		for (int k = 0; k < nadd; k++)
+			row_free(&add[k]);
+		for (int k = 0; k < nov; k++) {
+			free((char *)ov[k].product);
+			free((char *)ov[k].dtype);
+		}
+		free(add);
+		free(ov);
+		return BF_ERR_PARSE;
+	}
+	merge_file(s, add, nadd, ov, nov, mode && strcmp(mode, "add") == 0);
 	return BF_OK;
 }
 
