@@ -59,24 +59,35 @@ static double point_y(double v, double max)
 	return H - B - v / max * (H - B - T);
 }
 
-void report_history_chart(FILE *out, const struct history *h)
-{
-	/* Each run's settings (from the series it is a point of; -1: none),
-	 * and where they differ from the run before with any. */
-	int *run_settings = bf_xcalloc((size_t)h->nruns + 1, sizeof(*run_settings));
-	int *settings_at = bf_xcalloc((size_t)h->nruns + 1, sizeof(*settings_at));
-	const char **why = bf_xcalloc((size_t)h->nruns + 1, sizeof(*why));
-	int step, any_series = 0, prev = -1;
-	double max = 0;
+/* Where each run's settings differ from the run before with any: per
+ * run (nruns entries each, caller frees) the settings index from there
+ * (-1: no change) and what differs (static text or NULL); *max gets the
+ * largest median GFLOP/s of any point. */
+struct settings_marks {
+	int *at;
+	const char **why;
+};
 
+static struct settings_marks settings_marks(const struct history *h,
+					    double *max)
+{
+	int *run_settings = bf_xcalloc((size_t)h->nruns + 1,
+				       sizeof(*run_settings));
+	struct settings_marks m = {
+		bf_xcalloc((size_t)h->nruns + 1, sizeof(*m.at)),
+		bf_xcalloc((size_t)h->nruns + 1, sizeof(*m.why)),
+	};
+	int prev = -1;
+
+	*max = 0;
 	for (int i = 0; i < h->nruns; i++)
-		run_settings[i] = settings_at[i] = -1;
+		run_settings[i] = m.at[i] = -1;
 	for (int j = 0; j < h->nseries; j++) {
 		const struct history_series *s = &h->series[j];
 
 		for (int k = 0; k < s->npoints; k++) {
-			if (s->points[k].median_gflops > max)
-				max = s->points[k].median_gflops;
+			if (s->points[k].median_gflops > *max)
+				*max = s->points[k].median_gflops;
 			if (s->points[k].run >= 0 && s->points[k].run < h->nruns)
 				run_settings[s->points[k].run] = s->settings;
 		}
@@ -88,22 +99,26 @@ void report_history_chart(FILE *out, const struct history *h)
 			continue;
 		if (prev >= 0 && k != run_settings[prev] && k < h->nsettings &&
 		    run_settings[prev] < h->nsettings) {
-			settings_at[i] = k;
-			why[i] = bf_rec_options_differ(&h->settings[k]->options,
-						       &h->settings[run_settings[prev]]->options);
+			m.at[i] = k;
+			m.why[i] = bf_rec_options_differ(
+				&h->settings[k]->options,
+				&h->settings[run_settings[prev]]->options);
 		}
 		prev = i;
 	}
-	fprintf(out, "<h3>");
-	report_html_escape(out, h->host);
-	fprintf(out, ": %d run%s</h3>\n", h->nruns, h->nruns == 1 ? "" : "s");
-	if (!(max > 0) || h->nruns == 0) {
-		fprintf(out, "<p>No passing GEMM result in its runs.</p>\n");
-		free(why);
-		free(settings_at);
-		free(run_settings);
-		return;
-	}
+	free(run_settings);
+	return m;
+}
+
+/* The chart's frame: the svg element, both axes with their ticks (every
+ * k-th run number, so that they stay apart, and the last; a run whose
+ * settings change marked), and the dashed line where settings change,
+ * what differs on hover. */
+static void chart_frame(FILE *out, const struct history *h, double max,
+			const struct settings_marks *m)
+{
+	int step;
+
 	fprintf(out, "<div class=\"roof\"><svg class=\"chart history\" width=\"%d\" "
 		     "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
 		     "aria-label=\"history\" xmlns=\"http://www.w3.org/2000/svg\">\n",
@@ -119,7 +134,6 @@ void report_history_chart(FILE *out, const struct history *h)
 	fprintf(out, "<text x=\"12\" y=\"%d\" class=\"unit\" transform=\"rotate(-90 12 %d)\" "
 		     "text-anchor=\"middle\">GFLOP/s</text>\n",
 		(T + H - B) / 2, (T + H - B) / 2);
-	/* Every k-th run number, so that they stay apart, and the last. */
 	step = h->nruns > 1 ? (int)ceil(TICK_GAP / ((double)(W - L - R) /
 						   (h->nruns - 1))) : 1;
 	step = step < 1 ? 1 : step;
@@ -128,64 +142,70 @@ void report_history_chart(FILE *out, const struct history *h)
 			fprintf(out, "<text x=\"%.1f\" y=\"%d\" class=\"tick\" "
 				     "text-anchor=\"middle\">%d%s</text>\n",
 				run_x(h, i), H - B + 14, i + 1,
-				settings_at[i] >= 0 ? "\xe2\x89\xa0" : "");
+				m->at[i] >= 0 ? "\xe2\x89\xa0" : "");
 	fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"unit\" text-anchor=\"middle\">"
 		     "run</text>\n", (L + W - R) / 2, H - 2);
-	/* Where the settings change: a dashed line, what differs on
-	 * hover. */
 	for (int i = 0; i < h->nruns; i++) {
-		if (settings_at[i] < 0)
+		if (m->at[i] < 0)
 			continue;
 		fprintf(out, "<line class=\"settings\" x1=\"%.1f\" y1=\"%d\" "
 			     "x2=\"%.1f\" y2=\"%d\" stroke=\"#888\" "
 			     "stroke-dasharray=\"4 3\"><title>settings %d from here",
-			run_x(h, i), T, run_x(h, i), H - B, settings_at[i] + 1);
-		if (why[i]) {
+			run_x(h, i), T, run_x(h, i), H - B, m->at[i] + 1);
+		if (m->why[i]) {
 			fputs(": ", out);
-			report_html_escape(out, why[i]);
+			report_html_escape(out, m->why[i]);
 			fputs(" differs", out);
 		}
 		fprintf(out, "</title></line>\n");
 	}
-	for (int j = 0; j < h->nseries; j++) {
-		const struct history_series *s = &h->series[j];
-		const char *color = report_series_color(j);
+}
 
-		if (s->npoints == 0)
-			continue;
-		any_series = 1;
-		fprintf(out, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"2\" d=\"",
-			color);
-		for (int k = 0; k < s->npoints; k++)
-			fprintf(out, "%c%.1f %.1f", k ? 'L' : 'M',
-				run_x(h, s->points[k].run),
-				point_y(s->points[k].median_gflops, max));
-		fprintf(out, "\"/>\n");
-		for (int k = 0; k < s->npoints; k++) {
-			fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\">"
-				     "<title>run %d, ", run_x(h, s->points[k].run),
-				point_y(s->points[k].median_gflops, max), color,
-				s->points[k].run + 1);
-			report_html_escape(out, s->device);
-			fputs(" ", out);
-			report_html_escape(out, bf_dtype_name(s->dtype));
-			fprintf(out, " n=%d: %.1f GFLOP/s</title></circle>\n", s->n,
-				s->points[k].median_gflops);
-		}
-		/* Each change point: a marked line at its first run after. */
-		for (int c = 0; c < s->nchanges; c++) {
-			const struct history_change *ch = &s->changes[c];
-			double x = run_x(h, s->points[ch->cp.at].run);
+/* One series: its line, a point per run with its figure on hover, and
+ * each change point as a marked line at its first run after. */
+static void chart_series(FILE *out, const struct history *h, int j,
+			 double max)
+{
+	const struct history_series *s = &h->series[j];
+	const char *color = report_series_color(j);
 
-			fprintf(out, "<g class=\"change\"><line x1=\"%.1f\" y1=\"%d\" "
-				     "x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" "
-				     "stroke-width=\"3\" opacity=\"0.5\"/>"
-				     "<path d=\"M%.1f %d l5 -8 l5 8 z\" fill=\"%s\"/>",
-				x, T, x, H - B, color, x - 5, T + 8, color);
-			change_title(out, ch);
-			fprintf(out, "</g>\n");
-		}
+	fprintf(out, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"2\" d=\"",
+		color);
+	for (int k = 0; k < s->npoints; k++)
+		fprintf(out, "%c%.1f %.1f", k ? 'L' : 'M',
+			run_x(h, s->points[k].run),
+			point_y(s->points[k].median_gflops, max));
+	fprintf(out, "\"/>\n");
+	for (int k = 0; k < s->npoints; k++) {
+		fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\">"
+			     "<title>run %d, ", run_x(h, s->points[k].run),
+			point_y(s->points[k].median_gflops, max), color,
+			s->points[k].run + 1);
+		report_html_escape(out, s->device);
+		fputs(" ", out);
+		report_html_escape(out, bf_dtype_name(s->dtype));
+		fprintf(out, " n=%d: %.1f GFLOP/s</title></circle>\n", s->n,
+			s->points[k].median_gflops);
 	}
+	for (int c = 0; c < s->nchanges; c++) {
+		const struct history_change *ch = &s->changes[c];
+		double x = run_x(h, s->points[ch->cp.at].run);
+
+		fprintf(out, "<g class=\"change\"><line x1=\"%.1f\" y1=\"%d\" "
+			     "x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" "
+			     "stroke-width=\"3\" opacity=\"0.5\"/>"
+			     "<path d=\"M%.1f %d l5 -8 l5 8 z\" fill=\"%s\"/>",
+			x, T, x, H - B, color, x - 5, T + 8, color);
+		change_title(out, ch);
+		fprintf(out, "</g>\n");
+	}
+}
+
+/* Under the chart: the key (a swatch per series with points) and the
+ * runs in order, where settings change and what differs. */
+static void chart_key(FILE *out, const struct history *h, int any_series,
+		      const struct settings_marks *m)
+{
 	fprintf(out, "</svg>\n<div class=\"key\"><p>");
 	for (int j = 0; j < h->nseries && any_series; j++) {
 		const struct history_series *s = &h->series[j];
@@ -213,12 +233,12 @@ void report_history_chart(FILE *out, const struct history *h)
 		report_html_escape(out, h->runs[i]->run_id);
 		fputs(" ", out);
 		report_html_escape(out, h->runs[i]->started_at);
-		if (settings_at[i] >= 0) {
+		if (m->at[i] >= 0) {
 			fprintf(out, " <span class=\"differs\">\xe2\x89\xa0 settings %d "
-				     "from here", settings_at[i] + 1);
-			if (why[i]) {
+				     "from here", m->at[i] + 1);
+			if (m->why[i]) {
 				fputs(": ", out);
-				report_html_escape(out, why[i]);
+				report_html_escape(out, m->why[i]);
 				fputs(" differs", out);
 			}
 			fputs("</span>", out);
@@ -226,7 +246,29 @@ void report_history_chart(FILE *out, const struct history *h)
 		fputs("</li>\n", out);
 	}
 	fputs("</ol></div></div>\n", out);
-	free(why);
-	free(settings_at);
-	free(run_settings);
+}
+
+void report_history_chart(FILE *out, const struct history *h)
+{
+	double max;
+	struct settings_marks m = settings_marks(h, &max);
+	int any_series = 0;
+
+	fprintf(out, "<h3>");
+	report_html_escape(out, h->host);
+	fprintf(out, ": %d run%s</h3>\n", h->nruns, h->nruns == 1 ? "" : "s");
+	if (!(max > 0) || h->nruns == 0) {
+		fprintf(out, "<p>No passing GEMM result in its runs.</p>\n");
+	} else {
+		chart_frame(out, h, max, &m);
+		for (int j = 0; j < h->nseries; j++) {
+			if (h->series[j].npoints == 0)
+				continue;
+			any_series = 1;
+			chart_series(out, h, j, max);
+		}
+		chart_key(out, h, any_series, &m);
+	}
+	free(m.why);
+	free(m.at);
 }
