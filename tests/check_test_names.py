@@ -6,7 +6,7 @@ name in a predictable place").
 The rule (tests/unit/CMakeLists.txt says it too): every C test is
 tests/unit/test_<name>.c, and <name> is
   * the stem of a source under agent/, controller/ or common/
-    (test_inventory.c tests controller/run/inventory.c), or
+    (test_preflight.c tests controller/run/preflight.c), or
   * such a stem, an underscore and a topic (test_stats_mwu.c: the
     Mann-Whitney U test of common/stats.c), or
   * the name of a folder there, for a test of the folder as a whole
