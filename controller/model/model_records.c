@@ -322,7 +322,7 @@ static void add_gemm(struct model_state *m, int host,
 	bf_text_sanitize_inplace(r->unreliable);
 	if (m->hosts[host].shared)
 		mark_shared(r);
-	bf_text_sanitize(r->reason, sizeof(r->reason), str_or(g->reason, ""));
+	r->reason = model_keep_sanitized(m, g->reason);
 	if (!bf_rec_gemm_consistent(g, why, sizeof(why))) {
 		/* A record that contradicts itself has no speed. */
 		r->status = BF_STATUS_FAIL;
@@ -330,7 +330,7 @@ static void add_gemm(struct model_state *m, int host,
 		r->fraction_of_roofline = r->gflop_per_joule = NAN;
 		r->fraction_of_reference = NAN;
 		r->below_reference = -1;
-		bf_text_sanitize(r->reason, sizeof(r->reason), why);
+		r->reason = model_keep_sanitized(m, why);
 	}
 	r->prev_gflops = baseline_gflops(m, r);
 	recent_note(m, (int)(r - m->rows));
@@ -365,7 +365,7 @@ static void add_bandwidth(struct model_state *m, int host,
 	e->status = b->status;
 	e->median_gbps = b->median_gbps;
 	e->array_bytes = b->measured ? b->array_bytes : NAN;
-	bf_text_sanitize(e->reason, sizeof(e->reason), str_or(b->reason, ""));
+	e->reason = model_keep_sanitized(m, b->reason);
 }
 
 static void add_batching(struct model_state *m, int host,
@@ -384,7 +384,7 @@ static void add_batching(struct model_state *m, int host,
 	e->single_ms = b->measured ? b->single_ms : NAN;
 	e->batch_ms = b->measured ? b->batch_ms : NAN;
 	e->rows = b->measured ? b->rows : 0;
-	bf_text_sanitize(e->reason, sizeof(e->reason), str_or(b->reason, ""));
+	e->reason = model_keep_sanitized(m, b->reason);
 }
 
 static void why_add(char *out, size_t len, const char *fmt, ...)
@@ -624,15 +624,14 @@ static int device_was_asked(const char *asked, const char *device)
 	return !*asked || strcmp(asked, device) == 0;
 }
 
-int model_host_measured_nothing(struct model *mm, int host, char *why,
-				size_t why_len)
+int model_host_measured_nothing(struct model *mm, int host, char **why)
 {
 	struct model_state *m = mm->st;
 	const struct model_host *h = &m->hosts[host];
 	const char *asked, *reason = "";
 	int ran = 0, skipped = 0, nothing;
 
-	why[0] = '\0';
+	*why = NULL;
 	model_lock(m);
 	asked = h->device_asked;
 	for (int i = 0; i < m->nrows; i++) {
@@ -643,21 +642,20 @@ int model_host_measured_nothing(struct model *mm, int host, char *why,
 		if (r->status == BF_STATUS_PASS || r->status == BF_STATUS_FAIL) {
 			ran++;
 		} else {
-			if (!skipped)
+			if (!skipped && r->reason)
 				reason = r->reason;
 			skipped++;
 		}
 	}
 	nothing = h->saw_plan && ran == 0;
-	/* The first skipped row's reason (<= 159 bytes, model_row) and
-	 * the rest (< 50) fit cmd_run's 256 bytes; a cut ends in "...". */
 	if (nothing && skipped)
-		bf_text_fmt(why, why_len, "no%s%s GEMM ran: %d skipped%s%s%s",
-			    *asked ? " " : "", asked, skipped,
-			    *reason ? " (" : "", reason, *reason ? ")" : "");
+		*why = bf_xasprintf("no%s%s GEMM ran: %d skipped%s%s%s",
+				    *asked ? " " : "", asked, skipped,
+				    *reason ? " (" : "", reason,
+				    *reason ? ")" : "");
 	else if (nothing)
-		bf_text_fmt(why, why_len, "no%s%s GEMM ran: none planned",
-			    *asked ? " " : "", asked);
+		*why = bf_xasprintf("no%s%s GEMM ran: none planned",
+				    *asked ? " " : "", asked);
 	model_unlock(m);
 	return nothing;
 }

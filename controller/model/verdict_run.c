@@ -218,8 +218,9 @@ void verdict_snapshot(const struct model_snapshot *s,
 		in[i].n = r->n;
 		in[i].occurrence = r->occurrence;
 		in[i].status = r->status;
-		in[i].invalid = strncmp(r->reason, "invalid:", 8) == 0;
-		in[i].reason = r->reason[0] ? r->reason : NULL;
+		in[i].invalid = r->reason &&
+				strncmp(r->reason, "invalid:", 8) == 0;
+		in[i].reason = r->reason && r->reason[0] ? r->reason : NULL;
 		in[i].gflops = r->gflops;
 		in[i].peak_gflops = r->peak_gflops;
 		in[i].bound_gflops = NAN;

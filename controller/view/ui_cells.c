@@ -178,8 +178,9 @@ enum ui_tone ui_host_state_text(const struct model_host *h, char *buf,
 		snprintf(buf, len, "done");
 		return UI_TONE_NORMAL;
 	case HOST_FAILED:
-		bf_text_fmt(buf, len, "failed%s%s", h->reason[0] ? ": " : "",
-			    h->reason);
+		bf_text_fmt(buf, len, "failed%s%s",
+			    h->reason && h->reason[0] ? ": " : "",
+			    h->reason ? h->reason : "");
 		return UI_TONE_BAD;
 	case HOST_INTERRUPTED:
 		snprintf(buf, len, "interrupted");

@@ -150,7 +150,8 @@ static int row_unreliable(const struct model_row *r)
 /* Whether a row, bandwidth or batching entry gets a reason note. */
 static int has_note(enum bf_status st, const char *reason)
 {
-	return (st == BF_STATUS_FAIL || st == BF_STATUS_SKIPPED) && reason[0];
+	return (st == BF_STATUS_FAIL || st == BF_STATUS_SKIPPED) && reason &&
+	       reason[0];
 }
 
 /* Whether entry host h is pass's: hosts in the run's order (the command

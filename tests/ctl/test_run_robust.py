@@ -338,6 +338,31 @@ class Robust(unittest.TestCase):
         with open(os.path.join(d, h["log_file"]), "rb") as f:
             self.assertNotIn(b"\x1b[5m", f.read().split(b"agent: ")[0])
 
+    def test_long_reason_whole(self):
+        # Issue 28: the agent's last words, 2000 bytes, are the host's
+        # reason whole (ctl kept 512 of them, ending in "...") in ctl
+        # run's progress line and table, in run.json and in ctl show.
+        words = " ".join("w%d" % i for i in range(400))
+        last = ("agent: " + words + " " + "x" * 2000)[:1997] + "END"
+        agent = self.fake_agent(
+            'cat "$d/records.ndjson"\n'
+            "printf '%%s\\n' '%s' >&2\n"
+            "exit 4\n" % last, REAL)
+        p = self.ctl(agent)
+        self.assertEqual(p.returncode, EXIT_HOSTS_FAILED, p)
+        reason = "agent exited with status 4: " + last
+        out = p.stdout.decode()
+        self.assertIn("[local] failed: " + reason + "\n", out)
+        self.assertIn("local: failed: " + reason + "\n", out)
+        d, run, h = self.archive()
+        self.assertEqual(h["reason"], reason)
+        s = subprocess.run([CTL, "show", run["run_id"], "--results",
+                            self.results], cwd=self.tmp,
+                           capture_output=True, text=True, timeout=120,
+                           stdin=subprocess.DEVNULL)
+        self.assertIn("local: failed: " + reason + "\n", s.stdout,
+                      s.stdout + s.stderr)
+
     # -- volume ------------------------------------------------------------
 
     def test_garbage_flood_is_summarised(self):

@@ -185,7 +185,7 @@ static void test_cells_and_ratios(void **state)
 	(void)state;
 	add_row(m, 0, "cpu", "fp32", 512, 40.0);
 	add_row(m, 0, "cpu", "fp16", 512, NAN)->status = BF_STATUS_SKIPPED;
-	snprintf(m->rows[1].reason, sizeof(m->rows[1].reason), "no cblas_shgemm");
+	m->rows[1].reason = strdup("no cblas_shgemm"); /* the snapshot's */
 	r = add_row(m, 1, "cpu", "fp32", 512, 192.0);
 	r->reliable = 0;
 	snprintf(r->unreliable, sizeof(r->unreliable),
