@@ -133,6 +133,7 @@ void verdict_run_free(struct verdict_run *vr)
 	if (!vr)
 		return;
 	free(vr->in);
+	verdict_clear(vr->out, vr->n);
 	free(vr->out);
 	free(vr->host);
 	for (int i = 0; vr->peer_keys && i < vr->n; i++)
