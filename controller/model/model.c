@@ -192,7 +192,8 @@ static void free_reasons(struct model_snapshot *s)
 {
 	for (int i = 0; s->hosts && i < s->nhosts; i++) {
 		free((char *)s->hosts[i].reason);
-		s->hosts[i].reason = NULL;
+		free((char *)s->hosts[i].baseline_note);
+		s->hosts[i].reason = s->hosts[i].baseline_note = NULL;
 	}
 	for (int i = 0; s->rows && i < s->nrows; i++) {
 		free((char *)s->rows[i].reason);
@@ -212,8 +213,11 @@ static void free_reasons(struct model_snapshot *s)
  * copies (reason_copy). */
 static void copy_reasons(struct model_snapshot *s)
 {
-	for (int i = 0; i < s->nhosts; i++)
+	for (int i = 0; i < s->nhosts; i++) {
 		s->hosts[i].reason = reason_copy(s->hosts[i].reason);
+		s->hosts[i].baseline_note =
+			reason_copy(s->hosts[i].baseline_note);
+	}
 	for (int i = 0; i < s->nrows; i++)
 		s->rows[i].reason = reason_copy(s->rows[i].reason);
 	for (int i = 0; i < s->nbandwidth; i++)
@@ -336,10 +340,12 @@ void model_set_baseline_info(struct model *m, int host, const char *run_id,
 	 * archive_baseline's run_id, char[64] as baseline_run */
 	snprintf(h->baseline_run, sizeof(h->baseline_run), "%s",
 		 run_id ? run_id : "");
-	/* A note for the tables' legend: a cut ends in "..." (it names
-	 * two hostnames at most: "hostname differs (x, y)"). */
-	bf_text_fmt(h->baseline_note, sizeof(h->baseline_note), "%s",
-		    note ? note : "");
+	/* A note for the tables' legend, whole (it names two hostnames at
+	 * most: "hostname differs (x, y)"). A new one replaces the last,
+	 * which the model keeps until model_free (model_types.h). */
+	if (!note || !h->baseline_note || strcmp(note, h->baseline_note) != 0)
+		h->baseline_note = model_keep_text(m->st,
+						   bf_xstrdup(note ? note : ""));
 	m->st->version++;
 	model_unlock(m->st);
 }

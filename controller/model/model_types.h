@@ -29,7 +29,7 @@ enum host_state {
 
 /*
  * The reasons (model_row's, model_host's, model_bandwidth's and
- * model_batching's `reason`) are whole texts of any length, never cut:
+ * model_batching's `reason`, model_host's baseline_note) are whole texts of any length, never cut:
  * sanitised for a terminal, NULL or "" when there is none. Who owns one:
  *  - in the model, the model: it keeps every reason it was given
  *    (model_keep_text, model_internal.h) unchanged until model_free, so
@@ -175,8 +175,10 @@ struct model_host {
 	char hostname[128];     /* from the host record */
 	char slurm_job[32];     /* Slurm job id of a cluster node; "" */
 	char baseline_run[64];  /* the run Δ% compares with; "" none */
-	char baseline_note[160]; /* why there is none ("different machine:
-				  * host key differs from run ..."); "" */
+	const char *baseline_note; /* why there is none ("different
+				  * machine: host key differs from run
+				  * ..."): whole, owned as the reasons
+				  * (above); NULL or "" none */
 	uint64_t started_ns, ended_ns;
 	/* Progress on the long work before the sweep (model_set_upload,
 	 * model_set_build_steps): the agent's sources uploaded, in bytes,

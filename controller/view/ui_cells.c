@@ -120,7 +120,7 @@ char *ui_delta_note(const struct model_snapshot *snap, int utf8)
 		const struct model_host *h = &snap->hosts[i];
 		char *more;
 
-		if (!h->baseline_note[0])
+		if (!h->baseline_note || !h->baseline_note[0])
 			continue;
 		more = bf_xasprintf("%s%s%s n/a for %s: %s", note ? note : "",
 				    note ? "; " : "", utf8 ? "\xce\x94%" : "chg%",
