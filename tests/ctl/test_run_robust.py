@@ -363,6 +363,40 @@ class Robust(unittest.TestCase):
         self.assertIn("local: failed: " + reason + "\n", s.stdout,
                       s.stdout + s.stderr)
 
+    def test_long_row_reason_whole(self):
+        # Issue 28: a failed GEMM's 1500-byte reason is whole in the
+        # verdict's line of ctl run and ctl show (the model kept 160
+        # bytes of it, the verdict 480), and its note under the table
+        # holds it whole, wrapped at spaces (and within its 1200-byte
+        # word).
+        r = recs()
+        g = [x for x in r if x["type"] == "gemm"][1]
+        words = " ".join("r%d" % i for i in range(300))
+        reason = ("verification failed: " + words + " " +
+                  "z" * 1500)[:1497] + "END"
+        g.update(status="fail", reason=reason, gflops=None,
+                 fraction_of_peak=None, fraction_of_roofline=None)
+        agent = self.fake_agent('cat "$d/records.ndjson"\n',
+                                [dump(x) for x in r])
+        p = self.ctl(agent)
+        out = p.stdout.decode()
+        self.assertEqual(p.returncode, 1, out + p.stderr.decode())
+        self.assertRegex(out, r"\nlocal cpu FAILED: fp32 n=%d n/a, %s "
+                         % (g["n"], re.escape(reason)))
+        note = re.search(r"\n\[(\d+)\] verification failed: (.*?)\n\n",
+                         out, re.S)
+        self.assertIsNotNone(note, out)
+        self.assertEqual("verification failed: " +
+                         re.sub(r"\n +", " ", note.group(2))
+                         .replace("zzz ", "zzz"), reason)
+        d, run, h = self.archive()
+        s = subprocess.run([CTL, "show", run["run_id"], "--results",
+                            self.results], cwd=self.tmp,
+                           capture_output=True, text=True, timeout=120,
+                           stdin=subprocess.DEVNULL)
+        self.assertIn("local cpu FAILED: fp32 n=%d n/a, %s " %
+                      (g["n"], reason), s.stdout, s.stdout + s.stderr)
+
     # -- volume ------------------------------------------------------------
 
     def test_garbage_flood_is_summarised(self):
