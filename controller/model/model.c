@@ -197,7 +197,8 @@ static void free_reasons(struct model_snapshot *s)
 	}
 	for (int i = 0; s->rows && i < s->nrows; i++) {
 		free((char *)s->rows[i].reason);
-		s->rows[i].reason = NULL;
+		free((char *)s->rows[i].unreliable);
+		s->rows[i].reason = s->rows[i].unreliable = NULL;
 	}
 	for (int i = 0; s->bandwidth && i < s->nbandwidth; i++) {
 		free((char *)s->bandwidth[i].reason);
@@ -218,8 +219,10 @@ static void copy_reasons(struct model_snapshot *s)
 		s->hosts[i].baseline_note =
 			reason_copy(s->hosts[i].baseline_note);
 	}
-	for (int i = 0; i < s->nrows; i++)
+	for (int i = 0; i < s->nrows; i++) {
 		s->rows[i].reason = reason_copy(s->rows[i].reason);
+		s->rows[i].unreliable = reason_copy(s->rows[i].unreliable);
+	}
 	for (int i = 0; i < s->nbandwidth; i++)
 		s->bandwidth[i].reason = reason_copy(s->bandwidth[i].reason);
 	for (int i = 0; i < s->nbatching; i++)

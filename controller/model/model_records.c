@@ -227,30 +227,36 @@ static const char *str_or(const char *s, const char *dflt)
 	return s ? s : dflt;
 }
 
-/* The reasons of g's unreliable_reasons, "; "-joined into buf; a cut
- * (more than len - 1 bytes of reasons) ends in "..." (bf_text_appendf),
- * and the reasons after it are left out. */
-static void join_reasons(char *buf, size_t len, const struct bf_rec_gemm *g)
+/* The reasons of g's unreliable_reasons, "; "-joined, whole, sanitised
+ * and kept by the model (model_keep_text). */
+static const char *join_reasons(struct model_state *m,
+				const struct bf_rec_gemm *g)
 {
-	buf[0] = '\0';
-	for (int i = 0; i < g->nunreliable; i++)
-		if (!bf_text_appendf(buf, len, "%s%s", i ? "; " : "",
-				     g->unreliable_reasons[i] ?
-					     g->unreliable_reasons[i] : "?"))
-			break;
+	char *buf = bf_xstrdup("");
+
+	for (int i = 0; i < g->nunreliable; i++) {
+		char *more = bf_xasprintf("%s%s%s", buf, i ? "; " : "",
+					  g->unreliable_reasons[i] ?
+						  g->unreliable_reasons[i] : "?");
+
+		free(buf);
+		buf = more;
+	}
+	return model_keep_text(m, bf_text_sanitize_inplace(buf));
 }
 
 /* Row r was measured at the same time as another host of its machine:
  * unreliable, for MODEL_SHARED_REASON (added once). */
-static void mark_shared(struct model_row *r)
+static void mark_shared(struct model_state *m, struct model_row *r)
 {
-	size_t used = strlen(r->unreliable);
+	const char *was = r->unreliable ? r->unreliable : "";
 
-	if (strstr(r->unreliable, MODEL_SHARED_REASON))
+	if (strstr(was, MODEL_SHARED_REASON))
 		return;
 	r->reliable = 0;
-	bf_text_appendf(r->unreliable, sizeof(r->unreliable), "%s%s",
-			used ? "; " : "", MODEL_SHARED_REASON);
+	r->unreliable = model_keep_text(m, bf_xasprintf("%s%s%s", was,
+							*was ? "; " : "",
+							MODEL_SHARED_REASON));
 }
 
 static void add_gemm(struct model_state *m, int host,
@@ -318,10 +324,9 @@ static void add_gemm(struct model_state *m, int host,
 		   strcmp(g->bound, BF_BOUND_MEMORY) == 0 ? 'M' :
 		   strcmp(g->bound, BF_BOUND_COMPUTE) == 0 ? 'C' : 0;
 	r->reliable = g->reliable;
-	join_reasons(r->unreliable, sizeof(r->unreliable), g);
-	bf_text_sanitize_inplace(r->unreliable);
+	r->unreliable = join_reasons(m, g);
 	if (m->hosts[host].shared)
-		mark_shared(r);
+		mark_shared(m, r);
 	r->reason = model_keep_sanitized(m, g->reason);
 	if (!bf_rec_gemm_consistent(g, why, sizeof(why))) {
 		/* A record that contradicts itself has no speed. */
@@ -737,7 +742,7 @@ void model_set_machine(struct model *m, int host, const char *names,
 	h->shared = shared;
 	for (int i = 0; shared && i < st->nrows; i++)
 		if (st->rows[i].host == host)
-			mark_shared(&st->rows[i]);
+			mark_shared(st, &st->rows[i]);
 	st->version++;
 	model_unlock(st);
 }

@@ -29,7 +29,8 @@ enum host_state {
 
 /*
  * The reasons (model_row's, model_host's, model_bandwidth's and
- * model_batching's `reason`, model_host's baseline_note) are whole texts of any length, never cut:
+ * model_batching's `reason`, model_row's unreliable, model_host's
+ * baseline_note) are whole texts of any length, never cut:
  * sanitised for a terminal, NULL or "" when there is none. Who owns one:
  *  - in the model, the model: it keeps every reason it was given
  *    (model_keep_text, model_internal.h) unchanged until model_free, so
@@ -78,7 +79,8 @@ struct model_row {
 	char bound;                  /* 'M' memory, 'C' compute, 0 unknown */
 	double fraction_of_roofline; /* gflops / roofline_gflops */
 	int reliable;      /* the agent's verdict: 1, 0, -1 unknown */
-	char unreliable[320]; /* its reasons, "; "-joined; "" when none */
+	const char *unreliable; /* its reasons, "; "-joined, whole; owned as
+				 * reason (above); NULL or "" when none */
 	double vs_fp32;    /* this dtype's GFLOP/s over fp32's, same device */
 	double gpu_vs_cpu; /* fp32 on a GPU over fp32 on the host's CPU */
 	char recent_note[48]; /* "slower than its last 5 runs" (recent.h);

@@ -144,7 +144,8 @@ void ui_notes_free(struct ui_notes *ns)
 /* Whether a GEMM row is unreliable with a figure to show. */
 static int row_unreliable(const struct model_row *r)
 {
-	return r->reliable == 0 && !isnan(r->gflops) && r->unreliable[0];
+	return r->reliable == 0 && !isnan(r->gflops) && r->unreliable &&
+	       r->unreliable[0];
 }
 
 /* Whether a row, bandwidth or batching entry gets a reason note. */

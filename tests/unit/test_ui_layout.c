@@ -20,6 +20,7 @@
 #include "model/model.h"
 #include "view/ui_layout.h"
 #include "view/ui_notes.h"
+#include "xmalloc.h"
 
 /* ---- fixtures ---------------------------------------------------------- */
 
@@ -819,9 +820,9 @@ static void test_long_notes_whole(void **state)
 	memcpy(b2, b, sizeof(b));
 	b2[sizeof(b2) - 2] = 'Z'; /* like b but for its last byte */
 	r->reliable = 0;
-	snprintf(r->unreliable, sizeof(r->unreliable), "%s; %s", a, b);
+	r->unreliable = bf_xasprintf("%s; %s", a, b); /* the snapshot's */
 	r2->reliable = 0;
-	snprintf(r2->unreliable, sizeof(r2->unreliable), "%s; %s", a, b2);
+	r2->unreliable = bf_xasprintf("%s; %s", a, b2);
 	n = ui_note_lines(m, 0, &l);
 	assert_int_equal(n, 3);
 	assert_true(strncmp(l[0].text, "?1 ", 3) == 0);

@@ -188,8 +188,7 @@ static void test_cells_and_ratios(void **state)
 	m->rows[1].reason = strdup("no cblas_shgemm"); /* the snapshot's */
 	r = add_row(m, 1, "cpu", "fp32", 512, 192.0);
 	r->reliable = 0;
-	snprintf(r->unreliable, sizeof(r->unreliable),
-		 "spread 31%% of the median (above 20%%)");
+	r->unreliable = strdup("spread 31% of the median (above 20%)");
 	m->hosts[2].state = HOST_BUILDING;
 	sbs_build(m, &t);
 	n = ui_sbs_columns(m, &t, &cols);
@@ -532,7 +531,7 @@ static void test_machine_marks_rows(void **state)
 	model_set_machine(&model, 0, "hb1, hb2", 0);
 	model_snapshot_update(&model, &snap);
 	assert_int_equal(snap.rows[0].reliable, 1);
-	assert_string_equal(snap.rows[0].unreliable, "");
+	assert_null(snap.rows[0].unreliable); /* none */
 	model_machine_line(&snap.hosts[0], line, sizeof(line));
 	assert_string_equal(line, "hb1, hb2: one machine; run one at a time");
 	model_machine_line(&snap.hosts[1], line, sizeof(line));
