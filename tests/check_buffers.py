@@ -17,7 +17,9 @@ snprintf and vsnprintf, and flags two shapes:
     out of it. Use bf_text_appendf or check the return.
 
 Files in NOT_YET_AUDITED may still hold such calls; a file listed there
-that holds none fails, so the list only shrinks. Prints file:line: rule
+that holds none fails, so the list only shrinks. It held 72 files (344
+calls) when the check came (issue 28); every call has since been read
+and fixed or given its reason, and the list is empty. Prints file:line: rule
 for each and exits 1 when there is any, else 0. Checks itself on samples
 first (exit 2 when that fails). --list prints the flagged calls of every
 file, the listed ones included.
@@ -29,12 +31,8 @@ import sys
 DIRS = ("controller", "common")
 
 # Files whose calls were written before this check and not yet looked at
-# one by one. Remove a file from here once each of its calls is fixed or
-# carries its /* fits: */ reason.
-NOT_YET_AUDITED = {
-    "controller/model/compare.c",
-    "controller/model/compare_prov.c",
-}
+# one by one (none left). Never add one: fix the call or give its reason.
+NOT_YET_AUDITED = set()
 
 CALL = re.compile(r"\bv?snprintf\s*\(")
 LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')

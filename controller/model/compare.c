@@ -37,8 +37,8 @@ static struct compare_row *find_or_add_row(struct compare_table *t,
 	t->rows = bf_xrealloc(t->rows, (size_t)(t->nrows + 1) * sizeof(*t->rows));
 	r = &t->rows[t->nrows++];
 	memset(r, 0, sizeof(*r));
-	snprintf(r->host, sizeof(r->host), "%s", host);
-	snprintf(r->device, sizeof(r->device), "%s", device);
+	r->host = bf_xstrdup(host);
+	r->device = bf_xstrdup(device);
 	r->dtype = dtype;
 	r->n = n;
 	r->occurrence = occurrence;
@@ -55,8 +55,27 @@ static struct compare_row *find_or_add_row(struct compare_table *t,
 		cell->gflop_per_joule = cell->watts = NAN;
 		cell->roofline_gflops = cell->fraction_of_roofline = NAN;
 		cell->reliable = -1;
+		cell->reason = bf_xstrdup("");
+		cell->reference = bf_xstrdup("");
+		cell->unreliable = bf_xstrdup("");
 	}
 	return r;
+}
+
+/* Replaces the owned text *field with a copy of s ("" for NULL). */
+static void set_text(char **field, const char *s)
+{
+	free(*field);
+	*field = bf_xstrdup(s ? s : "");
+}
+
+/* Appends reason to the owned "; "-joined list *list. */
+static void join_reason(char **list, const char *reason)
+{
+	char *more = bf_xasprintf("%s%s%s", *list, **list ? "; " : "", reason);
+
+	free(*list);
+	*list = more;
 }
 
 /* Fills c from one gemm record. */
@@ -70,18 +89,12 @@ static void fill_cell(struct compare_cell *c, const struct bf_rec_gemm *g)
 	c->gflops = NULL;
 	c->present = 1;
 	c->status = g->status;
-	snprintf(c->reason, sizeof(c->reason), "%s", g->reason ? g->reason : "");
+	set_text(&c->reason, g->reason);
 	c->reliable = g->reliable;
-	c->unreliable[0] = '\0';
-	for (int i = 0, off = 0; i < g->nunreliable && off + 1 < (int)sizeof(c->unreliable); i++) {
-		int w = snprintf(c->unreliable + off, sizeof(c->unreliable) - (size_t)off,
-				 "%s%s", i ? "; " : "",
-				 g->unreliable_reasons[i] ? g->unreliable_reasons[i] : "?");
-
-		if (w < 0)
-			break;
-		off += w;
-	}
+	set_text(&c->unreliable, "");
+	for (int i = 0; i < g->nunreliable; i++)
+		join_reason(&c->unreliable, g->unreliable_reasons[i] ?
+						    g->unreliable_reasons[i] : "?");
 	c->peak_gflops = g->peak_gflops;
 	c->peak_derived = g->peak_method &&
 			  strcmp(g->peak_method, "derived") == 0;
@@ -124,8 +137,7 @@ static void fill_cell(struct compare_cell *c, const struct bf_rec_gemm *g)
 				      c->median_gflops / c->peak_gflops : NAN;
 	/* The reference the same way, and the verdict on that median. */
 	c->reference_gflops = g->reference_source ? g->reference_gflops : NAN;
-	snprintf(c->reference, sizeof(c->reference), "%s",
-		 g->reference_source ? g->reference_source : "");
+	set_text(&c->reference, g->reference_source);
 	c->fraction_of_reference = c->status == BF_STATUS_PASS &&
 					   c->reference_gflops > 0 ?
 				   c->median_gflops / c->reference_gflops : NAN;
@@ -137,6 +149,8 @@ static void fill_cell(struct compare_cell *c, const struct bf_rec_gemm *g)
 	c->fraction_of_roofline = c->status == BF_STATUS_PASS &&
 					  c->roofline_gflops > 0 ?
 				  c->median_gflops / c->roofline_gflops : NAN;
+	/* fits: "memory" or "compute", the schema's enum for "bound"
+	 * (bf_schema_parse_record refuses any other), in 8 bytes */
 	snprintf(c->bound, sizeof(c->bound), "%s",
 		 g->bandwidth_kind && g->bound ? g->bound : "");
 	free(ms);
@@ -164,8 +178,11 @@ static void add_host_bandwidth(struct compare_table *t, int col,
 			t->bw = bf_xrealloc(t->bw, (size_t)(t->nbw + 1) * sizeof(*t->bw));
 			e = &t->bw[t->nbw++];
 			memset(e, 0, sizeof(*e));
-			snprintf(e->host, sizeof(e->host), "%s", host);
-			snprintf(e->device, sizeof(e->device), "%s", b->device);
+			e->host = bf_xstrdup(host);
+			e->device = bf_xstrdup(b->device);
+			/* fits: the schema's enum for a bandwidth "kind"
+			 * (bf_schema_parse_record refuses any other), 12
+			 * bytes at most ("h2d_pageable"), in 16 */
 			snprintf(e->kind, sizeof(e->kind), "%s", b->kind);
 			e->gbps = bf_xcalloc((size_t)t->ncols, sizeof(*e->gbps));
 			for (int c = 0; c < t->ncols; c++)
@@ -180,11 +197,8 @@ static void add_host_bandwidth(struct compare_table *t, int col,
  * said (MODEL_SHARED_REASON). */
 static void mark_shared(struct compare_cell *c)
 {
-	size_t used = strlen(c->unreliable);
-
 	c->reliable = 0;
-	snprintf(c->unreliable + used, sizeof(c->unreliable) - used, "%s%s",
-		 used ? "; " : "", MODEL_SHARED_REASON);
+	join_reason(&c->unreliable, MODEL_SHARED_REASON);
 }
 
 static void add_host_rows(struct compare_table *t, int col,
@@ -250,11 +264,14 @@ struct row_key {
 	int host, device, dtype, n, occurrence, index;
 };
 
-static int first_seen(const struct compare_table *t, int upto, size_t off,
+/* The first of rows [0, upto) whose host (device: 0) or device
+ * (device: 1) is value, or upto. */
+static int first_seen(const struct compare_table *t, int upto, int device,
 		      const char *value)
 {
 	for (int i = 0; i < upto; i++)
-		if (strcmp((const char *)&t->rows[i] + off, value) == 0)
+		if (strcmp(device ? t->rows[i].device : t->rows[i].host,
+			   value) == 0)
 			return i;
 	return upto;
 }
@@ -297,8 +314,8 @@ static void sort_rows(struct compare_table *t)
 	for (int i = 0; i < t->nrows; i++) {
 		const struct compare_row *r = &t->rows[i];
 
-		keys[i].host = first_seen(t, i, offsetof(struct compare_row, host), r->host);
-		keys[i].device = first_seen(t, i, offsetof(struct compare_row, device), r->device);
+		keys[i].host = first_seen(t, i, 0, r->host);
+		keys[i].device = first_seen(t, i, 1, r->device);
 		keys[i].dtype = dtype_first_seen(t, i, r->dtype);
 		keys[i].n = r->n;
 		keys[i].occurrence = r->occurrence;
@@ -324,6 +341,7 @@ struct compare_table *compare_build(const struct compare_column *cols,
 	t->cols = bf_xcalloc((size_t)(ncols ? ncols : 1), sizeof(*t->cols));
 	for (int c = 0; c < ncols; c++) {
 		t->cols[c] = cols[c];
+		/* fits: one letter A..Z (ncols <= 26) in 4 bytes */
 		snprintf(t->cols[c].label, sizeof(t->cols[c].label), "%c",
 			 'A' + c);
 		if (!cols[c].host && cols[c].run->nhosts > 1)
@@ -356,16 +374,29 @@ void compare_free(struct compare_table *t)
 		for (int c = 0; c < t->ncols; c++)
 			free(t->prov[i].values[c]);
 		free(t->prov[i].values);
+		free(t->prov[i].host);
+		free(t->prov[i].key);
 	}
 	free(t->prov);
-	for (int i = 0; i < t->nbw; i++)
+	for (int i = 0; i < t->nbw; i++) {
 		free(t->bw[i].gbps);
+		free(t->bw[i].host);
+		free(t->bw[i].device);
+	}
 	free(t->bw);
 	for (int i = 0; i < t->nrows; i++) {
-		for (int c = 0; c < t->ncols; c++)
-			free(t->rows[i].cells[c].gflops);
+		for (int c = 0; c < t->ncols; c++) {
+			struct compare_cell *cell = &t->rows[i].cells[c];
+
+			free(cell->gflops);
+			free(cell->reason);
+			free(cell->reference);
+			free(cell->unreliable);
+		}
 		free(t->rows[i].cells);
 		free(t->rows[i].deltas);
+		free(t->rows[i].host);
+		free(t->rows[i].device);
 	}
 	free(t->rows);
 	free(t->cols);

@@ -105,11 +105,14 @@ struct compare_column {
 int compare_column_hosts(const struct compare_column *col,
 			 const struct archive_host **out, int cap);
 
-/* One (row, column) result. Missing numbers are NaN. */
+/* One (row, column) result. Missing numbers are NaN. Its texts (reason,
+ * reference, unreliable) are whole heap strings, never NULL ("" none),
+ * owned by the table and freed by compare_free (issue 28: a reason was
+ * cut at 159 bytes, unreliable reasons at 319, a reference at 199). */
 struct compare_cell {
 	int present;             /* the column has a gemm record for the row */
 	enum bf_status status;
-	char reason[160];        /* why skipped or failed */
+	char *reason;            /* why skipped or failed, whole; "" none */
 	size_t nsamples;         /* per-iteration samples (samples_ms) */
 	double *gflops;          /* each sample as GFLOP/s, 2 n^3 / ms / 1e6 */
 	double median_gflops, min_gflops, max_gflops;
@@ -128,14 +131,16 @@ struct compare_cell {
 	double reference_gflops; /* the record's published reference; NaN */
 	double fraction_of_reference; /* median GFLOP/s / reference; NaN */
 	int below_reference;     /* fraction below 0.8: 1, 0; -1 unknown */
-	char reference[200];     /* the reference's source; "" */
+	char *reference;         /* the reference's source, whole; "" none */
 	int reliable;            /* the agent's verdict: 1, 0, -1 unknown */
-	char unreliable[320];    /* its reasons, "; "-joined (with
+	char *unreliable;        /* its reasons, "; "-joined, whole (with
 				  * MODEL_SHARED_REASON for a host measured
 				  * at once with another of its machine) */
 	double roofline_gflops;  /* the record's roofline; NaN: none */
 	double fraction_of_roofline; /* median GFLOP/s / roofline_gflops */
-	char bound[8];           /* "memory", "compute"; "" unknown */
+	char bound[8];           /* "memory", "compute"; "" unknown (the
+				  * schema's enum: the reader refuses any
+				  * other value) */
 	const struct verdict *verdict; /* the row's verdict in its own run
 				  * (docs/verdict.md; compare_set_verdicts);
 				  * NULL none: not computed, not measured
@@ -153,9 +158,14 @@ struct compare_delta {
 	int significant;  /* !too_few && p < alpha */
 };
 
+/* A row's host and device are its key (rows are matched across columns
+ * by them): whole heap strings, never NULL, owned by the table (issue
+ * 28: host names, unbounded in an archive, were cut at 127 bytes and two
+ * hosts named alike up to there were one row; "cuda:N" has no bound on
+ * its digits in docs/schema.json). */
 struct compare_row {
-	char host[128];   /* "" unless the table is by host */
-	char device[16];
+	char *host;       /* "" unless the table is by host */
+	char *device;
 	enum bf_dtype dtype; /* parsed from the records'; bf_dtype_name */
 	int n;
 	int occurrence;   /* 1; 2.. for a size repeated in the sweep
@@ -165,19 +175,24 @@ struct compare_row {
 	struct compare_delta *deltas; /* ncols; [0] unused */
 };
 
-/* A provenance item whose values differ between columns. */
+/* A provenance item whose values differ between columns. host and key
+ * are whole heap strings, never NULL, owned by the table (issue 28: the
+ * key "env.NAME" was cut at 40 bytes of NAME, "peak DEVICE DTYPE" at 15
+ * bytes of DEVICE, so two rows could read as one). */
 struct compare_prov {
-	char host[128];   /* "" unless the table is by host */
-	char key[48];     /* "openblas.threads", "cuda.driver_version", ... */
+	char *host;       /* "" unless the table is by host */
+	char *key;        /* "openblas.threads", "cuda.driver_version",
+			   * "env.NAME", "peak DEVICE DTYPE", ... */
 	char **values;    /* ncols; NULL: not known (n/a) */
 };
 
 /* One bandwidth measurement (device, kind) across the columns: each
  * column's median GB/s (NaN: absent, skipped or failed there). */
 struct compare_bw {
-	char host[128];   /* "" unless the table is by host */
-	char device[16];
-	char kind[16];
+	char *host;       /* "" unless the table is by host; owned, whole */
+	char *device;     /* owned, whole (a key, as compare_row's) */
+	char kind[16];    /* one of the schema's enum (the reader refuses
+			   * any other value): 12 bytes at most */
 	double *gbps;     /* ncols */
 };
 

@@ -158,10 +158,11 @@ static const struct archive_host *column_host(const struct compare_table *t,
 	return archive_run_host(col->run, name);
 }
 
-/* Appends a provenance row (takes ownership of values) when at least two
- * columns have the host and their values differ; else frees values. */
+/* Appends a provenance row (takes ownership of key and values) when at
+ * least two columns have the host and their values differ; else frees
+ * them. The key is whole: it tells the rows apart (issue 28). */
 static void add_prov(struct compare_table *t, const char *name,
-		     const char *key, char **values, int present, int differs)
+		     char *key, char **values, int present, int differs)
 {
 	struct compare_prov *p;
 
@@ -169,13 +170,14 @@ static void add_prov(struct compare_table *t, const char *name,
 		for (int c = 0; c < t->ncols; c++)
 			free(values[c]);
 		free(values);
+		free(key);
 		return;
 	}
 	t->prov = bf_xrealloc(t->prov, (size_t)(t->nprov + 1) * sizeof(*t->prov));
 	p = &t->prov[t->nprov++];
 	memset(p, 0, sizeof(*p));
-	snprintf(p->host, sizeof(p->host), "%s", name ? name : "");
-	snprintf(p->key, sizeof(p->key), "%s", key);
+	p->host = bf_xstrdup(name ? name : "");
+	p->key = key;
 	p->values = values;
 }
 
@@ -205,7 +207,7 @@ static void add_env_provenance(struct compare_table *t, const char *name)
 
 		for (int i = 0; r && i < r->nenv; i++) {
 			const char *var = r->env[i].name;
-			char **values, key[48];
+			char **values;
 			int seen = 0, present = 0, differs = 0, first = -1;
 
 			if (!var)
@@ -235,8 +237,8 @@ static void add_env_provenance(struct compare_table *t, const char *name)
 				else if (!same_text(values[first], values[k]))
 					differs = 1;
 			}
-			snprintf(key, sizeof(key), "env.%.40s", var);
-			add_prov(t, name, key, values, present, differs);
+			add_prov(t, name, bf_xasprintf("env.%s", var), values,
+				 present, differs);
 		}
 	}
 }
@@ -313,7 +315,6 @@ static void add_key(struct compare_table *t, const char *name,
 		    const char *device, const char *dtype, int n)
 {
 	char **values = bf_xcalloc((size_t)t->ncols, sizeof(*values));
-	char key[48];
 	int present = 0, differs = 0, first = -1;
 
 	for (int c = 0; c < t->ncols; c++) {
@@ -333,12 +334,10 @@ static void add_key(struct compare_table *t, const char *name,
 				  strcmp(values[first], values[c]) != 0)
 			differs = 1;
 	}
-	if (n == 0)
-		snprintf(key, sizeof(key), "peak %.15s %.7s", device, dtype);
-	else
-		snprintf(key, sizeof(key), "reference %.15s %.7s n=%d", device,
-			 dtype, n);
-	add_prov(t, name, key, values, present, differs);
+	add_prov(t, name,
+		 n == 0 ? bf_xasprintf("peak %s %s", device, dtype) :
+			  bf_xasprintf("reference %s %s n=%d", device, dtype, n),
+		 values, present, differs);
 }
 
 static void add_peak_provenance(struct compare_table *t, const char *name)
@@ -411,20 +410,11 @@ static void add_provenance_for(struct compare_table *t, const char *name)
 				differs = 1;
 		}
 		if (present >= 2 && differs) {
-			struct compare_prov *p;
-
-			t->prov = bf_xrealloc(t->prov, (size_t)(t->nprov + 1) *
-							    sizeof(*t->prov));
-			p = &t->prov[t->nprov++];
-			memset(p, 0, sizeof(*p));
-			snprintf(p->host, sizeof(p->host), "%s",
-				 name ? name : "");
-			if (it->section)
-				snprintf(p->key, sizeof(p->key), "%s.%s",
-					 it->section, it->key);
-			else
-				snprintf(p->key, sizeof(p->key), "%s", it->key);
-			p->values = values;
+			add_prov(t, name,
+				 it->section ? bf_xasprintf("%s.%s", it->section,
+							    it->key) :
+					       bf_xstrdup(it->key),
+				 values, present, differs);
 			values = bf_xcalloc((size_t)t->ncols, sizeof(*values));
 		} else {
 			for (int c = 0; c < t->ncols; c++) {

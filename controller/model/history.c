@@ -151,8 +151,7 @@ static void change_provenance(const struct history *h,
 	for (int i = 0; i < t->nprov; i++) {
 		struct history_prov *p = &c->prov[c->nprov++];
 
-		/* fits: compare_prov.key is char[48] as this one */
-		snprintf(p->key, sizeof(p->key), "%s", t->prov[i].key);
+		p->key = bf_xstrdup(t->prov[i].key);
 		p->before = t->prov[i].values[0] ? bf_xstrdup(t->prov[i].values[0]) : NULL;
 		p->after = t->prov[i].values[1] ? bf_xstrdup(t->prov[i].values[1]) : NULL;
 	}
@@ -161,7 +160,7 @@ static void change_provenance(const struct history *h,
 		struct history_prov *p = &c->prov[c->nprov++];
 		static const char *const word[] = { "no", "yes" };
 
-		snprintf(p->key, sizeof(p->key), "throttled");
+		p->key = bf_xstrdup("throttled");
 		p->before = a->throttled >= 0 ? bf_xstrdup(word[a->throttled]) : NULL;
 		p->after = b->throttled >= 0 ? bf_xstrdup(word[b->throttled]) : NULL;
 	}
@@ -366,6 +365,7 @@ void history_free(struct history *h)
 		free(s->points);
 		for (int k = 0; k < s->nchanges; k++) {
 			for (int j = 0; j < s->changes[k].nprov; j++) {
+				free(s->changes[k].prov[j].key);
 				free(s->changes[k].prov[j].before);
 				free(s->changes[k].prov[j].after);
 			}

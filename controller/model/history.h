@@ -32,7 +32,8 @@ struct history_point {
 
 /* What differs across a change point. */
 struct history_prov {
-	char key[48];            /* "openblas.threads", "env.LD_PRELOAD" */
+	char *key;               /* "openblas.threads", "env.LD_PRELOAD":
+				  * owned, whole (compare_prov.key's) */
 	char *before, *after;    /* owned; NULL: not known (n/a) */
 };
 

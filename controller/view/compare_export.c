@@ -7,9 +7,12 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
+
+#include "xmalloc.h"
 
 /* The host a cell belongs to: the row's when the table is by host, else
  * the column's (or its run's first host). */
@@ -407,10 +410,8 @@ static cJSON *json_cell(const struct compare_cell *cell,
 		cJSON_AddBoolToObject(o, CMP_KEY_RELIABLE, cell->reliable);
 	{
 		cJSON *reasons = cJSON_AddArrayToObject(o, CMP_KEY_UNRELIABLE_REASONS);
-		char copy[sizeof(cell->unreliable)], *save = NULL;
+		char *copy = bf_xstrdup(cell->unreliable), *save = NULL;
 
-		/* fits: copy is as large as cell->unreliable */
-		snprintf(copy, sizeof(copy), "%s", cell->unreliable);
 		for (char *tok = strtok_r(copy, ";", &save); tok;
 		     tok = strtok_r(NULL, ";", &save)) {
 			while (*tok == ' ')
@@ -418,6 +419,7 @@ static cJSON *json_cell(const struct compare_cell *cell,
 			if (*tok)
 				cJSON_AddItemToArray(reasons, cJSON_CreateString(tok));
 		}
+		free(copy);
 	}
 	json_verdict(o, cell->verdict);
 	if (first || !d->valid) {

@@ -274,7 +274,7 @@ static void print_bandwidth(FILE *out, const struct compare_table *t)
 static void print_references(FILE *out, const struct compare_table *t,
 			     int nbelow)
 {
-	char safe[CELL_LEN], ref[320];
+	char safe[CELL_LEN], *ref;
 
 	fprintf(out, "vs ref: the median GFLOP/s as a share of a published "
 		     "measurement of\nthe same product, dtype and n; !: below "
@@ -298,8 +298,10 @@ static void print_references(FILE *out, const struct compare_table *t,
 				r->device, bf_dtype_name(r->dtype), r->n,
 				100 * cl->fraction_of_reference,
 				cl->reference_gflops);
-			fprintf(out, "%s\n", bf_text_sanitize(ref, sizeof(ref),
-							     cl->reference));
+			/* The source whole (it was cut at 199 bytes) */
+			ref = bf_text_sanitize_dup(cl->reference);
+			fprintf(out, "%s\n", ref);
+			free(ref);
 		}
 	}
 }

@@ -47,10 +47,10 @@ static void row_label(const struct compare_row *r, char *buf, size_t len)
 	char hp[104];
 
 	host_part(hp, r->host);
-	/* fits: hp 103, device 15 (compare_row.device[16]), a dtype name
-	 * 5 at most, an int 11: 140 bytes of len 160 */
-	snprintf(buf, len, "%s%s %s n=%d", hp, r->device,
-		 bf_dtype_name(r->dtype), r->n);
+	/* A label: a device name of over 30 bytes ("cuda:" and digits, no
+	 * bound in the schema) ends it in "..." */
+	bf_text_fmt(buf, len, "%s%s %s n=%d", hp, r->device,
+		    bf_dtype_name(r->dtype), r->n);
 }
 
 static void legend(FILE *out, const struct compare_table *t)
@@ -203,9 +203,9 @@ static void section_speedups(FILE *out, const struct compare_table *t)
 		if (!any)
 			continue;
 		host_part(hp, x->host);
-		/* fits: as row_label's, with "vs A: " */
-		snprintf(labels[nr], sizeof(labels[0]), "%svs A: %s %s n=%d",
-			 hp, x->device, bf_dtype_name(x->dtype), x->n);
+		/* A label, as row_label's, with "vs A: " */
+		bf_text_fmt(labels[nr], sizeof(labels[0]), "%svs A: %s %s n=%d",
+			    hp, x->device, bf_dtype_name(x->dtype), x->n);
 		for (int c = 0; c < t->ncols; c++)
 			v[(size_t)nr * (size_t)t->ncols + (size_t)c] =
 				c == 0 ? 1.0 :
@@ -237,9 +237,9 @@ static void section_speedups(FILE *out, const struct compare_table *t)
 		if (base < 0)
 			continue;
 		host_part(hp, x->host);
-		/* fits: as row_label's, with a kind of 10 bytes at most */
-		snprintf(labels[nr], sizeof(labels[0]), "%s%s %s %s n=%d",
-			 hp, kind, x->device, bf_dtype_name(x->dtype), x->n);
+		/* A label, as row_label's, with a kind of 10 bytes at most */
+		bf_text_fmt(labels[nr], sizeof(labels[0]), "%s%s %s %s n=%d",
+			    hp, kind, x->device, bf_dtype_name(x->dtype), x->n);
 		{
 			int figure = 0;
 

@@ -192,7 +192,9 @@ static struct archive_run *load(const char *id)
 
 static void test_fmt(void **state)
 {
+	char none[] = "", invalid[] = "invalid: gflops 1 disagrees";
 	struct compare_cell c = { .present = 1, .status = BF_STATUS_PASS,
+				  .reason = none,
 				  .median_gflops = 18473.2, .spread_pct = 2.3,
 				  .nsamples = 5, .reliable = 1,
 				  .fraction_of_peak = 0.4234 };
@@ -251,10 +253,10 @@ static void test_fmt(void **state)
 	c.status = BF_STATUS_FAIL;
 	compare_fmt_cell(buf, sizeof(buf), &c);
 	assert_string_equal(buf, "FAIL");
-	snprintf(c.reason, sizeof(c.reason), "invalid: gflops 1 disagrees");
+	c.reason = invalid;
 	compare_fmt_cell(buf, sizeof(buf), &c);
 	assert_string_equal(buf, "invalid");
-	c.reason[0] = '\0';
+	c.reason = none;
 	c.present = 0;
 	compare_fmt_cell(buf, sizeof(buf), &c);
 	assert_string_equal(buf, "n/a");
@@ -838,7 +840,7 @@ static void test_history_text_whole(void **state)
 						 .median_gflops = 10.0 * (k + 1) };
 	}
 	memset(&prov, 0, sizeof(prov));
-	snprintf(prov.key, sizeof(prov.key), "env.LD_PRELOAD");
+	prov.key = bf_xstrdup("env.LD_PRELOAD");
 	prov.before = NULL;
 	prov.after = val;
 	ch = (struct history_change){ .cp = { .at = 1, .p = 0.01, .before = 10,
@@ -877,6 +879,7 @@ static void test_history_text_whole(void **state)
 	assert_non_null(strstr(text, want));
 	free(want);
 	free(text);
+	free(prov.key);
 }
 
 /* Issue 28: ctl compare's notes are whole: two unreliable reasons of
@@ -994,6 +997,261 @@ static void test_dtype_rows_and_speedups(void **state)
 	free(h);
 }
 
+/* A host record of host_rec's with "env": {NAME: value, ...}; nenv pairs
+ * in names and values. Caller frees. */
+static char *host_rec_env(const char *hostname, int nenv,
+			  const char *const *names, const char *const *values)
+{
+	char *h = host_rec(hostname, 2, 5), *env = bf_xstrdup(""), *out;
+	const char *head = "{\"schema\":1,\"type\":\"host\",\"seq\":0,";
+	size_t len = strlen(head);
+
+	assert_memory_equal(h, head, len);
+	for (int i = 0; i < nenv; i++) {
+		char *more = bf_xasprintf("%s%s\"%s\":\"%s\"", env, i ? "," : "",
+					  names[i], values[i]);
+
+		free(env);
+		env = more;
+	}
+	out = bf_xasprintf("%s\"env\":{%s},%s", head, env, h + len);
+	free(env);
+	free(h);
+	return out;
+}
+
+/* Issue 28: a row's host is its key, whole. Two runs of two hosts whose
+ * 200-byte names differ only in their last byte: two rows, one a host,
+ * each matched across the runs (twice as fast in B), each named whole in
+ * ctl compare's table. The key was cut at 127 bytes: a cut key never
+ * matched the next record's whole name, so each (host, column) was a row
+ * of its own (4 rows, no comparison), the hosts shown alike. */
+static void test_long_host_keys(void **state)
+{
+	char *h = host_rec("vm", 2, 5);
+	char *g = gemm_rec("cpu", "fp32", 256, base_ms, 5);
+	char *g2 = gemm_rec("cpu", "fp32", 256, half_ms, 5);
+	char *r1 = bf_xasprintf("%s%s%s", h, g, summary_rec);
+	char *r2 = bf_xasprintf("%s%s%s", h, g2, summary_rec);
+	char name[2][201], *text;
+	const char *np[] = { name[0], name[1] }, *st[] = { "done", "done" };
+	const char *reca[] = { r1, r1 }, *recb[] = { r2, r2 };
+	struct compare_column cols[2] = { { 0 } };
+	struct compare_table *t;
+	struct archive_run *a, *b;
+
+	for (int k = 0; k < 2; k++) {
+		memset(name[k], 'n', 200);
+		name[k][199] = (char)('1' + k);
+		name[k][200] = '\0';
+	}
+	write_run("20261208T080000Z-g001", "complete", 2, np, st, reca);
+	write_run("20261208T081000Z-g011", "complete", 2, np, st, recb);
+	a = load("20261208T080000Z-g001");
+	b = load("20261208T081000Z-g011");
+	cols[0].run = a;
+	cols[1].run = b;
+	t = compare_build(cols, 2, COMPARE_ALPHA);
+	assert_true(t->by_host);
+	assert_int_equal(t->nrows, 2);
+	for (int k = 0; k < 2; k++) {
+		assert_string_equal(t->rows[k].host, name[k]);
+		assert_true(t->rows[k].cells[0].present &&
+			    t->rows[k].cells[1].present);
+		assert_true(t->rows[k].deltas[1].valid);
+		assert_true(fabs(t->rows[k].deltas[1].ratio - 2.0) < 0.01);
+	}
+	text = print_plain(t);
+	for (int k = 0; k < 2; k++)
+		if (!strstr(text, name[k]))
+			fail_msg("host %d not whole in:\n%s", k, text);
+	free(text);
+	compare_free(t);
+	archive_run_free(b);
+	archive_run_free(a);
+	free(r2);
+	free(r1);
+	free(g2);
+	free(g);
+	free(h);
+}
+
+/* Issue 28: a row's device is its key, whole: "cuda:N" has no bound on
+ * its digits in docs/schema.json. Two devices of 25 bytes that differ in
+ * their last digit, in two runs: two rows, each matched across the runs
+ * (the key was cut at 15 bytes: 4 rows, the devices shown alike). */
+static void test_long_device_keys(void **state)
+{
+	const char *dev[] = { "cuda:00000000000000000001",
+			      "cuda:00000000000000000002" };
+	char *h = host_rec("vm", 2, 5), *ga[2], *gb[2], *ra, *rb;
+	const char *np[] = { "local" }, *st[] = { "done" }, *recs[1];
+	struct compare_column cols[2] = { { 0 } };
+	struct compare_table *t;
+	struct archive_run *a, *b;
+
+	for (int k = 0; k < 2; k++) {
+		ga[k] = gemm_rec(dev[k], "fp32", 256, base_ms, 5);
+		gb[k] = gemm_rec(dev[k], "fp32", 256, half_ms, 5);
+	}
+	ra = bf_xasprintf("%s%s%s%s", h, ga[0], ga[1], summary_rec);
+	rb = bf_xasprintf("%s%s%s%s", h, gb[0], gb[1], summary_rec);
+	recs[0] = ra;
+	write_run("20261208T082000Z-g021", "complete", 1, np, st, recs);
+	recs[0] = rb;
+	write_run("20261208T083000Z-g022", "complete", 1, np, st, recs);
+	a = load("20261208T082000Z-g021");
+	b = load("20261208T083000Z-g022");
+	cols[0].run = a;
+	cols[1].run = b;
+	t = compare_build(cols, 2, COMPARE_ALPHA);
+	assert_int_equal(t->nrows, 2);
+	for (int k = 0; k < 2; k++) {
+		assert_string_equal(t->rows[k].device, dev[k]);
+		assert_true(t->rows[k].deltas[1].valid);
+		assert_true(fabs(t->rows[k].deltas[1].ratio - 2.0) < 0.01);
+	}
+	compare_free(t);
+	archive_run_free(b);
+	archive_run_free(a);
+	free(rb);
+	free(ra);
+	for (int k = 0; k < 2; k++) {
+		free(gb[k]);
+		free(ga[k]);
+	}
+	free(h);
+}
+
+/* Issue 28: a cell's reason is whole (it was cut at 159 bytes). A
+ * 400-byte "invalid:" failure is ctl compare's note whole, a 400-byte
+ * skip reason ctl report's note and ctl compare --json's reason whole. */
+static void test_long_cell_reasons(void **state)
+{
+	char *h = host_rec("vm", 2, 5), *fail, *skip, *all, *text, *want;
+	char invalid[401], skipped[401], *html = NULL;
+	const char *np[] = { "local" }, *st[] = { "done" }, *recs[1];
+	struct compare_column cols[1] = { { 0 } };
+	struct compare_table *t;
+	struct archive_run *a;
+	cJSON *json, *row, *cell;
+	size_t len = 0;
+	FILE *f;
+
+	memset(invalid, 'i', 400);
+	memcpy(invalid, "invalid: ", 9);
+	memcpy(invalid + 390, " last word", 10);
+	invalid[400] = '\0';
+	memset(skipped, 's', 400);
+	memcpy(skipped + 390, " last word", 10);
+	skipped[400] = '\0';
+	fail = bf_xasprintf(
+		"{\"schema\":1,\"type\":\"gemm\",\"seq\":1,\"device\":\"cpu\","
+		"\"dtype\":\"fp32\",\"n\":256,\"status\":\"fail\","
+		"\"reason\":\"%s\",\"median_ms\":null,\"gflops\":null}\n",
+		invalid);
+	skip = bf_xasprintf(
+		"{\"schema\":1,\"type\":\"gemm\",\"seq\":2,\"device\":\"cuda:0\","
+		"\"dtype\":\"fp32\",\"n\":256,\"status\":\"skipped\","
+		"\"reason\":\"%s\",\"median_ms\":null,\"gflops\":null}\n",
+		skipped);
+	all = bf_xasprintf("%s%s%s%s", h, fail, skip, summary_rec);
+	recs[0] = all;
+	write_run("20261208T090000Z-g002", "complete", 1, np, st, recs);
+	a = load("20261208T090000Z-g002");
+	cols[0].run = a;
+	t = compare_build(cols, 1, COMPARE_ALPHA);
+	assert_int_equal(t->nrows, 2);
+	assert_string_equal(t->rows[0].cells[0].reason, invalid);
+	assert_string_equal(t->rows[1].cells[0].reason, skipped);
+
+	text = print_plain(t);
+	want = bf_xasprintf("invalid (no GFLOP/s): %s\n", invalid + 9);
+	if (!strstr(text, want))
+		fail_msg("no whole \"%s\" in:\n%s", want, text);
+	free(want);
+	free(text);
+
+	f = open_memstream(&html, &len);
+	assert_int_equal(report_html_write(f, t, NULL, 0, "2026-12-08T09:00:00Z"), 0);
+	fclose(f);
+	want = bf_xasprintf("%s</li>", skipped);
+	if (!strstr(html, want))
+		fail_msg("no whole note \"%s\"", want);
+	free(want);
+	free(html);
+
+	json = compare_to_json(t);
+	row = cJSON_GetArrayItem(cJSON_GetObjectItem(json, CMP_KEY_ROWS), 1);
+	cell = cJSON_GetArrayItem(cJSON_GetObjectItem(row, CMP_KEY_CELLS), 0);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(cell, CMP_KEY_REASON)),
+			    skipped);
+	cJSON_Delete(json);
+	compare_free(t);
+	archive_run_free(a);
+	free(all);
+	free(skip);
+	free(fail);
+	free(h);
+}
+
+/* Issue 28: a provenance key is whole. Two environment variables of 60
+ * bytes that differ after byte 40, each changed between the runs, are
+ * two rows "env.NAME" (the key was cut at 40 bytes of NAME: two rows
+ * that read as one variable), printed whole by ctl compare. */
+static void test_long_env_keys(void **state)
+{
+	char var[2][61], *ha, *hb, *g = gemm_rec("cpu", "fp32", 256, base_ms, 5);
+	char *ra, *rb, *text, *want;
+	const char *vars[] = { var[0], var[1] };
+	const char *va[] = { "one", "one" }, *vb[] = { "two", "two" };
+	const char *np[] = { "local" }, *st[] = { "done" }, *recs[1];
+	struct compare_column cols[2] = { { 0 } };
+	struct compare_table *t;
+	struct archive_run *a, *b;
+
+	for (int k = 0; k < 2; k++) {
+		memset(var[k], 'V', 60);
+		var[k][59] = (char)('1' + k);
+		var[k][60] = '\0';
+	}
+	ha = host_rec_env("vm", 2, vars, va);
+	hb = host_rec_env("vm", 2, vars, vb);
+	ra = bf_xasprintf("%s%s%s", ha, g, summary_rec);
+	rb = bf_xasprintf("%s%s%s", hb, g, summary_rec);
+	recs[0] = ra;
+	write_run("20261208T100000Z-g003", "complete", 1, np, st, recs);
+	recs[0] = rb;
+	write_run("20261208T110000Z-g004", "complete", 1, np, st, recs);
+	a = load("20261208T100000Z-g003");
+	b = load("20261208T110000Z-g004");
+	cols[0].run = a;
+	cols[1].run = b;
+	t = compare_build(cols, 2, COMPARE_ALPHA);
+	assert_int_equal(t->nprov, 2);
+	text = print_plain(t);
+	for (int k = 0; k < 2; k++) {
+		want = bf_xasprintf("env.%s", var[k]);
+		assert_string_equal(t->prov[k].key, want);
+		assert_string_equal(t->prov[k].values[0], "one");
+		assert_string_equal(t->prov[k].values[1], "two");
+		free(want);
+		want = bf_xasprintf("  env.%s  A one", var[k]);
+		if (!strstr(text, want))
+			fail_msg("no \"%s\" in:\n%s", want, text);
+		free(want);
+	}
+	free(text);
+	compare_free(t);
+	archive_run_free(b);
+	archive_run_free(a);
+	free(rb);
+	free(ra);
+	free(hb);
+	free(ha);
+	free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1013,6 +1271,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_compare_notes_whole, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dtype_rows_and_speedups,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_host_keys, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_device_keys, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_cell_reasons, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_env_keys, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("compare", tests, NULL, NULL);
