@@ -389,15 +389,18 @@ static void hide_unmeasured_devices(struct model_snapshot *m)
 		hide_mark(hh, m->nhosts, m->batching[i].host,
 			  m->batching[i].device, m->batching[i].status);
 	hide_skipped_everywhere(m);
-	/* A row left out frees its reason, the snapshot's own copy
-	 * (model_types.h): model_snapshot_free frees those of the rows
-	 * kept. */
-	for (int i = 0; i < m->nrows; i++)
+	/* A row left out frees its reason (and unreliable reasons), the
+	 * snapshot's own copies (model_types.h): model_snapshot_free frees
+	 * those of the rows kept. */
+	for (int i = 0; i < m->nrows; i++) {
 		if (!hide_row(hh, m->nhosts, m->rows[i].host, m->rows[i].device) &&
-		    m->rows[i].host != HIDE_HOST)
+		    m->rows[i].host != HIDE_HOST) {
 			m->rows[k++] = m->rows[i];
-		else
-			free((char *)m->rows[i].reason);
+			continue;
+		}
+		free((char *)m->rows[i].reason);
+		free((char *)m->rows[i].unreliable);
+	}
 	m->nrows = k;
 	k = 0;
 	for (int i = 0; i < m->nbandwidth; i++)
