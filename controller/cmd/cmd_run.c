@@ -366,15 +366,15 @@ static int run_report(struct session *sp, const struct run_opts *opts,
 	 * skipped (no driver, does not fit) on a host that completed. */
 	for (int i = 0; i < nhosts; i++) {
 		struct model_host mh;
-		char why[256];
+		char *why;
 
 		model_host_get(&sp->model, i, &mh);
 		if (mh.state != HOST_DONE ||
-		    !model_host_measured_nothing(&sp->model, i, why,
-						 sizeof(why)))
+		    !model_host_measured_nothing(&sp->model, i, &why))
 			continue;
 		fflush(stdout);
 		ctl_error("%s: nothing measured: %s", sp->hosts[i].label, why);
+		free(why);
 		if (status == BF_EXIT_OK || status == BF_EXIT_CHECKS_FAILED)
 			status = BF_EXIT_NOTHING_MEASURED;
 	}

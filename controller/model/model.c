@@ -7,6 +7,7 @@
  */
 #include "model/model.h"
 
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -19,27 +20,53 @@
 #include "xmalloc.h"
 
 
-/* Copies src into dst (len bytes) for a terminal (bf_text_sanitize), one
- * line at a time so that line breaks stay. */
-static void sanitize_lines(char *dst, size_t len, const char *src)
+/* src sanitised for a terminal (bf_text_sanitize_dup), one line at a
+ * time so that line breaks stay; whole (never longer than src). Caller
+ * frees. */
+static char *sanitize_lines_dup(const char *src)
 {
+	char *out = bf_xcalloc(strlen(src) + 1, 1);
 	size_t used = 0;
 
-	dst[0] = '\0';
-	while (src && used + 1 < len) {
+	for (;;) {
 		const char *nl = strchr(src, '\n');
 		size_t n = nl ? (size_t)(nl - src) : strlen(src);
-		char *line = bf_xasprintf("%.*s", (int)(n < 65536 ? n : 65536), src);
+		char *line = bf_xasprintf("%.*s", (int)(n < INT_MAX ? n : INT_MAX),
+					  src);
+		char *clean = bf_text_sanitize_dup(line);
+		size_t len = strlen(clean);
 
-		bf_text_sanitize(dst + used, len - used, line);
+		memcpy(out + used, clean, len); /* len <= n: fits */
+		used += len;
+		free(clean);
 		free(line);
-		used += strlen(dst + used);
-		if (!nl || used + 1 >= len)
+		if (!nl)
 			break;
-		dst[used++] = '\n';
-		dst[used] = '\0';
+		out[used++] = '\n';
 		src = nl + 1;
 	}
+	out[used] = '\0';
+	return out;
+}
+
+const char *model_keep_text(struct model_state *st, char *owned)
+{
+	if (!owned || !*owned) {
+		free(owned);
+		return "";
+	}
+	if (st->ntexts == st->texts_cap) {
+		st->texts_cap = st->texts_cap ? 2 * st->texts_cap : 16;
+		st->texts = bf_xrealloc(st->texts, (size_t)st->texts_cap *
+							   sizeof(*st->texts));
+	}
+	st->texts[st->ntexts++] = owned;
+	return owned;
+}
+
+const char *model_keep_sanitized(struct model_state *st, const char *src)
+{
+	return model_keep_text(st, bf_text_sanitize_dup(src ? src : ""));
 }
 
 
@@ -98,6 +125,9 @@ void model_free(struct model *m)
 	}
 	for (int i = 0; i < st->nrows; i++)
 		free(st->row_samples[i].x);
+	for (int i = 0; i < st->ntexts; i++)
+		free(st->texts[i]);
+	free(st->texts);
 	free(st->row_samples);
 	free(st->recent);
 	free(st->nrecent);
@@ -150,6 +180,55 @@ static void copy_list(void **dst, int *cap, const void *src, int n,
 		memcpy(*dst, src, (size_t)n * size);
 }
 
+/* A snapshot's own copy of a model-owned reason: NULL for none. */
+static const char *reason_copy(const char *reason)
+{
+	return reason && *reason ? bf_xstrdup(reason) : NULL;
+}
+
+/* Frees the reasons s holds (its own copies, model_types.h) and sets
+ * them NULL: the first nhosts, nrows, nbandwidth and nbatching entries. */
+static void free_reasons(struct model_snapshot *s)
+{
+	for (int i = 0; s->hosts && i < s->nhosts; i++) {
+		free((char *)s->hosts[i].reason);
+		free((char *)s->hosts[i].baseline_note);
+		s->hosts[i].reason = s->hosts[i].baseline_note = NULL;
+	}
+	for (int i = 0; s->rows && i < s->nrows; i++) {
+		free((char *)s->rows[i].reason);
+		free((char *)s->rows[i].unreliable);
+		s->rows[i].reason = s->rows[i].unreliable = NULL;
+	}
+	for (int i = 0; s->bandwidth && i < s->nbandwidth; i++) {
+		free((char *)s->bandwidth[i].reason);
+		s->bandwidth[i].reason = NULL;
+	}
+	for (int i = 0; s->batching && i < s->nbatching; i++) {
+		free((char *)s->batching[i].reason);
+		s->batching[i].reason = NULL;
+	}
+}
+
+/* Replaces the model's reasons just copied into s's entries with s's own
+ * copies (reason_copy). */
+static void copy_reasons(struct model_snapshot *s)
+{
+	for (int i = 0; i < s->nhosts; i++) {
+		s->hosts[i].reason = reason_copy(s->hosts[i].reason);
+		s->hosts[i].baseline_note =
+			reason_copy(s->hosts[i].baseline_note);
+	}
+	for (int i = 0; i < s->nrows; i++) {
+		s->rows[i].reason = reason_copy(s->rows[i].reason);
+		s->rows[i].unreliable = reason_copy(s->rows[i].unreliable);
+	}
+	for (int i = 0; i < s->nbandwidth; i++)
+		s->bandwidth[i].reason = reason_copy(s->bandwidth[i].reason);
+	for (int i = 0; i < s->nbatching; i++)
+		s->batching[i].reason = reason_copy(s->batching[i].reason);
+}
+
 int model_snapshot_update(struct model *m, struct model_snapshot *s)
 {
 	struct model_state *st = m->st;
@@ -157,6 +236,7 @@ int model_snapshot_update(struct model *m, struct model_snapshot *s)
 
 	model_lock(st);
 	if (!s->hosts || st->version != s->version) {
+		free_reasons(s);
 		if (!s->hosts || s->nhosts != st->nhosts) {
 			free(s->hosts);
 			s->hosts = bf_xcalloc((size_t)st->nhosts + 1,
@@ -187,6 +267,7 @@ int model_snapshot_update(struct model *m, struct model_snapshot *s)
 			       (size_t)st->nchecks * sizeof(*s->checks));
 		s->nrows = st->nrows;
 		s->nchecks = st->nchecks;
+		copy_reasons(s);
 		s->version = st->version;
 		s->started_ns = st->started_ns;
 		s->ref_host = st->ref_host;
@@ -200,6 +281,7 @@ void model_snapshot_free(struct model_snapshot *s)
 {
 	if (!s)
 		return;
+	free_reasons(s);
 	free(s->hosts);
 	free(s->rows);
 	free(s->checks);
@@ -235,8 +317,16 @@ int model_set_state(struct model *m, int host, enum host_state st,
 	if (st >= HOST_DONE)
 		h->ended_ns = bf_now_ns();
 	h->state = st;
-	if (reason)
-		sanitize_lines(h->reason, sizeof(h->reason), reason);
+	if (reason) {
+		char *clean = sanitize_lines_dup(reason);
+
+		/* The same reason again (a state change that repeats it) is
+		 * not kept twice. */
+		if (h->reason && strcmp(h->reason, clean) == 0)
+			free(clean);
+		else
+			h->reason = model_keep_text(ms, clean);
+	}
 	ms->version++;
 	model_unlock(ms);
 	return changed;
@@ -253,10 +343,12 @@ void model_set_baseline_info(struct model *m, int host, const char *run_id,
 	 * archive_baseline's run_id, char[64] as baseline_run */
 	snprintf(h->baseline_run, sizeof(h->baseline_run), "%s",
 		 run_id ? run_id : "");
-	/* A note for the tables' legend: a cut ends in "..." (it names
-	 * two hostnames at most: "hostname differs (x, y)"). */
-	bf_text_fmt(h->baseline_note, sizeof(h->baseline_note), "%s",
-		    note ? note : "");
+	/* A note for the tables' legend, whole (it names two hostnames at
+	 * most: "hostname differs (x, y)"). A new one replaces the last,
+	 * which the model keeps until model_free (model_types.h). */
+	if (!note || !h->baseline_note || strcmp(note, h->baseline_note) != 0)
+		h->baseline_note = model_keep_text(m->st,
+						   bf_xstrdup(note ? note : ""));
 	m->st->version++;
 	model_unlock(m->st);
 }

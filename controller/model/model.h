@@ -30,24 +30,28 @@ BF_TESTONLY
 int model_nhosts(const struct model *m);
 
 /* Copies host's facts (state, reason, counts, fingerprint, ...) into
- * *out, consistently under the lock. */
+ * *out, consistently under the lock. Its reason is the model's
+ * (model_types.h): valid until model_free, not to be freed. */
 void model_host_get(struct model *m, int host, struct model_host *out);
 
 /* Refreshes s from m when m changed since s was taken (or s is empty):
  * hosts, rows, checks, bandwidth and batching copied under the lock, growing s's arrays as
- * needed. Returns 1 when s was refreshed, 0 when it was already current.
+ * needed; their reasons are shared with the model (model_types.h), so s
+ * must not be read after model_free. Returns 1 when s was refreshed, 0 when it was already current.
  * Cheap when nothing changed (one locked compare). */
 int model_snapshot_update(struct model *m, struct model_snapshot *s);
 
-/* Frees s's arrays and zeroes it. NULL does nothing. */
+/* Frees s's arrays and zeroes it (not the reasons: they are the
+ * model's, model_types.h). NULL does nothing. */
 void model_snapshot_free(struct model_snapshot *s);
 
 /* The checks entry of s for (host, device), or NULL. */
 const struct model_checks *model_snapshot_checks(const struct model_snapshot *s,
 						 int host, const char *device);
 
-/* Sets host's state (and reason, may be NULL; sanitised per line, so a
- * multi-line reason keeps its line breaks). Returns 1 when the state
+/* Sets host's state (and reason, may be NULL: kept as it was; copied
+ * whole, of any length, sanitised per line, so a multi-line reason keeps
+ * its line breaks). Returns 1 when the state
  * changed (so callers print one progress line per change). */
 int model_set_state(struct model *m, int host, enum host_state st,
 		    const char *reason);
@@ -99,11 +103,12 @@ int model_host_complete(struct model *m, int host, char *why, size_t why_len);
  * a device it was asked for (its host record's --device: "cpu" the CPU,
  * "cuda" a GPU, all or unsaid any device) ran, i.e. none passed or
  * failed; every one was skipped (no driver, does not fit) or none was
- * planned. Returns 1 with why (one line: "no cuda GEMM ran: 3 skipped
- * (no NVIDIA driver installed ...)"), else 0 and why "". A host whose
- * plan did not arrive is incomplete instead (model_host_complete): 0. */
-int model_host_measured_nothing(struct model *m, int host, char *why,
-				size_t why_len);
+ * planned. Returns 1 with *why a new string, whole (one line: "no cuda
+ * GEMM ran: 3 skipped (no NVIDIA driver installed ...)", the first
+ * skipped row's reason in full), else 0 and *why NULL. Caller frees
+ * *why. A host whose plan did not arrive is incomplete instead
+ * (model_host_complete): 0. */
+int model_host_measured_nothing(struct model *m, int host, char **why);
 
 /* Counts a malformed line from host. */
 void model_add_malformed(struct model *m, int host);

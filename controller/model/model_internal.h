@@ -58,11 +58,23 @@ struct model_state {
 	uint64_t version; /* bumped on every change: readers redraw on change */
 	uint64_t started_ns;
 	int ref_host;     /* model_set_reference */
+	char **texts;     /* model_keep_text's strings, freed by model_free */
+	int ntexts, texts_cap;
 };
 
 /* Take and release the model's one lock; every function of model.h
  * holds it while it reads or changes the state. */
 void model_lock(struct model_state *st);
 void model_unlock(struct model_state *st);
+
+/* Keeps owned (a malloc'd string, or NULL) until model_free and returns
+ * it: what the model's reason fields point at (model_types.h), never
+ * changed after, so snapshots share it without a copy. NULL and "" come
+ * back as "" (static; owned is freed). Called under the lock. */
+const char *model_keep_text(struct model_state *st, char *owned);
+
+/* model_keep_text of src sanitised for a terminal, whole (one line:
+ * bf_text_sanitize_dup). NULL reads as "". Called under the lock. */
+const char *model_keep_sanitized(struct model_state *st, const char *src);
 
 #endif

@@ -227,30 +227,36 @@ static const char *str_or(const char *s, const char *dflt)
 	return s ? s : dflt;
 }
 
-/* The reasons of g's unreliable_reasons, "; "-joined into buf; a cut
- * (more than len - 1 bytes of reasons) ends in "..." (bf_text_appendf),
- * and the reasons after it are left out. */
-static void join_reasons(char *buf, size_t len, const struct bf_rec_gemm *g)
+/* The reasons of g's unreliable_reasons, "; "-joined, whole, sanitised
+ * and kept by the model (model_keep_text). */
+static const char *join_reasons(struct model_state *m,
+				const struct bf_rec_gemm *g)
 {
-	buf[0] = '\0';
-	for (int i = 0; i < g->nunreliable; i++)
-		if (!bf_text_appendf(buf, len, "%s%s", i ? "; " : "",
-				     g->unreliable_reasons[i] ?
-					     g->unreliable_reasons[i] : "?"))
-			break;
+	char *buf = bf_xstrdup("");
+
+	for (int i = 0; i < g->nunreliable; i++) {
+		char *more = bf_xasprintf("%s%s%s", buf, i ? "; " : "",
+					  g->unreliable_reasons[i] ?
+						  g->unreliable_reasons[i] : "?");
+
+		free(buf);
+		buf = more;
+	}
+	return model_keep_text(m, bf_text_sanitize_inplace(buf));
 }
 
 /* Row r was measured at the same time as another host of its machine:
  * unreliable, for MODEL_SHARED_REASON (added once). */
-static void mark_shared(struct model_row *r)
+static void mark_shared(struct model_state *m, struct model_row *r)
 {
-	size_t used = strlen(r->unreliable);
+	const char *was = r->unreliable ? r->unreliable : "";
 
-	if (strstr(r->unreliable, MODEL_SHARED_REASON))
+	if (strstr(was, MODEL_SHARED_REASON))
 		return;
 	r->reliable = 0;
-	bf_text_appendf(r->unreliable, sizeof(r->unreliable), "%s%s",
-			used ? "; " : "", MODEL_SHARED_REASON);
+	r->unreliable = model_keep_text(m, bf_xasprintf("%s%s%s", was,
+							*was ? "; " : "",
+							MODEL_SHARED_REASON));
 }
 
 static void add_gemm(struct model_state *m, int host,
@@ -318,11 +324,10 @@ static void add_gemm(struct model_state *m, int host,
 		   strcmp(g->bound, BF_BOUND_MEMORY) == 0 ? 'M' :
 		   strcmp(g->bound, BF_BOUND_COMPUTE) == 0 ? 'C' : 0;
 	r->reliable = g->reliable;
-	join_reasons(r->unreliable, sizeof(r->unreliable), g);
-	bf_text_sanitize_inplace(r->unreliable);
+	r->unreliable = join_reasons(m, g);
 	if (m->hosts[host].shared)
-		mark_shared(r);
-	bf_text_sanitize(r->reason, sizeof(r->reason), str_or(g->reason, ""));
+		mark_shared(m, r);
+	r->reason = model_keep_sanitized(m, g->reason);
 	if (!bf_rec_gemm_consistent(g, why, sizeof(why))) {
 		/* A record that contradicts itself has no speed. */
 		r->status = BF_STATUS_FAIL;
@@ -330,7 +335,7 @@ static void add_gemm(struct model_state *m, int host,
 		r->fraction_of_roofline = r->gflop_per_joule = NAN;
 		r->fraction_of_reference = NAN;
 		r->below_reference = -1;
-		bf_text_sanitize(r->reason, sizeof(r->reason), why);
+		r->reason = model_keep_sanitized(m, why);
 	}
 	r->prev_gflops = baseline_gflops(m, r);
 	recent_note(m, (int)(r - m->rows));
@@ -365,7 +370,7 @@ static void add_bandwidth(struct model_state *m, int host,
 	e->status = b->status;
 	e->median_gbps = b->median_gbps;
 	e->array_bytes = b->measured ? b->array_bytes : NAN;
-	bf_text_sanitize(e->reason, sizeof(e->reason), str_or(b->reason, ""));
+	e->reason = model_keep_sanitized(m, b->reason);
 }
 
 static void add_batching(struct model_state *m, int host,
@@ -384,7 +389,7 @@ static void add_batching(struct model_state *m, int host,
 	e->single_ms = b->measured ? b->single_ms : NAN;
 	e->batch_ms = b->measured ? b->batch_ms : NAN;
 	e->rows = b->measured ? b->rows : 0;
-	bf_text_sanitize(e->reason, sizeof(e->reason), str_or(b->reason, ""));
+	e->reason = model_keep_sanitized(m, b->reason);
 }
 
 static void why_add(char *out, size_t len, const char *fmt, ...)
@@ -624,15 +629,14 @@ static int device_was_asked(const char *asked, const char *device)
 	return !*asked || strcmp(asked, device) == 0;
 }
 
-int model_host_measured_nothing(struct model *mm, int host, char *why,
-				size_t why_len)
+int model_host_measured_nothing(struct model *mm, int host, char **why)
 {
 	struct model_state *m = mm->st;
 	const struct model_host *h = &m->hosts[host];
 	const char *asked, *reason = "";
 	int ran = 0, skipped = 0, nothing;
 
-	why[0] = '\0';
+	*why = NULL;
 	model_lock(m);
 	asked = h->device_asked;
 	for (int i = 0; i < m->nrows; i++) {
@@ -643,21 +647,20 @@ int model_host_measured_nothing(struct model *mm, int host, char *why,
 		if (r->status == BF_STATUS_PASS || r->status == BF_STATUS_FAIL) {
 			ran++;
 		} else {
-			if (!skipped)
+			if (!skipped && r->reason)
 				reason = r->reason;
 			skipped++;
 		}
 	}
 	nothing = h->saw_plan && ran == 0;
-	/* The first skipped row's reason (<= 159 bytes, model_row) and
-	 * the rest (< 50) fit cmd_run's 256 bytes; a cut ends in "...". */
 	if (nothing && skipped)
-		bf_text_fmt(why, why_len, "no%s%s GEMM ran: %d skipped%s%s%s",
-			    *asked ? " " : "", asked, skipped,
-			    *reason ? " (" : "", reason, *reason ? ")" : "");
+		*why = bf_xasprintf("no%s%s GEMM ran: %d skipped%s%s%s",
+				    *asked ? " " : "", asked, skipped,
+				    *reason ? " (" : "", reason,
+				    *reason ? ")" : "");
 	else if (nothing)
-		bf_text_fmt(why, why_len, "no%s%s GEMM ran: none planned",
-			    *asked ? " " : "", asked);
+		*why = bf_xasprintf("no%s%s GEMM ran: none planned",
+				    *asked ? " " : "", asked);
 	model_unlock(m);
 	return nothing;
 }
@@ -739,7 +742,7 @@ void model_set_machine(struct model *m, int host, const char *names,
 	h->shared = shared;
 	for (int i = 0; shared && i < st->nrows; i++)
 		if (st->rows[i].host == host)
-			mark_shared(&st->rows[i]);
+			mark_shared(st, &st->rows[i]);
 	st->version++;
 	model_unlock(st);
 }

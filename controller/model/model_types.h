@@ -27,6 +27,21 @@ enum host_state {
 	HOST_INTERRUPTED,
 };
 
+/*
+ * The reasons (model_row's, model_host's, model_bandwidth's and
+ * model_batching's `reason`, model_row's unreliable, model_host's
+ * baseline_note) are whole texts of any length, never cut:
+ * sanitised for a terminal, NULL or "" when there is none. Who owns one:
+ *  - in the model, the model: it keeps every reason it was given
+ *    (model_keep_text, model_internal.h) unchanged until model_free, so
+ *    model_host_get's copy of a host may read its reason until then;
+ *  - in a snapshot, the snapshot: model_snapshot_update copies each
+ *    (NULL for none) and frees the previous ones, model_snapshot_free
+ *    frees them, so a snapshot outlives its model. A snapshot built by
+ *    hand (a test) gives its entries malloc'd reasons or NULL; code that
+ *    drops an entry from a snapshot (table.c) frees its reason.
+ */
+
 /* One GEMM result row: host x device x dtype x n. Missing numbers are
  * NaN (printed as n/a). */
 struct model_row {
@@ -64,7 +79,8 @@ struct model_row {
 	char bound;                  /* 'M' memory, 'C' compute, 0 unknown */
 	double fraction_of_roofline; /* gflops / roofline_gflops */
 	int reliable;      /* the agent's verdict: 1, 0, -1 unknown */
-	char unreliable[320]; /* its reasons, "; "-joined; "" when none */
+	const char *unreliable; /* its reasons, "; "-joined, whole; owned as
+				 * reason (above); NULL or "" when none */
 	double vs_fp32;    /* this dtype's GFLOP/s over fp32's, same device */
 	double gpu_vs_cpu; /* fp32 on a GPU over fp32 on the host's CPU */
 	char recent_note[48]; /* "slower than its last 5 runs" (recent.h);
@@ -73,9 +89,10 @@ struct model_row {
 	double prev_gflops; /* same host, device, dtype and n in the previous
 			     * archived run with the same settings (see
 			     * model_set_baseline); NaN when there is none */
-	char reason[160];  /* why failed or skipped; "invalid: ..." for a
-			    * record whose gflops disagrees with its n and
-			    * median_ms (bf_rec_gemm_consistent) */
+	const char *reason; /* why failed or skipped; "invalid: ..." for a
+			     * record whose gflops disagrees with its n and
+			     * median_ms (bf_rec_gemm_consistent); whole,
+			     * model-owned (above), NULL or "" none */
 };
 
 /* One GEMM result of a host's previous archived run: the baseline a new
@@ -97,7 +114,7 @@ struct model_bandwidth {
 	enum bf_status status;
 	double median_gbps;  /* NaN: not run or wrong */
 	double array_bytes;  /* one array or buffer; NaN */
-	char reason[160];    /* why failed or skipped */
+	const char *reason;  /* why failed or skipped; as model_row's */
 };
 
 /* The seed's batching case on one device (a batching record). */
@@ -110,7 +127,7 @@ struct model_batching {
 	double batch_ms;     /* of the 20-row batch call; NaN */
 	double speedup;      /* batch rows/s over one-row rows/s; NaN */
 	int rows;            /* rows per batch; 0 unknown */
-	char reason[160];
+	const char *reason;  /* why failed or skipped; as model_row's */
 };
 
 /* Check counts per host x device. */
@@ -133,7 +150,10 @@ struct model_gpu {
 struct model_host {
 	char name[128];
 	enum host_state state;
-	char reason[512];       /* why it failed / was interrupted */
+	const char *reason;     /* why it failed / was interrupted: whole,
+				 * its lines sanitised one by one (line
+				 * breaks kept); model-owned as model_row's,
+				 * NULL or "" none */
 	int gemm_done, gemm_total;
 	int checks_done, checks_total;
 	int records, malformed;
@@ -157,8 +177,10 @@ struct model_host {
 	char hostname[128];     /* from the host record */
 	char slurm_job[32];     /* Slurm job id of a cluster node; "" */
 	char baseline_run[64];  /* the run Δ% compares with; "" none */
-	char baseline_note[160]; /* why there is none ("different machine:
-				  * host key differs from run ..."); "" */
+	const char *baseline_note; /* why there is none ("different
+				  * machine: host key differs from run
+				  * ..."): whole, owned as the reasons
+				  * (above); NULL or "" none */
 	uint64_t started_ns, ended_ns;
 	/* Progress on the long work before the sweep (model_set_upload,
 	 * model_set_build_steps): the agent's sources uploaded, in bytes,

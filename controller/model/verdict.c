@@ -77,34 +77,29 @@ struct verdict_thresholds verdict_thresholds_for(
 	return t;
 }
 
-/* Appends "; "-separated formatted text to buf (truncating). */
-__attribute__((format(printf, 3, 4))) static void add(char *buf, size_t len,
+/* Appends "; "-separated formatted text to *buf (a string of
+ * verdict.h's, grown: whole, never cut). */
+__attribute__((format(printf, 2, 3))) static void add(char **buf,
 						      const char *fmt, ...)
 {
-	size_t used = strlen(buf);
-	va_list ap, aq;
-	char *item;
+	va_list ap;
+	char *item, *joined;
 	int n;
 
-	if (used + 3 >= len)
-		return;
-	if (used) {
-		memcpy(buf + used, "; ", 3);
-		used += 2;
-	}
 	va_start(ap, fmt);
-	va_copy(aq, ap);
-	n = vsnprintf(NULL, 0, fmt, aq);
-	va_end(aq);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
 	item = bf_xmalloc(n > 0 ? (size_t)n + 1 : 1);
 	item[0] = '\0';
+	va_start(ap, fmt);
 	if (n > 0) /* fits: the n + 1 bytes vsnprintf counted */
 		vsnprintf(item, (size_t)n + 1, fmt, ap);
 	va_end(ap);
-	/* A record's reason may be longer than reasons' 480 bytes: the cut
-	 * ends in "..." (bf_text_appendf), never silent. */
-	bf_text_appendf(buf, len, "%s", item);
+	joined = bf_xasprintf("%s%s%s", *buf ? *buf : "",
+			      *buf && **buf ? "; " : "", item);
 	free(item);
+	free(*buf);
+	*buf = joined;
 }
 
 /* GFLOP/s as people read it: "789 TFLOP/s", "87.2 TFLOP/s", "512
@@ -346,25 +341,25 @@ static void judge(const struct verdict_input *r, struct verdict *o,
 			: NAN;
 	if (r->status == BF_STATUS_SKIPPED) {
 		o->kind = VERDICT_NONE;
-		add(o->reasons, sizeof(o->reasons), "skipped: %s",
+		add(&o->reasons, "skipped: %s",
 		    empty(r->reason) ? "no reason given" : r->reason);
 		return;
 	}
 	if (r->status == BF_STATUS_FAIL || r->invalid) {
 		o->kind = VERDICT_FAILED;
-		add(o->reasons, sizeof(o->reasons), "%s",
+		add(&o->reasons, "%s",
 		    empty(r->reason) ? "failed" : r->reason);
 		return;
 	}
 	if (!isfinite(r->gflops) || r->gflops <= 0) {
 		o->kind = VERDICT_UNKNOWN;
-		add(o->missing, sizeof(o->missing), "no measurement");
+		add(&o->missing, "no measurement");
 		return;
 	}
 	if (isfinite(r->bound_gflops) && r->gflops > r->bound_gflops) {
 		rate(r->bound_gflops, a, sizeof(a));
 		o->kind = VERDICT_FAILED;
-		add(o->reasons, sizeof(o->reasons),
+		add(&o->reasons,
 		    "above the most the device can do (%s): a wrong measurement",
 		    a);
 		return;
@@ -376,22 +371,22 @@ static void judge(const struct verdict_input *r, struct verdict *o,
 		rate(o->peer_median, a, sizeof(a));
 		if (o->peer_ratio < t->peer_fraction) {
 			slow = 1;
-			add(o->reasons, sizeof(o->reasons),
+			add(&o->reasons,
 			    "%.2f of its %d peers (median %s; below %.2f): %s",
 			    o->peer_ratio, o->npeers, a, t->peer_fraction,
 			    o->peers);
 		} else {
 			ok = 1;
-			add(o->reasons, sizeof(o->reasons),
+			add(&o->reasons,
 			    "%.2f of its %d peers (median %s)", o->peer_ratio,
 			    o->npeers, a);
 		}
 	} else {
 		if (empty(r->peer_key))
-			add(o->missing, sizeof(o->missing),
+			add(&o->missing,
 			    "no peers (product unknown)");
 		else
-			add(o->missing, sizeof(o->missing),
+			add(&o->missing,
 			    "no peers (%d other device%s of this product; %d "
 			    "needed)",
 			    o->npeers, o->npeers == 1 ? "" : "s", t->min_peers);
@@ -416,7 +411,7 @@ static void judge(const struct verdict_input *r, struct verdict *o,
 		rate(ref->high_gflops, b, sizeof(b));
 		if (r->gflops < ref->low_gflops * t->reference_tolerance) {
 			slow = 1;
-			add(o->reasons, sizeof(o->reasons),
+			add(&o->reasons,
 			    "%.2f-%.2f of %s (%s-%s%s; below %.2f of its low "
 			    "end)",
 			    o->ref_ratio_low, o->ref_ratio_high, lab, a, b,
@@ -424,16 +419,16 @@ static void judge(const struct verdict_input *r, struct verdict *o,
 			    t->reference_tolerance);
 		} else {
 			ok = 1;
-			add(o->reasons, sizeof(o->reasons),
+			add(&o->reasons,
 			    "%.2f-%.2f of %s (%s-%s%s)", o->ref_ratio_low,
 			    o->ref_ratio_high, lab, a, b,
 			    ref->nsources <= 1 ? ", one source only" : "");
 		}
 	} else if (empty(r->product)) {
-		add(o->missing, sizeof(o->missing),
+		add(&o->missing,
 		    "no published reference (product unknown)");
 	} else {
-		add(o->missing, sizeof(o->missing),
+		add(&o->missing,
 		    "no published reference for %s %s n=%d", r->product,
 		    r->dtype ? r->dtype : "?", r->n);
 	}
@@ -450,25 +445,25 @@ static void judge(const struct verdict_input *r, struct verdict *o,
 		rate(o->hist_median, a, sizeof(a));
 		if (r->gflops < lim) {
 			slow = 1;
-			add(o->reasons, sizeof(o->reasons),
+			add(&o->reasons,
 			    "%.2f of its last %d runs (median %s, beyond their "
 			    "noise)",
 			    o->hist_ratio, o->nhistory, a);
 		} else {
 			ok = 1;
-			add(o->reasons, sizeof(o->reasons),
+			add(&o->reasons,
 			    "%.2f of its last %d runs (median %s)",
 			    o->hist_ratio, o->nhistory, a);
 		}
 	} else {
 		if (o->nhistory > 0)
-			add(o->missing, sizeof(o->missing),
+			add(&o->missing,
 			    "history too short (%d run%s since its last change; "
 			    "%d needed)",
 			    o->nhistory, o->nhistory == 1 ? "" : "s",
 			    t->history_min_runs);
 		else
-			add(o->missing, sizeof(o->missing),
+			add(&o->missing,
 			    "no earlier runs with these settings");
 		o->nhistory = 0;
 		o->hist_median = o->hist_sigma = o->hist_ratio = NAN;
@@ -476,7 +471,7 @@ static void judge(const struct verdict_input *r, struct verdict *o,
 
 	/* rated: shown, never a verdict of its own below the bound */
 	if (isfinite(o->peak_ratio))
-		add(o->reasons, sizeof(o->reasons), "%.2f of rated peak",
+		add(&o->reasons, "%.2f of rated peak",
 		    o->peak_ratio);
 
 	o->kind = slow ? VERDICT_SLOW : ok ? VERDICT_OK : VERDICT_UNKNOWN;
@@ -490,6 +485,8 @@ void verdict_compute(const struct verdict_input *in, int n,
 {
 	for (int i = 0; i < n; i++) {
 		memset(&out[i], 0, sizeof(out[i]));
+		out[i].reasons = bf_xstrdup("");
+		out[i].missing = bf_xstrdup("");
 		out[i].peer_median = out[i].peer_ratio = NAN;
 		out[i].ref_low = out[i].ref_high = NAN;
 		out[i].ref_ratio_low = out[i].ref_ratio_high = NAN;
@@ -505,6 +502,15 @@ void verdict_compute(const struct verdict_input *in, int n,
 			def, ov, nov, in[i].product, in[i].dtype);
 
 		judge(&in[i], &out[i], &t, find_ref(&in[i], refs, nrefs));
+	}
+}
+
+void verdict_clear(struct verdict *v, int n)
+{
+	for (int i = 0; v && i < n; i++) {
+		free(v[i].reasons);
+		free(v[i].missing);
+		v[i].reasons = v[i].missing = NULL;
 	}
 }
 

@@ -135,9 +135,12 @@ struct verdict {
 	double hist_median, hist_sigma, hist_ratio;
 	/* rated */
 	double peak_ratio;              /* gflops / peak; NaN */
-	char reasons[480];  /* each comparison's finding, "; "-joined: "0.52
+	/* Whole texts of any length (a skipped row's reason is quoted in
+	 * full), new strings verdict_compute allocates, never NULL after it
+	 * ("" none); verdict_clear frees them. */
+	char *reasons;      /* each comparison's finding, "; "-joined: "0.52
 			     * of its 7 peers (median 789 TFLOP/s)" */
-	char missing[200];  /* the comparisons that could not be made and
+	char *missing;      /* the comparisons that could not be made and
 			     * why: "no peers (1 device of this product);
 			     * no published reference for NVIDIA X bf16
 			     * n=1024; no history" */
@@ -146,13 +149,19 @@ struct verdict {
 /* Judges rows in[0..n) into out[0..n) (caller's array), with thresholds
  * def (NULL: the defaults) and overrides ov[0..nov), references
  * refs[0..nrefs) (first match wins: put the user's files first).
- * out[i] holds pointers into refs (ref_label) only. Allocates work space
- * (bf_xmalloc: aborts on out-of-memory). */
+ * out[i] holds pointers into refs (ref_label) and its own reasons and
+ * missing (new strings: free them with verdict_clear before out is
+ * computed again or freed; out's previous contents are overwritten, not
+ * freed). Allocates work space (bf_xmalloc: aborts on out-of-memory). */
 void verdict_compute(const struct verdict_input *in, int n,
 		     const struct verdict_thresholds *def,
 		     const struct verdict_override *ov, int nov,
 		     const struct verdict_ref *refs, int nrefs,
 		     struct verdict *out);
+
+/* Frees the reasons and missing strings of v[0..n) (verdict_compute's)
+ * and sets them NULL; v NULL or n <= 0 does nothing. */
+void verdict_clear(struct verdict *v, int n);
 
 /* The thresholds for product and dtype (def NULL: the defaults). */
 struct verdict_thresholds verdict_thresholds_for(

@@ -133,6 +133,7 @@ void verdict_run_free(struct verdict_run *vr)
 	if (!vr)
 		return;
 	free(vr->in);
+	verdict_clear(vr->out, vr->n);
 	free(vr->out);
 	free(vr->host);
 	for (int i = 0; vr->peer_keys && i < vr->n; i++)
@@ -218,8 +219,9 @@ void verdict_snapshot(const struct model_snapshot *s,
 		in[i].n = r->n;
 		in[i].occurrence = r->occurrence;
 		in[i].status = r->status;
-		in[i].invalid = strncmp(r->reason, "invalid:", 8) == 0;
-		in[i].reason = r->reason[0] ? r->reason : NULL;
+		in[i].invalid = r->reason &&
+				strncmp(r->reason, "invalid:", 8) == 0;
+		in[i].reason = r->reason && r->reason[0] ? r->reason : NULL;
 		in[i].gflops = r->gflops;
 		in[i].peak_gflops = r->peak_gflops;
 		in[i].bound_gflops = NAN;

@@ -53,7 +53,8 @@ void verdict_run_free(struct verdict_run *vr);
  * against the references refs (NULL: none). Only the comparisons a run
  * in progress has: peers so far and the references; no history (the
  * final verdict, verdict_run_compute, has it). Skipped rows get
- * VERDICT_NONE. Allocates work space (bf_xmalloc: aborts on
+ * VERDICT_NONE. out's strings are new, as verdict_compute's: free them
+ * with verdict_clear. Allocates work space (bf_xmalloc: aborts on
  * out-of-memory); O(R log R) for R rows.
  */
 struct model_snapshot;

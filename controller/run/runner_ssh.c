@@ -54,6 +54,11 @@
 #include "run/session.h"
 #include "xmalloc.h"
 
+/* The longest build-failure reason, NUL included: the cause and the
+ * build log's last lines (the reason's excerpt of the log, which the
+ * host's log file holds whole). */
+#define BUILD_REASON_BYTES 512
+
 #define DEFAULT_WORKDIR "~/.cache/benchfleet"
 /* How much of a failed build's log comes back into the host's archived
  * log before the staging directory (and build.log with it) is removed:
@@ -368,10 +373,10 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 	err = remote_exec(r, cmd, &cb, &res, detail, detail_len);
 	fflush(h->log);
 	if (err == BF_OK && res.exit_status != 0) {
-		/* The message becomes the host's reason, which the model keeps
-		 * in a fixed buffer (and the archive with it): the cause
-		 * first, then the log's last lines, not its first, when it is
-		 * cut. The host's log has more (BUILD_LOG_LINES). */
+		/* The message becomes the host's reason (the table's and
+		 * run.json's): the cause first, then as many of the log's
+		 * last lines (not its first) as fit BUILD_REASON_BYTES, an
+		 * excerpt. The host's log has more (BUILD_LOG_LINES). */
 		const char *full_cause = build_log_cause(&tail.log);
 		char cut_cause[301], *cause = NULL;
 
@@ -396,7 +401,7 @@ static enum bf_err deploy(struct host_ctx *h, struct remote *r,
 				     "printed nothing", res.exit_status) :
 			bf_xstrdup("agent build failed on the host; last "
 				   "lines of build.log:\n");
-		size_t cap = SESSION_REASON_BYTES, head_len = strlen(head);
+		size_t cap = BUILD_REASON_BYTES, head_len = strlen(head);
 
 		if (detail_len < cap)
 			cap = detail_len;

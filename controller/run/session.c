@@ -74,7 +74,7 @@ static enum bf_err save_run_json(struct session *s, const char *status,
 			.name = mh->name,
 			.target = h->is_local ? "local" : h->target,
 			.status = host_state_name(mh->state),
-			.reason = mh->reason,
+			.reason = mh->reason ? mh->reason : "",
 			.fingerprint = mh->fingerprint,
 			.agent_hash = mh->agent_hash,
 			.hostname = mh->hostname,
@@ -122,6 +122,10 @@ static void save_run_json_running(struct session *s)
 	}
 }
 
+/* The bytes of each host's reason run_json_bound counts (what the model
+ * held, char[512], before it kept reasons whole). */
+#define RESERVE_REASON 512
+
 /* A string of len - 1 '"', each of which JSON writes as two bytes: the
  * longest text a buffer of len bytes puts into run.json (what reaches it
  * is terminal-safe, so no control character but '\n', also two bytes,
@@ -144,7 +148,13 @@ static size_t run_json_bound(struct session *s)
 	struct archive_host_info *rh = bf_xcalloc((size_t)s->nhosts + 1,
 						  sizeof(*rh));
 	const struct model_host *mh = NULL;
-	char *reason = longest_text(sizeof(mh->reason));
+	/* A host's reason is whole, of any length (model_types.h), up to
+	 * SESSION_REASON_BYTES from a run; the bound counts RESERVE_REASON
+	 * bytes of it, so that the reserve stays what run.json needs (a
+	 * block or so) and leaves the records their room: the last run.json
+	 * of a run with a longer reason on a disk full to its last block
+	 * fails to be written, and ctl says so (session_finish). */
+	char *reason = longest_text(RESERVE_REASON);
 	char *name = longest_text(sizeof(mh->name));
 	char *fp = longest_text(sizeof(mh->fingerprint));
 	char *hash = longest_text(sizeof(mh->agent_hash));
@@ -276,32 +286,32 @@ static int cancelled(const struct session *s)
 
 static void run_host(struct session *s, struct host_ctx *h)
 {
-	char detail[1024] = "", why[256];
+	char *detail = bf_xcalloc(SESSION_REASON_BYTES, 1), why[256];
 	struct model_host mh;
 	enum bf_err err;
 
 	model_set_turn(h->model, h->index, 0);
 	model_set_waiting(h->model, h->index, NULL);
 	if (h->identify_err != BF_OK) /* it was tried once: not again */
-		err = bf_fail(detail, sizeof(detail), h->identify_err, "%s",
+		err = bf_fail(detail, SESSION_REASON_BYTES, h->identify_err, "%s",
 			      h->identify_detail);
 	else
-		err = h->runner->run(h, detail, sizeof(detail));
+		err = h->runner->run(h, detail, SESSION_REASON_BYTES);
 	model_host_get(h->model, h->index, &mh);
 	h->complete = model_host_complete(h->model, h->index, why, sizeof(why));
 	if (h->over_budget) {
-		err = bf_fail(detail, sizeof(detail), BF_ERR_TIMEOUT,
+		err = bf_fail(detail, SESSION_REASON_BYTES, BF_ERR_TIMEOUT,
 			      CHECK_BUDGET_EXCEEDED " (--budget %d s): agent "
 			      "stopped", h->opts->budget_s);
 	} else if (h->timed_out) {
-		err = bf_fail(detail, sizeof(detail), BF_ERR_TIMEOUT,
+		err = bf_fail(detail, SESSION_REASON_BYTES, BF_ERR_TIMEOUT,
 			      "no record for %.0f s (--host-timeout): agent stopped",
 			      (double)h->silence_limit_s);
 	} else if (err == BF_OK && !h->complete) {
 		err = mh.saw_summary ?
-			bf_fail(detail, sizeof(detail), BF_ERR_REMOTE,
+			bf_fail(detail, SESSION_REASON_BYTES, BF_ERR_REMOTE,
 				"incomplete records: %s", why) :
-			bf_fail(detail, sizeof(detail), BF_ERR_REMOTE,
+			bf_fail(detail, SESSION_REASON_BYTES, BF_ERR_REMOTE,
 				"agent ended before its summary record (%s)",
 				why);
 	}
@@ -329,6 +339,7 @@ static void run_host(struct session *s, struct host_ctx *h)
 		session_progress(h, HOST_DONE, NULL);
 	model_set_turn(h->model, h->index, 1);
 	save_run_json_running(s);
+	free(detail);
 }
 
 /* ---- which hosts are one machine ----------------------------------------- */

@@ -279,9 +279,12 @@ void session_set_slurm_job(struct host_ctx *h, const char *job_id);
 /* Records the verified host key's fingerprint ("SHA256:...") for run.json. */
 void session_set_fingerprint(struct host_ctx *h, const char *fingerprint);
 
-/* The longest host failure reason kept (run.json and the table), NUL
- * included: a longer one is cut at its end. */
-#define SESSION_REASON_BYTES sizeof(((struct model_host *)0)->reason)
+/* The longest failure reason a host's run gives (run_host's detail, NUL
+ * included): the agent's last words, a preflight cause, an SSH error. The
+ * model keeps a reason whole (model_types.h); this bound is a runner's
+ * buffer, far above any message ctl or an agent writes (a longer one is
+ * cut at its end, marked "..."). */
+#define SESSION_REASON_BYTES 16384
 
 /* What an agent's end means for its host. */
 enum agent_outcome {

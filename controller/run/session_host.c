@@ -148,7 +148,8 @@ void session_progress(struct host_ctx *h, enum host_state st,
 		      const char *reason)
 {
 	struct model_host mh;
-	char line[sizeof(mh.reason) + 1024];
+	char *line = NULL;
+	size_t len;
 
 	if (st == HOST_RUNNING) {
 		h->last_record_ns = bf_now_ns();
@@ -161,9 +162,15 @@ void session_progress(struct host_ctx *h, enum host_state st,
 	model_host_get(h->model, h->index, &mh);
 	if (reason && strcmp(reason, host_state_name(st)) == 0)
 		reason = NULL;
-	session_host_say(h, "%s%s%s", host_state_name(st), reason ? ": " : "",
-		 reason ? bf_text_join_lines(line, sizeof(line), mh.reason,
-					     "\n    ") : "");
+	if (reason && mh.reason) {
+		/* Whole: each line break becomes the 5 bytes of "\n    " */
+		len = 5 * strlen(mh.reason) + 8;
+		line = bf_text_join_lines(bf_xcalloc(len, 1), len, mh.reason,
+					  "\n    ");
+	}
+	session_host_say(h, "%s%s%s", host_state_name(st), line ? ": " : "",
+			 line ? line : "");
+	free(line);
 }
 
 void session_upload_progress(struct host_ctx *h, long long done,

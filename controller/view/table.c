@@ -220,14 +220,19 @@ void table_print_snapshot(FILE *out, const struct model_snapshot *m, int utf8,
 		if (mh->state != HOST_DONE) {
 			const char *state = host_state_name(mh->state);
 			/* A reason that only names the state is not said twice. */
-			int said = !mh->reason[0] || strcmp(mh->reason, state) == 0;
-			char reason[sizeof(mh->reason) + 256];
+			int said = !mh->reason || !mh->reason[0] ||
+				   strcmp(mh->reason, state) == 0;
+			/* Whole: its lines joined with "; " take at most one
+			 * byte more per line break than the reason. */
+			size_t len = said ? 1 : 2 * strlen(mh->reason) + 4;
+			char *reason = bf_xcalloc(len, 1);
 
 			fprintf(out, "%s: %s%s%s\n",
 				bf_text_sanitize(safe, sizeof(safe), mh->name),
 				state, said ? "" : ": ",
-				said ? "" : bf_text_join_lines(reason, sizeof(reason),
+				said ? "" : bf_text_join_lines(reason, len,
 							       mh->reason, "; "));
+			free(reason);
 		}
 		if (mh->summary_note[0])
 			fprintf(out, "%s: the agent's own counts disagree with its records: %s\n",
@@ -346,7 +351,8 @@ static void hide_skipped_everywhere(struct model_snapshot *m)
 			key[nkey++].hide = 1;
 		}
 		if (r->status != BF_STATUS_SKIPPED ||
-		    strcmp(r->reason, key[k].first->reason) != 0)
+		    strcmp(r->reason ? r->reason : "",
+			   key[k].first->reason ? key[k].first->reason : "") != 0)
 			key[k].hide = 0;
 	}
 	for (int i = 0; i < m->nrows; i++) {
@@ -383,22 +389,34 @@ static void hide_unmeasured_devices(struct model_snapshot *m)
 		hide_mark(hh, m->nhosts, m->batching[i].host,
 			  m->batching[i].device, m->batching[i].status);
 	hide_skipped_everywhere(m);
-	for (int i = 0; i < m->nrows; i++)
+	/* A row left out frees its reason (and unreliable reasons), the
+	 * snapshot's own copies (model_types.h): model_snapshot_free frees
+	 * those of the rows kept. */
+	for (int i = 0; i < m->nrows; i++) {
 		if (!hide_row(hh, m->nhosts, m->rows[i].host, m->rows[i].device) &&
-		    m->rows[i].host != HIDE_HOST)
+		    m->rows[i].host != HIDE_HOST) {
 			m->rows[k++] = m->rows[i];
+			continue;
+		}
+		free((char *)m->rows[i].reason);
+		free((char *)m->rows[i].unreliable);
+	}
 	m->nrows = k;
 	k = 0;
 	for (int i = 0; i < m->nbandwidth; i++)
 		if (!hide_row(hh, m->nhosts, m->bandwidth[i].host,
 			      m->bandwidth[i].device))
 			m->bandwidth[k++] = m->bandwidth[i];
+		else
+			free((char *)m->bandwidth[i].reason);
 	m->nbandwidth = k;
 	k = 0;
 	for (int i = 0; i < m->nbatching; i++)
 		if (!hide_row(hh, m->nhosts, m->batching[i].host,
 			      m->batching[i].device))
 			m->batching[k++] = m->batching[i];
+		else
+			free((char *)m->batching[i].reason);
 	m->nbatching = k;
 	free(hh);
 }

@@ -120,7 +120,7 @@ char *ui_delta_note(const struct model_snapshot *snap, int utf8)
 		const struct model_host *h = &snap->hosts[i];
 		char *more;
 
-		if (!h->baseline_note[0])
+		if (!h->baseline_note || !h->baseline_note[0])
 			continue;
 		more = bf_xasprintf("%s%s%s n/a for %s: %s", note ? note : "",
 				    note ? "; " : "", utf8 ? "\xce\x94%" : "chg%",
@@ -178,8 +178,9 @@ enum ui_tone ui_host_state_text(const struct model_host *h, char *buf,
 		snprintf(buf, len, "done");
 		return UI_TONE_NORMAL;
 	case HOST_FAILED:
-		bf_text_fmt(buf, len, "failed%s%s", h->reason[0] ? ": " : "",
-			    h->reason);
+		bf_text_fmt(buf, len, "failed%s%s",
+			    h->reason && h->reason[0] ? ": " : "",
+			    h->reason ? h->reason : "");
 		return UI_TONE_BAD;
 	case HOST_INTERRUPTED:
 		snprintf(buf, len, "interrupted");

@@ -91,6 +91,8 @@ struct ui {
 	/* The live verdict (verdict_snapshot) of each row of snap. */
 	const struct ref_set *refs;     /* not owned; NULL none */
 	struct verdict *verdicts;       /* verdicts_cap entries */
+	int nverdicts;                  /* of them judged last (their strings
+					 * verdict_clear frees) */
 	int verdicts_cap;
 	int vcounts[VERDICT_FAILED + 1]; /* devices per verdict */
 	int vdevices;
@@ -178,12 +180,15 @@ static void judge(struct ui *ui)
 {
 	int slow;
 
+	/* The last verdicts' strings (verdict_compute's) go first. */
+	verdict_clear(ui->verdicts, ui->nverdicts);
 	if (ui->snap.nrows > ui->verdicts_cap) {
 		ui->verdicts_cap = ui->snap.nrows * 2;
 		ui->verdicts = bf_xrealloc(ui->verdicts, (size_t)ui->verdicts_cap *
 							      sizeof(*ui->verdicts));
 	}
 	verdict_snapshot(&ui->snap, ui->refs, ui->verdicts);
+	ui->nverdicts = ui->snap.nrows;
 	verdict_snapshot_counts(&ui->snap, ui->verdicts, ui->vcounts,
 				&ui->vdevices, &slow);
 }
@@ -1141,6 +1146,7 @@ void ui_close(struct ui *ui)
 	free(ui->extra);
 	free(ui->order);
 	free(ui->lines);
+	verdict_clear(ui->verdicts, ui->nverdicts);
 	free(ui->verdicts);
 	free(ui);
 }

@@ -144,13 +144,15 @@ void ui_notes_free(struct ui_notes *ns)
 /* Whether a GEMM row is unreliable with a figure to show. */
 static int row_unreliable(const struct model_row *r)
 {
-	return r->reliable == 0 && !isnan(r->gflops) && r->unreliable[0];
+	return r->reliable == 0 && !isnan(r->gflops) && r->unreliable &&
+	       r->unreliable[0];
 }
 
 /* Whether a row, bandwidth or batching entry gets a reason note. */
 static int has_note(enum bf_status st, const char *reason)
 {
-	return (st == BF_STATUS_FAIL || st == BF_STATUS_SKIPPED) && reason[0];
+	return (st == BF_STATUS_FAIL || st == BF_STATUS_SKIPPED) && reason &&
+	       reason[0];
 }
 
 /* Whether entry host h is pass's: hosts in the run's order (the command

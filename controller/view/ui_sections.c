@@ -228,7 +228,8 @@ int ui_workload_lines(const struct model_snapshot *snap, int utf8, int width,
 
 			if (o->host != b->host || o->status != b->status ||
 			    strcmp(o->device, b->device) != 0 ||
-			    strcmp(o->reason, b->reason) != 0)
+			    strcmp(o->reason ? o->reason : "",
+				   b->reason ? b->reason : "") != 0)
 				break;
 			same++;
 		}

@@ -338,6 +338,65 @@ class Robust(unittest.TestCase):
         with open(os.path.join(d, h["log_file"]), "rb") as f:
             self.assertNotIn(b"\x1b[5m", f.read().split(b"agent: ")[0])
 
+    def test_long_reason_whole(self):
+        # Issue 28: the agent's last words, 2000 bytes, are the host's
+        # reason whole (ctl kept 512 of them, ending in "...") in ctl
+        # run's progress line and table, in run.json and in ctl show.
+        words = " ".join("w%d" % i for i in range(400))
+        last = ("agent: " + words + " " + "x" * 2000)[:1997] + "END"
+        agent = self.fake_agent(
+            'cat "$d/records.ndjson"\n'
+            "printf '%%s\\n' '%s' >&2\n"
+            "exit 4\n" % last, REAL)
+        p = self.ctl(agent)
+        self.assertEqual(p.returncode, EXIT_HOSTS_FAILED, p)
+        reason = "agent exited with status 4: " + last
+        out = p.stdout.decode()
+        self.assertIn("[local] failed: " + reason + "\n", out)
+        self.assertIn("local: failed: " + reason + "\n", out)
+        d, run, h = self.archive()
+        self.assertEqual(h["reason"], reason)
+        s = subprocess.run([CTL, "show", run["run_id"], "--results",
+                            self.results], cwd=self.tmp,
+                           capture_output=True, text=True, timeout=120,
+                           stdin=subprocess.DEVNULL)
+        self.assertIn("local: failed: " + reason + "\n", s.stdout,
+                      s.stdout + s.stderr)
+
+    def test_long_row_reason_whole(self):
+        # Issue 28: a failed GEMM's 1500-byte reason is whole in the
+        # verdict's line of ctl run and ctl show (the model kept 160
+        # bytes of it, the verdict 480), and its note under the table
+        # holds it whole, wrapped at spaces (and within its 1200-byte
+        # word).
+        r = recs()
+        g = [x for x in r if x["type"] == "gemm"][1]
+        words = " ".join("r%d" % i for i in range(300))
+        reason = ("verification failed: " + words + " " +
+                  "z" * 1500)[:1497] + "END"
+        g.update(status="fail", reason=reason, gflops=None,
+                 fraction_of_peak=None, fraction_of_roofline=None)
+        agent = self.fake_agent('cat "$d/records.ndjson"\n',
+                                [dump(x) for x in r])
+        p = self.ctl(agent)
+        out = p.stdout.decode()
+        self.assertEqual(p.returncode, 1, out + p.stderr.decode())
+        self.assertRegex(out, r"\nlocal cpu FAILED: fp32 n=%d n/a, %s "
+                         % (g["n"], re.escape(reason)))
+        note = re.search(r"\n\[(\d+)\] verification failed: (.*?)\n\n",
+                         out, re.S)
+        self.assertIsNotNone(note, out)
+        self.assertEqual("verification failed: " +
+                         re.sub(r"\n +", " ", note.group(2))
+                         .replace("zzz ", "zzz"), reason)
+        d, run, h = self.archive()
+        s = subprocess.run([CTL, "show", run["run_id"], "--results",
+                            self.results], cwd=self.tmp,
+                           capture_output=True, text=True, timeout=120,
+                           stdin=subprocess.DEVNULL)
+        self.assertIn("local cpu FAILED: fp32 n=%d n/a, %s " %
+                      (g["n"], reason), s.stdout, s.stdout + s.stderr)
+
     # -- volume ------------------------------------------------------------
 
     def test_garbage_flood_is_summarised(self):

@@ -121,6 +121,9 @@ static void fixture_init(struct fixture *f)
 		f->in[i].n = 4096;
 		f->out[i].peer_ratio = f->out[i].ref_ratio_high =
 			f->out[i].hist_ratio = NAN;
+		/* Never NULL, as verdict_compute leaves them (verdict.h);
+		 * literals: the fixture is never verdict_clear'd. */
+		f->out[i].reasons = f->out[i].missing = "";
 	}
 	f->in[0].device = "cuda:0";
 	f->in[0].gflops = 800000;
@@ -136,8 +139,8 @@ static void fixture_init(struct fixture *f)
 	f->in[2].dtype = "fp32";
 	f->in[2].gflops = 150;
 	f->out[2].kind = VERDICT_UNKNOWN;
-	snprintf(f->out[2].missing, sizeof(f->out[2].missing),
-		 "no published reference for Intel\xe2\x84\xa2 \x1b]0;x\x07 fp32");
+	f->out[2].missing =
+		"no published reference for Intel\xe2\x84\xa2 \x1b]0;x\x07 fp32";
 	f->vr.in = f->in;
 	f->vr.out = f->out;
 	f->vr.host = f->host;

@@ -290,9 +290,9 @@ static void test_dtype_enum(void **state)
 }
 
 /* Issue 28: text the model keeps in fixed fields is never cut in
- * silence. Three 150-byte unreliable reasons do not fit a row's 320
- * bytes: the joined text ends in "..."; a 300-byte baseline note (it
- * names two hostnames) ends in "..."; a host key fingerprint is a key
+ * silence. Three 150-byte unreliable reasons are joined whole (a row's
+ * 320 bytes cut them, "..."); a 300-byte baseline note (it
+ * names two hostnames) is whole (it was cut at 160); a host key fingerprint is a key
  * (machines are matched by it), so one too long for the field is
  * unknown (""), never cut into another's, while a real one is whole. */
 static void test_cuts_marked(void **state)
@@ -331,18 +331,111 @@ static void test_cuts_marked(void **state)
 	model_set_fingerprint(&m, 1, sha);
 	model_snapshot_update(&m, &s);
 	assert_int_equal(s.nrows, 1);
-	len = strlen(s.rows[0].unreliable);
-	assert_int_equal(len, sizeof(s.rows[0].unreliable) - 1);
-	assert_string_equal(s.rows[0].unreliable + len - 3, "...");
+	len = strlen(s.rows[0].unreliable); /* whole: 3 x 150 and "; " */
+	assert_int_equal(len, 3 * 150 + 2 * 2);
 	assert_memory_equal(s.rows[0].unreliable, reason, 150);
 	assert_memory_equal(s.rows[0].unreliable + 150, "; ", 2);
-	len = strlen(s.hosts[0].baseline_note);
-	assert_int_equal(len, sizeof(s.hosts[0].baseline_note) - 1);
-	assert_string_equal(s.hosts[0].baseline_note + len - 3, "...");
+	assert_memory_equal(s.rows[0].unreliable + 304, reason, 150);
+	assert_string_equal(s.hosts[0].baseline_note, note); /* whole */
 	assert_string_equal(s.hosts[0].fingerprint, "");
 	assert_string_equal(s.hosts[1].fingerprint, sha);
 	model_free(&m);
 	model_snapshot_free(&s);
+}
+
+/* A text of n bytes: "w0 w1 w2 ..." (words, so a cut shows), ending in
+ * "END". Caller frees. */
+static char *long_text(size_t n)
+{
+	char *t = calloc(n + 1, 1);
+	size_t used = 0;
+
+	for (int i = 0; used + 12 < n; i++)
+		used += (size_t)snprintf(t + used, n + 1 - used, "w%d ", i);
+	memset(t + used, 'x', n - used - 3);
+	memcpy(t + n - 3, "END", 3);
+	return t;
+}
+
+/* Issue 28: a reason reaches the snapshot whole, of any length (they
+ * were cut at 160 and 512 bytes, ending in "..."), and the snapshot's
+ * copies outlive the model: a gemm row's (1500 bytes), a bandwidth and
+ * a batching entry's, a failed host's (2000 bytes over two lines, kept
+ * as lines), and the measured-nothing why that quotes a row's. */
+static void test_reasons_whole(void **state)
+{
+	struct model m;
+	struct model_snapshot s = { 0 };
+	struct model_host h;
+	struct bf_record rec;
+	char *row_reason = long_text(1500), *bw_reason = long_text(700);
+	char *host_reason = long_text(2000), *why, *want;
+
+	(void)state;
+	host_reason[900] = '\n';
+	model_init(&m, 2, names);
+	bf_record_init(&rec, BF_REC_PLAN);
+	model_add_record(&m, 0, &rec);
+	bf_record_free(&rec);
+	bf_record_init(&rec, BF_REC_GEMM);
+	rec.u.gemm.device = strdup("cpu");
+	rec.u.gemm.dtype = strdup("fp32");
+	rec.u.gemm.n = 64;
+	rec.u.gemm.status = BF_STATUS_SKIPPED;
+	rec.u.gemm.reason = strdup(row_reason);
+	model_add_record(&m, 0, &rec);
+	bf_record_free(&rec);
+	bf_record_init(&rec, BF_REC_BANDWIDTH);
+	rec.u.bandwidth.device = strdup("cpu");
+	rec.u.bandwidth.kind = strdup("triad");
+	rec.u.bandwidth.status = BF_STATUS_SKIPPED;
+	rec.u.bandwidth.reason = strdup(bw_reason);
+	model_add_record(&m, 0, &rec);
+	bf_record_free(&rec);
+	bf_record_init(&rec, BF_REC_BATCHING);
+	rec.u.batching.device = strdup("cpu");
+	rec.u.batching.dtype = strdup("fp32");
+	rec.u.batching.status = BF_STATUS_FAIL;
+	rec.u.batching.reason = strdup(row_reason);
+	model_add_record(&m, 0, &rec);
+	bf_record_free(&rec);
+	model_set_state(&m, 1, HOST_FAILED, host_reason);
+	model_host_get(&m, 1, &h);
+	assert_string_equal(h.reason, host_reason);
+	assert_int_equal(model_snapshot_update(&m, &s), 1);
+	assert_int_equal(s.nrows, 1);
+	assert_string_equal(s.rows[0].reason, row_reason);
+	assert_int_equal(s.nbandwidth, 1);
+	assert_string_equal(s.bandwidth[0].reason, bw_reason);
+	assert_int_equal(s.nbatching, 1);
+	assert_string_equal(s.batching[0].reason, row_reason);
+	assert_string_equal(s.hosts[1].reason, host_reason);
+	assert_null(s.hosts[0].reason); /* none */
+	/* The same reason again is kept once; a new one replaces it, and
+	 * the snapshot's refresh frees its old copies (ASan). */
+	model_set_state(&m, 1, HOST_FAILED, host_reason);
+	model_set_state(&m, 1, HOST_INTERRUPTED, "interrupted");
+	assert_int_equal(model_snapshot_update(&m, &s), 1);
+	assert_string_equal(s.hosts[1].reason, "interrupted");
+	assert_string_equal(s.rows[0].reason, row_reason);
+	/* The why quotes the skipped row's reason whole. */
+	model_set_state(&m, 0, HOST_DONE, NULL);
+	assert_int_equal(model_host_measured_nothing(&m, 0, &why), 1);
+	want = malloc(strlen(row_reason) + 64);
+	snprintf(want, strlen(row_reason) + 64, "no GEMM ran: 1 skipped (%s)",
+		 row_reason);
+	assert_string_equal(why, want);
+	free(want);
+	free(why);
+	assert_int_equal(model_host_measured_nothing(&m, 1, &why), 0);
+	assert_null(why);
+	model_free(&m);
+	/* The snapshot's reasons are its own. */
+	assert_string_equal(s.batching[0].reason, row_reason);
+	model_snapshot_free(&s);
+	free(row_reason);
+	free(bw_reason);
+	free(host_reason);
 }
 
 int main(void)
@@ -354,6 +447,7 @@ int main(void)
 		cmocka_unit_test(test_ratios),
 		cmocka_unit_test(test_dtype_enum),
 		cmocka_unit_test(test_cuts_marked),
+		cmocka_unit_test(test_reasons_whole),
 	};
 
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);

@@ -20,6 +20,7 @@
 #include "model/model.h"
 #include "view/ui_layout.h"
 #include "view/ui_notes.h"
+#include "xmalloc.h"
 
 /* ---- fixtures ---------------------------------------------------------- */
 
@@ -292,27 +293,29 @@ static void test_state_texts(void **state)
 	assert_string_equal(buf, "running 3/12");
 	/* ... unless it failed or was skipped itself. */
 	r->status = BF_STATUS_FAIL;
-	snprintf(r->reason, sizeof(r->reason), "max error 3.1e-2 > 1e-3");
+	r->reason = strdup("max error 3.1e-2 > 1e-3"); /* the snapshot's */
 	assert_int_equal(ui_cell_text(m, r, UI_COL_STATE, buf, sizeof(buf)),
 			 UI_TONE_BAD);
 	/* The reason is a note under the table; the state names it. */
 	assert_string_equal(buf, "FAIL [1]");
 	assert_int_equal(ui_reason_note(m, "max error 3.1e-2 > 1e-3"), 1);
 	r->status = BF_STATUS_SKIPPED;
-	snprintf(r->reason, sizeof(r->reason), "fp16: no cblas_shgemm");
+	free((char *)r->reason);
+	r->reason = strdup("fp16: no cblas_shgemm");
 	assert_int_equal(ui_cell_text(m, r, UI_COL_STATE, buf, sizeof(buf)),
 			 UI_TONE_DIM);
 	assert_string_equal(buf, "skipped [1]");
 	r->status = BF_STATUS_PASS;
 	h->state = HOST_FAILED;
-	snprintf(h->reason, sizeof(h->reason), "connect: connection refused");
+	h->reason = strdup("connect: connection refused");
 	assert_int_equal(ui_cell_text(m, r, UI_COL_STATE, buf, sizeof(buf)),
 			 UI_TONE_BAD);
 	assert_string_equal(buf, "failed: connect: connection refused");
 	/* A reason longer than the cell's buffer ends in "..." (issue 28:
 	 * it was cut in silence); the panel's line is cut the same way. */
-	memset(h->reason, 'e', 300);
-	h->reason[300] = '\0';
+	free((char *)h->reason);
+	h->reason = calloc(301, 1);
+	memset((char *)h->reason, 'e', 300);
 	ui_host_state_text(h, buf, sizeof(buf));
 	assert_int_equal(strlen(buf), sizeof(buf) - 1);
 	assert_string_equal(buf + sizeof(buf) - 4, "...");
@@ -817,9 +820,9 @@ static void test_long_notes_whole(void **state)
 	memcpy(b2, b, sizeof(b));
 	b2[sizeof(b2) - 2] = 'Z'; /* like b but for its last byte */
 	r->reliable = 0;
-	snprintf(r->unreliable, sizeof(r->unreliable), "%s; %s", a, b);
+	r->unreliable = bf_xasprintf("%s; %s", a, b); /* the snapshot's */
 	r2->reliable = 0;
-	snprintf(r2->unreliable, sizeof(r2->unreliable), "%s; %s", a, b2);
+	r2->unreliable = bf_xasprintf("%s; %s", a, b2);
 	n = ui_note_lines(m, 0, &l);
 	assert_int_equal(n, 3);
 	assert_true(strncmp(l[0].text, "?1 ", 3) == 0);
@@ -1026,7 +1029,7 @@ static void add_bw(struct model_snapshot *m, int host, const char *dev,
 	b->status = st;
 	b->median_gbps = gbps;
 	b->array_bytes = NAN;
-	snprintf(b->reason, sizeof(b->reason), "%s", reason);
+	b->reason = strdup(reason); /* the snapshot's: model_types.h */
 }
 
 /* The section under the rows: bandwidth (skipped kinds of one device

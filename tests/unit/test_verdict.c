@@ -87,9 +87,11 @@ static void test_fleet_peers(void **state)
 	assert_int_equal(verdict_device_pick(out, idx, 4), 5);
 	/* Another dtype is no peer: a lone fp32 row has none. */
 	in[0].dtype = "fp32";
+	verdict_clear(out, 8);
 	verdict_compute(in, 8, NULL, NULL, 0, NULL, 0, out);
 	assert_int_equal(out[0].kind, VERDICT_UNKNOWN);
 	assert_int_equal(out[1].npeers, 6);
+	verdict_clear(out, 8);
 }
 
 static void test_unreliable(void **state)
@@ -108,11 +110,13 @@ static void test_unreliable(void **state)
 	verdict_counts(out, 8, counts, &confident);
 	assert_int_equal(counts[VERDICT_SLOW], 1);
 	assert_int_equal(confident, 0);
+	verdict_clear(out, 8);
 }
 
-/* Issue 28: a failed record's 600-byte reason does not fit a verdict's
- * 480 bytes of reasons: the cut ends in "..." instead of a silent cut;
- * 200-byte host names do not fit the 160 bytes of peer names either. */
+/* Issue 28: a failed record's 600-byte reason is a verdict's reasons
+ * whole, and a skipped one's 2000 bytes are too; 200-byte host names do
+ * not fit the 160 bytes of peer names: the cut ends in "..." instead of
+ * a silent cut. */
 static void test_long_text_marked(void **state)
 {
 	struct verdict_input in[8];
@@ -131,12 +135,28 @@ static void test_long_text_marked(void **state)
 	in[2].host = host;
 	verdict_compute(in, 8, NULL, NULL, 0, NULL, 0, out);
 	assert_int_equal(out[1].kind, VERDICT_FAILED);
-	len = strlen(out[1].reasons);
-	assert_int_equal(len, sizeof(out[1].reasons) - 1);
-	assert_string_equal(out[1].reasons + len - 3, "...");
+	/* The reason whole (it was cut at 480 bytes, "..."), as a skipped
+	 * row's is, after its "skipped: ". */
+	assert_string_equal(out[1].reasons, reason);
 	len = strlen(out[0].peers);
 	assert_int_equal(len, sizeof(out[0].peers) - 1);
 	assert_string_equal(out[0].peers + len - 3, "...");
+	verdict_clear(out, 8);
+	{
+		char *skip = calloc(2001, 1), *want;
+
+		memset(skip, 'y', 2000);
+		in[1].status = BF_STATUS_SKIPPED;
+		in[1].reason = skip;
+		verdict_compute(in, 8, NULL, NULL, 0, NULL, 0, out);
+		assert_int_equal(out[1].kind, VERDICT_NONE);
+		want = calloc(2100, 1);
+		snprintf(want, 2100, "skipped: %s", skip);
+		assert_string_equal(out[1].reasons, want);
+		free(want);
+		free(skip);
+		verdict_clear(out, 8);
+	}
 }
 
 /* Issue 28: a reference file's error names its path, which may be
@@ -181,6 +201,7 @@ static void test_failed(void **state)
 	assert_int_equal(out[3].kind, VERDICT_NONE);
 	/* None of the three is anyone's peer. */
 	assert_int_equal(out[0].npeers, 4);
+	verdict_clear(out, 8);
 }
 
 static const char *gb10_file =
@@ -235,6 +256,7 @@ static void test_mixed_invalid_short(void **state)
 	assert_int_equal(out[4].kind, VERDICT_OK);
 	in[2].invalid = 1;
 	in[2].reason = "invalid: gflops is not 2 n^3 / median_ms";
+	verdict_clear(out, 8);
 	verdict_compute(in, 8, NULL, NULL, 0, &ref, 1, out);
 	assert_int_equal(out[2].kind, VERDICT_FAILED);
 	assert_string_equal(out[2].reasons,
@@ -247,6 +269,8 @@ static void test_mixed_invalid_short(void **state)
 	assert_int_equal(v.nhistory, 0);
 	assert_non_null(strstr(v.missing, "history too short (1 run since its "
 					  "last change; 2 needed)"));
+	verdict_clear(out, 8);
+	verdict_clear(&v, 1);
 }
 
 static void test_reference_range(void **state)
@@ -275,16 +299,20 @@ static void test_reference_range(void **state)
 			       "0.98-1.00 of published GB10 results"));
 	/* 0.90 x 87.2 = 78.48: 78 is slow, 79 is not. */
 	r.gflops = 78000;
+	verdict_clear(&v, 1);
 	verdict_compute(&r, 1, NULL, NULL, 0, s.ranges, s.nranges, &v);
 	assert_int_equal(v.kind, VERDICT_SLOW);
 	r.gflops = 79000;
+	verdict_clear(&v, 1);
 	verdict_compute(&r, 1, NULL, NULL, 0, s.ranges, s.nranges, &v);
 	assert_int_equal(v.kind, VERDICT_OK);
 	/* One source only is said. */
 	r.dtype = "fp16";
+	verdict_clear(&v, 1);
 	verdict_compute(&r, 1, NULL, NULL, 0, s.ranges, s.nranges, &v);
 	assert_non_null(strstr(v.reasons, "one source only"));
 	references_free(&s);
+	verdict_clear(&v, 1);
 }
 
 static void test_history_step(void **state)
@@ -309,11 +337,13 @@ static void test_history_step(void **state)
 	/* 70 is slow against the ten after the step (it would not be
 	 * against all twenty: their median is 75). */
 	r.gflops = 70000;
+	verdict_clear(&v, 1);
 	verdict_compute(&r, 1, NULL, NULL, 0, NULL, 0, &v);
 	assert_int_equal(v.kind, VERDICT_SLOW);
 	assert_non_null(strstr(v.reasons, "beyond their noise"));
 	/* Within the noise floor (0.95): 96 is not slow. */
 	r.gflops = 96000;
+	verdict_clear(&v, 1);
 	verdict_compute(&r, 1, NULL, NULL, 0, NULL, 0, &v);
 	assert_int_equal(v.kind, VERDICT_OK);
 	/* A noisy history widens the band: 100 +- 20 keeps 85 ok. */
@@ -321,8 +351,10 @@ static void test_history_step(void **state)
 		h[i] = 100000 + (i % 2 ? 20000 : -20000);
 	r.nhistory = 10;
 	r.gflops = 85000;
+	verdict_clear(&v, 1);
 	verdict_compute(&r, 1, NULL, NULL, 0, NULL, 0, &v);
 	assert_int_equal(v.kind, VERDICT_OK);
+	verdict_clear(&v, 1);
 }
 
 static void test_unknown(void **state)
@@ -352,7 +384,9 @@ static void test_unknown(void **state)
 		assert_non_null(strstr(o[1].missing,
 				       "no peers (1 other device of this "
 				       "product; 2 needed)"));
+		verdict_clear(o, 2);
 	}
+	verdict_clear(&v, 1);
 }
 
 static void test_thresholds_file(void **state)
@@ -389,6 +423,7 @@ static void test_thresholds_file(void **state)
 	verdict_compute(in, 8, NULL, s.ov, s.nov, NULL, 0, out);
 	assert_int_equal(out[5].kind, VERDICT_OK); /* 0.50 >= 0.4 */
 	references_free(&s);
+	verdict_clear(out, 8);
 }
 
 static void test_files_replace_add(void **state)
